@@ -1,0 +1,142 @@
+/**
+ * One error hierarchy for every client in core. Each error carries what a
+ * caller needs to decide (status, parsed body, request id) and never the API key.
+ */
+
+/** Base class of every error thrown by `@pfc/core`. */
+export class PfcError extends Error {
+  override name = 'PfcError';
+}
+
+/** The caller's input was rejected before anything was sent. */
+export class ParameterError extends PfcError {
+  override name = 'ParameterError';
+  constructor(
+    /** Each rejected parameter with a message naming the allowed values. */
+    readonly issues: readonly { param: string; message: string }[],
+  ) {
+    super(issues.map((i) => i.message).join('; '));
+  }
+  /** Names of the rejected parameters. */
+  get params(): string[] {
+    return this.issues.map((i) => i.param);
+  }
+}
+
+/** An HTTP answer outside 2xx/3xx. */
+export class APIError extends PfcError {
+  override name = 'APIError';
+  constructor(
+    /** HTTP status. */
+    readonly status: number,
+    /** Parsed body: JSON when it parses, else text. */
+    readonly body: unknown,
+    /** `x-request-id` (or similar) of the answer, when the server sent one. */
+    readonly requestId: string | undefined,
+    /** Method and URL path of the request (never its query, which may hold a licence key). */
+    readonly request: string,
+    message?: string,
+  ) {
+    super(message ?? `${request} answered ${status}${bodyMessage(body) ? `: ${bodyMessage(body)}` : ''}`);
+  }
+
+  /** The error class for a status. */
+  static fromResponse(status: number, body: unknown, requestId: string | undefined, request: string): APIError {
+    const C =
+      status === 400 ? BadRequestError
+      : status === 401 ? AuthenticationError
+      : status === 403 ? PermissionDeniedError
+      : status === 404 ? NotFoundError
+      : status === 408 ? RequestTimeoutError
+      : status === 409 ? ConflictError
+      : status === 422 ? UnprocessableEntityError
+      : status === 429 ? RateLimitError
+      : status >= 500 ? InternalServerError
+      : APIError;
+    return new C(status, body, requestId, request);
+  }
+}
+
+export class BadRequestError extends APIError { override name = 'BadRequestError'; }
+export class AuthenticationError extends APIError { override name = 'AuthenticationError'; }
+export class PermissionDeniedError extends APIError { override name = 'PermissionDeniedError'; }
+export class NotFoundError extends APIError { override name = 'NotFoundError'; }
+export class RequestTimeoutError extends APIError { override name = 'RequestTimeoutError'; }
+export class ConflictError extends APIError { override name = 'ConflictError'; }
+export class UnprocessableEntityError extends APIError { override name = 'UnprocessableEntityError'; }
+export class RateLimitError extends APIError { override name = 'RateLimitError'; }
+export class InternalServerError extends APIError { override name = 'InternalServerError'; }
+
+/** No HTTP answer: refused, reset, DNS failure, or blocked by the browser (CORS). */
+export class ConnectionError extends PfcError {
+  override name = 'ConnectionError';
+  constructor(readonly request: string, options?: { cause?: unknown }) {
+    super(`could not reach ${request}${causeText(options?.cause)}`, options);
+  }
+}
+
+/** An attempt, or the whole operation, took longer than its timeout. */
+export class TimeoutError extends PfcError {
+  override name = 'TimeoutError';
+  constructor(readonly request: string, readonly timeoutMs: number) {
+    super(`${request} timed out after ${timeoutMs} ms`);
+  }
+}
+
+/** The caller aborted through its `AbortSignal`. */
+export class UserAbortError extends PfcError {
+  override name = 'UserAbortError';
+  constructor(message = 'aborted by the caller') {
+    super(message);
+  }
+}
+
+/** A job ended FAILED or REJECTED. */
+export class JobFailedError extends PfcError {
+  override name = 'JobFailedError';
+  constructor(
+    readonly jobId: string,
+    readonly status: 'FAILED' | 'REJECTED',
+    readonly statusText: string,
+    /** The final job record. */
+    readonly job: unknown,
+  ) {
+    super(`job ${jobId} ${status}${statusText ? `: ${statusText}` : ''}`);
+  }
+}
+
+/** A 2xx answer whose body is not what the contract says (e.g. `/pfc` without `statusEndpoint`). */
+export class ProtocolError extends PfcError {
+  override name = 'ProtocolError';
+  constructor(message: string, readonly body?: unknown) {
+    super(message);
+  }
+}
+
+/** Pull a human message out of a lenient error body: JSON `error`, `message` or `statusText`, else text. */
+export function bodyMessage(body: unknown): string | undefined {
+  if (typeof body === 'string') return body.trim().slice(0, 500) || undefined;
+  if (body && typeof body === 'object') {
+    const o = body as Record<string, unknown>;
+    for (const k of ['error', 'message', 'statusText', 'detail']) {
+      const v = o[k];
+      if (typeof v === 'string' && v) return v;
+    }
+  }
+  return undefined;
+}
+
+function causeText(cause: unknown): string {
+  if (cause instanceof Error) {
+    const inner = (cause as { cause?: unknown }).cause;
+    const code = inner && typeof inner === 'object' && 'code' in inner ? ` (${String((inner as { code: unknown }).code)})` : '';
+    return `: ${cause.message}${code}`;
+  }
+  return '';
+}
+
+/** Whether a failure is worth another attempt: 408, 429, 5xx and connection failures. */
+export function isRetryable(err: unknown): boolean {
+  if (err instanceof APIError) return err.status === 408 || err.status === 429 || err.status >= 500;
+  return err instanceof ConnectionError || err instanceof TimeoutError;
+}
