@@ -23,5 +23,6 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     passWithNoTests: true,
+    reporters: ['default', './test/summary-reporter.ts'],
   },
 });

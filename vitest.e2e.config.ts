@@ -9,5 +9,6 @@ export default defineConfig({
     hookTimeout: 300_000,
     fileParallelism: false,
     passWithNoTests: true,
+    reporters: ['default', './test/summary-reporter.ts'],
   },
 });
