@@ -36,12 +36,20 @@ export class APIError extends PfcError {
     /** Method and URL path of the request (never its query, which may hold a licence key). */
     readonly request: string,
     message?: string,
+    /** Response headers of the answer, when there was one. */
+    readonly headers?: Headers,
   ) {
     super(message ?? `${request} answered ${status}${bodyMessage(body) ? `: ${bodyMessage(body)}` : ''}`);
+    // Parsed once, at the time of the answer, so an HTTP-date is measured from then.
+    const ra = parseRetryAfter(headers?.get('retry-after') ?? null);
+    if (ra !== undefined) this.retryAfterMs = ra;
   }
 
+  /** The server's `Retry-After` in ms (seconds or HTTP date), when it sent one. */
+  readonly retryAfterMs?: number;
+
   /** The error class for a status. */
-  static fromResponse(status: number, body: unknown, requestId: string | undefined, request: string): APIError {
+  static fromResponse(status: number, body: unknown, requestId: string | undefined, request: string, headers?: Headers): APIError {
     const C =
       status === 400 ? BadRequestError
       : status === 401 ? AuthenticationError
@@ -53,7 +61,7 @@ export class APIError extends PfcError {
       : status === 429 ? RateLimitError
       : status >= 500 ? InternalServerError
       : APIError;
-    return new C(status, body, requestId, request);
+    return new C(status, body, requestId, request, undefined, headers);
   }
 }
 
@@ -133,6 +141,45 @@ function causeText(cause: unknown): string {
     return `: ${cause.message}${code}`;
   }
   return '';
+}
+
+/** `Retry-After` in ms (seconds or HTTP date), or undefined when absent or unreadable. */
+export function parseRetryAfter(value: string | null, now = Date.now()): number | undefined {
+  if (!value) return undefined;
+  const s = Number(value);
+  if (Number.isFinite(s) && s >= 0) return s * 1000;
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
+}
+
+/**
+ * Remove secrets from an error before it reaches the caller: its message, its
+ * parsed body (a server may echo a key back) and the message of its cause.
+ * Safety net only: no code path in core puts a key into an error on purpose.
+ */
+export function redactError<E>(err: E, secrets: readonly string[]): E {
+  const list = secrets.filter((s) => s.length >= 4);
+  if (list.length === 0 || !(err instanceof Error)) return err;
+  const scrub = (text: string) => list.reduce((t, s) => t.split(s).join('[redacted]'), text);
+  if (list.some((s) => err.message.includes(s))) err.message = scrub(err.message);
+  if (err instanceof APIError && err.body !== undefined) {
+    const text = typeof err.body === 'string' ? err.body : JSON.stringify(err.body);
+    if (text !== undefined && list.some((s) => text.includes(s))) {
+      const clean = scrub(text);
+      let body: unknown = clean;
+      if (typeof err.body !== 'string') {
+        try {
+          body = JSON.parse(clean) as unknown;
+        } catch {
+          body = clean;
+        }
+      }
+      Object.defineProperty(err, 'body', { value: body, enumerable: true });
+    }
+  }
+  const cause = (err as { cause?: unknown }).cause;
+  if (cause instanceof Error && list.some((s) => cause.message.includes(s))) cause.message = scrub(cause.message);
+  return err;
 }
 
 /** Whether a failure is worth another attempt: 408, 429, 5xx and connection failures. */

@@ -1,10 +1,12 @@
 /**
- * HTTP transport shared by every client in core: injectable `fetch`, a timeout
- * per attempt linked to the caller's `AbortSignal`, retries with exponential
- * backoff and jitter honouring `Retry-After`, and typed errors. Runtime-agnostic:
- * it uses only `fetch`, `URL`, `AbortController` and timers.
+ * HTTP transport shared by every client in core: injectable `fetch`, an
+ * inactivity timeout per attempt linked to the caller's `AbortSignal` (also
+ * while the response body is read), retries with exponential backoff and jitter
+ * honouring `Retry-After`, and typed errors. Runtime-agnostic: it uses only
+ * `fetch`, `URL`, `AbortController`, web streams and timers.
  */
-import { APIError, ConnectionError, isRetryable, TimeoutError, UserAbortError } from './errors';
+import { APIError, isRetryable, redactError, UserAbortError } from './errors';
+import { AttemptLink } from './link';
 
 export type FetchLike = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 
@@ -14,7 +16,12 @@ export interface TransportOptions {
   baseURL: string;
   /** The `fetch` to use; default `globalThis.fetch`. Inject one for tests, proxies or hosts without a global. */
   fetch?: FetchLike;
-  /** Timeout of one attempt in ms, from sending to the end of the body. Default 60 000. */
+  /**
+   * Inactivity limit of one attempt in ms: the attempt fails with `TimeoutError`
+   * when no response arrives, no upload chunk is taken and no download chunk
+   * comes for this long. A Blob or byte body (whose progress cannot be seen)
+   * gets 10 s more per MB. Default 60 000.
+   */
   timeout?: number;
   /** Further attempts after a retryable failure (408, 429, 5xx, connection, timeout). Default 4. */
   maxRetries?: number;
@@ -24,6 +31,8 @@ export interface TransportOptions {
   retryMaxDelayMs?: number;
   /** Headers sent on every request except those marked `auth: false` (holds the credential). */
   authHeaders?: () => Record<string, string>;
+  /** Strings scrubbed from every error before it is thrown (the credentials). */
+  secrets?: () => readonly string[];
   /** Called before each retry; for logging and tests. Never receives credentials. */
   onRetry?: (info: RetryInfo) => void;
   /** Timer seam for tests. Default `setTimeout`. */
@@ -49,41 +58,45 @@ export interface RequestOptions {
   signal?: AbortSignal | undefined;
   /** Send the credential headers. Default true; false for pre-signed addresses. */
   auth?: boolean;
-  /** Override the per-attempt timeout (ms). */
+  /** Override the per-attempt inactivity timeout (ms). */
   timeout?: number;
   /** Retry retryable failures. Default true; a plain (non-factory) stream body is never retried. */
   retry?: boolean;
+  /**
+   * Whether repeating the request is harmless. Default: true except for POST.
+   * A non-idempotent request is retried only on 408, 429 and 503, answers that
+   * say the server did not act on it; never on 500/502/504 or a lost connection,
+   * which could create a second preset.
+   */
+  idempotent?: boolean;
   /** `manual` keeps 3xx answers as they are. Default `follow`. */
   redirect?: RequestRedirect;
+  /** How the request is named in errors, instead of `METHOD path` (e.g. to keep a signed path out). */
+  label?: string;
 }
 
 const DEFAULTS = { timeout: 60_000, maxRetries: 4, retryBaseDelayMs: 250, retryMaxDelayMs: 30_000 };
+/** Statuses that mean the server did not act on the request, so even a POST may be repeated. */
+const NOT_ACTED_ON = new Set([408, 429, 503]);
+/** Extra inactivity allowance per byte of an opaque body: 10 s per MB, i.e. a floor of 100 kB/s. */
+const OPAQUE_BODY_MS_PER_BYTE = 10_000 / 1_000_000;
 
 export function defaultSleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(new UserAbortError());
-    const t = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
     const onAbort = () => {
       clearTimeout(t);
       reject(new UserAbortError());
     };
+    const t = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
     signal?.addEventListener('abort', onAbort, { once: true });
   });
 }
 
-/** `Retry-After` in ms (seconds or HTTP date), or undefined. */
-export function parseRetryAfter(value: string | null, now = Date.now()): number | undefined {
-  if (!value) return undefined;
-  const s = Number(value);
-  if (Number.isFinite(s) && s >= 0) return s * 1000;
-  const at = Date.parse(value);
-  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
-}
-
-/** Parse a body leniently: JSON when it says or looks so, else text. */
+/** Parse a body leniently: JSON when it parses, else text; undefined when empty. */
 export async function readBody(res: Response): Promise<unknown> {
   const text = await res.text();
   if (!text) return undefined;
@@ -115,47 +128,73 @@ export class Transport {
     const u = pathOrUrl instanceof URL ? new URL(pathOrUrl.href)
       : /^[a-z][a-z0-9+.-]*:/i.test(pathOrUrl) ? new URL(pathOrUrl)
       : new URL(this.baseURL + (pathOrUrl.startsWith('/') ? '' : '/') + pathOrUrl);
-    if (query) {
-      const entries = query instanceof URLSearchParams ? [...query.entries()] : Object.entries(query);
-      for (const [k, v] of entries) if (v !== undefined) u.searchParams.set(k, String(v));
+    if (!query) return u;
+    const add = new URLSearchParams();
+    const entries = query instanceof URLSearchParams ? [...query.entries()] : Object.entries(query);
+    for (const [k, v] of entries) if (v !== undefined) add.set(k, String(v));
+    if ([...add.keys()].some((k) => u.searchParams.has(k))) {
+      // Replacing a parameter re-serialises the whole query through the URL API.
+      for (const [k, v] of add) u.searchParams.set(k, v);
+    } else if ([...add.keys()].length > 0) {
+      // Appending leaves an existing (possibly signed) query byte-for-byte as it was.
+      // Spaces go as %20, as the document asks (`School%20and%20Sports`); a literal
+      // "+" was already escaped to %2B, so every "+" here is a space.
+      const extra = add.toString().replace(/\+/g, '%20');
+      u.search = u.search ? `${u.search}&${extra}` : `?${extra}`;
     }
     return u;
   }
 
   /**
    * Send a request with retries and return the response (any 2xx or 3xx).
-   * Non-2xx/3xx answers throw the `APIError` subclass of their status.
+   * Non-2xx/3xx answers throw the `APIError` subclass of their status. The
+   * returned body stays linked to `signal` and the inactivity timeout: read it
+   * to the end or cancel it.
    */
   async request(pathOrUrl: string | URL, opts: RequestOptions = {}): Promise<Response> {
     const method = (opts.method ?? 'GET').toUpperCase();
     const url = this.url(pathOrUrl, opts.query);
-    const label = `${method} ${url.pathname}`;
+    const label = opts.label ?? `${method} ${url.pathname}`;
     const maxRetries = this.options.maxRetries ?? DEFAULTS.maxRetries;
     const streamOnce = opts.body !== undefined && typeof opts.body !== 'function' && isStream(opts.body);
     const mayRetry = opts.retry !== false && !streamOnce;
-    for (let attempt = 0; ; attempt++) {
-      if (opts.signal?.aborted) throw new UserAbortError();
-      try {
-        return await this.attempt(url, method, label, opts);
-      } catch (err) {
-        if (!mayRetry || attempt >= maxRetries || !isRetryable(err)) throw err;
-        const delayMs = this.backoff(attempt, err);
-        this.options.onRetry?.({ request: label, attempt: attempt + 1, delayMs, error: err });
-        await this.sleep(delayMs, opts.signal);
+    const idempotent = opts.idempotent ?? method !== 'POST';
+    try {
+      for (let attempt = 0; ; attempt++) {
+        if (opts.signal?.aborted) throw new UserAbortError();
+        try {
+          return await this.attempt(url, method, label, opts);
+        } catch (err) {
+          if (!mayRetry || attempt >= maxRetries || !isRetryable(err)) throw err;
+          if (!idempotent && !(err instanceof APIError && NOT_ACTED_ON.has(err.status))) throw err;
+          const delayMs = this.backoff(attempt, err);
+          this.options.onRetry?.({ request: label, attempt: attempt + 1, delayMs, error: redactError(err, this.secrets()) });
+          await this.sleep(delayMs, opts.signal);
+        }
       }
+    } catch (err) {
+      throw redactError(err, this.secrets());
     }
   }
 
-  /** `request` and parse the body as JSON (lenient). */
+  /** `request` and parse the body as JSON (lenient: text when it is not JSON). */
   async json<T>(pathOrUrl: string | URL, opts: RequestOptions = {}): Promise<T> {
     const res = await this.request(pathOrUrl, opts);
-    return (await readBody(res)) as T;
+    try {
+      return (await readBody(res)) as T;
+    } catch (err) {
+      throw redactError(err, this.secrets());
+    }
+  }
+
+  private secrets(): readonly string[] {
+    return this.options.secrets?.() ?? [];
   }
 
   private backoff(attempt: number, err: unknown): number {
     const base = this.options.retryBaseDelayMs ?? DEFAULTS.retryBaseDelayMs;
     const cap = this.options.retryMaxDelayMs ?? DEFAULTS.retryMaxDelayMs;
-    const retryAfter = err instanceof APIError ? (err as APIError & { retryAfterMs?: number }).retryAfterMs : undefined;
+    const retryAfter = err instanceof APIError ? err.retryAfterMs : undefined;
     if (retryAfter !== undefined) return Math.min(cap, retryAfter);
     const exp = Math.min(cap, base * 2 ** attempt);
     return Math.round(exp * (0.75 + Math.random() * 0.5));
@@ -163,52 +202,40 @@ export class Transport {
 
   private async attempt(url: URL, method: string, label: string, opts: RequestOptions): Promise<Response> {
     const timeout = opts.timeout ?? this.options.timeout ?? DEFAULTS.timeout;
-    const ctrl = new AbortController();
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      ctrl.abort();
-    }, timeout);
-    const onAbort = () => ctrl.abort();
-    opts.signal?.addEventListener('abort', onAbort, { once: true });
-    try {
-      const headers: Record<string, string> = { ...(opts.auth === false ? {} : this.options.authHeaders?.()), ...opts.headers };
-      const body = typeof opts.body === 'function' ? await opts.body() : opts.body;
-      const init: RequestInit & { duplex?: 'half' } = { method, headers, signal: ctrl.signal, redirect: opts.redirect ?? 'follow' };
-      if (body !== undefined) {
-        init.body = body as BodyInit;
-        if (isStream(body)) init.duplex = 'half';
-      }
-      let res: Response;
-      try {
-        res = await this.fetchImpl(url.href, init);
-      } catch (err) {
-        if (opts.signal?.aborted) throw new UserAbortError();
-        if (timedOut) throw new TimeoutError(label, timeout);
-        throw new ConnectionError(label, { cause: err });
-      }
-      if (res.status >= 400 || res.status === 0) {
-        let parsed: unknown;
-        try {
-          parsed = await readBody(res);
-        } catch {
-          parsed = undefined;
-        }
-        const e = APIError.fromResponse(res.status, parsed, requestIdOf(res), label);
-        const ra = parseRetryAfter(res.headers.get('retry-after'));
-        if (ra !== undefined) Object.defineProperty(e, 'retryAfterMs', { value: ra, enumerable: false });
-        throw e;
-      }
-      return res;
-    } catch (err) {
-      if (err instanceof APIError || err instanceof UserAbortError || err instanceof TimeoutError || err instanceof ConnectionError) throw err;
-      if (opts.signal?.aborted) throw new UserAbortError();
-      if (timedOut) throw new TimeoutError(label, timeout);
-      throw new ConnectionError(label, { cause: err });
-    } finally {
-      clearTimeout(timer);
-      opts.signal?.removeEventListener('abort', onAbort);
+    // A failing body factory (e.g. a file that cannot be opened) is the caller's error, thrown as is.
+    const body = typeof opts.body === 'function' ? await opts.body() : opts.body;
+    const link = new AttemptLink(opts.signal, timeout, label);
+    const headers: Record<string, string> = { ...(opts.auth === false ? {} : this.options.authHeaders?.()), ...opts.headers };
+    const init: RequestInit & { duplex?: 'half' } = { method, headers, signal: link.signal, redirect: opts.redirect ?? 'follow' };
+    if (body !== undefined) {
+      if (isStream(body)) {
+        init.body = link.trackUpload(body);
+        init.duplex = 'half';
+      } else init.body = body as BodyInit;
     }
+    let res: Response;
+    try {
+      link.arm(timeout + opaqueSize(body) * OPAQUE_BODY_MS_PER_BYTE);
+      if (link.signal.aborted) throw new UserAbortError();
+      res = await this.fetchImpl(url.href, init);
+    } catch (err) {
+      const e = link.failure(err);
+      link.release();
+      if (isStream(init.body)) init.body.cancel().catch(() => undefined);
+      throw e;
+    }
+    if (res.status >= 400 || res.status === 0) {
+      let parsed: unknown;
+      try {
+        parsed = await readBody(link.linkResponse(res));
+      } catch {
+        parsed = undefined;
+      } finally {
+        link.release();
+      }
+      throw APIError.fromResponse(res.status, parsed, requestIdOf(res), label, res.headers);
+    }
+    return link.linkResponse(res);
   }
 }
 
@@ -216,6 +243,13 @@ function requestIdOf(res: Response): string | undefined {
   return res.headers.get('x-request-id') ?? res.headers.get('x-amzn-requestid') ?? res.headers.get('request-id') ?? undefined;
 }
 
-function isStream(body: unknown): boolean {
+function isStream(body: unknown): body is ReadableStream<Uint8Array> {
   return typeof ReadableStream !== 'undefined' && body instanceof ReadableStream;
+}
+
+/** Byte size of a body whose sending cannot be observed chunk by chunk. */
+function opaqueSize(body: unknown): number {
+  if (typeof Blob !== 'undefined' && body instanceof Blob) return body.size;
+  if (body instanceof Uint8Array || body instanceof ArrayBuffer) return body.byteLength;
+  return 0;
 }
