@@ -1,1 +1,19 @@
-export {};
+/**
+ * @pfc/batch: the Node batch engine shared by the `pfc` CLI and the VS Code
+ * extension. Plan a folder (`planBatch`), run the plan on any
+ * `CorrectionBackend` (`runBatch`), and write a before/after report (`writeReport`).
+ */
+export { planBatch, type BatchPlan, type PlanOptions, type PlannedFile, type SkipCode, type SkippedPath } from './plan';
+export { runBatch, worthAnotherAttempt, type RunOptions } from './runner';
+export type { BatchEvent, BatchSummary, CorrectReason, FileResult, FileStatus } from './events';
+export { Manifest, MANIFEST_VERSION, settingsKey, isMirrorOutputFolder, type ManifestEntry } from './manifest';
+export { decide, type Decision } from './decide';
+export {
+  BACKUP_DIR, DEFAULT_OUTPUT_DIR, DEFAULT_SUFFIX, MANIFEST_FILE, PARTIAL_SUFFIX, outputFormat, outputName, type OutputMode,
+} from './paths';
+export { sniffBytes, sniffFile, contentTypeOf, type MediaFormat, type MediaInfo } from './sniff';
+export { LIMITS, limitViolation, acceptsVideo } from './limits';
+export { fileInputFromPath, writeStreamAtomic, copyFileAtomic, removePartials, type WrittenFile, type AtomicWriteOptions } from './files';
+export { hashFile } from './hash';
+export { verifyOutput, OutputCheckError } from './verify';
+export { BatchUsageError } from './errors';

@@ -1,0 +1,81 @@
+/**
+ * What a run reports: one event per step of each file (for progress bars,
+ * `--json` lines and the VS Code progress notification), one result per file
+ * and a summary. Paths are absolute; `rel` is the input's path below the
+ * folder it was found in, for display.
+ */
+import type { CorrectionProgress, JobRecord, PfcParams } from '@pfc/core';
+import type { SkipCode, SkippedPath } from './plan';
+import type { MediaInfo } from './sniff';
+
+/** Why a file is being corrected. */
+export type CorrectReason = 'new' | 'input-changed' | 'settings-changed' | 'output-missing' | 'output-changed' | 'forced';
+
+export type BatchEvent =
+  /** The run starts: what will be looked at. */
+  | { type: 'plan'; files: number; bytes: number; excluded: number; outputRoots: string[]; concurrency: number; backend: string }
+  /** Temporary files of an interrupted run were removed. */
+  | { type: 'cleanup'; removed: string[] }
+  /** A path left out by the planner, or a file already done with the same input and settings. */
+  | { type: 'skipped'; input: string; rel?: string; code: SkipCode | 'up-to-date'; reason: string; output?: string }
+  | { type: 'start'; input: string; rel: string; output: string; bytes: number; reason: CorrectReason }
+  | { type: 'phase'; input: string; rel: string; phase: CorrectionProgress['phase'] }
+  /** A whole-file retry after a retryable failure (the transport's own retries are not reported here). */
+  | { type: 'retry'; input: string; rel: string; attempt: number; delayMs: number; error: string }
+  | { type: 'corrected'; input: string; rel: string; output: string; bytesIn: number; bytesOut: number; durationMs: number; jobId?: string; warnings: string[]; backup?: string }
+  | { type: 'failed'; input: string; rel: string; error: string; errorName: string; jobId?: string }
+  /** A file in flight when the run was cancelled. */
+  | { type: 'cancelled'; input: string; rel: string };
+
+export type FileStatus = 'corrected' | 'up-to-date' | 'failed' | 'cancelled';
+
+/** The outcome for one planned file. */
+export interface FileResult {
+  input: string;
+  output: string;
+  rel: string;
+  status: FileStatus;
+  media: MediaInfo;
+  /** Effective parameters of this file (defaults filled, ignored ones dropped). */
+  params: PfcParams;
+  /** Input size in bytes. */
+  bytesIn: number;
+  /** Output size in bytes (corrected and up-to-date files). */
+  bytesOut?: number;
+  /** Wall time of the correction in ms (corrected files; up-to-date: as recorded). */
+  durationMs?: number;
+  reason?: CorrectReason;
+  /** The service's or the disk's reason (failed files). Never holds a credential. */
+  error?: string;
+  errorName?: string;
+  jobId?: string;
+  /** The final job record, when the backend has one (Web API). */
+  job?: JobRecord;
+  warnings: string[];
+  /** In-place mode: where the original is kept. */
+  backup?: string;
+}
+
+export interface BatchSummary {
+  corrected: number;
+  /** Up-to-date files plus paths the planner left out. */
+  skipped: number;
+  upToDate: number;
+  /** Paths the planner left out (hidden, unsupported, over the limits…). */
+  excluded: number;
+  failed: number;
+  /** Files not finished because the run was cancelled (in flight or not started). */
+  cancelled: number;
+  /** Bytes of the inputs corrected in this run. */
+  bytesIn: number;
+  /** Bytes of the outputs written in this run. */
+  bytesOut: number;
+  /** Wall time of the run in ms. */
+  durationMs: number;
+  /** Whether the run was cancelled through its signal. */
+  interrupted: boolean;
+  outputRoots: string[];
+  /** One per planned file, in plan order. */
+  results: FileResult[];
+  excludedPaths: SkippedPath[];
+}

@@ -1,0 +1,91 @@
+/**
+ * Disk I/O of the engine: streaming inputs, atomic outputs (temporary file +
+ * rename, so no half-written file is ever visible under its final name), and
+ * removal of temporary files left by an interrupted run.
+ */
+import { createHash } from 'node:crypto';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { chmod, copyFile, mkdir, readdir, rename, rm } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { Readable, Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { ReadableStream as NodeWebStream } from 'node:stream/web';
+import type { FileInput } from '@pfc/core';
+import { isPartialName, partialPath } from './paths';
+
+/**
+ * A `FileInput` that opens a fresh stream from disk for every attempt, so an
+ * upload can be retried and memory does not grow with the file's size.
+ */
+export function fileInputFromPath(path: string): FileInput {
+  return () => Readable.toWeb(createReadStream(path)) as unknown as ReadableStream<Uint8Array>;
+}
+
+export interface WrittenFile {
+  /** Bytes written. */
+  bytes: number;
+  /** `sha256:<hex>` of the bytes. */
+  hash: string;
+}
+
+export interface AtomicWriteOptions {
+  signal?: AbortSignal;
+  /** File mode of the result (e.g. the original's, in in-place mode). */
+  mode?: number;
+  /** Check the complete temporary file before it is renamed into place; throw to refuse it. */
+  verify?: (tempPath: string) => Promise<void>;
+}
+
+/** Stream `body` into `dest` through a temporary file in the same folder, then rename. */
+export async function writeStreamAtomic(dest: string, body: ReadableStream<Uint8Array>, options: AtomicWriteOptions = {}): Promise<WrittenFile> {
+  await mkdir(dirname(dest), { recursive: true });
+  const tmp = partialPath(dest);
+  const hash = createHash('sha256');
+  let bytes = 0;
+  const tap = new Transform({
+    transform(chunk: Buffer, _enc, done) {
+      hash.update(chunk);
+      bytes += chunk.length;
+      done(null, chunk);
+    },
+  });
+  try {
+    const source = Readable.fromWeb(body as unknown as NodeWebStream<Uint8Array>);
+    await pipeline(source, tap, createWriteStream(tmp), { signal: options.signal });
+    if (options.mode !== undefined) await chmod(tmp, options.mode);
+    await options.verify?.(tmp);
+    await rename(tmp, dest);
+  } catch (err) {
+    await rm(tmp, { force: true });
+    throw err;
+  }
+  return { bytes, hash: `sha256:${hash.digest('hex')}` };
+}
+
+/** Copy `src` to `dest` through a temporary file (for in-place backups). */
+export async function copyFileAtomic(src: string, dest: string): Promise<void> {
+  await mkdir(dirname(dest), { recursive: true });
+  const tmp = partialPath(dest);
+  try {
+    await copyFile(src, tmp);
+    await rename(tmp, dest);
+  } catch (err) {
+    await rm(tmp, { force: true });
+    throw err;
+  }
+}
+
+/** Remove temporary files that an interrupted run left in these folders. Returns the paths removed. */
+export async function removePartials(dirs: Iterable<string>): Promise<string[]> {
+  const removed: string[] = [];
+  for (const dir of new Set(dirs)) {
+    const names = await readdir(dir).catch(() => [] as string[]);
+    for (const name of names) {
+      if (!isPartialName(name)) continue;
+      const p = join(dir, name);
+      await rm(p, { force: true });
+      removed.push(p);
+    }
+  }
+  return removed;
+}

@@ -1,0 +1,185 @@
+/**
+ * The manifest: one per output root, recording for each output the input's
+ * content hash and the settings it was made with, so a rerun skips finished
+ * work, redoes changed work and resumes after an interruption.
+ *
+ * It is a JSON-lines file: a header line, then one `done` line appended per
+ * finished output. Appending keeps each update O(1) and survives `kill -9`
+ * (a torn last line is ignored on load); the file is compacted to one line per
+ * output at the end of a run, written to a temporary file and renamed.
+ */
+import { appendFile, mkdir, open, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import type { PfcParams } from '@pfc/core';
+import { hashValue } from './hash';
+import { MANIFEST_FILE, type OutputMode, partialPath, portableRelative } from './paths';
+
+export const MANIFEST_VERSION = 1;
+
+/** One finished output. Paths are relative to the manifest's folder, `/`-separated. */
+export interface ManifestEntry {
+  output: string;
+  input: string;
+  /** `sha256:<hex>` of the input the output was made from (in in-place mode: of the original). */
+  inputHash: string;
+  /** Input size in bytes and modification time in ms, to skip re-hashing unchanged files. */
+  inputSize: number;
+  inputMtimeMs: number;
+  /** Hash of the backend id and the effective parameters; equal keys mean equal settings. */
+  settingsKey: string;
+  /** Effective parameters (defaults filled, ignored ones dropped), for people reading the file. */
+  params: PfcParams;
+  /** Backend id (`emulator`, `web`, `container`, `container+bgr`, `bgr`). */
+  backend: string;
+  outputHash: string;
+  /** Output size in bytes and modification time in ms. */
+  outputSize: number;
+  outputMtimeMs: number;
+  /** Web API job id, when there was one. */
+  jobId?: string;
+  /** Wall time of the correction in ms. */
+  durationMs: number;
+  /** ISO 8601 time the output was renamed into place. */
+  completedAt: string;
+}
+
+interface HeaderLine {
+  type: 'header';
+  format: 'pfc-manifest';
+  version: number;
+  mode: OutputMode['kind'];
+}
+
+/** The settings key of a backend and parameter set. */
+export function settingsKey(backend: string, effectiveParams: PfcParams): string {
+  return hashValue({ backend, params: effectiveParams });
+}
+
+export class Manifest {
+  /** Absolute path of the manifest file. */
+  readonly path: string;
+  private readonly entries = new Map<string, ManifestEntry>();
+  private queue: Promise<void> = Promise.resolve();
+  private exists = false;
+
+  private constructor(
+    /** Folder the manifest describes (paths in entries are relative to it). */
+    readonly dir: string,
+    readonly mode: OutputMode['kind'],
+  ) {
+    this.path = join(dir, MANIFEST_FILE);
+  }
+
+  /** Load the manifest of `dir`, or start an empty one (nothing is written until the first `record`). */
+  static async load(dir: string, mode: OutputMode['kind']): Promise<Manifest> {
+    const m = new Manifest(resolve(dir), mode);
+    let text: string;
+    try {
+      text = await readFile(m.path, 'utf8');
+      m.exists = true;
+    } catch {
+      return m;
+    }
+    for (const line of text.split('\n')) {
+      const rec = parseLine(line);
+      if (rec?.type === 'done') {
+        const { type: _type, ...entry } = rec;
+        m.entries.set(entry.output, entry);
+      }
+    }
+    return m;
+  }
+
+  /** Number of outputs recorded. */
+  get size(): number {
+    return this.entries.size;
+  }
+
+  /** The entry for an output path (absolute). */
+  get(output: string): ManifestEntry | undefined {
+    return this.entries.get(portableRelative(this.dir, output));
+  }
+
+  /** Every entry, in recording order. */
+  all(): ManifestEntry[] {
+    return [...this.entries.values()];
+  }
+
+  /** Record a finished output (absolute `output` and `input` paths). Appends one line. */
+  record(entry: Omit<ManifestEntry, 'output' | 'input'> & { output: string; input: string }): Promise<void> {
+    const e: ManifestEntry = { ...entry, output: portableRelative(this.dir, entry.output), input: portableRelative(this.dir, entry.input) };
+    this.entries.set(e.output, e);
+    return this.enqueue(async () => {
+      if (!this.exists) {
+        await mkdir(this.dir, { recursive: true });
+        await writeFile(this.path, `${JSON.stringify(this.header())}\n`, { flag: 'a' });
+        this.exists = true;
+      }
+      await appendFile(this.path, `${JSON.stringify({ type: 'done', ...e })}\n`);
+    });
+  }
+
+  /** Rewrite the file with one line per output (temporary file + rename). */
+  compact(): Promise<void> {
+    return this.enqueue(async () => {
+      if (!this.exists) return;
+      const lines = [this.header(), ...[...this.entries.values()].map((e) => ({ type: 'done', ...e }))];
+      const tmp = partialPath(this.path);
+      try {
+        await writeFile(tmp, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
+        await rename(tmp, this.path);
+      } catch (err) {
+        await rm(tmp, { force: true });
+        throw err;
+      }
+    });
+  }
+
+  /** Wait for pending writes. */
+  flush(): Promise<void> {
+    return this.enqueue(async () => undefined);
+  }
+
+  private header(): HeaderLine {
+    return { type: 'header', format: 'pfc-manifest', version: MANIFEST_VERSION, mode: this.mode };
+  }
+
+  private enqueue(task: () => Promise<void>): Promise<void> {
+    const next = this.queue.then(task);
+    this.queue = next.catch(() => undefined);
+    return next;
+  }
+}
+
+type Line = HeaderLine | ({ type: 'done' } & ManifestEntry);
+
+function parseLine(line: string): Line | undefined {
+  if (!line.trim()) return undefined;
+  try {
+    const v = JSON.parse(line) as Line;
+    if (v.type === 'done' && typeof v.output === 'string' && typeof v.inputHash === 'string') return v;
+    if (v.type === 'header') return v;
+  } catch {
+    // A torn last line after `kill -9`: the output it described is redone.
+  }
+  return undefined;
+}
+
+/** Whether `dir` holds the manifest of a mirror run (so it is an output folder, not input). */
+export async function isMirrorOutputFolder(dir: string): Promise<boolean> {
+  let head: string;
+  try {
+    const fh = await open(join(dir, MANIFEST_FILE), 'r');
+    try {
+      const buf = Buffer.alloc(512);
+      const { bytesRead } = await fh.read(buf, 0, buf.length, 0);
+      head = buf.subarray(0, bytesRead).toString('utf8');
+    } finally {
+      await fh.close();
+    }
+  } catch {
+    return false;
+  }
+  const first = parseLine(head.split('\n')[0] ?? '');
+  return first?.type === 'header' && first.mode === 'mirror';
+}

@@ -1,0 +1,104 @@
+/**
+ * Where outputs, backups, manifests and partial files go. Names only: nothing
+ * here touches the disk.
+ */
+import { basename, dirname, extname, isAbsolute, join, relative, sep } from 'node:path';
+import type { PfcParams } from '@pfc/core';
+import type { MediaFormat } from './sniff';
+
+/** Folder created under an input folder when no `--out` is given. */
+export const DEFAULT_OUTPUT_DIR = 'corrected';
+/** Manifest file in each output root (JSON lines; see README "Manifest"). */
+export const MANIFEST_FILE = '.pfc-manifest.jsonl';
+/** Folder (under the input root) holding originals replaced in in-place mode. */
+export const BACKUP_DIR = '.pfc-originals';
+/** Suffix of temporary files; they are renamed into place when complete. */
+export const PARTIAL_SUFFIX = '.pfc-partial';
+/** Suffix added before the extension in suffix mode when none is given. */
+export const DEFAULT_SUFFIX = '_pfc';
+
+/**
+ * Where results go.
+ * - `mirror`: the input tree is mirrored under `dir` (default `<input>/corrected`).
+ * - `suffix`: beside each input, named `<name><suffix><ext>`.
+ * - `in-place`: over the input; the original is kept under `<input>/.pfc-originals/`.
+ */
+export type OutputMode = { kind: 'mirror'; dir?: string } | { kind: 'suffix'; suffix?: string } | { kind: 'in-place' };
+
+const CANONICAL_EXT: Record<MediaFormat, string> = { jpeg: '.jpg', png: '.png', mp4: '.mp4', mov: '.mov' };
+const EXT_MATCHES: Record<MediaFormat, readonly string[]> = {
+  jpeg: ['.jpg', '.jpeg', '.jpe', '.jfif'],
+  png: ['.png'],
+  mp4: ['.mp4', '.m4v'],
+  mov: ['.mov', '.qt'],
+};
+
+/** The format the service will return for an input of `format` with these parameters. */
+export function outputFormat(format: MediaFormat, params: PfcParams): MediaFormat {
+  if (format === 'mp4' || format === 'mov') return format;
+  if (params.outputType === 'jpg') return 'jpeg';
+  if (params.outputType === 'png') return 'png';
+  // Background removal without an output type answers PNG with transparency (Web API v2, outputType).
+  if (params.removeBackground === true && params.outputType === undefined) return 'png';
+  return format;
+}
+
+/**
+ * The output file name for an input name: the extension follows the output
+ * format (kept as typed when it already matches, e.g. `.JPEG`).
+ */
+export function outputName(inputName: string, format: MediaFormat, params: PfcParams, suffix = ''): string {
+  const ext = extname(inputName);
+  const stem = ext ? inputName.slice(0, -ext.length) : inputName;
+  const out = outputFormat(format, params);
+  const keep = EXT_MATCHES[out].includes(ext.toLowerCase());
+  return `${stem}${suffix}${keep ? ext : CANONICAL_EXT[out]}`;
+}
+
+/** A name that keeps the input's extension visible, for inputs whose outputs would collide (`a.png` → `a.png.jpg`). */
+export function disambiguatedName(inputName: string, format: MediaFormat, params: PfcParams, suffix = ''): string {
+  const out = outputFormat(format, params);
+  return `${inputName}${suffix}${CANONICAL_EXT[out]}`;
+}
+
+/** Whether a file name is an output of suffix mode (`photo_pfc.jpg` for suffix `_pfc`). */
+export function hasSuffix(fileName: string, suffix: string): boolean {
+  const ext = extname(fileName);
+  const stem = ext ? fileName.slice(0, -ext.length) : fileName;
+  return suffix.length > 0 && stem.endsWith(suffix) && stem.length > suffix.length;
+}
+
+/** Temporary name beside `dest`, hidden, unique per attempt. */
+export function partialPath(dest: string): string {
+  const rand = Math.random().toString(36).slice(2, 10);
+  return join(dirname(dest), `.${basename(dest)}.${process.pid}-${rand}${PARTIAL_SUFFIX}`);
+}
+
+/** Whether a file name is one of our temporary files. */
+export function isPartialName(fileName: string): boolean {
+  return fileName.startsWith('.') && fileName.endsWith(PARTIAL_SUFFIX);
+}
+
+/** Path relative to `from`, with `/` separators (manifest keys, reports, JSON events). */
+export function portableRelative(from: string, to: string): string {
+  return relative(from, to).split(sep).join('/');
+}
+
+/** The deepest folder containing every path. */
+export function commonAncestor(paths: readonly string[]): string {
+  if (paths.length === 0) throw new TypeError('commonAncestor needs at least one path');
+  let parts = paths[0]!.split(sep);
+  for (const p of paths.slice(1)) {
+    const q = p.split(sep);
+    let i = 0;
+    while (i < parts.length && i < q.length && parts[i] === q[i]) i++;
+    parts = parts.slice(0, i);
+  }
+  return parts.join(sep) || sep;
+}
+
+/** Whether `child` is `parent` or inside it. */
+export function isInside(child: string, parent: string): boolean {
+  const rel = relative(parent, child);
+  return rel === '' || (rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel));
+}

@@ -1,0 +1,213 @@
+/**
+ * Running a plan: bounded concurrency, streaming uploads from disk, atomic
+ * writes, manifest updates after each file, whole-file retries of retryable
+ * failures, and cancellation that stops new work and aborts work in flight.
+ */
+import { stat } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import {
+  type CorrectionBackend, defaultSleep, effectivePfcParams, isRetryable, JobFailedError, ParameterError, type PfcParams, PfcError,
+  UserAbortError,
+} from '@pfc/core';
+import { decide } from './decide';
+import type { BatchEvent, BatchSummary, FileResult } from './events';
+import { copyFileAtomic, fileInputFromPath, removePartials, writeStreamAtomic } from './files';
+import { Manifest, settingsKey } from './manifest';
+import { outputFormat } from './paths';
+import type { BatchPlan, PlannedFile } from './plan';
+import { verifyOutput } from './verify';
+
+export interface RunOptions {
+  /** The service that corrects each file. */
+  backend: CorrectionBackend;
+  /**
+   * Identity of the backend in the manifest's settings key: a result made by
+   * another backend is redone. Default `backend.kind` (use `emulator` for the emulator).
+   */
+  backendId?: string;
+  /** Parameters of every job (validated by `backend.validate` before any upload). Default `{}`. */
+  params?: PfcParams;
+  /** Files corrected at once. Default 2. */
+  concurrency?: number;
+  /** Redo files that are up to date. Default false. */
+  force?: boolean;
+  /** Cancels the run: no new file starts, files in flight are aborted, their temporary files removed. */
+  signal?: AbortSignal;
+  /** Attempts per file for retryable failures (connection resets, 5xx after the transport's own retries). Default 3. */
+  attempts?: number;
+  /** First delay between whole-file attempts in ms; doubles each time. Default 1000. */
+  retryDelayMs?: number;
+  /** Overall time limit of one job in ms (passed to the backend). Default: the backend's. */
+  jobTimeoutMs?: number;
+  onEvent?: (event: BatchEvent) => void;
+}
+
+/** Run a plan to the end (or until cancelled). Throws `ParameterError` before any upload when the parameters are invalid. */
+export async function runBatch(plan: BatchPlan, options: RunOptions): Promise<BatchSummary> {
+  const started = Date.now();
+  const { backend, signal } = options;
+  const params = options.params ?? {};
+  const check = backend.validate(params);
+  if (check.errors.length > 0) throw new ParameterError(check.errors);
+  const backendId = options.backendId ?? backend.kind;
+  const concurrency = Math.max(1, Math.floor(options.concurrency ?? 2));
+  const attempts = Math.max(1, options.attempts ?? 3);
+  const emit = (e: BatchEvent): void => options.onEvent?.(e);
+
+  emit({ type: 'plan', files: plan.files.length, bytes: plan.totalBytes, excluded: plan.skipped.length, outputRoots: plan.outputRoots, concurrency, backend: backendId });
+  for (const s of plan.skipped) emit({ type: 'skipped', input: s.path, code: s.code, reason: s.reason });
+
+  const removed = await removePartials([
+    ...plan.outputRoots,
+    ...plan.files.map((f) => dirname(f.output)),
+    ...plan.files.flatMap((f) => (f.backup ? [dirname(f.backup)] : [])),
+  ]);
+  if (removed.length > 0) emit({ type: 'cleanup', removed });
+
+  const manifests = new Map<string, Manifest>();
+  for (const root of plan.outputRoots) manifests.set(root, await Manifest.load(root, plan.mode.kind));
+
+  const results: (FileResult | undefined)[] = new Array(plan.files.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (!signal?.aborted) {
+      const i = next++;
+      const file = plan.files[i];
+      if (!file) return;
+      results[i] = await processFile(file, manifests.get(file.outputRoot)!, { ...options, params, backendId, attempts, emit });
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, plan.files.length) }, worker));
+  await Promise.all([...manifests.values()].map((m) => m.compact().catch(() => undefined)));
+
+  const final = plan.files.map((f, i) => results[i] ?? cancelledResult(f, params));
+  const count = (s: FileResult['status']) => final.filter((r) => r.status === s).length;
+  const corrected = final.filter((r) => r.status === 'corrected');
+  const upToDate = count('up-to-date');
+  return {
+    corrected: corrected.length,
+    skipped: upToDate + plan.skipped.length,
+    upToDate,
+    excluded: plan.skipped.length,
+    failed: count('failed'),
+    cancelled: count('cancelled'),
+    bytesIn: corrected.reduce((n, r) => n + r.bytesIn, 0),
+    bytesOut: corrected.reduce((n, r) => n + (r.bytesOut ?? 0), 0),
+    durationMs: Date.now() - started,
+    interrupted: signal?.aborted ?? false,
+    outputRoots: plan.outputRoots,
+    results: final,
+    excludedPaths: plan.skipped,
+  };
+}
+
+interface FileContext extends RunOptions {
+  params: PfcParams;
+  backendId: string;
+  attempts: number;
+  emit: (e: BatchEvent) => void;
+}
+
+/** The parameters of one file: the run's, with its `fileType`. */
+function fileParams(file: PlannedFile, params: PfcParams): PfcParams {
+  return file.media.fileType === 'video' ? { ...params, fileType: 'video' } : params;
+}
+
+async function processFile(file: PlannedFile, manifest: Manifest, ctx: FileContext): Promise<FileResult> {
+  const { signal, emit, backend } = ctx;
+  const params = fileParams(file, ctx.params);
+  const effective = effectivePfcParams(params);
+  const base: FileResult = { input: file.input, output: file.output, rel: file.rel, status: 'failed', media: file.media, params: effective, bytesIn: file.size, warnings: [] };
+  if (file.backup) base.backup = file.backup;
+  const ids = { input: file.input, rel: file.rel };
+  const key = settingsKey(ctx.backendId, effective);
+  const t0 = Date.now();
+  let jobId: string | undefined;
+  try {
+    const d = await decide(file, manifest, key, ctx.force ?? false, signal);
+    if (d.action === 'skip') {
+      emit({ type: 'skipped', ...ids, code: 'up-to-date', output: file.output, reason: 'already corrected with the same input and settings' });
+      return { ...base, status: 'up-to-date', bytesOut: d.entry.outputSize, durationMs: d.entry.durationMs, ...(d.entry.jobId ? { jobId: d.entry.jobId } : {}) };
+    }
+    emit({ type: 'start', ...ids, output: file.output, bytes: file.size, reason: d.reason });
+    if (d.backupFirst && file.backup) await copyFileAtomic(file.input, file.backup);
+    const mode = file.backup ? (await stat(file.input)).mode : undefined;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const res = await backend.correct(fileInputFromPath(d.source), params, {
+          ...(signal ? { signal } : {}),
+          ...(ctx.jobTimeoutMs ? { timeoutMs: ctx.jobTimeoutMs } : {}),
+          fileType: file.media.fileType,
+          contentType: file.media.contentType,
+          size: file.size,
+          fileName: file.rel.split('/').pop() ?? file.rel,
+          onProgress: (p) => emit({ type: 'phase', ...ids, phase: p.phase }),
+        });
+        jobId = res.job?._id;
+        const expected = outputFormat(file.media.format, params);
+        const written = await writeStreamAtomic(file.output, res.body, {
+          ...(signal ? { signal } : {}),
+          ...(mode !== undefined ? { mode } : {}),
+          verify: (tmp) => verifyOutput(tmp, expected),
+        });
+        const out = await stat(file.output);
+        const durationMs = Date.now() - t0;
+        await manifest.record({
+          output: file.output, input: file.input, inputHash: d.sourceHash, inputSize: d.source === file.input ? file.size : (await stat(d.source)).size,
+          inputMtimeMs: d.source === file.input ? file.mtimeMs : (await stat(d.source)).mtimeMs, settingsKey: key, params: effective, backend: ctx.backendId,
+          outputHash: written.hash, outputSize: written.bytes, outputMtimeMs: out.mtimeMs, ...(jobId ? { jobId } : {}), durationMs, completedAt: new Date().toISOString(),
+        });
+        const warnings = res.warnings;
+        emit({ type: 'corrected', ...ids, output: file.output, bytesIn: file.size, bytesOut: written.bytes, durationMs, ...(jobId ? { jobId } : {}), warnings, ...(file.backup ? { backup: file.backup } : {}) });
+        return { ...base, status: 'corrected', reason: d.reason, bytesOut: written.bytes, durationMs, warnings, ...(jobId ? { jobId } : {}), ...(res.job ? { job: res.job } : {}) };
+      } catch (err) {
+        if (signal?.aborted) throw err;
+        if (attempt >= ctx.attempts || !worthAnotherAttempt(err)) throw err;
+        const delayMs = (ctx.retryDelayMs ?? 1000) * 2 ** (attempt - 1);
+        emit({ type: 'retry', ...ids, attempt: attempt + 1, delayMs, error: messageOf(err) });
+        await defaultSleep(delayMs, signal);
+      }
+    }
+  } catch (err) {
+    if (signal?.aborted || err instanceof UserAbortError) {
+      emit({ type: 'cancelled', ...ids });
+      return { ...base, status: 'cancelled' };
+    }
+    if (err instanceof JobFailedError) jobId = err.jobId;
+    const error = messageOf(err);
+    const errorName = err instanceof Error ? err.name : 'Error';
+    emit({ type: 'failed', ...ids, error, errorName, ...(jobId ? { jobId } : {}) });
+    return { ...base, status: 'failed', error, errorName, durationMs: Date.now() - t0, ...(jobId ? { jobId } : {}) };
+  }
+}
+
+function cancelledResult(file: PlannedFile, params: PfcParams): FileResult {
+  return {
+    input: file.input, output: file.output, rel: file.rel, status: 'cancelled', media: file.media,
+    params: effectivePfcParams(fileParams(file, params)), bytesIn: file.size, warnings: [], ...(file.backup ? { backup: file.backup } : {}),
+  };
+}
+
+/** Disk errors that another attempt will not fix. */
+const LOCAL_ERRORS = new Set(['ENOSPC', 'EACCES', 'EPERM', 'EROFS', 'EISDIR', 'ENOTDIR', 'EEXIST', 'ENOENT', 'EMFILE', 'ENAMETOOLONG']);
+
+/**
+ * Whether a whole file is worth another attempt: what core calls retryable
+ * (408, 429, 5xx, connection, timeout), and a result stream cut off mid-download
+ * (which the transport cannot retry, having already handed over the body).
+ */
+export function worthAnotherAttempt(err: unknown): boolean {
+  if (err instanceof PfcError) return isRetryable(err);
+  const code = (err as { code?: unknown } | null)?.code;
+  if (typeof code === 'string' && LOCAL_ERRORS.has(code)) return false;
+  if (err instanceof Error && err.name === 'OutputCheckError') return false;
+  return true;
+}
+
+function messageOf(err: unknown): string {
+  if (err instanceof Error) {
+    const cause = (err as { cause?: unknown }).cause;
+    return cause instanceof Error && !err.message.includes(cause.message) ? `${err.message}: ${cause.message}` : err.message;
+  }
+  return String(err);
+}

@@ -1,0 +1,128 @@
+/** Test fixtures: tiny files with real headers, and a fake backend driven by the CorrectionBackend interface. */
+import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import {
+  type CorrectionBackend, type CorrectOptions, type CorrectionResult, type FileInput, InternalServerError, JobFailedError,
+  type PfcParams, UserAbortError, validatePfcParams,
+} from '@pfc/core';
+
+export function tempDir(prefix = 'pfc-batch-'): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+/** A PNG signature and IHDR chunk of the given size, plus filler bytes (enough for sniffing). */
+export function pngBytes(width: number, height: number, filler = 'png'): Buffer {
+  const ihdr = Buffer.alloc(25);
+  ihdr.writeUInt32BE(13, 0);
+  ihdr.write('IHDR', 4, 'latin1');
+  ihdr.writeUInt32BE(width, 8);
+  ihdr.writeUInt32BE(height, 12);
+  ihdr[16] = 8;
+  ihdr[17] = 2;
+  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), ihdr, Buffer.from(filler)]);
+}
+
+/** A JPEG with an APP1 segment of `app1Bytes` before its SOF0 frame header. */
+export function jpegBytes(width: number, height: number, options: { app1Bytes?: number; components?: number; filler?: string } = {}): Buffer {
+  const app1Len = (options.app1Bytes ?? 16) + 2;
+  const app1 = Buffer.alloc(2 + app1Len);
+  app1[0] = 0xff;
+  app1[1] = 0xe1;
+  app1.writeUInt16BE(app1Len, 2);
+  const comps = options.components ?? 3;
+  const sof = Buffer.alloc(2 + 8 + comps * 3);
+  sof[0] = 0xff;
+  sof[1] = 0xc0;
+  sof.writeUInt16BE(8 + comps * 3, 2);
+  sof[4] = 8;
+  sof.writeUInt16BE(height, 5);
+  sof.writeUInt16BE(width, 7);
+  sof[9] = comps;
+  return Buffer.concat([Buffer.from([0xff, 0xd8]), app1, sof, Buffer.from(options.filler ?? 'jpeg-body'), Buffer.from([0xff, 0xd9])]);
+}
+
+/** Write files (path → bytes) under `root`, creating folders. */
+export function writeTree(root: string, files: Record<string, Buffer | string>): void {
+  for (const [rel, bytes] of Object.entries(files)) {
+    const p = join(root, rel);
+    mkdirSync(dirname(p), { recursive: true });
+    writeFileSync(p, bytes);
+  }
+}
+
+async function readInput(input: FileInput): Promise<Uint8Array> {
+  const v = typeof input === 'function' ? await input() : input;
+  if (v instanceof Uint8Array) return v;
+  if (v instanceof Blob) return new Uint8Array(await v.arrayBuffer());
+  return new Uint8Array(await new Response(v).arrayBuffer());
+}
+
+export const CORRECTED_MARK = Buffer.from('|corrected');
+
+export interface FakeBackendOptions {
+  /** Delay before answering, in ms (abortable). */
+  delayMs?: number;
+  /** Decide a fault per call: throw to fail the call. `n` counts calls for this file name, from 1. */
+  fault?: (fileName: string, n: number) => void;
+  /** Return this body instead of the corrected bytes. */
+  body?: (input: Uint8Array) => Uint8Array;
+  /** Resolved when called: lets a test wait until work is in flight. */
+  onCall?: (fileName: string) => void;
+}
+
+/** A backend that "corrects" by appending a mark to the input bytes; counts calls and concurrency. */
+export class FakeBackend implements CorrectionBackend {
+  readonly kind = 'web' as const;
+  calls: { fileName: string; params: PfcParams; input: Uint8Array; options: CorrectOptions }[] = [];
+  inFlight = 0;
+  maxInFlight = 0;
+  aborted = 0;
+  private perFile = new Map<string, number>();
+  constructor(private readonly opts: FakeBackendOptions = {}) {}
+
+  validate(params: PfcParams) {
+    return validatePfcParams(params as Record<string, unknown>);
+  }
+
+  async correct(input: FileInput, params: PfcParams, options: CorrectOptions = {}): Promise<CorrectionResult> {
+    const fileName = options.fileName ?? '?';
+    const n = (this.perFile.get(fileName) ?? 0) + 1;
+    this.perFile.set(fileName, n);
+    this.inFlight++;
+    this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
+    try {
+      const bytes = await readInput(input);
+      this.calls.push({ fileName, params, input: bytes, options });
+      this.opts.onCall?.(fileName);
+      options.onProgress?.({ phase: 'uploading' });
+      if (this.opts.delayMs) await abortableDelay(this.opts.delayMs, options.signal, () => this.aborted++);
+      this.opts.fault?.(fileName, n);
+      options.onProgress?.({ phase: 'done' });
+      const out = this.opts.body ? this.opts.body(bytes) : Buffer.concat([bytes, CORRECTED_MARK]);
+      return { body: new Response(out as Uint8Array<ArrayBuffer>).body!, contentType: options.contentType, backend: 'web', warnings: [], info: {} };
+    } finally {
+      this.inFlight--;
+    }
+  }
+}
+
+function abortableDelay(ms: number, signal: AbortSignal | undefined, onAbort: () => void): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) {
+      onAbort();
+      return reject(new UserAbortError());
+    }
+    const t = setTimeout(resolve, ms);
+    signal?.addEventListener('abort', () => {
+      clearTimeout(t);
+      onAbort();
+      reject(new UserAbortError());
+    }, { once: true });
+  });
+}
+
+export const faults = {
+  serverError: () => new InternalServerError(503, { error: 'busy' }, undefined, 'GET /pfc'),
+  jobFailed: () => new JobFailedError('job-1', 'FAILED', 'could not decode the image', {}),
+};

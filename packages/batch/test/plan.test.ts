@@ -1,0 +1,110 @@
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { BatchUsageError, MANIFEST_FILE, planBatch } from '../src/index';
+import { jpegBytes, pngBytes, tempDir, writeTree } from './helpers';
+
+function tree(): string {
+  const root = tempDir();
+  writeTree(root, {
+    'a.jpg': jpegBytes(800, 600),
+    'nested/deeper/b.png': pngBytes(640, 480),
+    'nested/c.JPEG': jpegBytes(300, 200),
+    'scan': jpegBytes(500, 500), // no extension: found by content
+    'notes.txt': 'hello',
+    'fake.jpg': 'not a jpeg',
+    'tiny.png': pngBytes(10, 10),
+    '.hidden/d.jpg': jpegBytes(100, 100),
+    '.DS_Store': 'x',
+    'corrected/old.jpg': jpegBytes(100, 100),
+  });
+  return root;
+}
+
+describe('planBatch', () => {
+  it('mirrors a nested tree under <input>/corrected and says why each other path is left out', async () => {
+    const root = tree();
+    const plan = await planBatch({ inputs: [root] });
+    const out = join(root, 'corrected');
+    expect(plan.outputRoots).toEqual([out]);
+    expect(plan.files.map((f) => [f.rel, f.output])).toEqual([
+      ['a.jpg', join(out, 'a.jpg')],
+      ['nested/c.JPEG', join(out, 'nested/c.JPEG')],
+      ['nested/deeper/b.png', join(out, 'nested/deeper/b.png')],
+      ['scan', join(out, 'scan.jpg')],
+    ]);
+    const why = Object.fromEntries(plan.skipped.map((s) => [s.path.slice(root.length + 1), s.code]));
+    expect(why).toEqual({
+      '.DS_Store': 'hidden',
+      '.hidden': 'hidden',
+      corrected: 'output-folder',
+      'fake.jpg': 'unsupported',
+      'notes.txt': 'unsupported',
+      'tiny.png': 'over-limit',
+    });
+    expect(plan.totalBytes).toBe(plan.files.reduce((n, f) => n + f.size, 0));
+  });
+
+  it('mirrors under --out, from the common folder of several inputs', async () => {
+    const root = tree();
+    const out = join(tempDir(), 'out');
+    const plan = await planBatch({ inputs: [join(root, 'nested/deeper'), join(root, 'a.jpg')], output: { kind: 'mirror', dir: out } });
+    expect(plan.files.map((f) => f.output)).toEqual([join(out, 'nested/deeper/b.png'), join(out, 'a.jpg')]);
+  });
+
+  it('skips folders holding the manifest of an earlier mirror run', async () => {
+    const root = tree();
+    writeTree(root, { [`exports/${MANIFEST_FILE}`]: '{"type":"header","format":"pfc-manifest","version":1,"mode":"mirror"}\n', 'exports/x.jpg': jpegBytes(100, 100) });
+    const plan = await planBatch({ inputs: [root] });
+    expect(plan.skipped.find((s) => s.path === join(root, 'exports'))?.code).toBe('output-folder');
+  });
+
+  it('changes extensions with outputType and keeps colliding names apart', async () => {
+    const root = tempDir();
+    writeTree(root, { 'p.jpg': jpegBytes(100, 100), 'p.png': pngBytes(100, 100), 'q.png': pngBytes(100, 100) });
+    const plan = await planBatch({ inputs: [root], params: { outputType: 'jpg' } });
+    expect(plan.files.map((f) => f.output.slice(root.length + 1))).toEqual(['corrected/p.jpg', 'corrected/p.png.jpg', 'corrected/q.jpg']);
+  });
+
+  it('suffix mode writes beside the input and skips earlier results', async () => {
+    const root = tempDir();
+    writeTree(root, { 'a.jpg': jpegBytes(100, 100), 'a_pfc.jpg': jpegBytes(100, 100) });
+    const plan = await planBatch({ inputs: [root], output: { kind: 'suffix', suffix: '_pfc' } });
+    expect(plan.files.map((f) => f.output)).toEqual([join(root, 'a_pfc.jpg')]);
+    expect(plan.skipped).toEqual([expect.objectContaining({ path: join(root, 'a_pfc.jpg'), code: 'suffix-output' })]);
+    expect(plan.outputRoots).toEqual([root]);
+  });
+
+  it('in-place mode plans backups under .pfc-originals', async () => {
+    const root = tempDir();
+    writeTree(root, { 'sub/a.jpg': jpegBytes(100, 100) });
+    const plan = await planBatch({ inputs: [root], output: { kind: 'in-place' } });
+    expect(plan.files[0]).toMatchObject({ input: join(root, 'sub/a.jpg'), output: join(root, 'sub/a.jpg'), backup: join(root, '.pfc-originals/sub/a.jpg') });
+  });
+
+  it('does not follow links to folders, and plans a file reached twice once', async () => {
+    const root = tree();
+    symlinkSync(join(root, 'nested'), join(root, 'link'));
+    const plan = await planBatch({ inputs: [root, join(root, 'a.jpg')] });
+    expect(plan.skipped.find((s) => s.path === join(root, 'link'))?.code).toBe('symlink');
+    expect(plan.skipped.find((s) => s.path === join(root, 'a.jpg'))?.code).toBe('duplicate');
+  });
+
+  it('refuses missing inputs and outputs that would overwrite inputs', async () => {
+    const root = tree();
+    await expect(planBatch({ inputs: [join(root, 'nope')] })).rejects.toThrow(BatchUsageError);
+    await expect(planBatch({ inputs: [join(root, 'nope')] })).rejects.toThrow(/no such file or folder: .*nope/);
+    await expect(planBatch({ inputs: [root], output: { kind: 'mirror', dir: root } })).rejects.toThrow(/is the input folder/);
+    const parent = join(root, '..');
+    mkdirSync(join(root, 'x'));
+    writeFileSync(join(root, 'x/y.jpg'), jpegBytes(100, 100));
+    await expect(planBatch({ inputs: [join(root, 'x'), join(root, 'a.jpg')], output: { kind: 'mirror', dir: parent } })).rejects.toThrow(/inside the output folder|would overwrite/);
+  });
+
+  it('leaves videos out on backends that take images only', async () => {
+    const root = tempDir();
+    writeTree(root, { 'clip.mp4': Buffer.concat([Buffer.from([0, 0, 0, 24]), Buffer.from('ftypisom\0\0\0\0isommp42', 'latin1')]) });
+    expect((await planBatch({ inputs: [root], backend: 'web' })).files).toHaveLength(1);
+    expect((await planBatch({ inputs: [root], backend: 'container' })).skipped[0]?.code).toBe('over-limit');
+  });
+});

@@ -1,0 +1,150 @@
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ParameterError } from '@pfc/core';
+import { describe, expect, it } from 'vitest';
+import { type BatchEvent, planBatch, runBatch, type RunOptions } from '../src/index';
+import { CORRECTED_MARK, FakeBackend, faults, jpegBytes, pngBytes, tempDir, writeTree } from './helpers';
+
+function photos(n = 4): string {
+  const root = tempDir();
+  const files: Record<string, Buffer> = {};
+  for (let i = 0; i < n; i++) files[`${i % 2 ? 'sub/' : ''}p${i}.jpg`] = jpegBytes(200 + i, 100, { filler: `photo ${i}` });
+  writeTree(root, files);
+  return root;
+}
+
+async function run(root: string, options: Partial<RunOptions> & { backend: FakeBackend }, planExtra: Parameters<typeof planBatch>[0] extends infer P ? Partial<P> : never = {}) {
+  const events: BatchEvent[] = [];
+  const plan = await planBatch({ inputs: [root], params: options.params ?? {}, ...planExtra });
+  const summary = await runBatch(plan, { retryDelayMs: 1, ...options, onEvent: (e) => events.push(e) });
+  return { summary, events, plan };
+}
+
+/** Every file below `dir`, recursively, relative. */
+function listAll(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, withFileTypes: true }).filter((d) => d.isFile()).map((d) => join(d.parentPath, d.name).slice(dir.length + 1)).sort();
+}
+
+describe('runBatch', () => {
+  it('corrects every file into the mirrored tree and leaves originals byte-identical', async () => {
+    const root = photos();
+    const before = Object.fromEntries(listAll(root).map((f) => [f, readFileSync(join(root, f))]));
+    const backend = new FakeBackend();
+    const { summary } = await run(root, { backend });
+    expect(summary).toMatchObject({ corrected: 4, failed: 0, upToDate: 0, cancelled: 0, interrupted: false });
+    for (const [rel, bytes] of Object.entries(before)) {
+      expect(readFileSync(join(root, rel))).toEqual(bytes);
+      expect(readFileSync(join(root, 'corrected', rel))).toEqual(Buffer.concat([bytes, CORRECTED_MARK]));
+    }
+    expect(summary.bytesOut).toBe(summary.bytesIn + 4 * CORRECTED_MARK.length);
+    expect(backend.calls.map((c) => c.options.contentType)).toEqual(['image/jpeg', 'image/jpeg', 'image/jpeg', 'image/jpeg']);
+  });
+
+  it('skips what is done, redoes a changed input, and redoes everything when parameters change', async () => {
+    const root = photos();
+    await run(root, { backend: new FakeBackend() });
+    const second = new FakeBackend();
+    const r2 = await run(root, { backend: second });
+    expect(r2.summary).toMatchObject({ corrected: 0, upToDate: 4 });
+    expect(second.calls).toHaveLength(0);
+
+    writeFileSync(join(root, 'p0.jpg'), jpegBytes(300, 300, { filler: 'edited' }));
+    const third = new FakeBackend();
+    const r3 = await run(root, { backend: third });
+    expect(r3.summary).toMatchObject({ corrected: 1, upToDate: 3 });
+    expect(r3.events.find((e) => e.type === 'start')).toMatchObject({ rel: 'p0.jpg', reason: 'input-changed' });
+
+    const fourth = new FakeBackend();
+    const r4 = await run(root, { backend: fourth, params: { outputQuality: 70 } });
+    expect(r4.summary.corrected).toBe(4);
+    expect(fourth.calls.every((c) => c.params.outputQuality === 70)).toBe(true);
+    expect((await run(root, { backend: new FakeBackend(), params: { outputQuality: 70 }, force: true })).summary.corrected).toBe(4);
+  });
+
+  it('never runs more jobs at once than asked', async () => {
+    const root = photos(8);
+    const backend = new FakeBackend({ delayMs: 20 });
+    await run(root, { backend, concurrency: 3 });
+    expect(backend.calls).toHaveLength(8);
+    expect(backend.maxInFlight).toBe(3);
+  });
+
+  it('refuses invalid parameters before any upload', async () => {
+    const root = photos();
+    const backend = new FakeBackend();
+    const err = await run(root, { backend, params: { width: 5 } }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ParameterError);
+    expect((err as ParameterError).message).toMatch(/width must be an integer from 32 to 10000/);
+    expect(backend.calls).toHaveLength(0);
+  });
+
+  it('retries retryable failures per file and reports the others with the service reason', async () => {
+    const root = photos();
+    const backend = new FakeBackend({
+      fault: (name, n) => {
+        if (name === 'p0.jpg' && n <= 2) throw faults.serverError();
+        if (name === 'p1.jpg') throw faults.jobFailed();
+      },
+    });
+    const { summary, events } = await run(root, { backend });
+    expect(summary).toMatchObject({ corrected: 3, failed: 1 });
+    expect(events.filter((e) => e.type === 'retry').map((e) => (e as { rel: string }).rel)).toEqual(['p0.jpg', 'p0.jpg']);
+    const failed = summary.results.find((r) => r.status === 'failed');
+    expect(failed).toMatchObject({ rel: 'sub/p1.jpg', errorName: 'JobFailedError', jobId: 'job-1' });
+    expect(failed?.error).toMatch(/FAILED: could not decode the image/);
+    expect(existsSync(join(root, 'corrected/sub/p1.jpg'))).toBe(false);
+    // The failed file is retried on the next run; the rest are up to date.
+    const again = await run(root, { backend: new FakeBackend() });
+    expect(again.summary).toMatchObject({ corrected: 1, upToDate: 3 });
+  });
+
+  it('refuses a result that is not an image, leaving nothing behind', async () => {
+    const root = photos(1);
+    const { summary } = await run(root, { backend: new FakeBackend({ body: () => new TextEncoder().encode('<html>error</html>') }) });
+    expect(summary.results[0]).toMatchObject({ status: 'failed', errorName: 'OutputCheckError' });
+    expect(summary.results[0]?.error).toMatch(/not an image \(starts "<html>error<\/htm"\)/);
+    expect(listAll(join(root, 'corrected')).filter((f) => !f.startsWith('.pfc-manifest'))).toEqual([]);
+  });
+
+  it('cancels: no new file starts, work in flight is aborted, no partial file is left', async () => {
+    const root = photos(6);
+    const ctrl = new AbortController();
+    const backend = new FakeBackend({ delayMs: 60_000, onCall: () => backend.calls.length === 2 && ctrl.abort() });
+    const { summary, events } = await run(root, { backend, concurrency: 2, signal: ctrl.signal });
+    expect(summary).toMatchObject({ corrected: 0, cancelled: 6, interrupted: true });
+    expect(backend.calls).toHaveLength(2);
+    expect(backend.aborted).toBe(2);
+    expect(events.filter((e) => e.type === 'cancelled')).toHaveLength(2);
+    expect(existsSync(join(root, 'corrected')) ? listAll(join(root, 'corrected')) : []).toEqual([]);
+  });
+
+  it('removes temporary files left by an interrupted run', async () => {
+    const root = photos(1);
+    writeTree(root, { 'corrected/.p0.jpg.123-abc.pfc-partial': 'half a file' });
+    const { events } = await run(root, { backend: new FakeBackend() });
+    expect(events.find((e) => e.type === 'cleanup')).toEqual({ type: 'cleanup', removed: [join(root, 'corrected/.p0.jpg.123-abc.pfc-partial')] });
+    expect(listAll(join(root, 'corrected'))).toEqual(['.pfc-manifest.jsonl', 'p0.jpg']);
+  });
+
+  it('in place: keeps the original, skips on rerun, and redoes from the original when parameters change', async () => {
+    const root = tempDir();
+    const original = pngBytes(100, 100, 'the original');
+    writeTree(root, { 'a.png': original });
+    const inPlace = { output: { kind: 'in-place' as const } };
+    const first = await run(root, { backend: new FakeBackend() }, inPlace);
+    expect(first.summary.corrected).toBe(1);
+    expect(readFileSync(join(root, '.pfc-originals/a.png'))).toEqual(original);
+    expect(readFileSync(join(root, 'a.png'))).toEqual(Buffer.concat([original, CORRECTED_MARK]));
+    const mode = statSync(join(root, 'a.png')).mode;
+
+    const second = new FakeBackend();
+    expect((await run(root, { backend: second }, inPlace)).summary.upToDate).toBe(1);
+    expect(second.calls).toHaveLength(0);
+
+    const third = new FakeBackend();
+    await run(root, { backend: third, params: { outputQuality: 50 } }, inPlace);
+    expect(Buffer.from(third.calls[0]!.input)).toEqual(original);
+    expect(readFileSync(join(root, 'a.png'))).toEqual(Buffer.concat([original, CORRECTED_MARK]));
+    expect(statSync(join(root, 'a.png')).mode).toBe(mode);
+  });
+});

@@ -1,0 +1,68 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { limitViolation, sniffBytes, sniffFile } from '../src/index';
+import { jpegBytes, pngBytes, tempDir } from './helpers';
+
+const SAMPLES = join(import.meta.dirname, '../../../samples');
+
+describe('sniffFile', () => {
+  const dir = tempDir();
+  const put = (name: string, bytes: Buffer) => {
+    const p = join(dir, name);
+    writeFileSync(p, bytes);
+    return p;
+  };
+
+  it('reads a JPEG frame size behind a large APP1 (EXIF) segment', async () => {
+    const info = await sniffFile(put('big-exif.jpg', jpegBytes(4000, 3000, { app1Bytes: 60_000 })));
+    expect(info).toEqual({ format: 'jpeg', fileType: 'image', contentType: 'image/jpeg', width: 4000, height: 3000, components: 3 });
+  });
+
+  it('judges by content, not by name', async () => {
+    expect((await sniffFile(put('really-a-png.jpg', pngBytes(640, 480))))?.format).toBe('png');
+    expect((await sniffFile(put('no-extension', jpegBytes(100, 80))))?.format).toBe('jpeg');
+    expect(await sniffFile(put('fake.jpg', Buffer.from('not an image at all, just text')))).toBeUndefined();
+  });
+
+  it('tells MP4 and MOV apart and refuses HEIC (an image in an ISO-BMFF box)', () => {
+    const box = (type: string, brand: string) => Buffer.concat([Buffer.from([0, 0, 0, 24]), Buffer.from(type + brand + '\0\0\0\0isommp42', 'latin1')]);
+    expect(sniffBytes(box('ftyp', 'isom'))).toBe('mp4');
+    expect(sniffBytes(box('ftyp', 'qt  '))).toBe('mov');
+    expect(sniffBytes(box('moov', '    '))).toBe('mov');
+    expect(sniffBytes(box('ftyp', 'heic'))).toBeUndefined();
+  });
+
+  it('reads the committed samples', async () => {
+    const astronaut = await sniffFile(join(SAMPLES, 'portraits/astronaut.jpg'));
+    expect(astronaut?.format).toBe('jpeg');
+    expect(astronaut?.width).toBeGreaterThan(32);
+    const chelsea = await sniffFile(join(SAMPLES, 'objects/chelsea.png'));
+    expect(chelsea?.format).toBe('png');
+    expect(chelsea?.height).toBeGreaterThan(32);
+  });
+});
+
+describe('limitViolation', () => {
+  const img = (width: number, height: number) => ({ format: 'jpeg' as const, fileType: 'image' as const, contentType: 'image/jpeg', width, height });
+  it.each([
+    [img(20, 400), /shorter side must be at least 32/],
+    [img(2100, 100), /aspect ratio must be below 21:1/],
+    [img(100_001, 9000), /longer side must be at most 100000/],
+    [img(20_000, 10_000), /below 200 MP/],
+  ])('refuses %o', (media, message) => {
+    expect(limitViolation(media, 1000, {})).toMatch(message);
+  });
+
+  it('applies parameter-dependent limits (background removal below 30 MB)', () => {
+    expect(limitViolation(img(4000, 3000), 31 * 1024 ** 2, {})).toBeUndefined();
+    expect(limitViolation(img(4000, 3000), 31 * 1024 ** 2, { removeBackground: true })).toMatch(/below 30 MB/);
+  });
+
+  it('sends videos to the Web API only', () => {
+    const video = { format: 'mp4' as const, fileType: 'video' as const, contentType: 'video/mp4' };
+    expect(limitViolation(video, 1000, {}, 'web')).toBeUndefined();
+    expect(limitViolation(video, 1000, {}, 'container')).toMatch(/Web API only/);
+    expect(limitViolation(video, 6 * 1024 ** 3, {}, 'web')).toMatch(/5 GB/);
+  });
+});
