@@ -4,3 +4,6 @@ export * from './backend';
 export * from './contract/webapi-types';
 export * from './contract/webapi-params';
 export * from './contract/colours';
+export * from './contract/webapi-limits';
+export * from './deadline';
+export * from './webapi/index';

@@ -21,7 +21,8 @@ export class FakeFetch {
   private readonly faults: { method: string; pattern: RegExp; fault: Fault }[] = [];
 
   on(method: string, pattern: RegExp, handler: Handler): this {
-    this.routes.push({ method, pattern, handler });
+    // Later routes win, so a test can override one of FakeApi's.
+    this.routes.unshift({ method, pattern, handler });
     return this;
   }
 

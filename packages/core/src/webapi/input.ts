@@ -1,0 +1,56 @@
+/**
+ * What can be said about a `FileInput` before sending it: its MIME type and
+ * size when known, and the headers of the pre-signed PUT. Nothing here reads a
+ * stream or calls a factory, so a multi-GB input is never pulled into memory.
+ */
+import type { FileInput } from '../backend';
+import type { BodySource } from '../transport';
+
+export interface InputHints {
+  /** MIME type, when the caller knows it. */
+  contentType?: string | undefined;
+  /** Size in bytes, when the caller knows it (needed as Content-Length for streams). */
+  size?: number | undefined;
+}
+
+/** MIME type and size of an input, from the caller's hints, a Blob's own fields, or the first bytes. */
+export function inputFacts(input: FileInput, hints: InputHints = {}): { contentType?: string; size?: number } {
+  let contentType = hints.contentType;
+  let size = hints.size;
+  if (typeof Blob !== 'undefined' && input instanceof Blob) {
+    contentType ??= input.type || undefined;
+    size ??= input.size;
+  } else if (input instanceof Uint8Array) {
+    contentType ??= sniffType(input);
+    size ??= input.byteLength;
+  }
+  return { ...(contentType ? { contentType } : {}), ...(size !== undefined ? { size } : {}) };
+}
+
+/** MIME type from magic bytes: JPEG, PNG, MP4/MOV (ISO base media `ftyp`). */
+export function sniffType(bytes: Uint8Array): string | undefined {
+  if (bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff) return 'image/jpeg';
+  if (bytes[0] === 0x89 && bytes[1] === 0x50 && bytes[2] === 0x4e && bytes[3] === 0x47) return 'image/png';
+  if (bytes[4] === 0x66 && bytes[5] === 0x74 && bytes[6] === 0x79 && bytes[7] === 0x70) {
+    const brand = String.fromCharCode(...bytes.subarray(8, 12));
+    return brand === 'qt  ' ? 'video/quicktime' : 'video/mp4';
+  }
+  return undefined;
+}
+
+/** Headers of the pre-signed PUT: Content-Type when known; Content-Length for a stream of known size. */
+export function uploadHeaders(input: FileInput, facts: { contentType?: string; size?: number }): Record<string, string> {
+  const headers: Record<string, string> = {};
+  if (facts.contentType) headers['content-type'] = facts.contentType;
+  // fetch sets Content-Length itself for a Blob or bytes. A stream is sent
+  // chunked unless told its length, and pre-signed storage addresses usually
+  // refuse chunked uploads, so a caller streaming a file should pass `size`.
+  const opaque = (typeof Blob !== 'undefined' && input instanceof Blob) || input instanceof Uint8Array;
+  if (!opaque && facts.size !== undefined) headers['content-length'] = String(facts.size);
+  return headers;
+}
+
+/** The input as a transport body: a factory stays a factory (called once per attempt). */
+export function toBodySource(input: FileInput): BodySource {
+  return input as BodySource;
+}

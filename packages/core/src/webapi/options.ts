@@ -1,0 +1,82 @@
+/** Options of the Web API v2 client, and the context its resources share. */
+import type { FetchLike, RetryInfo, Transport } from '../transport';
+
+/** The vendor's public base address. */
+export const DEFAULT_BASE_URL = 'https://api.perfectlyclear.io/v2';
+
+/**
+ * How `waitForJob` spaces its status requests: the first after
+ * `initialDelayMs`, each next one `factor` times later, never more than
+ * `maxDelayMs` apart. With the defaults (150 ms, ×1.5, 2 s) the gap between
+ * polls at time t is about t/3 until it reaches 2 s (at ~6.8 s), so a finished
+ * job is noticed on average about t/6 late (≈1 s, at most 2 s, once capped);
+ * a 3 s job costs 6 status requests, a 7 s job 9 and a 9 s job 10.
+ */
+export interface PollPolicy {
+  /** Delay before the first status request, in ms. Default 150. */
+  initialDelayMs?: number;
+  /** Growth of the delay per request. Default 1.5. */
+  factor?: number;
+  /** Largest delay between two status requests, in ms. Default 2000. */
+  maxDelayMs?: number;
+}
+
+export const DEFAULT_POLL: Required<PollPolicy> = { initialDelayMs: 150, factor: 1.5, maxDelayMs: 2000 };
+
+/** The delays (ms) a poll policy produces, first to `count`-th. */
+export function pollDelays(policy: PollPolicy = {}, count = 10): number[] {
+  const p = { ...DEFAULT_POLL, ...policy };
+  const out: number[] = [];
+  let d = p.initialDelayMs;
+  for (let i = 0; i < count; i++) {
+    out.push(Math.round(Math.min(d, p.maxDelayMs)));
+    d *= p.factor;
+  }
+  return out;
+}
+
+/** Options of `WebApiClient`. Only `apiKey` is required. */
+export interface ClientOptions {
+  /** Base address including the version segment. Default `https://api.perfectlyclear.io/v2`. */
+  baseURL?: string;
+  /**
+   * The account's API key, sent as `X-API-KEY` to the base address's origin
+   * only (never to pre-signed upload addresses or public result URLs). Kept in
+   * a private field: it does not appear in errors, `JSON.stringify` or `util.inspect`.
+   */
+  apiKey: string;
+  /** The `fetch` to use. Default `globalThis.fetch`. */
+  fetch?: FetchLike;
+  /**
+   * Inactivity limit of one HTTP attempt in ms: no answer, no upload progress
+   * and no download progress for this long fails the attempt (and it is
+   * retried). Default 60 000.
+   */
+  timeout?: number;
+  /** Further attempts after 408, 429, 5xx, connection failures and timeouts. Default 4. */
+  maxRetries?: number;
+  /** First retry delay in ms, doubled each retry with ±25 % jitter. Default 250. */
+  retryBaseDelayMs?: number;
+  /** Largest retry delay and largest honoured `Retry-After`, in ms. Default 30 000. */
+  retryMaxDelayMs?: number;
+  /** How often `waitForJob` polls. Default 150 ms growing ×1.5 up to 2 s. */
+  poll?: PollPolicy;
+  /** Overall limit of `waitForJob` and of `correct()` (upload to result), in ms. Default 1 800 000 (30 min). */
+  jobTimeoutMs?: number;
+  /** Called before each retry (for logs); the error never carries the key. */
+  onRetry?: (info: RetryInfo) => void;
+  /** Timer seam for tests: waits between retries and between polls. Default `setTimeout`. */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+}
+
+export const DEFAULT_JOB_TIMEOUT_MS = 30 * 60_000;
+
+/** What the resource classes share (internal). */
+export interface WebApiContext {
+  transport: Transport;
+  poll: Required<PollPolicy>;
+  jobTimeoutMs: number;
+  sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** Whether an address is on the base address's origin (the only one that gets the key). */
+  isOwnOrigin(url: string | URL): boolean;
+}

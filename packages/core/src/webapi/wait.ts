@@ -1,0 +1,50 @@
+/** Polling a job to its end: backoff with a cap, an overall deadline, abort, a status callback. */
+import { withDeadline } from '../deadline';
+import { JobFailedError, ProtocolError } from '../errors';
+import type { JobRecord } from '../contract/webapi-types';
+import type { PollPolicy, WebApiContext } from './options';
+
+export interface WaitOptions {
+  /** Stops the polling; the promise rejects with `UserAbortError`. */
+  signal?: AbortSignal;
+  /** Called with every job record received (each poll), e.g. for a progress display. */
+  onStatus?: (job: JobRecord) => void;
+  /** Overall limit in ms; then `TimeoutError`. Default: the client's `jobTimeoutMs` (30 min). */
+  timeoutMs?: number;
+  /** Overrides the client's poll policy for this job. */
+  poll?: PollPolicy;
+}
+
+/**
+ * Poll `status` until the job leaves PENDING/PROCESSING. States outside the
+ * document are treated as still running (tolerance over guessing), bounded by
+ * the deadline. A status request that keeps failing after the transport's
+ * retries ends the wait with that error.
+ */
+export function waitForJob(
+  ctx: WebApiContext,
+  status: (signal: AbortSignal) => Promise<JobRecord>,
+  label: string,
+  options: WaitOptions,
+): Promise<JobRecord> {
+  const policy = { ...ctx.poll, ...options.poll };
+  const timeoutMs = options.timeoutMs ?? ctx.jobTimeoutMs;
+  return withDeadline(options.signal, timeoutMs, `waiting for ${label}`, async (signal) => {
+    let delay = policy.initialDelayMs;
+    for (;;) {
+      await ctx.sleep(Math.round(Math.min(delay, policy.maxDelayMs)), signal);
+      const job = await status(signal);
+      options.onStatus?.(job);
+      if (job.status === 'COMPLETED') {
+        if (typeof job.correctedFile !== 'string' || job.correctedFile === '') {
+          throw new ProtocolError(`job ${job._id} is COMPLETED without correctedFile`, job);
+        }
+        return job;
+      }
+      if (job.status === 'FAILED' || job.status === 'REJECTED') {
+        throw new JobFailedError(String(job._id), job.status, typeof job.statusText === 'string' ? job.statusText : '', job);
+      }
+      delay *= policy.factor;
+    }
+  });
+}

@@ -1,0 +1,123 @@
+import { inspect } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import {
+  AuthenticationError,
+  createWebBackend,
+  DEFAULT_BASE_URL,
+  ParameterError,
+  readAll,
+  UserAbortError,
+  WebApiClient,
+  type CorrectionBackend,
+  type CorrectionProgress,
+} from '@pfc/core';
+import { BASE, corrected, FakeApi, KEY } from './helpers/fake-api';
+import { recordingSleep } from './helpers/fake-fetch';
+
+const JPEG = new Uint8Array([0xff, 0xd8, 0xff, 0xe0, 10, 20, 30, 40]);
+
+function setup(api = new FakeApi()) {
+  const client = new WebApiClient({ apiKey: KEY, baseURL: BASE, fetch: api.fetch, sleep: recordingSleep().sleep });
+  return { api, client };
+}
+
+describe('WebApiClient options and the API key', () => {
+  it('defaults to the public base address and needs a key', () => {
+    expect(new WebApiClient({ apiKey: 'k-123', fetch: new FakeApi().fetch }).baseURL).toBe(DEFAULT_BASE_URL);
+    expect(() => new WebApiClient({ apiKey: '' })).toThrow(/needs options.apiKey/);
+  });
+
+  it('never shows the key in its printable forms', () => {
+    const { client } = setup();
+    expect(JSON.stringify(client)).toBe(`{"kind":"web","baseURL":"${BASE}"}`);
+    expect(inspect(client, { depth: 10, showHidden: true })).not.toContain(KEY);
+    expect(inspect(client.jobs, { depth: 10, showHidden: true })).not.toContain(KEY);
+    expect(String(client)).not.toContain(KEY);
+    expect(Object.values(client).map((v) => inspect(v, { depth: 10 })).join()).not.toContain(KEY);
+  });
+
+  it('keeps the key out of errors, even when the server echoes it', async () => {
+    const api = new FakeApi();
+    const wrong = 'sk-wrong-key-77777';
+    const client = new WebApiClient({ apiKey: wrong, baseURL: BASE, fetch: api.fetch });
+    const err = (await client.uploads.ticket().catch((e: unknown) => e)) as AuthenticationError;
+    expect(err).toBeInstanceOf(AuthenticationError);
+    expect(err.message).toBe('GET /v2/upload answered 401: invalid API key [redacted]');
+    for (const text of [String(err), err.stack ?? '', JSON.stringify(err), inspect(err, { depth: 10, showHidden: true })]) {
+      expect(text).not.toContain(wrong);
+    }
+    expect(api.http.calls[0]!.headers.get('x-api-key')).toBe(wrong);
+  });
+});
+
+describe('correct()', () => {
+  it('uploads, starts, polls and returns the corrected bytes with the final job', async () => {
+    const { api, client } = setup();
+    const phases: CorrectionProgress['phase'][] = [];
+    const res = await client.correct(JPEG, { outputType: 'jpg', width: 640, scale: 50 }, { onProgress: (p) => phases.push(p.phase) });
+    expect([...(await readAll(res.body))]).toEqual([...corrected(JPEG)]);
+    expect(res.backend).toBe('web');
+    expect(res.contentType).toBe('image/jpeg');
+    expect(res.job?.status).toBe('COMPLETED');
+    expect(res.warnings).toEqual(['several resize parameters were sent (width, scale); the service uses width and ignores scale']);
+    expect(res.info).toMatchObject({ jobId: 'job2', statusEndpoint: `${BASE}/status/job2` });
+    expect(phases).toEqual(['validating', 'uploading', 'queued', 'queued', 'processing', 'processing', 'downloading', 'done']);
+    const pfc = api.http.callsTo('GET', /\/pfc/)[0]!.url.searchParams;
+    expect(pfc.get('fileKey')).toBe(res.info.fileKey);
+    expect(pfc.get('width')).toBe('640');
+    expect(pfc.has('fileType')).toBe(false);
+  });
+
+  it('correctBytes collects the result and keeps the job', async () => {
+    const { client } = setup();
+    const out = await client.correctBytes(new Blob([JPEG], { type: 'image/jpeg' }), {});
+    expect([...out.bytes]).toEqual([...corrected(JPEG)]);
+    expect(out.job?._id).toBe('job2');
+  });
+
+  it('rejects bad parameters and unsupported inputs before any upload', async () => {
+    const { api, client } = setup();
+    const err = (await client.correct(JPEG, { autocropDetectOnly: true, bgShadow: 'soft' }).catch((e: unknown) => e)) as ParameterError;
+    expect(err).toBeInstanceOf(ParameterError);
+    expect(err.message).toBe('autocropDetectOnly requires autocrop=true; bgShadow requires removeBackground=true');
+    const gif = new Blob([new Uint8Array([0x47, 0x49, 0x46])], { type: 'image/gif' });
+    await expect(client.correct(gif, {})).rejects.toThrow('a image input must be image/jpeg or image/png (got image/gif)');
+    await expect(client.correct(JPEG, { removeBackground: true }, { size: 31 * 1024 ** 2 })).rejects.toThrow(/background removal needs an input below 30 MB/);
+    await expect(client.correct(JPEG, { fileKey: '1b4e28ba-2fa1-11d2-883f-0016d3cca427' })).rejects.toThrow(/fileKey is set by correct\(\)/);
+    await expect(client.correct(JPEG, { fileType: 'image' }, { fileType: 'video' })).rejects.toThrow(/fileType is image in the parameters but video/);
+    expect(api.http.calls).toHaveLength(0);
+  });
+
+  it('sends a video as fileType=video on both the ticket and the job', async () => {
+    const { api, client } = setup();
+    const mp4 = new Uint8Array([0, 0, 0, 0x18, 0x66, 0x74, 0x79, 0x70, 0x69, 0x73, 0x6f, 0x6d]);
+    await client.correctBytes(mp4, {});
+    expect(api.http.callsTo('GET', /\/upload/)[0]!.url.searchParams.get('fileType')).toBe('video');
+    expect(api.http.callsTo('GET', /\/pfc/)[0]!.url.searchParams.get('fileType')).toBe('video');
+  });
+
+  it('aborts during polling and sends nothing afterwards', async () => {
+    const api = new FakeApi();
+    api.script = ['PROCESSING'];
+    const { client } = setup(api);
+    const ctrl = new AbortController();
+    const err = await client
+      .correct(JPEG, {}, { signal: ctrl.signal, onProgress: (p) => p.phase === 'processing' && ctrl.abort() })
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(UserAbortError);
+    const n = api.http.calls.length;
+    await new Promise((r) => setTimeout(r, 20));
+    expect(api.http.calls.length).toBe(n);
+  });
+
+  it('is a CorrectionBackend that hosts can use without knowing the client', async () => {
+    const backend: CorrectionBackend = createWebBackend({ apiKey: KEY, baseURL: BASE, fetch: new FakeApi().fetch, sleep: recordingSleep().sleep });
+    expect(backend.kind).toBe('web');
+    expect(backend.validate({ width: 10 }).errors[0]?.param).toBe('width');
+    const res = await backend.correct(JPEG, { preset: 'none' });
+    expect((await readAll(res.body)).byteLength).toBe(JPEG.byteLength);
+    const presets = [];
+    for await (const p of backend.listPresets!()) presets.push(p);
+    expect(presets).toEqual([]);
+  });
+});
