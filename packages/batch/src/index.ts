@@ -17,3 +17,5 @@ export { fileInputFromPath, writeStreamAtomic, copyFileAtomic, removePartials, t
 export { hashFile } from './hash';
 export { verifyOutput, OutputCheckError } from './verify';
 export { BatchUsageError } from './errors';
+export { writeReport, type ReportOptions, type Thumbnail } from './report';
+export { formatBytes, formatDuration } from './format';

@@ -1,0 +1,79 @@
+/**
+ * The before/after report: one self-contained HTML file (thumbnails embedded
+ * as data URIs, no external resource) that a person opens in a browser.
+ */
+import { rename, rm, writeFile, mkdir } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import sharp from 'sharp';
+import type { PfcParams } from '@pfc/core';
+import type { BatchSummary, FileResult } from './events';
+import { partialPath } from './paths';
+import { renderReport, type ReportCard } from './report-html';
+
+export interface ReportOptions {
+  /** Page title. Default "Perfectly Clear batch report". */
+  title?: string;
+  /** Backend shown in the header (e.g. "embedded emulator"). Never a credential. */
+  backend?: string;
+  /** Parameters of the run, as given. */
+  params?: PfcParams;
+  /** Longest side of the thumbnails in pixels. Default 360. */
+  thumbnailPx?: number;
+  /** Files shown with thumbnails; the rest are listed without, to keep the page small. Default 500. */
+  maxThumbnails?: number;
+}
+
+/** Write the report for a finished run to `path` (temporary file + rename). Returns the absolute path. */
+export async function writeReport(path: string, summary: BatchSummary, options: ReportOptions = {}): Promise<string> {
+  const dest = resolve(path);
+  const px = options.thumbnailPx ?? 360;
+  const max = options.maxThumbnails ?? 500;
+  const cards: ReportCard[] = [];
+  for (const [i, r] of summary.results.entries()) {
+    const withThumbs = i < max && r.media.fileType === 'image';
+    const before = withThumbs ? await thumbnail(r.backup && (r.status === 'corrected' || r.status === 'up-to-date') ? r.backup : r.input, px) : undefined;
+    const after = withThumbs && (r.status === 'corrected' || r.status === 'up-to-date') ? await thumbnail(r.output, px) : undefined;
+    cards.push({ result: r, before, after });
+  }
+  const html = renderReport({
+    title: options.title ?? 'Perfectly Clear batch report',
+    generatedAt: new Date(),
+    backend: options.backend,
+    params: options.params ?? {},
+    summary,
+    cards,
+    reportDir: dirname(dest),
+  });
+  await mkdir(dirname(dest), { recursive: true });
+  const tmp = partialPath(dest);
+  try {
+    await writeFile(tmp, html);
+    await rename(tmp, dest);
+  } catch (err) {
+    await rm(tmp, { force: true });
+    throw err;
+  }
+  return dest;
+}
+
+/** A thumbnail as a data URI with the image's own size, or undefined when it cannot be read. */
+export interface Thumbnail {
+  dataUri: string;
+  width: number;
+  height: number;
+}
+
+async function thumbnail(file: string, px: number): Promise<Thumbnail | undefined> {
+  try {
+    const img = sharp(file, { failOn: 'none' });
+    const meta = await img.metadata();
+    // WebP keeps the alpha of background-removed results; EXIF orientation is applied first.
+    const buf = await img.rotate().resize({ width: px, height: px, fit: 'inside', withoutEnlargement: true }).webp({ quality: 72 }).toBuffer();
+    const swap = (meta.orientation ?? 1) >= 5;
+    return { dataUri: `data:image/webp;base64,${buf.toString('base64')}`, width: (swap ? meta.height : meta.width) ?? 0, height: (swap ? meta.width : meta.height) ?? 0 };
+  } catch {
+    return undefined;
+  }
+}
+
+export type { FileResult };
