@@ -218,6 +218,8 @@ export class Transport {
       link.arm(timeout + opaqueSize(body) * OPAQUE_BODY_MS_PER_BYTE);
       if (link.signal.aborted) throw new UserAbortError();
       res = await this.fetchImpl(url.href, init);
+      // The answer has come; from here the timer runs only while a body read waits on the network.
+      link.disarm();
     } catch (err) {
       const e = link.failure(err);
       link.release();

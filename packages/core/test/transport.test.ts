@@ -161,6 +161,25 @@ describe('Transport abort and timeouts', () => {
     await expect(res.text()).rejects.toBeInstanceOf(TimeoutError);
   });
 
+  it('does not time out a body the consumer is slow to start reading', async () => {
+    // Like a real fetch, the body fails once the request's signal has aborted.
+    const http = new FakeFetch().on('GET', /\/late/, (req) =>
+      new Response(
+        new ReadableStream<Uint8Array>({
+          pull: (c) => {
+            if (req.signal.aborted) return c.error(req.signal.reason);
+            c.enqueue(new TextEncoder().encode('still here'));
+            c.close();
+          },
+        }, { highWaterMark: 0 }),
+      ),
+    );
+    const t = new Transport({ baseURL: BASE, fetch: http.fetch, timeout: 20 });
+    const res = await t.request('/late');
+    await new Promise((r) => setTimeout(r, 100)); // the consumer is busy elsewhere, longer than the timeout
+    await expect(res.text()).resolves.toBe('still here');
+  });
+
   it('leaves no abort listeners on a long-lived signal after many requests', async () => {
     const http = new FakeFetch()
       .on('GET', /\/ok/, () => json({ ok: true }))
