@@ -1,0 +1,149 @@
+/**
+ * The commands of package.json's `contributes.commands`, wired to the run,
+ * the keys, the report and the preset upload. One run at a time.
+ */
+import { ParameterError } from '@pfc/core';
+import type * as vscode from 'vscode';
+import { resolveBackend, type BackendFactories } from './backend';
+import { clearKeys, KeyStore, promptAndStoreKey } from './keys';
+import type { Log } from './log';
+import { ensureBackend } from './onboarding';
+import { showReport } from './report';
+import { correct, type LastRun, type RunRequest } from './run';
+import { settingsFrom, SettingsError } from './settings';
+import { ACTION_OPEN, ACTION_REPORT, ACTION_RETRY, summaryMessage } from './summary';
+import { uploadPreset } from './upload-preset';
+import type { ExtensionHost, VscodeApi } from './vscode-api';
+
+const IMAGE_FILTERS = { 'Images and videos': ['jpg', 'jpeg', 'png', 'mp4', 'mov'] };
+
+/** The extension's state and its command handlers. */
+export class Commands {
+  readonly keys: KeyStore;
+  private running = false;
+  private last: LastRun | undefined;
+  private panel: vscode.WebviewPanel | undefined;
+
+  constructor(
+    private readonly api: VscodeApi,
+    private readonly host: ExtensionHost,
+    private readonly log: Log,
+    private readonly status: vscode.StatusBarItem,
+    private readonly factories?: BackendFactories,
+  ) {
+    this.keys = new KeyStore(host.secrets);
+  }
+
+  /** Register every command; disposables go to the extension's subscriptions. */
+  register(): void {
+    const table: Record<string, (...args: unknown[]) => unknown> = {
+      'pfc.correctFolder': (uri, uris) => this.correctFolder(uri as vscode.Uri | undefined, uris as vscode.Uri[] | undefined),
+      'pfc.correctFiles': (uri, uris) => this.correctFiles(uri as vscode.Uri | undefined, uris as vscode.Uri[] | undefined),
+      'pfc.uploadPreset': (uri) => this.uploadPreset(uri as vscode.Uri | undefined),
+      'pfc.setApiKey': () => promptAndStoreKey(this.api, this.keys, 'apiKey'),
+      'pfc.setBgrLicenceKey': () => promptAndStoreKey(this.api, this.keys, 'bgrLicenceKey'),
+      'pfc.clearKeys': () => clearKeys(this.api, this.keys),
+      'pfc.showReport': () => this.showReport(),
+      'pfc.retryFailed': () => this.retryFailed(),
+      'pfc.showLog': () => this.log.show(),
+    };
+    for (const [id, fn] of Object.entries(table)) {
+      this.host.subscriptions.push(this.api.commands.registerCommand(id, (...args: unknown[]) => this.guard(() => fn(...args))));
+    }
+  }
+
+  /** Errors become one notification and one log line (keys are scrubbed by the log and never in core's messages). */
+  private async guard(fn: () => unknown): Promise<unknown> {
+    try {
+      return await fn();
+    } catch (err) {
+      const message = err instanceof SettingsError || err instanceof ParameterError ? err.message : err instanceof Error ? err.message : String(err);
+      this.log.line(`error: ${message}`);
+      const text = message.startsWith('Perfectly Clear') ? message : `Perfectly Clear: ${message}`;
+      const choice = await this.api.window.showErrorMessage(text, ...(err instanceof SettingsError ? ['Open Settings'] : ['Show Log']));
+      if (choice === 'Open Settings') void this.api.commands.executeCommand('workbench.action.openSettings', 'pfc.');
+      if (choice === 'Show Log') this.log.show();
+      return undefined;
+    }
+  }
+
+  async correctFolder(uri?: vscode.Uri, uris?: vscode.Uri[]): Promise<LastRun | undefined> {
+    let targets = uris && uris.length > 0 ? uris : uri ? [uri] : undefined;
+    targets ??= await this.api.window.showOpenDialog({ canSelectFolders: true, canSelectFiles: false, canSelectMany: true, openLabel: 'Correct Images in Folder' });
+    if (!targets || targets.length === 0) return undefined;
+    return this.run({ inputs: targets.map((u) => u.fsPath) });
+  }
+
+  async correctFiles(uri?: vscode.Uri, uris?: vscode.Uri[]): Promise<LastRun | undefined> {
+    let targets = uris && uris.length > 0 ? uris : uri ? [uri] : undefined;
+    targets ??= await this.api.window.showOpenDialog({ canSelectFolders: false, canSelectFiles: true, canSelectMany: true, filters: IMAGE_FILTERS, openLabel: 'Correct' });
+    if (!targets || targets.length === 0) return undefined;
+    return this.run({ inputs: targets.map((u) => u.fsPath) });
+  }
+
+  async retryFailed(): Promise<LastRun | undefined> {
+    const last = this.last;
+    const failed = last?.summary.results.filter((r) => r.status === 'failed').map((r) => r.input) ?? [];
+    if (!last || failed.length === 0) {
+      void this.api.window.showInformationMessage('Perfectly Clear: the last run has no failed files.');
+      return undefined;
+    }
+    return this.run({ inputs: last.inputs, retry: { only: failed, mode: last.mode, params: last.params } });
+  }
+
+  showReport(): void {
+    if (!this.last) {
+      void this.api.window.showInformationMessage('Perfectly Clear: no run yet in this window.');
+      return;
+    }
+    const s = this.last.summary;
+    const roots = [...new Set([...this.last.inputs.map((p) => p), ...s.outputRoots, ...s.results.flatMap((r) => [r.input, r.output, ...(r.backup ? [r.backup] : [])].map((p) => p.slice(0, p.lastIndexOf('/') + 1) || p))])];
+    this.panel = showReport(this.api, s, roots.map((p) => this.api.Uri.file(p)), this.panel);
+    this.panel.onDidDispose(() => (this.panel = undefined));
+  }
+
+  async uploadPreset(uri?: vscode.Uri): Promise<string | undefined> {
+    let target = uri;
+    if (!target) target = (await this.api.window.showOpenDialog({ canSelectFiles: true, canSelectMany: false, filters: { Presets: ['preset'] }, openLabel: 'Upload Preset' }))?.[0];
+    if (!target) return undefined;
+    const settings = settingsFrom(this.api);
+    const resolved = await ensureBackend({ api: this.api, keys: this.keys }, settings, (s) => resolveBackend(s, this.keys, this.factories ? { factories: this.factories } : {}));
+    if (!resolved) return undefined;
+    return uploadPreset(this.api, this.log, resolved.backend, target.fsPath);
+  }
+
+  private async run(req: RunRequest): Promise<LastRun | undefined> {
+    if (this.running) {
+      void this.api.window.showInformationMessage('Perfectly Clear: a run is already in progress; cancel it from its notification first.');
+      return undefined;
+    }
+    this.running = true;
+    try {
+      this.log.setSecrets(await this.keys.values());
+      const last = await correct({ api: this.api, keys: this.keys, log: this.log, status: this.status, ...(this.factories ? { factories: this.factories } : {}) }, req);
+      if (!last) return undefined;
+      this.last = last;
+      const s = last.summary;
+      void this.api.commands.executeCommand('setContext', 'pfc.hasReport', true);
+      void this.api.commands.executeCommand('setContext', 'pfc.hasFailed', s.failed > 0);
+      const msg = summaryMessage(s);
+      this.log.line(msg.text);
+      // The run is over when the summary shows; the buttons are handled without holding the command open.
+      void this.onSummary(msg, last);
+      return last;
+    } finally {
+      this.running = false;
+    }
+  }
+
+  private async onSummary(msg: ReturnType<typeof summaryMessage>, last: LastRun): Promise<void> {
+    const show = msg.severity === 'warning' ? this.api.window.showWarningMessage.bind(this.api.window, msg.text, {}) : this.api.window.showInformationMessage.bind(this.api.window, msg.text);
+    const choice = await show(...msg.actions);
+    if (choice === ACTION_REPORT) this.showReport();
+    else if (choice === ACTION_RETRY) await this.guard(() => this.retryFailed());
+    else if (choice === ACTION_OPEN) {
+      const root = last.summary.outputRoots[0];
+      if (root) await this.api.commands.executeCommand('revealInExplorer', this.api.Uri.file(root));
+    }
+  }
+}

@@ -1,0 +1,24 @@
+/**
+ * Entry point. Activation is lazy (on the first Perfectly Clear command) and
+ * does nothing slow: it registers commands and creates the Output channel and
+ * the status-bar item. The time it takes is logged for the benchmark.
+ */
+import * as vscode from 'vscode';
+import { Commands } from './commands';
+import { Log } from './log';
+import type { VscodeApi } from './vscode-api';
+
+export function activate(context: vscode.ExtensionContext): void {
+  const t0 = performance.now();
+  const api: VscodeApi = vscode;
+  const channel = vscode.window.createOutputChannel('Perfectly Clear');
+  const status = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Left, 10);
+  context.subscriptions.push(channel, status);
+  const log = new Log(channel);
+  new Commands(api, context, log, status).register();
+  log.line(`activated in ${(performance.now() - t0).toFixed(1)} ms`);
+}
+
+export function deactivate(): void {
+  // Nothing to release: runs end with their notification, disposables with the context.
+}

@@ -1,0 +1,88 @@
+/**
+ * Turns the batch engine's events into what the user sees while it runs: the
+ * progress notification (done/total, current file), the status-bar text and
+ * one Output-channel line per file event.
+ */
+import type { BatchEvent } from '@pfc/batch';
+
+/** Counts of the planned files; `done` includes corrected, failed, up-to-date and cancelled. */
+export class ProgressModel {
+  done = 0;
+  corrected = 0;
+  failed = 0;
+  upToDate = 0;
+  current: string | undefined;
+  private readonly inFlight = new Set<string>();
+
+  constructor(readonly total: number) {}
+
+  /** Apply one event; returns the percentage increment to report (0 when nothing finished). */
+  apply(e: BatchEvent): number {
+    switch (e.type) {
+      case 'start':
+        this.inFlight.add(e.rel);
+        this.current = e.rel;
+        return 0;
+      case 'corrected':
+        this.corrected++;
+        return this.finish(e.rel);
+      case 'failed':
+        this.failed++;
+        return this.finish(e.rel);
+      case 'cancelled':
+        return this.finish(e.rel);
+      case 'skipped':
+        // Only up-to-date files were planned; excluded paths never counted in `total`.
+        if (e.code !== 'up-to-date' || e.rel === undefined) return 0;
+        this.upToDate++;
+        return this.finish(e.rel);
+      default:
+        return 0;
+    }
+  }
+
+  private finish(rel: string): number {
+    this.inFlight.delete(rel);
+    if (this.current === rel) this.current = [...this.inFlight][0];
+    this.done++;
+    return this.total > 0 ? 100 / this.total : 0;
+  }
+
+  /** "3/10 · holiday/beach.jpg". */
+  message(): string {
+    return `${this.done}/${this.total}${this.current ? ` · ${this.current}` : ''}`;
+  }
+
+  /** Status-bar text with a spinning icon. */
+  statusText(): string {
+    return `$(sync~spin) PFC ${this.done}/${this.total}`;
+  }
+}
+
+function kb(bytes: number): string {
+  return bytes >= 1024 * 1024 ? `${(bytes / 1024 / 1024).toFixed(1)} MB` : `${Math.max(1, Math.round(bytes / 1024))} KB`;
+}
+
+/** The Output-channel line of an event, or undefined for events not worth a line. */
+export function logLine(e: BatchEvent): string | undefined {
+  switch (e.type) {
+    case 'plan':
+      return `plan: ${e.files} file(s), ${kb(e.bytes)}, ${e.excluded} path(s) left out; backend ${e.backend}, ${e.concurrency} at once; output in ${e.outputRoots.join(', ') || '(nothing to write)'}`;
+    case 'cleanup':
+      return `removed ${e.removed.length} temporary file(s) of an interrupted run`;
+    case 'skipped':
+      return `skipped ${e.rel ?? e.input}: ${e.reason}`;
+    case 'start':
+      return `start ${e.rel} (${kb(e.bytes)}, ${e.reason})`;
+    case 'phase':
+      return undefined;
+    case 'retry':
+      return `retry ${e.rel} (attempt ${e.attempt} in ${Math.round(e.delayMs)} ms): ${e.error}`;
+    case 'corrected':
+      return `corrected ${e.rel} → ${e.output} (${kb(e.bytesIn)} → ${kb(e.bytesOut)}, ${(e.durationMs / 1000).toFixed(1)} s${e.jobId ? `, job ${e.jobId}` : ''})${e.warnings.length ? ` — ${e.warnings.join('; ')}` : ''}`;
+    case 'failed':
+      return `FAILED ${e.rel}: ${e.error}${e.jobId ? ` (job ${e.jobId})` : ''}`;
+    case 'cancelled':
+      return `cancelled ${e.rel}`;
+  }
+}

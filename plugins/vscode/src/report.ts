@@ -1,0 +1,62 @@
+/**
+ * "Show Report": the last run's before/after view in a webview. Images are
+ * served from disk through `asWebviewUri` (no copies, no re-encoding); the page
+ * runs no script, and its Content-Security-Policy allows only those images.
+ */
+import type * as vscode from 'vscode';
+import type { BatchSummary, FileResult } from '@pfc/batch';
+import type { VscodeApi } from './vscode-api';
+
+function esc(s: string): string {
+  return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+}
+
+function kb(n: number | undefined): string {
+  return n === undefined ? '' : `${(n / 1024).toFixed(0)} KB`;
+}
+
+function cell(r: FileResult, path: string, src: (path: string) => string, show: boolean): string {
+  if (!show) return '<td class="none">—</td>';
+  if (r.media.fileType === 'video') return `<td class="none">video (${esc(path.split(/[\\/]/).pop() ?? path)})</td>`;
+  return `<td><img src="${esc(src(path))}" alt="${esc(path)}" loading="lazy"></td>`;
+}
+
+/** The report page. `src` maps a file path to a webview address; `cspSource` is `webview.cspSource`. */
+export function renderReport(summary: BatchSummary, src: (path: string) => string, cspSource: string): string {
+  const rows = summary.results.map((r) => {
+    const hasOutput = r.status === 'corrected' || r.status === 'up-to-date';
+    const params = Object.entries(r.params).map(([k, v]) => `${k}=${String(v)}`).join(', ');
+    const detail = r.status === 'failed' ? esc(r.error ?? 'failed') : r.warnings.map(esc).join('<br>');
+    const timing = r.durationMs !== undefined ? `${(r.durationMs / 1000).toFixed(1)} s` : '';
+    return `<tr class="${r.status}"><th scope="row">${esc(r.rel)}<div class="meta">${esc(params)}</div></th>`
+      + `${cell(r, r.backup ?? r.input, src, r.status !== 'corrected' || r.output !== r.input || r.backup !== undefined)}${cell(r, r.output, src, hasOutput)}`
+      + `<td>${esc(r.status)}<div class="meta">${kb(r.bytesIn)} → ${kb(r.bytesOut)} ${timing}</div><div class="meta">${detail}</div></td></tr>`;
+  });
+  const head = `${summary.corrected} corrected, ${summary.upToDate} up to date, ${summary.failed} failed, ${summary.cancelled} not finished, ${summary.excluded} left out — ${(summary.durationMs / 1000).toFixed(1)} s`;
+  return `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; img-src ${cspSource}; style-src 'unsafe-inline';">
+<meta name="viewport" content="width=device-width, initial-scale=1"><title>Perfectly Clear report</title>
+<style>
+body{font-family:var(--vscode-font-family);color:var(--vscode-foreground);background:var(--vscode-editor-background);padding:0 1em}
+table{border-collapse:collapse;width:100%}th,td{border-bottom:1px solid var(--vscode-panel-border);padding:.4em;vertical-align:top;text-align:left}
+img{max-width:320px;max-height:240px;display:block}.meta{opacity:.75;font-size:.85em;font-weight:normal}.failed td:last-child{color:var(--vscode-errorForeground)}
+</style></head><body><h1>Perfectly Clear report</h1><p id="summary">${esc(head)}</p>
+<table><thead><tr><th>File</th><th>Before</th><th>After</th><th>Result</th></tr></thead><tbody>
+${rows.join('\n')}
+</tbody></table></body></html>`;
+}
+
+/** Open (or refresh) the report panel for a run. */
+export function showReport(api: VscodeApi, summary: BatchSummary, roots: readonly vscode.Uri[], existing?: vscode.WebviewPanel): vscode.WebviewPanel {
+  const panel = existing ?? api.window.createWebviewPanel('pfc.report', 'Perfectly Clear Report', api.ViewColumn.Active, {
+    enableScripts: false,
+    localResourceRoots: [...roots],
+  });
+  if (existing) {
+    panel.webview.options = { enableScripts: false, localResourceRoots: [...roots] };
+    panel.reveal();
+  }
+  const webview = panel.webview;
+  panel.webview.html = renderReport(summary, (p) => webview.asWebviewUri(api.Uri.file(p)).toString(), webview.cspSource);
+  return panel;
+}

@@ -1,0 +1,202 @@
+/**
+ * The extension's settings (`contributes.configuration` in package.json), read
+ * into one typed object and checked: a bad value is named with its allowed
+ * range before anything is planned or uploaded.
+ */
+import { validatePfcParams, type ParamIssue, type PfcParams } from '@pfc/core';
+import { join, resolve, sep } from 'node:path';
+import { DEFAULT_OUTPUT_DIR, type OutputMode } from '@pfc/batch';
+import type { VscodeApi } from './vscode-api';
+
+export const BACKENDS = ['hosted', 'container', 'container+bgr', 'emulator'] as const;
+export type BackendSetting = (typeof BACKENDS)[number];
+export const OUTPUT_MODES = ['folder', 'suffix', 'in-place'] as const;
+export type OutputModeSetting = (typeof OUTPUT_MODES)[number];
+
+/** Every setting under `pfc.*`, with package.json's defaults. */
+export interface ExtensionSettings {
+  /** Default `hosted`. */
+  backend: BackendSetting;
+  /** Default `https://api.perfectlyclear.io/v2`. */
+  webApiUrl: string;
+  /** Default `http://127.0.0.1:8081`. */
+  containerUrl: string;
+  /** Default `http://127.0.0.1:8082`. */
+  bgrUrl: string;
+  /** Default `http://127.0.0.1:8080/v2`. */
+  emulatorUrl: string;
+  /** Default Web API parameters of every job, validated. Default `{}`. */
+  parameters: PfcParams;
+  /** Preset selected first in the picker. Default `Universal`. */
+  defaultPreset: string;
+  /** Default `folder`. */
+  outputMode: OutputModeSetting;
+  /** Ask the output mode each run. Default false. */
+  askOutputEachRun: boolean;
+  /** Default `corrected`. */
+  outputFolderName: string;
+  /** Default `_pfc`. */
+  outputSuffix: string;
+  /** Files at once, 1–16. Default 2. */
+  concurrency: number;
+  /** Confirm above this many files on a paid backend; 0 never asks. Default 50. */
+  confirmAboveFiles: number;
+  /** Skip up-to-date outputs. Default true. */
+  skipAlreadyCorrected: boolean;
+}
+
+/** `WorkspaceConfiguration.get` of the `pfc` section, or a fake of it. */
+export type ConfigGetter = <T>(key: string) => T | undefined;
+
+export const DEFAULT_SETTINGS: Readonly<ExtensionSettings> = {
+  backend: 'hosted',
+  webApiUrl: 'https://api.perfectlyclear.io/v2',
+  containerUrl: 'http://127.0.0.1:8081',
+  bgrUrl: 'http://127.0.0.1:8082',
+  emulatorUrl: 'http://127.0.0.1:8080/v2',
+  parameters: {},
+  defaultPreset: 'Universal',
+  outputMode: 'folder',
+  askOutputEachRun: false,
+  outputFolderName: 'corrected',
+  outputSuffix: '_pfc',
+  concurrency: 2,
+  confirmAboveFiles: 50,
+  skipAlreadyCorrected: true,
+};
+
+/** A rejected setting; `setting` is its full id (`pfc.concurrency`). */
+export interface SettingIssue {
+  setting: string;
+  message: string;
+}
+
+export class SettingsError extends Error {
+  override name = 'SettingsError';
+  constructor(readonly issues: SettingIssue[]) {
+    super(`Invalid Perfectly Clear settings: ${issues.map((i) => i.message).join('; ')}`);
+  }
+}
+
+function isOneOf<T extends string>(values: readonly T[], v: unknown): v is T {
+  return typeof v === 'string' && (values as readonly string[]).includes(v);
+}
+
+function checkUrl(name: string, value: unknown, issues: SettingIssue[]): string | undefined {
+  if (typeof value !== 'string') return undefined;
+  try {
+    const u = new URL(value);
+    if (u.protocol === 'http:' || u.protocol === 'https:') return value.replace(/\/+$/, '');
+  } catch {
+    // fall through to the issue below
+  }
+  issues.push({ setting: `pfc.${name}`, message: `pfc.${name} must be an http(s) address (got ${JSON.stringify(value)})` });
+  return undefined;
+}
+
+function intIn(name: string, value: unknown, min: number, max: number, issues: SettingIssue[]): number | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max) return value;
+  issues.push({ setting: `pfc.${name}`, message: `pfc.${name} must be an integer from ${min} to ${max} (got ${JSON.stringify(value)})` });
+  return undefined;
+}
+
+/** Read and check every setting; throws `SettingsError` naming each bad one. */
+export function readSettings(get: ConfigGetter): ExtensionSettings {
+  const issues: SettingIssue[] = [];
+  const s: ExtensionSettings = { ...DEFAULT_SETTINGS };
+
+  const backend = get<unknown>('backend');
+  if (backend !== undefined) {
+    if (isOneOf(BACKENDS, backend)) s.backend = backend;
+    else issues.push({ setting: 'pfc.backend', message: `pfc.backend must be one of ${BACKENDS.join(', ')} (got ${JSON.stringify(backend)})` });
+  }
+  for (const key of ['webApiUrl', 'containerUrl', 'bgrUrl', 'emulatorUrl'] as const) {
+    const v = checkUrl(key, get<unknown>(key), issues);
+    if (v !== undefined) s[key] = v;
+  }
+
+  const params = get<unknown>('parameters');
+  if (params !== undefined && params !== null) {
+    if (typeof params !== 'object' || Array.isArray(params)) {
+      issues.push({ setting: 'pfc.parameters', message: 'pfc.parameters must be an object of Web API parameters' });
+    } else {
+      // fileKey and fileType are set per file by the engine, never by the user.
+      const { fileKey: _k, fileType: _t, ...rest } = params as Record<string, unknown>;
+      const check = validatePfcParams(rest, { requireFileKey: false });
+      for (const e of check.errors) issues.push({ setting: 'pfc.parameters', message: `pfc.parameters: ${e.message}` });
+      if (check.errors.length === 0) s.parameters = check.params;
+    }
+  }
+
+  const preset = get<unknown>('defaultPreset');
+  if (typeof preset === 'string' && preset.trim() !== '') s.defaultPreset = preset.trim();
+
+  const mode = get<unknown>('output.mode');
+  if (mode !== undefined) {
+    if (isOneOf(OUTPUT_MODES, mode)) s.outputMode = mode;
+    else issues.push({ setting: 'pfc.output.mode', message: `pfc.output.mode must be one of ${OUTPUT_MODES.join(', ')} (got ${JSON.stringify(mode)})` });
+  }
+  const ask = get<unknown>('output.askEachRun');
+  if (typeof ask === 'boolean') s.askOutputEachRun = ask;
+
+  const folder = get<unknown>('output.folderName');
+  if (folder !== undefined) {
+    if (typeof folder === 'string' && folder.trim() !== '' && !/[/\\]/.test(folder) && folder !== '.' && folder !== '..') s.outputFolderName = folder.trim();
+    else issues.push({ setting: 'pfc.output.folderName', message: `pfc.output.folderName must be a folder name without slashes (got ${JSON.stringify(folder)})` });
+  }
+  const suffix = get<unknown>('output.suffix');
+  if (suffix !== undefined) {
+    if (typeof suffix === 'string' && suffix !== '' && !/[/\\]/.test(suffix)) s.outputSuffix = suffix;
+    else issues.push({ setting: 'pfc.output.suffix', message: `pfc.output.suffix must be non-empty text without slashes (got ${JSON.stringify(suffix)})` });
+  }
+
+  s.concurrency = intIn('concurrency', get<unknown>('concurrency'), 1, 16, issues) ?? s.concurrency;
+  s.confirmAboveFiles = intIn('confirmAboveFiles', get<unknown>('confirmAboveFiles'), 0, Number.MAX_SAFE_INTEGER, issues) ?? s.confirmAboveFiles;
+  const skip = get<unknown>('skipAlreadyCorrected');
+  if (typeof skip === 'boolean') s.skipAlreadyCorrected = skip;
+
+  if (issues.length > 0) throw new SettingsError(issues);
+  return s;
+}
+
+/** The current `pfc.*` settings of the window, checked. */
+export function settingsFrom(api: Pick<VscodeApi, 'workspace'>): ExtensionSettings {
+  const cfg = api.workspace.getConfiguration('pfc');
+  return readSettings((key) => cfg.get(key));
+}
+
+/**
+ * The batch engine's output mode for a setting. `bases` are the folders the
+ * inputs' trees start at (a folder input itself, a file input's folder). With
+ * the default folder name each folder gets its own `<folder>/corrected`; with
+ * another name, the outputs go under `<common folder of the bases>/<name>`.
+ */
+export function outputModeOf(mode: OutputModeSetting, s: Pick<ExtensionSettings, 'outputFolderName' | 'outputSuffix'>, bases: readonly string[]): OutputMode {
+  switch (mode) {
+    case 'folder':
+      return s.outputFolderName === DEFAULT_OUTPUT_DIR ? { kind: 'mirror' } : { kind: 'mirror', dir: join(commonFolder(bases), s.outputFolderName) };
+    case 'suffix':
+      return { kind: 'suffix', suffix: s.outputSuffix };
+    case 'in-place':
+      return { kind: 'in-place' };
+  }
+}
+
+/** Parameter issues as setting issues (for messages). */
+export function paramIssuesText(issues: readonly ParamIssue[]): string {
+  return issues.map((i) => i.message).join('; ');
+}
+
+/** The deepest folder containing every path (absolute paths). */
+export function commonFolder(paths: readonly string[]): string {
+  const split = paths.map((p) => resolve(p).split(sep));
+  const first = split[0] ?? [];
+  let n = first.length;
+  for (const parts of split.slice(1)) {
+    let i = 0;
+    while (i < n && i < parts.length && parts[i] === first[i]) i++;
+    n = i;
+  }
+  return first.slice(0, n).join(sep) || sep;
+}

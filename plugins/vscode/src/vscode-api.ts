@@ -1,0 +1,48 @@
+/**
+ * The few parts of the `vscode` API this extension uses, as one typed seam.
+ * `extension.ts` passes the real module; unit tests pass a typed fake. Only
+ * `extension.ts` imports `vscode` at run time, so every other module loads in
+ * plain Node (vitest) without a VS Code.
+ */
+import type * as vscode from 'vscode';
+
+export interface VscodeWindow {
+  showQuickPick<T extends vscode.QuickPickItem>(items: readonly T[] | Thenable<readonly T[]>, options?: vscode.QuickPickOptions): Thenable<T | undefined>;
+  showInputBox(options?: vscode.InputBoxOptions): Thenable<string | undefined>;
+  showInformationMessage<T extends string>(message: string, ...items: T[]): Thenable<T | undefined>;
+  showInformationMessage<T extends string>(message: string, options: vscode.MessageOptions, ...items: T[]): Thenable<T | undefined>;
+  showWarningMessage<T extends string>(message: string, options: vscode.MessageOptions, ...items: T[]): Thenable<T | undefined>;
+  showErrorMessage<T extends string>(message: string, ...items: T[]): Thenable<T | undefined>;
+  showOpenDialog(options?: vscode.OpenDialogOptions): Thenable<vscode.Uri[] | undefined>;
+  withProgress<R>(
+    options: vscode.ProgressOptions,
+    task: (progress: vscode.Progress<{ message?: string; increment?: number }>, token: vscode.CancellationToken) => Thenable<R>,
+  ): Thenable<R>;
+  createOutputChannel(name: string): vscode.OutputChannel;
+  createStatusBarItem(alignment?: vscode.StatusBarAlignment, priority?: number): vscode.StatusBarItem;
+  createWebviewPanel(viewType: string, title: string, showOptions: vscode.ViewColumn, options?: vscode.WebviewPanelOptions & vscode.WebviewOptions): vscode.WebviewPanel;
+}
+
+export interface VscodeApi {
+  window: VscodeWindow;
+  workspace: {
+    getConfiguration(section?: string, scope?: vscode.ConfigurationScope | null): vscode.WorkspaceConfiguration;
+  };
+  commands: {
+    registerCommand(command: string, callback: (...args: unknown[]) => unknown): vscode.Disposable;
+    executeCommand<T = unknown>(command: string, ...rest: unknown[]): Thenable<T>;
+  };
+  Uri: { file(path: string): vscode.Uri; joinPath(base: vscode.Uri, ...pathSegments: string[]): vscode.Uri };
+  ProgressLocation: typeof vscode.ProgressLocation;
+  StatusBarAlignment: typeof vscode.StatusBarAlignment;
+  ViewColumn: typeof vscode.ViewColumn;
+  ConfigurationTarget: typeof vscode.ConfigurationTarget;
+  QuickPickItemKind: typeof vscode.QuickPickItemKind;
+}
+
+/** What the extension keeps from its `ExtensionContext`. */
+export interface ExtensionHost {
+  secrets: vscode.SecretStorage;
+  subscriptions: { dispose(): unknown }[];
+  extensionUri: vscode.Uri;
+}

@@ -1,0 +1,23 @@
+import { defineConfig } from 'tsup';
+
+// One CommonJS file for VS Code's extension host: `vscode` is provided by the
+// host; everything else (@pfc/batch, @pfc/core) is bundled in, because the
+// .vsix is packaged with `--no-dependencies` (npm workspaces hoist modules
+// where vsce cannot follow them).
+export default defineConfig({
+  entry: { extension: 'src/extension.ts' },
+  format: ['cjs'],
+  platform: 'node',
+  target: 'node20',
+  outExtension: () => ({ js: '.js' }),
+  external: ['vscode'],
+  noExternal: [/^(?!vscode$).*/],
+  sourcemap: false,
+  minify: true,
+  clean: true,
+  dts: false,
+  // sharp (used only by @pfc/batch's HTML report writer) is native: see src/shims/sharp-unavailable.ts.
+  esbuildOptions(options) {
+    options.alias = { ...options.alias, sharp: './src/shims/sharp-unavailable.ts' };
+  },
+});
