@@ -4,6 +4,7 @@
  * from the kept original rather than from an earlier result.
  */
 import { stat } from 'node:fs/promises';
+import type { PfcParams } from '@pfc/core';
 import type { CorrectReason } from './events';
 import { hashFile } from './hash';
 import type { Manifest, ManifestEntry } from './manifest';
@@ -57,4 +58,9 @@ async function decideInPlace(file: PlannedFile, backup: string, entry: ManifestE
   if (backupHash === entry.inputHash) return { action: 'correct', reason, source: backup, sourceHash: backupHash, backupFirst: false };
   // The original is gone from the backup folder: the current file is all there is.
   return { action: 'correct', reason, source: file.input, sourceHash: currentHash, backupFirst: true };
+}
+
+/** The parameters of one file: the run's, with its `fileType`. */
+export function fileParams(file: PlannedFile, params: PfcParams): PfcParams {
+  return file.media.fileType === 'video' ? { ...params, fileType: 'video' } : params;
 }

@@ -17,7 +17,7 @@ export type BatchEvent =
   /** Temporary files of an interrupted run were removed. */
   | { type: 'cleanup'; removed: string[] }
   /** A path left out by the planner, or a file already done with the same input and settings. */
-  | { type: 'skipped'; input: string; rel?: string; code: SkipCode | 'up-to-date'; reason: string; output?: string }
+  | { type: 'skipped'; input: string; rel?: string; code: SkipCode | 'up-to-date'; reason: string; output?: string; bytes?: number }
   | { type: 'start'; input: string; rel: string; output: string; bytes: number; reason: CorrectReason }
   | { type: 'phase'; input: string; rel: string; phase: CorrectionProgress['phase'] }
   /** A whole-file retry after a retryable failure (the transport's own retries are not reported here). */
@@ -54,6 +54,8 @@ export interface FileResult {
   warnings: string[];
   /** In-place mode: where the original is kept. */
   backup?: string;
+  /** The failure stops the run (the credentials were refused). */
+  fatal?: boolean;
 }
 
 export interface BatchSummary {
@@ -74,6 +76,8 @@ export interface BatchSummary {
   durationMs: number;
   /** Whether the run was cancelled through its signal. */
   interrupted: boolean;
+  /** Why the run stopped itself early (credentials refused, service unreachable); unfinished files are `cancelled`. */
+  stoppedBecause?: string;
   outputRoots: string[];
   /** One per planned file, in plan order. */
   results: FileResult[];

@@ -7,7 +7,7 @@ export { planBatch, type BatchPlan, type PlanOptions, type PlannedFile, type Ski
 export { runBatch, worthAnotherAttempt, type RunOptions } from './runner';
 export type { BatchEvent, BatchSummary, CorrectReason, FileResult, FileStatus } from './events';
 export { Manifest, MANIFEST_VERSION, settingsKey, isMirrorOutputFolder, type ManifestEntry } from './manifest';
-export { decide, type Decision } from './decide';
+export { decide, fileParams, type Decision } from './decide';
 export {
   BACKUP_DIR, DEFAULT_OUTPUT_DIR, DEFAULT_SUFFIX, MANIFEST_FILE, PARTIAL_SUFFIX, outputFormat, outputName, type OutputMode,
 } from './paths';
@@ -19,3 +19,4 @@ export { verifyOutput, OutputCheckError } from './verify';
 export { BatchUsageError } from './errors';
 export { writeReport, type ReportOptions, type Thumbnail } from './report';
 export { formatBytes, formatDuration } from './format';
+export { pendingFiles, type PendingOptions } from './pending';

@@ -3,7 +3,7 @@
  * checked while planning so an over-limit file is skipped with a reason instead
  * of being uploaded to fail.
  */
-import type { BackendKind, PfcParams } from '@pfc/core';
+import { type BackendKind, INPUT_BYTE_LIMITS, type PfcParams } from '@pfc/core';
 import type { MediaInfo } from './sniff';
 
 /** Documented limits, in pixels and bytes. */
@@ -16,12 +16,12 @@ export const LIMITS = {
   maxAspect: 21,
   /** Images must stay below 200 megapixels. */
   maxPixels: 200_000_000,
-  /** Videos: at most 5 GB. */
-  maxVideoBytes: 5 * 1024 ** 3,
+  /** Videos: at most 5 GB (core's reading: binary, so no file the service takes is refused). */
+  maxVideoBytes: INPUT_BYTE_LIMITS.video,
   /** Background removal: input below 30 MB. */
-  maxBackgroundRemovalBytes: 30 * 1024 ** 2,
+  maxBackgroundRemovalBytes: INPUT_BYTE_LIMITS.removeBackground,
   /** AI upscaling: input below 50 MB. */
-  maxUpscaleBytes: 50 * 1024 ** 2,
+  maxUpscaleBytes: INPUT_BYTE_LIMITS.upscale,
   /** AI upscaling: at least 64 px on the shorter side. */
   minUpscaleShortSide: 64,
 } as const;

@@ -6,10 +6,10 @@
 import { stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import {
-  type CorrectionBackend, defaultSleep, effectivePfcParams, isRetryable, JobFailedError, ParameterError, type PfcParams, PfcError,
+  AuthenticationError, ConnectionError, type CorrectionBackend, defaultSleep, PermissionDeniedError, effectivePfcParams, isRetryable, JobFailedError, ParameterError, type PfcParams, PfcError,
   UserAbortError,
 } from '@pfc/core';
-import { decide } from './decide';
+import { decide, fileParams } from './decide';
 import type { BatchEvent, BatchSummary, FileResult } from './events';
 import { copyFileAtomic, fileInputFromPath, removePartials, writeStreamAtomic } from './files';
 import { Manifest, settingsKey } from './manifest';
@@ -45,7 +45,15 @@ export interface RunOptions {
 /** Run a plan to the end (or until cancelled). Throws `ParameterError` before any upload when the parameters are invalid. */
 export async function runBatch(plan: BatchPlan, options: RunOptions): Promise<BatchSummary> {
   const started = Date.now();
-  const { backend, signal } = options;
+  const { backend } = options;
+  // The run stops itself on failures no other file can escape (a refused key, an unreachable service).
+  const stop = new AbortController();
+  const signal = options.signal ? AbortSignal.any([options.signal, stop.signal]) : stop.signal;
+  const breaker = new Breaker((reason) => {
+    stopReason ??= reason;
+    stop.abort();
+  });
+  let stopReason: string | undefined;
   const params = options.params ?? {};
   const check = backend.validate(params);
   if (check.errors.length > 0) throw new ParameterError(check.errors);
@@ -74,7 +82,9 @@ export async function runBatch(plan: BatchPlan, options: RunOptions): Promise<Ba
       const i = next++;
       const file = plan.files[i];
       if (!file) return;
-      results[i] = await processFile(file, manifests.get(file.outputRoot)!, { ...options, params, backendId, attempts, emit });
+      const r = await processFile(file, manifests.get(file.outputRoot)!, { ...options, signal, params, backendId, attempts, emit });
+      results[i] = r;
+      breaker.observe(r);
     }
   };
   await Promise.all(Array.from({ length: Math.min(concurrency, plan.files.length) }, worker));
@@ -94,7 +104,8 @@ export async function runBatch(plan: BatchPlan, options: RunOptions): Promise<Ba
     bytesIn: corrected.reduce((n, r) => n + r.bytesIn, 0),
     bytesOut: corrected.reduce((n, r) => n + (r.bytesOut ?? 0), 0),
     durationMs: Date.now() - started,
-    interrupted: signal?.aborted ?? false,
+    interrupted: options.signal?.aborted ?? false,
+    ...(stopReason ? { stoppedBecause: stopReason } : {}),
     outputRoots: plan.outputRoots,
     results: final,
     excludedPaths: plan.skipped,
@@ -106,11 +117,6 @@ interface FileContext extends RunOptions {
   backendId: string;
   attempts: number;
   emit: (e: BatchEvent) => void;
-}
-
-/** The parameters of one file: the run's, with its `fileType`. */
-function fileParams(file: PlannedFile, params: PfcParams): PfcParams {
-  return file.media.fileType === 'video' ? { ...params, fileType: 'video' } : params;
 }
 
 async function processFile(file: PlannedFile, manifest: Manifest, ctx: FileContext): Promise<FileResult> {
@@ -126,7 +132,7 @@ async function processFile(file: PlannedFile, manifest: Manifest, ctx: FileConte
   try {
     const d = await decide(file, manifest, key, ctx.force ?? false, signal);
     if (d.action === 'skip') {
-      emit({ type: 'skipped', ...ids, code: 'up-to-date', output: file.output, reason: 'already corrected with the same input and settings' });
+      emit({ type: 'skipped', ...ids, code: 'up-to-date', output: file.output, bytes: file.size, reason: 'already corrected with the same input and settings' });
       return { ...base, status: 'up-to-date', bytesOut: d.entry.outputSize, durationMs: d.entry.durationMs, ...(d.entry.jobId ? { jobId: d.entry.jobId } : {}) };
     }
     emit({ type: 'start', ...ids, output: file.output, bytes: file.size, reason: d.reason });
@@ -176,6 +182,7 @@ async function processFile(file: PlannedFile, manifest: Manifest, ctx: FileConte
     if (err instanceof JobFailedError) jobId = err.jobId;
     const error = messageOf(err);
     const errorName = err instanceof Error ? err.name : 'Error';
+    base.fatal = err instanceof AuthenticationError || err instanceof PermissionDeniedError;
     emit({ type: 'failed', ...ids, error, errorName, ...(jobId ? { jobId } : {}) });
     return { ...base, status: 'failed', error, errorName, durationMs: Date.now() - t0, ...(jobId ? { jobId } : {}) };
   }
@@ -210,4 +217,28 @@ function messageOf(err: unknown): string {
     return cause instanceof Error && !err.message.includes(cause.message) ? `${err.message}: ${cause.message}` : err.message;
   }
   return String(err);
+}
+
+/** Consecutive failures of the connection after which the run stops: the service is down, not one file. */
+const MAX_CONSECUTIVE_CONNECTION_FAILURES = 3;
+
+/** Watches results and stops the run on a refused credential or a service that cannot be reached. */
+class Breaker {
+  private connectionFailures = 0;
+  constructor(private readonly trip: (reason: string) => void) {}
+
+  observe(r: FileResult): void {
+    if (r.status !== 'failed') {
+      if (r.status === 'corrected') this.connectionFailures = 0;
+      return;
+    }
+    if (r.fatal) return this.trip(`the service refused the credentials: ${r.error}`);
+    if (r.errorName === ConnectionError.name || r.errorName === 'TimeoutError') {
+      if (++this.connectionFailures >= MAX_CONSECUTIVE_CONNECTION_FAILURES) {
+        this.trip(`${MAX_CONSECUTIVE_CONNECTION_FAILURES} files in a row could not reach the service: ${r.error}`);
+      }
+    } else {
+      this.connectionFailures = 0;
+    }
+  }
 }

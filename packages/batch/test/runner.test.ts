@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ParameterError } from '@pfc/core';
+import { AuthenticationError, ConnectionError, ParameterError } from '@pfc/core';
 import { describe, expect, it } from 'vitest';
 import { type BatchEvent, planBatch, runBatch, type RunOptions } from '../src/index';
 import { CORRECTED_MARK, FakeBackend, faults, jpegBytes, pngBytes, tempDir, writeTree } from './helpers';
@@ -96,6 +96,20 @@ describe('runBatch', () => {
     // The failed file is retried on the next run; the rest are up to date.
     const again = await run(root, { backend: new FakeBackend() });
     expect(again.summary).toMatchObject({ corrected: 1, upToDate: 3 });
+  });
+
+  it('stops the run when the credentials are refused, or the service cannot be reached', async () => {
+    const root = photos(8);
+    const refused = new FakeBackend({ fault: () => { throw new AuthenticationError(401, { error: 'bad key' }, undefined, 'GET /upload'); } });
+    const r1 = await run(root, { backend: refused, concurrency: 1 });
+    expect(r1.summary).toMatchObject({ failed: 1, cancelled: 7, interrupted: false });
+    expect(r1.summary.stoppedBecause).toMatch(/refused the credentials: GET \/upload answered 401: bad key/);
+    expect(refused.calls).toHaveLength(1);
+
+    const down = new FakeBackend({ fault: () => { throw new ConnectionError('GET /upload'); } });
+    const r2 = await run(root, { backend: down, concurrency: 1, attempts: 1 });
+    expect(r2.summary).toMatchObject({ failed: 3, cancelled: 5 });
+    expect(r2.summary.stoppedBecause).toMatch(/3 files in a row could not reach the service/);
   });
 
   it('refuses a result that is not an image, leaving nothing behind', async () => {

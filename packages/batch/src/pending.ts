@@ -1,0 +1,26 @@
+/** How many planned files a run would actually send (for the cost guard), without sending anything. */
+import { effectivePfcParams, type PfcParams } from '@pfc/core';
+import { decide, fileParams } from './decide';
+import { Manifest, settingsKey } from './manifest';
+import type { BatchPlan, PlannedFile } from './plan';
+
+export interface PendingOptions {
+  /** As `RunOptions.backendId`. */
+  backendId: string;
+  params?: PfcParams;
+  force?: boolean;
+  signal?: AbortSignal;
+}
+
+/** The planned files that are not up to date (hashes inputs whose size or mtime changed). */
+export async function pendingFiles(plan: BatchPlan, options: PendingOptions): Promise<PlannedFile[]> {
+  const manifests = new Map<string, Manifest>();
+  for (const root of plan.outputRoots) manifests.set(root, await Manifest.load(root, plan.mode.kind));
+  const pending: PlannedFile[] = [];
+  for (const file of plan.files) {
+    const key = settingsKey(options.backendId, effectivePfcParams(fileParams(file, options.params ?? {})));
+    const d = await decide(file, manifests.get(file.outputRoot)!, key, options.force ?? false, options.signal);
+    if (d.action === 'correct') pending.push(file);
+  }
+  return pending;
+}
