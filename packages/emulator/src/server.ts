@@ -1,0 +1,75 @@
+/**
+ * `startEmulator`: starts the emulator's servers on one data folder and
+ * returns their URLs and a `close()`. Today that is the Web API v2; the
+ * self-hosted container emulations add their servers here (one `urls` key each).
+ */
+import { emulatorStats, type EmulatorStats } from './control/routes-control';
+import type { FaultConfig } from './faults';
+import type { EmulatorOptions } from './options';
+import { DataStore } from './storage';
+import { sweep } from './webapi/app';
+import { startWebApi } from './webapi/index';
+
+/** The URLs the bin prints as its ready line (one JSON object). */
+export interface EmulatorUrls {
+  /** Base URL of the Web API v2, e.g. `http://127.0.0.1:8080/v2`. */
+  web: string;
+  [server: string]: string;
+}
+
+/** A running emulator. */
+export interface EmulatorHandle {
+  /** Base URL of the Web API v2 (same as `urls.web`). */
+  web: string;
+  /** Every server's URL; `JSON.stringify(urls)` is the bin's ready line. */
+  urls: EmulatorUrls;
+  /** The data folder in use. */
+  dataDir: string;
+  /** Request, job and fault counters (as `GET /_emulator/stats`). */
+  stats(): EmulatorStats;
+  /** Replaces the fault configuration (as `POST /_emulator/faults`); throws on an invalid one. */
+  setFaults(config: FaultConfig): void;
+  /** Deletes expired results and uploads now (as `POST /_emulator/sweep`). */
+  sweep(): Promise<void>;
+  /** Stops the servers, drops open connections, waits for running pipelines, removes a temporary data folder. Idempotent. */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the emulator. Resolves once every server listens.
+ *
+ * @example
+ * const emu = await startEmulator({ apiKeys: ['test-key'] });
+ * // emu.web === 'http://127.0.0.1:<port>/v2'
+ * await emu.close();
+ */
+export async function startEmulator(options: EmulatorOptions = {}): Promise<EmulatorHandle> {
+  const store = await DataStore.open(options.dataDir);
+  const closers: (() => Promise<void>)[] = [];
+  try {
+    const web = await startWebApi(options, store);
+    closers.push(web.close);
+    // Container emulations: start here and add `urls.container` / `urls.bgr` (and their closers).
+    const urls: EmulatorUrls = { web: web.url };
+    let closing: Promise<void> | undefined;
+    return {
+      web: web.url,
+      urls,
+      dataDir: store.root,
+      stats: () => emulatorStats(web.app),
+      setFaults: (config) => web.app.faults.set(config),
+      sweep: () => sweep(web.app),
+      close() {
+        closing ??= (async () => {
+          await Promise.allSettled(closers.map((c) => c()));
+          await store.destroy();
+        })();
+        return closing;
+      },
+    };
+  } catch (err) {
+    await Promise.allSettled(closers.map((c) => c()));
+    await store.destroy();
+    throw err;
+  }
+}

@@ -1,0 +1,90 @@
+/** The Web API's state: stores, queue, signer, auth, faults and stats, built from the options. */
+import type { ImagingEngine } from '../engine';
+import { FaultInjector } from '../faults';
+import { DEFAULT_LIMITS, type EmulatorLimits, type EmulatorOptions } from '../options';
+import { Stats } from '../stats';
+import type { DataStore } from '../storage';
+import { KeyCheck } from './auth';
+import { JobQueue, type Outcome } from './jobs';
+import { PresetStore } from './presets';
+import { ResultStore, type ResultFile } from './results';
+import { UrlSigner } from './signing';
+import { UploadRegistry } from './uploads';
+import { createJobWork } from './work';
+
+/** A cached output: the file and the record fields of the job that made it. */
+export interface CacheEntry {
+  result: ResultFile;
+  outcome: Omit<Extract<Outcome, { status: 'COMPLETED' }>, 'correctedFile'>;
+}
+
+export interface WebApiApp {
+  /** `http://host:port/v2`; set once the server listens. */
+  web: string;
+  store: DataStore;
+  uploads: UploadRegistry;
+  results: ResultStore;
+  presets: PresetStore;
+  queue: JobQueue;
+  signer: UrlSigner;
+  auth: KeyCheck;
+  faults: FaultInjector;
+  stats: Stats;
+  cache: Map<string, CacheEntry>;
+  limits: EmulatorLimits;
+  engine: ImagingEngine | undefined;
+  now: () => number;
+  uploadUrlTtlSeconds: number;
+  retentionMinutes: number;
+}
+
+const MINUTE = 60_000;
+
+/** Checks numeric options, naming the bad one. */
+function positive(name: string, v: number | undefined, fallback: number, { integer = false, min = 0 } = {}): number {
+  if (v === undefined) return fallback;
+  if (!Number.isFinite(v) || v < min || (integer && !Number.isInteger(v))) {
+    throw new RangeError(`${name} must be ${integer ? 'an integer' : 'a number'} >= ${min} (got ${v})`);
+  }
+  return v;
+}
+
+export function createWebApiApp(options: EmulatorOptions, store: DataStore): WebApiApp {
+  const now = options.now ?? Date.now;
+  const retentionMinutes = positive('retentionMinutes', options.retentionMinutes, 1440);
+  const uploadRetentionMinutes = positive('uploadRetentionMinutes', options.uploadRetentionMinutes, 7 * 1440);
+  const workers = positive('workers', options.workers, 2, { integer: true, min: 1 });
+  const processingMs = positive('processingMs', options.processingMs, 0);
+  const uploadUrlTtlSeconds = positive('uploadUrlTtlSeconds', options.uploadUrlTtlSeconds, 3600, { min: 1 });
+  const limits = { ...DEFAULT_LIMITS, ...options.limits };
+  for (const [k, v] of Object.entries(limits)) positive(`limits.${k}`, v, 0, { min: 1 });
+  if ((options.apiKeys ?? []).some((k) => k.trim() === '')) throw new RangeError('apiKeys must not contain an empty key');
+
+  const app = {
+    web: '',
+    store,
+    uploads: new UploadRegistry(store, now, uploadRetentionMinutes * MINUTE),
+    results: new ResultStore(store, now, retentionMinutes * MINUTE),
+    presets: new PresetStore(now),
+    signer: new UrlSigner(now),
+    auth: new KeyCheck(options.apiKeys ?? []),
+    faults: new FaultInjector(options.faults ?? {}),
+    stats: new Stats(),
+    cache: new Map<string, CacheEntry>(),
+    limits,
+    engine: options.engine,
+    now,
+    uploadUrlTtlSeconds,
+    retentionMinutes,
+  } as Omit<WebApiApp, 'queue'> as WebApiApp;
+  app.queue = new JobQueue({ workers, processingMs, now, work: createJobWork(app) });
+  return app;
+}
+
+/** Deletes expired results and uploads, and forgets old finished jobs. */
+export async function sweep(app: WebApiApp): Promise<void> {
+  await app.results.sweep();
+  await app.uploads.sweep();
+  app.queue.prune(app.now() - 7 * 1440 * MINUTE);
+  for (const [key, entry] of app.cache) if (!app.results.live(entry.result.outputId)) app.cache.delete(key);
+}

@@ -1,0 +1,191 @@
+/**
+ * Job store and worker queue. `workers` jobs are PROCESSING at once, the rest
+ * wait PENDING in arrival order; each job spends `processingMs` extra in
+ * PROCESSING. Injected faults end a job FAILED or REJECTED, or keep it
+ * PROCESSING forever.
+ */
+import { randomUUID } from 'node:crypto';
+import { JOB_STATES, type CropBox, type DetectionData, type Dimensions, type JobRecord, type JobState, type JobUsage, type PfcParams } from '@pfc/core';
+import type { InjectedJobFault } from '../faults';
+import type { UploadedFile } from './uploads';
+
+/** What a job needs to run; kept beside its public record. */
+export interface JobSpec {
+  /** Effective parameters (see `jobParams`). */
+  params: PfcParams;
+  /** Whether an identical earlier output may be reused (`cache`, default true). */
+  useCache: boolean;
+  /** Known before processing (from the upload's header), so PENDING records have them. */
+  originalDimensions?: Dimensions;
+  usageSize: string;
+  fault?: InjectedJobFault;
+  /** The uploaded input. */
+  file: UploadedFile;
+  /** File of the custom preset named by `preset`. */
+  presetPath?: string;
+  /** Background image of the `bgFileKey` mode. */
+  backgroundPath?: string;
+  /** Same file content + same effective parameters ⇒ same key. */
+  cacheKey: string;
+}
+
+export interface Job {
+  record: JobRecord;
+  spec: JobSpec;
+}
+
+/** How a job ended. */
+export type Outcome =
+  | {
+      status: 'COMPLETED';
+      correctedFile: string;
+      usage: JobUsage;
+      aiserver: boolean;
+      originalDimensions: Dimensions;
+      outputDimensions?: Dimensions;
+      autoCrop?: CropBox;
+      detectionData?: DetectionData;
+    }
+  | { status: 'FAILED' | 'REJECTED'; statusText: string; code: number };
+
+export interface JobQueueOptions {
+  workers: number;
+  processingMs: number;
+  now: () => number;
+  /** Does the work of one job; a throw means FAILED with the error's message. */
+  work: (job: Job) => Promise<Outcome>;
+}
+
+function zeroUsage(size: string): JobUsage {
+  return {
+    size,
+    imageCorrectionCount: 0,
+    imageResizeCount: 0,
+    classicResizeCount: 0,
+    videoCorrectionCount: 0,
+    removeBackgroundCount: 0,
+    autoCropCount: 0,
+    glaresDetectorCount: 0,
+    removeGlaresTotalCount: 0,
+    removeGlaresCount: 0,
+  };
+}
+
+export class JobQueue {
+  private readonly jobs = new Map<string, Job>();
+  private readonly waiting: Job[] = [];
+  private active = 0;
+  private closed = false;
+  private readonly running = new Set<Promise<void>>();
+  /** Resolves on close: ends extra-time waits and hung jobs, so close never waits on them. */
+  private readonly closing: Promise<void>;
+  private signalClose!: () => void;
+
+  constructor(private readonly options: JobQueueOptions) {
+    this.closing = new Promise((resolve) => (this.signalClose = resolve));
+  }
+
+  private iso(): string {
+    return new Date(this.options.now()).toISOString();
+  }
+
+  /** Creates a PENDING job and queues it. */
+  create(spec: JobSpec): Job {
+    const at = this.iso();
+    const record: JobRecord = {
+      _id: randomUUID(),
+      status: 'PENDING',
+      statusText: '',
+      code: 0,
+      createdAt: at,
+      updatedAt: at,
+      usage: zeroUsage(spec.usageSize),
+      aiserver: false,
+      timeTaken: 0,
+      ...(spec.originalDimensions ? { originalDimensions: spec.originalDimensions } : {}),
+    };
+    const job: Job = { record, spec };
+    this.jobs.set(record._id, job);
+    this.waiting.push(job);
+    this.pump();
+    return job;
+  }
+
+  get(id: string): Job | undefined {
+    return this.jobs.get(id);
+  }
+
+  /** Number of jobs in each state. */
+  countByState(): Record<JobState, number> {
+    const counts = Object.fromEntries(JOB_STATES.map((s) => [s, 0])) as Record<JobState, number>;
+    for (const j of this.jobs.values()) counts[j.record.status]++;
+    return counts;
+  }
+
+  /** Forgets finished jobs last updated before `cutoff` (ms since epoch). */
+  prune(cutoff: number): void {
+    for (const [id, j] of this.jobs) {
+      if (['COMPLETED', 'FAILED', 'REJECTED'].includes(j.record.status) && Date.parse(j.record.updatedAt) < cutoff) this.jobs.delete(id);
+    }
+  }
+
+  /** Stops starting jobs, cancels waits, and waits for the pipelines already running. */
+  async close(): Promise<void> {
+    this.closed = true;
+    this.signalClose();
+    await Promise.allSettled([...this.running]);
+  }
+
+  private pump(): void {
+    while (!this.closed && this.active < this.options.workers && this.waiting.length > 0) {
+      const job = this.waiting.shift()!;
+      this.active++;
+      const p = this.run(job).finally(() => {
+        this.running.delete(p);
+        this.active--;
+        this.pump();
+      });
+      this.running.add(p);
+    }
+  }
+
+  private async run(job: Job): Promise<void> {
+    const r = job.record;
+    const started = this.options.now();
+    r.status = 'PROCESSING';
+    r.updatedAt = this.iso();
+    if (job.spec.fault === 'hang') {
+      // Never finishes: holds its worker slot, as a stuck job would.
+      await this.closing;
+      return;
+    }
+    let outcome: Outcome;
+    if (job.spec.fault === 'fail') outcome = { status: 'FAILED', statusText: 'processing failed (injected fault)', code: 500 };
+    else if (job.spec.fault === 'reject') outcome = { status: 'REJECTED', statusText: 'job rejected (injected fault)', code: 400 };
+    else {
+      try {
+        outcome = await this.options.work(job);
+      } catch (err) {
+        outcome = { status: 'FAILED', statusText: err instanceof Error ? err.message : 'processing failed', code: 500 };
+      }
+    }
+    if (this.options.processingMs > 0) await this.wait(this.options.processingMs);
+    if (this.closed) return;
+    r.status = outcome.status;
+    r.timeTaken = Math.round(this.options.now() - started) / 1000;
+    r.updatedAt = this.iso();
+    if (outcome.status === 'COMPLETED') {
+      const { status: _s, ...fields } = outcome;
+      Object.assign(r, fields, { statusText: '', code: 0 });
+    } else {
+      r.statusText = outcome.statusText;
+      r.code = outcome.code;
+    }
+  }
+
+  private async wait(ms: number): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([new Promise<void>((resolve) => (timer = setTimeout(resolve, ms))), this.closing]);
+    clearTimeout(timer);
+  }
+}

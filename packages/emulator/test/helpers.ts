@@ -1,0 +1,83 @@
+/** Shared helpers of the emulator tests: plain fetch, as a user's script would do it. */
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { JobRecord } from '@pfc/core';
+import { startEmulator, type EmulatorHandle, type EmulatorOptions } from '../src/index';
+
+export const KEY = 'test-key';
+export const H = { 'X-API-KEY': KEY };
+
+const samples = (p: string): string => fileURLToPath(new URL(`../../../samples/${p}`, import.meta.url));
+/** 600x400 JPEG */
+export const COFFEE = readFileSync(samples('objects/coffee.jpg'));
+/** PNG (RGB) */
+export const CHELSEA = readFileSync(samples('objects/chelsea.png'));
+/** 512x512 JPEG portrait */
+export const ASTRONAUT = readFileSync(samples('portraits/astronaut.jpg'));
+
+/** Emulators started by a test file; close them in afterEach/afterAll. */
+export const started: EmulatorHandle[] = [];
+
+export async function emulator(options: EmulatorOptions = {}): Promise<EmulatorHandle> {
+  const e = await startEmulator({ apiKeys: [KEY], ...options });
+  started.push(e);
+  return e;
+}
+
+export async function closeAll(): Promise<void> {
+  await Promise.all(started.splice(0).map((e) => e.close()));
+}
+
+export async function json<T = Record<string, unknown>>(res: Response): Promise<T> {
+  return (await res.json()) as T;
+}
+
+/** Ticket + PUT; returns the fileKey. */
+export async function upload(web: string, bytes: Uint8Array<ArrayBuffer>, fileType: 'image' | 'video' = 'image'): Promise<string> {
+  const t = await json<{ fileKey: string; uploadUrl: string }>(await fetch(`${web}/upload?fileType=${fileType}`, { headers: H }));
+  const put = await fetch(t.uploadUrl, { method: 'PUT', body: bytes });
+  if (put.status !== 200) throw new Error(`PUT answered ${put.status}: ${await put.text()}`);
+  return t.fileKey;
+}
+
+/** Starts a job; returns its status endpoint. Throws with the body when not 200. */
+export async function startJob(web: string, query: Record<string, string | number | boolean>): Promise<string> {
+  const q = new URLSearchParams(Object.entries(query).map(([k, v]) => [k, String(v)]));
+  const res = await fetch(`${web}/pfc?${q}`, { headers: H });
+  const body = await json<{ statusEndpoint?: string; error?: string }>(res);
+  if (res.status !== 200 || !body.statusEndpoint) throw new Error(`/pfc answered ${res.status}: ${JSON.stringify(body)}`);
+  return body.statusEndpoint;
+}
+
+export async function status(statusEndpoint: string): Promise<JobRecord> {
+  const u = new URL(statusEndpoint);
+  u.searchParams.set('noRedirect', 'true');
+  return json<JobRecord>(await fetch(u));
+}
+
+/** Polls (noRedirect) until the predicate holds; bounded by `timeoutMs`. */
+export async function waitFor(statusEndpoint: string, until: (r: JobRecord) => boolean = isFinal, timeoutMs = 25_000): Promise<JobRecord> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const r = await status(statusEndpoint);
+    if (until(r)) return r;
+    if (Date.now() > deadline) throw new Error(`job did not reach the expected state in ${timeoutMs} ms; last: ${JSON.stringify(r)}`);
+    await new Promise((res) => setTimeout(res, 25));
+  }
+}
+
+export const isFinal = (r: JobRecord): boolean => ['COMPLETED', 'FAILED', 'REJECTED'].includes(r.status);
+
+/** Upload, start, wait: the final record. */
+export async function runJob(web: string, bytes: Uint8Array<ArrayBuffer>, query: Record<string, string | number | boolean> = {}): Promise<JobRecord> {
+  const fileKey = await upload(web, bytes);
+  return waitFor(await startJob(web, { fileKey, ...query }));
+}
+
+/** Downloads a completed job's file. */
+export async function download(r: JobRecord): Promise<{ bytes: Buffer; contentType: string | null }> {
+  if (!r.correctedFile) throw new Error(`no correctedFile in ${JSON.stringify(r)}`);
+  const res = await fetch(r.correctedFile);
+  if (res.status !== 200) throw new Error(`GET correctedFile answered ${res.status}`);
+  return { bytes: Buffer.from(await res.arrayBuffer()), contentType: res.headers.get('content-type') };
+}
