@@ -17,7 +17,7 @@ describe('jobs.start', () => {
     const err = (await client.jobs.start({ fileKey: FILE_KEY, width: 20, outputQuality: 101 }).catch((e: unknown) => e)) as ParameterError;
     expect(err).toBeInstanceOf(ParameterError);
     expect(err.params).toEqual(['width', 'outputQuality']);
-    expect(err.message).toBe('width must be an integer from 32 to 10000 (got 20); outputQuality must be an integer from 40 to 100 (got 101)');
+    expect(err.message).toBe('width must be an integer from 32 to 10000 (got "20"); outputQuality must be an integer from 40 to 100 (got "101")');
     await expect(client.jobs.start({ width: 800 })).rejects.toThrow(/fileKey is required/);
     expect(api.http.calls).toHaveLength(0);
   });

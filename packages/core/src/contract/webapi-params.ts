@@ -210,6 +210,15 @@ function parseOne(name: PfcParamName, raw: unknown): { ok: true; value: unknown 
   }
 }
 
+/**
+ * A rejected value as its query-string text, quoted: `31` and `"31"` both read
+ * `(got "31")`, so the client's message and the service's 400 for the same
+ * request are identical.
+ */
+function gotText(raw: unknown): string {
+  return JSON.stringify(typeof raw === 'string' ? raw : String(raw));
+}
+
 function isPfcParamName(name: string): name is PfcParamName {
   return Object.prototype.hasOwnProperty.call(PFC_PARAMS, name);
 }
@@ -233,7 +242,7 @@ export function validatePfcParams(input: Readonly<Record<string, unknown>>, opti
     }
     const parsed = parseOne(name, raw);
     if (parsed.ok) params[name] = parsed.value;
-    else errors.push({ param: name, message: `${name} must be ${describeAllowed(name)} (got ${JSON.stringify(raw)})` });
+    else errors.push({ param: name, message: `${name} must be ${describeAllowed(name)} (got ${gotText(raw)})` });
   }
   const p = params as PfcParams;
 
