@@ -1,0 +1,135 @@
+/**
+ * Every message between the main thread (document access) and the UI iframe
+ * (network, decoding). Figma wraps them in `{ pluginMessage }` envelopes; both
+ * sides dispatch them with one exhaustive switch. Requests from the UI carry a
+ * `requestId` and get exactly one `reply` with the same id, so concurrent
+ * requests (several images at once) never get each other's answers.
+ */
+import type { ResizeChoice, ResizeRequest } from './fit';
+import type { ApiKeyChange, BackendConfig, PublicSettings, Settings } from './settings';
+
+/** Menu commands (`figma.command`), as named in manifest.json. `correct` is also the relaunch button. */
+export const COMMANDS = ['correct', 'remove-background', 'ai-art', 'settings'] as const;
+export type Command = (typeof COMMANDS)[number];
+
+export function isCommand(v: unknown): v is Command {
+  return typeof v === 'string' && (COMMANDS as readonly string[]).includes(v);
+}
+
+/** Where results go: the image fill swapped in place, or a duplicate of each selected layer beside it. */
+export type Placement = 'replace' | 'copy';
+
+/** A layer or fill the run leaves alone, and why. */
+export interface Skip {
+  nodeId: string;
+  nodeName: string;
+  reason: string;
+}
+
+/** One distinct image of the selection, corrected once however many fills use it. */
+export interface ImageJob {
+  /** Figma's image hash (the id of the image bytes). */
+  hash: string;
+  format: 'png' | 'jpeg';
+  /** Pixels. */
+  width: number;
+  height: number;
+  /** Size of the encoded image in bytes. */
+  byteLength: number;
+  /** How many image fills use it, on how many layers. */
+  fillCount: number;
+  nodeCount: number;
+  /** Names of the first few layers using it, for the progress list. */
+  nodeNames: string[];
+  /** Resize parameters that keep the output within Figma's 4096 px (empty when none). */
+  resize: ResizeRequest;
+  /** The output size the resize should give (pixels). */
+  expected: { width: number; height: number };
+  /** What was adjusted to fit Figma, for the user. */
+  notes: string[];
+}
+
+/** What the main thread found in the selection for a run. */
+export interface RunPlan {
+  runId: string;
+  placement: Placement;
+  images: ImageJob[];
+  skipped: Skip[];
+}
+
+/** A short count of the selection for the header (no bytes read). */
+export interface SelectionSummary {
+  layers: number;
+  images: number;
+  fills: number;
+}
+
+export interface ApplyResult {
+  /** Hash of the new image. */
+  newHash: string;
+  /** Fills now holding it, and layers changed or created. */
+  fillsChanged: number;
+  nodesChanged: number;
+  copiesCreated: number;
+  warnings: string[];
+}
+
+export interface RunSummary {
+  done: number;
+  failed: number;
+  skipped: number;
+  cancelled: boolean;
+}
+
+/** The requests the UI makes, by type: their parameters and what the reply carries. */
+export interface Requests {
+  'run/plan': { params: { placement: Placement; resize: ResizeChoice }; result: RunPlan };
+  'image/read': { params: { runId: string; hash: string }; result: { bytes: Uint8Array } };
+  'image/apply': {
+    params: { runId: string; hash: string; bytes: Uint8Array; relaunchNote: string };
+    result: ApplyResult;
+  };
+  'run/end': { params: { runId: string; summary: RunSummary }; result: { message: string } };
+  'settings/get': { params: Record<string, never>; result: PublicSettings };
+  'settings/save': { params: { settings: Settings; apiKey: ApiKeyChange }; result: PublicSettings };
+  'backend/config': { params: Record<string, never>; result: BackendConfig };
+}
+export type RequestType = keyof Requests;
+
+/** A request as sent: `{ type, requestId, ...params }`, one union member per type. */
+export type UiRequest = { [K in RequestType]: { type: K; requestId: string } & Requests[K]['params'] }[RequestType];
+
+/** Messages from the UI that expect no reply. */
+export type UiEvent =
+  | { type: 'ui/ready' }
+  | { type: 'notify'; message: string; error?: boolean }
+  | { type: 'close' };
+
+export type UiToMain = UiRequest | UiEvent;
+
+/** A successful reply, typed by the request it answers. */
+export type OkReply = { [K in RequestType]: { type: 'reply'; request: K; requestId: string; ok: true; result: Requests[K]['result'] } }[RequestType];
+export interface ErrorReply {
+  type: 'reply';
+  request: RequestType;
+  requestId: string;
+  ok: false;
+  /** A message for the user; never contains the API key. */
+  error: string;
+}
+
+export type MainToUi =
+  | { type: 'init'; command: Command; settings: PublicSettings; selection: SelectionSummary }
+  | { type: 'selection'; selection: SelectionSummary }
+  | OkReply
+  | ErrorReply;
+
+/** Shape check for messages arriving from the other side (anything else is ignored). */
+export function isMessage(v: unknown): v is { type: string } {
+  return typeof v === 'object' && v !== null && typeof (v as { type?: unknown }).type === 'string';
+}
+
+/** For the `default` branch of an exhaustive switch: a compile error when a case is missing. */
+export function unreachable(v: never): never {
+  throw new Error(`unhandled message ${JSON.stringify(v)}`);
+}

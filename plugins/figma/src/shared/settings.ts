@@ -1,0 +1,76 @@
+/**
+ * Which service the plugin talks to. Stored by the main thread in
+ * `figma.clientStorage` (the UI iframe has no storage of its own that survives);
+ * the API key is stored apart and only a hint of it is ever sent for display.
+ */
+
+export type BackendChoice = 'hosted' | 'container' | 'emulator';
+
+/** Base address of the hosted Web API v2. */
+export const HOSTED_BASE_URL = 'https://api.perfectlyclear.io/v2';
+/** Default address of a local emulator started with `pfc-emulator` (Web API v2 below `/v2`). */
+export const DEFAULT_EMULATOR_URL = 'http://127.0.0.1:8787/v2';
+
+/** Settings as stored and as shown; never holds the API key. */
+export interface Settings {
+  backend: BackendChoice;
+  /** Colour-correction container, e.g. `http://localhost:8080`. */
+  containerURL: string;
+  /** Optional background-removal container, used for background removal with the container backend. */
+  bgrURL: string;
+  /** Web API v2 base address of a local emulator. */
+  emulatorURL: string;
+}
+
+export const DEFAULT_SETTINGS: Settings = {
+  backend: 'hosted',
+  containerURL: 'http://localhost:8080',
+  bgrURL: '',
+  emulatorURL: DEFAULT_EMULATOR_URL,
+};
+
+/** Settings for display: plus a masked hint of the stored key (`••••1a2b`), or null when none is stored. */
+export interface PublicSettings extends Settings {
+  apiKeyHint: string | null;
+}
+
+/** What the UI needs to open a backend for a run: the settings and, for the Web API, the key. */
+export interface BackendConfig extends Settings {
+  apiKey: string | null;
+}
+
+/** How a settings save treats the stored key. */
+export type ApiKeyChange = { action: 'keep' } | { action: 'set'; value: string } | { action: 'clear' };
+
+/** A hint that identifies a key without revealing it: its last four characters, only when the key is long enough to spare them. */
+export function maskKey(key: string): string {
+  return key.length >= 16 ? `••••${key.slice(-4)}` : '••••';
+}
+
+function isChoice(v: unknown): v is BackendChoice {
+  return v === 'hosted' || v === 'container' || v === 'emulator';
+}
+
+/** Stored settings read leniently: unknown or missing fields fall back to the defaults. */
+export function normaliseSettings(raw: unknown): Settings {
+  const o = raw && typeof raw === 'object' ? (raw as Record<string, unknown>) : {};
+  const str = (k: keyof Settings, fallback: string) => (typeof o[k] === 'string' ? (o[k] as string).trim() : fallback);
+  return {
+    backend: isChoice(o.backend) ? o.backend : DEFAULT_SETTINGS.backend,
+    containerURL: str('containerURL', DEFAULT_SETTINGS.containerURL),
+    bgrURL: str('bgrURL', DEFAULT_SETTINGS.bgrURL),
+    emulatorURL: str('emulatorURL', DEFAULT_SETTINGS.emulatorURL),
+  };
+}
+
+const HTTP_URL = /^https?:\/\/[^\s/?#@]+(:\d+)?(\/[^\s]*)?$/i;
+
+/**
+ * An error message for an address field, or undefined when it is an http(s)
+ * address. A pattern rather than `URL`: Figma's main-thread sandbox has no `URL`.
+ */
+export function checkURL(name: string, value: string, required: boolean): string | undefined {
+  if (!value) return required ? `${name} is required (an http:// or https:// address)` : undefined;
+  if (!HTTP_URL.test(value)) return `${name} must be an http:// or https:// address such as http://localhost:8080 (got ${JSON.stringify(value)})`;
+  return undefined;
+}

@@ -1,0 +1,88 @@
+/**
+ * The options form's values and their translation into the service's `/pfc`
+ * parameters. The parameter rules themselves live in `@pfc/core`; the UI
+ * checks each image's parameters with the backend's `validate()` before upload.
+ */
+import type { AiArtToken, PfcParams } from '@pfc/core';
+import type { ResizeChoice, ResizeRequest } from '../shared/fit';
+import type { Placement } from '../shared/messages';
+
+export type BackgroundKind = 'transparent' | 'colour' | 'shadow';
+
+export interface RunOptions {
+  /** A built-in group, a custom preset's name, or `none` (no colour correction). */
+  preset: string;
+  removeBackground: boolean;
+  background: BackgroundKind;
+  /** `#rrggbb`, for the colour and shadow kinds. */
+  bgColor: string;
+  bgShadow: 'soft' | 'hard' | 'floating';
+  /** An AI Art token, or empty for none. */
+  aiArt: AiArtToken | '';
+  aiArtOutputSize: '2k' | '4k';
+  resize: ResizeChoice;
+  placement: Placement;
+}
+
+export const DEFAULT_OPTIONS: RunOptions = {
+  preset: 'Universal',
+  removeBackground: false,
+  background: 'transparent',
+  bgColor: '#ffffff',
+  bgShadow: 'soft',
+  aiArt: '',
+  aiArtOutputSize: '2k',
+  resize: { kind: 'none' },
+  placement: 'replace',
+};
+
+/** Display names of the AI Art tokens (the token is what is sent). */
+export const AI_ART_NAMES: Record<AiArtToken, string> = {
+  pencilBw: 'Pencil (black & white)',
+  oilPainting: 'Oil painting',
+  cartoon: 'Cartoon',
+  watercolor: 'Watercolour',
+  softPastel: 'Soft pastel',
+  comics: 'Comics',
+  popArt: 'Pop art',
+  vanGogh: 'Van Gogh',
+  christmasnye: 'Christmas & New Year',
+  stValentines: "St Valentine's",
+  business: 'Business portrait',
+  ffAdult: 'Fantasy (adult)',
+  spring: 'Spring',
+  ffKid: 'Fantasy (kid)',
+  singlePirate: 'Pirate',
+  groupPirate: 'Pirate group',
+};
+
+/**
+ * The parameters of one image: the form's options plus the resize the main
+ * thread planned to stay within Figma's 4096 px.
+ */
+export function toPfcParams(o: RunOptions, resize: ResizeRequest): PfcParams {
+  const p: PfcParams = { preset: o.preset, ...resize };
+  if (o.removeBackground) {
+    p.removeBackground = true;
+    if (o.background === 'transparent') p.outputType = 'png';
+    else p.bgColor = o.bgColor;
+    if (o.background === 'shadow') p.bgShadow = o.bgShadow;
+  }
+  if (o.aiArt) {
+    p.aiArt = o.aiArt;
+    p.aiArtOutputSize = o.aiArtOutputSize;
+  }
+  return p;
+}
+
+/** One line describing the options, for the "Correct again" relaunch button. */
+export function describeOptions(o: RunOptions): string {
+  const parts = [o.preset === 'none' ? 'no colour correction' : `preset ${o.preset}`];
+  if (o.removeBackground) {
+    parts.push(o.background === 'transparent' ? 'background removed' : `background ${o.bgColor}${o.background === 'shadow' ? ` with ${o.bgShadow} shadow` : ''}`);
+  }
+  if (o.aiArt) parts.push(`AI Art ${AI_ART_NAMES[o.aiArt]}`);
+  if (o.resize.kind === 'long') parts.push(`long edge ${o.resize.px} px`);
+  if (o.resize.kind === 'scale') parts.push(`scaled ${o.resize.percent} %`);
+  return `Perfectly Clear: ${parts.join(', ')}`;
+}

@@ -1,0 +1,71 @@
+/** The pure helpers both threads share: image headers, size planning, settings. */
+import { createHash } from 'node:crypto';
+import sharp from 'sharp';
+import { describe, expect, it } from 'vitest';
+import { fitWithin, planResize } from '../src/shared/fit';
+import { figmaAccepts, readImageHeader } from '../src/shared/image-header';
+import { checkURL, maskKey, normaliseSettings } from '../src/shared/settings';
+import { makeImage } from './helpers';
+import { sha1Hex } from './sim/sha1';
+
+describe('readImageHeader', () => {
+  it('reads format and size of PNG, JPEG (baseline and progressive), GIF and WebP made by sharp', async () => {
+    expect(readImageHeader(await makeImage(321, 123, 'png'))).toEqual({ format: 'png', width: 321, height: 123 });
+    expect(readImageHeader(await makeImage(640, 427, 'jpeg'))).toEqual({ format: 'jpeg', width: 640, height: 427 });
+    const progressive = new Uint8Array(await sharp({ create: { width: 99, height: 77, channels: 3, background: '#123456' } }).withExif({ IFD0: { Copyright: 'x' } }).jpeg({ progressive: true }).toBuffer());
+    expect(readImageHeader(progressive)).toEqual({ format: 'jpeg', width: 99, height: 77 });
+    expect(readImageHeader(await makeImage(40, 30, 'gif'))).toEqual({ format: 'gif', width: 40, height: 30 });
+    expect(readImageHeader(await makeImage(40, 30, 'webp')).format).toBe('webp');
+    expect(readImageHeader(new Uint8Array([1, 2, 3]))).toEqual({ format: 'unknown' });
+  });
+
+  it('accepts for Figma only PNG/JPEG/GIF up to 4096 px a side', () => {
+    expect(figmaAccepts({ format: 'png', width: 4096, height: 4096 })).toBe(true);
+    expect(figmaAccepts({ format: 'jpeg', width: 4097, height: 10 })).toBe(false);
+    expect(figmaAccepts({ format: 'webp', width: 10, height: 10 })).toBe(false);
+    expect(figmaAccepts({ format: 'png' })).toBe(false);
+  });
+});
+
+describe('planResize (Figma 4096 px limit)', () => {
+  const input = { width: 3000, height: 2000 };
+  it('keeps the size, or a long edge that fits, unchanged', () => {
+    expect(planResize({ kind: 'none' }, input)).toEqual({ request: {}, expected: input, notes: [] });
+    expect(planResize({ kind: 'long', px: 1500 }, input)).toEqual({ request: { long: 1500 }, expected: { width: 1500, height: 1000 }, notes: [] });
+    expect(planResize({ kind: 'scale', percent: 50 }, input)).toEqual({ request: { scale: 50 }, expected: { width: 1500, height: 1000 }, notes: [] });
+  });
+  it('turns a long edge or scale beyond 4096 px into a 4096 px long edge and says so', () => {
+    const long = planResize({ kind: 'long', px: 8000 }, input);
+    expect(long.request).toEqual({ long: 4096 });
+    expect(long.expected).toEqual({ width: 4096, height: 2731 });
+    expect(long.notes[0]).toMatch(/8000 px.*4096/);
+    const scale = planResize({ kind: 'scale', percent: 200 }, input);
+    expect(scale.request).toEqual({ long: 4096 });
+    expect(scale.notes[0]).toContain('6000×4000');
+  });
+  it('fitWithin shrinks only what is too large', () => {
+    expect(fitWithin({ width: 5000, height: 1000 })).toEqual({ width: 4096, height: 819 });
+    expect(fitWithin({ width: 100, height: 50 })).toEqual({ width: 100, height: 50 });
+  });
+});
+
+describe('settings helpers', () => {
+  it('masks keys without revealing short ones', () => {
+    expect(maskKey('abcdefghijklmnop1234')).toBe('••••1234');
+    expect(maskKey('short-key')).toBe('••••');
+  });
+  it('reads stored settings leniently and checks addresses by name', () => {
+    expect(normaliseSettings({ backend: 'nope', emulatorURL: ' http://127.0.0.1:9/v2 ' })).toMatchObject({ backend: 'hosted', emulatorURL: 'http://127.0.0.1:9/v2' });
+    expect(checkURL('Emulator URL', 'ftp://x', true)).toMatch(/^Emulator URL must be an http/);
+    expect(checkURL('Container URL', '', true)).toMatch(/required/);
+    expect(checkURL('Container URL', 'http://localhost:8080', true)).toBeUndefined();
+  });
+});
+
+describe('simulator SHA-1', () => {
+  it('matches node:crypto for empty, short, block-boundary and image inputs', async () => {
+    for (const data of [new Uint8Array(0), new TextEncoder().encode('abc'), new Uint8Array(55), new Uint8Array(64).fill(7), await makeImage(50, 50)]) {
+      expect(sha1Hex(data)).toBe(createHash('sha1').update(data).digest('hex'));
+    }
+  });
+});

@@ -1,0 +1,246 @@
+/**
+ * A simulated `figma` global for running the plugin's main thread outside
+ * Figma: an in-memory document (see nodes.ts), images stored by SHA-1 with
+ * `createImage`'s documented limits, `clientStorage`, `notify`, undo steps
+ * made by `commitUndo`, and a UI channel that structured-clones messages as
+ * Figma does. `SimFigma implements FigmaApi`, the plugin's own pick of
+ * `PluginAPI`, so the compiler checks the simulator against Figma's typings.
+ * Runs in Node (unit tests) and in the browser (the e2e test page).
+ */
+import type { FigmaApi } from '../../src/main/host';
+import { FIGMA_MAX_SIDE, readImageHeader } from '../../src/shared/image-header';
+import { asScene, SimFrame, SimGroup, SimPage, SimShape, type SimDocument, type SimNode } from './nodes';
+import { sha1Hex } from './sha1';
+
+/** Where `showUI` and `figma.ui.postMessage` go: an iframe in the browser, a recorder in unit tests. */
+export interface UiChannel {
+  open(html: string, options: ShowUIOptions, theme: 'light' | 'dark'): void;
+  /** One main → UI message, already cloned. */
+  deliver(message: unknown): void;
+  close(): void;
+}
+
+class SimImage implements Image {
+  constructor(
+    readonly hash: string,
+    private readonly bytes: Uint8Array,
+    private readonly size: { width: number; height: number },
+  ) {}
+  async getBytesAsync(): Promise<Uint8Array> {
+    return this.bytes.slice();
+  }
+  async getSizeAsync(): Promise<{ width: number; height: number }> {
+    return { ...this.size };
+  }
+}
+
+class SimClientStorage implements ClientStorageAPI {
+  readonly data = new Map<string, unknown>();
+  async getAsync(key: string): Promise<unknown> {
+    return this.data.has(key) ? structuredClone(this.data.get(key)) : undefined;
+  }
+  async setAsync(key: string, value: unknown): Promise<void> {
+    this.data.set(key, structuredClone(value));
+  }
+  async deleteAsync(key: string): Promise<void> {
+    this.data.delete(key);
+  }
+  async keysAsync(): Promise<string[]> {
+    return [...this.data.keys()];
+  }
+}
+
+class SimUi implements UIAPI {
+  onmessage: MessageEventHandler | undefined;
+  visible = false;
+  private readonly listeners = new Set<MessageEventHandler>();
+  constructor(private readonly channel: () => UiChannel) {}
+  show(): void {
+    this.visible = true;
+  }
+  hide(): void {
+    this.visible = false;
+  }
+  resize(): void {}
+  reposition(): void {}
+  getPosition(): { windowSpace: Vector; canvasSpace: Vector } {
+    return { windowSpace: { x: 0, y: 0 }, canvasSpace: { x: 0, y: 0 } };
+  }
+  close(): void {
+    this.visible = false;
+    this.channel().close();
+  }
+  postMessage(pluginMessage: unknown): void {
+    // Figma clones messages and delivers them later, never synchronously.
+    const copy = structuredClone(pluginMessage);
+    setTimeout(() => this.channel().deliver(copy), 0);
+  }
+  on(_type: 'message', callback: MessageEventHandler): void {
+    this.listeners.add(callback);
+  }
+  once(_type: 'message', callback: MessageEventHandler): void {
+    const wrapped: MessageEventHandler = (m, p) => {
+      this.listeners.delete(wrapped);
+      callback(m, p);
+    };
+    this.listeners.add(wrapped);
+  }
+  off(_type: 'message', callback: MessageEventHandler): void {
+    this.listeners.delete(callback);
+  }
+  /** A UI → main message (the `pluginMessage` of an envelope). */
+  receive(message: unknown): void {
+    const copy = structuredClone(message);
+    this.onmessage?.(copy, { origin: 'null' });
+    for (const l of this.listeners) l(copy, { origin: 'null' });
+  }
+}
+
+export interface SimOptions {
+  command?: string;
+  theme?: 'light' | 'dark';
+  channel?: UiChannel;
+}
+
+export class SimFigma implements FigmaApi {
+  readonly mixed: PluginAPI['mixed'] = Symbol('figma.mixed') as PluginAPI['mixed'];
+  command: string;
+  theme: 'light' | 'dark';
+  readonly clientStorage = new SimClientStorage();
+  readonly ui: SimUi;
+  readonly images = new Map<string, SimImage>();
+  readonly nodes = new Map<string, SimNode>();
+  readonly notifications: { message: string; error: boolean }[] = [];
+  /** Undo steps made by `commitUndo`, each the list of changes it groups. */
+  readonly undoSteps: string[][] = [];
+  pendingChanges: string[] = [];
+  closed = false;
+  shownWith: ShowUIOptions | undefined;
+  channel: UiChannel;
+  readonly page: SimPage;
+  private readonly handlers = new Map<string, Set<() => void>>();
+  private idCounter = 0;
+  readonly doc: SimDocument;
+
+  constructor(options: SimOptions = {}) {
+    this.command = options.command ?? '';
+    this.theme = options.theme ?? 'light';
+    this.channel = options.channel ?? { open() {}, deliver() {}, close() {} };
+    this.ui = new SimUi(() => this.channel);
+    this.doc = {
+      mixed: this.mixed,
+      nextId: () => `1:${++this.idCounter}`,
+      register: (n) => void this.nodes.set(n.id, n),
+      changed: (what) => void this.pendingChanges.push(what),
+      hasImage: (hash) => this.images.has(hash),
+      get page() {
+        return page;
+      },
+    };
+    const page: SimPage = new SimPage(this.doc, 'Page 1', 'PAGE');
+    this.page = page;
+  }
+
+  get currentPage(): Pick<PageNode, 'selection'> {
+    return this.page;
+  }
+
+  showUI(html: string, options: ShowUIOptions = {}): void {
+    this.shownWith = options;
+    this.ui.visible = options.visible !== false;
+    this.channel.open(html, options, this.theme);
+  }
+
+  notify(message: string, options: NotificationOptions = {}): NotificationHandler {
+    this.notifications.push({ message, error: options.error === true });
+    return { cancel: () => undefined };
+  }
+
+  commitUndo(): void {
+    if (this.pendingChanges.length === 0) return;
+    this.undoSteps.push(this.pendingChanges);
+    this.pendingChanges = [];
+  }
+
+  closePlugin(): void {
+    this.closed = true;
+    this.ui.close();
+  }
+
+  /** Like Figma: PNG, JPEG or GIF, each side 1–4096 px; the hash is the SHA-1 of the bytes. */
+  createImage(data: Uint8Array): Image {
+    const h = readImageHeader(data);
+    if (h.format !== 'png' && h.format !== 'jpeg' && h.format !== 'gif') throw new Error('Image type is unsupported');
+    if (!h.width || !h.height) throw new Error('Image is too small');
+    if (h.width > FIGMA_MAX_SIDE || h.height > FIGMA_MAX_SIDE) throw new Error('Image is too large');
+    const hash = sha1Hex(data);
+    const existing = this.images.get(hash);
+    if (existing) return existing;
+    const image = new SimImage(hash, data.slice(), { width: h.width, height: h.height });
+    this.images.set(hash, image);
+    return image;
+  }
+
+  getImageByHash(hash: string): Image | null {
+    return this.images.get(hash) ?? null;
+  }
+
+  async getNodeByIdAsync(id: string): Promise<BaseNode | null> {
+    const n = this.nodes.get(id);
+    return n && !n.removed ? (n as unknown as BaseNode) : null;
+  }
+
+  on(type: 'selectionchange', callback: () => void): void {
+    let set = this.handlers.get(type);
+    if (!set) this.handlers.set(type, (set = new Set()));
+    set.add(callback);
+  }
+
+  // ---- test-side controls (not part of Figma's API) ----
+
+  /** Select layers and fire `selectionchange`, as a click on the canvas does. */
+  select(...nodes: SimNode[]): void {
+    this.page.selection = nodes.map(asScene);
+    for (const cb of this.handlers.get('selectionchange') ?? []) cb();
+  }
+
+  rect(name: string, fills: Paint[], type: 'RECTANGLE' | 'ELLIPSE' | 'TEXT' = 'RECTANGLE'): SimShape {
+    return new SimShape(this.doc, name, type, fills);
+  }
+  text(name: string, fills: Paint[] | PluginAPI['mixed']): SimShape {
+    return new SimShape(this.doc, name, 'TEXT', fills);
+  }
+  frame(name: string, children: SimNode[], fills: Paint[] = [], type: 'FRAME' | 'COMPONENT' | 'INSTANCE' = 'FRAME'): SimFrame {
+    const f = new SimFrame(this.doc, name, type, fills);
+    for (const c of children) f.adopt(c);
+    return f;
+  }
+  group(name: string, children: SimNode[]): SimGroup {
+    const g = new SimGroup(this.doc, name);
+    for (const c of children) g.appendChild(asScene(c));
+    return g;
+  }
+  /** Put layers on the page (top level). */
+  place(...nodes: SimNode[]): void {
+    for (const n of nodes) this.page.appendChild(asScene(n));
+    // Building the document is not something the plugin did: no undo step for it.
+    this.pendingChanges = [];
+  }
+  /** Add image bytes to the file as if imported earlier (not part of any undo step). */
+  addImage(bytes: Uint8Array): string {
+    const hash = this.createImage(bytes).hash;
+    return hash;
+  }
+  imageBytes(hash: string): Uint8Array | undefined {
+    return (this.images.get(hash) as unknown as { bytes: Uint8Array } | undefined)?.bytes.slice();
+  }
+}
+
+/** An image fill as the properties panel makes it. */
+export function imageFill(hash: string, extra: Partial<Omit<ImagePaint, 'type' | 'imageHash'>> = {}): ImagePaint {
+  return { type: 'IMAGE', imageHash: hash, scaleMode: 'FILL', ...extra };
+}
+
+export function solidFill(r: number, g: number, b: number): SolidPaint {
+  return { type: 'SOLID', color: { r, g, b } };
+}
