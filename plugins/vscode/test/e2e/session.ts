@@ -1,0 +1,77 @@
+/**
+ * One end-to-end session: a workspace of real photos (copied from the repo's
+ * samples/), a fresh code-server with the built .vsix installed, and Debian's
+ * Chromium on the workbench. `close()` removes everything it made.
+ */
+import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../../../../test/e2e/browser';
+import { startCodeServer, type CodeServer } from './code-server';
+import { waitForWorkbench } from './ui';
+
+const here = dirname(fileURLToPath(import.meta.url));
+export const PLUGIN_DIR = resolve(here, '../..');
+export const REPO_DIR = resolve(PLUGIN_DIR, '../..');
+export const VSIX = join(PLUGIN_DIR, 'dist', 'pfc-vscode.vsix');
+export const SAMPLES = join(REPO_DIR, 'samples');
+
+/** The sample photos, by their path below samples/ (the nested layout the tests mirror). */
+export const SAMPLE_FILES = ['objects/chelsea.png', 'objects/coffee.jpg', 'outdoors/rocket.jpg', 'portraits/astronaut.jpg', 'portraits/grace_hopper.jpg'];
+
+export interface Session {
+  workspace: string;
+  server: CodeServer;
+  page: Page;
+  close(): Promise<void>;
+}
+
+/** Copy the samples into `<workspace>/<folder>/` (nested: objects/, outdoors/, portraits/). */
+export function addPhotoFolder(workspace: string, folder: string): string {
+  const dir = join(workspace, folder);
+  for (const rel of SAMPLE_FILES) {
+    mkdirSync(dirname(join(dir, rel)), { recursive: true });
+    cpSync(join(SAMPLES, rel), join(dir, rel));
+  }
+  return dir;
+}
+
+export async function openSession(options: { codeServerBin: string; settings: Record<string, unknown>; folders: string[] }): Promise<Session> {
+  if (!existsSync(VSIX)) throw new Error(`${VSIX} is missing: run "npm run build -w pfc-vscode" (npm run test:e2e builds it)`);
+  const workspace = mkdtempSync(join(tmpdir(), 'pfc-vscode-ws-'));
+  for (const f of options.folders) addPhotoFolder(workspace, f);
+  const server = await startCodeServer({ bin: options.codeServerBin, vsix: VSIX, settings: options.settings });
+  const profile = mkdtempSync(join(tmpdir(), 'pfc-chromium-'));
+  let context: BrowserContext | undefined;
+  try {
+    context = await chromium.launchPersistentContext(profile, {
+      executablePath: CHROMIUM_PATH,
+      headless: true,
+      args: CHROMIUM_ARGS,
+      viewport: { width: 1400, height: 900 },
+    });
+    const page = context.pages()[0] ?? (await context.newPage());
+    await page.goto(server.folderUrl(workspace));
+    await waitForWorkbench(page, [...options.folders].sort()[0]!);
+    const ctx = context;
+    return {
+      workspace,
+      server,
+      page,
+      close: async () => {
+        await ctx.close().catch(() => undefined);
+        await server.close();
+        rmSync(profile, { recursive: true, force: true });
+        rmSync(workspace, { recursive: true, force: true });
+      },
+    };
+  } catch (err) {
+    await context?.close().catch(() => undefined);
+    await server.close();
+    rmSync(profile, { recursive: true, force: true });
+    rmSync(workspace, { recursive: true, force: true });
+    throw err;
+  }
+}

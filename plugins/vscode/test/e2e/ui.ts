@@ -1,0 +1,117 @@
+/**
+ * Driving VS Code's workbench (in code-server) the way a user does: Explorer
+ * rows, context menus, quick picks, notifications. Every wait is bounded and
+ * waits for a condition, never a fixed time.
+ */
+import type { Locator, Page } from 'playwright-core';
+
+/** An Explorer row by its file or folder name. */
+export function explorerRow(page: Page, name: string): Locator {
+  return page.locator('.explorer-folders-view').getByRole('treeitem', { name, exact: true });
+}
+
+/** Wait for the workbench and its Explorer to show the workspace's root entries. */
+export async function waitForWorkbench(page: Page, firstEntry: string): Promise<void> {
+  await page.locator('.monaco-workbench').waitFor({ state: 'visible', timeout: 120_000 });
+  // The Explorer view may start collapsed behind the welcome state; focus it.
+  const row = explorerRow(page, firstEntry);
+  if (!(await row.isVisible().catch(() => false))) {
+    await page.keyboard.press('Control+Shift+E');
+  }
+  await row.waitFor({ state: 'visible', timeout: 120_000 });
+}
+
+/** Expand a folder row (clicking a collapsed folder opens it). */
+export async function expand(page: Page, name: string): Promise<void> {
+  const row = explorerRow(page, name);
+  if ((await row.getAttribute('aria-expanded')) !== 'true') await row.click();
+  await page.waitForFunction((n) => {
+    const rows = [...document.querySelectorAll('.explorer-folders-view [role="treeitem"]')];
+    return rows.some((r) => r.getAttribute('aria-label') === n && r.getAttribute('aria-expanded') === 'true');
+  }, name, { timeout: 30_000 });
+}
+
+/**
+ * Right-click `target` and choose `item` from the context menu. The Explorer
+ * draws before the extension host has registered the extension's menu
+ * contributions, so the item can be missing at first: close the menu and
+ * try again, a bounded number of times.
+ */
+export async function contextMenu(page: Page, target: Locator, item: string, attempts = 20): Promise<void> {
+  for (let i = 1; ; i++) {
+    await target.click({ button: 'right' });
+    const menu = page.locator('.monaco-menu').first();
+    await menu.waitFor({ state: 'visible', timeout: 15_000 });
+    const entry = page.locator('.monaco-menu .action-item').filter({ hasText: item }).first();
+    if (await entry.isVisible().catch(() => false)) {
+      await entry.click();
+      return;
+    }
+    await page.keyboard.press('Escape');
+    await menu.waitFor({ state: 'hidden', timeout: 15_000 }).catch(() => undefined);
+    if (i >= attempts) throw new Error(`context menu never offered "${item}" after ${attempts} attempts`);
+    // Give the extension host a moment to register contributions before looking again.
+    await page.waitForTimeout(500);
+  }
+}
+
+/** The open quick pick / input box. */
+export function quickInput(page: Page): Locator {
+  return page.locator('.quick-input-widget');
+}
+
+/** Pick the row labelled `label` in the open quick pick. */
+export async function pickQuick(page: Page, label: string): Promise<void> {
+  const widget = quickInput(page);
+  await widget.waitFor({ state: 'visible', timeout: 60_000 });
+  const row = widget.locator('.monaco-list-row').filter({ hasText: label }).first();
+  await row.waitFor({ state: 'visible', timeout: 60_000 });
+  await row.click();
+}
+
+/** Type into the open input box and press Enter. */
+export async function answerInput(page: Page, text: string): Promise<void> {
+  const input = quickInput(page).locator('input');
+  await input.waitFor({ state: 'visible', timeout: 60_000 });
+  await input.fill(text);
+  await input.press('Enter');
+}
+
+/** A notification toast whose text matches. */
+export function toast(page: Page, text: string | RegExp): Locator {
+  return page.locator('.notifications-toasts .notification-toast').filter({ hasText: text });
+}
+
+/** Run a command from the Command Palette by its title. */
+export async function runCommand(page: Page, title: string): Promise<void> {
+  await page.keyboard.press('Control+Shift+P');
+  const input = quickInput(page).locator('input');
+  await input.waitFor({ state: 'visible', timeout: 30_000 });
+  await input.fill(`>${title}`);
+  await pickQuick(page, title);
+}
+
+/**
+ * Record the text of every notification toast from now on (a fast run can
+ * show and hide its progress notification between two polls).
+ */
+export async function recordToasts(page: Page): Promise<void> {
+  await page.evaluate(() => {
+    const w = window as unknown as { __pfcToasts?: string[] };
+    if (w.__pfcToasts) return;
+    const seen: string[] = [];
+    w.__pfcToasts = seen;
+    const grab = (): void => {
+      for (const el of document.querySelectorAll('.notifications-toasts .notification-toast')) {
+        const t = (el as HTMLElement).innerText;
+        if (t && seen[seen.length - 1] !== t) seen.push(t);
+      }
+    };
+    new MutationObserver(grab).observe(document.body, { subtree: true, childList: true, characterData: true });
+  });
+}
+
+/** Every toast text seen since `recordToasts`. */
+export async function seenToasts(page: Page): Promise<string[]> {
+  return page.evaluate(() => (window as unknown as { __pfcToasts?: string[] }).__pfcToasts ?? []);
+}

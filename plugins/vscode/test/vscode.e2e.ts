@@ -1,0 +1,163 @@
+/**
+ * The extension in a real VS Code (code-server 4.100.3), driven through its UI
+ * with Playwright and Debian's Chromium, against the emulator doing real image
+ * work. Checks the files on disk, not just the UI.
+ */
+import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { startEmulator, type EmulatorHandle } from '@pfc/emulator';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+// @ts-expect-error a plain .mjs script without types
+import { setupCodeServer } from '../scripts/setup-e2e.mjs';
+import { expectCorrectedImage, expectNoPartials, expectOriginalsUntouched, filesBelow } from './e2e/checks';
+import { waitFor } from './e2e/code-server';
+import { openSession, PLUGIN_DIR, REPO_DIR, SAMPLE_FILES, VSIX, type Session } from './e2e/session';
+import { answerInput, contextMenu, expand, explorerRow, pickQuick, quickInput, recordToasts, seenToasts, toast } from './e2e/ui';
+
+const bench: Record<string, unknown> = {};
+let codeServerBin: string;
+
+beforeAll(() => {
+  codeServerBin = (setupCodeServer as () => string)();
+});
+
+afterAll(() => {
+  mkdirSync(join(REPO_DIR, 'bench-results'), { recursive: true });
+  const out = {
+    ...bench,
+    vsixBytes: statSync(VSIX).size,
+    bundleBytes: statSync(join(PLUGIN_DIR, 'dist', 'extension.js')).size,
+    measuredAt: new Date().toISOString(),
+  };
+  writeFileSync(join(REPO_DIR, 'bench-results', 'vscode-extension.json'), `${JSON.stringify(out, null, 2)}\n`);
+  console.log(`vscode extension: ${JSON.stringify(out)}`);
+});
+
+describe('right-click correction in a real VS Code (local emulator backend)', () => {
+  let emu: EmulatorHandle;
+  let s: Session;
+
+  beforeAll(async () => {
+    emu = await startEmulator({ host: '127.0.0.1' });
+    s = await openSession({ codeServerBin, settings: { 'pfc.backend': 'emulator', 'pfc.emulatorUrl': emu.web }, folders: ['photos', 'picks'] });
+    await recordToasts(s.page);
+  });
+  afterAll(async () => {
+    await s?.close();
+    await emu?.close();
+  });
+
+  test('a nested folder: Explorer menu → preset → progress → mirrored, decodable outputs → summary', async () => {
+    const { page, workspace } = s;
+    const photos = join(workspace, 'photos');
+    const clicked = Date.now();
+    await contextMenu(page, explorerRow(page, 'photos'), 'Correct Images in Folder…');
+    await quickInput(page).waitFor({ state: 'visible', timeout: 60_000 });
+    bench.firstCommandToPickerMs = Date.now() - clicked;
+    await pickQuick(page, 'Pro');
+
+    await toast(page, /Corrected 5 files/).waitFor({ state: 'visible', timeout: 120_000 });
+    // The progress notification was shown while the files were being corrected.
+    expect((await seenToasts(page)).some((t) => /Perfectly Clear: \d\/5/.test(t))).toBe(true);
+
+    const out = join(photos, 'corrected');
+    expect(filesBelow(out).filter((f) => !f.startsWith('.'))).toEqual([...SAMPLE_FILES].sort());
+    for (const rel of SAMPLE_FILES) await expectCorrectedImage(join(photos, rel), join(out, rel));
+    expectOriginalsUntouched(photos, SAMPLE_FILES);
+    expectNoPartials(photos);
+
+    const log = s.server.outputChannel();
+    const activated = /activated in ([\d.]+) ms/.exec(log);
+    expect(activated).not.toBeNull();
+    bench.activationMs = Number(activated![1]);
+    expect(log).toMatch(/preset "Pro"/);
+
+    // "Show Report" opens the before/after webview.
+    await toast(page, /Corrected 5 files/).getByRole('button', { name: 'Show Report' }).click();
+    await page.locator('.tab', { hasText: 'Perfectly Clear Report' }).waitFor({ state: 'visible', timeout: 60_000 });
+  });
+
+  test('two selected images: only those are corrected', async () => {
+    const { page, workspace } = s;
+    const picks = join(workspace, 'picks');
+    await expand(page, 'picks');
+    await expand(page, 'portraits');
+    await explorerRow(page, 'astronaut.jpg').click();
+    await explorerRow(page, 'grace_hopper.jpg').click({ modifiers: ['Control'] });
+    await contextMenu(page, explorerRow(page, 'grace_hopper.jpg'), 'Correct Selected Images');
+    await pickQuick(page, 'Universal');
+    await toast(page, /Corrected 2 files/).waitFor({ state: 'visible', timeout: 120_000 });
+
+    const outputs = filesBelow(picks).filter((f) => !SAMPLE_FILES.includes(f) && !f.split('/').pop()!.startsWith('.'));
+    expect(outputs).toEqual(['portraits/corrected/astronaut.jpg', 'portraits/corrected/grace_hopper.jpg']);
+    for (const name of ['astronaut.jpg', 'grace_hopper.jpg']) {
+      await expectCorrectedImage(join(picks, 'portraits', name), join(picks, 'portraits', 'corrected', name));
+    }
+    expectOriginalsUntouched(picks, SAMPLE_FILES);
+  });
+});
+
+describe('hosted backend: first-run key prompt, cancel mid-batch, rerun', () => {
+  const SECRET = `pfc-e2e-key-${Date.now().toString(36)}-do-not-log`;
+  let emu: EmulatorHandle;
+  let s: Session;
+
+  beforeAll(async () => {
+    // The emulator stands in for the hosted Web API: it accepts only SECRET, and each job takes a while.
+    emu = await startEmulator({ host: '127.0.0.1', apiKeys: [SECRET], processingMs: 2500 });
+    s = await openSession({ codeServerBin, settings: { 'pfc.backend': 'hosted', 'pfc.webApiUrl': emu.web, 'pfc.concurrency': 2 }, folders: ['batch'] });
+    await recordToasts(s.page);
+  });
+  afterAll(async () => {
+    await s?.close();
+    await emu?.close();
+  });
+
+  test('cancel leaves no partial file; a rerun completes the rest; the key never reaches settings or logs', async () => {
+    const { page, workspace } = s;
+    const dir = join(workspace, 'batch');
+    const out = join(dir, 'corrected');
+    const logLines = (re: RegExp) => s.server.outputChannel().split('\n').filter((l) => re.test(l)).length;
+
+    await contextMenu(page, explorerRow(page, 'batch'), 'Correct Images in Folder…');
+    // No key yet: the first run offers to set one.
+    const dialog = page.locator('.monaco-dialog-box');
+    await dialog.waitFor({ state: 'visible', timeout: 60_000 });
+    await dialog.getByRole('button', { name: 'Set API Key' }).click();
+    await answerInput(page, SECRET);
+    await pickQuick(page, 'Universal');
+
+    const progress = toast(page, /Perfectly Clear: \d\/5/);
+    await progress.waitFor({ state: 'visible', timeout: 60_000 });
+    // Cancel once a file is done and others are in flight.
+    await waitFor('a first corrected file', () => logLines(/\] corrected /) >= 1, 120_000);
+    await progress.getByRole('button', { name: 'Cancel' }).click();
+    const cancelled = toast(page, /Cancelled after correcting \d file/);
+    await cancelled.waitFor({ state: 'visible', timeout: 120_000 });
+
+    expectNoPartials(dir);
+    const firstRun = filesBelow(out).filter((f) => !f.startsWith('.'));
+    expect(firstRun.length).toBeGreaterThanOrEqual(1);
+    expect(firstRun.length).toBeLessThan(5);
+    for (const rel of firstRun) await expectCorrectedImage(join(dir, rel), join(out, rel));
+    await cancelled.getByRole('button', { name: /Close|Clear/ }).first().click().catch(() => undefined);
+
+    // Rerun: files done before are skipped, the rest are corrected.
+    await contextMenu(page, explorerRow(page, 'batch'), 'Correct Images in Folder…');
+    await pickQuick(page, 'Universal');
+    const done = toast(page, new RegExp(`Corrected ${5 - firstRun.length} files?.*${firstRun.length} already up to date`));
+    await done.waitFor({ state: 'visible', timeout: 180_000 });
+    expect(filesBelow(out).filter((f) => !f.startsWith('.'))).toEqual([...SAMPLE_FILES].sort());
+    for (const rel of SAMPLE_FILES) await expectCorrectedImage(join(dir, rel), join(out, rel));
+    expectOriginalsUntouched(dir, SAMPLE_FILES);
+    expectNoPartials(dir);
+
+    // The key was used (the emulator accepts no other) but is stored nowhere readable.
+    const settings = readFileSync(join(s.server.userDataDir, 'User', 'settings.json'), 'utf8');
+    expect(settings).not.toContain(SECRET);
+    expect(s.server.logs()).not.toContain(SECRET);
+    expect(s.server.outputChannel()).toMatch(/corrected /);
+    expect(s.server.outputChannel()).not.toContain(SECRET);
+    for (const f of filesBelow(workspace)) expect(readFileSync(join(workspace, f)).includes(SECRET), f).toBe(false);
+  });
+});
