@@ -1,0 +1,52 @@
+/**
+ * The backend for the panel's settings: the hosted Web API, a local emulator
+ * (same protocol, any key), or self-hosted containers. Network calls are
+ * `@pfc/core`'s; the panel only chooses the address and the key.
+ */
+import { createWebBackend, type CorrectionBackend, type FetchLike } from '@pfc/core';
+import type { PanelSettings } from '../settings/store';
+
+export interface BackendSecrets {
+  apiKey?: string;
+  bgrLicenceKey?: string;
+}
+
+/** The key the emulator gets when the user saved none: it accepts any non-empty key. */
+const EMULATOR_KEY = 'local-emulator';
+
+/** A setting is missing or wrong; the message names it and says where to set it. */
+export class SettingsError extends Error {
+  override name = 'SettingsError';
+}
+
+export function createBackend(settings: PanelSettings, secrets: BackendSecrets, fetch: FetchLike): CorrectionBackend {
+  switch (settings.backend) {
+    case 'hosted':
+      if (!secrets.apiKey) throw new SettingsError('Enter your API key under Settings (hosted Web API) first.');
+      return createWebBackend({ baseURL: settings.hostedURL, apiKey: secrets.apiKey, fetch });
+    case 'emulator':
+      return createWebBackend({ baseURL: settings.emulatorURL, apiKey: secrets.apiKey || EMULATOR_KEY, fetch });
+    case 'container':
+      throw new SettingsError('The self-hosted container backend is not available in this build yet; choose the hosted Web API or a local emulator under Settings.');
+  }
+}
+
+/** How the settings are named in the panel's header. */
+export function describeBackend(settings: PanelSettings): string {
+  switch (settings.backend) {
+    case 'hosted':
+      return `Web API · ${hostOf(settings.hostedURL)}`;
+    case 'emulator':
+      return `Emulator · ${hostOf(settings.emulatorURL)}`;
+    case 'container':
+      return `Container · ${hostOf(settings.containerURL)}`;
+  }
+}
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return url;
+  }
+}

@@ -1,0 +1,155 @@
+/**
+ * One press of a button: for each target, read its pixels, send them to the
+ * backend, and bring the result back, one document after another. A failing
+ * document is reported and the next one goes on; cancelling stops the run and
+ * leaves the current document as it was.
+ */
+import { ParameterError, readAll, UserAbortError, type CorrectionBackend, type CorrectionProgress, type PfcParams } from '@pfc/core';
+import type { Host } from '../host/types';
+import { decodeImage, sniffFormat } from '../image/codec';
+import { addResultLayer, openResultDocument } from '../ps/apply';
+import { activateDocument, findDocument } from '../ps/commands';
+import { exportPixels, unsupportedReason } from '../ps/export';
+import { CancelledError, inModal } from '../ps/modal';
+import { describeCorrection, isResize } from './options';
+import type { Target } from './targets';
+
+export type Phase = 'reading' | CorrectionProgress['phase'] | 'applying';
+
+export interface RunProgress {
+  /** 0-based index of the target being worked on. */
+  index: number;
+  total: number;
+  title: string;
+  phase: Phase;
+  /** Overall progress of the run, 0 to 1. */
+  fraction: number;
+}
+
+export interface Outcome {
+  title: string;
+  status: 'done' | 'failed' | 'cancelled';
+  /** What happened, for the user. */
+  message: string;
+  /** Conversions, ignored parameters, resampling: things the user should know. */
+  notes: string[];
+  /** The new layer's id (layer results). */
+  layerId?: number;
+}
+
+export interface RunOptions {
+  signal?: AbortSignal;
+  onProgress?: (p: RunProgress) => void;
+}
+
+/** Share of one target's progress reached at the start of each phase. */
+const PHASE_AT: Record<Phase, number> = {
+  reading: 0, validating: 0.05, uploading: 0.1, queued: 0.3, processing: 0.4, downloading: 0.8, applying: 0.9, done: 1,
+};
+
+/**
+ * Correct `targets` with `params` on `backend`. Rejects only when the
+ * parameters are invalid (before anything is read or sent); every other
+ * failure becomes that target's `Outcome`.
+ */
+export async function runCorrections(
+  host: Host,
+  backend: CorrectionBackend,
+  targets: readonly Target[],
+  params: PfcParams,
+  options: RunOptions = {},
+): Promise<Outcome[]> {
+  const check = backend.validate(params);
+  if (check.errors.length > 0) throw new ParameterError(check.errors);
+  const { signal, onProgress } = options;
+  const name = describeCorrection(params);
+  const startedOn = host.ps.app.activeDocument?.id;
+  const outcomes: Outcome[] = [];
+  for (const [index, target] of targets.entries()) {
+    if (signal?.aborted || outcomes.some((o) => o.status === 'cancelled')) {
+      outcomes.push({ title: target.title, status: 'cancelled', message: 'not started: the run was cancelled', notes: [] });
+      continue;
+    }
+    const report = (phase: Phase) =>
+      onProgress?.({ index, total: targets.length, title: target.title, phase, fraction: (index + PHASE_AT[phase]) / targets.length });
+    try {
+      outcomes.push(await correctOne(host, backend, target, params, name, check.warnings, signal, report));
+    } catch (err) {
+      const cancelled = err instanceof CancelledError || err instanceof UserAbortError || signal?.aborted === true;
+      outcomes.push({
+        title: target.title,
+        status: cancelled ? 'cancelled' : 'failed',
+        message: cancelled ? 'cancelled: the document was left unchanged' : messageOf(err),
+        notes: [],
+      });
+    }
+  }
+  if (targets.length > 1 && startedOn !== undefined && findDocument(host, startedOn)) {
+    // Give the user back the document they were looking at.
+    await inModal(host, 'Perfectly Clear', () => activateDocument(host, startedOn)).catch(() => undefined);
+  }
+  return outcomes;
+}
+
+async function correctOne(
+  host: Host,
+  backend: CorrectionBackend,
+  target: Target,
+  params: PfcParams,
+  name: string,
+  warnings: readonly string[],
+  signal: AbortSignal | undefined,
+  report: (phase: Phase) => void,
+): Promise<Outcome> {
+  report('reading');
+  const doc = findDocument(host, target.documentId);
+  if (!doc) throw new Error('the document was closed');
+  const unsupported = unsupportedReason(doc);
+  if (unsupported) throw new Error(unsupported);
+  const exported = await inModal(host, 'Reading pixels for Perfectly Clear', () => exportPixels(host, doc, target.layerId));
+  if (signal?.aborted) throw new CancelledError();
+
+  const result = await backend.correct(exported.bytes, params, {
+    signal,
+    contentType: exported.contentType,
+    size: exported.bytes.byteLength,
+    fileName: `${target.title}.${exported.contentType === 'image/png' ? 'png' : 'jpg'}`,
+    onProgress: (p) => report(p.phase === 'done' ? 'downloading' : p.phase),
+  });
+  report('downloading');
+  const bytes = await readAll(result.body);
+  if (signal?.aborted) throw new CancelledError();
+  const notes = [...(exported.conversion ? [exported.conversion] : []), ...warnings, ...result.warnings];
+
+  report('applying');
+  if (isResize(params)) {
+    const ext = sniffFormat(bytes) === 'png' ? 'png' : 'jpg';
+    const opened = await inModal(host, name, () => openResultDocument(host, bytes, `${baseName(target.title)} (Perfectly Clear).${ext}`));
+    report('done');
+    return { title: target.title, status: 'done', message: `resized result opened as a new document, "${opened.title}"`, notes };
+  }
+  const image = decodeImage(bytes);
+  const added = await inModal(host, name, (context) =>
+    addResultLayer(host, context, {
+      documentId: doc.id,
+      sourceLayerId: target.layerId,
+      rect: exported.rect,
+      image,
+      keepShapeOf: params.removeBackground ? undefined : exported.alpha,
+      name,
+    }, signal),
+  );
+  if (added.resampled) notes.push(`the result came back at ${image.width}×${image.height} px and was fitted to the source`);
+  report('done');
+  return { title: target.title, status: 'done', message: `added layer "${name}"`, notes, layerId: added.layerId };
+}
+
+function baseName(title: string): string {
+  return title.replace(/\.[A-Za-z0-9]{1,5}$/, '').replace(/[\\/:*?"<>|]+/g, '_');
+}
+
+/** A one-line message for the user; errors from core never carry keys. */
+export function messageOf(err: unknown): string {
+  if (err instanceof Error) return err.message;
+  return String(err);
+}

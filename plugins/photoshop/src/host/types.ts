@@ -1,0 +1,201 @@
+/**
+ * The part of Photoshop's and UXP's JavaScript API this panel uses, as narrow
+ * structural interfaces. `typings-check.ts` proves that the published typings
+ * (`@types/photoshop`, `@adobe/cc-ext-uxp-types`) are assignable to them, so
+ * the panel calls nothing Photoshop does not have; the simulated host in
+ * `test/sim` implements them, so tests drive the same surface.
+ *
+ * Kept free of DOM and Node types: it compiles against the UXP typings (which
+ * redeclare DOM globals) as well as against lib.dom.
+ */
+
+/** Values of `constants.LayerKind` (the enum's string values). */
+export type PsLayerKind =
+  | 'blackAndWhite' | 'brightnessContrast' | 'channelMixer' | 'colorBalance' | 'curves' | 'exposure'
+  | 'gradientFill' | 'gradientMap' | 'hueSaturation' | 'inversion' | 'levels' | 'pixel' | 'pattern'
+  | 'photoFilter' | 'posterize' | 'selectiveColor' | 'smartObject' | 'solidColor' | 'text' | 'threshold'
+  | 'threeD' | 'vibrance' | 'video' | 'group' | 'colorLookup';
+
+/** Values of `constants.DocumentMode`. */
+export type PsDocumentMode =
+  | 'bitmapMode' | 'CMYKColorMode' | 'duotoneMode' | 'grayscaleMode' | 'indexedColorMode'
+  | 'labColorMode' | 'multichannelMode' | 'RGBColorMode';
+
+/** Values of `constants.BitsPerChannelType`. */
+export type PsBitsPerChannel = 'bitDepth1' | 'bitDepth8' | 'bitDepth16' | 'bitDepth32';
+
+/** Pixel rectangle; right and bottom are exclusive. */
+export interface PsRect {
+  left: number;
+  top: number;
+  right: number;
+  bottom: number;
+}
+
+export interface PsBounds extends PsRect {
+  readonly width: number;
+  readonly height: number;
+}
+
+export interface PsLayer {
+  readonly id: number;
+  readonly name: string;
+  readonly kind: PsLayerKind;
+  /** Bounds of the layer's non-transparent pixels, in document pixels. */
+  readonly bounds: PsBounds;
+  readonly visible: boolean;
+  readonly isBackgroundLayer: boolean;
+  /** Child layers of a group; null for other kinds. */
+  readonly layers: readonly PsLayer[] | null;
+  readonly parent: PsLayer | null;
+  /** Restack this layer relative to another (must run inside `executeAsModal`). */
+  move(relativeObject: PsLayer, insertLocation: string): unknown;
+}
+
+export interface PsDocument {
+  readonly id: number;
+  /** The document's name as shown on its tab. */
+  readonly title: string;
+  /** Pixels. */
+  readonly width: number;
+  /** Pixels. */
+  readonly height: number;
+  /** Pixels per inch. */
+  readonly resolution: number;
+  readonly mode: PsDocumentMode;
+  readonly bitsPerChannel: PsBitsPerChannel;
+  /** Name of the embedded colour profile, e.g. `sRGB IEC61966-2.1`; empty when untagged. */
+  readonly colorProfileName: string;
+  /** Top-level layers, topmost first. */
+  readonly layers: readonly PsLayer[];
+  readonly activeLayers: readonly PsLayer[];
+}
+
+/** An Action Manager descriptor as `batchPlay` takes and returns it. */
+export interface PsDescriptor {
+  _obj: string;
+  // Descriptors are open-ended by design (Photoshop's action language).
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  [key: string]: any;
+}
+
+export interface PsBatchPlayOptions {
+  synchronousExecution?: boolean;
+  modalBehavior?: 'wait' | 'execute' | 'fail';
+  dialogOptions?: 'silent' | 'dontDisplay' | 'display';
+}
+
+export interface PsHistorySuspension {
+  historySuspensionID: number;
+}
+
+/** What `executeAsModal` passes to its callback. */
+export interface PsExecutionContext {
+  /** True once the user pressed Escape or Cancel in Photoshop's progress bar. */
+  readonly isCancelled: boolean;
+  hostControl: {
+    suspendHistory(params: { documentID: number; name: string }): Promise<PsHistorySuspension>;
+    /** `commit: false` drops every change since `suspendHistory`. */
+    resumeHistory(params: PsHistorySuspension & { finalName?: string }, commit?: boolean): Promise<void>;
+  };
+  reportProgress(params: { value?: number; commandName?: string }): void;
+}
+
+export type PsColorSpace = 'RGB' | 'Grayscale' | 'Lab';
+
+export interface PsImageData {
+  readonly width: number;
+  readonly height: number;
+  readonly colorSpace: PsColorSpace;
+  readonly colorProfile: string;
+  readonly hasAlpha: boolean;
+  readonly components: number;
+  readonly componentSize: 8 | 16 | 32;
+  getData(options: { chunky?: boolean; fullRange?: boolean }): Promise<Uint8Array | Uint16Array | Float32Array>;
+  dispose(): Promise<void> | void;
+}
+
+export interface PsGetPixelsOptions {
+  documentID?: number;
+  layerID?: number;
+  sourceBounds?: PsRect;
+  colorSpace?: string;
+  colorProfile?: string;
+  componentSize?: -1 | 8 | 16 | 32;
+  applyAlpha?: boolean;
+}
+
+export interface PsImaging {
+  getPixels(options: PsGetPixelsOptions): Promise<{ imageData: PsImageData; sourceBounds: PsRect; level: number }>;
+  putPixels(options: {
+    documentID?: number;
+    layerID: number;
+    imageData: PsImageData;
+    replace?: boolean;
+    targetBounds?: PsRect | { left: number; top: number; width: number; height: number };
+    commandName?: string;
+  }): Promise<void>;
+  createImageDataFromBuffer(
+    buffer: Uint8Array | Uint16Array | Float32Array,
+    options: { width: number; height: number; components: number; chunky?: boolean; colorSpace: string; colorProfile?: string; fullRange?: boolean },
+  ): Promise<PsImageData>;
+  /** JPEG bytes of the image data (a number array, or base64 text with `base64: true`). */
+  encodeImageData(options: { imageData: PsImageData; base64?: boolean }): Promise<number[] | string>;
+}
+
+/** The `photoshop` module, as far as the panel uses it. */
+export interface PhotoshopModule {
+  app: {
+    readonly documents: readonly PsDocument[];
+    /** Null at run time when no document is open. */
+    readonly activeDocument: PsDocument | null;
+    /** Open a file as a new document (inside `executeAsModal`). */
+    open(entry: PsFileEntry): Promise<PsDocument>;
+  };
+  core: {
+    executeAsModal<T>(fn: (context: PsExecutionContext) => Promise<T>, options: { commandName: string }): Promise<T>;
+  };
+  action: {
+    batchPlay(commands: PsDescriptor[], options: PsBatchPlayOptions): Promise<PsDescriptor[]>;
+  };
+  imaging: PsImaging;
+  constants: {
+    ElementPlacement: { readonly PLACEBEFORE: string };
+  };
+}
+
+/** A file in UXP's file system (`storage.File`). */
+export interface PsFileEntry {
+  readonly name: string;
+  read(options: { format?: symbol }): Promise<string | ArrayBuffer>;
+  write(data: string | ArrayBuffer, options: { format?: symbol; append?: boolean }): Promise<unknown>;
+  delete(): Promise<unknown>;
+}
+
+export interface PsFolderEntry {
+  createFile(name: string, options: { overwrite?: boolean }): Promise<PsFileEntry>;
+}
+
+export interface UxpSecureStorage {
+  /** Resolves with the stored bytes; rejects or resolves empty when the key is absent. */
+  getItem(key: string): Promise<Uint8Array | null | undefined>;
+  setItem(key: string, value: string | ArrayBuffer | Uint8Array): Promise<void>;
+  removeItem(key: string): Promise<void>;
+}
+
+/** The `uxp` module, as far as the panel uses it. */
+export interface UxpModule {
+  storage: {
+    localFileSystem: {
+      getTemporaryFolder(): Promise<PsFolderEntry>;
+    };
+    formats: { readonly binary: symbol; readonly utf8: symbol };
+    secureStorage: UxpSecureStorage;
+  };
+}
+
+/** Both host modules, handed to every wrapper (so tests can pass simulated ones). */
+export interface Host {
+  ps: PhotoshopModule;
+  uxp: UxpModule;
+}

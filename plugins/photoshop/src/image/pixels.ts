@@ -1,0 +1,131 @@
+/**
+ * Pixel operations on 8-bit RGBA between the service's result and
+ * `imaging.putPixels`: fitting a result to the source's rectangle, keeping a
+ * layer's shape, and widening to the document's bit depth.
+ */
+import type { Rgba } from './codec';
+
+/**
+ * Resample to `width`×`height`. A result comes back at another size when the
+ * service caps it (background removal: 5000 px) or renders at its own tier
+ * (AI Art 2k/4k); the layer must still cover the source exactly. Separable
+ * triangle filter whose support widens when shrinking (so it averages instead
+ * of skipping pixels), on premultiplied alpha (no dark fringes at cut-out edges).
+ */
+export function resample(src: Rgba, width: number, height: number): Rgba {
+  if (src.width === width && src.height === height) return src;
+  const pre = premultiply(src.data);
+  const horizontal = resampleAxis(pre, src.width, src.height, width, true);
+  const both = resampleAxis(horizontal, width, src.height, height, false);
+  return { width, height, data: unpremultiply(both) };
+}
+
+function premultiply(data: Uint8Array): Float32Array {
+  const out = new Float32Array(data.length);
+  for (let i = 0; i < data.length; i += 4) {
+    const a = data[i + 3]! / 255;
+    out[i] = data[i]! * a;
+    out[i + 1] = data[i + 1]! * a;
+    out[i + 2] = data[i + 2]! * a;
+    out[i + 3] = data[i + 3]!;
+  }
+  return out;
+}
+
+function unpremultiply(data: Float32Array): Uint8Array {
+  const out = new Uint8Array(data.length);
+  for (let i = 0; i < data.length; i += 4) {
+    const a = data[i + 3]!;
+    const k = a > 0 ? 255 / a : 0;
+    out[i] = clamp(data[i]! * k);
+    out[i + 1] = clamp(data[i + 1]! * k);
+    out[i + 2] = clamp(data[i + 2]! * k);
+    out[i + 3] = clamp(a);
+  }
+  return out;
+}
+
+function clamp(v: number): number {
+  return v <= 0 ? 0 : v >= 255 ? 255 : Math.round(v);
+}
+
+/** Resample along one axis: `horizontal` maps width `srcW` to `dstLen`, else height `srcH` to `dstLen`. */
+function resampleAxis(src: Float32Array, srcW: number, srcH: number, dstLen: number, horizontal: boolean): Float32Array {
+  const srcLen = horizontal ? srcW : srcH;
+  const outW = horizontal ? dstLen : srcW;
+  const outH = horizontal ? srcH : dstLen;
+  const out = new Float32Array(outW * outH * 4);
+  const ratio = srcLen / dstLen;
+  const support = Math.max(1, ratio);
+  for (let d = 0; d < dstLen; d++) {
+    const centre = (d + 0.5) * ratio - 0.5;
+    const first = Math.max(0, Math.floor(centre - support));
+    const last = Math.min(srcLen - 1, Math.ceil(centre + support));
+    const weights: number[] = [];
+    let total = 0;
+    for (let s = first; s <= last; s++) {
+      const w = Math.max(0, 1 - Math.abs(s - centre) / support);
+      weights.push(w);
+      total += w;
+    }
+    const lines = horizontal ? srcH : srcW;
+    for (let line = 0; line < lines; line++) {
+      let r = 0, g = 0, b = 0, a = 0;
+      for (let k = 0; k < weights.length; k++) {
+        const s = first + k;
+        const i = (horizontal ? line * srcW + s : s * srcW + line) * 4;
+        const w = weights[k]!;
+        r += src[i]! * w;
+        g += src[i + 1]! * w;
+        b += src[i + 2]! * w;
+        a += src[i + 3]! * w;
+      }
+      const o = (horizontal ? line * outW + d : d * outW + line) * 4;
+      const k = total > 0 ? 1 / total : 0;
+      out[o] = r * k;
+      out[o + 1] = g * k;
+      out[o + 2] = b * k;
+      out[o + 3] = a * k;
+    }
+  }
+  return out;
+}
+
+/**
+ * Keep the source layer's shape: a colour correction of a cut-out layer
+ * must not fill its transparent areas. Multiplies the result's alpha by the
+ * source's (both at the same size).
+ */
+export function applyShape(result: Rgba, sourceAlpha: Uint8Array): Rgba {
+  const data = new Uint8Array(result.data);
+  for (let i = 0; i < sourceAlpha.length; i++) data[i * 4 + 3] = Math.round((data[i * 4 + 3]! * sourceAlpha[i]!) / 255);
+  return { ...result, data };
+}
+
+/** The alpha channel of chunky RGBA data. */
+export function alphaOf(data: Uint8Array): Uint8Array {
+  const out = new Uint8Array(data.length / 4);
+  for (let i = 0; i < out.length; i++) out[i] = data[i * 4 + 3]!;
+  return out;
+}
+
+/**
+ * Widen 8-bit RGBA to the document's depth for `putPixels`: 16-bit documents
+ * take Photoshop's 0–32768 range, 32-bit documents linear-light floats.
+ */
+export function toDepth(data: Uint8Array, bits: 8 | 16 | 32): Uint8Array | Uint16Array | Float32Array {
+  if (bits === 8) return data;
+  if (bits === 16) {
+    const out = new Uint16Array(data.length);
+    for (let i = 0; i < data.length; i++) out[i] = Math.round((data[i]! * 32768) / 255);
+    return out;
+  }
+  const lut = new Float32Array(256);
+  for (let v = 0; v < 256; v++) {
+    const c = v / 255;
+    lut[v] = c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+  }
+  const out = new Float32Array(data.length);
+  for (let i = 0; i < data.length; i++) out[i] = (i & 3) === 3 ? data[i]! / 255 : lut[data[i]!]!;
+  return out;
+}

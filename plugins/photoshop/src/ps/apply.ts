@@ -1,0 +1,104 @@
+/**
+ * Results back into Photoshop: as a new layer above the source in one
+ * history step, or (resized results, which no longer fit the canvas) as a
+ * new document opened from a temporary file. Existing layers are never written.
+ */
+import type { Host, PsDocument, PsExecutionContext, PsLayer, PsRect } from '../host/types';
+import type { Rgba } from '../image/codec';
+import { applyShape, resample, toDepth } from '../image/pixels';
+import { activateDocument, createLayerAbove, findDocument, findLayer } from './commands';
+import { documentBits, SRGB_PROFILE } from './export';
+import { inOneHistoryStep } from './modal';
+
+export interface LayerResult {
+  /** The document that receives the layer. */
+  documentId: number;
+  /** The corrected layer's source; undefined for the whole document (the layer goes on top). */
+  sourceLayerId?: number;
+  /** Where the source pixels were, in document pixels; the result is fitted to it. */
+  rect: PsRect;
+  /** The decoded result. */
+  image: Rgba;
+  /** The source's alpha, to keep a layer's shape (not for background removal, which makes its own). */
+  keepShapeOf?: Uint8Array;
+  /** Name of the new layer, and of the history step. */
+  name: string;
+}
+
+export interface AddedLayer {
+  layerId: number;
+  /** True when the result came back at another size and was fitted to the source. */
+  resampled: boolean;
+}
+
+/**
+ * Add `result` as a new pixel layer directly above its source (or above the
+ * top layer for a whole-document result), aligned to the source rectangle,
+ * as one history step named after the correction. Runs inside
+ * `executeAsModal`; on any failure or cancellation the step is rolled back.
+ */
+export async function addResultLayer(host: Host, context: PsExecutionContext, result: LayerResult, signal?: AbortSignal): Promise<AddedLayer> {
+  const { rect } = result;
+  const width = rect.right - rect.left;
+  const height = rect.bottom - rect.top;
+  const resampled = result.image.width !== width || result.image.height !== height;
+  let image = resample(result.image, width, height);
+  if (result.keepShapeOf && result.keepShapeOf.length === width * height) image = applyShape(image, result.keepShapeOf);
+
+  const doc = requireDocument(host, result.documentId);
+  await activateDocument(host, doc.id);
+  return inOneHistoryStep(context, doc.id, result.name, signal, async () => {
+    const anchor = anchorLayer(doc, result.sourceLayerId);
+    const layer = await createLayerAbove(host, doc.id, anchor, result.name);
+    const bits = documentBits(doc);
+    const imageData = await host.ps.imaging.createImageDataFromBuffer(toDepth(image.data, bits), {
+      width, height, components: 4, chunky: true, colorSpace: 'RGB', colorProfile: SRGB_PROFILE,
+    });
+    try {
+      await host.ps.imaging.putPixels({
+        documentID: doc.id,
+        layerID: layer.id,
+        imageData,
+        replace: true,
+        targetBounds: { left: rect.left, top: rect.top, width, height },
+        commandName: result.name,
+      });
+    } finally {
+      await imageData.dispose();
+    }
+    return { layerId: layer.id, resampled };
+  });
+}
+
+function requireDocument(host: Host, documentId: number): PsDocument {
+  const doc = findDocument(host, documentId);
+  if (!doc) throw new Error('the document was closed before the result arrived');
+  return doc;
+}
+
+/** The layer the result goes above: the source layer, or the document's top layer. */
+function anchorLayer(doc: PsDocument, sourceLayerId: number | undefined): PsLayer {
+  if (sourceLayerId === undefined) {
+    const top = doc.layers[0];
+    if (!top) throw new Error('the document has no layers');
+    return top;
+  }
+  const source = findLayer(doc.layers, sourceLayerId);
+  if (!source) throw new Error('the source layer was deleted before the result arrived');
+  return source;
+}
+
+/**
+ * Open an encoded result as a new document: it is written to the plugin's
+ * temporary folder and opened by Photoshop, which decodes it at full size
+ * with its embedded profile. The file name becomes the document's title.
+ * Runs inside `executeAsModal`.
+ */
+export async function openResultDocument(host: Host, bytes: Uint8Array, fileName: string): Promise<PsDocument> {
+  const { localFileSystem, formats } = host.uxp.storage;
+  const folder = await localFileSystem.getTemporaryFolder();
+  const file = await folder.createFile(fileName, { overwrite: true });
+  const copy = bytes.slice().buffer;
+  await file.write(copy, { format: formats.binary });
+  return host.ps.app.open(file);
+}

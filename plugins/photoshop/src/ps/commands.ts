@@ -1,0 +1,71 @@
+/**
+ * Photoshop state changes, each one function around one descriptor from
+ * `descriptors.ts` or one host call. All of them must run inside
+ * `executeAsModal` (see `modal.ts`); none touches an existing layer's pixels.
+ */
+import type { Host, PsDescriptor, PsDocument, PsLayer } from '../host/types';
+import { makePixelLayer, selectDocument, selectLayer, type PanelDescriptor } from './descriptors';
+
+/** Photoshop refused a command; carries its message and result code. */
+export class PhotoshopCommandError extends Error {
+  override name = 'PhotoshopCommandError';
+  constructor(
+    readonly command: string,
+    message: string,
+    readonly resultCode: number | undefined,
+  ) {
+    super(`Photoshop could not ${command}: ${message}`);
+  }
+}
+
+/**
+ * Play one descriptor. batchPlay reports a failed command as an `error`
+ * descriptor in its result instead of rejecting, so the result is checked.
+ */
+export async function play(host: Host, what: string, descriptor: PanelDescriptor): Promise<PsDescriptor> {
+  const [result] = await host.ps.action.batchPlay([descriptor], {});
+  if (result && result._obj === 'error') {
+    const code = typeof result.result === 'number' ? result.result : undefined;
+    throw new PhotoshopCommandError(what, typeof result.message === 'string' ? result.message : 'unknown error', code);
+  }
+  return result ?? { _obj: descriptor._obj };
+}
+
+/** The open document with this id, read afresh (DOM objects describe live state). */
+export function findDocument(host: Host, documentId: number): PsDocument | undefined {
+  return host.ps.app.documents.find((d) => d.id === documentId);
+}
+
+/** Depth-first search of a document's layer tree. */
+export function findLayer(layers: readonly PsLayer[], layerId: number): PsLayer | undefined {
+  for (const layer of layers) {
+    if (layer.id === layerId) return layer;
+    const inner = layer.layers ? findLayer(layer.layers, layerId) : undefined;
+    if (inner) return inner;
+  }
+  return undefined;
+}
+
+/** Make a document the active one, unless it already is. */
+export async function activateDocument(host: Host, documentId: number): Promise<void> {
+  if (host.ps.app.activeDocument?.id === documentId) return;
+  await play(host, 'switch to the document', selectDocument(documentId));
+}
+
+/**
+ * Create an empty pixel layer named `name` directly above `anchor` (in the
+ * active document) and return it. When `anchor` is a group Photoshop creates
+ * the layer inside it, so the new layer is moved back next to the anchor.
+ */
+export async function createLayerAbove(host: Host, documentId: number, anchor: PsLayer, name: string): Promise<PsLayer> {
+  await play(host, 'select the source layer', selectLayer(anchor.id));
+  await play(host, 'create a layer', makePixelLayer(name));
+  const doc = findDocument(host, documentId);
+  const created = doc?.activeLayers[0];
+  if (!doc || !created || created.id === anchor.id) throw new PhotoshopCommandError('create a layer', 'no new layer was selected', undefined);
+  const siblings = anchor.parent?.layers ?? doc.layers;
+  const at = siblings.findIndex((l) => l.id === anchor.id);
+  // Awaited: the DOM call is synchronous in Photoshop 25 and returns a promise in earlier versions.
+  if (at <= 0 || siblings[at - 1]?.id !== created.id) await created.move(anchor, host.ps.constants.ElementPlacement.PLACEBEFORE);
+  return created;
+}

@@ -1,0 +1,46 @@
+/**
+ * Modal scopes and history steps. Photoshop lets a plugin change a document
+ * only inside `core.executeAsModal`; `hostControl.suspendHistory` folds every
+ * change made until `resumeHistory` into one History panel entry, and
+ * `resumeHistory(…, false)` drops them all, which is how a failed or
+ * cancelled run leaves the document exactly as it was.
+ */
+import type { Host, PsExecutionContext } from '../host/types';
+
+/** The user cancelled (the panel's Cancel button, or Escape in Photoshop's progress bar). */
+export class CancelledError extends Error {
+  override name = 'CancelledError';
+  constructor() {
+    super('cancelled');
+  }
+}
+
+/** Run `fn` in a modal scope named `commandName` (shown in Photoshop's progress bar). */
+export function inModal<T>(host: Host, commandName: string, fn: (context: PsExecutionContext) => Promise<T>): Promise<T> {
+  return host.ps.core.executeAsModal(fn, { commandName });
+}
+
+/**
+ * Run `fn` as one history step of one document, named `name`. The step is
+ * committed only when `fn` resolves and nobody cancelled; otherwise every
+ * change `fn` made is rolled back and the error is rethrown.
+ */
+export async function inOneHistoryStep<T>(
+  context: PsExecutionContext,
+  documentID: number,
+  name: string,
+  signal: AbortSignal | undefined,
+  fn: () => Promise<T>,
+): Promise<T> {
+  const suspension = await context.hostControl.suspendHistory({ documentID, name });
+  let result: T;
+  try {
+    result = await fn();
+    if (signal?.aborted || context.isCancelled) throw new CancelledError();
+  } catch (err) {
+    await context.hostControl.resumeHistory(suspension, false);
+    throw err;
+  }
+  await context.hostControl.resumeHistory(suspension, true);
+  return result;
+}

@@ -1,0 +1,183 @@
+/**
+ * The panel: correction choices, the three buttons, progress with Cancel,
+ * and one line per document with what happened.
+ */
+import { AI_ART_STYLES, BUILT_IN_PRESETS, type AiArtToken, type CorrectionBackend, type FetchLike } from '@pfc/core';
+import { createBackend } from '../backend/factory';
+import type { Host } from '../host/types';
+import { DEFAULT_CHOICES, toParams, type BackgroundChoice, type PanelChoices, type ResizeChoice, type ShadowChoice } from '../correct/options';
+import { messageOf, runCorrections, type Outcome, type RunProgress } from '../correct/run';
+import { resolveTargets, type Scope } from '../correct/targets';
+import type { KeyValueStore } from '../settings/store';
+import { button, byId, el, input, select, setOptions, show } from './dom';
+import { SettingsView } from './settings-view';
+
+const PHASE_TEXT: Record<RunProgress['phase'], string> = {
+  reading: 'reading pixels', validating: 'checking', uploading: 'uploading', queued: 'queued', processing: 'processing',
+  downloading: 'downloading', applying: 'adding the result', done: 'done',
+};
+/** Most custom presets listed (the selector stays usable). */
+const MAX_CUSTOM_PRESETS = 200;
+
+export interface PanelEnv {
+  fetch: FetchLike;
+  store: KeyValueStore;
+}
+
+export class Panel {
+  private readonly settings: SettingsView;
+  private running: AbortController | undefined;
+  private customPresets: string[] = [];
+
+  constructor(
+    private readonly host: Host,
+    private readonly env: PanelEnv,
+  ) {
+    this.settings = new SettingsView(host, env.store, (text, kind) => this.say(text, kind));
+    this.settings.onSaved = () => void this.refreshPresets();
+  }
+
+  async start(): Promise<void> {
+    setOptions(select('ai-art'), [{ value: '', label: 'None' }, ...AI_ART_STYLES.map((s) => ({ value: s, label: s }))]);
+    this.renderPresets();
+    for (const id of ['background', 'resize']) select(id).addEventListener('change', () => this.showDependentFields());
+    this.showDependentFields();
+    button('correct-document').addEventListener('click', () => void this.run('document'));
+    button('correct-layer').addEventListener('click', () => void this.run('layer'));
+    button('correct-all').addEventListener('click', () => void this.run('all'));
+    button('cancel').addEventListener('click', () => this.cancel());
+    button('refresh-presets').addEventListener('click', () => void this.refreshPresets());
+    await this.settings.init();
+    await this.refreshPresets();
+  }
+
+  /** The choices as they stand in the form. */
+  choices(): PanelChoices {
+    return {
+      preset: select('preset').value || DEFAULT_CHOICES.preset,
+      background: select('background').value as BackgroundChoice,
+      backgroundColour: input('bg-colour').value.trim(),
+      shadow: select('shadow').value as ShadowChoice,
+      aiArt: select('ai-art').value as AiArtToken | '',
+      resize: select('resize').value as ResizeChoice,
+      resizeValue: Number(input('resize-value').value),
+    };
+  }
+
+  private showDependentFields(): void {
+    const bg = select('background').value;
+    show(byId('colour-row'), bg === 'colour');
+    show(byId('shadow-row'), bg === 'colour');
+    const resize = select('resize').value;
+    show(input('resize-value'), resize !== 'none');
+    show(byId('resize-hint'), resize !== 'none');
+  }
+
+  private renderPresets(): void {
+    setOptions(select('preset'), [
+      ...BUILT_IN_PRESETS.map((p) => ({ value: p, label: p === 'Universal' ? 'Universal (AI preset selection)' : p })),
+      { value: 'none', label: 'No colour correction' },
+      ...(this.customPresets.length > 0 ? [{ value: '', label: '── Your presets ──', disabled: true }] : []),
+      ...this.customPresets.map((name) => ({ value: name, label: name })),
+    ]);
+  }
+
+  private backend(): CorrectionBackend {
+    return createBackend(this.settings.settings, this.settings.secrets, this.env.fetch);
+  }
+
+  /** Load the account's custom presets; a failure is said, and the built-in ones stay usable. */
+  async refreshPresets(): Promise<void> {
+    let backend: CorrectionBackend;
+    try {
+      backend = this.backend();
+    } catch {
+      return; // Not configured yet: the built-in presets are enough.
+    }
+    if (!backend.listPresets) return;
+    const names: string[] = [];
+    try {
+      for await (const p of backend.listPresets({ signal: AbortSignal.timeout?.(20_000) })) {
+        if (!names.includes(p.name)) names.push(p.name);
+        if (names.length >= MAX_CUSTOM_PRESETS) break;
+      }
+      this.customPresets = names;
+      this.renderPresets();
+    } catch (err) {
+      this.say(`Your custom presets could not be loaded: ${messageOf(err)}`, 'error');
+    }
+  }
+
+  private async run(scope: Scope): Promise<void> {
+    if (this.running) return;
+    this.say('', 'info');
+    byId('outcomes').textContent = '';
+    let outcomes: Outcome[];
+    const abort = new AbortController();
+    try {
+      const targets = resolveTargets(this.host, scope);
+      const backend = this.backend();
+      const params = toParams(this.choices());
+      this.setRunning(abort);
+      outcomes = await runCorrections(this.host, backend, targets, params, {
+        signal: abort.signal,
+        onProgress: (p) => this.progress(p),
+      });
+    } catch (err) {
+      this.say(messageOf(err), 'error');
+      return;
+    } finally {
+      this.setRunning(undefined);
+    }
+    this.renderOutcomes(outcomes);
+  }
+
+  private cancel(): void {
+    if (!this.running) return;
+    this.running.abort();
+    byId('progress-text').textContent = 'Cancelling…';
+    button('cancel').disabled = true;
+  }
+
+  private setRunning(abort: AbortController | undefined): void {
+    this.running = abort;
+    for (const id of ['correct-document', 'correct-layer', 'correct-all', 'refresh-presets', 'save-settings']) button(id).disabled = !!abort;
+    button('cancel').disabled = !abort;
+    show(byId('progress-area'), !!abort);
+    if (abort) {
+      (byId('progress') as HTMLProgressElement).value = 0;
+      byId('progress-text').textContent = 'Starting…';
+    }
+  }
+
+  private progress(p: RunProgress): void {
+    (byId('progress') as HTMLProgressElement).value = p.fraction;
+    const of = p.total > 1 ? `${p.index + 1}/${p.total} ` : '';
+    if (!this.running?.signal.aborted) byId('progress-text').textContent = `${of}${p.title}: ${PHASE_TEXT[p.phase]}`;
+  }
+
+  private renderOutcomes(outcomes: Outcome[]): void {
+    const list = byId('outcomes');
+    for (const o of outcomes) {
+      const item = el('li', o.status, '');
+      item.appendChild(el('span', 'title', o.title));
+      item.appendChild(document.createTextNode(` — ${o.message}`));
+      for (const note of o.notes) item.appendChild(el('span', 'note', note));
+      list.appendChild(item);
+    }
+    const done = outcomes.filter((o) => o.status === 'done').length;
+    const failed = outcomes.filter((o) => o.status === 'failed').length;
+    const cancelled = outcomes.filter((o) => o.status === 'cancelled').length;
+    const parts = [`${done} of ${outcomes.length} corrected`];
+    if (failed) parts.push(`${failed} failed`);
+    if (cancelled) parts.push(`${cancelled} cancelled`);
+    this.say(parts.join(', ') + '.', failed ? 'error' : 'info');
+  }
+
+  private say(text: string, kind: 'error' | 'info'): void {
+    const box = byId('message');
+    box.textContent = text;
+    box.className = kind === 'info' ? 'info' : '';
+    show(box, text !== '');
+  }
+}

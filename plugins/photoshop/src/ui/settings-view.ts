@@ -1,0 +1,89 @@
+/**
+ * The Settings section: backend choice, addresses, and keys. Keys go to
+ * secure storage on Save and are never put back into the form; the form only
+ * says whether one is stored.
+ */
+import type { Host } from '../host/types';
+import { describeBackend, type BackendSecrets } from '../backend/factory';
+import {
+  loadSecret, loadSettings, saveSecret, saveSettings, type BackendChoice, type KeyValueStore, type PanelSettings,
+} from '../settings/store';
+import { button, byId, input, select, show } from './dom';
+
+export class SettingsView {
+  settings: PanelSettings;
+  secrets: BackendSecrets = {};
+  /** Called after a successful save (to reload presets). */
+  onSaved: (() => void) | undefined;
+
+  constructor(
+    private readonly host: Host,
+    private readonly store: KeyValueStore,
+    private readonly say: (text: string, kind: 'error' | 'info') => void,
+  ) {
+    this.settings = loadSettings(store);
+  }
+
+  async init(): Promise<void> {
+    const secure = this.host.uxp.storage.secureStorage;
+    this.secrets = { apiKey: await loadSecret(secure, 'apiKey'), bgrLicenceKey: await loadSecret(secure, 'bgrLicenceKey') };
+    this.fill();
+    select('backend').addEventListener('change', () => this.showFields());
+    button('toggle-settings').addEventListener('click', () => show(byId('settings'), byId('settings').classList.contains('hidden')));
+    button('save-settings').addEventListener('click', () => void this.save());
+  }
+
+  private fill(): void {
+    const s = this.settings;
+    select('backend').value = s.backend;
+    input('hosted-url').value = s.hostedURL;
+    input('emulator-url').value = s.emulatorURL;
+    input('container-url').value = s.containerURL;
+    input('bgr-url').value = s.bgrURL;
+    input('api-key').value = '';
+    input('bgr-key').value = '';
+    this.showFields();
+    byId('backend-label').textContent = describeBackend(s);
+  }
+
+  private showFields(): void {
+    const backend = select('backend').value as BackendChoice;
+    show(byId('hosted-fields'), backend === 'hosted');
+    show(byId('emulator-fields'), backend === 'emulator');
+    show(byId('container-fields'), backend === 'container');
+    show(byId('key-fields'), backend !== 'container');
+    input('api-key').placeholder = this.secrets.apiKey ? 'saved — type to replace' : backend === 'emulator' ? 'optional' : 'your API key';
+    input('bgr-key').placeholder = this.secrets.bgrLicenceKey ? 'saved — type to replace' : 'optional';
+    byId('key-hint').textContent = backend === 'hosted' ? 'Stored encrypted in Photoshop’s secure storage.' : 'The emulator accepts any key.';
+  }
+
+  private async save(): Promise<void> {
+    const next: PanelSettings = {
+      backend: select('backend').value as BackendChoice,
+      hostedURL: input('hosted-url').value.trim(),
+      emulatorURL: input('emulator-url').value.trim(),
+      containerURL: input('container-url').value.trim(),
+      bgrURL: input('bgr-url').value.trim(),
+    };
+    try {
+      saveSettings(this.store, next);
+      const secure = this.host.uxp.storage.secureStorage;
+      const apiKey = input('api-key').value;
+      if (apiKey.trim()) {
+        await saveSecret(secure, 'apiKey', apiKey);
+        this.secrets.apiKey = apiKey.trim();
+      }
+      const bgrKey = input('bgr-key').value;
+      if (bgrKey.trim()) {
+        await saveSecret(secure, 'bgrLicenceKey', bgrKey);
+        this.secrets.bgrLicenceKey = bgrKey.trim();
+      }
+      this.settings = next;
+      this.fill();
+      this.say('Settings saved.', 'info');
+      this.onSaved?.();
+    } catch (err) {
+      this.say(`Settings not saved: ${err instanceof Error ? err.message : String(err)}`, 'error');
+    }
+  }
+}

@@ -1,0 +1,185 @@
+/** `addResultLayer` / `openResultDocument`: results back into the simulated Photoshop. */
+import { describe, expect, it } from 'vitest';
+import { addResultLayer, openResultDocument } from '../src/ps/apply';
+import { inModal } from '../src/ps/modal';
+import { compositeOf, locate, restore, type DocState, type LayerNode } from './sim/index';
+import { brighten, decodeWithSharp, loadSample, meanDiff, rgbToRgba, simHost } from './helpers';
+import sharp from 'sharp';
+
+async function photoDoc(opts: { bits?: 'bitDepth8' | 'bitDepth16' | 'bitDepth32'; width?: number } = {}) {
+  const { host, sim } = simHost();
+  const photo = await loadSample('portraits/grace_hopper.jpg', opts.width ?? 96);
+  const doc = sim.openDocument({ title: 'grace.psd', width: photo.width, height: photo.height, pixels: photo.pixels, channels: 3, bits: opts.bits });
+  return { host, sim, doc, rgba: rgbToRgba(photo.pixels) };
+}
+
+function names(layers: LayerNode[]): string[] {
+  return layers.map((l) => l.name);
+}
+
+const fullRect = (doc: DocState) => ({ left: 0, top: 0, right: doc.width, bottom: doc.height });
+
+describe('addResultLayer', () => {
+  it('adds the result as a new top layer holding exactly its pixels, in one named history step that undo removes', async () => {
+    const { host, doc, rgba } = await photoDoc();
+    const before = structuredClone(doc.layers);
+    const result = { width: doc.width, height: doc.height, data: brighten(rgba) };
+
+    const added = await inModal(host, 'Perfectly Clear: Universal', (ctx) =>
+      addResultLayer(host, ctx, { documentId: doc.id, rect: fullRect(doc), image: result, name: 'Perfectly Clear: Universal' }),
+    );
+
+    expect(names(doc.layers)).toEqual(['Perfectly Clear: Universal', 'Background']);
+    const layer = locate(doc.layers, added.layerId)!.node;
+    expect(layer.kind).toBe('pixel');
+    expect(layer.pixels).toEqual(result.data);
+    expect(doc.layers[1]!.pixels).toEqual(before[0]!.pixels); // the original is untouched
+    expect(doc.history.map((h) => h.name)).toEqual(['Open', 'Perfectly Clear: Universal']);
+    expect(added.resampled).toBe(false);
+
+    restore(doc, doc.history.at(-2)!); // Edit > Undo
+    expect(doc.layers).toEqual(before);
+  });
+
+  it('puts a layer result directly above its source inside a group, aligned to the source bounds', async () => {
+    const { host, doc, rgba } = await photoDoc();
+    // A group holding a small pixel layer at (8,6)-(40,30), above the Background.
+    const small = new Uint8Array(doc.width * doc.height * 4);
+    for (let y = 6; y < 30; y++) for (let x = 8; x < 40; x++) small.set([rgba[(y * doc.width + x) * 4]!, 90, 90, 255], (y * doc.width + x) * 4);
+    const inner: LayerNode = { id: 9001, name: 'face', kind: 'pixel', visible: true, isBackground: false, pixels: small, children: null };
+    const other: LayerNode = { id: 9002, name: 'other', kind: 'pixel', visible: true, isBackground: false, pixels: new Uint8Array(small.length), children: null };
+    doc.layers.unshift({ id: 9000, name: 'Group 1', kind: 'group', visible: true, isBackground: false, pixels: null, children: [other, inner] });
+    const rect = { left: 8, top: 6, right: 40, bottom: 30 };
+    const image = { width: 32, height: 24, data: new Uint8Array(32 * 24 * 4).fill(255) };
+
+    await inModal(host, 'x', (ctx) => addResultLayer(host, ctx, { documentId: doc.id, sourceLayerId: 9001, rect, image, name: 'PFC' }));
+
+    const group = doc.layers[0]!;
+    expect(names(group.children!)).toEqual(['other', 'PFC', 'face']);
+    const pfc = group.children![1]!;
+    const at = (x: number, y: number) => Array.from(pfc.pixels!.subarray((y * doc.width + x) * 4, (y * doc.width + x) * 4 + 4));
+    expect(at(8, 6)).toEqual([255, 255, 255, 255]);
+    expect(at(39, 29)).toEqual([255, 255, 255, 255]);
+    expect(at(7, 6)[3]).toBe(0);
+    expect(at(40, 29)[3]).toBe(0);
+  });
+
+  it('puts a whole-document result above a top group, not inside it, and records the descriptors Photoshop expects', async () => {
+    const { host, sim, doc, rgba } = await photoDoc();
+    const inner: LayerNode = { id: 9101, name: 'inner', kind: 'pixel', visible: true, isBackground: false, pixels: new Uint8Array(rgba.length), children: null };
+    doc.layers.unshift({ id: 9100, name: 'Group 1', kind: 'group', visible: true, isBackground: false, pixels: null, children: [inner] });
+
+    await inModal(host, 'x', (ctx) =>
+      addResultLayer(host, ctx, { documentId: doc.id, rect: fullRect(doc), image: { width: doc.width, height: doc.height, data: rgba }, name: 'PFC' }),
+    );
+
+    expect(names(doc.layers)).toEqual(['PFC', 'Group 1', 'Background']);
+    expect(names(doc.layers[1]!.children!)).toEqual(['inner']);
+    expect(sim.core.batchPlayLog).toEqual([
+      [{ _obj: 'select', _target: [{ _ref: 'layer', _id: 9100 }], makeVisible: false, layerID: [9100], _options: { dialogOptions: 'dontDisplay' } }],
+      [{ _obj: 'make', _target: [{ _ref: 'layer' }], using: { _obj: 'layer', name: 'PFC' }, _options: { dialogOptions: 'dontDisplay' } }],
+    ]);
+    expect(doc.history).toHaveLength(2);
+  });
+
+  it('rolls everything back when cancelled, leaving layers and history as they were', async () => {
+    const { host, doc, rgba } = await photoDoc();
+    const before = structuredClone(doc.layers);
+    const abort = new AbortController();
+    abort.abort();
+    await expect(
+      inModal(host, 'x', (ctx) =>
+        addResultLayer(host, ctx, { documentId: doc.id, rect: fullRect(doc), image: { width: doc.width, height: doc.height, data: rgba }, name: 'PFC' }, abort.signal),
+      ),
+    ).rejects.toThrow('cancelled');
+    expect(doc.layers).toEqual(before);
+    expect(doc.history.map((h) => h.name)).toEqual(['Open']);
+  });
+
+  it('rolls back when the user cancels in Photoshop (Escape) during the modal scope', async () => {
+    const { host, sim, doc, rgba } = await photoDoc();
+    sim.core.cancelNextModal();
+    await expect(
+      inModal(host, 'x', (ctx) =>
+        addResultLayer(host, ctx, { documentId: doc.id, rect: fullRect(doc), image: { width: doc.width, height: doc.height, data: rgba }, name: 'PFC' }),
+      ),
+    ).rejects.toThrow('cancelled');
+    expect(names(doc.layers)).toEqual(['Background']);
+  });
+
+  it('writes 16-bit data into a 16-bit document and linear floats into a 32-bit one', async () => {
+    for (const bits of ['bitDepth16', 'bitDepth32'] as const) {
+      const { host, sim, doc, rgba } = await photoDoc({ bits, width: 48 });
+      const data = brighten(rgba, 20);
+      await inModal(host, 'x', (ctx) =>
+        addResultLayer(host, ctx, { documentId: doc.id, rect: fullRect(doc), image: { width: doc.width, height: doc.height, data }, name: 'PFC' }),
+      );
+      expect(sim.imaging.putPixelsLog[0]!.componentSize).toBe(bits === 'bitDepth16' ? 16 : 32);
+      expect(meanDiff(doc.layers[0]!.pixels!, data)).toBeLessThan(0.6);
+    }
+  });
+
+  it('fits a result of another size to the source, and keeps a cut-out layer\'s shape', async () => {
+    const { host, doc, rgba } = await photoDoc({ width: 64 });
+    const big = await sharp(Buffer.from(brighten(rgba)), { raw: { width: doc.width, height: doc.height, channels: 4 } })
+      .resize(doc.width * 2, doc.height * 2).raw().toBuffer();
+    const shape = new Uint8Array(doc.width * doc.height).fill(255);
+    shape.fill(0, 0, doc.width); // first row transparent in the source
+
+    const added = await inModal(host, 'x', (ctx) =>
+      addResultLayer(host, ctx, {
+        documentId: doc.id, rect: fullRect(doc), image: { width: doc.width * 2, height: doc.height * 2, data: new Uint8Array(big) },
+        keepShapeOf: shape, name: 'PFC',
+      }),
+    );
+
+    expect(added.resampled).toBe(true);
+    const px = doc.layers[0]!.pixels!;
+    expect(px[3]).toBe(0);
+    expect(px[(doc.width * 5 + 5) * 4 + 3]).toBe(255);
+    // Compared with sharp's own downscale of the same big result (a resampler of record).
+    const reference = new Uint8Array(await sharp(big, { raw: { width: doc.width * 2, height: doc.height * 2, channels: 4 } }).resize(doc.width, doc.height).raw().toBuffer());
+    const rows = (a: Uint8Array) => a.subarray(doc.width * 4 * 2, a.length - doc.width * 4 * 2);
+    expect(meanDiff(rows(px), rows(reference))).toBeLessThan(4);
+  });
+
+  it('fails clearly when the source layer was deleted meanwhile, and changes nothing', async () => {
+    const { host, doc, rgba } = await photoDoc();
+    await expect(
+      inModal(host, 'x', (ctx) =>
+        addResultLayer(host, ctx, { documentId: doc.id, sourceLayerId: 424242, rect: fullRect(doc), image: { width: doc.width, height: doc.height, data: rgba }, name: 'PFC' }),
+      ),
+    ).rejects.toThrow('source layer was deleted');
+    expect(doc.history).toHaveLength(1);
+    expect(names(doc.layers)).toEqual(['Background']);
+  });
+
+  it('switches to the target document first when another one is active', async () => {
+    const { host, sim, doc, rgba } = await photoDoc();
+    const other = sim.openDocument({ title: 'other', width: 8, height: 8, pixels: new Uint8Array(8 * 8 * 3), channels: 3 });
+    expect(sim.core.activeId).toBe(other.id);
+    await inModal(host, 'x', (ctx) =>
+      addResultLayer(host, ctx, { documentId: doc.id, rect: fullRect(doc), image: { width: doc.width, height: doc.height, data: rgba }, name: 'PFC' }),
+    );
+    expect(sim.core.batchPlayLog[0]).toEqual([{ _obj: 'select', _target: [{ _ref: 'document', _id: doc.id }], documentID: doc.id, _options: { dialogOptions: 'dontDisplay' } }]);
+    expect(names(doc.layers)).toEqual(['PFC', 'Background']);
+    expect(names(other.layers)).toEqual(['Background']);
+  });
+});
+
+describe('openResultDocument', () => {
+  it('writes the result to the temporary folder and opens it as a new document with its pixels', async () => {
+    const { host, sim, rgba, doc } = await photoDoc({ width: 50 });
+    const jpeg = new Uint8Array(await sharp(Buffer.from(rgba), { raw: { width: doc.width, height: doc.height, channels: 4 } }).resize(100).jpeg().toBuffer());
+
+    const opened = await inModal(host, 'x', () => openResultDocument(host, jpeg, 'grace (Perfectly Clear).jpg'));
+
+    expect(opened.title).toBe('grace (Perfectly Clear).jpg');
+    expect([opened.width, opened.height]).toEqual([100, Math.round((doc.height * 100) / doc.width)]);
+    expect(sim.temp.files.get('grace (Perfectly Clear).jpg')?.bytes).toEqual(jpeg);
+    const state = sim.core.doc(opened.id);
+    const decoded = await decodeWithSharp(jpeg);
+    expect(compositeOf(state, state.layers)).toEqual(decoded.data);
+    expect(doc.history).toHaveLength(1); // the source document is untouched
+  });
+});

@@ -1,0 +1,73 @@
+/** `exportPixels`: what leaves Photoshop for the upload, checked by decoding the bytes. */
+import { describe, expect, it } from 'vitest';
+import { exportPixels } from '../src/ps/export';
+import { inModal } from '../src/ps/modal';
+import { decodeWithSharp, loadSample, meanDiff, rgbToRgba, simHost } from './helpers';
+
+describe('exportPixels', () => {
+  it('sends the composite of an RGB photo as an 8-bit sRGB JPEG of the same size and content', async () => {
+    const { host, sim } = simHost();
+    const photo = await loadSample('portraits/astronaut.jpg', 256);
+    const doc = sim.openDocument({ title: 'astronaut.jpg', width: photo.width, height: photo.height, pixels: photo.pixels, channels: 3 });
+    const psDoc = host.ps.app.activeDocument!;
+
+    const out = await inModal(host, 'read', () => exportPixels(host, psDoc));
+
+    expect(out.contentType).toBe('image/jpeg');
+    expect(out.rect).toEqual({ left: 0, top: 0, right: doc.width, bottom: doc.height });
+    const decoded = await decodeWithSharp(out.bytes);
+    expect(decoded.format).toBe('jpeg');
+    expect([decoded.width, decoded.height]).toEqual([photo.width, photo.height]);
+    expect(meanDiff(decoded.data, rgbToRgba(photo.pixels))).toBeLessThan(4);
+    expect(sim.imaging.getPixelsLog).toEqual([{ documentID: doc.id, colorSpace: 'RGB', colorProfile: 'sRGB IEC61966-2.1', componentSize: 8 }]);
+    expect(out.conversion).toBeUndefined();
+    expect(sim.imaging.live.size).toBe(0); // every PhotoshopImageData was disposed
+  });
+
+  it('sends a layer with transparent pixels as PNG, cropped to the layer bounds, with its alpha kept', async () => {
+    const { host, sim } = simHost();
+    const w = 40, h = 30;
+    const rgba = new Uint8Array(w * h * 4);
+    // An opaque red square from (10,5) to (20,15), half-transparent edge column at x=20.
+    for (let y = 5; y < 15; y++) {
+      for (let x = 10; x <= 20; x++) {
+        const i = (y * w + x) * 4;
+        rgba.set([200, 30, 30, x === 20 ? 128 : 255], i);
+      }
+    }
+    const doc = sim.openDocument({ title: 'cutout.psd', width: w, height: h, pixels: rgba, channels: 4 });
+    const layerId = doc.layers[0]!.id;
+
+    const out = await inModal(host, 'read', () => exportPixels(host, host.ps.app.activeDocument!, layerId));
+
+    expect(out.contentType).toBe('image/png');
+    expect(out.rect).toEqual({ left: 10, top: 5, right: 21, bottom: 15 });
+    const decoded = await decodeWithSharp(out.bytes);
+    expect([decoded.width, decoded.height]).toEqual([11, 10]);
+    expect(decoded.data[3]).toBe(255);
+    expect(decoded.data[10 * 4 + 3]).toBe(128);
+    expect(out.alpha?.length).toBe(110);
+    expect(sim.imaging.getPixelsLog[0]).toMatchObject({ layerID: layerId, colorSpace: 'RGB', componentSize: 8 });
+  });
+
+  it('asks Photoshop to convert a 16-bit CMYK document and tells the user', async () => {
+    const { host, sim } = simHost();
+    const photo = await loadSample('objects/coffee.jpg', 120);
+    sim.openDocument({
+      title: 'print.psd', width: photo.width, height: photo.height, pixels: photo.pixels, channels: 3,
+      mode: 'CMYKColorMode', bits: 'bitDepth16', profile: 'U.S. Web Coated (SWOP) v2',
+    });
+    const out = await inModal(host, 'read', () => exportPixels(host, host.ps.app.activeDocument!));
+    expect(out.contentType).toBe('image/jpeg');
+    expect(out.conversion).toContain('CMYK 16-bit');
+    expect(out.conversion).toContain('8-bit sRGB');
+  });
+
+  it('tells the user when an 8-bit RGB document has another profile than sRGB', async () => {
+    const { host, sim } = simHost();
+    const photo = await loadSample('objects/coffee.jpg', 60);
+    sim.openDocument({ title: 'wide.psd', width: photo.width, height: photo.height, pixels: photo.pixels, channels: 3, profile: 'Adobe RGB (1998)' });
+    const out = await inModal(host, 'read', () => exportPixels(host, host.ps.app.activeDocument!));
+    expect(out.conversion).toContain('Adobe RGB (1998)');
+  });
+});

@@ -1,0 +1,98 @@
+/**
+ * Live DOM objects of the simulated Photoshop, like the real ones: a `Layer`
+ * or `Document` is a handle by id whose properties read the current state.
+ */
+import type { PsBounds, PsDocument, PsLayer } from '../../src/host/types';
+import { boundsOf, locate, type DocState } from './state';
+import type { SimPhotoshopCore } from './photoshop';
+
+export class SimLayer implements PsLayer {
+  constructor(
+    private readonly core: SimPhotoshopCore,
+    private readonly docId: number,
+    readonly id: number,
+  ) {}
+
+  private get found() {
+    const doc = this.core.doc(this.docId);
+    const found = locate(doc.layers, this.id);
+    if (!found) throw new Error(`simulator: layer ${this.id} no longer exists`);
+    return { doc, ...found };
+  }
+  get name(): string {
+    return this.found.node.name;
+  }
+  get kind() {
+    return this.found.node.kind;
+  }
+  get visible(): boolean {
+    return this.found.node.visible;
+  }
+  get isBackgroundLayer(): boolean {
+    return this.found.node.isBackground;
+  }
+  get bounds(): PsBounds {
+    const { doc, node } = this.found;
+    const b = boundsOf(doc, node);
+    return { ...b, width: b.right - b.left, height: b.bottom - b.top };
+  }
+  get layers(): readonly PsLayer[] | null {
+    const { node } = this.found;
+    return node.children ? node.children.map((c) => new SimLayer(this.core, this.docId, c.id)) : null;
+  }
+  get parent(): PsLayer | null {
+    const { parent } = this.found;
+    return parent ? new SimLayer(this.core, this.docId, parent.id) : null;
+  }
+
+  /** `Layer.move`: only `placeBefore` (above) is simulated. */
+  move(relativeObject: PsLayer, insertLocation: string): void {
+    if (insertLocation !== 'placeBefore') throw new Error(`simulator: move(${insertLocation}) is not simulated`);
+    this.core.mutate(this.docId, 'Move Layer', (doc) => {
+      const from = locate(doc.layers, this.id);
+      const to = locate(doc.layers, relativeObject.id);
+      if (!from || !to) throw new Error('simulator: move to a layer of another document');
+      if (from.node.isBackground) throw new Error('The background layer cannot be moved');
+      from.siblings.splice(from.siblings.indexOf(from.node), 1);
+      to.siblings.splice(to.siblings.indexOf(to.node), 0, from.node);
+    });
+  }
+}
+
+export class SimDocument implements PsDocument {
+  constructor(
+    private readonly core: SimPhotoshopCore,
+    readonly id: number,
+  ) {}
+
+  private get state(): DocState {
+    return this.core.doc(this.id);
+  }
+  get title(): string {
+    return this.state.title;
+  }
+  get width(): number {
+    return this.state.width;
+  }
+  get height(): number {
+    return this.state.height;
+  }
+  get resolution(): number {
+    return this.state.resolution;
+  }
+  get mode() {
+    return this.state.mode;
+  }
+  get bitsPerChannel() {
+    return this.state.bits;
+  }
+  get colorProfileName(): string {
+    return this.state.profile;
+  }
+  get layers(): readonly PsLayer[] {
+    return this.state.layers.map((l) => new SimLayer(this.core, this.id, l.id));
+  }
+  get activeLayers(): readonly PsLayer[] {
+    return this.state.activeLayerIds.map((id) => new SimLayer(this.core, this.id, id));
+  }
+}

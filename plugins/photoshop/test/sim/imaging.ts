@@ -1,0 +1,153 @@
+/**
+ * The simulated imaging API. Documents hold 8-bit sRGB pixels; what a
+ * request asks for is checked as Photoshop would (bit depth of `putPixels`
+ * data must match the document, `getPixels` without a conversion returns the
+ * document's own depth) and recorded for assertions.
+ */
+import type { PsGetPixelsOptions, PsImageData, PsImaging, PsRect } from '../../src/host/types';
+import type { SimPhotoshopCore } from './photoshop';
+import { boundsOf, compositeOf, locate } from './state';
+
+const DEPTH: Record<string, 8 | 16 | 32> = { bitDepth8: 8, bitDepth16: 16, bitDepth32: 32 };
+
+export class SimImageData implements PsImageData {
+  disposed = false;
+  readonly hasAlpha: boolean;
+  readonly componentSize: 8 | 16 | 32;
+  constructor(
+    readonly width: number,
+    readonly height: number,
+    readonly components: number,
+    readonly data: Uint8Array | Uint16Array | Float32Array,
+    readonly colorSpace: 'RGB' | 'Grayscale' | 'Lab' = 'RGB',
+    readonly colorProfile = 'sRGB IEC61966-2.1',
+  ) {
+    if (data.length !== width * height * components) throw new Error('The number of elements in imageData must be width * height * components');
+    this.hasAlpha = components === 4 || components === 2;
+    this.componentSize = data instanceof Uint16Array ? 16 : data instanceof Float32Array ? 32 : 8;
+  }
+  async getData(options: { chunky?: boolean }) {
+    if (this.disposed) throw new Error('image data was disposed');
+    if (options.chunky === false) throw new Error('simulator: planar data is not simulated');
+    return this.data;
+  }
+  dispose(): void {
+    this.disposed = true;
+  }
+}
+
+export class SimImaging implements PsImaging {
+  readonly getPixelsLog: PsGetPixelsOptions[] = [];
+  readonly putPixelsLog: { documentID?: number; layerID: number; targetBounds?: unknown; componentSize: number }[] = [];
+  /** Image data handed out and not disposed (a leak if the panel forgets `dispose`). */
+  readonly live = new Set<SimImageData>();
+
+  constructor(private readonly core: SimPhotoshopCore) {}
+
+  private docOf(documentID?: number) {
+    const id = documentID === undefined || documentID < 0 ? this.core.activeId : documentID;
+    if (id === undefined) throw new Error('no document');
+    return this.core.doc(id);
+  }
+
+  private track(img: SimImageData): SimImageData {
+    this.live.add(img);
+    const dispose = img.dispose.bind(img);
+    img.dispose = () => {
+      dispose();
+      this.live.delete(img);
+    };
+    return img;
+  }
+
+  async getPixels(options: PsGetPixelsOptions) {
+    this.getPixelsLog.push({ ...options });
+    const doc = this.docOf(options.documentID);
+    const docDepth = DEPTH[doc.bits] ?? 8;
+    const converting = options.colorSpace === 'RGB' && options.componentSize === 8;
+    if (!converting && (doc.mode !== 'RGBColorMode' || docDepth !== 8)) {
+      throw new Error(`simulator: pixels of a ${doc.mode} ${docDepth}-bit document are only simulated converted to 8-bit RGB`);
+    }
+    let rgba: Uint8Array;
+    let rect: PsRect;
+    let opaque: boolean;
+    if (options.layerID !== undefined) {
+      const found = locate(doc.layers, options.layerID);
+      if (!found) throw new Error(`layer ${options.layerID} not found`);
+      rgba = found.node.children ? compositeOf(doc, found.node.children) : found.node.pixels!;
+      rect = boundsOf(doc, found.node);
+      opaque = found.node.isBackground;
+    } else {
+      rgba = compositeOf(doc, doc.layers);
+      rect = { left: 0, top: 0, right: doc.width, bottom: doc.height };
+      opaque = doc.layers.some((l) => l.isBackground);
+    }
+    const width = rect.right - rect.left;
+    const height = rect.bottom - rect.top;
+    const components = opaque ? 3 : 4;
+    const out = new Uint8Array(width * height * components);
+    for (let y = 0; y < height; y++) {
+      for (let x = 0; x < width; x++) {
+        const s = ((rect.top + y) * doc.width + rect.left + x) * 4;
+        const o = (y * width + x) * components;
+        for (let c = 0; c < components; c++) out[o + c] = rgba[s + c]!;
+      }
+    }
+    return { imageData: this.track(new SimImageData(width, height, components, out)), sourceBounds: rect, level: 0 };
+  }
+
+  async putPixels(options: Parameters<PsImaging['putPixels']>[0]): Promise<void> {
+    const doc = this.docOf(options.documentID);
+    const img = options.imageData as SimImageData;
+    this.putPixelsLog.push({ documentID: options.documentID, layerID: options.layerID, targetBounds: options.targetBounds, componentSize: img.componentSize });
+    if (img.disposed) throw new Error('image data was disposed');
+    const depth = DEPTH[doc.bits] ?? 8;
+    if (img.componentSize !== depth) throw new Error(`putPixels: ${img.componentSize}-bit data into a ${depth}-bit document`);
+    if (img.colorSpace !== 'RGB' || img.components !== 4) throw new Error('simulator: putPixels takes RGBA data');
+    const found = locate(doc.layers, options.layerID);
+    if (!found || found.node.kind !== 'pixel' || !found.node.pixels) throw new Error('The target layer must be a pixel layer');
+    const left = options.targetBounds?.left ?? 0;
+    const top = options.targetBounds?.top ?? 0;
+    this.core.mutate(doc.id, options.commandName ?? 'Put Pixels', () => {
+      const px = found.node.pixels!;
+      if (options.replace !== false) px.fill(0);
+      for (let y = 0; y < img.height; y++) {
+        const dy = top + y;
+        if (dy < 0 || dy >= doc.height) continue;
+        for (let x = 0; x < img.width; x++) {
+          const dx = left + x;
+          if (dx < 0 || dx >= doc.width) continue;
+          const s = (y * img.width + x) * 4;
+          const o = (dy * doc.width + dx) * 4;
+          for (let c = 0; c < 4; c++) px[o + c] = to8(img.data[s + c]!, depth, c === 3);
+        }
+      }
+    });
+  }
+
+  async createImageDataFromBuffer(buffer: Uint8Array | Uint16Array | Float32Array, options: Parameters<PsImaging['createImageDataFromBuffer']>[1]) {
+    if (options.colorSpace !== 'RGB') throw new Error('simulator: only RGB image data is simulated');
+    return this.track(new SimImageData(options.width, options.height, options.components, buffer, 'RGB', options.colorProfile ?? ''));
+  }
+
+  async encodeImageData(options: { imageData: PsImageData; base64?: boolean }): Promise<number[] | string> {
+    const img = options.imageData as SimImageData;
+    if (img.disposed) throw new Error('image data was disposed');
+    if (img.componentSize !== 8 || img.components !== 3) throw new Error('simulator: encodeImageData takes 8-bit RGB data');
+    const jpeg = await this.core.codec.encodeJpeg(img.data as Uint8Array, img.width, img.height);
+    if (options.base64) {
+      let bin = '';
+      for (const b of jpeg) bin += String.fromCharCode(b);
+      return btoa(bin);
+    }
+    return Array.from(jpeg);
+  }
+}
+
+/** A component of 8-, 16- (0–32768) or 32-bit (linear float) data as 8-bit sRGB. */
+function to8(v: number, depth: 8 | 16 | 32, alpha: boolean): number {
+  if (depth === 8) return v;
+  if (depth === 16) return Math.round((v * 255) / 32768);
+  const c = alpha ? v : v <= 0.0031308 ? v * 12.92 : 1.055 * v ** (1 / 2.4) - 0.055;
+  return Math.max(0, Math.min(255, Math.round(c * 255)));
+}

@@ -1,0 +1,178 @@
+/**
+ * A simulated `photoshop` module: app/documents, `core.executeAsModal` with
+ * history suspension, `action.batchPlay` (every descriptor recorded; the few
+ * the panel uses are carried out, anything else answers with an error
+ * descriptor, as Photoshop does for an unknown command), and the imaging API
+ * (in `imaging.ts`). Changes outside a modal scope throw, as in Photoshop.
+ */
+import type {
+  PhotoshopModule, PsBatchPlayOptions, PsDescriptor, PsDocument, PsExecutionContext, PsFileEntry,
+} from '../../src/host/types';
+import type { SimCodec } from './codec';
+import { SimDocument } from './dom';
+import { SimImaging } from './imaging';
+import { locate, newDocument, newId, restore, snapshot, type DocState, type LayerNode } from './state';
+import type { SimFile } from './uxp';
+
+export class SimPhotoshopCore {
+  readonly docs = new Map<number, DocState>();
+  activeId: number | undefined;
+  /** Every batchPlay call, in order, as sent. */
+  readonly batchPlayLog: PsDescriptor[][] = [];
+  /** Every executeAsModal command name, in order. */
+  readonly modalLog: string[] = [];
+  private modalDepth = 0;
+  private cancelNext = false;
+  /** Called at the start of every modal scope; tests use it to pause or cancel mid-run. */
+  onModal: ((commandName: string) => Promise<void> | void) | undefined;
+
+  constructor(readonly codec: SimCodec) {}
+
+  doc(id: number): DocState {
+    const doc = this.docs.get(id);
+    if (!doc) throw new Error(`simulator: document ${id} is not open`);
+    return doc;
+  }
+
+  addDocument(doc: DocState): DocState {
+    this.docs.set(doc.id, doc);
+    this.activeId = doc.id;
+    return doc;
+  }
+
+  /** The next modal scope reports `isCancelled` (as if the user pressed Escape). */
+  cancelNextModal(): void {
+    this.cancelNext = true;
+  }
+
+  get inModal(): boolean {
+    return this.modalDepth > 0;
+  }
+
+  /** Apply a change to a document: in a modal scope only, one history step unless history is suspended. */
+  mutate(docId: number, stepName: string, change: (doc: DocState) => void): void {
+    if (!this.inModal) throw new Error('Photoshop is not in a modal state: call executeAsModal first');
+    const doc = this.doc(docId);
+    change(doc);
+    if (!doc.suspension) doc.history.push(snapshot(doc, stepName));
+  }
+
+  async executeAsModal<T>(fn: (context: PsExecutionContext) => Promise<T>, options: { commandName: string }): Promise<T> {
+    if (typeof options?.commandName !== 'string') throw new Error('executeAsModal needs options.commandName');
+    this.modalLog.push(options.commandName);
+    const cancelled = this.cancelNext;
+    this.cancelNext = false;
+    const context: PsExecutionContext = {
+      isCancelled: cancelled,
+      reportProgress: () => undefined,
+      hostControl: {
+        suspendHistory: async ({ documentID, name }) => {
+          const doc = this.doc(documentID);
+          if (doc.suspension) throw new Error('history is already suspended on this document');
+          const id = newId();
+          doc.suspension = { id, name, before: snapshot(doc, name) };
+          return { historySuspensionID: id };
+        },
+        resumeHistory: async ({ historySuspensionID }, commit = true) => {
+          const doc = [...this.docs.values()].find((d) => d.suspension?.id === historySuspensionID);
+          if (!doc?.suspension) throw new Error('unknown history suspension');
+          const { name, before } = doc.suspension;
+          doc.suspension = undefined;
+          if (commit) doc.history.push(snapshot(doc, name));
+          else restore(doc, before);
+        },
+      },
+    };
+    this.modalDepth++;
+    try {
+      await this.onModal?.(options.commandName);
+      return await fn(context);
+    } finally {
+      this.modalDepth--;
+      // Photoshop ends an unresumed suspension with the modal scope, keeping its changes.
+      for (const doc of this.docs.values()) if (doc.suspension && !this.inModal) {
+        doc.history.push(snapshot(doc, doc.suspension.name));
+        doc.suspension = undefined;
+      }
+    }
+  }
+
+  async batchPlay(commands: PsDescriptor[], _options: PsBatchPlayOptions): Promise<PsDescriptor[]> {
+    this.batchPlayLog.push(structuredClone(commands));
+    const results: PsDescriptor[] = [];
+    for (const d of commands) {
+      try {
+        results.push(this.playOne(d));
+      } catch (err) {
+        results.push({ _obj: 'error', message: (err as Error).message, result: -25920 });
+        break;
+      }
+    }
+    return results;
+  }
+
+  private playOne(d: PsDescriptor): PsDescriptor {
+    const target = d._target?.[0];
+    if (d._obj === 'select' && target?._ref === 'document') {
+      this.doc(target._id);
+      if (!this.inModal) throw new Error('Photoshop is not in a modal state');
+      this.activeId = target._id;
+      return { _obj: 'select' };
+    }
+    const docId = this.activeId;
+    if (docId === undefined) throw new Error('no document is open');
+    if (d._obj === 'select' && target?._ref === 'layer' && typeof target._id === 'number') {
+      if (!locate(this.doc(docId).layers, target._id)) throw new Error(`The layer ${target._id} is not available`);
+      // Selecting a layer is not a history step in Photoshop (by default), but still needs the modal scope.
+      if (!this.inModal) throw new Error('Photoshop is not in a modal state');
+      this.doc(docId).activeLayerIds = [target._id];
+      return { _obj: 'select', layerID: [target._id] };
+    }
+    if (d._obj === 'make' && target?._ref === 'layer' && d.using?._obj === 'layer') {
+      const id = newId();
+      this.mutate(docId, 'New Layer', (doc) => {
+        const node: LayerNode = {
+          id, name: String(d.using.name ?? 'Layer'), kind: 'pixel', visible: true, isBackground: false,
+          pixels: new Uint8Array(doc.width * doc.height * 4), children: null,
+        };
+        const active = doc.activeLayerIds[0] !== undefined ? locate(doc.layers, doc.activeLayerIds[0]) : undefined;
+        // Like Photoshop: above the selected layer, or at the top inside a selected group.
+        if (!active) doc.layers.unshift(node);
+        else if (active.node.children) active.node.children.unshift(node);
+        else active.siblings.splice(active.siblings.indexOf(active.node), 0, node);
+        doc.activeLayerIds = [id];
+      });
+      return { _obj: 'make', layerID: id };
+    }
+    throw new Error(`simulator: "${d._obj}" is not simulated`);
+  }
+
+  /** `app.open`: decode an image file into a new document (modal scope only). */
+  async open(entry: PsFileEntry): Promise<PsDocument> {
+    if (!this.inModal) throw new Error('Photoshop is not in a modal state');
+    const bytes = (entry as SimFile).bytes;
+    if (!bytes) throw new Error('simulator: open() needs a file from the simulated file system');
+    const { width, height, data } = await this.codec.decode(bytes);
+    const doc = this.addDocument(newDocument({ title: entry.name, width, height, pixels: data, channels: 4 }));
+    return new SimDocument(this, doc.id);
+  }
+}
+
+/** The module object the panel gets from `require('photoshop')`. */
+export function createSimPhotoshop(core: SimPhotoshopCore): PhotoshopModule {
+  return {
+    app: {
+      get documents() {
+        return [...core.docs.keys()].map((id) => new SimDocument(core, id));
+      },
+      get activeDocument() {
+        return core.activeId !== undefined && core.docs.has(core.activeId) ? new SimDocument(core, core.activeId) : null;
+      },
+      open: (entry) => core.open(entry),
+    },
+    core: { executeAsModal: (fn, options) => core.executeAsModal(fn, options) },
+    action: { batchPlay: (commands, options) => core.batchPlay(commands, options) },
+    imaging: new SimImaging(core),
+    constants: { ElementPlacement: { PLACEBEFORE: 'placeBefore' } },
+  };
+}
