@@ -1,0 +1,212 @@
+/**
+ * The commands driven through a typed fake of VS Code, against the real
+ * emulator on a loopback port, on real photos: files on disk are checked.
+ */
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { startEmulator, type EmulatorHandle } from '@pfc/emulator';
+import sharp from 'sharp';
+import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
+import { SECRET_KEYS } from '../src/keys';
+import type { LastRun } from '../src/run';
+import { activateOnFake, photoFolder, SAMPLE_FILES } from './helpers';
+
+let emu: EmulatorHandle;
+let slow: EmulatorHandle;
+let folder: ReturnType<typeof photoFolder>;
+
+beforeAll(async () => {
+  emu = await startEmulator({ host: '127.0.0.1' });
+  slow = await startEmulator({ host: '127.0.0.1', processingMs: 1500, workers: 1 });
+});
+afterAll(async () => {
+  await emu?.close();
+  await slow?.close();
+});
+afterEach(() => {
+  folder?.cleanup();
+  emu.setFaults({});
+});
+
+function walk(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true, recursive: true }).filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name));
+}
+
+describe('Correct Images in Folder…', () => {
+  test('mirrors the nested folder with decodable images, reports progress, shows the status bar and a summary', async () => {
+    folder = photoFolder();
+    const { fake } = activateOnFake({ settings: { backend: 'emulator', emulatorUrl: emu.web } });
+    fake.pick = () => 'Pro';
+    const last = (await fake.run('pfc.correctFolder', fake.uri(folder.photos))) as LastRun;
+
+    expect(last.summary.corrected).toBe(5);
+    expect(last.params.preset).toBe('Pro');
+    for (const rel of SAMPLE_FILES) {
+      const [a, b] = await Promise.all([sharp(join(folder.photos, rel)).metadata(), sharp(join(folder.photos, 'corrected', rel)).metadata()]);
+      expect({ w: b.width, h: b.height, f: b.format }, rel).toEqual({ w: a.width, h: a.height, f: a.format });
+    }
+    // The picker offered the built-in groups first.
+    expect(fake.quickPicks[0]!.filter((i) => i.kind === undefined).slice(0, 4).map((i) => i.label)).toEqual(['Universal', 'Pro', 'School and Sports', 'Attractions and Cruise Lines']);
+    // Progress: done/total with the current file, increments adding up to 100 %.
+    expect(fake.progress.some((p) => /^\d\/5 · (objects|outdoors|portraits)\//.test(p.message ?? ''))).toBe(true);
+    expect(fake.progress.reduce((n, p) => n + (p.increment ?? 0), 0)).toBeCloseTo(100, 5);
+    expect(fake.statusTexts).toContain('$(sync~spin) PFC 5/5');
+    expect(fake.statusVisible).toBe(false);
+    const summary = fake.shown.at(-1)!;
+    expect(summary.text).toMatch(/^Perfectly Clear: Corrected 5 files in [\d.]+ s\.$/);
+    expect(summary.actions).toEqual(['Open Output Folder', 'Show Report']);
+    expect(fake.output.some((l) => /corrected portraits\/astronaut\.jpg → /.test(l))).toBe(true);
+    expect(fake.executed).toContainEqual({ command: 'setContext', args: ['pfc.hasReport', true] });
+
+    // A second run skips everything (the engine's manifest).
+    const again = (await fake.run('pfc.correctFolder', fake.uri(folder.photos))) as LastRun;
+    expect(again.summary.upToDate).toBe(5);
+    expect(again.summary.corrected).toBe(0);
+  });
+
+  test('Show Report renders every file with before/after images through webview URIs', async () => {
+    folder = photoFolder();
+    const { fake } = activateOnFake({ settings: { backend: 'emulator', emulatorUrl: emu.web } });
+    await fake.run('pfc.correctFolder', fake.uri(folder.photos));
+    await fake.run('pfc.showReport');
+    const html = fake.webviews[0]!.html;
+    expect(html).toContain(`src="file:///webview${join(folder.photos, 'corrected', 'portraits', 'astronaut.jpg')}"`);
+    expect(html.match(/<img /g)).toHaveLength(10);
+    expect(html).toContain("img-src https://fake.vscode-cdn.net");
+    expect(html).not.toMatch(/<script/i);
+  });
+
+  test('cancelling mid-batch leaves no partial file, and a rerun completes the rest', async () => {
+    folder = photoFolder();
+    const { fake } = activateOnFake({ settings: { backend: 'emulator', emulatorUrl: slow.web, concurrency: 1 } });
+    fake.onProgressStart = (cancel) => {
+      const timer = setInterval(() => {
+        if (fake.output.some((l) => / corrected /.test(l))) {
+          clearInterval(timer);
+          cancel();
+        }
+      }, 20);
+    };
+    const first = (await fake.run('pfc.correctFolder', fake.uri(folder.photos))) as LastRun;
+    expect(first.summary.interrupted).toBe(true);
+    expect(first.summary.corrected).toBeGreaterThanOrEqual(1);
+    expect(first.summary.corrected).toBeLessThan(5);
+    expect(walk(folder.photos).filter((f) => f.includes('.pfc-partial'))).toEqual([]);
+    expect(fake.shown.at(-1)!.text).toMatch(/^Perfectly Clear: Cancelled after correcting \d files?/);
+
+    fake.onProgressStart = undefined;
+    const second = (await fake.run('pfc.correctFolder', fake.uri(folder.photos))) as LastRun;
+    expect(second.summary.upToDate).toBe(first.summary.corrected);
+    expect(second.summary.corrected).toBe(5 - first.summary.corrected);
+    for (const rel of SAMPLE_FILES) expect(existsSync(join(folder.photos, 'corrected', rel)), rel).toBe(true);
+  }, 60_000);
+
+  test('Retry Failed redoes only the failed files', async () => {
+    folder = photoFolder();
+    const { fake } = activateOnFake({ settings: { backend: 'emulator', emulatorUrl: emu.web, concurrency: 1 } });
+    emu.setFaults({ jobs: { failRate: 1, count: 2 } });
+    const first = (await fake.run('pfc.correctFolder', fake.uri(folder.photos))) as LastRun;
+    expect(first.summary.failed).toBe(2);
+    expect(fake.shown.at(-1)!.actions).toContain('Retry Failed');
+    const failed = first.summary.results.filter((r) => r.status === 'failed').map((r) => r.rel);
+
+    const retry = (await fake.run('pfc.retryFailed')) as LastRun;
+    expect(retry.summary.corrected).toBe(2);
+    expect(retry.summary.results.map((r) => r.rel).sort()).toEqual(failed.sort());
+    // Only the quick pick of the first run: a retry keeps its preset.
+    expect(fake.quickPicks).toHaveLength(1);
+  });
+
+  test('invalid parameters are refused, naming the parameter, before anything is uploaded', async () => {
+    folder = photoFolder();
+    const { fake } = activateOnFake({ settings: { backend: 'emulator', emulatorUrl: emu.web, parameters: { outputQuality: 7 } } });
+    const before = emu.stats().requests;
+    await fake.run('pfc.correctFolder', fake.uri(folder.photos));
+    expect(fake.shown.at(-1)).toMatchObject({ kind: 'error', text: expect.stringMatching(/pfc\.parameters: outputQuality must be an integer from 40 to 100/) });
+    expect(emu.stats().requests).toEqual(before);
+    expect(existsSync(join(folder.photos, 'corrected'))).toBe(false);
+  });
+});
+
+describe('Correct Selected Images', () => {
+  test('corrects exactly the selected files', async () => {
+    folder = photoFolder();
+    const { fake } = activateOnFake({ settings: { backend: 'emulator', emulatorUrl: emu.web } });
+    const a = join(folder.photos, 'portraits', 'astronaut.jpg');
+    const b = join(folder.photos, 'portraits', 'grace_hopper.jpg');
+    const last = (await fake.run('pfc.correctFiles', fake.uri(b), [fake.uri(a), fake.uri(b)])) as LastRun;
+    expect(last.summary.corrected).toBe(2);
+    expect(readdirSync(join(folder.photos, 'portraits', 'corrected')).filter((n) => !n.startsWith('.')).sort()).toEqual(['astronaut.jpg', 'grace_hopper.jpg']);
+    expect(existsSync(join(folder.photos, 'objects', 'corrected'))).toBe(false);
+  });
+});
+
+describe('keys and the first run', () => {
+  test('hosted without a key: offers to set one; the key goes to SecretStorage only and is used', async () => {
+    folder = photoFolder();
+    const key = 'sk-unit-test-1234567890';
+    const guarded = await startEmulator({ host: '127.0.0.1', apiKeys: [key] });
+    try {
+      const { fake } = activateOnFake({ settings: { backend: 'hosted', webApiUrl: guarded.web } });
+      fake.answers.push({ match: /needs an API key/, answer: 'Set API Key' });
+      fake.inputs.push(key);
+      const last = (await fake.run('pfc.correctFolder', fake.uri(folder.photos))) as LastRun;
+      expect(last.summary.corrected).toBe(5);
+      expect(fake.secrets.store_.get(SECRET_KEYS.apiKey)).toBe(key);
+      expect(fake.settingUpdates).toEqual([]);
+      expect(JSON.stringify(fake.settings)).not.toContain(key);
+      expect(fake.output.join('\n')).not.toContain(key);
+      expect(fake.shown.map((s) => s.text).join('\n')).not.toContain(key);
+    } finally {
+      await guarded.close();
+    }
+  });
+
+  test('hosted without a key: "Use Local Emulator…" switches the user settings to the emulator', async () => {
+    folder = photoFolder();
+    const { fake } = activateOnFake({ settings: { backend: 'hosted' } });
+    fake.answers.push({ match: /needs an API key/, answer: 'Use Local Emulator…' });
+    fake.inputs.push(emu.web);
+    const last = (await fake.run('pfc.correctFolder', fake.uri(folder.photos))) as LastRun;
+    expect(last.summary.corrected).toBe(5);
+    expect(fake.settingUpdates).toEqual([
+      { key: 'emulatorUrl', value: emu.web, target: 1 },
+      { key: 'backend', value: 'emulator', target: 1 },
+    ]);
+  });
+
+  test('a refused key is reported without the key in any message', async () => {
+    folder = photoFolder();
+    const guarded = await startEmulator({ host: '127.0.0.1', apiKeys: ['the-right-key-000'] });
+    try {
+      const { fake } = activateOnFake({ settings: { backend: 'hosted', webApiUrl: guarded.web } });
+      await fake.secrets.store(SECRET_KEYS.apiKey, 'wrong-key-abcdef');
+      await fake.run('pfc.correctFolder', fake.uri(folder.photos));
+      const everything = [...fake.output, ...fake.shown.map((s) => s.text)].join('\n');
+      expect(everything).toMatch(/401|credentials|key/i);
+      expect(everything).not.toContain('wrong-key-abcdef');
+    } finally {
+      await guarded.close();
+    }
+  });
+
+  test('Set API Key, Set BGR Licence Key and Clear Keys', async () => {
+    const { fake } = activateOnFake();
+    fake.inputs.push('api-key-xyz-123', 'bgr-key-xyz-456');
+    await fake.run('pfc.setApiKey');
+    await fake.run('pfc.setBgrLicenceKey');
+    expect(Object.fromEntries(fake.secrets.store_)).toEqual({ [SECRET_KEYS.apiKey]: 'api-key-xyz-123', [SECRET_KEYS.bgrLicenceKey]: 'bgr-key-xyz-456' });
+    fake.answers.push({ match: /Remove the Perfectly Clear/, answer: 'Clear Keys' });
+    await fake.run('pfc.clearKeys');
+    expect(fake.secrets.store_.size).toBe(0);
+    expect(fake.settingUpdates).toEqual([]);
+  });
+
+  test('an empty key is refused by the input box', async () => {
+    const { fake } = activateOnFake();
+    fake.inputs.push('   ');
+    await fake.run('pfc.setApiKey');
+    expect(fake.shown.at(-1)).toMatchObject({ kind: 'error', text: expect.stringMatching(/cannot be empty/) });
+    expect(fake.secrets.store_.size).toBe(0);
+  });
+});

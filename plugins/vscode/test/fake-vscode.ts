@@ -1,0 +1,207 @@
+/**
+ * A typed fake of the few VS Code APIs the extension uses (`VscodeApi`): the
+ * UI answers come from scripts the test sets, and everything shown is
+ * recorded. Only the enums need casts: their values are VS Code's.
+ */
+import type * as vscode from 'vscode';
+import type { ExtensionHost, VscodeApi } from '../src/vscode-api';
+
+type Answer = string | undefined;
+
+export interface Shown {
+  kind: 'info' | 'warning' | 'error';
+  text: string;
+  actions: string[];
+  modal: boolean;
+}
+
+class FakeUri {
+  readonly scheme = 'file';
+  constructor(readonly fsPath: string) {}
+  toString(): string {
+    return `file://${this.fsPath}`;
+  }
+}
+const uri = (p: string): vscode.Uri => new FakeUri(p) as unknown as vscode.Uri;
+
+class Emitter<T> {
+  private listeners = new Set<(e: T) => unknown>();
+  readonly event = (l: (e: T) => unknown): vscode.Disposable => {
+    this.listeners.add(l);
+    return { dispose: () => this.listeners.delete(l) };
+  };
+  fire(e: T): void {
+    for (const l of [...this.listeners]) l(e);
+  }
+}
+
+export class FakeSecrets implements vscode.SecretStorage {
+  readonly store_ = new Map<string, string>();
+  private readonly changed = new Emitter<vscode.SecretStorageChangeEvent>();
+  readonly onDidChange = this.changed.event;
+  async get(key: string): Promise<string | undefined> {
+    return this.store_.get(key);
+  }
+  async store(key: string, value: string): Promise<void> {
+    this.store_.set(key, value);
+    this.changed.fire({ key });
+  }
+  async delete(key: string): Promise<void> {
+    this.store_.delete(key);
+    this.changed.fire({ key });
+  }
+  async keys(): Promise<string[]> {
+    return [...this.store_.keys()];
+  }
+}
+
+export interface FakeOptions {
+  /** `pfc.*` settings (keys without the `pfc.` prefix). */
+  settings?: Record<string, unknown>;
+}
+
+/** The fake and its recordings. */
+export class FakeVscode {
+  readonly settings: Record<string, unknown>;
+  readonly settingUpdates: { key: string; value: unknown; target: unknown }[] = [];
+  readonly shown: Shown[] = [];
+  readonly output: string[] = [];
+  readonly progress: { message?: string; increment?: number }[] = [];
+  readonly statusTexts: string[] = [];
+  statusVisible = false;
+  readonly executed: { command: string; args: unknown[] }[] = [];
+  readonly commands = new Map<string, (...args: unknown[]) => unknown>();
+  readonly webviews: { title: string; html: string }[] = [];
+  readonly quickPicks: vscode.QuickPickItem[][] = [];
+  /** Chooses a quick-pick item by label; default: the first non-separator. */
+  pick: (items: readonly vscode.QuickPickItem[]) => string | undefined = (items) => items.find((i) => i.kind === undefined)?.label;
+  /** Answers of input boxes, in order. */
+  readonly inputs: Answer[] = [];
+  /** Answers of messages: the first rule whose pattern matches the text decides. */
+  readonly answers: { match: RegExp; answer: Answer }[] = [];
+  /** Called once progress starts; lets a test cancel through the token. */
+  onProgressStart: ((cancel: () => void) => void) | undefined;
+  readonly secrets = new FakeSecrets();
+  readonly host: ExtensionHost;
+  readonly api: VscodeApi;
+
+  constructor(options: FakeOptions = {}) {
+    this.settings = { ...options.settings };
+    this.host = { secrets: this.secrets, subscriptions: [], extensionUri: uri('/ext') };
+    this.api = this.build();
+  }
+
+  /** Run a registered command as VS Code would. */
+  run(command: string, ...args: unknown[]): Promise<unknown> {
+    const fn = this.commands.get(command);
+    if (!fn) throw new Error(`command ${command} is not registered`);
+    return Promise.resolve(fn(...args));
+  }
+
+  uri(path: string): vscode.Uri {
+    return uri(path);
+  }
+
+  private answer(text: string): Answer {
+    return this.answers.find((a) => a.match.test(text))?.answer;
+  }
+
+  private build(): VscodeApi {
+    // The fake's getters and methods are object literals with their own `this`; they record into the fake.
+    // eslint-disable-next-line @typescript-eslint/no-this-alias
+    const self = this;
+    const message = (kind: Shown['kind']) =>
+      async (text: string, ...rest: unknown[]): Promise<never> => {
+        const modal = typeof rest[0] === 'object' && rest[0] !== null && (rest[0] as vscode.MessageOptions).modal === true;
+        const actions = rest.filter((r): r is string => typeof r === 'string');
+        self.shown.push({ kind, text, actions, modal });
+        const a = self.answer(text);
+        return (a !== undefined && actions.includes(a) ? a : undefined) as never;
+      };
+    const status = {
+      alignment: 1, priority: 10, id: 'pfc', name: undefined, backgroundColor: undefined, color: undefined, accessibilityInformation: undefined,
+      tooltip: undefined as string | undefined, command: undefined as string | undefined,
+      get text() { return self.statusTexts[self.statusTexts.length - 1] ?? ''; },
+      set text(t: string) { self.statusTexts.push(t); },
+      show: () => { self.statusVisible = true; },
+      hide: () => { self.statusVisible = false; },
+      dispose: () => undefined,
+    } as unknown as vscode.StatusBarItem;
+    const window: VscodeApi['window'] = {
+      async showQuickPick<T extends vscode.QuickPickItem>(items: readonly T[] | Thenable<readonly T[]>): Promise<T | undefined> {
+        const list = await items;
+        self.quickPicks.push([...list]);
+        const label = self.pick(list);
+        return list.find((i) => i.label === label && i.kind === undefined);
+      },
+      async showInputBox(options?: vscode.InputBoxOptions): Promise<string | undefined> {
+        const v = self.inputs.shift();
+        if (v !== undefined && options?.validateInput) {
+          const problem = await options.validateInput(v);
+          if (problem) throw new Error(`input "${v}" refused: ${String(problem)}`);
+        }
+        return v;
+      },
+      showInformationMessage: message('info'),
+      showWarningMessage: message('warning'),
+      showErrorMessage: message('error'),
+      async showOpenDialog() {
+        return undefined;
+      },
+      async withProgress<R>(_o: vscode.ProgressOptions, task: (p: vscode.Progress<{ message?: string; increment?: number }>, t: vscode.CancellationToken) => Thenable<R>): Promise<R> {
+        const cancelled = new Emitter<void>();
+        const token = { isCancellationRequested: false, onCancellationRequested: cancelled.event } as vscode.CancellationToken;
+        const cancel = (): void => {
+          (token as { isCancellationRequested: boolean }).isCancellationRequested = true;
+          cancelled.fire();
+        };
+        self.onProgressStart?.(cancel);
+        return task({ report: (v) => void self.progress.push(v) }, token);
+      },
+      createOutputChannel: () => ({ appendLine: (l: string) => void self.output.push(l), show: () => undefined, dispose: () => undefined }) as unknown as vscode.OutputChannel,
+      createStatusBarItem: () => status,
+      createWebviewPanel(_type: string, title: string) {
+        const entry = { title, html: '' };
+        self.webviews.push(entry);
+        const webview = {
+          cspSource: 'https://fake.vscode-cdn.net',
+          options: {},
+          asWebviewUri: (u: vscode.Uri) => uri(`/webview${u.fsPath}`),
+          get html() { return entry.html; },
+          set html(h: string) { entry.html = h; },
+        };
+        return { webview, reveal: () => undefined, onDidDispose: () => ({ dispose: () => undefined }), dispose: () => undefined } as unknown as vscode.WebviewPanel;
+      },
+    };
+    return {
+      window,
+      workspace: {
+        getConfiguration: () => ({
+          get: <T>(key: string) => self.settings[key] as T | undefined,
+          has: (key: string) => key in self.settings,
+          inspect: () => undefined,
+          update: async (key: string, value: unknown, target?: unknown) => {
+            self.settings[key] = value;
+            self.settingUpdates.push({ key, value, target });
+          },
+        }) as unknown as vscode.WorkspaceConfiguration,
+      },
+      commands: {
+        registerCommand: (id, fn) => {
+          self.commands.set(id, fn);
+          return { dispose: () => self.commands.delete(id) };
+        },
+        executeCommand: async <T>(command: string, ...args: unknown[]) => {
+          self.executed.push({ command, args });
+          return undefined as T;
+        },
+      },
+      Uri: { file: uri, joinPath: (b, ...s) => uri([b.fsPath, ...s].join('/')) },
+      ProgressLocation: { SourceControl: 1, Window: 10, Notification: 15 } as unknown as typeof vscode.ProgressLocation,
+      StatusBarAlignment: { Left: 1, Right: 2 } as unknown as typeof vscode.StatusBarAlignment,
+      ViewColumn: { Active: -1, Beside: -2, One: 1 } as unknown as typeof vscode.ViewColumn,
+      ConfigurationTarget: { Global: 1, Workspace: 2, WorkspaceFolder: 3 } as unknown as typeof vscode.ConfigurationTarget,
+      QuickPickItemKind: { Separator: -1, Default: 0 } as unknown as typeof vscode.QuickPickItemKind,
+    };
+  }
+}

@@ -1,0 +1,32 @@
+/** Shared set-up of the unit tests: a temporary folder of the repo's real sample photos. */
+import { cpSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Commands } from '../src/commands';
+import { Log } from '../src/log';
+import { FakeVscode, type FakeOptions } from './fake-vscode';
+
+export const SAMPLES = resolve(dirname(fileURLToPath(import.meta.url)), '../../../samples');
+export const SAMPLE_FILES = ['objects/chelsea.png', 'objects/coffee.jpg', 'outdoors/rocket.jpg', 'portraits/astronaut.jpg', 'portraits/grace_hopper.jpg'];
+
+/** A fresh folder holding `photos/` with the samples' nested layout; `cleanup()` removes it. */
+export function photoFolder(): { root: string; photos: string; cleanup: () => void } {
+  const root = mkdtempSync(join(tmpdir(), 'pfc-vscode-unit-'));
+  const photos = join(root, 'photos');
+  for (const rel of SAMPLE_FILES) {
+    mkdirSync(dirname(join(photos, rel)), { recursive: true });
+    cpSync(join(SAMPLES, rel), join(photos, rel));
+  }
+  return { root, photos, cleanup: () => rmSync(root, { recursive: true, force: true }) };
+}
+
+/** The extension's commands registered on a fake VS Code, as `activate` does. */
+export function activateOnFake(options: FakeOptions = {}): { fake: FakeVscode; commands: Commands } {
+  const fake = new FakeVscode(options);
+  const channel = fake.api.window.createOutputChannel('Perfectly Clear');
+  const status = fake.api.window.createStatusBarItem(fake.api.StatusBarAlignment.Left, 10);
+  const commands = new Commands(fake.api, fake.host, new Log(channel), status);
+  commands.register();
+  return { fake, commands };
+}

@@ -1,0 +1,84 @@
+/** package.json is the extension's table of contents: check it is complete and consistent. */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, test } from 'vitest';
+import { DEFAULT_SETTINGS } from '../src/settings';
+
+interface Manifest {
+  main: string;
+  engines: { vscode: string };
+  activationEvents: string[];
+  categories: string[];
+  icon: string;
+  contributes: {
+    commands: { command: string; title: string; category: string }[];
+    menus: Record<string, { command: string; when?: string }[]>;
+    configuration: { properties: Record<string, { type: string | string[]; default: unknown; markdownDescription?: string; description?: string; scope: string; enum?: string[] }> };
+  };
+  devDependencies: Record<string, string>;
+}
+const pkg = JSON.parse(readFileSync(join(__dirname, '..', 'package.json'), 'utf8')) as Manifest;
+const commandIds = pkg.contributes.commands.map((c) => c.command);
+
+describe('package.json contributes', () => {
+  test('lazy activation: no "*", one onCommand per command', () => {
+    expect(pkg.activationEvents).not.toContain('*');
+    expect(pkg.activationEvents.every((e) => e.startsWith('onCommand:'))).toBe(true);
+    expect(pkg.activationEvents.map((e) => e.slice('onCommand:'.length)).sort()).toEqual([...commandIds].sort());
+  });
+
+  test('every menu entry names a declared command', () => {
+    for (const [menu, entries] of Object.entries(pkg.contributes.menus)) {
+      for (const e of entries) expect(commandIds, `${menu} → ${e.command}`).toContain(e.command);
+    }
+  });
+
+  test('Explorer: folders, images and videos, .preset files', () => {
+    const explorer = pkg.contributes.menus['explorer/context']!;
+    const when = (id: string) => explorer.find((e) => e.command === id)?.when ?? '';
+    expect(when('pfc.correctFolder')).toBe('explorerResourceIsFolder');
+    expect(when('pfc.correctFiles')).toMatch(/!explorerResourceIsFolder/);
+    const re = /resourceExtname =~ \/(.+)\/i/.exec(when('pfc.correctFiles'))!;
+    const ext = new RegExp(re[1]!, 'i');
+    for (const e of ['.jpg', '.JPEG', '.png', '.mp4', '.mov']) expect(ext.test(e), e).toBe(true);
+    for (const e of ['.gif', '.txt', '.preset']) expect(ext.test(e), e).toBe(false);
+    expect(when('pfc.uploadPreset')).toMatch(/resourceExtname == \.preset/);
+    expect(pkg.contributes.menus['editor/title']!.map((e) => e.command)).toEqual(['pfc.correctFiles']);
+  });
+
+  test('every setting has type, default, description and scope, and matches what the code reads', () => {
+    const props = pkg.contributes.configuration.properties;
+    for (const [key, p] of Object.entries(props)) {
+      expect(p.type, key).toBeDefined();
+      expect(p.default, key).toBeDefined();
+      expect(p.markdownDescription ?? p.description, key).toBeTruthy();
+      expect(['application', 'machine', 'machine-overridable', 'window', 'resource', 'language-overridable'], key).toContain(p.scope);
+    }
+    const codeKeys: Record<keyof typeof DEFAULT_SETTINGS, string> = {
+      backend: 'pfc.backend', webApiUrl: 'pfc.webApiUrl', containerUrl: 'pfc.containerUrl', bgrUrl: 'pfc.bgrUrl', emulatorUrl: 'pfc.emulatorUrl',
+      parameters: 'pfc.parameters', defaultPreset: 'pfc.defaultPreset', outputMode: 'pfc.output.mode', askOutputEachRun: 'pfc.output.askEachRun',
+      outputFolderName: 'pfc.output.folderName', outputSuffix: 'pfc.output.suffix', concurrency: 'pfc.concurrency',
+      confirmAboveFiles: 'pfc.confirmAboveFiles', skipAlreadyCorrected: 'pfc.skipAlreadyCorrected',
+    };
+    expect(Object.keys(props).sort()).toEqual(Object.values(codeKeys).sort());
+    for (const [field, key] of Object.entries(codeKeys)) expect(props[key]!.default, key).toEqual(DEFAULT_SETTINGS[field as keyof typeof DEFAULT_SETTINGS]);
+    expect(props['pfc.backend']!.enum).toEqual(['hosted', 'container', 'container+bgr', 'emulator']);
+  });
+
+  test('addresses a key is sent to cannot be set by a workspace', () => {
+    const props = pkg.contributes.configuration.properties;
+    for (const k of ['pfc.webApiUrl', 'pfc.containerUrl', 'pfc.bgrUrl', 'pfc.emulatorUrl']) expect(props[k]!.scope, k).toBe('application');
+  });
+
+  test('no setting can hold a key', () => {
+    expect(Object.keys(pkg.contributes.configuration.properties).filter((k) => /key|secret|token|licen[cs]e/i.test(k))).toEqual([]);
+  });
+
+  test('listing: engine matches @types/vscode, icon, categories, bundled main', () => {
+    expect(pkg.engines.vscode).toBe('^1.100.0');
+    expect(pkg.devDependencies['@types/vscode']).toBe('1.100.0');
+    expect(pkg.icon).toBe('media/icon.png');
+    expect(pkg.categories.length).toBeGreaterThan(0);
+    expect(pkg.main).toBe('./dist/extension.js');
+  });
+});
