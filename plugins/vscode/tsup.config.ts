@@ -10,8 +10,9 @@ export default defineConfig({
   platform: 'node',
   target: 'node20',
   outExtension: () => ({ js: '.js' }),
-  external: ['vscode'],
-  noExternal: [/^(?!vscode$).*/],
+  // @pfc/emulator (sharp, native) is never bundled: the extension talks to a running emulator by URL.
+  external: ['vscode', '@pfc/emulator'],
+  noExternal: [/^(?!vscode$|@pfc\/emulator$).*/],
   sourcemap: false,
   minify: true,
   clean: true,

@@ -6,7 +6,7 @@
  */
 import { stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { planBatch, runBatch, type BatchPlan, type BatchSummary } from '@pfc/batch';
+import { pendingFiles, planBatch, runBatch, type BatchPlan, type BatchSummary } from '@pfc/batch';
 import type { PfcParams } from '@pfc/core';
 import { resolveBackend, type BackendFactories, type ResolvedBackend } from './backend';
 import type { KeyStore } from './keys';
@@ -113,12 +113,17 @@ export async function correct(svc: RunServices, req: RunRequest): Promise<LastRu
   }
   const guard = effectiveSettings.confirmAboveFiles;
   if (resolved.backend.paid && guard > 0 && plan.files.length > guard) {
-    const go = await api.window.showWarningMessage(
-      `Correct ${plan.files.length} files on ${resolved.backend.label}? Each correction may be billed.`,
-      { modal: true },
-      'Correct',
-    );
-    if (go !== 'Correct') return undefined;
+    // Up-to-date files cost nothing: count only what would be sent.
+    const force = !effectiveSettings.skipAlreadyCorrected;
+    const pending = (await pendingFiles(plan, { backendId: resolved.backend.id, params, force })).length;
+    if (pending > guard) {
+      const go = await api.window.showWarningMessage(
+        `Correct ${pending} files on ${resolved.backend.label}? Each correction may be billed.`,
+        { modal: true },
+        'Correct',
+      );
+      if (go !== 'Correct') return undefined;
+    }
   }
 
   log.line(`run: ${req.inputs.join(', ')} with preset "${params.preset ?? 'Universal'}" on ${resolved.backend.label}, output mode ${mode}`);

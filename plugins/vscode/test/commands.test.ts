@@ -210,3 +210,64 @@ describe('keys and the first run', () => {
     expect(fake.secrets.store_.size).toBe(0);
   });
 });
+
+describe('cost guard, output mode, presets, output folder', () => {
+  test('a paid backend asks before more than pfc.confirmAboveFiles files; declining sends nothing', async () => {
+    folder = photoFolder();
+    const guarded = await startEmulator({ host: '127.0.0.1' });
+    try {
+      const { fake } = activateOnFake({ settings: { backend: 'hosted', webApiUrl: guarded.web, confirmAboveFiles: 3 } });
+      await fake.secrets.store(SECRET_KEYS.apiKey, 'some-api-key-123');
+      const before = guarded.stats().requests;
+      expect(await fake.run('pfc.correctFolder', fake.uri(folder.photos))).toBeUndefined();
+      expect(fake.shown.at(-1)).toMatchObject({ kind: 'warning', modal: true, text: expect.stringMatching(/^Correct 5 files on the hosted Web API/) });
+      // Only the preset list was asked for.
+      expect(Object.keys(guarded.stats().requests).filter((r) => !/preset/i.test(r))).toEqual(Object.keys(before).filter((r) => !/preset/i.test(r)));
+      expect(existsSync(join(folder.photos, 'corrected'))).toBe(false);
+
+      fake.answers.push({ match: /^Correct 5 files/, answer: 'Correct' });
+      const last = (await fake.run('pfc.correctFolder', fake.uri(folder.photos))) as LastRun;
+      expect(last.summary.corrected).toBe(5);
+    } finally {
+      await guarded.close();
+    }
+  });
+
+  test('pfc.output.askEachRun: the picked mode is used (suffix: beside each file)', async () => {
+    folder = photoFolder();
+    const { fake } = activateOnFake({ settings: { backend: 'emulator', emulatorUrl: emu.web, 'output.askEachRun': true } });
+    fake.pick = (items) => (items.some((i) => i.label === 'Universal') ? 'Universal' : 'Beside each file, with a suffix');
+    const last = (await fake.run('pfc.correctFolder', fake.uri(folder.photos))) as LastRun;
+    expect(last.mode).toBe('suffix');
+    expect(existsSync(join(folder.photos, 'objects', 'coffee_pfc.jpg'))).toBe(true);
+    expect(existsSync(join(folder.photos, 'corrected'))).toBe(false);
+  });
+
+  test('custom presets uploaded from a .preset file are offered in the picker and used', async () => {
+    folder = photoFolder();
+    const { fake } = activateOnFake({ settings: { backend: 'emulator', emulatorUrl: emu.web } });
+    const { writeFileSync } = await import('node:fs');
+    const presetFile = join(folder.root, 'Warm Skin.preset');
+    writeFileSync(presetFile, '<?xml version="1.0"?><preset name="warm"><exposure>0.2</exposure></preset>');
+    fake.inputs.push('Warm Skin', 'warmer skin tones');
+    expect(await fake.run('pfc.uploadPreset', fake.uri(presetFile))).toBe('Warm Skin');
+
+    fake.pick = () => 'Warm Skin';
+    const last = (await fake.run('pfc.correctFolder', fake.uri(folder.photos))) as LastRun;
+    const items = fake.quickPicks.at(-1)!;
+    expect(items.map((i) => i.label)).toContain('Your custom presets');
+    expect(items.find((i) => i.label === 'Warm Skin')?.description).toBe('custom preset');
+    expect(last.params.preset).toBe('Warm Skin');
+    expect(last.summary.corrected).toBe(5);
+  });
+
+  test('"Open Output Folder" reveals the output folder in the Explorer', async () => {
+    folder = photoFolder();
+    const { fake } = activateOnFake({ settings: { backend: 'emulator', emulatorUrl: emu.web } });
+    fake.answers.push({ match: /^Perfectly Clear: Corrected/, answer: 'Open Output Folder' });
+    await fake.run('pfc.correctFolder', fake.uri(folder.photos));
+    await expect.poll(() => fake.executed.find((e) => e.command === 'revealInExplorer')).toBeTruthy();
+    const reveal = fake.executed.find((e) => e.command === 'revealInExplorer')!;
+    expect((reveal.args[0] as { fsPath: string }).fsPath).toBe(join(folder.photos, 'corrected'));
+  });
+});
