@@ -1,0 +1,158 @@
+/**
+ * `runCorrections` end to end under Node: the simulated Photoshop, the real
+ * Web API client of `@pfc/core`, and the emulator doing the image work.
+ */
+import { createWebBackend, ParameterError } from '@pfc/core';
+import { startEmulator, type EmulatorHandle } from '@pfc/emulator';
+import sharp from 'sharp';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { toParams, DEFAULT_CHOICES } from '../src/correct/options';
+import { runCorrections } from '../src/correct/run';
+import { decodeImage } from '../src/image/codec';
+import { resolveTargets } from '../src/correct/targets';
+import { exportPixels } from '../src/ps/export';
+import { inModal } from '../src/ps/modal';
+import { testEngine } from './emulator-engine';
+import { decodeWithSharp, loadSample, meanDiff, simHost } from './helpers';
+
+let emu: EmulatorHandle;
+beforeAll(async () => {
+  emu = await startEmulator({ webPort: 0, engine: testEngine });
+});
+afterAll(async () => {
+  await emu?.close();
+});
+
+const backend = () => createWebBackend({ baseURL: emu.web, apiKey: 'test-key', poll: { initialDelayMs: 20, maxDelayMs: 100 } });
+
+async function setup(samples: string[]) {
+  const { host, sim } = simHost();
+  const docs = [];
+  for (const s of samples) {
+    const photo = await loadSample(s, 160);
+    docs.push(sim.openDocument({ title: s.split('/')[1]!, width: photo.width, height: photo.height, pixels: photo.pixels, channels: 3 }));
+  }
+  return { host, sim, docs };
+}
+
+describe('runCorrections with the emulator', () => {
+  it('adds the corrected pixels the service returned as a new layer, leaving the original untouched', async () => {
+    const { host, sim, docs } = await setup(['portraits/astronaut.jpg']);
+    const doc = docs[0]!;
+    const original = doc.layers[0]!.pixels!.slice();
+    const params = toParams(DEFAULT_CHOICES);
+    // What the panel will upload, corrected by the client directly, is the reference.
+    const upload = await inModal(host, 'read', () => exportPixels(host, host.ps.app.activeDocument!));
+    const reference = await backend().correctBytes(upload.bytes, params);
+
+    const outcomes = await runCorrections(host, backend(), resolveTargets(host, 'document'), params);
+
+    expect(outcomes).toMatchObject([{ title: 'astronaut.jpg', status: 'done', message: 'added layer "Perfectly Clear: Universal"' }]);
+    expect(doc.layers.map((l) => l.name)).toEqual(['Perfectly Clear: Universal', 'Background']);
+    expect(doc.layers[1]!.pixels).toEqual(original);
+    expect(doc.history.map((h) => h.name)).toEqual(['Open', 'Perfectly Clear: Universal']);
+    const layer = doc.layers[0]!.pixels!;
+    expect(layer).toEqual(decodeImage(reference.bytes).data); // exactly the service's pixels
+    // …which libjpeg decodes alike, up to chroma upsampling differences.
+    expect(meanDiff(layer, (await decodeWithSharp(reference.bytes)).data)).toBeLessThan(2.5);
+    expect(meanDiff(layer, original)).toBeGreaterThan(8); // the correction changed the photo
+    expect(sim.imaging.live.size).toBe(0);
+  });
+
+  it('corrects every open document, reports the one that fails, and goes on', async () => {
+    const { host, docs } = await setup(['portraits/astronaut.jpg', 'objects/coffee.jpg', 'outdoors/rocket.jpg']);
+    emu.setFaults({ jobs: { failRate: 1, count: 1 } }); // the first job started ends FAILED
+    try {
+      const outcomes = await runCorrections(host, backend(), resolveTargets(host, 'all'), toParams(DEFAULT_CHOICES));
+      expect(outcomes.map((o) => o.status)).toEqual(['failed', 'done', 'done']);
+      expect(outcomes[0]!.message).toMatch(/FAILED/);
+    } finally {
+      emu.setFaults({});
+    }
+    expect(docs.map((d) => d.layers.length)).toEqual([1, 2, 2]);
+    expect(docs[0]!.history).toHaveLength(1);
+    expect(host.ps.app.activeDocument!.id).toBe(docs[2]!.id); // the document active before the run
+  });
+
+  it('cancels a run waiting on the service: the document is unchanged and the rest is not started', async () => {
+    const { host, docs } = await setup(['portraits/astronaut.jpg', 'objects/coffee.jpg']);
+    emu.setFaults({ jobs: { hangRate: 1 } });
+    const abort = new AbortController();
+    try {
+      const outcomes = await runCorrections(host, backend(), resolveTargets(host, 'all'), toParams(DEFAULT_CHOICES), {
+        signal: abort.signal,
+        onProgress: (p) => p.phase === 'processing' && abort.abort(),
+      });
+      expect(outcomes.map((o) => o.status)).toEqual(['cancelled', 'cancelled']);
+      expect(outcomes[0]!.message).toContain('left unchanged');
+    } finally {
+      emu.setFaults({});
+    }
+    for (const d of docs) {
+      expect(d.layers).toHaveLength(1);
+      expect(d.history).toHaveLength(1);
+    }
+  });
+
+  it('rejects invalid choices before reading or uploading anything', async () => {
+    const { host, sim } = await setup(['objects/coffee.jpg']);
+    const before = emu.stats().requests;
+    const params = toParams({ ...DEFAULT_CHOICES, background: 'colour', backgroundColour: 'not-a-colour' });
+    await expect(runCorrections(host, backend(), resolveTargets(host, 'document'), params)).rejects.toThrow(ParameterError);
+    await expect(runCorrections(host, backend(), resolveTargets(host, 'document'), params)).rejects.toThrow(/bgColor must be/);
+    expect(sim.imaging.getPixelsLog).toHaveLength(0);
+    expect(emu.stats().requests).toEqual(before);
+  });
+
+  it('keeps the transparency of a background-removal result in the new layer', async () => {
+    const { host, docs } = await setup(['portraits/grace_hopper.jpg']);
+    const doc = docs[0]!;
+    const outcomes = await runCorrections(host, backend(), resolveTargets(host, 'document'), toParams({ ...DEFAULT_CHOICES, background: 'transparent' }));
+    expect(outcomes[0]).toMatchObject({ status: 'done', message: 'added layer "Perfectly Clear: Universal, background removed"' });
+    const px = doc.layers[0]!.pixels!;
+    expect(px[3]).toBe(0); // corner: background removed
+    const centre = ((doc.height >> 1) * doc.width + (doc.width >> 1)) * 4;
+    expect(px[centre + 3]).toBe(255); // subject kept
+  });
+
+  it('opens a resized result as a new document at the requested size', async () => {
+    const { host, sim, docs } = await setup(['objects/coffee.jpg']);
+    const outcomes = await runCorrections(host, backend(), resolveTargets(host, 'document'), toParams({ ...DEFAULT_CHOICES, resize: 'long', resizeValue: 320 }));
+    expect(outcomes[0]).toMatchObject({ status: 'done', message: 'resized result opened as a new document, "coffee (Perfectly Clear).jpg"' });
+    const opened = [...sim.core.docs.values()].find((d) => d.id !== docs[0]!.id)!;
+    expect(Math.max(opened.width, opened.height)).toBe(320);
+    expect(docs[0]!.layers).toHaveLength(1);
+    expect(sim.temp.files.has('coffee (Perfectly Clear).jpg')).toBe(true);
+  });
+
+  it('corrects the active layer only, keeping its shape, and says when a CMYK document was converted', async () => {
+    const { host, sim } = simHost();
+    const photo = await loadSample('objects/chelsea.png', 120);
+    const doc = sim.openDocument({ title: 'cat.psd', width: photo.width, height: photo.height, pixels: photo.pixels, channels: 3, mode: 'CMYKColorMode' });
+    // A cut-out layer: the left half of the photo, above the background.
+    const half = new Uint8Array(doc.width * doc.height * 4);
+    for (let y = 0; y < doc.height; y++) for (let x = 0; x < doc.width / 2; x++) {
+      const i = y * doc.width + x;
+      half.set([photo.pixels[i * 3]!, photo.pixels[i * 3 + 1]!, photo.pixels[i * 3 + 2]!, 255], i * 4);
+    }
+    doc.layers.unshift({ id: 777, name: 'left half', kind: 'pixel', visible: true, isBackground: false, pixels: half, children: null });
+    doc.activeLayerIds = [777];
+
+    const outcomes = await runCorrections(host, backend(), resolveTargets(host, 'layer'), toParams(DEFAULT_CHOICES));
+
+    expect(outcomes[0]!.status).toBe('done');
+    expect(outcomes[0]!.notes.join(' ')).toContain('CMYK 8-bit');
+    expect(doc.layers.map((l) => l.name)).toEqual(['Perfectly Clear: Universal', 'left half', 'Background']);
+    const px = doc.layers[0]!.pixels!;
+    const right = ((doc.height >> 1) * doc.width + doc.width - 5) * 4;
+    expect(px[right + 3]).toBe(0); // nothing added outside the source layer
+    const left = ((doc.height >> 1) * doc.width + 5) * 4;
+    expect(px[left + 3]).toBe(255);
+  });
+
+  it('sends a valid JPEG upload the service can read', async () => {
+    const { host } = await setup(['outdoors/rocket.jpg']);
+    const upload = await inModal(host, 'read', () => exportPixels(host, host.ps.app.activeDocument!));
+    expect((await sharp(upload.bytes).metadata()).format).toBe('jpeg');
+  });
+});
