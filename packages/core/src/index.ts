@@ -7,3 +7,4 @@ export * from './contract/colours';
 export * from './contract/webapi-limits';
 export * from './deadline';
 export * from './webapi/index';
+export * from './selfhosted';

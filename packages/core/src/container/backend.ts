@@ -1,0 +1,87 @@
+/**
+ * The colour-correction container as a `CorrectionBackend`: Web API parameters
+ * in, the same `CorrectionResult` shape as the Web API path out.
+ */
+import type { CorrectionBackend, CorrectionResult, CorrectOptions, FileInput } from '../backend';
+import { ParameterError } from '../errors';
+import { validatePfcParams, type ParamCheck, type PfcParams } from '../contract/webapi-params';
+import { validateContainerParams } from '../contract/container';
+import { withDeadline } from '../deadline';
+import { DEFAULT_JOB_TIMEOUT_MS } from '../webapi/options';
+
+import { ContainerClient, containerContentType, type ContainerClientOptions, type ContainerCorrection } from './client';
+import { pfcToContainerParams, type MappingOptions } from './from-pfc-params';
+
+export interface ContainerBackendOptions {
+  /** A client, or the options to make one. */
+  container: ContainerClient | ContainerClientOptions;
+}
+
+/**
+ * Check Web API parameters for a container-based backend: the Web API's own
+ * rules, then what the container can honour (errors for picture-changing
+ * features it lacks, warnings for the rest).
+ */
+export function checkForContainer(params: PfcParams, mapping: MappingOptions = {}): ParamCheck & { container: ReturnType<typeof pfcToContainerParams>['params'] } {
+  const web = validatePfcParams(params as Record<string, unknown>);
+  const mapped = pfcToContainerParams(web.params, mapping);
+  const own = validateContainerParams(mapped.params as Record<string, unknown>);
+  return {
+    params: web.params,
+    container: own.params,
+    errors: [...web.errors, ...mapped.errors, ...own.errors],
+    // The Web API check already warns about several resize parameters.
+    warnings: [...web.warnings, ...mapped.warnings, ...own.warnings.filter((w) => !w.startsWith('several resize parameters'))],
+  };
+}
+
+/** Facts about a container run, for `CorrectionResult.info`. */
+export function containerInfo(c: ContainerCorrection): Record<string, unknown> {
+  return { imageKey: c.imageKey, scene: c.scene, correctedUrl: c.correctedUrl, downloadUrl: c.downloadUrl, originRewritten: c.originRewritten };
+}
+
+/**
+ * Upload, correct and open the download: the container part of both the
+ * container backend and the self-hosted pipeline.
+ */
+export async function runContainer(
+  client: ContainerClient,
+  input: FileInput,
+  check: ReturnType<typeof checkForContainer>,
+  options: CorrectOptions,
+  signal: AbortSignal,
+): Promise<{ correction: ContainerCorrection; body: ReadableStream<Uint8Array>; contentType: string | undefined }> {
+  const contentType = await containerContentType(input, options);
+  options.onProgress?.({ phase: 'uploading' });
+  const { imageKey } = await client.upload(input, { contentType, signal });
+  options.onProgress?.({ phase: 'processing' });
+  const correction = await client.correct(imageKey, check.container, { signal });
+  options.onProgress?.({ phase: 'downloading' });
+  const file = await client.download(correction, { signal });
+  return { correction, body: file.body, contentType: file.contentType };
+}
+
+/** A `CorrectionBackend` on the self-hosted colour-correction container. */
+export function createContainerBackend(options: ContainerBackendOptions): CorrectionBackend {
+  const client = options.container instanceof ContainerClient ? options.container : new ContainerClient(options.container);
+  return {
+    kind: 'container',
+    validate: (params) => checkForContainer(params),
+    async correct(input: FileInput, params: PfcParams, opts: CorrectOptions = {}): Promise<CorrectionResult> {
+      opts.onProgress?.({ phase: 'validating' });
+      const check = checkForContainer(params);
+      if (check.errors.length > 0) throw new ParameterError(check.errors);
+      const run = await withDeadline(opts.signal, opts.timeoutMs ?? DEFAULT_JOB_TIMEOUT_MS, 'container correction', (signal) =>
+        runContainer(client, input, check, opts, signal),
+      );
+      opts.onProgress?.({ phase: 'done' });
+      return {
+        body: run.body,
+        contentType: run.contentType,
+        backend: 'container',
+        warnings: run.correction.originNote ? [...check.warnings, run.correction.originNote] : check.warnings,
+        info: containerInfo(run.correction),
+      };
+    },
+  };
+}
