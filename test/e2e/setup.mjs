@@ -18,3 +18,8 @@ if (!existsSync(CHROMIUM)) {
   sh(`${sudo}apt-get install -y -qq chromium fonts-dejavu-core`);
 }
 console.log(`chromium: ${existsSync(CHROMIUM) ? CHROMIUM : 'missing'}`);
+
+// The VS Code end-to-end test needs a real VS Code: code-server and the Debian
+// packages its install needs (plugins/vscode/scripts/setup-e2e.mjs, idempotent).
+const { setupCodeServer } = await import('../../plugins/vscode/scripts/setup-e2e.mjs');
+console.log(`code-server: ${setupCodeServer()}`);

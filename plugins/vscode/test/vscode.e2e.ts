@@ -75,6 +75,13 @@ describe('right-click correction in a real VS Code (local emulator backend)', ()
     // "Show Report" opens the before/after webview.
     await toast(page, /Corrected 5 files/).getByRole('button', { name: 'Show Report' }).click();
     await page.locator('.tab', { hasText: 'Perfectly Clear Report' }).waitFor({ state: 'visible', timeout: 60_000 });
+    // Its before/after images load from disk through the webview's resource URIs.
+    const report = page.frameLocator('iframe.webview.ready').frameLocator('#active-frame');
+    await expect.poll(() => report.locator('img').count(), { timeout: 60_000 }).toBe(10);
+    await expect
+      .poll(() => report.locator('img').evaluateAll((imgs) => imgs.filter((i) => (i as HTMLImageElement).complete && (i as HTMLImageElement).naturalWidth > 0).length), { timeout: 60_000 })
+      .toBe(10);
+    expect(await report.locator('#summary').textContent()).toMatch(/^5 corrected, 0 up to date, 0 failed/);
   });
 
   test('two selected images: only those are corrected', async () => {
