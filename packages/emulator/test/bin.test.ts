@@ -96,18 +96,53 @@ describe('pfc-emulator bin', () => {
     }
   });
 
+  it('applies fault flags and serves the control routes', async () => {
+    const { child, ready } = await startBin(['--web-port', '0', '--fault-503', '1', '--fault-retry-after', '4', '--fault-seed', '3', '--faults', '{"jobs":{"rejectRate":1}}']);
+    const res = await fetch(`${ready.web}/upload`, { headers: { 'X-API-KEY': 'any' } });
+    expect(res.status).toBe(503);
+    expect(res.headers.get('retry-after')).toBe('4');
+    const control = ready.web!.replace(/\/v2$/, '/_emulator');
+    const faults = (await (await fetch(`${control}/faults`)).json()) as Record<string, unknown>;
+    expect(faults).toEqual({ seed: 3, routes: { '*': { rate503: 1, retryAfterSeconds: 4 } }, jobs: { rejectRate: 1 } });
+    const stats = (await (await fetch(`${control}/stats`)).json()) as { faults: Record<string, number> };
+    expect(stats.faults['503']).toBe(1);
+    child.kill('SIGTERM');
+    expect((await exited(child)).code).toBe(0);
+  });
+
   it('exits 0 on SIGINT too', async () => {
     const { child } = await startBin(['--web-port', '0']);
     child.kill('SIGINT');
     expect(await exited(child)).toEqual({ code: 0, signal: null });
   });
 
-  it('refuses a bad flag with a message naming it and exit code 2', async () => {
-    const child = spawn(bin, ['--workers', '0'], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+  it.each([
+    [['--workers', '0'], /--workers must be an integer from 1 to 64/],
+    [['--web-port', '70000'], /--web-port must be an integer from 0 to 65535/],
+    [['--fault-429', '1.5'], /--fault-429 must be a number from 0 to 1/],
+    [['--faults', '{"routes":{"x":{"rate500":3}}}'], /rate500 must be a share from 0 to 1/],
+    [['--api-key', ''], /--api-key must not be empty/],
+    [['--nonsense'], /Unknown option '--nonsense'/],
+  ])('refuses %j with a message naming it and exit code 2', async (args, message) => {
+    const child = spawn(bin, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+    children.push(child);
+    let stderr = '';
+    let stdout = '';
+    child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
+    expect((await exited(child)).code).toBe(2);
+    expect(stderr).toMatch(message);
+    expect(stdout).toBe('');
+  });
+
+  it('exits 1 with a clear message when the port is taken', async () => {
+    const first = await startBin(['--web-port', '0']);
+    const port = new URL(first.ready.web!).port;
+    const child = spawn(bin, ['--web-port', port], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
     children.push(child);
     let stderr = '';
     child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
-    expect((await exited(child)).code).toBe(2);
-    expect(stderr).toMatch(/--workers must be an integer from 1 to 64/);
+    expect((await exited(child)).code).toBe(1);
+    expect(stderr).toMatch(/could not start: .*EADDRINUSE/);
   });
 });

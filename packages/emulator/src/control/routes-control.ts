@@ -3,6 +3,7 @@
  * fault injection at run time. No key, and never subject to injected faults;
  * the emulator is a local tool and listens on 127.0.0.1 by default.
  */
+import type { JobState } from '@pfc/core';
 import { HttpError, readJsonBody, sendJson } from '../http/respond';
 import type { RouteDef } from '../http/router';
 import { sweep, type WebApiApp } from '../webapi/app';
@@ -14,7 +15,7 @@ export interface EmulatorStats {
   requests: Record<string, number>;
   /** Answers per HTTP status. */
   responses: Record<string, number>;
-  jobs: { total: number; byState: Record<string, number>; cacheHits: number; pipelineRuns: number };
+  jobs: { total: number; byState: Record<JobState, number>; cacheHits: number; pipelineRuns: number };
   /** Faults injected so far, by kind. */
   faults: Record<string, number>;
 }

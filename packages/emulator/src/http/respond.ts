@@ -85,3 +85,16 @@ export async function readJsonBody(req: IncomingMessage, maxBytes = 64 * 1024): 
 export function drain(req: IncomingMessage): void {
   if (!req.complete) req.resume();
 }
+
+/**
+ * The query as one value per name. A name sent twice is a 400 naming it:
+ * guessing which value the caller meant would hide a bug in their script.
+ */
+export function singleQuery(url: URL): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of url.searchParams) {
+    if (Object.prototype.hasOwnProperty.call(out, name)) throw new HttpError(400, `parameter ${name} was sent more than once`);
+    out[name] = value;
+  }
+  return out;
+}

@@ -179,7 +179,9 @@ async function flatten(img: RawImage, hex: string | undefined): Promise<RawImage
 
 async function overBackground(img: RawImage, background: Buffer): Promise<RawImage> {
   const bg = await toRaw(sharp(background, { failOn: 'error' }).autoOrient().resize(img.width, img.height, { fit: 'cover' }).removeAlpha());
-  return toRaw(sharp(bg.data, { raw: bg }).composite([{ input: img.data, raw: img }]));
+  const over = await toRaw(sharp(bg.data, { raw: bg }).composite([{ input: img.data, raw: img }]));
+  // composite keeps the overlay's alpha channel; the result is opaque, so drop it (a second pipeline: removeAlpha runs last).
+  return over.channels === 4 ? toRaw(sharp(over.data, { raw: over }).removeAlpha()) : over;
 }
 
 function detectionData(d: Detection | undefined, engine: ImagingEngine | undefined): DetectionData {

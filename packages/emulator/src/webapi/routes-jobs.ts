@@ -1,7 +1,7 @@
 /** `GET /pfc` (start a job) and `GET /status/{jobID}`. */
 import { createHash } from 'node:crypto';
 import { BUILT_IN_PRESETS, validatePfcParams, type PfcParams } from '@pfc/core';
-import { HttpError, sendJson } from '../http/respond';
+import { HttpError, sendJson, singleQuery } from '../http/respond';
 import type { RouteDef } from '../http/router';
 import type { WebApiApp } from './app';
 import { jobParams, LARGE_IMAGE_PIXELS } from './process';
@@ -17,8 +17,8 @@ export function jobRoutes(app: WebApiApp): RouteDef[] {
       path: '/v2/pfc',
       handle({ req, res, url }) {
         const owner = app.auth.check(req);
-        // Last value wins for a repeated name; unknown names are ignored, as the hosted service does.
-        const check = validatePfcParams(Object.fromEntries(url.searchParams), { unknown: 'ignore', requireFileKey: true });
+        // Unknown names are ignored, as the hosted service does.
+        const check = validatePfcParams(singleQuery(url), { unknown: 'ignore', requireFileKey: true });
         if (check.errors.length > 0) throw new HttpError(400, check.errors.map((e) => e.message).join('; '), { errors: check.errors });
         const p = check.params;
         const file = uploadedFile(app, 'fileKey', p.fileKey!);
@@ -65,7 +65,7 @@ export function jobRoutes(app: WebApiApp): RouteDef[] {
       path: '/v2/status/:id',
       // No key needed (observed behaviour #4): the job id is the secret.
       handle({ res, url, params }) {
-        const noRedirect = url.searchParams.get('noRedirect');
+        const noRedirect = singleQuery(url).noRedirect ?? null;
         if (noRedirect !== null && noRedirect !== 'true' && noRedirect !== 'false') {
           throw new HttpError(400, `noRedirect must be true or false (got ${JSON.stringify(noRedirect)})`);
         }

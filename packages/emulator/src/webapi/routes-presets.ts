@@ -1,7 +1,7 @@
 /** Presets: list, create (then PUT the file to a signed address), read, download, delete. */
 import type { IncomingMessage } from 'node:http';
 import { streamFile } from '../http/files';
-import { HttpError, readJsonBody, sendJson } from '../http/respond';
+import { HttpError, readJsonBody, sendJson, singleQuery } from '../http/respond';
 import type { RouteDef } from '../http/router';
 import type { WebApiApp } from './app';
 import { presetRecord, type PresetEntry } from './presets';
@@ -10,8 +10,8 @@ import { presetRecord, type PresetEntry } from './presets';
 export const PRESETS_MAX_LIMIT = 100;
 
 function intParam(url: URL, name: string, fallback: number, min: number, max: number): number {
-  const raw = url.searchParams.get(name);
-  if (raw === null) return fallback;
+  const raw = singleQuery(url)[name];
+  if (raw === undefined) return fallback;
   const n = /^\d+$/.test(raw) ? Number(raw) : NaN;
   if (!Number.isSafeInteger(n) || n < min || n > max) throw new HttpError(400, `${name} must be an integer from ${min} to ${max} (got ${JSON.stringify(raw)})`);
   return n;

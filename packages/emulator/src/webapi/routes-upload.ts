@@ -1,5 +1,5 @@
 /** `GET /upload` (ticket) and the pre-signed `PUT` of the file. */
-import { HttpError, sendJson } from '../http/respond';
+import { HttpError, sendJson, singleQuery } from '../http/respond';
 import type { RouteDef } from '../http/router';
 import { isId } from '../storage';
 import type { WebApiApp } from './app';
@@ -12,7 +12,7 @@ export function uploadRoutes(app: WebApiApp): RouteDef[] {
       path: '/v2/upload',
       handle({ req, res, url }) {
         app.auth.check(req);
-        const fileType = url.searchParams.get('fileType') ?? 'image';
+        const fileType = singleQuery(url).fileType ?? 'image';
         if (fileType !== 'image' && fileType !== 'video') throw new HttpError(400, `fileType must be one of image, video (got ${JSON.stringify(fileType)})`);
         const record = app.uploads.create(fileType);
         const uploadUrl = `${app.web}/uploads/${record.fileKey}?${app.signer.sign('file', record.fileKey, app.uploadUrlTtlSeconds)}`;

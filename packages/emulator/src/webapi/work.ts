@@ -12,6 +12,7 @@ import { processImage } from './process';
 import type { ResultFile } from './results';
 
 const GB = 1e9;
+const bytes = (n: number): string => (n >= GB ? `${+(n / GB).toFixed(2)} GB` : `${n} bytes`);
 
 export function resultUrl(app: WebApiApp, r: ResultFile): string {
   return `${app.web}/results/${r.outputId}.${r.extension}`;
@@ -40,7 +41,7 @@ async function run(app: WebApiApp, job: Job): Promise<Outcome> {
   }
   if (s.kind === 'video') {
     if (file.size > app.limits.maxVideoBytes) {
-      throw new JobRejection(`the video has ${(file.size / GB).toFixed(2)} GB; videos must be at most ${app.limits.maxVideoBytes / GB} GB`, 413);
+      throw new JobRejection(`the video has ${bytes(file.size)}; videos must be at most ${bytes(app.limits.maxVideoBytes)}`, 413);
     }
     // Never a fake COMPLETED: say plainly that this part is missing.
     throw new JobRejection('video correction is not available in the emulator (MP4/MOV upload accepted, but not processed)', 501);
