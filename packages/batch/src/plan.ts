@@ -10,7 +10,7 @@ import { BatchUsageError } from './errors';
 import { limitViolation } from './limits';
 import { isMirrorOutputFolder } from './manifest';
 import {
-  BACKUP_DIR, commonAncestor, DEFAULT_OUTPUT_DIR, DEFAULT_SUFFIX, disambiguatedName, hasSuffix, isInside, isPartialName,
+  BACKUP_DIR, commonAncestor, MANIFEST_FILE, DEFAULT_OUTPUT_DIR, DEFAULT_SUFFIX, disambiguatedName, hasSuffix, isInside, isPartialName,
   type OutputMode, outputName, portableRelative,
 } from './paths';
 import { type MediaInfo, sniffFile } from './sniff';
@@ -140,12 +140,14 @@ export async function planBatch(options: PlanOptions): Promise<BatchPlan> {
         isDir = false;
       }
       if (isDir) {
-        if (e.name.startsWith('.')) skipped.push({ path, code: 'hidden', reason: 'hidden folder' });
+        if (e.name === BACKUP_DIR) skipped.push({ path, code: 'output-folder', reason: 'originals kept by --in-place' });
+        else if (e.name.startsWith('.')) skipped.push({ path, code: 'hidden', reason: 'hidden folder' });
         else if (excluded.has(path)) skipped.push({ path, code: 'output-folder', reason: 'output folder of this run' });
         else if (await isMirrorOutputFolder(path)) skipped.push({ path, code: 'output-folder', reason: 'output folder of an earlier run (holds a manifest)' });
         else await walk(path, root);
       } else if (e.isFile() || e.isSymbolicLink()) {
-        if (isPartialName(e.name)) continue; // a temporary file of an interrupted run; the runner removes it
+        // Temporary files of an interrupted run (the runner removes them) and our manifests are not inputs.
+        if (isPartialName(e.name) || e.name === MANIFEST_FILE) continue;
         if (e.name.startsWith('.')) skipped.push({ path, code: 'hidden', reason: 'hidden file' });
         else await consider(path, root);
       }

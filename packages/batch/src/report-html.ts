@@ -1,6 +1,6 @@
 /** The report page's markup: plain HTML and CSS, every value escaped. */
 import { relative, sep } from 'node:path';
-import type { PfcParams } from '@pfc/core';
+import { PFC_PARAMS, type PfcParams } from '@pfc/core';
 import type { BatchSummary, FileResult } from './events';
 import { formatBytes, formatDuration } from './format';
 import type { Thumbnail } from './report';
@@ -37,8 +37,18 @@ function link(model: ReportModel, file: string): string {
   return relative(model.reportDir, file).split(sep).map(encodeURIComponent).join('/');
 }
 
+/** The parameters that differ from the service's defaults (what a person chose). */
+function chosen(p: PfcParams): PfcParams {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(p)) {
+    const spec = PFC_PARAMS[k as keyof PfcParams] as { default?: unknown } | undefined;
+    if (spec?.default !== v) out[k] = v;
+  }
+  return out as PfcParams;
+}
+
 function paramList(p: PfcParams): string {
-  const entries = Object.entries(p);
+  const entries = Object.entries(chosen(p));
   if (entries.length === 0) return '<span class="muted">service defaults</span>';
   return entries.map(([k, v]) => `<code>${esc(k)}=${esc(v)}</code>`).join(' ');
 }

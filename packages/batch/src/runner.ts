@@ -138,6 +138,8 @@ async function processFile(file: PlannedFile, manifest: Manifest, ctx: FileConte
     emit({ type: 'start', ...ids, output: file.output, bytes: file.size, reason: d.reason });
     if (d.backupFirst && file.backup) await copyFileAtomic(file.input, file.backup);
     const mode = file.backup ? (await stat(file.input)).mode : undefined;
+    // In in-place mode the upload may be the kept original, whose size differs from the current file's.
+    const source = d.source === file.input ? { size: file.size, mtimeMs: file.mtimeMs } : await stat(d.source);
     for (let attempt = 1; ; attempt++) {
       try {
         const res = await backend.correct(fileInputFromPath(d.source), params, {
@@ -145,7 +147,7 @@ async function processFile(file: PlannedFile, manifest: Manifest, ctx: FileConte
           ...(ctx.jobTimeoutMs ? { timeoutMs: ctx.jobTimeoutMs } : {}),
           fileType: file.media.fileType,
           contentType: file.media.contentType,
-          size: file.size,
+          size: source.size,
           fileName: file.rel.split('/').pop() ?? file.rel,
           onProgress: (p) => emit({ type: 'phase', ...ids, phase: p.phase }),
         });
@@ -159,13 +161,12 @@ async function processFile(file: PlannedFile, manifest: Manifest, ctx: FileConte
         const out = await stat(file.output);
         const durationMs = Date.now() - t0;
         await manifest.record({
-          output: file.output, input: file.input, inputHash: d.sourceHash, inputSize: d.source === file.input ? file.size : (await stat(d.source)).size,
-          inputMtimeMs: d.source === file.input ? file.mtimeMs : (await stat(d.source)).mtimeMs, settingsKey: key, params: effective, backend: ctx.backendId,
+          output: file.output, input: file.input, inputHash: d.sourceHash, inputSize: source.size, inputMtimeMs: source.mtimeMs, settingsKey: key, params: effective, backend: ctx.backendId,
           outputHash: written.hash, outputSize: written.bytes, outputMtimeMs: out.mtimeMs, ...(jobId ? { jobId } : {}), durationMs, completedAt: new Date().toISOString(),
         });
         const warnings = res.warnings;
-        emit({ type: 'corrected', ...ids, output: file.output, bytesIn: file.size, bytesOut: written.bytes, durationMs, ...(jobId ? { jobId } : {}), warnings, ...(file.backup ? { backup: file.backup } : {}) });
-        return { ...base, status: 'corrected', reason: d.reason, bytesOut: written.bytes, durationMs, warnings, ...(jobId ? { jobId } : {}), ...(res.job ? { job: res.job } : {}) };
+        emit({ type: 'corrected', ...ids, output: file.output, bytesIn: source.size, bytesOut: written.bytes, durationMs, ...(jobId ? { jobId } : {}), warnings, ...(file.backup ? { backup: file.backup } : {}) });
+        return { ...base, status: 'corrected', reason: d.reason, bytesIn: source.size, bytesOut: written.bytes, durationMs, warnings, ...(jobId ? { jobId } : {}), ...(res.job ? { job: res.job } : {}) };
       } catch (err) {
         if (signal?.aborted) throw err;
         if (attempt >= ctx.attempts || !worthAnotherAttempt(err)) throw err;

@@ -93,6 +93,8 @@ export class FakeBackend implements CorrectionBackend {
     this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
     try {
       const bytes = await readInput(input);
+      // As a real server would: a declared size that does not match the body fails the upload.
+      if (options.size !== undefined && options.size !== bytes.length) throw new Error(`declared size ${options.size} but sent ${bytes.length} bytes`);
       this.calls.push({ fileName, params, input: bytes, options });
       this.opts.onCall?.(fileName);
       options.onProgress?.({ phase: 'uploading' });
