@@ -26,15 +26,22 @@ export function backendLabel(config: Pick<BackendConfig, 'backend' | 'containerU
   }
 }
 
+/**
+ * Retries after a failed request. Fewer than core's default (4): someone is
+ * watching the window, and a request the browser blocks fails the same way
+ * every time.
+ */
+export const UI_MAX_RETRIES = 2;
+
 /** The backend for a run; throws a message for the user when Settings are incomplete. */
 export function openBackend(config: BackendConfig, fetchImpl: typeof fetch = explainingFetch()): CorrectionBackend {
   switch (config.backend) {
     case 'hosted':
       if (!config.apiKey) throw new Error('Enter your API key in Settings to use the hosted API');
-      return createWebBackend({ baseURL: HOSTED_BASE_URL, apiKey: config.apiKey, fetch: fetchImpl });
+      return createWebBackend({ baseURL: HOSTED_BASE_URL, apiKey: config.apiKey, fetch: fetchImpl, maxRetries: UI_MAX_RETRIES });
     case 'emulator':
       // The emulator accepts any non-empty key unless it was started with a list of keys.
-      return createWebBackend({ baseURL: config.emulatorURL, apiKey: config.apiKey ?? 'local-emulator', fetch: fetchImpl });
+      return createWebBackend({ baseURL: config.emulatorURL, apiKey: config.apiKey ?? 'local-emulator', fetch: fetchImpl, maxRetries: UI_MAX_RETRIES });
     case 'container':
       throw new Error('The container backend is not available in this build yet; choose the hosted API or a local emulator in Settings');
   }

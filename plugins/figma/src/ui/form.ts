@@ -2,7 +2,7 @@
 import { AI_ART_CHARACTERS, AI_ART_STYLES, BUILT_IN_PRESETS, DIMENSION_RANGE, SCALE_RANGE, type AiArtToken } from '@pfc/core';
 import type { ResizeChoice } from '../shared/fit';
 import type { Command, Placement } from '../shared/messages';
-import { AI_ART_NAMES, type BackgroundKind, type RunOptions } from './options';
+import { AI_ART_NAMES, DEFAULT_OPTIONS, type BackgroundKind, type RunOptions } from './options';
 
 export function byId<T extends HTMLElement = HTMLElement>(id: string): T {
   const el = document.getElementById(id);
@@ -34,6 +34,8 @@ export function fillStaticLists(): void {
   for (const t of AI_ART_STYLES) styles.append(option(t, AI_ART_NAMES[t]));
   const characters = byId('ai-art-characters');
   for (const t of AI_ART_CHARACTERS) characters.append(option(t, AI_ART_NAMES[t]));
+  // While the page was parsed only "No colour correction" existed, so the browser selected it.
+  byId<HTMLSelectElement>('preset').value = DEFAULT_OPTIONS.preset;
 }
 
 /** Show the account's custom presets (by name, which is what `/pfc` takes). */

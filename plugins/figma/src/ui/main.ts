@@ -63,7 +63,8 @@ function syncSettingsForm(): void {
   byId('api-key-field').hidden = backend === 'container';
 }
 
-async function loadPresets(bridge: MainBridge): Promise<void> {
+/** Fill "Your presets"; returns the problem, if any, for the caller to show where the user is. */
+async function loadPresets(bridge: MainBridge): Promise<string | undefined> {
   setCustomPresets([]);
   status('presets-status', '');
   try {
@@ -75,8 +76,11 @@ async function loadPresets(bridge: MainBridge): Promise<void> {
       if (names.length >= MAX_PRESETS) break;
     }
     setCustomPresets(names);
+    return undefined;
   } catch (err) {
-    status('presets-status', `Your presets could not be loaded: ${describeError(err)}`, 'error');
+    const problem = `Your presets could not be loaded: ${describeError(err)}`;
+    status('presets-status', problem, 'error');
+    return problem;
   }
 }
 
@@ -93,8 +97,11 @@ async function saveSettings(bridge: MainBridge, apiKey: ApiKeyChange): Promise<v
       apiKey,
     });
     showSettings(saved);
-    status('settings-status', 'Saved', 'ok');
-    void loadPresets(bridge);
+    status('settings-status', 'Saved · checking the connection…', 'ok');
+    // Listing presets doubles as a connection check, reported here where the user is.
+    const problem = await loadPresets(bridge);
+    if (problem) status('settings-status', `Saved, but ${problem.charAt(0).toLowerCase()}${problem.slice(1)}`, 'error');
+    else status('settings-status', 'Saved', 'ok');
   } catch (err) {
     status('settings-status', describeError(err), 'error');
   }

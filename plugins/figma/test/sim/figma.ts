@@ -162,9 +162,12 @@ export class SimFigma implements FigmaApi {
     this.pendingChanges = [];
   }
 
+  /** Like Figma: the UI goes away and the plugin's handlers with it (a relaunch starts from scratch). */
   closePlugin(): void {
     this.closed = true;
     this.ui.close();
+    this.ui.onmessage = undefined;
+    this.handlers.clear();
   }
 
   /** Like Figma: PNG, JPEG or GIF, each side 1–4096 px; the hash is the SHA-1 of the bytes. */

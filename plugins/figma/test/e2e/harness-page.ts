@@ -1,0 +1,144 @@
+/**
+ * The e2e test page (bundled for the browser by the test). It plays Figma:
+ * runs the BUILT `dist/code.js` against the simulated `figma` with no browser
+ * APIs in reach, and shows the BUILT `dist/ui.html` in a sandboxed iframe
+ * (opaque origin, so requests carry `Origin: null`) wired the way Figma wires
+ * it: `{ pluginMessage }` envelopes both ways.
+ */
+import { imageFill, SimFigma, solidFill, type UiChannel } from '../sim/figma';
+import type { SimFrame, SimNode, SimShape } from '../sim/nodes';
+import type { DumpNode, HarnessApi, NodeSpec } from './spec';
+import { THEME_VARIABLES } from './theme';
+
+function iframeChannel(): UiChannel {
+  let frame: HTMLIFrameElement | undefined;
+  let ready = false;
+  const queue: unknown[] = [];
+  const flush = () => {
+    for (const m of queue.splice(0)) frame?.contentWindow?.postMessage({ pluginMessage: m }, '*');
+  };
+  return {
+    open(html, options, theme) {
+      const themed = html
+        .replace('<html', `<html class="figma-${theme}"`)
+        .replace('<head>', `<head><style id="figma-style">:root{${THEME_VARIABLES[theme]}}</style>`);
+      frame = document.createElement('iframe');
+      frame.id = 'plugin-ui';
+      frame.title = options.title ?? 'plugin';
+      // No allow-same-origin: an opaque origin, as Figma's plugin iframe has.
+      frame.setAttribute('sandbox', 'allow-scripts allow-forms');
+      frame.style.width = `${options.width ?? 300}px`;
+      frame.style.height = `${options.height ?? 200}px`;
+      frame.style.border = '1px solid #888';
+      frame.addEventListener('load', () => {
+        ready = true;
+        flush();
+      });
+      frame.srcdoc = themed;
+      document.body.append(frame);
+    },
+    deliver(message) {
+      queue.push(message);
+      if (ready) flush();
+    },
+    close() {
+      frame?.remove();
+      frame = undefined;
+      ready = false;
+    },
+  };
+}
+
+class Harness implements HarnessApi {
+  readonly sim = new SimFigma({ channel: iframeChannel() });
+  readonly byName = new Map<string, SimNode>();
+  private code = '';
+
+  constructor() {
+    window.addEventListener('message', (e: MessageEvent) => {
+      const frame = document.getElementById('plugin-ui') as HTMLIFrameElement | null;
+      if (!frame || e.source !== frame.contentWindow) return;
+      const msg = (e.data as { pluginMessage?: unknown } | null)?.pluginMessage;
+      if (msg !== undefined) this.sim.ui.receive(msg);
+    });
+  }
+
+  /** Load the built plugin files and the document's images (base64). */
+  async setup(images: Record<string, string>, spec: NodeSpec[]): Promise<void> {
+    this.code = await (await fetch('/dist/code.js')).text();
+    const hashes = new Map<string, string>();
+    for (const [key, b64] of Object.entries(images)) hashes.set(key, this.sim.addImage(Uint8Array.from(atob(b64), (c) => c.charCodeAt(0))));
+    const build = (s: NodeSpec): SimNode => {
+      const fills: Paint[] = [...(s.solid ? [solidFill(1, 1, 1)] : []), ...(s.images ?? []).map((k) => imageFill(hashes.get(k) ?? k))];
+      const kids = (s.children ?? []).map(build);
+      const node =
+        s.kind === 'group' ? this.sim.group(s.name, kids)
+        : s.kind === 'text' ? this.sim.text(s.name, this.sim.mixed)
+        : s.kind === 'rect' ? this.sim.rect(s.name, fills)
+        : this.sim.frame(s.name, kids, fills, s.kind === 'frame' ? 'FRAME' : s.kind === 'component' ? 'COMPONENT' : 'INSTANCE');
+      node.x = s.x ?? 0;
+      node.width = s.width ?? 100;
+      this.byName.set(s.name, node);
+      return node;
+    };
+    this.sim.place(...spec.map(build));
+  }
+
+  select(...names: string[]): void {
+    this.sim.select(...names.map((n) => this.node(n)));
+  }
+
+  private node(name: string): SimNode {
+    const n = this.byName.get(name);
+    if (!n) throw new Error(`no layer named ${name}`);
+    return n;
+  }
+
+  /** Run a menu command: evaluate the built code.js as Figma does, with only `figma` and `__html__`. */
+  async launch(command: string, theme: 'light' | 'dark'): Promise<void> {
+    this.sim.closePlugin();
+    this.sim.command = command;
+    this.sim.theme = theme;
+    this.sim.closed = false;
+    const html = await (await fetch('/dist/ui.html')).text();
+    // The main thread has no DOM and no network: shadow the browser's globals.
+    const blocked = ['window', 'self', 'document', 'fetch', 'XMLHttpRequest', 'WebSocket', 'parent', 'top', 'localStorage'];
+    const run = new Function('figma', '__html__', ...blocked, this.code);
+    run(this.sim, html, ...blocked.map(() => undefined));
+  }
+
+  dump(): DumpNode[] {
+    return [...this.sim.nodes.values()]
+      .filter((n) => !n.removed && n.type !== 'PAGE')
+      .map((n) => ({
+        id: n.id,
+        name: n.name,
+        type: n.type,
+        parentId: n.parent?.id ?? null,
+        x: n.x,
+        width: n.width,
+        fills: 'fills' in n ? ((n as SimShape).fills === this.sim.mixed ? 'mixed' : ((n as SimShape).fills as Paint[]).map((p) => ({ ...p }))) : [],
+        relaunch: n.getRelaunchData(),
+      }));
+  }
+
+  /** Order of the page's top-level layers, and of a frame's children. */
+  childNames(parent?: string): string[] {
+    const p = parent ? (this.node(parent) as SimFrame) : this.sim.page;
+    return p.children.map((c) => c.name);
+  }
+
+  imageBase64(hash: string): string | null {
+    const bytes = this.sim.imageBytes(hash);
+    if (!bytes) return null;
+    let s = '';
+    for (let i = 0; i < bytes.length; i += 0x8000) s += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+    return btoa(s);
+  }
+
+  state() {
+    return { undoSteps: this.sim.undoSteps.length, notifications: this.sim.notifications, storageKeys: [...this.sim.clientStorage.data.keys()] };
+  }
+}
+
+window.harness = new Harness();

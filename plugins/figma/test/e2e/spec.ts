@@ -1,0 +1,52 @@
+/**
+ * What the e2e test and the harness page share: the document spec the test
+ * sends and the page's `window.harness` API. No Figma types here, so the
+ * Node-side test compiles without the plugin typings' globals.
+ */
+
+/** Structured-clone-safe spec of a layer of the test document. */
+export interface NodeSpec {
+  kind: 'rect' | 'frame' | 'group' | 'component' | 'instance' | 'text';
+  name: string;
+  /** Keys of the images passed to `setup`, one image fill each; `solid` adds a white fill first. */
+  images?: string[];
+  solid?: boolean;
+  x?: number;
+  width?: number;
+  children?: NodeSpec[];
+}
+
+export interface DumpFill {
+  type: string;
+  imageHash?: string | null;
+  scaleMode?: string;
+}
+
+export interface DumpNode {
+  id: string;
+  name: string;
+  type: string;
+  parentId: string | null;
+  x: number;
+  width: number;
+  fills: DumpFill[] | 'mixed';
+  relaunch: Record<string, string>;
+}
+
+export interface HarnessApi {
+  /** Load the built plugin files, add the images (base64 by key) and build the document. */
+  setup(images: Record<string, string>, spec: NodeSpec[]): Promise<void>;
+  select(...names: string[]): void;
+  /** Run a menu command in a theme, as Figma does: a fresh run of the built code.js. */
+  launch(command: string, theme: 'light' | 'dark'): Promise<void>;
+  dump(): DumpNode[];
+  childNames(parent?: string): string[];
+  imageBase64(hash: string): string | null;
+  state(): { undoSteps: number; notifications: { message: string; error: boolean }[]; storageKeys: string[] };
+}
+
+declare global {
+  interface Window {
+    harness: HarnessApi;
+  }
+}
