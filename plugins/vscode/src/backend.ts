@@ -2,7 +2,9 @@
  * Which service corrects the files, from the settings and the stored keys.
  * Keys go only to the service they belong to: the emulator gets a placeholder.
  */
-import { createWebBackend, type BackendKind, type CorrectionBackend, type RetryInfo, type WebApiClient } from '@pfc/core';
+import {
+  createContainerBackend, createSelfHostedBackend, createWebBackend, type BackendKind, type CorrectionBackend, type RetryInfo, type WebApiClient,
+} from '@pfc/core';
 import type { KeyName, KeyStore } from './keys';
 import type { BackendSetting, ExtensionSettings } from './settings';
 
@@ -35,11 +37,20 @@ export const EMULATOR_KEY = 'local-emulator';
 /** How backends are made; tests and future container clients plug in here. */
 export interface BackendFactories {
   web: typeof createWebBackend;
-  /** Self-hosted colour container (optionally followed by the BGR container). */
-  container?: (options: { baseURL: string; bgr?: { baseURL: string; licenceKey: string }; onRetry?: (info: RetryInfo) => void }) => CorrectionBackend;
+  /** Self-hosted colour container, followed by the BGR container when `bgr` is given. */
+  container: (options: { baseURL: string; bgr?: { baseURL: string; licenceKey: string }; onRetry?: (info: RetryInfo) => void }) => CorrectionBackend;
 }
 
-export const DEFAULT_FACTORIES: BackendFactories = { web: createWebBackend };
+/** Core's clients. */
+export const DEFAULT_FACTORIES: BackendFactories = {
+  web: createWebBackend,
+  container: ({ baseURL, bgr, onRetry }) => {
+    const retry = onRetry ? { onRetry } : {};
+    return bgr
+      ? createSelfHostedBackend({ container: { baseURL, ...retry }, bgr: { baseURL: bgr.baseURL, licenseKey: bgr.licenceKey, ...retry } })
+      : createContainerBackend({ container: { baseURL, ...retry } });
+  },
+};
 
 /** Build the backend the settings name. Throws `MissingKeyError` when its key is not stored. */
 export async function resolveBackend(
@@ -62,7 +73,6 @@ export async function resolveBackend(
     }
     case 'container':
     case 'container+bgr': {
-      if (!f.container) throw new Error(`The ${settings.backend} backend is not available in this build: no container client.`);
       let bgr: { baseURL: string; licenceKey: string } | undefined;
       if (settings.backend === 'container+bgr') {
         const licenceKey = await keys.get('bgrLicenceKey');
