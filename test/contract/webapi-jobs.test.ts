@@ -70,6 +70,25 @@ describe('the documented flow', () => {
     expect(imageInfo(await readAll(same.body)).format).toBe('png');
   });
 
+  it('a streamed input (factory + size, sent with Content-Length, in 16 KB chunks) is corrected like bytes', async () => {
+    const bytes = sample('portraits/grace_hopper.jpg');
+    let opened = 0;
+    const stream = () => {
+      opened++;
+      let at = 0;
+      return new ReadableStream<Uint8Array>({
+        pull(c) {
+          if (at >= bytes.byteLength) return c.close();
+          c.enqueue(bytes.subarray(at, (at += 16 * 1024)));
+        },
+      });
+    };
+    const res = await client.correctBytes(stream, { width: 256 }, { size: bytes.byteLength, contentType: 'image/jpeg' });
+    expect(opened).toBe(1);
+    expect(res.job?.originalDimensions).toEqual({ width: 512, height: 600 });
+    expect(imageInfo(res.bytes)).toMatchObject({ format: 'jpeg', width: 256 });
+  });
+
   it('width, height, short and scale size the output as documented (aspect ratio kept)', async () => {
     const key = await client.uploadFile(sample('objects/coffee.jpg')); // 600×400
     const cases = [
