@@ -81,11 +81,15 @@ export class DataStore {
     let size = 0;
     const headChunks: Buffer[] = [];
     let headSize = 0;
+    let tooLarge = false;
     const meter = new Transform({
       transform(chunk: Buffer, _enc, done) {
         size += chunk.length;
         if (size > maxBytes) {
-          done(new HttpError(413, `the file is larger than the limit of ${maxBytes} bytes`, { limitBytes: maxBytes }));
+          // Keep reading but drop the bytes, so the client (which sends the whole body before
+          // reading) still receives the 413 instead of a reset connection.
+          tooLarge = true;
+          done();
           return;
         }
         if (headSize < HEAD_BYTES) {
@@ -99,12 +103,15 @@ export class DataStore {
     const tmp = this.tmpPath();
     try {
       await pipeline(req, meter, createWriteStream(tmp, { flags: 'wx' }));
-      await rename(tmp, dest);
-    } catch (err) {
+    } catch {
       await rm(tmp, { force: true });
-      if (err instanceof HttpError) throw err;
       throw new HttpError(400, 'the upload was interrupted before it completed');
     }
+    if (tooLarge) {
+      await rm(tmp, { force: true });
+      throw new HttpError(413, `the file is larger than the limit of ${maxBytes} bytes`, { limitBytes: maxBytes });
+    }
+    await rename(tmp, dest);
     return { size, sha256: hash.digest('hex'), head: Buffer.concat(headChunks) };
   }
 

@@ -240,6 +240,21 @@ describe('pre-signed PUT', () => {
     const pfc = await fetch(`${small.web}/pfc?fileKey=${t.fileKey}`, { headers: H });
     expect((await json(pfc)).error).toMatch(/has no file yet/);
   });
+
+  it('answers 413 for a chunked body (no Content-Length) that grows over the limit', async () => {
+    const small = await emulator({ limits: { maxUploadBytes: 1000 } });
+    const t = await json<{ fileKey: string; uploadUrl: string }>(await fetch(`${small.web}/upload`, { headers: H }));
+    const body = new ReadableStream<Uint8Array>({
+      start(c) {
+        for (let i = 0; i < 10; i++) c.enqueue(new Uint8Array(500));
+        c.close();
+      },
+    });
+    const res = await fetch(t.uploadUrl, { method: 'PUT', body, duplex: 'half' } as RequestInit);
+    expect(res.status).toBe(413);
+    expect((await json(res)).error).toMatch(/larger than the limit of 1000 bytes/);
+    expect((await fetch(`${small.web}/upload`, { headers: H })).status).toBe(200);
+  });
 });
 
 describe('unknown routes and methods', () => {
