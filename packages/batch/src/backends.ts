@@ -1,0 +1,85 @@
+/**
+ * Choosing and opening a backend from what the user configured, the same way in
+ * the CLI and in VS Code: an API key selects the hosted Web API, a container
+ * URL the self-hosted containers, and with neither the embedded emulator is
+ * started in-process on loopback.
+ */
+import { type CorrectionBackend, DEFAULT_BASE_URL, type RetryInfo, WebApiClient } from '@pfc/core';
+import { BatchUsageError } from './errors';
+
+export type BackendChoice = 'auto' | 'web' | 'container' | 'bgr' | 'emulator';
+export const BACKEND_CHOICES: readonly BackendChoice[] = ['auto', 'web', 'container', 'bgr', 'emulator'];
+
+export interface BackendSelection {
+  /** Which backend. Default `auto`: key → web; container URL → container (+ BGR URL); BGR URL → bgr; else the embedded emulator. */
+  backend?: BackendChoice;
+  /** Web API key. Never printed, logged or stored by the engine. */
+  apiKey?: string;
+  /** Web API base address. Default `https://api.perfectlyclear.io/v2`. */
+  baseURL?: string;
+  /** Colour-correction container address. */
+  containerUrl?: string;
+  /** Background-removal container address. */
+  bgrUrl?: string;
+  /** Extra time each embedded-emulator job spends processing, in ms (demos and tests). Default 0. */
+  emulatorProcessingMs?: number;
+  /** Called before each HTTP retry (never receives credentials). */
+  onRetry?: (info: RetryInfo) => void;
+}
+
+/** An opened backend and what a host needs to know about it. */
+export interface OpenedBackend {
+  backend: CorrectionBackend;
+  /** Identity in the manifest (`web`, `emulator`, `container`, `container+bgr`, `bgr`): results of another backend are redone. */
+  id: string;
+  /** One line for people, e.g. "embedded emulator on http://127.0.0.1:41235/v2". Never holds a key. */
+  description: string;
+  /** Whether jobs are billed (the hosted Web API): the cost guard asks before large runs. */
+  paid: boolean;
+  /** Files corrected at once unless the user says otherwise. */
+  defaultConcurrency: number;
+  /** The Web API client, when the backend speaks the Web API (hosted or emulator): presets, job status. */
+  web?: WebApiClient;
+  /** Stop what was started (the embedded emulator). Idempotent. */
+  close(): Promise<void>;
+}
+
+/** The backend `auto` resolves to for a selection. */
+export function resolveBackendChoice(sel: BackendSelection): Exclude<BackendChoice, 'auto'> {
+  const choice = sel.backend ?? 'auto';
+  if (choice !== 'auto') return choice;
+  if (sel.apiKey) return 'web';
+  if (sel.containerUrl) return 'container';
+  if (sel.bgrUrl) return 'bgr';
+  return 'emulator';
+}
+
+/** Open the selected backend. Throws `BatchUsageError` (code `bad-params`) when a needed key or URL is missing. */
+export async function openBackend(sel: BackendSelection): Promise<OpenedBackend> {
+  const choice = resolveBackendChoice(sel);
+  const noop = async () => undefined;
+  switch (choice) {
+    case 'web': {
+      if (!sel.apiKey) throw new BatchUsageError('the web backend needs an API key: set PFC_API_KEY or pass --api-key', 'bad-params');
+      const baseURL = sel.baseURL ?? DEFAULT_BASE_URL;
+      const web = new WebApiClient({ apiKey: sel.apiKey, baseURL, ...(sel.onRetry ? { onRetry: sel.onRetry } : {}) });
+      return { backend: web, web, id: 'web', description: `Web API at ${web.baseURL}`, paid: true, defaultConcurrency: 4, close: noop };
+    }
+    case 'emulator': {
+      const { startEmulator } = await import('@pfc/emulator');
+      const emu = await startEmulator({ host: '127.0.0.1', ...(sel.emulatorProcessingMs ? { processingMs: sel.emulatorProcessingMs } : {}) });
+      // The embedded emulator accepts any non-empty key; this one never leaves the process.
+      const web = new WebApiClient({ apiKey: 'embedded-emulator', baseURL: emu.web, ...(sel.onRetry ? { onRetry: sel.onRetry } : {}) });
+      return { backend: web, web, id: 'emulator', description: `embedded emulator on ${emu.web}`, paid: false, defaultConcurrency: 2, close: () => emu.close() };
+    }
+    case 'container':
+    case 'bgr':
+      return openSelfHosted(choice, sel);
+  }
+}
+
+async function openSelfHosted(choice: 'container' | 'bgr', sel: BackendSelection): Promise<OpenedBackend> {
+  if (choice === 'container' && !sel.containerUrl) throw new BatchUsageError('the container backend needs --container-url (or PFC_CONTAINER_URL)', 'bad-params');
+  if (choice === 'bgr' && !sel.bgrUrl) throw new BatchUsageError('the bgr backend needs --bgr-url (or PFC_BGR_URL)', 'bad-params');
+  throw new BatchUsageError(`the ${choice} backend is not available in this build yet`, 'bad-params');
+}

@@ -1,0 +1,25 @@
+/** Argument parsing on `node:util` parseArgs, with usage errors that name the flag. */
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { UsageError } from './io';
+
+type Options = NonNullable<ParseArgsConfig['options']>;
+
+/** Parse `argv` strictly: an unknown flag or a missing value is a `UsageError`. */
+export function parse<O extends Options>(argv: string[], options: O, command: string) {
+  try {
+    return parseArgs({ args: argv, options, strict: true, allowPositionals: true });
+  } catch (err) {
+    const msg = (err as Error).message.replace(/\. To specify a positional argument.*$/s, '');
+    throw new UsageError(`${msg} (see: pfc ${command} --help)`);
+  }
+}
+
+/** An integer flag within bounds, or undefined when absent. */
+export function intFlag(name: string, raw: string | undefined, min: number, max: number): number | undefined {
+  if (raw === undefined) return undefined;
+  const n = Number(raw);
+  if (!/^\d+$/.test(raw.trim()) || !Number.isInteger(n) || n < min || n > max) {
+    throw new UsageError(`--${name} must be an integer from ${min} to ${max} (got ${JSON.stringify(raw)})`);
+  }
+  return n;
+}

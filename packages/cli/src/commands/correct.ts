@@ -1,0 +1,174 @@
+/** `pfc correct <paths...>`: plan, guard the cost, run with progress, report, and exit with a code that says how it went. */
+import { join, resolve } from 'node:path';
+import { createInterface } from 'node:readline/promises';
+import {
+  BACKEND_CHOICES, BACKUP_DIR, type BackendChoice, type BatchSummary, BatchUsageError, formatBytes, type OpenedBackend, openBackend,
+  type OutputMode, pendingFiles, planBatch, resolveBackendChoice, runBatch, writeReport,
+} from '@pfc/batch';
+import { ParameterError } from '@pfc/core';
+import { intFlag, parse } from '../args';
+import { CORRECT_HELP } from '../help';
+import { type CliIo, EXIT, UsageError } from '../io';
+import { paramsFromArgs } from '../params';
+import { humanRenderer, jsonRenderer, printSummary } from '../render';
+
+const DEFAULT_CONFIRM_ABOVE = 20;
+
+export async function correctCommand(argv: string[], io: CliIo): Promise<number> {
+  const { values: v, positionals } = parse(argv, {
+    out: { type: 'string', short: 'o' },
+    suffix: { type: 'string' },
+    'in-place': { type: 'boolean' },
+    backend: { type: 'string' },
+    'api-key': { type: 'string' },
+    'base-url': { type: 'string' },
+    'container-url': { type: 'string' },
+    'bgr-url': { type: 'string' },
+    preset: { type: 'string' },
+    param: { type: 'string', short: 'p', multiple: true },
+    concurrency: { type: 'string', short: 'j' },
+    force: { type: 'boolean' },
+    yes: { type: 'boolean', short: 'y' },
+    'confirm-above': { type: 'string' },
+    json: { type: 'boolean' },
+    report: { type: 'string' },
+    help: { type: 'boolean', short: 'h' },
+  }, 'correct');
+  if (v.help) {
+    io.stdout.write(CORRECT_HELP);
+    return EXIT.ok;
+  }
+  if (positionals.length === 0) throw new UsageError('no input paths: pfc correct <files or folders...> (see: pfc correct --help)');
+  const output = outputMode(v.out, v.suffix, v['in-place'] ?? false);
+  const { params, warnings } = paramsFromArgs(v.preset, v.param ?? []);
+  const concurrency = intFlag('concurrency', v.concurrency, 1, 64);
+  const confirmAbove = intFlag('confirm-above', v['confirm-above'], 0, Number.MAX_SAFE_INTEGER) ?? DEFAULT_CONFIRM_ABOVE;
+  const choice = (v.backend ?? 'auto') as BackendChoice;
+  if (!BACKEND_CHOICES.includes(choice)) throw new UsageError(`--backend must be one of ${BACKEND_CHOICES.join(', ')} (got ${JSON.stringify(v.backend)})`);
+  const selection = {
+    backend: choice,
+    apiKey: v['api-key'] ?? io.env.PFC_API_KEY,
+    baseURL: v['base-url'] ?? io.env.PFC_BASE_URL,
+    containerUrl: v['container-url'] ?? io.env.PFC_CONTAINER_URL,
+    bgrUrl: v['bgr-url'] ?? io.env.PFC_BGR_URL,
+  };
+  const resolved = resolveBackendChoice(selection);
+  const render = v.json ? jsonRenderer(io) : humanRenderer(io);
+  for (const w of warnings) render.notice(`Note: ${w}`);
+
+  // Plan before starting anything, so a missing path or an unsafe --out costs nothing.
+  const plan = await planBatch({ inputs: positionals, output, params, backend: resolved, cwd: io.cwd }).catch(usage);
+  let opened: OpenedBackend | undefined;
+  try {
+    opened = await openBackend(selection).catch(usage);
+    render.notice(resolved === 'emulator'
+      ? `Using the ${opened.description} (no API key or container URL configured).`
+      : `Using the ${opened.description}.`);
+    const check = opened.backend.validate(params);
+    if (check.errors.length > 0) throw new UsageError(`invalid parameters for the ${opened.id} backend:\n  ${check.errors.map((e) => e.message).join('\n  ')}`);
+
+    if (opened.paid && !v.yes && plan.files.length > confirmAbove) {
+      const pending = await pendingFiles(plan, { backendId: opened.id, params, force: v.force ?? false });
+      if (pending.length > confirmAbove && !(await confirm(io, pending.length, pending.reduce((n, f) => n + f.size, 0), opened.description, Boolean(v.json)))) {
+        render.notice('Nothing sent.');
+        return EXIT.usage;
+      }
+    }
+
+    const ctrl = new AbortController();
+    let interrupts = 0;
+    const offInterrupt = io.onInterrupt(() => {
+      interrupts++;
+      if (interrupts === 1) {
+        render.notice('Stopping: no new files; files in flight are cancelled. Press Ctrl-C again to quit at once.');
+        ctrl.abort();
+      } else {
+        process.exit(EXIT.interrupted);
+      }
+    });
+    let summary: BatchSummary;
+    try {
+      summary = await runBatch(plan, {
+        backend: opened.backend,
+        backendId: opened.id,
+        params,
+        concurrency: concurrency ?? opened.defaultConcurrency,
+        force: v.force ?? false,
+        signal: ctrl.signal,
+        onEvent: (e) => render.event(e),
+      }).catch((err: unknown) => {
+        if (err instanceof ParameterError) throw new UsageError(`invalid parameters:\n  ${err.issues.map((i) => i.message).join('\n  ')}`);
+        throw err;
+      });
+    } finally {
+      offInterrupt();
+      render.stop();
+    }
+
+    const report = v.report ? await writeReport(resolve(io.cwd, v.report), summary, { backend: opened.description, params }) : undefined;
+    const code = summary.interrupted ? EXIT.interrupted : summary.failed > 0 || summary.stoppedBecause ? EXIT.failed : EXIT.ok;
+    if (summary.stoppedBecause) render.notice(`Stopped early: ${summary.stoppedBecause}`);
+    if (v.json) {
+      io.stdout.write(`${JSON.stringify(jsonSummary(summary, report, code))}\n`);
+    } else {
+      const backupRoots = output.kind === 'in-place' && summary.corrected + summary.upToDate > 0 ? summary.outputRoots.map((r) => join(r, BACKUP_DIR)) : [];
+      printSummary(io, summary, { ...(report ? { report } : {}), backupRoots });
+    }
+    return code;
+  } finally {
+    await opened?.close();
+  }
+}
+
+function outputMode(out: string | undefined, suffix: string | undefined, inPlace: boolean): OutputMode {
+  const given = [out !== undefined && '--out', suffix !== undefined && '--suffix', inPlace && '--in-place'].filter(Boolean);
+  if (given.length > 1) throw new UsageError(`${given.join(' and ')} cannot be combined: choose one place for the results`);
+  if (suffix !== undefined) {
+    if (!/^[^/\\\0]+$/.test(suffix)) throw new UsageError(`--suffix must be a non-empty file-name part without slashes (got ${JSON.stringify(suffix)})`);
+    return { kind: 'suffix', suffix };
+  }
+  if (inPlace) return { kind: 'in-place' };
+  return out !== undefined ? { kind: 'mirror', dir: out } : { kind: 'mirror' };
+}
+
+function usage(err: unknown): never {
+  if (err instanceof BatchUsageError) throw new UsageError(err.message);
+  throw err;
+}
+
+/** The cost guard's question; without a terminal to ask on, the answer is no. */
+async function confirm(io: CliIo, files: number, bytes: number, backend: string, json: boolean): Promise<boolean> {
+  const what = `${files} files (${formatBytes(bytes)}) to the ${backend}, which bills per file`;
+  if (json || !io.stdin.isTTY || !io.stderr.isTTY) {
+    io.stderr.write(`pfc: refusing to send ${what} without confirmation: pass --yes (or raise --confirm-above)\n`);
+    return false;
+  }
+  const rl = createInterface({ input: io.stdin, output: io.stderr });
+  try {
+    const answer = await rl.question(`Send ${what}? [y/N] `);
+    return /^y(es)?$/i.test(answer.trim());
+  } finally {
+    rl.close();
+  }
+}
+
+function jsonSummary(s: BatchSummary, report: string | undefined, exitCode: number) {
+  return {
+    type: 'summary',
+    corrected: s.corrected,
+    skipped: s.skipped,
+    failed: s.failed,
+    upToDate: s.upToDate,
+    excluded: s.excluded,
+    cancelled: s.cancelled,
+    bytesIn: s.bytesIn,
+    bytesOut: s.bytesOut,
+    durationMs: s.durationMs,
+    interrupted: s.interrupted,
+    ...(s.stoppedBecause ? { stoppedBecause: s.stoppedBecause } : {}),
+    outputRoots: s.outputRoots,
+    report: report ?? null,
+    exitCode,
+    failures: s.results.filter((r) => r.status === 'failed').map((r) => ({ input: r.input, error: r.error, errorName: r.errorName })),
+  };
+}

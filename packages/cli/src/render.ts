@@ -1,0 +1,162 @@
+/** Turning engine events into terminal output: lines for people (with a live bar on a terminal) or JSON lines. */
+import { relative, isAbsolute } from 'node:path';
+import { styleText } from 'node:util';
+import { type BatchEvent, type BatchSummary, formatBytes, formatDuration } from '@pfc/batch';
+import type { CliIo } from './io';
+
+export interface Renderer {
+  event(e: BatchEvent): void;
+  /** Print a notice (to stderr, so `--json` stdout stays machine-readable). */
+  notice(text: string): void;
+  /** Stop any live display before the summary. */
+  stop(): void;
+}
+
+type Style = Parameters<typeof styleText>[0];
+
+/** Colour only on a terminal, and never with NO_COLOR. */
+export function painter(stream: { isTTY?: boolean }, env: CliIo['env']): (style: Style, text: string) => string {
+  const on = Boolean(stream.isTTY) && env.NO_COLOR === undefined && env.TERM !== 'dumb';
+  return (style, text) => (on ? styleText(style, text) : text);
+}
+
+/** A path as a person at `cwd` would type it. */
+export function shown(cwd: string, path: string): string {
+  const rel = relative(cwd, path);
+  return rel && !rel.startsWith('..') && !isAbsolute(rel) ? rel : path;
+}
+
+/** One JSON object per line on stdout. */
+export function jsonRenderer(io: CliIo): Renderer {
+  return {
+    event: (e) => io.stdout.write(`${JSON.stringify(e)}\n`),
+    notice: (text) => io.stderr.write(`${text}\n`),
+    stop: () => undefined,
+  };
+}
+
+/** Lines per finished file on stdout; on a terminal also a live progress bar on stderr. */
+export function humanRenderer(io: CliIo): Renderer {
+  const paint = painter(io.stdout, io.env);
+  const live = Boolean(io.stderr.isTTY);
+  const inFlight = new Map<string, string>();
+  let total = 0;
+  let totalBytes = 0;
+  let finished = 0;
+  let finishedBytes = 0;
+  let processedBytes = 0;
+  let firstStart: number | undefined;
+  let barShown = false;
+  const timer = live ? setInterval(() => draw(), 500) : undefined;
+  timer?.unref();
+
+  const clearBar = () => {
+    if (barShown) io.stderr.write('\r\x1b[2K');
+    barShown = false;
+  };
+  const draw = () => {
+    if (!live || total === 0) return;
+    const width = Math.max(40, io.stderr.columns ?? 80);
+    const elapsed = firstStart ? Date.now() - firstStart : 0;
+    const rate = elapsed > 1000 && processedBytes > 0 ? processedBytes / (elapsed / 1000) : 0;
+    const eta = rate > 0 ? formatDuration(((totalBytes - finishedBytes) / rate) * 1000) : '…';
+    const slots = 20;
+    const filled = Math.round((finished / total) * slots);
+    const bar = `[${'█'.repeat(filled)}${'░'.repeat(slots - filled)}]`;
+    const names = [...inFlight.values()].join(', ');
+    let line = `${bar} ${finished}/${total} files · ${rate > 0 ? `${formatBytes(rate)}/s` : '– /s'} · ETA ${eta}${names ? ` · ${names}` : ''}`;
+    if (line.length > width - 1) line = `${line.slice(0, width - 2)}…`;
+    io.stderr.write(`\r\x1b[2K${line}`);
+    barShown = true;
+  };
+  const print = (text: string) => {
+    clearBar();
+    io.stdout.write(`${text}\n`);
+    draw();
+  };
+  const done = (bytes: number) => {
+    finished++;
+    finishedBytes += bytes;
+  };
+
+  return {
+    notice: (text) => {
+      clearBar();
+      io.stderr.write(`${text}\n`);
+      draw();
+    },
+    stop: () => {
+      if (timer) clearInterval(timer);
+      clearBar();
+    },
+    event: (e) => {
+      switch (e.type) {
+        case 'plan':
+          total = e.files;
+          totalBytes = e.bytes;
+          draw();
+          return;
+        case 'cleanup':
+          return print(paint('dim', `Removed ${e.removed.length} partial file(s) left by an interrupted run.`));
+        case 'skipped':
+          if (e.code === 'up-to-date') {
+            done(e.bytes ?? 0);
+            draw();
+          }
+          return;
+        case 'start':
+          firstStart ??= Date.now();
+          inFlight.set(e.input, e.rel.split('/').pop() ?? e.rel);
+          return draw();
+        case 'phase':
+          return;
+        case 'retry':
+          return print(paint('yellow', `↻ ${e.rel}: ${e.error} (attempt ${e.attempt} in ${formatDuration(e.delayMs)})`));
+        case 'corrected':
+          inFlight.delete(e.input);
+          processedBytes += e.bytesIn;
+          done(e.bytesIn);
+          return print(`${paint('green', '✓')} ${e.rel} → ${shown(io.cwd, e.output)} ${paint('dim', `(${formatBytes(e.bytesOut)}, ${formatDuration(e.durationMs)})`)}`);
+        case 'failed':
+          inFlight.delete(e.input);
+          done(0);
+          return print(`${paint('red', '✗')} ${e.rel}: ${e.error}`);
+        case 'cancelled':
+          inFlight.delete(e.input);
+          return;
+      }
+    },
+  };
+}
+
+/** The closing lines for people. */
+export function printSummary(io: CliIo, s: BatchSummary, extra: { report?: string; backupRoots?: string[] }): void {
+  const paint = painter(io.stdout, io.env);
+  const out = (line = '') => io.stdout.write(`${line}\n`);
+  const failed = s.results.filter((r) => r.status === 'failed');
+  if (s.excludedPaths.length > 0) {
+    out();
+    out(`Left out (${s.excludedPaths.length}):`);
+    const shownPaths = s.excludedPaths.slice(0, 20);
+    for (const p of shownPaths) out(`  ${shown(io.cwd, p.path)}: ${p.reason}`);
+    if (s.excludedPaths.length > shownPaths.length) out(`  … and ${s.excludedPaths.length - shownPaths.length} more (see --json)`);
+  }
+  if (failed.length > 0) {
+    out();
+    out(paint('red', `Failed (${failed.length}):`));
+    for (const r of failed) out(`  ${r.rel}: ${r.error}`);
+  }
+  out();
+  const parts = [
+    paint(s.corrected > 0 ? 'green' : 'reset', `${s.corrected} corrected`),
+    `${s.upToDate} up to date`,
+    paint(s.failed > 0 ? 'red' : 'reset', `${s.failed} failed`),
+    `${s.excluded} left out`,
+    ...(s.cancelled > 0 ? [paint('yellow', `${s.cancelled} cancelled`)] : []),
+  ];
+  out(`${s.interrupted ? 'Interrupted' : 'Done'} in ${formatDuration(s.durationMs)}: ${parts.join(', ')} · ${formatBytes(s.bytesIn)} in, ${formatBytes(s.bytesOut)} out`);
+  for (const root of s.outputRoots) out(`Output: ${shown(io.cwd, root)}`);
+  for (const b of extra.backupRoots ?? []) out(`Originals kept in: ${shown(io.cwd, b)}`);
+  if (extra.report) out(`Report: ${shown(io.cwd, extra.report)}`);
+  if (s.interrupted) out(paint('yellow', 'Run the same command again to continue where it stopped.'));
+}
