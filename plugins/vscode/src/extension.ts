@@ -3,6 +3,8 @@
  * does nothing slow: it registers commands and creates the Output channel and
  * the status-bar item. The time it takes is logged for the benchmark.
  */
+// Must stay the first import (see load-start.ts).
+import { loadStart } from './load-start';
 import * as vscode from 'vscode';
 import { Commands } from './commands';
 import { Log } from './log';
@@ -16,7 +18,8 @@ export function activate(context: vscode.ExtensionContext): void {
   context.subscriptions.push(channel, status);
   const log = new Log(channel);
   new Commands(api, context, log, status).register();
-  log.line(`activated in ${(performance.now() - t0).toFixed(1)} ms`);
+  const now = performance.now();
+  log.line(`activated in ${(now - loadStart).toFixed(1)} ms (bundle evaluated to activate() called: ${(t0 - loadStart).toFixed(1)} ms, activate(): ${(now - t0).toFixed(1)} ms)`);
 }
 
 export function deactivate(): void {

@@ -35,9 +35,9 @@ export async function expand(page: Page, name: string): Promise<void> {
  * Right-click `target` and choose `item` from the context menu. The Explorer
  * draws before the extension host has registered the extension's menu
  * contributions, so the item can be missing at first: close the menu and
- * try again, a bounded number of times.
+ * try again, a bounded number of times. Resolves the time the item was clicked.
  */
-export async function contextMenu(page: Page, target: Locator, item: string, attempts = 20): Promise<void> {
+export async function contextMenu(page: Page, target: Locator, item: string, attempts = 20): Promise<number> {
   for (let i = 1; ; i++) {
     await target.click({ button: 'right' });
     const menu = page.locator('.monaco-menu').first();
@@ -45,7 +45,7 @@ export async function contextMenu(page: Page, target: Locator, item: string, att
     const entry = page.locator('.monaco-menu .action-item').filter({ hasText: item }).first();
     if (await entry.isVisible().catch(() => false)) {
       await entry.click();
-      return;
+      return Date.now();
     }
     await page.keyboard.press('Escape');
     await menu.waitFor({ state: 'hidden', timeout: 15_000 }).catch(() => undefined);
