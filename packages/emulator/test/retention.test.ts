@@ -23,6 +23,9 @@ describe('result retention', () => {
     const ok = await fetch(r.correctedFile!);
     expect(ok.status).toBe(200);
     expect(ok.headers.get('cache-control')).toMatch(/max-age=86\d\d\d/);
+    const head = await fetch(r.correctedFile!, { method: 'HEAD' });
+    expect([head.status, head.headers.get('content-length')]).toEqual([200, ok.headers.get('content-length')]);
+    expect((await head.arrayBuffer()).byteLength).toBe(0);
     expect(existsSync(onDisk)).toBe(true);
 
     c.advance(24 * 60 * MIN - 1000);

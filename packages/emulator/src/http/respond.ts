@@ -11,7 +11,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
  */
 export function applyCors(req: IncomingMessage, res: ServerResponse): void {
   res.setHeader('Access-Control-Allow-Origin', '*');
-  res.setHeader('Access-Control-Allow-Methods', 'GET, POST, PUT, DELETE, OPTIONS');
+  res.setHeader('Access-Control-Allow-Methods', 'GET, HEAD, POST, PUT, DELETE, OPTIONS');
   // Echo what a preflight asks for (browsers add e.g. Content-Type), and always allow the key.
   const asked = req.headers['access-control-request-headers'];
   const allowed = ['X-API-KEY', 'Content-Type', 'Content-Length'];

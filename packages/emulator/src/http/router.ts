@@ -30,6 +30,8 @@ export interface RouteDef {
   path: string;
   /** Whether injected faults may hit this route (false for the control routes). Default true. */
   faults?: boolean;
+  /** A GET route that also answers HEAD (Node drops the body). Default false. */
+  head?: boolean;
   handle(ctx: RequestContext): Promise<void> | void;
 }
 
@@ -55,7 +57,7 @@ export class Router {
     for (const c of this.compiled) {
       const params = matchSegments(c.segments, parts);
       if (!params) continue;
-      if (c.route.method === method) return { route: c.route, params };
+      if (c.route.method === method || (method === 'HEAD' && c.route.head === true)) return { route: c.route, params };
       allowed.push(c.route.method);
     }
     return allowed.length > 0 ? { allowed } : undefined;

@@ -11,6 +11,7 @@ export function resultRoutes(app: WebApiApp): RouteDef[] {
       name: 'result',
       method: 'GET',
       path: '/v2/results/:file',
+      head: true,
       handle({ res, params }) {
         const m = /^([0-9a-f-]{36})\.(jpg|png)$/.exec(params.file!);
         const r = m && isId(m[1]!) ? app.results.get(m[1]!) : undefined;
