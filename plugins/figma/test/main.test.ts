@@ -194,10 +194,14 @@ describe('messages and settings', () => {
     expect(saved).toMatchObject({ backend: 'emulator', apiKeyHint: '••••cdef' });
     expect(JSON.stringify(await t.request('settings/get', {}))).not.toContain(key);
     expect((await t.request('backend/config', {})).apiKey).toBe(key);
-    await expect(t.request('settings/save', { settings: { backend: 'container', containerURL: 'nope', bgrURL: '', emulatorURL: '' }, apiKey: { action: 'set', value: 'bad key' } })).rejects.toThrow(
-      /Container URL must be an http.*API key must not contain spaces/,
+    await expect(t.request('settings/save', { settings: { ...saved, emulatorURL: 'nope' }, apiKey: { action: 'set', value: 'bad key' } })).rejects.toThrow(
+      /Emulator URL must be an http.*API key must not contain spaces/,
     );
+    // The container backend's secret is the BGR licence key, stored apart from the API key.
+    const container = await t.request('settings/save', { settings: { ...saved, backend: 'container', containerURL: 'http://localhost:8080', bgrURL: 'http://localhost:8081' }, apiKey: { action: 'set', value: 'licence-0123456789wxyz' } });
+    expect(container).toMatchObject({ apiKeyHint: '••••cdef', bgrLicenceHint: '••••wxyz' });
+    expect(await t.request('backend/config', {})).toMatchObject({ apiKey: key, bgrLicenceKey: 'licence-0123456789wxyz' });
     expect((await t.request('settings/save', { settings: saved, apiKey: { action: 'clear' } })).apiKeyHint).toBeNull();
-    expect(await t.sim.clientStorage.keysAsync()).toEqual(['pfc.settings.v1']);
+    expect((await t.sim.clientStorage.keysAsync()).sort()).toEqual(['pfc.bgrLicence.v1', 'pfc.settings.v1']);
   });
 });

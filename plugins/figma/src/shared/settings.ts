@@ -29,17 +29,28 @@ export const DEFAULT_SETTINGS: Settings = {
   emulatorURL: DEFAULT_EMULATOR_URL,
 };
 
-/** Settings for display: plus a masked hint of the stored key (`••••1a2b`), or null when none is stored. */
+/** Settings for display: plus masked hints of the stored secrets (`••••1a2b`), or null when none is stored. */
 export interface PublicSettings extends Settings {
+  /** The Web API key (hosted API and emulator). */
   apiKeyHint: string | null;
+  /** The background-removal container's licence key (container backend). */
+  bgrLicenceHint: string | null;
 }
 
-/** What the UI needs to open a backend for a run: the settings and, for the Web API, the key. */
+/** What the UI needs to open a backend for a run: the settings and the secrets. */
 export interface BackendConfig extends Settings {
   apiKey: string | null;
+  bgrLicenceKey: string | null;
 }
 
-/** How a settings save treats the stored key. */
+/** Which stored secret a backend uses: the Web API key, or the BGR container's licence key. */
+export type SecretSlot = 'apiKey' | 'bgrLicence';
+
+export function secretSlot(backend: BackendChoice): SecretSlot {
+  return backend === 'container' ? 'bgrLicence' : 'apiKey';
+}
+
+/** How a settings save treats the stored secret of the chosen backend's slot. */
 export type ApiKeyChange = { action: 'keep' } | { action: 'set'; value: string } | { action: 'clear' };
 
 /** A hint that identifies a key without revealing it: its last four characters, only when the key is long enough to spare them. */

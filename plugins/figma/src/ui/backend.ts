@@ -3,7 +3,7 @@
  * and share the `CorrectionBackend` interface; this file only maps settings to
  * constructor options and adds the fetch that explains blocked requests.
  */
-import { createWebBackend, type CorrectionBackend } from '@pfc/core';
+import { createContainerBackend, createSelfHostedBackend, createWebBackend, type CorrectionBackend } from '@pfc/core';
 import { HOSTED_BASE_URL, type BackendConfig } from '../shared/settings';
 import { explainingFetch } from './network';
 
@@ -42,7 +42,13 @@ export function openBackend(config: BackendConfig, fetchImpl: typeof fetch = exp
     case 'emulator':
       // The emulator accepts any non-empty key unless it was started with a list of keys.
       return createWebBackend({ baseURL: config.emulatorURL, apiKey: config.apiKey ?? 'local-emulator', fetch: fetchImpl, maxRetries: UI_MAX_RETRIES });
-    case 'container':
-      throw new Error('The container backend is not available in this build yet; choose the hosted API or a local emulator in Settings');
+    case 'container': {
+      if (!config.containerURL) throw new Error('Enter the colour container URL in Settings');
+      const container = { baseURL: config.containerURL, fetch: fetchImpl, maxRetries: UI_MAX_RETRIES };
+      if (!config.bgrURL) return createContainerBackend({ container });
+      // With a background-removal container, removeBackground runs there after the colour correction.
+      const bgr = { baseURL: config.bgrURL, fetch: fetchImpl, maxRetries: UI_MAX_RETRIES, ...(config.bgrLicenceKey ? { licenseKey: config.bgrLicenceKey } : {}) };
+      return createSelfHostedBackend({ container, bgr });
+    }
   }
 }

@@ -4,7 +4,7 @@
  */
 import type { PresetRecord } from '@pfc/core';
 import type { Command, SelectionSummary } from '../shared/messages';
-import type { ApiKeyChange, BackendChoice, PublicSettings } from '../shared/settings';
+import { secretSlot, type ApiKeyChange, type BackendChoice, type PublicSettings } from '../shared/settings';
 import { backendLabel, openBackend } from './backend';
 import { MainBridge, type MainEvent } from './bridge';
 import { applyCommand, byId, fillStaticLists, readOptions, setChecked, setCustomPresets, syncForm } from './form';
@@ -49,9 +49,6 @@ function showSettings(s: PublicSettings): void {
   byId<HTMLInputElement>('bgr-url').value = s.bgrURL;
   byId<HTMLInputElement>('emulator-url').value = s.emulatorURL;
   byId<HTMLInputElement>('api-key').value = '';
-  // Only the hint is ever shown; the stored key never comes back to the form.
-  byId('api-key-hint').textContent = s.apiKeyHint ? `Stored key: ${s.apiKeyHint}` : 'No key stored';
-  byId('forget-key').hidden = !s.apiKeyHint;
   syncSettingsForm();
   byId('open-settings').title = `Settings · ${backendLabel(s)}`;
 }
@@ -60,7 +57,13 @@ function syncSettingsForm(): void {
   const backend = document.querySelector<HTMLInputElement>('input[name="backend"]:checked')?.value as BackendChoice | undefined;
   byId('container-fields').hidden = backend !== 'container';
   byId('emulator-fields').hidden = backend !== 'emulator';
-  byId('api-key-field').hidden = backend === 'container';
+  // The container backend has no account; its secret is the BGR container's licence key.
+  const slot = secretSlot(backend ?? 'hosted');
+  byId('api-key-label').textContent = slot === 'bgrLicence' ? 'Background-removal licence key (optional)' : 'API key';
+  // Only a hint is ever shown; a stored secret never comes back to the form.
+  const stored = slot === 'bgrLicence' ? settings?.bgrLicenceHint : settings?.apiKeyHint;
+  byId('api-key-hint').textContent = stored ? `Stored key: ${stored}` : 'No key stored';
+  byId('forget-key').hidden = !stored;
 }
 
 /** Fill "Your presets"; returns the problem, if any, for the caller to show where the user is. */
