@@ -30,12 +30,12 @@ describe('pfc correct --report in Chromium', () => {
       await page.goto(pathToFileURL(report).href);
       // Lazy images decode only near the viewport: make them eager so every one is checked.
       await page.evaluate(() => document.querySelectorAll('img').forEach((img) => img.setAttribute('loading', 'eager')));
-      await page.waitForFunction(() => [...document.images].every((img) => img.complete), undefined, { timeout: 60_000 });
+      await page.waitForFunction(() => Array.from(document.images).every((img) => img.complete), undefined, { timeout: 60_000 });
       const cards = await page.$$eval('article.card', (els) =>
         els.map((el) => ({
           status: el.getAttribute('data-status'),
           title: el.querySelector('h2')?.textContent,
-          images: [...el.querySelectorAll('img')].map((img) => ({ role: img.dataset.role, width: img.naturalWidth, height: img.naturalHeight })),
+          images: Array.from(el.querySelectorAll('img')).map((img) => ({ role: img.dataset.role, width: img.naturalWidth, height: img.naturalHeight })),
           error: el.querySelector('.error')?.textContent ?? null,
         })),
       );
