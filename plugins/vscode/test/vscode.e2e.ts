@@ -113,7 +113,7 @@ describe('hosted backend: first-run key prompt, cancel mid-batch, rerun', () => 
 
   beforeAll(async () => {
     // The emulator stands in for the hosted Web API: it accepts only SECRET, and each job takes a while.
-    emu = await startEmulator({ host: '127.0.0.1', apiKeys: [SECRET], processingMs: 2500 });
+    emu = await startEmulator({ host: '127.0.0.1', apiKeys: [SECRET], processingMs: 4000 });
     s = await openSession({ codeServerBin, settings: { 'pfc.backend': 'hosted', 'pfc.webApiUrl': emu.web, 'pfc.concurrency': 2 }, folders: ['batch'] });
     await recordToasts(s.page);
   });
