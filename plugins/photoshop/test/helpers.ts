@@ -33,6 +33,11 @@ export function meanDiff(a: Uint8Array, b: Uint8Array): number {
   return sum / n;
 }
 
+/** Byte-for-byte equality, fast on megabytes (vitest's deep equality walks typed arrays element by element). */
+export function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  return Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(Buffer.from(b.buffer, b.byteOffset, b.byteLength));
+}
+
 /** RGB to straight RGBA (opaque). */
 export function rgbToRgba(rgb: Uint8Array): Uint8Array {
   const out = new Uint8Array((rgb.length / 3) * 4);

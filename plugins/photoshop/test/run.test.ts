@@ -65,7 +65,7 @@ describe('runCorrections with the emulator', () => {
     try {
       const outcomes = await runCorrections(host, backend(), resolveTargets(host, 'all'), toParams(DEFAULT_CHOICES));
       expect(outcomes.map((o) => o.status)).toEqual(['failed', 'done', 'done']);
-      expect(outcomes[0]!.message).toMatch(/FAILED/);
+      expect(outcomes[0]!.message).toBe('the service could not correct it: processing failed (injected fault)');
     } finally {
       emu.setFaults({});
     }
@@ -154,5 +154,23 @@ describe('runCorrections with the emulator', () => {
     const { host } = await setup(['outdoors/rocket.jpg']);
     const upload = await inModal(host, 'read', () => exportPixels(host, host.ps.app.activeDocument!));
     expect((await sharp(upload.bytes).metadata()).format).toBe('jpeg');
+  });
+
+  it('says what to do when the key is refused or the service cannot be reached', async () => {
+    const strict = await startEmulator({ webPort: 0, apiKeys: ['the-right-key'] });
+    try {
+      const { host, docs } = await setup(['objects/coffee.jpg']);
+      const wrongKey = createWebBackend({ baseURL: strict.web, apiKey: 'a-wrong-key', maxRetries: 0 });
+      const [refused] = await runCorrections(host, wrongKey, resolveTargets(host, 'document'), toParams(DEFAULT_CHOICES));
+      expect(refused!.message).toBe('the service refused the API key (HTTP 401): check it under Settings');
+      expect(refused!.message).not.toContain('a-wrong-key');
+      const closedPort = createWebBackend({ baseURL: 'http://127.0.0.1:9/v2', apiKey: 'k', maxRetries: 0 });
+      const [unreachable] = await runCorrections(host, closedPort, resolveTargets(host, 'document'), toParams(DEFAULT_CHOICES));
+      expect(unreachable).toMatchObject({ status: 'failed' });
+      expect(unreachable!.message).toMatch(/check the backend address under Settings$/);
+      expect(docs[0]!.history).toHaveLength(1);
+    } finally {
+      await strict.close();
+    }
   });
 });

@@ -4,7 +4,10 @@
  * document is reported and the next one goes on; cancelling stops the run and
  * leaves the current document as it was.
  */
-import { ParameterError, readAll, UserAbortError, type CorrectionBackend, type CorrectionProgress, type PfcParams } from '@pfc/core';
+import {
+  AuthenticationError, ConnectionError, JobFailedError, ParameterError, PermissionDeniedError, RateLimitError, readAll, UserAbortError,
+  type CorrectionBackend, type CorrectionProgress, type PfcParams,
+} from '@pfc/core';
 import type { Host } from '../host/types';
 import { decodeImage, sniffFormat } from '../image/codec';
 import { addResultLayer, openResultDocument } from '../ps/apply';
@@ -148,8 +151,16 @@ function baseName(title: string): string {
   return title.replace(/\.[A-Za-z0-9]{1,5}$/, '').replace(/[\\/:*?"<>|]+/g, '_');
 }
 
-/** A one-line message for the user; errors from core never carry keys. */
+/** A one-line message for the user, saying what to do where there is something to do. Core's errors never carry keys. */
 export function messageOf(err: unknown): string {
+  if (err instanceof JobFailedError) {
+    return `the service ${err.status === 'REJECTED' ? 'rejected' : 'could not correct'} it${err.statusText ? `: ${err.statusText}` : ''}`;
+  }
+  if (err instanceof AuthenticationError || err instanceof PermissionDeniedError) {
+    return `the service refused the API key (HTTP ${err.status}): check it under Settings`;
+  }
+  if (err instanceof ConnectionError) return `${err.message}: check the backend address under Settings`;
+  if (err instanceof RateLimitError) return `the service is busy (HTTP 429), try again in a moment`;
   if (err instanceof Error) return err.message;
   return String(err);
 }

@@ -1,0 +1,58 @@
+#!/usr/bin/env node
+// Photoshop panel benchmark: bundle size (what UXP loads), .ccx size, and the
+// cost of the panel's own JavaScript pixel work on a 12 MP result (UXP has no
+// native decoder for it): JPEG decode (jpeg-js), PNG decode (fast-png) and a
+// resample. Writes bench-results/photoshop-panel.json at the repository root.
+// Needs the panel built (`npm run build`).
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
+import { build } from 'esbuild';
+import sharp from 'sharp';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const repo = join(root, '../..');
+const bundle = join(root, 'dist/index.js');
+if (!existsSync(bundle)) throw new Error('build the panel first: npm run build -w pfc-photoshop');
+const ccx = readdirSync(join(root, 'ccx')).find((f) => f.endsWith('.ccx'));
+const js = readFileSync(bundle);
+
+// The panel's pixel code, bundled for Node from its sources.
+const out = await build({
+  stdin: {
+    contents: "export { decodeImage } from './src/image/codec.ts'; export { resample } from './src/image/pixels.ts';",
+    resolveDir: root,
+    loader: 'ts',
+  },
+  bundle: true, format: 'esm', platform: 'node', write: false, logLevel: 'warning',
+});
+const mod = await import(`data:text/javascript;base64,${Buffer.from(out.outputFiles[0].text).toString('base64')}`);
+
+const photo = sharp(join(repo, 'samples/outdoors/rocket.jpg')).resize(4000, 3000, { fit: 'fill' });
+const jpeg = new Uint8Array(await photo.clone().jpeg({ quality: 90 }).toBuffer());
+const png = new Uint8Array(await photo.clone().ensureAlpha().png({ compressionLevel: 6 }).toBuffer());
+const time = (fn) => {
+  const t = performance.now();
+  const r = fn();
+  return [Math.round(performance.now() - t), r];
+};
+const [jpegMs, img] = time(() => mod.decodeImage(jpeg));
+const [pngMs] = time(() => mod.decodeImage(png));
+const [resampleMs] = time(() => mod.resample(img, 3000, 2250));
+
+const result = {
+  bundleBytes: js.length,
+  bundleGzipBytes: gzipSync(js).length,
+  ccxBytes: ccx ? statSync(join(root, 'ccx', ccx)).size : null,
+  decode12MpJpegMs: jpegMs,
+  decode12MpPngMs: pngMs,
+  resample12MpTo7MpMs: resampleMs,
+};
+mkdirSync(join(repo, 'bench-results'), { recursive: true });
+writeFileSync(join(repo, 'bench-results/photoshop-panel.json'), `${JSON.stringify(result, null, 2)}\n`);
+console.log(
+  `photoshop panel: index.js ${(result.bundleBytes / 1024).toFixed(1)} KiB (${(result.bundleGzipBytes / 1024).toFixed(1)} KiB gzip), ` +
+    `.ccx ${result.ccxBytes === null ? 'missing' : `${(result.ccxBytes / 1024).toFixed(1)} KiB`}; ` +
+    `12 MP decode JPEG ${jpegMs} ms, PNG ${pngMs} ms; resample ${resampleMs} ms`,
+);

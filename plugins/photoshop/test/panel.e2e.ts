@@ -1,0 +1,207 @@
+/**
+ * The built panel (dist/) in real Chromium, with `require('photoshop')` and
+ * `require('uxp')` answered by the simulated host and the emulator as the
+ * backend. The test works the panel as a person would: Settings, the three
+ * buttons, Cancel; then checks documents, layers, pixels and history.
+ */
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { createWebBackend } from '@pfc/core';
+import { startEmulator, type EmulatorHandle } from '@pfc/emulator';
+import type { Page } from 'playwright-core';
+import sharp from 'sharp';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchBrowser } from '../../../test/e2e/browser';
+import { bundleSim, DIST, PANEL_DIR, startPanelServer } from './e2e-page';
+import { testEngine } from './emulator-engine';
+import { meanDiff, sameBytes } from './helpers';
+import type { SimApi } from './sim/browser-entry';
+
+declare global {
+  interface Window {
+    __sim: SimApi;
+  }
+}
+
+const API_KEY = 'e2e-account-key';
+const SCREENSHOT = join(PANEL_DIR, '../../test-results/photoshop-panel.png');
+
+let emu: EmulatorHandle;
+let server: Awaited<ReturnType<typeof startPanelServer>>;
+let browser: Awaited<ReturnType<typeof launchBrowser>>;
+let page: Page;
+const pageErrors: string[] = [];
+/** Bodies of the corrected files the panel downloaded, in order. */
+const downloads: Buffer[] = [];
+
+beforeAll(async () => {
+  if (!existsSync(join(DIST, 'index.js'))) throw new Error('the panel is not built: run `npm run build` first');
+  emu = await startEmulator({ webPort: 0, engine: testEngine });
+  // A custom preset in the account, which the panel should offer.
+  await createWebBackend({ baseURL: emu.web, apiKey: API_KEY }).presets.create({
+    name: 'Studio Warm', description: 'made by the e2e test', file: new TextEncoder().encode('exported preset'),
+  });
+  server = await startPanelServer();
+  browser = await launchBrowser();
+  page = await browser.context.newPage();
+  await page.setViewportSize({ width: 300, height: 980 });
+  await page.addInitScript({ content: await bundleSim() });
+  const emuOrigin = new URL(emu.web).origin;
+  page.on('pageerror', (e) => pageErrors.push(e.message));
+  if (process.env.PFC_E2E_DEBUG) page.on('console', (m) => console.log(`[page] ${m.text()}`));
+  page.on('response', async (r) => {
+    if (r.url().startsWith(emuOrigin) && r.request().method() === 'GET' && (r.headers()['content-type'] ?? '').startsWith('image/')) {
+      downloads.push(await r.body());
+    }
+  });
+  await page.goto(`${server.origin}/`);
+  await page.waitForSelector('#preset option', { state: 'attached' });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+  await emu?.close();
+});
+
+const sim = <T>(fn: (api: SimApi) => T | Promise<T>): Promise<T> =>
+  page.evaluate(`(${fn.toString()})(window.__sim)`) as Promise<T>;
+
+async function layerRgba(docId: number, layerId: number): Promise<Uint8Array> {
+  const b64 = await page.evaluate(([d, l]) => window.__sim.layerPixels(d!, l!), [docId, layerId]);
+  return new Uint8Array(Buffer.from(b64, 'base64'));
+}
+
+async function openPhoto(sample: string, title: string, options: Parameters<SimApi['openPhoto']>[2] = {}) {
+  return page.evaluate(([url, t, o]) => window.__sim.openPhoto(url as string, t as string, o as never), [`/samples/${sample}`, title, options] as const);
+}
+
+/** Click a button and wait for the run to end: its outcomes listed, the progress area hidden again. */
+async function runButton(selector: string): Promise<void> {
+  await page.click(selector); // the click handler clears the previous outcomes synchronously
+  await page.waitForFunction(
+    () => document.querySelectorAll('#outcomes li').length > 0 && document.getElementById('progress-area')!.classList.contains('hidden'),
+    undefined,
+    { timeout: 120_000 },
+  );
+}
+
+async function outcomes(): Promise<{ status: string; text: string }[]> {
+  return page.$$eval('#outcomes li', (items) => items.map((li) => ({ status: li.className, text: li.textContent ?? '' })));
+}
+
+describe('Photoshop panel in Chromium on the simulated host', () => {
+  it('saves the emulator as backend and the key in secure storage, and lists the account\'s presets', async () => {
+    await page.click('#toggle-settings');
+    await page.selectOption('#backend', 'emulator');
+    await page.fill('#emulator-url', emu.web);
+    await page.fill('#api-key', API_KEY);
+    await page.click('#save-settings');
+    await expect.poll(() => page.textContent('#message')).toBe('Settings saved.');
+    expect(await page.inputValue('#api-key')).toBe(''); // never shown again
+    expect(await page.getAttribute('#api-key', 'placeholder')).toContain('saved');
+    expect(await sim((s) => s.secureKeys())).toEqual(['pfc.apiKey']);
+    const stored = await page.evaluate(() => JSON.stringify(localStorage));
+    expect(stored).toContain('emulator');
+    expect(stored).not.toContain(API_KEY);
+    expect(await page.textContent('#backend-label')).toContain('Emulator');
+    await expect.poll(() => page.$$eval('#preset option', (o) => o.map((x) => x.textContent))).toContain('Studio Warm');
+    await page.click('#toggle-settings');
+  });
+
+  it('Correct Document adds the corrected photo as a new layer above the source, in one history step that undo removes', async () => {
+    const doc = await openPhoto('portraits/astronaut.jpg', 'astronaut.jpg');
+    const background = (doc.layers[0] as { id: number }).id;
+    const original = await layerRgba(doc.id, background);
+    downloads.length = 0;
+
+    await runButton('#correct-document');
+
+    expect(await outcomes()).toEqual([{ status: 'done', text: 'astronaut.jpg — added layer "Perfectly Clear: Universal"' }]);
+    const after = await sim((s) => s.documents());
+    const now = after.find((d) => d.id === doc.id)!;
+    expect(now.layers.map((l) => (l as { name: string }).name)).toEqual(['Perfectly Clear: Universal', 'Background']);
+    expect(now.history).toEqual(['Open', 'Perfectly Clear: Universal']);
+    // The new layer holds the file the service returned; the original layer is untouched.
+    const layer = await layerRgba(doc.id, (now.layers[0] as { id: number }).id);
+    expect(downloads).toHaveLength(1);
+    const { data } = await sharp(downloads[0]!).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
+    expect(meanDiff(layer, new Uint8Array(data))).toBeLessThan(2.5);
+    expect(meanDiff(layer, original)).toBeGreaterThan(8);
+    expect(sameBytes(await layerRgba(doc.id, background), original)).toBe(true);
+    // batchPlay got exactly the descriptors Photoshop records for "select layer" and "new layer".
+    expect(await sim((s) => s.batchPlayLog())).toEqual([
+      [{ _obj: 'select', _target: [{ _ref: 'layer', _id: background }], makeVisible: false, layerID: [background], _options: { dialogOptions: 'dontDisplay' } }],
+      [{ _obj: 'make', _target: [{ _ref: 'layer' }], using: { _obj: 'layer', name: 'Perfectly Clear: Universal' }, _options: { dialogOptions: 'dontDisplay' } }],
+    ]);
+    expect(await sim((s) => s.getPixelsLog())).toEqual([{ documentID: doc.id, colorSpace: 'RGB', colorProfile: 'sRGB IEC61966-2.1', componentSize: 8 }]);
+    expect(await sim((s) => s.modalLog())).toEqual(['Reading pixels for Perfectly Clear', 'Perfectly Clear: Universal']);
+    expect(await sim((s) => s.liveImageData())).toBe(0);
+
+    const undone = await page.evaluate((id) => window.__sim.undo(id), doc.id);
+    expect(undone.layers.map((l) => (l as { name: string }).name)).toEqual(['Background']);
+    expect(sameBytes(await layerRgba(doc.id, background), original)).toBe(true);
+  });
+
+  it('Correct Layer with a custom preset puts the result directly above the layer, keeping its shape', async () => {
+    const doc = await openPhoto('outdoors/rocket.jpg', 'rocket.jpg');
+    const withCutout = await page.evaluate((id) => window.__sim.addLeftHalfLayer(id, 'cut-out'), doc.id);
+    await page.selectOption('#preset', 'Studio Warm');
+
+    await runButton('#correct-layer');
+
+    expect(await outcomes()).toEqual([{ status: 'done', text: 'rocket.jpg — added layer "Perfectly Clear: Studio Warm"' }]);
+    const now = await page.evaluate((id) => window.__sim.document(id), doc.id);
+    expect(now.layers.map((l) => (l as { name: string }).name)).toEqual(['Perfectly Clear: Studio Warm', 'cut-out', 'Background']);
+    expect(now.history).toEqual(['Open', 'Perfectly Clear: Studio Warm']);
+    const px = await layerRgba(doc.id, (now.layers[0] as { id: number }).id);
+    const row = (now.height >> 1) * now.width;
+    expect(px[(row + 10) * 4 + 3]).toBe(255); // inside the cut-out
+    expect(px[(row + now.width - 10) * 4 + 3]).toBe(0); // outside: still transparent
+    expect((withCutout.layers[0] as { name: string }).name).toBe('cut-out');
+    await page.selectOption('#preset', 'Universal');
+  });
+
+  it('Correct All Open Documents reports the failing document and corrects the others', async () => {
+    const coffee = await openPhoto('objects/coffee.jpg', 'coffee.psd', { mode: 'CMYKColorMode', bits: 'bitDepth16' });
+    const before = await sim((s) => s.documents());
+    emu.setFaults({ jobs: { failRate: 1, count: 1 } }); // the first job ends FAILED
+    try {
+      await runButton('#correct-all');
+    } finally {
+      emu.setFaults({});
+    }
+    const got = await outcomes();
+    expect(got.map((o) => o.status)).toEqual(['failed', 'done', 'done']);
+    expect(got[0]!.text).toBe('astronaut.jpg — the service could not correct it: processing failed (injected fault)');
+    expect(got[2]!.text).toContain('coffee.psd is CMYK 16-bit'.replace('coffee.psd', '"coffee.psd"'));
+    expect(await page.textContent('#message')).toBe('2 of 3 corrected, 1 failed.');
+    const after = await sim((s) => s.documents());
+    expect(after.map((d) => d.layers.length)).toEqual(before.map((d, i) => d.layers.length + (i === 0 ? 0 : 1)));
+    expect(after[0]!.history).toEqual(before[0]!.history);
+    expect(after.find((d) => d.id === coffee.id)!.history).toEqual(['Open', 'Perfectly Clear: Universal']);
+    mkdirSync(join(SCREENSHOT, '..'), { recursive: true });
+    await page.screenshot({ path: SCREENSHOT, fullPage: true });
+  });
+
+  it('Cancel while the service works leaves the document unchanged', async () => {
+    const docs = await sim((s) => s.documents());
+    const target = docs[0]!;
+    await page.evaluate((id) => window.__sim.activate(id), target.id);
+    emu.setFaults({ jobs: { hangRate: 1 } });
+    try {
+      await page.click('#correct-document');
+      await page.waitForFunction(() => document.getElementById('progress-text')?.textContent?.includes('processing'), undefined, { timeout: 60_000 });
+      await page.click('#cancel');
+      await page.waitForSelector('#progress-area.hidden', { state: 'attached', timeout: 60_000 });
+    } finally {
+      emu.setFaults({});
+    }
+    expect(await outcomes()).toEqual([{ status: 'cancelled', text: 'astronaut.jpg — cancelled: the document was left unchanged' }]);
+    const now = await page.evaluate((id) => window.__sim.document(id), target.id);
+    expect(now.layers).toEqual(target.layers);
+    expect(now.history).toEqual(target.history);
+    expect(await page.isEnabled('#correct-document')).toBe(true);
+    expect(pageErrors).toEqual([]);
+  });
+});

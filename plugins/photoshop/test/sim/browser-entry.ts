@@ -1,0 +1,88 @@
+/**
+ * Loaded into the e2e page before the built panel: `require('photoshop')` and
+ * `require('uxp')` resolve to the simulated host, and `window.__sim` lets the
+ * test open documents (real photos, decoded by the browser) and read back
+ * layers, pixels, history and the recorded batchPlay descriptors.
+ */
+import { browserCodec } from './browser-codec';
+import { createSimHost } from './index';
+import { locate, restore, type DocState, type LayerNode } from './state';
+
+const { host, sim } = createSimHost(browserCodec);
+
+function summary(doc: DocState) {
+  const walk = (layers: LayerNode[]): unknown[] => layers.map((l) => ({ id: l.id, name: l.name, kind: l.kind, children: l.children ? walk(l.children) : undefined }));
+  return { id: doc.id, title: doc.title, width: doc.width, height: doc.height, layers: walk(doc.layers), history: doc.history.map((h) => h.name), active: doc.activeLayerIds };
+}
+
+function toBase64(bytes: Uint8Array): string {
+  let bin = '';
+  for (let i = 0; i < bytes.length; i += 0x8000) bin += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(bin);
+}
+
+const api = {
+  /** Open a photo (fetched from the test server) as a document with one Background layer. */
+  async openPhoto(url: string, title: string, options: { mode?: DocState['mode']; bits?: DocState['bits'] } = {}) {
+    const bytes = new Uint8Array(await (await fetch(url)).arrayBuffer());
+    const { width, height, data } = await browserCodec.decode(bytes);
+    const doc = sim.openDocument({ title, width, height, pixels: data, channels: 4, ...options });
+    return summary(flattenToBackground(doc));
+  },
+  /** Copy the left half of the Background into a new layer above it and select it (a cut-out). */
+  addLeftHalfLayer(docId: number, name: string) {
+    const doc = sim.core.doc(docId);
+    const bg = doc.layers[doc.layers.length - 1]!;
+    const px = new Uint8Array(bg.pixels!.length);
+    for (let y = 0; y < doc.height; y++) px.set(bg.pixels!.subarray(y * doc.width * 4, (y * doc.width + (doc.width >> 1)) * 4), y * doc.width * 4);
+    const node: LayerNode = { id: 100000 + docId, name, kind: 'pixel', visible: true, isBackground: false, pixels: px, children: null };
+    doc.layers.unshift(node);
+    doc.activeLayerIds = [node.id];
+    return summary(doc);
+  },
+  activate(docId: number) {
+    sim.core.activeId = docId;
+  },
+  documents: () => [...sim.core.docs.values()].map(summary),
+  document: (id: number) => summary(sim.core.doc(id)),
+  /** A layer's canvas-sized RGBA, base64. */
+  layerPixels(docId: number, layerId: number): string {
+    const found = locate(sim.core.doc(docId).layers, layerId);
+    if (!found?.node.pixels) throw new Error('no such pixel layer');
+    return toBase64(found.node.pixels);
+  },
+  /** Edit > Undo: back to the previous history state. */
+  undo(docId: number) {
+    const doc = sim.core.doc(docId);
+    if (doc.history.length < 2) throw new Error('nothing to undo');
+    doc.history.pop();
+    restore(doc, doc.history[doc.history.length - 1]!);
+    return summary(doc);
+  },
+  batchPlayLog: () => sim.core.batchPlayLog,
+  modalLog: () => sim.core.modalLog,
+  getPixelsLog: () => sim.imaging.getPixelsLog,
+  liveImageData: () => sim.imaging.live.size,
+  tempFiles: () => [...sim.temp.files.keys()],
+  secureKeys: () => [...sim.secureStorage.items.keys()],
+};
+
+/** Documents opened from photos start as a single opaque Background layer, as Photoshop opens a JPEG. */
+function flattenToBackground(doc: DocState): DocState {
+  const layer = doc.layers[0]!;
+  layer.isBackground = true;
+  layer.name = 'Background';
+  doc.history = [{ name: 'Open', layers: structuredClone(doc.layers), active: [...doc.activeLayerIds] }];
+  return doc;
+}
+
+const modules: Record<string, unknown> = { photoshop: host.ps, uxp: host.uxp };
+Object.assign(globalThis, {
+  require: (id: string) => {
+    if (!(id in modules)) throw new Error(`Cannot find module '${id}'`);
+    return modules[id];
+  },
+  __sim: api,
+});
+
+export type SimApi = typeof api;
