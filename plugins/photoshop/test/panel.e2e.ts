@@ -202,6 +202,31 @@ describe('Photoshop panel in Chromium on the simulated host', () => {
     expect(now.layers).toEqual(target.layers);
     expect(now.history).toEqual(target.history);
     expect(await page.isEnabled('#correct-document')).toBe(true);
+  });
+
+  it('keeps the transparency of a background removal, and opens a resized result as a new document via the temporary folder', async () => {
+    const doc = await openPhoto('portraits/grace_hopper.jpg', 'grace.jpg');
+    await page.selectOption('#background', 'transparent');
+    await runButton('#correct-document');
+    expect(await outcomes()).toEqual([{ status: 'done', text: 'grace.jpg — added layer "Perfectly Clear: Universal, background removed"' }]);
+    const cut = await page.evaluate((id) => window.__sim.document(id), doc.id);
+    const px = await layerRgba(doc.id, (cut.layers[0] as { id: number }).id);
+    expect(px[3]).toBe(0); // corner: removed
+    expect(px[((cut.height >> 1) * cut.width + (cut.width >> 1)) * 4 + 3]).toBe(255); // subject: kept
+
+    await page.selectOption('#background', 'keep');
+    await page.selectOption('#resize', 'long');
+    await page.fill('#resize-value', '300');
+    const before = await sim((s) => s.documents());
+    await runButton('#correct-document');
+    await page.selectOption('#resize', 'none');
+    expect(await outcomes()).toEqual([{ status: 'done', text: 'grace.jpg — resized result opened as a new document, "grace (Perfectly Clear).jpg"' }]);
+    const after = await sim((s) => s.documents());
+    expect(after).toHaveLength(before.length + 1);
+    const opened = after.find((d) => d.title === 'grace (Perfectly Clear).jpg')!;
+    expect(Math.max(opened.width, opened.height)).toBe(300);
+    expect(await sim((s) => s.tempFiles())).toContain('grace (Perfectly Clear).jpg');
+    expect(after.find((d) => d.id === doc.id)!.history).toEqual(cut.history); // the source is untouched
     expect(pageErrors).toEqual([]);
   });
 });
