@@ -59,7 +59,7 @@ describe('workers and PENDING', () => {
     expect(emu.stats().jobs.byState.COMPLETED).toBe(5);
     expect(maxProcessing).toBeLessThanOrEqual(2);
     expect(maxProcessing).toBeGreaterThanOrEqual(1);
-    for (const ep of eps) expect((await status(ep)).timeTaken).toBeGreaterThanOrEqual(0.15);
+    for (const ep of eps) expect((await status(ep)).timeTaken).toBeGreaterThanOrEqual(0.14); // includes processingMs (timers may fire a hair early)
   });
 });
 
