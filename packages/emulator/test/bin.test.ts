@@ -50,8 +50,9 @@ describe('pfc-emulator bin', () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'pfc-emu-bin-'));
     try {
       const { child, ready, lines } = await startBin(['--web-port', '0', '--api-key', 'k-1', '--data-dir', dataDir]);
-      expect(Object.keys(ready)).toEqual(['web']);
+      // One JSON object of URLs: `web`, plus one key per container emulation when those are started.
       expect(ready.web).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v2$/);
+      for (const url of Object.values(ready)) expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+/);
       const web = ready.web!;
 
       // 1. Upload ticket, then a plain PUT with no key and no Content-Type.
