@@ -184,7 +184,11 @@ describe('Figma plugin in Chromium with the emulator', () => {
     });
     await ui.locator('#selection', { hasText: `${distinct} images` }).waitFor();
     expect(await ui.getByLabel('Remove background').isChecked()).toBe(true);
-    expect(await ui.getByLabel('Preset').inputValue()).toBe('Universal');
+    // The last run's options come back (the custom preset once the account's list has loaded).
+    await ui.locator('#custom-presets option', { hasText: 'Brand look' }).waitFor({ state: 'attached' });
+    expect(await ui.getByLabel('Preset').inputValue()).toBe('Brand look');
+    expect(await ui.getByLabel('Resize value').inputValue()).toBe('6000');
+    await ui.getByLabel('Resize', { exact: true }).selectOption('none');
     await ui.getByLabel('Colour + shadow').check();
     await ui.locator('#bg-color').fill('#3366ff');
     await ui.getByLabel('Insert as copy').check();
@@ -208,7 +212,7 @@ describe('Figma plugin in Chromium with the emulator', () => {
     expect(copyHash).not.toBe(original.get('Rocket solo')?.[0]);
     const meta = await decode(copyHash);
     expect([meta.width, meta.height]).toEqual([640, 427]);
-    expect(soloCopy.relaunch).toEqual({ correct: 'Perfectly Clear: preset Universal, background #3366ff with soft shadow' });
+    expect(soloCopy.relaunch).toEqual({ correct: 'Perfectly Clear: preset Brand look, background #3366ff with soft shadow' });
 
     // A server that sends no CORS headers: the UI names the host instead of failing silently.
     await ui.getByRole('button', { name: 'Settings' }).click();

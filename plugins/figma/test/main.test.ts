@@ -5,7 +5,10 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { COPY_GAP, RELAUNCH_COMMAND } from '../src/main/apply';
+import type { ResizeChoice } from '../src/shared/fit';
 import { readImageHeader } from '../src/shared/image-header';
+import type { Placement } from '../src/shared/messages';
+import { DEFAULT_OPTIONS } from '../src/shared/run-options';
 import { connect, makeImage } from './helpers';
 import { imageFill, SimFigma, solidFill } from './sim/figma';
 import type { SimShape } from './sim/nodes';
@@ -42,13 +45,14 @@ function buildDocument(sim: SimFigma) {
 }
 
 const none = { kind: 'none' } as const;
+const optionsFor = (placement: Placement, resize: ResizeChoice = none) => ({ options: { ...DEFAULT_OPTIONS, placement, resize } });
 
 describe('selection walk', () => {
   it('finds every image fill under frames, groups, components and instances, once per distinct image, and says what it skips', async () => {
     const t = connect();
     const d = buildDocument(t.sim);
     t.sim.select(d.hero, d.text, d.video, d.empty, d.r1);
-    const plan = await t.request('run/plan', { placement: 'replace', resize: none });
+    const plan = await t.request('run/plan', optionsFor('replace', none));
     const byHash = new Map(plan.images.map((i) => [i.hash, i]));
     expect([...byHash.keys()].sort()).toEqual([d.a, d.b, d.c].sort());
     expect(byHash.get(d.a)).toMatchObject({ fillCount: 3, nodeCount: 3, format: 'jpeg', width: 64, height: 48 });
@@ -67,7 +71,7 @@ describe('selection walk', () => {
     const big = t.sim.rect('Big', [imageFill(t.sim.addImage(BIG))]);
     t.sim.place(gif, big);
     t.sim.select(gif, big);
-    const plan = await t.request('run/plan', { placement: 'replace', resize: { kind: 'scale', percent: 200 } });
+    const plan = await t.request('run/plan', optionsFor('replace', { kind: 'scale', percent: 200 }));
     expect(plan.skipped).toEqual([{ nodeId: gif.id, nodeName: 'Animated', reason: expect.stringMatching(/GIF.*JPEG and PNG/) }]);
     expect(plan.images).toHaveLength(1);
     expect(plan.images[0]).toMatchObject({ width: 3000, height: 2000, resize: { long: 4096 }, expected: { width: 4096, height: 2731 } });
@@ -76,7 +80,7 @@ describe('selection walk', () => {
 
   it('refuses to plan without a selection', async () => {
     const t = connect();
-    await expect(t.request('run/plan', { placement: 'replace', resize: none })).rejects.toThrow(/Select one or more layers/);
+    await expect(t.request('run/plan', optionsFor('replace', none))).rejects.toThrow(/Select one or more layers/);
   });
 });
 
@@ -85,7 +89,7 @@ describe('replace in place', () => {
     const t = connect();
     const d = buildDocument(t.sim);
     t.sim.select(d.hero);
-    const plan = await t.request('run/plan', { placement: 'replace', resize: none });
+    const plan = await t.request('run/plan', optionsFor('replace', none));
     const { bytes } = await t.request('image/read', { runId: plan.runId, hash: d.a });
     expect(bytes).toEqual(A);
     const r = await t.request('image/apply', { runId: plan.runId, hash: d.a, bytes: OUT1, relaunchNote: 'Perfectly Clear: preset Pro' });
@@ -112,7 +116,7 @@ describe('replace in place', () => {
     const t = connect();
     const d = buildDocument(t.sim);
     t.sim.select(d.r2);
-    const plan = await t.request('run/plan', { placement: 'replace', resize: none });
+    const plan = await t.request('run/plan', optionsFor('replace', none));
     await expect(t.request('image/apply', { runId: plan.runId, hash: d.c, bytes: HUGE, relaunchNote: '' })).rejects.toThrow(/4100×100 px.*4096×4096/);
     await expect(t.request('image/apply', { runId: plan.runId, hash: d.c, bytes: await makeImage(10, 10, 'webp'), relaunchNote: '' })).rejects.toThrow(/not a PNG, JPEG or GIF \(webp\)/);
     expect(d.r2.fills).toEqual([imageFill(d.c, { scaleMode: 'CROP', imageTransform: [[0.5, 0, 0.1], [0, 0.5, 0.2]] })]);
@@ -128,7 +132,7 @@ describe('insert as copy', () => {
     solo.width = 120;
     t.sim.place(solo);
     t.sim.select(d.hero, solo);
-    const plan = await t.request('run/plan', { placement: 'copy', resize: none });
+    const plan = await t.request('run/plan', optionsFor('copy', none));
     const first = await t.request('image/apply', { runId: plan.runId, hash: d.a, bytes: OUT1, relaunchNote: 'again' });
     expect(first).toMatchObject({ copiesCreated: 2, fillsChanged: 4 });
     const second = await t.request('image/apply', { runId: plan.runId, hash: d.b, bytes: OUT2, relaunchNote: 'again' });
@@ -155,7 +159,7 @@ describe('insert as copy', () => {
     const instance = t.sim.frame('Instance', [nested], [], 'INSTANCE');
     t.sim.place(row, instance);
     t.sim.select(inRow, nested);
-    const plan = await t.request('run/plan', { placement: 'copy', resize: none });
+    const plan = await t.request('run/plan', optionsFor('copy', none));
     expect(plan.skipped).toEqual([{ nodeId: nested.id, nodeName: 'Nested', reason: expect.stringContaining('inside an instance') }]);
     await t.request('image/apply', { runId: plan.runId, hash: a, bytes: OUT1, relaunchNote: '' });
     expect(row.children.map((n) => n.name)).toEqual(['In row', 'In row (corrected)']);
@@ -169,18 +173,32 @@ describe('messages and settings', () => {
     const d = buildDocument(t.sim);
     const init = t.next('init');
     t.send({ type: 'ui/ready' });
-    expect(await init).toMatchObject({ command: 'remove-background', selection: { layers: 0, images: 0 }, settings: { backend: 'hosted', apiKeyHint: null } });
+    expect(await init).toMatchObject({ command: 'remove-background', selection: { layers: 0, images: 0 }, settings: { backend: 'hosted', apiKeyHint: null }, lastOptions: null });
     expect(t.sim.shownWith).toMatchObject({ themeColors: true });
     const sel = t.next('selection');
     t.sim.select(d.hero);
     expect((await sel).selection).toEqual({ layers: 1, images: 3, fills: 6 });
   });
 
+  it('remembers the last options for the next session ("Correct again")', async () => {
+    const sim = new SimFigma();
+    const t = connect(sim);
+    const d = buildDocument(sim);
+    sim.select(d.r2);
+    const options = { ...DEFAULT_OPTIONS, preset: 'Brand look', removeBackground: true, background: 'shadow' as const, resize: { kind: 'long' as const, px: 1200 } };
+    await t.request('run/plan', { options });
+    sim.closePlugin();
+    const again = connect(sim, { command: 'correct' });
+    const init = again.next('init');
+    again.send({ type: 'ui/ready' });
+    expect((await init).lastOptions).toEqual(options);
+  });
+
   it('answers concurrent requests by request id', async () => {
     const t = connect();
     const d = buildDocument(t.sim);
     t.sim.select(d.hero);
-    const plan = await t.request('run/plan', { placement: 'replace', resize: none });
+    const plan = await t.request('run/plan', optionsFor('replace', none));
     const [ra, rb, rc] = await Promise.all([d.a, d.b, d.c].map((hash) => t.request('image/read', { runId: plan.runId, hash })));
     expect(readImageHeader(ra!.bytes)).toMatchObject({ width: 64 });
     expect(readImageHeader(rb!.bytes)).toMatchObject({ width: 80 });

@@ -18,7 +18,11 @@ import {
 import { applyResult, type RunState } from './apply';
 import { collectSelection, planImages, summarise } from './collect';
 import type { FigmaApi } from './host';
+import { normaliseOptions } from '../shared/run-options';
 import { loadBackendConfig, loadSettings, saveSettings } from './settings-store';
+
+/** clientStorage name of the last run's options. */
+export const LAST_OPTIONS_KEY = 'pfc.lastOptions.v1';
 
 /** Size of the plugin window (px). */
 export const UI_SIZE = { width: 380, height: 620 } as const;
@@ -54,6 +58,11 @@ export function startPlugin(figma: FigmaApi, html: string): void {
     }
   }
 
+  async function lastOptions() {
+    const raw: unknown = await figma.clientStorage.getAsync(LAST_OPTIONS_KEY);
+    return raw === undefined ? null : normaliseOptions(raw);
+  }
+
   function runOf(runId: string): RunState {
     const run = runs.get(runId);
     if (!run) throw new Error(`run ${runId} is not active (it ended or the plugin restarted)`);
@@ -62,12 +71,14 @@ export function startPlugin(figma: FigmaApi, html: string): void {
 
   async function plan(req: RequestOf<'run/plan'>): Promise<Requests['run/plan']['result']> {
     if (figma.currentPage.selection.length === 0) throw new Error('Select one or more layers with image fills first');
-    const collection = collectSelection(figma, req.placement);
-    const { images, skipped } = await planImages(figma, collection, req.resize);
+    const { placement, resize } = req.options;
+    await figma.clientStorage.setAsync(LAST_OPTIONS_KEY, normaliseOptions(req.options));
+    const collection = collectSelection(figma, placement);
+    const { images, skipped } = await planImages(figma, collection, resize);
     const runId = `run-${++runCounter}`;
     const nodesByHash = new Map([...collection.images].map(([hash, img]) => [hash, img.nodeIds]));
-    runs.set(runId, { runId, placement: req.placement, nodesByHash, roots: collection.roots, copies: new Map(), changed: new Set() });
-    return { runId, placement: req.placement, images, skipped: [...collection.skipped, ...skipped] };
+    runs.set(runId, { runId, placement, nodesByHash, roots: collection.roots, copies: new Map(), changed: new Set() });
+    return { runId, placement, images, skipped: [...collection.skipped, ...skipped] };
   }
 
   async function readImage(req: RequestOf<'image/read'>): Promise<Requests['image/read']['result']> {
@@ -90,7 +101,7 @@ export function startPlugin(figma: FigmaApi, html: string): void {
   async function dispatch(msg: UiToMain): Promise<void> {
     switch (msg.type) {
       case 'ui/ready':
-        post({ type: 'init', command, settings: await loadSettings(figma.clientStorage), selection: summarise(figma) });
+        post({ type: 'init', command, settings: await loadSettings(figma.clientStorage), selection: summarise(figma), lastOptions: await lastOptions() });
         return;
       case 'notify':
         figma.notify(msg.message, { error: msg.error === true });

@@ -5,7 +5,8 @@
  * `requestId` and get exactly one `reply` with the same id, so concurrent
  * requests (several images at once) never get each other's answers.
  */
-import type { ResizeChoice, ResizeRequest } from './fit';
+import type { ResizeRequest } from './fit';
+import type { RunOptions } from './run-options';
 import type { ApiKeyChange, BackendConfig, PublicSettings, Settings } from './settings';
 
 /** Menu commands (`figma.command`), as named in manifest.json. `correct` is also the relaunch button. */
@@ -83,7 +84,8 @@ export interface RunSummary {
 
 /** The requests the UI makes, by type: their parameters and what the reply carries. */
 export interface Requests {
-  'run/plan': { params: { placement: Placement; resize: ResizeChoice }; result: RunPlan };
+  /** Plan a run with these options (the main thread also remembers them for the next run). */
+  'run/plan': { params: { options: RunOptions }; result: RunPlan };
   'image/read': { params: { runId: string; hash: string }; result: { bytes: Uint8Array } };
   'image/apply': {
     params: { runId: string; hash: string; bytes: Uint8Array; relaunchNote: string };
@@ -119,7 +121,7 @@ export interface ErrorReply {
 }
 
 export type MainToUi =
-  | { type: 'init'; command: Command; settings: PublicSettings; selection: SelectionSummary }
+  | { type: 'init'; command: Command; settings: PublicSettings; selection: SelectionSummary; lastOptions: RunOptions | null }
   | { type: 'selection'; selection: SelectionSummary }
   | OkReply
   | ErrorReply;

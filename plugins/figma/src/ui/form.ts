@@ -1,5 +1,5 @@
 /** The options form: filling its lists, reading it into `RunOptions`, and presetting it per menu command. */
-import { AI_ART_CHARACTERS, AI_ART_STYLES, BUILT_IN_PRESETS, DIMENSION_RANGE, SCALE_RANGE, type AiArtToken } from '@pfc/core';
+import { AI_ART_CHARACTERS, AI_ART_STYLES, BUILT_IN_PRESETS, DIMENSION_RANGE, SCALE_RANGE } from '@pfc/core';
 import type { ResizeChoice } from '../shared/fit';
 import type { Command, Placement } from '../shared/messages';
 import { AI_ART_NAMES, DEFAULT_OPTIONS, type BackgroundKind, type RunOptions } from './options';
@@ -38,14 +38,43 @@ export function fillStaticLists(): void {
   byId<HTMLSelectElement>('preset').value = DEFAULT_OPTIONS.preset;
 }
 
+/** A remembered custom preset waiting for the account's list to arrive. */
+let pendingPreset: string | undefined;
+
+function hasOption(select: HTMLSelectElement, value: string): boolean {
+  return [...select.options].some((o) => o.value === value);
+}
+
 /** Show the account's custom presets (by name, which is what `/pfc` takes). */
 export function setCustomPresets(names: readonly string[]): void {
   const group = byId('custom-presets');
   const select = byId<HTMLSelectElement>('preset');
-  const current = select.value;
+  const current = pendingPreset ?? select.value;
   group.replaceChildren(...names.map((n) => option(n, n)));
   group.hidden = names.length === 0;
-  if ([...select.options].some((o) => o.value === current)) select.value = current;
+  if (hasOption(select, current)) {
+    select.value = current;
+    if (names.includes(current)) pendingPreset = undefined;
+  }
+}
+
+/** Put options (the last run's) into the form. */
+export function writeOptions(o: RunOptions): void {
+  const preset = byId<HTMLSelectElement>('preset');
+  if (hasOption(preset, o.preset)) preset.value = o.preset;
+  else pendingPreset = o.preset;
+  byId<HTMLInputElement>('remove-bg').checked = o.removeBackground;
+  setChecked('bg', o.background);
+  byId<HTMLInputElement>('bg-color').value = o.bgColor;
+  byId<HTMLSelectElement>('bg-shadow').value = o.bgShadow;
+  const aiArt = byId<HTMLSelectElement>('ai-art');
+  if (hasOption(aiArt, o.aiArt)) aiArt.value = o.aiArt;
+  byId<HTMLSelectElement>('ai-art-size').value = o.aiArtOutputSize;
+  byId<HTMLSelectElement>('resize-kind').value = o.resize.kind;
+  const value = o.resize.kind === 'long' ? o.resize.px : o.resize.kind === 'scale' ? o.resize.percent : '';
+  byId<HTMLInputElement>('resize-value').value = String(value);
+  setChecked('placement', o.placement);
+  syncForm();
 }
 
 /** Show and hide the dependent controls. */
@@ -81,7 +110,7 @@ function readResize(): ResizeChoice | string {
 export function readOptions(): { ok: true; options: RunOptions } | { ok: false; error: string } {
   const resize = readResize();
   if (typeof resize === 'string') return { ok: false, error: resize };
-  const aiArt = byId<HTMLSelectElement>('ai-art').value as AiArtToken | '';
+  const aiArt = byId<HTMLSelectElement>('ai-art').value;
   return {
     ok: true,
     options: {

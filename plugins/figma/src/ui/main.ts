@@ -7,7 +7,7 @@ import type { Command, SelectionSummary } from '../shared/messages';
 import { secretSlot, type ApiKeyChange, type BackendChoice, type PublicSettings } from '../shared/settings';
 import { backendLabel, openBackend } from './backend';
 import { MainBridge, type MainEvent } from './bridge';
-import { applyCommand, byId, fillStaticLists, readOptions, setChecked, setCustomPresets, syncForm } from './form';
+import { applyCommand, byId, fillStaticLists, readOptions, setChecked, setCustomPresets, syncForm, writeOptions } from './form';
 import { ItemsView } from './items';
 import { describeError } from './network';
 import { runCorrection } from './runner';
@@ -145,6 +145,8 @@ function onEvent(bridge: MainBridge, msg: MainEvent): void {
       selection = msg.selection;
       showSelection();
       showSettings(msg.settings);
+      // The last run's options first ("Correct again" repeats them), then what the command asks for.
+      if (msg.lastOptions) writeOptions(msg.lastOptions);
       start(msg.command);
       void loadPresets(bridge);
       return;

@@ -3,38 +3,11 @@
  * parameters. The parameter rules themselves live in `@pfc/core`; the UI
  * checks each image's parameters with the backend's `validate()` before upload.
  */
-import type { AiArtToken, PfcParams } from '@pfc/core';
-import type { ResizeChoice, ResizeRequest } from '../shared/fit';
-import type { Placement } from '../shared/messages';
+import { AI_ART_TOKENS, type AiArtToken, type PfcParams } from '@pfc/core';
+import type { ResizeRequest } from '../shared/fit';
+import type { RunOptions } from '../shared/run-options';
 
-export type BackgroundKind = 'transparent' | 'colour' | 'shadow';
-
-export interface RunOptions {
-  /** A built-in group, a custom preset's name, or `none` (no colour correction). */
-  preset: string;
-  removeBackground: boolean;
-  background: BackgroundKind;
-  /** `#rrggbb`, for the colour and shadow kinds. */
-  bgColor: string;
-  bgShadow: 'soft' | 'hard' | 'floating';
-  /** An AI Art token, or empty for none. */
-  aiArt: AiArtToken | '';
-  aiArtOutputSize: '2k' | '4k';
-  resize: ResizeChoice;
-  placement: Placement;
-}
-
-export const DEFAULT_OPTIONS: RunOptions = {
-  preset: 'Universal',
-  removeBackground: false,
-  background: 'transparent',
-  bgColor: '#ffffff',
-  bgShadow: 'soft',
-  aiArt: '',
-  aiArtOutputSize: '2k',
-  resize: { kind: 'none' },
-  placement: 'replace',
-};
+export { DEFAULT_OPTIONS, type BackgroundKind, type RunOptions } from '../shared/run-options';
 
 /** Display names of the AI Art tokens (the token is what is sent). */
 export const AI_ART_NAMES: Record<AiArtToken, string> = {
@@ -56,6 +29,10 @@ export const AI_ART_NAMES: Record<AiArtToken, string> = {
   groupPirate: 'Pirate group',
 };
 
+export function isAiArtToken(v: string): v is AiArtToken {
+  return (AI_ART_TOKENS as readonly string[]).includes(v);
+}
+
 /**
  * The parameters of one image: the form's options plus the resize the main
  * thread planned to stay within Figma's 4096 px.
@@ -69,6 +46,7 @@ export function toPfcParams(o: RunOptions, resize: ResizeRequest): PfcParams {
     if (o.background === 'shadow') p.bgShadow = o.bgShadow;
   }
   if (o.aiArt) {
+    if (!isAiArtToken(o.aiArt)) throw new Error(`AI Art style must be one of ${AI_ART_TOKENS.join(', ')} (got ${JSON.stringify(o.aiArt)})`);
     p.aiArt = o.aiArt;
     p.aiArtOutputSize = o.aiArtOutputSize;
   }
@@ -81,7 +59,7 @@ export function describeOptions(o: RunOptions): string {
   if (o.removeBackground) {
     parts.push(o.background === 'transparent' ? 'background removed' : `background ${o.bgColor}${o.background === 'shadow' ? ` with ${o.bgShadow} shadow` : ''}`);
   }
-  if (o.aiArt) parts.push(`AI Art ${AI_ART_NAMES[o.aiArt]}`);
+  if (o.aiArt) parts.push(`AI Art ${isAiArtToken(o.aiArt) ? AI_ART_NAMES[o.aiArt] : o.aiArt}`);
   if (o.resize.kind === 'long') parts.push(`long edge ${o.resize.px} px`);
   if (o.resize.kind === 'scale') parts.push(`scaled ${o.resize.percent} %`);
   return `Perfectly Clear: ${parts.join(', ')}`;

@@ -94,7 +94,7 @@ export async function runCorrection(
   signal: AbortSignal,
   callbacks: RunCallbacks,
 ): Promise<{ plan: RunPlan; summary: RunSummary; message: string }> {
-  const plan = await bridge.request('run/plan', { placement: options.placement, resize: options.resize });
+  const plan = await bridge.request('run/plan', { options });
   callbacks.onPlan(plan);
   const summary: RunSummary = { done: 0, failed: 0, skipped: plan.skipped.length, cancelled: false };
   try {
