@@ -4,7 +4,10 @@
  * URL the self-hosted containers, and with neither the embedded emulator is
  * started in-process on loopback.
  */
-import { type CorrectionBackend, DEFAULT_BASE_URL, type RetryInfo, WebApiClient } from '@pfc/core';
+import {
+  type CorrectionBackend, createBgrBackend, createContainerBackend, createSelfHostedBackend, DEFAULT_BASE_URL, type PfcParams, type RetryInfo,
+  WebApiClient,
+} from '@pfc/core';
 import { BatchUsageError } from './errors';
 
 export type BackendChoice = 'auto' | 'web' | 'container' | 'bgr' | 'emulator';
@@ -21,6 +24,8 @@ export interface BackendSelection {
   containerUrl?: string;
   /** Background-removal container address. */
   bgrUrl?: string;
+  /** Licence key of the background-removal container (sent once to its `/Authorize`). Never printed. */
+  bgrLicenseKey?: string;
   /** Extra time each embedded-emulator job spends processing, in ms (demos and tests). Default 0. */
   emulatorProcessingMs?: number;
   /** Called before each HTTP retry (never receives credentials). */
@@ -79,7 +84,34 @@ export async function openBackend(sel: BackendSelection): Promise<OpenedBackend>
 }
 
 async function openSelfHosted(choice: 'container' | 'bgr', sel: BackendSelection): Promise<OpenedBackend> {
-  if (choice === 'container' && !sel.containerUrl) throw new BatchUsageError('the container backend needs --container-url (or PFC_CONTAINER_URL)', 'bad-params');
-  if (choice === 'bgr' && !sel.bgrUrl) throw new BatchUsageError('the bgr backend needs --bgr-url (or PFC_BGR_URL)', 'bad-params');
-  throw new BatchUsageError(`the ${choice} backend is not available in this build yet`, 'bad-params');
+  const retry = sel.onRetry ? { onRetry: sel.onRetry } : {};
+  const bgr = sel.bgrUrl ? { baseURL: sel.bgrUrl, ...(sel.bgrLicenseKey ? { licenseKey: sel.bgrLicenseKey } : {}), ...retry } : undefined;
+  const close = async () => undefined;
+  if (choice === 'bgr') {
+    if (!bgr) throw new BatchUsageError('the bgr backend needs --bgr-url (or PFC_BGR_URL)', 'bad-params');
+    // One GPU job at a time is what a single BGR container does well.
+    return { backend: createBgrBackend({ bgr }), id: 'bgr', description: `background-removal container at ${bgr.baseURL}`, paid: false, defaultConcurrency: 1, close };
+  }
+  if (!sel.containerUrl) throw new BatchUsageError('the container backend needs --container-url (or PFC_CONTAINER_URL)', 'bad-params');
+  const container = { baseURL: sel.containerUrl, ...retry };
+  if (bgr) {
+    return {
+      backend: createSelfHostedBackend({ container, bgr }),
+      id: 'container+bgr',
+      description: `containers at ${container.baseURL} (colour) and ${bgr.baseURL} (background removal)`,
+      paid: false,
+      defaultConcurrency: 2,
+      close,
+    };
+  }
+  return { backend: createContainerBackend({ container }), id: 'container', description: `colour-correction container at ${container.baseURL}`, paid: false, defaultConcurrency: 2, close };
+}
+
+/**
+ * Parameters a backend implies: the BGR container alone always removes the
+ * background (and answers PNG), so outputs are named and keyed as with
+ * `removeBackground=true`.
+ */
+export function impliedParams(choice: Exclude<BackendChoice, 'auto'>, params: PfcParams): PfcParams {
+  return choice === 'bgr' && params.removeBackground === undefined ? { ...params, removeBackground: true } : params;
 }

@@ -20,4 +20,4 @@ export { BatchUsageError } from './errors';
 export { writeReport, type ReportOptions, type Thumbnail } from './report';
 export { formatBytes, formatDuration } from './format';
 export { pendingFiles, type PendingOptions } from './pending';
-export { openBackend, resolveBackendChoice, BACKEND_CHOICES, type BackendChoice, type BackendSelection, type OpenedBackend } from './backends';
+export { openBackend, resolveBackendChoice, impliedParams, BACKEND_CHOICES, type BackendChoice, type BackendSelection, type OpenedBackend } from './backends';

@@ -15,6 +15,7 @@ import { copyFileAtomic, fileInputFromPath, removePartials, writeStreamAtomic } 
 import { Manifest, settingsKey } from './manifest';
 import { outputFormat } from './paths';
 import type { BatchPlan, PlannedFile } from './plan';
+import type { MediaFormat } from './sniff';
 import { verifyOutput } from './verify';
 
 export interface RunOptions {
@@ -153,10 +154,13 @@ async function processFile(file: PlannedFile, manifest: Manifest, ctx: FileConte
         });
         jobId = res.job?._id;
         const expected = outputFormat(file.media.format, params);
+        let got: MediaFormat = expected;
         const written = await writeStreamAtomic(file.output, res.body, {
           ...(signal ? { signal } : {}),
           ...(mode !== undefined ? { mode } : {}),
-          verify: (tmp) => verifyOutput(tmp, expected),
+          verify: async (tmp) => {
+            got = await verifyOutput(tmp, expected);
+          },
         });
         const out = await stat(file.output);
         const durationMs = Date.now() - t0;
@@ -164,7 +168,7 @@ async function processFile(file: PlannedFile, manifest: Manifest, ctx: FileConte
           output: file.output, input: file.input, inputHash: d.sourceHash, inputSize: source.size, inputMtimeMs: source.mtimeMs, settingsKey: key, params: effective, backend: ctx.backendId,
           outputHash: written.hash, outputSize: written.bytes, outputMtimeMs: out.mtimeMs, ...(jobId ? { jobId } : {}), durationMs, completedAt: new Date().toISOString(),
         });
-        const warnings = res.warnings;
+        const warnings = got === expected ? res.warnings : [...res.warnings, `the service returned ${got.toUpperCase()} where ${expected.toUpperCase()} was expected; the file keeps its planned name`];
         emit({ type: 'corrected', ...ids, output: file.output, bytesIn: source.size, bytesOut: written.bytes, durationMs, ...(jobId ? { jobId } : {}), warnings, ...(file.backup ? { backup: file.backup } : {}) });
         return { ...base, status: 'corrected', reason: d.reason, bytesIn: source.size, bytesOut: written.bytes, durationMs, warnings, ...(jobId ? { jobId } : {}), ...(res.job ? { job: res.job } : {}) };
       } catch (err) {

@@ -7,8 +7,12 @@ export class OutputCheckError extends Error {
   override name = 'OutputCheckError';
 }
 
-/** Throw `OutputCheckError` unless the file at `path` is an image (for an image) or a video (for a video). */
-export async function verifyOutput(path: string, expected: MediaFormat): Promise<void> {
+/**
+ * Throw `OutputCheckError` unless the file at `path` is an image (for an image)
+ * or a video (for a video). Returns the format found, which may differ from
+ * `expected` within its kind (a PNG for an expected JPEG).
+ */
+export async function verifyOutput(path: string, expected: MediaFormat): Promise<MediaFormat> {
   const fh = await open(path, 'r');
   let head: Buffer;
   try {
@@ -21,7 +25,7 @@ export async function verifyOutput(path: string, expected: MediaFormat): Promise
   const got = sniffBytes(head);
   const isImage = (f: MediaFormat | undefined) => f === 'jpeg' || f === 'png';
   const isVideo = (f: MediaFormat | undefined) => f === 'mp4' || f === 'mov';
-  if (isImage(expected) ? isImage(got) : isVideo(got)) return;
+  if (got && (isImage(expected) ? isImage(got) : isVideo(got))) return got;
   const preview = head.toString('latin1').replace(/[^\x20-\x7e]/g, '.').slice(0, 16);
   throw new OutputCheckError(`the service returned ${head.length === 0 ? 'an empty file' : `a file that is not ${isImage(expected) ? 'an image' : 'a video'} (starts "${preview}")`}`);
 }

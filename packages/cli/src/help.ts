@@ -15,7 +15,8 @@ Options:
   -h, --help              show help
   -v, --version           show the version
 
-Environment: PFC_API_KEY (Web API key), PFC_BASE_URL, PFC_CONTAINER_URL, PFC_BGR_URL, NO_COLOR.
+Environment: PFC_API_KEY (Web API key), PFC_BASE_URL, PFC_CONTAINER_URL, PFC_BGR_URL,
+PFC_BGR_LICENSE_KEY, NO_COLOR.
 `;
 
 export const CORRECT_HELP = `Usage: pfc correct <paths...> [options]
@@ -37,7 +38,11 @@ embedded emulator, started on 127.0.0.1 for this run):
       --base-url URL       Web API base (default: PFC_BASE_URL or
                            https://api.perfectlyclear.io/v2)
       --container-url URL  colour-correction container (PFC_CONTAINER_URL)
-      --bgr-url URL        background-removal container (PFC_BGR_URL)
+      --bgr-url URL        background-removal container (PFC_BGR_URL); with
+                           --container-url, backgrounds are removed after the
+                           colour correction when removeBackground=true
+      --bgr-license-key K  licence key of the BGR container
+                           (PFC_BGR_LICENSE_KEY); never printed
 
 Correction:
       --preset NAME        preset name (built-in group, custom preset, or none)

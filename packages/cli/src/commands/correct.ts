@@ -2,7 +2,7 @@
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import {
-  BACKEND_CHOICES, BACKUP_DIR, type BackendChoice, type BatchSummary, BatchUsageError, formatBytes, type OpenedBackend, openBackend,
+  BACKEND_CHOICES, BACKUP_DIR, impliedParams, type BackendChoice, type BatchSummary, BatchUsageError, formatBytes, type OpenedBackend, openBackend,
   type OutputMode, pendingFiles, planBatch, resolveBackendChoice, runBatch, writeReport,
 } from '@pfc/batch';
 import { ParameterError } from '@pfc/core';
@@ -24,6 +24,7 @@ export async function correctCommand(argv: string[], io: CliIo): Promise<number>
     'base-url': { type: 'string' },
     'container-url': { type: 'string' },
     'bgr-url': { type: 'string' },
+    'bgr-license-key': { type: 'string' },
     preset: { type: 'string' },
     param: { type: 'string', short: 'p', multiple: true },
     concurrency: { type: 'string', short: 'j' },
@@ -40,7 +41,7 @@ export async function correctCommand(argv: string[], io: CliIo): Promise<number>
   }
   if (positionals.length === 0) throw new UsageError('no input paths: pfc correct <files or folders...> (see: pfc correct --help)');
   const output = outputMode(v.out, v.suffix, v['in-place'] ?? false);
-  const { params, warnings } = paramsFromArgs(v.preset, v.param ?? []);
+  const { params: given, warnings } = paramsFromArgs(v.preset, v.param ?? []);
   const concurrency = intFlag('concurrency', v.concurrency, 1, 64);
   const confirmAbove = intFlag('confirm-above', v['confirm-above'], 0, Number.MAX_SAFE_INTEGER) ?? DEFAULT_CONFIRM_ABOVE;
   const choice = (v.backend ?? 'auto') as BackendChoice;
@@ -51,8 +52,10 @@ export async function correctCommand(argv: string[], io: CliIo): Promise<number>
     baseURL: v['base-url'] ?? io.env.PFC_BASE_URL,
     containerUrl: v['container-url'] ?? io.env.PFC_CONTAINER_URL,
     bgrUrl: v['bgr-url'] ?? io.env.PFC_BGR_URL,
+    bgrLicenseKey: v['bgr-license-key'] ?? io.env.PFC_BGR_LICENSE_KEY,
   };
   const resolved = resolveBackendChoice(selection);
+  const params = impliedParams(resolved, given);
   const render = v.json ? jsonRenderer(io) : humanRenderer(io);
   for (const w of warnings) render.notice(`Note: ${w}`);
 
