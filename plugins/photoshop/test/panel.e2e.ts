@@ -227,6 +227,33 @@ describe('Photoshop panel in Chromium on the simulated host', () => {
     expect(Math.max(opened.width, opened.height)).toBe(300);
     expect(await sim((s) => s.tempFiles())).toContain('grace (Perfectly Clear).jpg');
     expect(after.find((d) => d.id === doc.id)!.history).toEqual(cut.history); // the source is untouched
+  });
+
+  it('switches to the self-hosted containers in Settings and removes a background there', async () => {
+    await page.click('#toggle-settings');
+    await page.selectOption('#backend', 'container');
+    await page.fill('#container-url', emu.urls.container!);
+    await page.fill('#bgr-url', emu.urls.bgr!);
+    await page.fill('#bgr-key', 'studio-licence');
+    await page.click('#save-settings');
+    await expect.poll(() => page.textContent('#message')).toBe('Settings saved.');
+    expect(await page.textContent('#backend-label')).toContain('Container');
+    expect((await sim((s) => s.secureKeys())).sort()).toEqual(['pfc.apiKey', 'pfc.bgrLicenceKey']);
+    await page.click('#toggle-settings');
+
+    const doc = await openPhoto('portraits/astronaut.jpg', 'astronaut-studio.jpg');
+    await page.selectOption('#background', 'transparent');
+    await runButton('#correct-document');
+    await page.selectOption('#background', 'keep');
+    const [outcome] = await outcomes();
+    expect(outcome!.status).toBe('done');
+    expect(outcome!.text).toMatch(/^astronaut-studio\.jpg — added layer "Perfectly Clear: Universal, background removed"/);
+    expect(await page.textContent('#outcomes .note')).toContain('corrected_url'); // the container's own note, shown
+    const now = await page.evaluate((id) => window.__sim.document(id), doc.id);
+    expect(now.history).toEqual(['Open', 'Perfectly Clear: Universal, background removed']);
+    const px = await layerRgba(doc.id, (now.layers[0] as { id: number }).id);
+    expect(px[3]).toBe(0);
+    expect(px[((now.height >> 1) * now.width + (now.width >> 1)) * 4 + 3]).toBe(255);
     expect(pageErrors).toEqual([]);
   });
 });

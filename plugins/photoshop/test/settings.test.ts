@@ -53,6 +53,13 @@ describe('createBackend', () => {
     expect(emu.kind).toBe('web');
     expect(JSON.stringify(createBackend(DEFAULT_SETTINGS, { apiKey: 'secret-key' }, fetch))).not.toContain('secret-key');
   });
+
+  it('uses the colour container alone, or followed by the background-removal container', () => {
+    const container = { ...DEFAULT_SETTINGS, backend: 'container' as const, containerURL: 'http://studio:8081' };
+    expect(createBackend(container, {}, fetch).kind).toBe('container');
+    expect(createBackend({ ...container, bgrURL: 'http://gpu:8000' }, { bgrLicenceKey: 'lic' }, fetch).kind).toBe('container+bgr');
+    expect(() => createBackend({ ...container, containerURL: '' }, {}, fetch)).toThrow('container address');
+  });
 });
 
 describe('withBodyStreams', () => {

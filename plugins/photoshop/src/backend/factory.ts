@@ -1,9 +1,10 @@
 /**
  * The backend for the panel's settings: the hosted Web API, a local emulator
- * (same protocol, any key), or self-hosted containers. Network calls are
- * `@pfc/core`'s; the panel only chooses the address and the key.
+ * (same protocol, any key), or the self-hosted colour-correction container,
+ * optionally followed by the background-removal container. Network calls are
+ * `@pfc/core`'s; the panel only chooses the addresses and the keys.
  */
-import { createWebBackend, type CorrectionBackend, type FetchLike } from '@pfc/core';
+import { createContainerBackend, createSelfHostedBackend, createWebBackend, type CorrectionBackend, type FetchLike } from '@pfc/core';
 import type { PanelSettings } from '../settings/store';
 
 export interface BackendSecrets {
@@ -26,8 +27,14 @@ export function createBackend(settings: PanelSettings, secrets: BackendSecrets, 
       return createWebBackend({ baseURL: settings.hostedURL, apiKey: secrets.apiKey, fetch });
     case 'emulator':
       return createWebBackend({ baseURL: settings.emulatorURL, apiKey: secrets.apiKey || EMULATOR_KEY, fetch });
-    case 'container':
-      throw new SettingsError('The self-hosted container backend is not available in this build yet; choose the hosted Web API or a local emulator under Settings.');
+    case 'container': {
+      if (!settings.containerURL) throw new SettingsError('Enter the colour-correction container address under Settings first.');
+      const container = { baseURL: settings.containerURL, fetch };
+      if (!settings.bgrURL) return createContainerBackend({ container });
+      // With a background-removal container, removeBackground runs there after the colour correction.
+      const bgr = { baseURL: settings.bgrURL, fetch, ...(secrets.bgrLicenceKey ? { licenseKey: secrets.bgrLicenceKey } : {}) };
+      return createSelfHostedBackend({ container, bgr });
+    }
   }
 }
 
