@@ -7,13 +7,15 @@
 import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
 import sharp from 'sharp';
+import { selfHostedFlags, selfHostedHelp, selfHostedOptionsFrom } from './container/cli';
 import { validateFaultConfig, type FaultConfig, type RouteFaults } from './faults';
 import type { EmulatorOptions } from './options';
 import { startEmulator } from './server';
 
 const HELP = `Usage: pfc-emulator [options]
 
-Local emulator of the Perfectly Clear Web API v2 (real image work with sharp).
+Local emulator of the Perfectly Clear Web API v2 and the two self-hosted
+containers (real image work with sharp).
 
   --host HOST                 interface to listen on (default 127.0.0.1)
   --web-port PORT             Web API port (default 8080; 0 = any free port)
@@ -38,7 +40,7 @@ Local emulator of the Perfectly Clear Web API v2 (real image work with sharp).
   --fault-job-hang RATE       share of jobs that never finish
   --verbose                   log one line per request to stderr (never keys)
   -h, --help                  show this help
-`;
+${selfHostedHelp}`;
 
 class UsageError extends Error {}
 
@@ -77,6 +79,7 @@ function parse(argv: string[]): EmulatorOptions & { verbose: boolean; help: bool
       'fault-job-fail': str,
       'fault-job-reject': str,
       'fault-job-hang': str,
+      ...selfHostedFlags,
       verbose: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -109,7 +112,14 @@ function parse(argv: string[]): EmulatorOptions & { verbose: boolean; help: bool
   } catch (err) {
     throw new UsageError(`fault configuration: ${(err as Error).message}`);
   }
+  let selfHosted: ReturnType<typeof selfHostedOptionsFrom>;
+  try {
+    selfHosted = selfHostedOptionsFrom(v, process.env, v['web-port'] === '0');
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
   return {
+    ...selfHosted,
     host: v.host ?? '127.0.0.1',
     webPort: num('web-port', v['web-port'], { integer: true, max: 65535 }) ?? 8080,
     apiKeys: v['api-key'],

@@ -1,6 +1,6 @@
 /**
- * @pfc/emulator — a local, stateful emulator of the Web API v2 doing real
- * image work with sharp. See README.md for routes, choices and limits.
+ * @pfc/emulator — a local, stateful emulator of the Web API v2 and the two
+ * self-hosted containers, doing real image work with sharp. See README.md for routes, choices and limits.
  */
 export { startEmulator, type EmulatorHandle, type EmulatorUrls } from './server';
 export { DEFAULT_LIMITS, type EmulatorLimits, type EmulatorOptions } from './options';
@@ -9,3 +9,4 @@ export type { EmulatorStats } from './control/routes-control';
 export type { Detection, ImagingEngine, LookContext, RawImage } from './engine';
 export { processImage, jobParams, type ProcessContext, type ProcessResult } from './webapi/process';
 export { JobRejection } from './webapi/limits';
+export * from './container/index';

@@ -1,4 +1,6 @@
 /** Options of `startEmulator` and the `pfc-emulator` bin, with their defaults. */
+import type { BgrServerOptions } from './bgr/server';
+import type { ContainerServerOptions } from './container/options';
 import type { ImagingEngine } from './engine';
 import type { FaultConfig } from './faults';
 
@@ -81,4 +83,8 @@ export interface EmulatorOptions {
   now?: () => number;
   /** Receives one line per request and per unexpected error (never keys). Default: silent. */
   log?: (line: string) => void;
+  /** The colour-correction container emulation; `false` to not start it. Default: started on any free port (the bin: 8081). */
+  container?: ContainerServerOptions | false;
+  /** The background-removal container emulation; `false` to not start it. Default: started on any free port (the bin: 8000). */
+  bgr?: BgrServerOptions | false;
 }

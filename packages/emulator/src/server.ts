@@ -6,6 +6,7 @@
 import { emulatorStats, type EmulatorStats } from './control/routes-control';
 import type { FaultConfig } from './faults';
 import type { EmulatorOptions } from './options';
+import { startSelfHosted, type SelfHostedEmulation } from './container/start';
 import { DataStore } from './storage';
 import { sweep } from './webapi/app';
 import { startWebApi } from './webapi/index';
@@ -25,6 +26,8 @@ export interface EmulatorHandle {
   urls: EmulatorUrls;
   /** The data folder in use. */
   dataDir: string;
+  /** The container emulations (absent when started with `container: false` / `bgr: false`). */
+  selfHosted: Pick<SelfHostedEmulation, 'container' | 'bgr'>;
   /** Request, job and fault counters (as `GET /_emulator/stats`). */
   stats(): EmulatorStats;
   /** Replaces the fault configuration (as `POST /_emulator/faults`); throws on an invalid one. */
@@ -49,13 +52,17 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   try {
     const web = await startWebApi(options, store);
     closers.push(web.close);
-    // Container emulations: start here and add `urls.container` / `urls.bgr` (and their closers).
+    const selfHosted = await startSelfHosted(options, store.root);
+    closers.push(selfHosted.close);
     const urls: EmulatorUrls = { web: web.url };
+    if (selfHosted.urls.container) urls.container = selfHosted.urls.container;
+    if (selfHosted.urls.bgr) urls.bgr = selfHosted.urls.bgr;
     let closing: Promise<void> | undefined;
     return {
       web: web.url,
       urls,
       dataDir: store.root,
+      selfHosted: { container: selfHosted.container, bgr: selfHosted.bgr },
       stats: () => emulatorStats(web.app),
       setFaults: (config) => web.app.faults.set(config),
       sweep: () => sweep(web.app),
