@@ -9,7 +9,7 @@ export type BackendChoice = 'hosted' | 'container' | 'emulator';
 /** Base address of the hosted Web API v2. */
 export const HOSTED_BASE_URL = 'https://api.perfectlyclear.io/v2';
 /** Default address of a local emulator started with `pfc-emulator` (Web API v2 below `/v2`). */
-export const DEFAULT_EMULATOR_URL = 'http://127.0.0.1:8787/v2';
+export const DEFAULT_EMULATOR_URL = 'http://127.0.0.1:8080/v2';
 
 /** Settings as stored and as shown; never holds the API key. */
 export interface Settings {
