@@ -124,7 +124,7 @@ describe('Photoshop panel in Chromium on the simulated host', () => {
     expect(now.history).toEqual(['Open', 'Perfectly Clear: Universal']);
     // The new layer holds the file the service returned; the original layer is untouched.
     const layer = await layerRgba(doc.id, (now.layers[0] as { id: number }).id);
-    expect(downloads).toHaveLength(1);
+    await expect.poll(() => downloads.length).toBe(1); // the response listener reads the body asynchronously
     const { data } = await sharp(downloads[0]!).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
     expect(meanDiff(layer, new Uint8Array(data))).toBeLessThan(2.5);
     expect(meanDiff(layer, original)).toBeGreaterThan(8);
