@@ -322,7 +322,10 @@ export function backgroundMode(p: PfcParams): BackgroundMode | undefined {
  */
 export function effectivePfcParams(p: PfcParams): PfcParams {
   const out: Record<string, unknown> = {};
+  // "With removeBackground=true and no output type, the output is PNG with transparency."
+  if (p.removeBackground === true && p.outputType === undefined) out.outputType = 'png';
   for (const name of PFC_PARAM_NAMES) {
+    if (out[name] !== undefined) continue;
     const spec = PFC_PARAMS[name];
     const v = p[name] ?? ('default' in spec ? spec.default : undefined);
     if (v !== undefined) out[name] = v;

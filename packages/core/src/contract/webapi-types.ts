@@ -46,6 +46,22 @@ export interface JobUsage {
   removeGlaresCount: number;
 }
 
+/** A usage record with every counter at zero, for an input of the given size category. */
+export function emptyJobUsage(size: string): JobUsage {
+  return {
+    size,
+    imageCorrectionCount: 0,
+    imageResizeCount: 0,
+    classicResizeCount: 0,
+    videoCorrectionCount: 0,
+    removeBackgroundCount: 0,
+    autoCropCount: 0,
+    glaresDetectorCount: 0,
+    removeGlaresTotalCount: 0,
+    removeGlaresCount: 0,
+  };
+}
+
 export interface Point {
   x: number;
   y: number;

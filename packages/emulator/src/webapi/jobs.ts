@@ -5,7 +5,7 @@
  * PROCESSING forever.
  */
 import { randomUUID } from 'node:crypto';
-import { JOB_STATES, type CropBox, type DetectionData, type Dimensions, type JobRecord, type JobState, type JobUsage, type PfcParams } from '@pfc/core';
+import { emptyJobUsage, JOB_STATES, type CropBox, type DetectionData, type Dimensions, type JobRecord, type JobState, type JobUsage, type PfcParams } from '@pfc/core';
 import type { InjectedJobFault } from '../faults';
 import type { UploadedFile } from './uploads';
 
@@ -56,20 +56,6 @@ export interface JobQueueOptions {
   work: (job: Job) => Promise<Outcome>;
 }
 
-function zeroUsage(size: string): JobUsage {
-  return {
-    size,
-    imageCorrectionCount: 0,
-    imageResizeCount: 0,
-    classicResizeCount: 0,
-    videoCorrectionCount: 0,
-    removeBackgroundCount: 0,
-    autoCropCount: 0,
-    glaresDetectorCount: 0,
-    removeGlaresTotalCount: 0,
-    removeGlaresCount: 0,
-  };
-}
 
 export class JobQueue {
   private readonly jobs = new Map<string, Job>();
@@ -99,7 +85,7 @@ export class JobQueue {
       code: 0,
       createdAt: at,
       updatedAt: at,
-      usage: zeroUsage(spec.usageSize),
+      usage: emptyJobUsage(spec.usageSize),
       aiserver: false,
       timeTaken: 0,
       ...(spec.originalDimensions ? { originalDimensions: spec.originalDimensions } : {}),

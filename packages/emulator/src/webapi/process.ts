@@ -38,15 +38,9 @@ export const LARGE_IMAGE_PIXELS = 12_000_000;
 
 const AI_PRESET_GROUPS = new Set([undefined, 'Universal', 'Pro', 'School and Sports', 'Attractions and Cruise Lines']);
 
-/**
- * Effective parameters of a job: the contract's `effectivePfcParams`, plus the
- * documented rule that `removeBackground=true` without `outputType` gives PNG
- * (so two requests that produce different files never share a cache entry).
- */
+/** Effective parameters of a job (the contract's `effectivePfcParams`: defaults, priority rules, PNG for background removal). */
 export function jobParams(validated: PfcParams): PfcParams {
-  const p = { ...validated };
-  if (p.removeBackground === true && p.outputType === undefined) p.outputType = 'png';
-  return effectivePfcParams(p);
+  return effectivePfcParams(validated);
 }
 
 /** Runs the pipeline on one image. Throws `JobRejection` for inputs outside the limits; other errors mean FAILED. */
