@@ -10,6 +10,7 @@ import { defaultSleep, Transport } from '../transport';
 import { correctOnWebApi } from './correct';
 import { Jobs, type JobRef } from './jobs';
 import { DEFAULT_BASE_URL, DEFAULT_JOB_TIMEOUT_MS, DEFAULT_POLL, type ClientOptions, type WebApiContext } from './options';
+import { JobDurations } from './poll-schedule';
 import { Presets } from './presets';
 import { Uploads, type UploadOptions } from './uploads';
 import type { WaitOptions } from './wait';
@@ -52,6 +53,7 @@ export class WebApiClient implements CorrectionBackend {
     const ctx: WebApiContext = {
       transport,
       poll: { ...DEFAULT_POLL, ...options.poll },
+      durations: new JobDurations(),
       jobTimeoutMs: options.jobTimeoutMs ?? DEFAULT_JOB_TIMEOUT_MS,
       sleep,
       isOwnOrigin: (url) => transport.url(url).origin === origin,

@@ -3,6 +3,7 @@ import { withDeadline } from '../deadline';
 import { JobFailedError, ProtocolError } from '../errors';
 import type { JobRecord } from '../contract/webapi-types';
 import type { PollPolicy, WebApiContext } from './options';
+import { PollSchedule } from './poll-schedule';
 
 export interface WaitOptions {
   /** Stops the polling; the promise rejects with `UserAbortError`. */
@@ -16,7 +17,8 @@ export interface WaitOptions {
 }
 
 /**
- * Poll `status` until the job leaves PENDING/PROCESSING. States outside the
+ * Poll `status` until the job leaves PENDING/PROCESSING, spaced by `PollSchedule`
+ * (blind at first, around the expected end once jobs have completed). States outside the
  * document are treated as still running (tolerance over guessing), bounded by
  * the deadline. A status request that keeps failing after the transport's
  * retries ends the wait with that error.
@@ -30,21 +32,23 @@ export function waitForJob(
   const policy = { ...ctx.poll, ...options.poll };
   const timeoutMs = options.timeoutMs ?? ctx.jobTimeoutMs;
   return withDeadline(options.signal, timeoutMs, `waiting for ${label}`, async (signal) => {
-    let delay = policy.initialDelayMs;
+    const { adaptive, ...spacing } = policy;
+    const schedule = new PollSchedule(spacing, adaptive ? ctx.durations.expectedMs : undefined);
     for (;;) {
-      await ctx.sleep(Math.round(Math.min(delay, policy.maxDelayMs)), signal);
+      await ctx.sleep(schedule.next(), signal);
       const job = await status(signal);
+      schedule.observe(job.status);
       options.onStatus?.(job);
       if (job.status === 'COMPLETED') {
         if (typeof job.correctedFile !== 'string' || job.correctedFile === '') {
           throw new ProtocolError(`job ${job._id} is COMPLETED without correctedFile`, job);
         }
+        ctx.durations.record(job.timeTaken);
         return job;
       }
       if (job.status === 'FAILED' || job.status === 'REJECTED') {
         throw new JobFailedError(String(job._id), job.status, typeof job.statusText === 'string' ? job.statusText : '', job);
       }
-      delay *= policy.factor;
     }
   });
 }

@@ -1,0 +1,106 @@
+/**
+ * The emulator as a separate process (the built `pfc-emulator` bin), so the
+ * client being measured never shares an event loop or a heap with the
+ * server, and a server crash shows up as an exit instead of taking the
+ * benchmark down with it.
+ */
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { EMULATOR_BIN } from './paths.mjs';
+
+/**
+ * @typedef {object} EmulatorProcessOptions
+ * @property {string} [dataDir] data folder (kept; default a temp folder the emulator removes)
+ * @property {number} [processingMs] extra PROCESSING time per job, ms
+ * @property {number} [workers] jobs PROCESSING at once
+ * @property {string[]} [apiKeys] accepted keys (default: any non-empty key)
+ * @property {object} [faults] fault configuration (`--faults` JSON)
+ * @property {boolean} [containers] also start the container and BGR emulations (on free ports); default false
+ * @property {string[]} [extraArgs] further bin flags
+ * @property {string} [cwd] working folder of the process
+ * @property {string[]} [wrapper] command prefix, e.g. ['strace', '-f', ...]
+ * @property {number} [readyTimeoutMs] default 30 000
+ */
+
+/** @param {EmulatorProcessOptions} [opts] */
+export async function startEmulatorProcess(opts = {}) {
+  const args = [EMULATOR_BIN, '--web-port', '0'];
+  if (opts.dataDir) args.push('--data-dir', opts.dataDir);
+  if (opts.processingMs !== undefined) args.push('--processing-ms', String(opts.processingMs));
+  if (opts.workers !== undefined) args.push('--workers', String(opts.workers));
+  for (const k of opts.apiKeys ?? []) args.push('--api-key', k);
+  if (opts.faults) args.push('--faults', JSON.stringify(opts.faults));
+  // The container emulations default to fixed ports (8081, 8000): free ports or none.
+  const containerPort = opts.containers ? '0' : 'off';
+  args.push('--container-port', containerPort, '--bgr-port', containerPort);
+  args.push(...(opts.extraArgs ?? []));
+  const [cmd, ...cmdArgs] = opts.wrapper ? [...opts.wrapper, process.execPath, ...args] : [process.execPath, ...args];
+  const proc = spawn(cmd, cmdArgs, { cwd: opts.cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  proc.stderr.setEncoding('utf8').on('data', (d) => {
+    // Keep the tail only: a long soak must not grow this without bound.
+    stderr = (stderr + d).slice(-20_000);
+  });
+  const exited = once(proc, 'exit').then(([code, signal]) => ({ code, signal }));
+
+  const urls = await new Promise((resolve, reject) => {
+    let buf = '';
+    const timer = setTimeout(() => reject(new Error(`emulator not ready after ${opts.readyTimeoutMs ?? 30_000} ms: ${stderr}`)), opts.readyTimeoutMs ?? 30_000);
+    proc.stdout.setEncoding('utf8').on('data', (d) => {
+      buf += d;
+      const nl = buf.indexOf('\n');
+      if (nl >= 0) {
+        clearTimeout(timer);
+        try {
+          resolve(JSON.parse(buf.slice(0, nl)));
+        } catch (err) {
+          reject(err);
+        }
+      }
+    });
+    void exited.then(({ code, signal }) => {
+      clearTimeout(timer);
+      reject(new Error(`emulator exited before ready (code ${code}, signal ${signal}): ${stderr}`));
+    });
+  });
+  const origin = new URL(urls.web).origin;
+  let stopped = false;
+
+  return {
+    /** Web API base, e.g. http://127.0.0.1:PORT/v2 */
+    web: urls.web,
+    /** Every server the bin reports ({ web, container?, bgr? }). */
+    urls,
+    origin,
+    proc,
+    /** Resolves when the process exits: { code, signal }. */
+    exited,
+    stderr: () => stderr,
+    alive: () => proc.exitCode === null && proc.signalCode === null,
+    /** GET /_emulator/stats */
+    async stats() {
+      return (await fetch(`${origin}/_emulator/stats`)).json();
+    },
+    /** DELETE /_emulator/stats (request counters back to zero). */
+    async resetStats() {
+      await fetch(`${origin}/_emulator/stats`, { method: 'DELETE' });
+    },
+    /** POST /_emulator/faults (replaces the configuration). */
+    async setFaults(faults) {
+      const res = await fetch(`${origin}/_emulator/faults`, { method: 'POST', body: JSON.stringify(faults), headers: { 'content-type': 'application/json' } });
+      if (!res.ok) throw new Error(`setting faults: ${res.status} ${await res.text()}`);
+    },
+    /** SIGTERM, then SIGKILL after `graceMs`; resolves with how it exited. */
+    async stop(graceMs = 10_000) {
+      if (!stopped && this.alive()) {
+        stopped = true;
+        proc.kill('SIGTERM');
+        const timer = setTimeout(() => proc.kill('SIGKILL'), graceMs);
+        const r = await exited;
+        clearTimeout(timer);
+        return r;
+      }
+      return exited;
+    },
+  };
+}

@@ -1,0 +1,61 @@
+/** Test images generated on the fly: distinct, photo-sized, deterministic by seed. */
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import sharp from 'sharp';
+
+/** Small seeded PRNG (mulberry32): the same seed gives the same images on every run. */
+export function prng(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/**
+ * One JPEG of `width`×`height` whose content is unique to `seed`: a random
+ * low-resolution field scaled up (smooth areas and edges, like a photo) plus
+ * fine grain, so it compresses like a photo (~150–250 KB per megapixel at q90)
+ * and the emulator's content cache never sees two equal files.
+ */
+export async function photoLikeJpeg(seed, width = 1000, height = 1000, quality = 90) {
+  const rnd = prng(seed);
+  const tw = Math.max(2, Math.round(width / 40));
+  const th = Math.max(2, Math.round(height / 40));
+  const tile = Buffer.alloc(tw * th * 3);
+  for (let i = 0; i < tile.length; i++) tile[i] = Math.floor(rnd() * 256);
+  const base = await sharp(tile, { raw: { width: tw, height: th, channels: 3 } }).resize(width, height, { kernel: 'cubic' }).raw().toBuffer();
+  // Grain: cheap per-pixel noise of ±12 levels.
+  let s = seed * 2654435761;
+  for (let i = 0; i < base.length; i++) {
+    s = (s * 1103515245 + 12345) >>> 0;
+    const v = base[i] + ((s >>> 24) % 25) - 12;
+    base[i] = v < 0 ? 0 : v > 255 ? 255 : v;
+  }
+  return sharp(base, { raw: { width, height, channels: 3 } }).jpeg({ quality }).toBuffer();
+}
+
+/**
+ * Write `count` distinct JPEGs named `img-0000.jpg`… into `dir` (created),
+ * spread over `subdirs` sub-folders when given (a nested tree, as users have).
+ * Returns the file paths.
+ */
+export async function writeJpegs(dir, count, { width = 1000, height = 1000, seed = 1, subdirs = 0 } = {}) {
+  const files = [];
+  const jobs = [];
+  for (let i = 0; i < count; i++) {
+    const sub = subdirs > 0 ? `set-${i % subdirs}` : '';
+    const file = path.join(dir, sub, `img-${String(i).padStart(4, '0')}.jpg`);
+    files.push(file);
+    jobs.push(async () => {
+      await mkdir(path.dirname(file), { recursive: true });
+      await writeFile(file, await photoLikeJpeg(seed * 100_003 + i, width, height));
+    });
+  }
+  // A few at a time: sharp works off the main thread.
+  for (let i = 0; i < jobs.length; i += 4) await Promise.all(jobs.slice(i, i + 4).map((j) => j()));
+  return files;
+}
