@@ -66,10 +66,8 @@ beforeAll(async () => {
   await createWebBackend({ baseURL: emu.web, apiKey: API_KEY }).presets.create({ name: 'Brand look', description: 'e2e', file: new TextEncoder().encode('look=brand') });
   [harness, noCors, browser] = await Promise.all([serveHarness(), serveWithoutCors(), launchBrowser()]);
   page = await browser.context.newPage();
+  // Uncaught errors in the page or the plugin window are printed; the blocked-request test's CORS console lines are expected.
   page.on('pageerror', (err) => console.error('[page error]', err.message));
-  page.on('console', (m) => {
-    if (m.type() === 'error') console.error('[console]', m.text());
-  });
   await page.setViewportSize({ width: 420, height: 680 });
   await page.goto(harness.url);
   await page.waitForFunction(() => window.harness !== undefined);
@@ -222,5 +220,17 @@ describe('Figma plugin in Chromium with the emulator', () => {
     await ui.locator('#settings-status', { hasText: `Could not reach ${host}` }).waitFor();
     expect(await ui.locator('#settings-status').textContent()).toMatch(/^Saved, but your presets could not be loaded: .*Origin: null.*Access-Control-Allow-Origin/);
     expect(noCors.origins).toContain('null');
+  });
+
+  it('fits results Figma would refuse (over 4096 px, or not PNG/JPEG) in the browser before they go back', async () => {
+    const wide = await sharp({ create: { width: 5000, height: 300, channels: 4, background: { r: 0, g: 90, b: 200, alpha: 0.5 } } }).png().toBuffer();
+    const fitted = await page.evaluate((b64) => window.harness.fit(b64), wide.toString('base64'));
+    const meta = await sharp(Buffer.from(fitted.base64, 'base64')).metadata();
+    expect([meta.format, meta.width, meta.height, meta.hasAlpha]).toEqual(['png', 4096, 246, true]);
+    expect(fitted.notes).toEqual(['resized from 5000×300 to 4096×246: Figma accepts images up to 4096×4096 px']);
+    const webp = await sharp({ create: { width: 64, height: 32, channels: 3, background: '#808080' } }).webp().toBuffer();
+    const converted = await page.evaluate((b64) => window.harness.fit(b64), webp.toString('base64'));
+    expect((await sharp(Buffer.from(converted.base64, 'base64')).metadata()).format).toBe('png');
+    expect(converted.notes).toEqual(['converted from webp to PNG for Figma']);
   });
 });

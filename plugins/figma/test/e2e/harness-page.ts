@@ -5,6 +5,7 @@
  * (opaque origin, so requests carry `Origin: null`) wired the way Figma wires
  * it: `{ pluginMessage }` envelopes both ways.
  */
+import { fitForFigma } from '../../src/ui/fit-output';
 import { imageFill, SimFigma, solidFill, type UiChannel } from '../sim/figma';
 import type { SimFrame, SimNode, SimShape } from '../sim/nodes';
 import type { DumpNode, HarnessApi, NodeSpec } from './spec';
@@ -47,6 +48,12 @@ function iframeChannel(): UiChannel {
       ready = false;
     },
   };
+}
+
+function toBase64(bytes: Uint8Array): string {
+  let s = '';
+  for (let i = 0; i < bytes.length; i += 0x8000) s += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(s);
 }
 
 class Harness implements HarnessApi {
@@ -130,10 +137,12 @@ class Harness implements HarnessApi {
 
   imageBase64(hash: string): string | null {
     const bytes = this.sim.imageBytes(hash);
-    if (!bytes) return null;
-    let s = '';
-    for (let i = 0; i < bytes.length; i += 0x8000) s += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-    return btoa(s);
+    return bytes ? toBase64(bytes) : null;
+  }
+
+  async fit(base64: string): Promise<{ base64: string; notes: string[] }> {
+    const fitted = await fitForFigma(Uint8Array.from(atob(base64), (c) => c.charCodeAt(0)));
+    return { base64: toBase64(fitted.bytes), notes: fitted.notes };
   }
 
   state() {
