@@ -1,14 +1,13 @@
 /** Shared set-up of the unit tests: a temporary folder of the repo's real sample photos. */
 import { cpSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { dirname, join } from 'node:path';
 import { Commands } from '../src/commands';
 import { Log } from '../src/log';
 import { FakeVscode, type FakeOptions } from './fake-vscode';
+import { SAMPLE_FILES, SAMPLES } from './samples';
 
-export const SAMPLES = resolve(dirname(fileURLToPath(import.meta.url)), '../../../samples');
-export const SAMPLE_FILES = ['objects/chelsea.png', 'objects/coffee.jpg', 'outdoors/rocket.jpg', 'portraits/astronaut.jpg', 'portraits/grace_hopper.jpg'];
+export { SAMPLE_FILES } from './samples';
 
 /** A fresh folder holding `photos/` with the samples' nested layout; `cleanup()` removes it. */
 export function photoFolder(): { root: string; photos: string; cleanup: () => void } {

@@ -6,7 +6,7 @@
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startEmulator, type EmulatorHandle } from '@pfc/emulator';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, test, type TestContext } from 'vitest';
 // @ts-expect-error a plain .mjs script without types
 import { setupCodeServer } from '../scripts/setup-e2e.mjs';
 import { expectCorrectedImage, expectNoPartials, expectOriginalsUntouched, filesBelow } from './e2e/checks';
@@ -15,6 +15,15 @@ import { openSession, PLUGIN_DIR, REPO_DIR, SAMPLE_FILES, VSIX, type Session } f
 import { answerInput, contextMenu, expand, explorerRow, pickQuick, quickInput, recordToasts, seenToasts, toast } from './e2e/ui';
 
 const bench: Record<string, unknown> = {};
+
+/** On failure: the extension's log and a screenshot of the workbench, to see what the user would have seen. */
+async function diagnose(ctx: TestContext, s: Session | undefined): Promise<void> {
+  if (ctx.task.result?.state !== 'fail' || !s) return;
+  const shot = join(REPO_DIR, 'test-results', `vscode-${ctx.task.name.replace(/\W+/g, '-').slice(0, 60)}.png`);
+  mkdirSync(join(REPO_DIR, 'test-results'), { recursive: true });
+  await s.page.screenshot({ path: shot }).catch(() => undefined);
+  console.error(`screenshot: ${shot}\n--- Perfectly Clear output channel ---\n${s.server.outputChannel()}`);
+}
 let codeServerBin: string;
 
 beforeAll(() => {
@@ -42,6 +51,7 @@ describe('right-click correction in a real VS Code (local emulator backend)', ()
     s = await openSession({ codeServerBin, settings: { 'pfc.backend': 'emulator', 'pfc.emulatorUrl': emu.web }, folders: ['photos', 'picks'] });
     await recordToasts(s.page);
   });
+  afterEach((ctx) => diagnose(ctx, s));
   afterAll(async () => {
     await s?.close();
     await emu?.close();
@@ -117,6 +127,7 @@ describe('hosted backend: first-run key prompt, cancel mid-batch, rerun', () => 
     s = await openSession({ codeServerBin, settings: { 'pfc.backend': 'hosted', 'pfc.webApiUrl': emu.web, 'pfc.concurrency': 2 }, folders: ['batch'] });
     await recordToasts(s.page);
   });
+  afterEach((ctx) => diagnose(ctx, s));
   afterAll(async () => {
     await s?.close();
     await emu?.close();

@@ -11,15 +11,13 @@ import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../../../../test/e2e/browser';
 import { startCodeServer, type CodeServer } from './code-server';
 import { waitForWorkbench } from './ui';
+import { SAMPLE_FILES, SAMPLES } from '../samples';
 
 const here = dirname(fileURLToPath(import.meta.url));
 export const PLUGIN_DIR = resolve(here, '../..');
 export const REPO_DIR = resolve(PLUGIN_DIR, '../..');
 export const VSIX = join(PLUGIN_DIR, 'dist', 'pfc-vscode.vsix');
-export const SAMPLES = join(REPO_DIR, 'samples');
-
-/** The sample photos, by their path below samples/ (the nested layout the tests mirror). */
-export const SAMPLE_FILES = ['objects/chelsea.png', 'objects/coffee.jpg', 'outdoors/rocket.jpg', 'portraits/astronaut.jpg', 'portraits/grace_hopper.jpg'];
+export { SAMPLE_FILES, SAMPLES };
 
 export interface Session {
   workspace: string;
