@@ -21,3 +21,4 @@ export { writeReport, type ReportOptions, type Thumbnail } from './report';
 export { formatBytes, formatDuration } from './format';
 export { pendingFiles, type PendingOptions } from './pending';
 export { openBackend, resolveBackendChoice, impliedParams, BACKEND_CHOICES, type BackendChoice, type BackendSelection, type OpenedBackend } from './backends';
+export { createDirectContainerBackend, type DirectAccessOptions } from './container-direct';
