@@ -69,7 +69,7 @@ export interface RequestOptions {
    * which could create a second preset.
    */
   idempotent?: boolean;
-  /** `manual` keeps 3xx answers as they are. Default `follow`. */
+  /** `manual` keeps 3xx answers as they are. Default `follow`; `error` for stream and Blob bodies (see `attempt`). */
   redirect?: RequestRedirect;
   /** How the request is named in errors, instead of `METHOD path` (e.g. to keep a signed path out). */
   label?: string;
@@ -206,7 +206,12 @@ export class Transport {
     const body = typeof opts.body === 'function' ? await opts.body() : opts.body;
     const link = new AttemptLink(opts.signal, timeout, label);
     const headers: Record<string, string> = { ...(opts.auth === false ? {} : this.options.authHeaders?.()), ...opts.headers };
-    const init: RequestInit & { duplex?: 'half' } = { method, headers, signal: link.signal, redirect: opts.redirect ?? 'follow' };
+    // A file body (stream or Blob) is sent with redirect 'error' unless asked otherwise: to be
+    // able to follow a redirect, fetch clones the request, and the clone's tee keeps every
+    // chunk sent in memory (Node 20's undici: a 2 GB upload held 2 GB). A redirected file
+    // upload could not be replayed from a stream anyway; pre-signed addresses do not redirect.
+    const redirect = opts.redirect ?? (isStream(body) || isBlob(body) ? 'error' : 'follow');
+    const init: RequestInit & { duplex?: 'half' } = { method, headers, signal: link.signal, redirect };
     if (body !== undefined) {
       if (isStream(body)) {
         init.body = link.trackUpload(body);
@@ -249,9 +254,13 @@ function isStream(body: unknown): body is ReadableStream<Uint8Array> {
   return typeof ReadableStream !== 'undefined' && body instanceof ReadableStream;
 }
 
+function isBlob(body: unknown): body is Blob {
+  return typeof Blob !== 'undefined' && body instanceof Blob;
+}
+
 /** Byte size of a body whose sending cannot be observed chunk by chunk. */
 function opaqueSize(body: unknown): number {
-  if (typeof Blob !== 'undefined' && body instanceof Blob) return body.size;
+  if (isBlob(body)) return body.size;
   if (body instanceof Uint8Array || body instanceof ArrayBuffer) return body.byteLength;
   return 0;
 }
