@@ -12,7 +12,9 @@ import { setupCodeServer } from '../scripts/setup-e2e.mjs';
 import { expectCorrectedImage, expectNoPartials, expectOriginalsUntouched, filesBelow } from './e2e/checks';
 import { waitFor } from './e2e/code-server';
 import { openSession, PLUGIN_DIR, REPO_DIR, SAMPLE_FILES, VSIX, type Session } from './e2e/session';
-import { answerInput, contextMenu, expand, explorerRow, pickQuick, quickInput, recordToasts, seenToasts, toast } from './e2e/ui';
+import {
+  answerInput, clearSeenToasts, contextMenu, expand, explorerRow, pickQuick, quickInput, recordToasts, runCommand, seenToasts, selectRows, toast, waitForToastText,
+} from './e2e/ui';
 
 const bench: Record<string, unknown> = {};
 
@@ -66,7 +68,7 @@ describe('right-click correction in a real VS Code (local emulator backend)', ()
     bench.firstCommandToPickerMs = Date.now() - clicked;
     await pickQuick(page, 'Pro');
 
-    await toast(page, /Corrected 5 files/).waitFor({ state: 'visible', timeout: 120_000 });
+    await waitForToastText(page, /Corrected 5 files/, 120_000);
     // The progress notification was shown while the files were being corrected.
     expect((await seenToasts(page)).some((t) => /Perfectly Clear: \d\/5/.test(t))).toBe(true);
 
@@ -84,8 +86,10 @@ describe('right-click correction in a real VS Code (local emulator backend)', ()
     bench.activateCallMs = Number(activated![3]);
     expect(log).toMatch(/preset "Pro"/);
 
-    // "Show Report" opens the before/after webview.
-    await toast(page, /Corrected 5 files/).getByRole('button', { name: 'Show Report' }).click();
+    // "Show Report" opens the before/after webview (from the summary, or the palette if the summary already hid itself).
+    const showReport = toast(page, /Corrected 5 files/).getByRole('button', { name: 'Show Report' });
+    if (await showReport.isVisible()) await showReport.click();
+    else await runCommand(page, 'Perfectly Clear: Show Last Report');
     await page.locator('.tab', { hasText: 'Perfectly Clear Report' }).waitFor({ state: 'visible', timeout: 60_000 });
     // Its before/after images load from disk through the webview's resource URIs.
     const report = page.frameLocator('iframe.webview.ready').frameLocator('#active-frame');
@@ -101,11 +105,10 @@ describe('right-click correction in a real VS Code (local emulator backend)', ()
     const picks = join(workspace, 'picks');
     await expand(page, 'picks');
     await expand(page, 'portraits');
-    await explorerRow(page, 'astronaut.jpg').click();
-    await explorerRow(page, 'grace_hopper.jpg').click({ modifiers: ['Control'] });
+    await selectRows(page, ['astronaut.jpg', 'grace_hopper.jpg']);
     await contextMenu(page, explorerRow(page, 'grace_hopper.jpg'), 'Correct Selected Images');
     await pickQuick(page, 'Universal');
-    await toast(page, /Corrected 2 files/).waitFor({ state: 'visible', timeout: 120_000 });
+    await waitForToastText(page, /Corrected 2 files/, 120_000);
 
     const outputs = filesBelow(picks).filter((f) => !SAMPLE_FILES.includes(f) && !f.split('/').pop()!.startsWith('.'));
     expect(outputs).toEqual(['portraits/corrected/astronaut.jpg', 'portraits/corrected/grace_hopper.jpg']);
@@ -152,21 +155,19 @@ describe('hosted backend: first-run key prompt, cancel mid-batch, rerun', () => 
     // Cancel once a file is done and others are in flight.
     await waitFor('a first corrected file', () => logLines(/\] corrected /) >= 1, 120_000);
     await progress.getByRole('button', { name: 'Cancel' }).click();
-    const cancelled = toast(page, /Cancelled after correcting \d file/);
-    await cancelled.waitFor({ state: 'visible', timeout: 120_000 });
+    await waitForToastText(page, /Cancelled after correcting \d file/, 120_000);
 
     expectNoPartials(dir);
     const firstRun = filesBelow(out).filter((f) => !f.startsWith('.'));
     expect(firstRun.length).toBeGreaterThanOrEqual(1);
     expect(firstRun.length).toBeLessThan(5);
     for (const rel of firstRun) await expectCorrectedImage(join(dir, rel), join(out, rel));
-    await cancelled.getByRole('button', { name: /Close|Clear/ }).first().click().catch(() => undefined);
 
     // Rerun: files done before are skipped, the rest are corrected.
+    await clearSeenToasts(page);
     await contextMenu(page, explorerRow(page, 'batch'), 'Correct Images in Folder…');
     await pickQuick(page, 'Universal');
-    const done = toast(page, new RegExp(`Corrected ${5 - firstRun.length} files?.*${firstRun.length} already up to date`));
-    await done.waitFor({ state: 'visible', timeout: 180_000 });
+    await waitForToastText(page, new RegExp(`Corrected ${5 - firstRun.length} files?.*${firstRun.length} already up to date`), 180_000);
     expect(filesBelow(out).filter((f) => !f.startsWith('.'))).toEqual([...SAMPLE_FILES].sort());
     for (const rel of SAMPLE_FILES) await expectCorrectedImage(join(dir, rel), join(out, rel));
     expectOriginalsUntouched(dir, SAMPLE_FILES);

@@ -44,8 +44,15 @@ export async function contextMenu(page: Page, target: Locator, item: string, att
     await menu.waitFor({ state: 'visible', timeout: 15_000 });
     const entry = page.locator('.monaco-menu .action-item').filter({ hasText: item }).first();
     if (await entry.isVisible().catch(() => false)) {
-      await entry.click();
-      return Date.now();
+      // A menu ignores a click that comes too soon after it opened (the right
+      // button's release must not pick an item); on a loaded machine that can
+      // swallow ours. Click until the menu closes, a bounded number of times.
+      for (let c = 1; ; c++) {
+        await entry.click();
+        const at = Date.now();
+        if (await menu.waitFor({ state: 'hidden', timeout: 3_000 }).then(() => true, () => false)) return at;
+        if (c >= 5) throw new Error(`the context menu stayed open after ${c} clicks on "${item}"`);
+      }
     }
     await page.keyboard.press('Escape');
     await menu.waitFor({ state: 'hidden', timeout: 15_000 }).catch(() => undefined);
@@ -114,4 +121,48 @@ export async function recordToasts(page: Page): Promise<void> {
 /** Every toast text seen since `recordToasts`. */
 export async function seenToasts(page: Page): Promise<string[]> {
   return page.evaluate(() => (window as unknown as { __pfcToasts?: string[] }).__pfcToasts ?? []);
+}
+
+/**
+ * Wait until a toast matching `text` has been shown (recorded by
+ * `recordToasts`, so one that hid itself again still counts). Returns its text.
+ */
+export async function waitForToastText(page: Page, text: RegExp, timeoutMs: number): Promise<string> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const hit = (await seenToasts(page)).find((t) => text.test(t));
+    if (hit) return hit;
+    if (Date.now() > deadline) throw new Error(`no notification matching ${text} within ${timeoutMs} ms; seen: ${JSON.stringify(await seenToasts(page))}`);
+    await page.waitForTimeout(200);
+  }
+}
+
+/** Forget the recorded toasts (before a new run, so an old summary does not match). */
+export async function clearSeenToasts(page: Page): Promise<void> {
+  await page.evaluate(() => {
+    const w = window as unknown as { __pfcToasts?: string[] };
+    w.__pfcToasts?.splice(0);
+  });
+}
+
+/**
+ * Select exactly these Explorer rows (click, then Ctrl+click), checking the
+ * tree's own selection state: a click can land while the tree re-renders (a
+ * single click also opens a preview editor), so try again, a bounded number of times.
+ */
+export async function selectRows(page: Page, names: readonly string[], attempts = 5): Promise<void> {
+  const selected = async (): Promise<boolean> => {
+    for (const n of names) if ((await explorerRow(page, n).getAttribute('aria-selected')) !== 'true') return false;
+    return true;
+  };
+  for (let i = 1; ; i++) {
+    await explorerRow(page, names[0]!).click();
+    for (const n of names.slice(1)) await explorerRow(page, n).click({ modifiers: ['Control'] });
+    const deadline = Date.now() + 3_000;
+    while (Date.now() < deadline) {
+      if (await selected()) return;
+      await page.waitForTimeout(100);
+    }
+    if (i >= attempts) throw new Error(`could not select ${names.join(', ')} in the Explorer`);
+  }
 }
