@@ -5,9 +5,10 @@
  * started in-process on loopback.
  */
 import {
-  type CorrectionBackend, createBgrBackend, createContainerBackend, createSelfHostedBackend, DEFAULT_BASE_URL, type PfcParams, type RetryInfo,
-  WebApiClient,
+  type CorrectionBackend, createBgrBackend, createContainerBackend, createSelfHostedBackend, DEFAULT_BASE_URL, type FetchLike, type PfcParams,
+  type RetryInfo, WebApiClient,
 } from '@pfc/core';
+import { createNodeFetch } from './node-fetch';
 import { BatchUsageError } from './errors';
 
 export type BackendChoice = 'auto' | 'web' | 'container' | 'bgr' | 'emulator';
@@ -30,6 +31,8 @@ export interface BackendSelection {
   emulatorProcessingMs?: number;
   /** Called before each HTTP retry (never receives credentials). */
   onRetry?: (info: RetryInfo) => void;
+  /** The `fetch` under every client. Default: `createNodeFetch()` (streamed uploads keep backpressure). */
+  fetch?: FetchLike;
 }
 
 /** An opened backend and what a host needs to know about it. */
@@ -60,21 +63,22 @@ export function resolveBackendChoice(sel: BackendSelection): Exclude<BackendChoi
 }
 
 /** Open the selected backend. Throws `BatchUsageError` (code `bad-params`) when a needed key or URL is missing. */
-export async function openBackend(sel: BackendSelection): Promise<OpenedBackend> {
+export async function openBackend(selection: BackendSelection): Promise<OpenedBackend> {
+  const sel = { ...selection, fetch: selection.fetch ?? createNodeFetch() };
   const choice = resolveBackendChoice(sel);
   const noop = async () => undefined;
   switch (choice) {
     case 'web': {
       if (!sel.apiKey) throw new BatchUsageError('the web backend needs an API key: set PFC_API_KEY or pass --api-key', 'bad-params');
       const baseURL = sel.baseURL ?? DEFAULT_BASE_URL;
-      const web = new WebApiClient({ apiKey: sel.apiKey, baseURL, ...(sel.onRetry ? { onRetry: sel.onRetry } : {}) });
+      const web = new WebApiClient({ apiKey: sel.apiKey, baseURL, fetch: sel.fetch, ...(sel.onRetry ? { onRetry: sel.onRetry } : {}) });
       return { backend: web, web, id: 'web', description: `Web API at ${web.baseURL}`, paid: true, defaultConcurrency: 4, close: noop };
     }
     case 'emulator': {
       const { startEmulator } = await import('@pfc/emulator');
       const emu = await startEmulator({ host: '127.0.0.1', ...(sel.emulatorProcessingMs ? { processingMs: sel.emulatorProcessingMs } : {}) });
       // The embedded emulator accepts any non-empty key; this one never leaves the process.
-      const web = new WebApiClient({ apiKey: 'embedded-emulator', baseURL: emu.web, ...(sel.onRetry ? { onRetry: sel.onRetry } : {}) });
+      const web = new WebApiClient({ apiKey: 'embedded-emulator', baseURL: emu.web, fetch: sel.fetch, ...(sel.onRetry ? { onRetry: sel.onRetry } : {}) });
       return { backend: web, web, id: 'emulator', description: `embedded emulator on ${emu.web}`, paid: false, defaultConcurrency: 2, close: () => emu.close() };
     }
     case 'container':
@@ -84,7 +88,7 @@ export async function openBackend(sel: BackendSelection): Promise<OpenedBackend>
 }
 
 async function openSelfHosted(choice: 'container' | 'bgr', sel: BackendSelection): Promise<OpenedBackend> {
-  const retry = sel.onRetry ? { onRetry: sel.onRetry } : {};
+  const retry = { ...(sel.onRetry ? { onRetry: sel.onRetry } : {}), ...(sel.fetch ? { fetch: sel.fetch } : {}) };
   const bgr = sel.bgrUrl ? { baseURL: sel.bgrUrl, ...(sel.bgrLicenseKey ? { licenseKey: sel.bgrLicenseKey } : {}), ...retry } : undefined;
   const close = async () => undefined;
   if (choice === 'bgr') {

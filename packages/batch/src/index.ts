@@ -22,3 +22,4 @@ export { formatBytes, formatDuration } from './format';
 export { pendingFiles, type PendingOptions } from './pending';
 export { openBackend, resolveBackendChoice, impliedParams, BACKEND_CHOICES, type BackendChoice, type BackendSelection, type OpenedBackend } from './backends';
 export { createDirectContainerBackend, type DirectAccessOptions } from './container-direct';
+export { createNodeFetch } from './node-fetch';
