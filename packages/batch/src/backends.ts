@@ -76,7 +76,8 @@ export async function openBackend(selection: BackendSelection): Promise<OpenedBa
     }
     case 'emulator': {
       const { startEmulator } = await import('@pfc/emulator');
-      const emu = await startEmulator({ host: '127.0.0.1', ...(sel.emulatorProcessingMs ? { processingMs: sel.emulatorProcessingMs } : {}) });
+      // Only the Web API is needed; the container emulations stay off.
+      const emu = await startEmulator({ host: '127.0.0.1', container: false, bgr: false, ...(sel.emulatorProcessingMs ? { processingMs: sel.emulatorProcessingMs } : {}) });
       // The embedded emulator accepts any non-empty key; this one never leaves the process.
       const web = new WebApiClient({ apiKey: 'embedded-emulator', baseURL: emu.web, fetch: sel.fetch, ...(sel.onRetry ? { onRetry: sel.onRetry } : {}) });
       return { backend: web, web, id: 'emulator', description: `embedded emulator on ${emu.web}`, paid: false, defaultConcurrency: 2, close: () => emu.close() };

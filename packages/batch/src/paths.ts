@@ -3,7 +3,7 @@
  * here touches the disk.
  */
 import { basename, dirname, extname, isAbsolute, join, relative, sep } from 'node:path';
-import type { PfcParams } from '@pfc/core';
+import { effectivePfcParams, type PfcParams } from '@pfc/core';
 import type { MediaFormat } from './sniff';
 
 /** Folder created under an input folder when no `--out` is given. */
@@ -36,11 +36,9 @@ const EXT_MATCHES: Record<MediaFormat, readonly string[]> = {
 /** The format the service will return for an input of `format` with these parameters. */
 export function outputFormat(format: MediaFormat, params: PfcParams): MediaFormat {
   if (format === 'mp4' || format === 'mov') return format;
-  if (params.outputType === 'jpg') return 'jpeg';
-  if (params.outputType === 'png') return 'png';
-  // Background removal without an output type answers PNG with transparency (Web API v2, outputType).
-  if (params.removeBackground === true && params.outputType === undefined) return 'png';
-  return format;
+  // Core's effective parameters carry the rules (e.g. background removal without an output type gives PNG).
+  const type = effectivePfcParams(params).outputType;
+  return type === 'jpg' ? 'jpeg' : type === 'png' ? 'png' : format;
 }
 
 /**
