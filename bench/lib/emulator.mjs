@@ -6,7 +6,11 @@
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
 import { EMULATOR_BIN } from './paths.mjs';
+
+/** Kernel clock ticks per second (USER_HZ), 100 on Linux. */
+const CLOCK_TICKS = 100;
 
 /**
  * @typedef {object} EmulatorProcessOptions
@@ -77,6 +81,15 @@ export async function startEmulatorProcess(opts = {}) {
     exited,
     stderr: () => stderr,
     alive: () => proc.exitCode === null && proc.signalCode === null,
+    /** CPU time the emulator process has used so far, ms (Linux /proc). */
+    cpuMs() {
+      try {
+        const fields = readFileSync(`/proc/${proc.pid}/stat`, 'utf8').split(') ')[1].split(' ');
+        return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+      } catch {
+        return NaN;
+      }
+    },
     /** GET /_emulator/stats */
     async stats() {
       return (await fetch(`${origin}/_emulator/stats`)).json();

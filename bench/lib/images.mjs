@@ -1,5 +1,5 @@
 /** Test images generated on the fly: distinct, photo-sized, deterministic by seed. */
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import sharp from 'sharp';
 
@@ -58,4 +58,50 @@ export async function writeJpegs(dir, count, { width = 1000, height = 1000, seed
   // A few at a time: sharp works off the main thread.
   for (let i = 0; i < jobs.length; i += 4) await Promise.all(jobs.slice(i, i + 4).map((j) => j()));
   return files;
+}
+
+/**
+ * A folder holding `count` distinct 1000×1000 JPEGs (img-0000.jpg …) for the
+ * given seed, generated once and kept under the system temp folder, since
+ * making a thousand of them takes minutes. Treat it as read-only input.
+ */
+export async function cachedJpegSet(count, { seed = 1, width = 1000, height = 1000 } = {}) {
+  const { default: os } = await import('node:os');
+  const { existsSync } = await import('node:fs');
+  const dir = path.join(os.tmpdir(), 'pfc-bench-images', `${width}x${height}-seed${seed}`);
+  const missing = [];
+  for (let i = 0; i < count; i++) {
+    const file = path.join(dir, `img-${String(i).padStart(4, '0')}.jpg`);
+    if (!existsSync(file)) missing.push(i);
+  }
+  if (missing.length) {
+    await mkdir(dir, { recursive: true });
+    for (let k = 0; k < missing.length; k += 4) {
+      await Promise.all(missing.slice(k, k + 4).map(async (i) => {
+        const file = path.join(dir, `img-${String(i).padStart(4, '0')}.jpg`);
+        // Temp + rename: an interrupted run never leaves a truncated image in the cache.
+        await writeFile(`${file}.tmp`, await photoLikeJpeg(seed * 100_003 + i, width, height));
+        await rename(`${file}.tmp`, file);
+      }));
+    }
+  }
+  return { dir, files: Array.from({ length: count }, (_, i) => path.join(dir, `img-${String(i).padStart(4, '0')}.jpg`)) };
+}
+
+/**
+ * A fresh input folder `dest` with copies of the first `count` cached JPEGs,
+ * spread over `subdirs` sub-folders when given (a nested tree, as users have).
+ * Copies, not links: a run that changed an input must not spoil the cache.
+ */
+export async function inputFolder(dest, count, { subdirs = 0, seed = 1 } = {}) {
+  const { copyFile } = await import('node:fs/promises');
+  const { files } = await cachedJpegSet(count, { seed });
+  const out = [];
+  for (const [i, src] of files.entries()) {
+    const file = path.join(dest, subdirs > 0 ? `set-${i % subdirs}` : '', path.basename(src));
+    await mkdir(path.dirname(file), { recursive: true });
+    await copyFile(src, file);
+    out.push(file);
+  }
+  return out;
 }

@@ -7,7 +7,7 @@ import { RSS_PRELOAD } from './paths.mjs';
 
 /**
  * Run `node script ...args` to completion. With `rss: true` the child gets the
- * RSS preload and the result carries its peak RSS in bytes. Output is kept
+ * RSS preload and the result carries its peak RSS in bytes and CPU time in ms. Output is kept
  * (stdout whole, stderr's last 50 kB). `timeoutMs` kills it with SIGKILL.
  */
 export function runNode(script, args = [], { cwd, env, rss = false, timeoutMs = 0, onStdoutLine } = {}) {
@@ -43,15 +43,16 @@ export function runNode(script, args = [], { cwd, env, rss = false, timeoutMs = 
     child.on('close', (code, signal) => {
       if (timer) clearTimeout(timer);
       let maxRssBytes;
+      let cpuMs;
       if (rssFile) {
         try {
-          maxRssBytes = JSON.parse(readFileSync(rssFile, 'utf8')).maxRssBytes;
+          ({ maxRssBytes, cpuMs } = JSON.parse(readFileSync(rssFile, 'utf8')));
         } catch {
           // killed before its exit handler ran: no figure
         }
         rmSync(dir, { recursive: true, force: true });
       }
-      resolve({ code, signal, stdout, stderr, maxRssBytes, ms: performance.now() - t0 });
+      resolve({ code, signal, stdout, stderr, maxRssBytes, cpuMs, ms: performance.now() - t0 });
     });
   });
   return Object.assign(done, { child });

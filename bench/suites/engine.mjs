@@ -1,0 +1,129 @@
+/**
+ * Engine: time per megapixel of @pfc/engine's default correction (AI preset
+ * selection) against a bare sharp decode → resize → encode of the same
+ * images in the same run; the first request's extra cost in a fresh process;
+ * files/s with 1 and 2 worker threads.
+ */
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { Worker } from 'node:worker_threads';
+import sharp from 'sharp';
+import { correctImage } from '@pfc/engine';
+import { BENCH_DIR, ROOT } from '../lib/paths.mjs';
+import { runNode } from '../lib/proc.mjs';
+import { median } from '../lib/stats.mjs';
+
+const SAMPLES = ['objects/chelsea.png', 'objects/coffee.jpg', 'outdoors/rocket.jpg', 'portraits/astronaut.jpg', 'portraits/grace_hopper.jpg'];
+
+/** The sample photos at their own size and scaled up to about `mp` megapixels (Lanczos), as JPEG q90. */
+async function imageSet(dir, sizesMp) {
+  await mkdir(dir, { recursive: true });
+  const files = [];
+  for (const rel of SAMPLES) {
+    const src = path.join(ROOT, 'samples', rel);
+    const meta = await sharp(src).metadata();
+    files.push(src);
+    for (const mp of sizesMp) {
+      const k = Math.sqrt((mp * 1e6) / (meta.width * meta.height));
+      const out = path.join(dir, `${path.basename(rel, path.extname(rel))}-${mp}mp.jpg`);
+      await sharp(src).resize(Math.round(meta.width * k), Math.round(meta.height * k), { kernel: 'lanczos3' }).jpeg({ quality: 90 }).toFile(out);
+      files.push(out);
+    }
+  }
+  return files;
+}
+
+/** The bare pipeline: decode, resize to the same size (the floor of any correction), encode like the engine (JPEG q90 / PNG). */
+async function bareSharp(input) {
+  const img = sharp(input);
+  const { width, height, format } = await img.metadata();
+  const p = img.resize(width, height, { kernel: 'lanczos3' });
+  return (format === 'png' ? p.png() : p.jpeg({ quality: 90 })).toBuffer();
+}
+
+async function timePerMp(files, rounds) {
+  const rows = [];
+  for (const file of files) {
+    const input = await readFile(file);
+    const { width, height } = await sharp(input).metadata();
+    const mp = (width * height) / 1e6;
+    const engine = [];
+    const bare = [];
+    for (let r = 0; r < rounds; r++) {
+      // Alternate the order so neither side always runs on a warmer cache.
+      const pair = [
+        async () => { const t = performance.now(); await correctImage(input, {}); engine.push(performance.now() - t); },
+        async () => { const t = performance.now(); await bareSharp(input); bare.push(performance.now() - t); },
+      ];
+      if (r % 2) pair.reverse();
+      for (const f of pair) await f();
+    }
+    rows.push({ file: path.basename(file), mp: +mp.toFixed(2), engineMs: median(engine), sharpMs: median(bare) });
+  }
+  return rows;
+}
+
+/** Correct `files` with `n` worker threads; returns files/s. */
+async function throughput(files, n) {
+  const queue = [...files];
+  const t0 = performance.now();
+  await Promise.all(
+    Array.from({ length: n }, () => new Promise((resolve, reject) => {
+      const w = new Worker(path.join(BENCH_DIR, 'clients', 'engine-worker.mjs'));
+      w.on('error', reject);
+      w.on('exit', resolve);
+      w.on('message', (m) => {
+        const next = queue.shift();
+        w.postMessage(next ? { file: next } : { stop: true });
+      });
+    })),
+  );
+  return files.length / ((performance.now() - t0) / 1000);
+}
+
+export default {
+  name: 'engine',
+  title: 'Engine: time per megapixel, first request, throughput',
+  async run({ quick, dir, log }) {
+    const files = await imageSet(path.join(dir, 'images'), quick ? [4] : [4, 12]);
+    const rows = await timePerMp(files, quick ? 1 : 3);
+    const totalMp = rows.reduce((a, r) => a + r.mp, 0);
+    const engineMsPerMp = rows.reduce((a, r) => a + r.engineMs, 0) / totalMp;
+    const sharpMsPerMp = rows.reduce((a, r) => a + r.sharpMs, 0) / totalMp;
+    log(`engine ${engineMsPerMp.toFixed(0)} ms/MP, bare sharp ${sharpMsPerMp.toFixed(0)} ms/MP over ${rows.length} images (${totalMp.toFixed(1)} MP)`);
+
+    const firsts = [];
+    for (let i = 0; i < (quick ? 1 : 3); i++) {
+      const r = await runNode(path.join(BENCH_DIR, 'clients', 'engine-first.mjs'), [path.join(ROOT, 'samples', 'outdoors', 'rocket.jpg')]);
+      if (r.code !== 0) throw new Error(`engine-first exited ${r.code}: ${r.stderr}`);
+      firsts.push(JSON.parse(r.stdout));
+    }
+    const firstExtra = median(firsts.map((f) => f.importMs + f.firstMs - f.warmMs));
+    log(`first request: import ${median(firsts.map((f) => f.importMs)).toFixed(0)} ms + first ${median(firsts.map((f) => f.firstMs)).toFixed(0)} ms vs warm ${median(firsts.map((f) => f.warmMs)).toFixed(0)} ms`);
+
+    // Throughput on 1-megapixel-class photos (the sample set at 4 MP would take minutes at full size).
+    const batch = path.join(dir, 'batch');
+    await mkdir(batch, { recursive: true });
+    const batchFiles = [];
+    for (let i = 0; i < (quick ? 8 : 24); i++) {
+      const src = path.join(ROOT, 'samples', SAMPLES[i % SAMPLES.length]);
+      const out = path.join(batch, `b${i}.jpg`);
+      await writeFile(out, await sharp(src).resize(1200, 1200, { fit: 'inside' }).modulate({ brightness: 1 + (i % 7) / 50 }).jpeg({ quality: 90 }).toBuffer());
+      batchFiles.push(out);
+    }
+    const one = await throughput(batchFiles, 1);
+    const two = await throughput(batchFiles, 2);
+    log(`throughput: ${one.toFixed(2)} files/s with 1 worker, ${two.toFixed(2)} with 2`);
+
+    return {
+      figures: [
+        { name: 'engine default correction, per megapixel', value: Math.round(engineMsPerMp), unit: 'ms/MP', note: `${(engineMsPerMp / sharpMsPerMp).toFixed(1)}× the bare sharp pipeline` },
+        { name: 'bare sharp decode → resize → encode, per megapixel', value: Math.round(sharpMsPerMp), unit: 'ms/MP' },
+        { name: 'first request in a fresh process: extra time', value: Math.round(firstExtra), unit: 'ms', note: `import ${Math.round(median(firsts.map((f) => f.importMs)))} ms; first correction ${Math.round(median(firsts.map((f) => f.firstMs)))} ms vs ${Math.round(median(firsts.map((f) => f.warmMs)))} ms warm (0.27 MP photo)` },
+        { name: 'throughput, 2 worker threads', value: +two.toFixed(2), unit: 'files/s', note: `${one.toFixed(2)} files/s with 1 (×${(two / one).toFixed(2)}); ${batchFiles.length} photos of ~1.2 MP` },
+      ],
+      data: { rows, firsts, throughput: { oneWorker: one, twoWorkers: two, files: batchFiles.length } },
+      notes: [`Per-megapixel figures: sum of median times over the sum of megapixels of ${rows.length} images (the ${SAMPLES.length} sample photos at their size and scaled to ${quick ? '4' : '4 and 12'} MP). The bare pipeline resizes to the same size, so both produce the same pixels count and format.`],
+    };
+  },
+};

@@ -1,0 +1,106 @@
+/**
+ * Pipeline efficiency and the naive client, side by side on one batch.
+ *
+ * The emulator runs with --processing-ms 300 --workers 8: it cannot finish
+ * more than 8 ÷ 0.3 s ≈ 26.7 jobs/s (the physical limit). `pfc correct
+ * --concurrency 8` corrects 200 one-megapixel JPEGs against it; files/s is
+ * counted over the whole command (start of the process to its exit). Then the
+ * same files go through the naive client (one at a time, 1 s polls).
+ */
+import { readFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import sharp from 'sharp';
+import { pfcCorrect } from '../lib/cli.mjs';
+import { startEmulatorProcess } from '../lib/emulator.mjs';
+import { inputFolder } from '../lib/images.mjs';
+import { BENCH_DIR } from '../lib/paths.mjs';
+import { runNode } from '../lib/proc.mjs';
+import { median } from '../lib/stats.mjs';
+
+const KEY = 'bench-pipeline-key';
+const PROCESSING_MS = 300;
+const WORKERS = 8;
+const LIMIT = WORKERS / (PROCESSING_MS / 1000);
+
+/** Server-side time of each job (timeTaken, s) read back from the emulator. */
+async function serverTimes(web, jobIds) {
+  const out = [];
+  for (const id of jobIds) {
+    const rec = await (await fetch(`${web}/status/${id}?noRedirect=true`)).json();
+    if (typeof rec.timeTaken === 'number') out.push(rec.timeTaken);
+  }
+  return out;
+}
+
+export default {
+  name: 'pipeline',
+  title: 'Pipeline efficiency and the naive client (pfc correct vs one-at-a-time script)',
+  async run({ quick, dir, log }) {
+    const count = quick ? 40 : 200;
+    const naiveCount = quick ? 6 : count;
+    const files = await inputFolder(path.join(dir, 'in'), count);
+    const emu = await startEmulatorProcess({ processingMs: PROCESSING_MS, workers: WORKERS, apiKeys: [KEY] });
+    try {
+      const emuCpu0 = emu.cpuMs();
+      const t0 = performance.now();
+      const doneAt = [];
+      const r = await pfcCorrect({
+        input: path.join(dir, 'in'), out: path.join(dir, 'out'), web: emu.web, key: KEY, extra: ['--concurrency', String(WORKERS)], rss: true, timeoutMs: 10 * 60_000,
+        onEvent: (e) => e.type === 'corrected' && doneAt.push(performance.now() - t0),
+      });
+      if (r.code !== 0 || r.summary?.corrected !== count) throw new Error(`pfc correct exited ${r.code} (${JSON.stringify(r.summary)}): ${r.stderr.slice(-1500)}`);
+      const emuCpuMs = emu.cpuMs() - emuCpu0;
+      const filesPerS = count / (r.ms / 1000);
+      const coresBusy = (emuCpuMs + r.cpuMs) / r.ms;
+      // Between the first and the last finished file: start-up and planning left out.
+      const steadyPerS = (doneAt.length - 1) / ((doneAt.at(-1) - doneAt[0]) / 1000);
+      const corrected = r.events.filter((e) => e.type === 'corrected');
+      // Spot-check the outputs: whole, decodable JPEGs of the input's size.
+      for (const e of corrected.filter((_, i) => i % 25 === 0)) {
+        const m = await sharp(await readFile(e.output)).metadata();
+        if (m.format !== 'jpeg' || m.width !== 1000 || m.height !== 1000) throw new Error(`bad output ${e.output}: ${m.format} ${m.width}x${m.height}`);
+      }
+      const times = await serverTimes(emu.web, corrected.map((e) => e.jobId).filter(Boolean));
+      const serverMs = median(times) * 1000;
+      const stats = await emu.stats();
+      log(`pfc: ${count} files in ${(r.ms / 1000).toFixed(1)} s = ${filesPerS.toFixed(1)} files/s (${(filesPerS / LIMIT).toFixed(2)} of ${LIMIT.toFixed(1)}); server time per job ${serverMs.toFixed(0)} ms; peak RSS ${(r.maxRssBytes / 1e6).toFixed(0)} MB`);
+
+      await emu.resetStats();
+      const naiveRun = await runNode(path.join(BENCH_DIR, 'clients', 'naive-client.mjs'), ['--base', emu.web, '--key', KEY, '--out', path.join(dir, 'naive-out'), ...files.slice(0, naiveCount)], { timeoutMs: 30 * 60_000 });
+      if (naiveRun.code !== 0) throw new Error(`naive client exited ${naiveRun.code}: ${naiveRun.stderr.slice(-1500)}`);
+      const naive = JSON.parse(naiveRun.stdout.trim().split('\n').at(-1));
+      if (naive.ok !== naiveCount) throw new Error(`naive client: ${naive.failed} of ${naiveCount} failed: ${naiveRun.stderr.slice(-1500)}`);
+      const naivePerS = naive.ok / (naive.ms / 1000);
+      log(`naive: ${naive.ok} files in ${(naive.ms / 1000).toFixed(1)} s = ${naivePerS.toFixed(2)} files/s`);
+      const speedup = filesPerS / naivePerS;
+      const serverLimit = WORKERS / (serverMs / 1000);
+
+      return {
+        figures: [
+          { name: `pfc correct --concurrency ${WORKERS}: throughput`, value: +filesPerS.toFixed(1), unit: 'files/s', note: `${count} × 1 MP JPEG in ${(r.ms / 1000).toFixed(1)} s, whole command; ${steadyPerS.toFixed(1)} files/s between the first and the last finished file (${(steadyPerS / LIMIT).toFixed(2)} of the limit)` },
+          {
+            name: 'ratio to the physical limit (8 workers ÷ 0.3 s = 26.7 files/s)',
+            value: +(filesPerS / LIMIT).toFixed(2),
+            goal: '≥ 0.9',
+            ok: filesPerS / LIMIT >= 0.9,
+            note: `the emulator itself took a median ${serverMs.toFixed(0)} ms per job (processing-ms plus its real decode/encode), so it could not exceed ${serverLimit.toFixed(1)} files/s: ${(filesPerS / serverLimit).toFixed(2)} of that`,
+          },
+          { name: 'naive client (one at a time, 1 s polls): throughput', value: +naivePerS.toFixed(2), unit: 'files/s', note: `${naive.ok} files${naiveCount < count ? ' (a subset in --quick)' : ''}` },
+          { name: 'speed-up of pfc over the naive client', value: +speedup.toFixed(1), unit: '×', goal: '≥ 10×', ok: speedup >= 10 },
+          { name: 'pfc peak RSS during the batch', value: +(r.maxRssBytes / 1e6).toFixed(0), unit: 'MB' },
+          {
+            name: 'CPU during the pfc run (emulator + pfc)',
+            value: +coresBusy.toFixed(2),
+            unit: `of ${os.cpus().length} cores`,
+            note: `emulator ${(emuCpuMs / count).toFixed(0)} ms, pfc ${(r.cpuMs / count).toFixed(0)} ms CPU per file; load average at the end ${os.loadavg()[0].toFixed(1)}`,
+          },
+        ],
+        data: { count, wallMs: r.ms, filesPerS, steadyPerS, emulatorCpuMs: emuCpuMs, pfcCpuMs: r.cpuMs, loadAverage: os.loadavg(), limit: LIMIT, serverMedianMs: serverMs, serverLimit, emulatorStats: stats, naive, maxRssBytes: r.maxRssBytes },
+        notes: [`Emulator --processing-ms ${PROCESSING_MS} --workers ${WORKERS} in its own process; pfc talks to it as the Web API (--backend web). Throughput counts the whole command, CLI start-up and planning included.`],
+      };
+    } finally {
+      await emu.stop();
+    }
+  },
+};
