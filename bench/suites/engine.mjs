@@ -72,7 +72,7 @@ async function throughput(files, n) {
       const w = new Worker(path.join(BENCH_DIR, 'clients', 'engine-worker.mjs'));
       w.on('error', reject);
       w.on('exit', resolve);
-      w.on('message', (m) => {
+      w.on('message', () => {
         const next = queue.shift();
         w.postMessage(next ? { file: next } : { stop: true });
       });
