@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { chmod, copyFile, mkdir, readdir, rename, rm } from 'node:fs/promises';
+import { chmod, copyFile, mkdir, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -60,6 +60,19 @@ export async function writeStreamAtomic(dest: string, body: ReadableStream<Uint8
     throw err;
   }
   return { bytes, hash: `sha256:${hash.digest('hex')}` };
+}
+
+/** Write `data` to `dest` through a temporary file in the same folder (reports, manifests, preset files). */
+export async function writeFileAtomic(dest: string, data: string | Uint8Array): Promise<void> {
+  await mkdir(dirname(dest), { recursive: true });
+  const tmp = partialPath(dest);
+  try {
+    await writeFile(tmp, data);
+    await rename(tmp, dest);
+  } catch (err) {
+    await rm(tmp, { force: true });
+    throw err;
+  }
 }
 
 /** Copy `src` to `dest` through a temporary file (for in-place backups). */

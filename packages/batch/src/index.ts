@@ -13,7 +13,7 @@ export {
 } from './paths';
 export { sniffBytes, sniffFile, contentTypeOf, type MediaFormat, type MediaInfo } from './sniff';
 export { LIMITS, limitViolation, acceptsVideo } from './limits';
-export { fileInputFromPath, writeStreamAtomic, copyFileAtomic, removePartials, type WrittenFile, type AtomicWriteOptions } from './files';
+export { fileInputFromPath, writeStreamAtomic, writeFileAtomic, copyFileAtomic, removePartials, type WrittenFile, type AtomicWriteOptions } from './files';
 export { hashFile } from './hash';
 export { verifyOutput, OutputCheckError } from './verify';
 export { BatchUsageError } from './errors';

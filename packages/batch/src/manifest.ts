@@ -8,11 +8,12 @@
  * (a torn last line is ignored on load); the file is compacted to one line per
  * output at the end of a run, written to a temporary file and renamed.
  */
-import { appendFile, mkdir, open, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { appendFile, mkdir, open, readFile, writeFile } from 'node:fs/promises';
+import { writeFileAtomic } from './files';
 import { join, resolve } from 'node:path';
 import type { PfcParams } from '@pfc/core';
 import { hashValue } from './hash';
-import { MANIFEST_FILE, type OutputMode, partialPath, portableRelative } from './paths';
+import { MANIFEST_FILE, type OutputMode, portableRelative } from './paths';
 
 export const MANIFEST_VERSION = 1;
 
@@ -124,14 +125,7 @@ export class Manifest {
     return this.enqueue(async () => {
       if (!this.exists) return;
       const lines = [this.header(), ...[...this.entries.values()].map((e) => ({ type: 'done', ...e }))];
-      const tmp = partialPath(this.path);
-      try {
-        await writeFile(tmp, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
-        await rename(tmp, this.path);
-      } catch (err) {
-        await rm(tmp, { force: true });
-        throw err;
-      }
+      await writeFileAtomic(this.path, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
     });
   }
 

@@ -2,12 +2,11 @@
  * The before/after report: one self-contained HTML file (thumbnails embedded
  * as data URIs, no external resource) that a person opens in a browser.
  */
-import { rename, rm, writeFile, mkdir } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import sharp from 'sharp';
 import type { PfcParams } from '@pfc/core';
 import type { BatchSummary, FileResult } from './events';
-import { partialPath } from './paths';
+import { writeFileAtomic } from './files';
 import { renderReport, type ReportCard } from './report-html';
 
 export interface ReportOptions {
@@ -44,15 +43,7 @@ export async function writeReport(path: string, summary: BatchSummary, options: 
     cards,
     reportDir: dirname(dest),
   });
-  await mkdir(dirname(dest), { recursive: true });
-  const tmp = partialPath(dest);
-  try {
-    await writeFile(tmp, html);
-    await rename(tmp, dest);
-  } catch (err) {
-    await rm(tmp, { force: true });
-    throw err;
-  }
+  await writeFileAtomic(dest, html);
   return dest;
 }
 

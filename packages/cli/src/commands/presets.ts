@@ -1,7 +1,6 @@
 /** `pfc presets list|get|create|delete|download`. */
-import { writeFile, rename, rm } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { fileInputFromPath } from '@pfc/batch';
+import { fileInputFromPath, writeFileAtomic } from '@pfc/batch';
 import { parse } from '../args';
 import { PRESETS_HELP } from '../help';
 import { type CliIo, EXIT, UsageError } from '../io';
@@ -55,14 +54,7 @@ export async function presetsCommand(argv: string[], io: CliIo): Promise<number>
       const record = await web.presets.get(arg!);
       const bytes = await web.presets.download(record);
       const dest = resolve(io.cwd, v.out ?? `${safeName(record.name || record.presetId)}.preset`);
-      const tmp = `${dest}.${process.pid}.pfc-partial`;
-      try {
-        await writeFile(tmp, bytes);
-        await rename(tmp, dest);
-      } catch (err) {
-        await rm(tmp, { force: true });
-        throw err;
-      }
+      await writeFileAtomic(dest, bytes);
       out(v.json ? JSON.stringify({ presetId: record.presetId, file: dest, bytes: bytes.byteLength }) : `Saved ${shown(io.cwd, dest)} (${bytes.byteLength} bytes).`);
       return EXIT.ok;
     }
