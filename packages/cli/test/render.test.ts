@@ -1,0 +1,56 @@
+import { PassThrough } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import type { CliIo } from '../src/io';
+import { paramsFromArgs } from '../src/params';
+import { humanRenderer } from '../src/render';
+
+function fakeIo(tty: boolean): { io: CliIo; out: () => string; err: () => string } {
+  let out = '';
+  let err = '';
+  const stdout = Object.assign(new PassThrough(), { isTTY: tty, columns: 100 });
+  const stderr = Object.assign(new PassThrough(), { isTTY: tty, columns: 100 });
+  stdout.on('data', (d: Buffer) => (out += d.toString()));
+  stderr.on('data', (d: Buffer) => (err += d.toString()));
+  const io: CliIo = { stdout, stderr, stdin: Object.assign(new PassThrough(), { isTTY: false }), env: { NO_COLOR: '1' }, cwd: '/work', onInterrupt: () => () => undefined };
+  return { io, out: () => out, err: () => err };
+}
+
+describe('humanRenderer', () => {
+  it('draws a progress bar on a terminal and prints finished files above it', () => {
+    const { io, out, err } = fakeIo(true);
+    const r = humanRenderer(io);
+    r.event({ type: 'plan', files: 4, bytes: 4000, excluded: 0, outputRoots: ['/work/out'], concurrency: 2, backend: 'emulator' });
+    r.event({ type: 'skipped', input: '/work/a.jpg', rel: 'a.jpg', code: 'up-to-date', reason: 'done', bytes: 1000 });
+    r.event({ type: 'start', input: '/work/b.jpg', rel: 'b.jpg', output: '/work/out/b.jpg', bytes: 1000, reason: 'new' });
+    r.event({ type: 'corrected', input: '/work/b.jpg', rel: 'b.jpg', output: '/work/out/b.jpg', bytesIn: 1000, bytesOut: 1200, durationMs: 1500, warnings: [] });
+    r.event({ type: 'start', input: '/work/c.jpg', rel: 'sub/c.jpg', output: '/work/out/sub/c.jpg', bytes: 1000, reason: 'new' });
+    r.stop();
+    expect(out()).toBe('✓ b.jpg → out/b.jpg (1.2 kB, 1.5 s)\n');
+    const frames = err().split('\r\x1b[2K').filter(Boolean);
+    expect(frames.at(-1)).toMatch(/^\[██████████░░░░░░░░░░\] 2\/4 files · .* · ETA .* · c\.jpg$/);
+  });
+
+  it('prints plain lines without a terminal (no bar, no escape codes)', () => {
+    const { io, out, err } = fakeIo(false);
+    const r = humanRenderer(io);
+    r.event({ type: 'plan', files: 1, bytes: 10, excluded: 0, outputRoots: [], concurrency: 1, backend: 'web' });
+    r.event({ type: 'failed', input: '/work/x.png', rel: 'x.png', error: 'job j FAILED: bad', errorName: 'JobFailedError' });
+    r.stop();
+    expect(out()).toBe('✗ x.png: job j FAILED: bad\n');
+    expect(err()).toBe('');
+  });
+});
+
+describe('paramsFromArgs', () => {
+  it('parses query-string forms into typed parameters', () => {
+    expect(paramsFromArgs('Pro', ['outputType=jpg', 'long=2048', 'removeBackground=true', 'bgColor=#ffffff']).params).toEqual({
+      preset: 'Pro', outputType: 'jpg', long: 2048, removeBackground: true, bgColor: '#ffffff',
+    });
+  });
+
+  it('names every problem at once', () => {
+    expect(() => paramsFromArgs('Pro', ['width', 'preset=x', 'width=9', 'width=10'])).toThrow(
+      /--param takes key=value \(got "width"\)\n {2}--param width is given twice\n {2}preset is given both as --preset and as --param preset=…\n {2}width must be an integer from 32 to 10000 \(got "9"\)/,
+    );
+  });
+});
