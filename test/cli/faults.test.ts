@@ -30,9 +30,15 @@ describe('pfc correct on a faulty service', () => {
 
     expect(r.code, r.stdout + r.stderr).toBe(1);
     const s = summaryOf(r.stdout);
-    expect(s).toMatchObject({ corrected: 8, failed: 2, cancelled: 0 });
+    // Two jobs end FAILED/REJECTED. Usually both reach the user; but when a
+    // file's status polling gives up on dropped connections, the runner redoes
+    // the file with a new job, and an injected failure may land on the job it
+    // abandoned — then only one file fails. Either way nothing is lost.
     const failed = jsonLines(r.stdout).filter((l) => l.type === 'failed');
-    expect(failed.map((l) => l.errorName)).toEqual(['JobFailedError', 'JobFailedError']);
+    expect(failed.length).toBeGreaterThanOrEqual(1);
+    expect(failed.length).toBeLessThanOrEqual(2);
+    expect(s).toMatchObject({ corrected: 10 - failed.length, failed: failed.length, cancelled: 0 });
+    for (const l of failed) expect(l.errorName).toBe('JobFailedError');
     for (const l of failed) expect(l.error).toMatch(/^job \S+ (FAILED|REJECTED)/);
 
     const corrected = jsonLines(r.stdout).filter((l) => l.type === 'corrected');
@@ -41,6 +47,6 @@ describe('pfc correct on a faulty service', () => {
     // Without faults, the next run redoes only the two failed files.
     const again = await runPfc(['correct', 'photos', ...emu.webArgs, '--json', '-p', 'cache=false', '--yes'], { cwd: dir });
     expect(again.code).toBe(0);
-    expect(summaryOf(again.stdout)).toMatchObject({ corrected: 2, upToDate: 8 });
+    expect(summaryOf(again.stdout)).toMatchObject({ corrected: failed.length, upToDate: 10 - failed.length });
   });
 });
