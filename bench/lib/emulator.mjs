@@ -22,9 +22,20 @@ const CLOCK_TICKS = 100;
  * @property {boolean} [containers] also start the container and BGR emulations (on free ports); default false
  * @property {string[]} [extraArgs] further bin flags
  * @property {string} [cwd] working folder of the process
+ * @property {Record<string, string>} [env] extra environment variables
  * @property {string[]} [wrapper] command prefix, e.g. ['strace', '-f', ...]
  * @property {number} [readyTimeoutMs] default 30 000
  */
+
+/** The first child process of `pid` (Linux /proc), or undefined. */
+function childOf(pid) {
+  try {
+    const first = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/)[0];
+    return first ? Number(first) : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 /** @param {EmulatorProcessOptions} [opts] */
 export async function startEmulatorProcess(opts = {}) {
@@ -39,7 +50,7 @@ export async function startEmulatorProcess(opts = {}) {
   args.push('--container-port', containerPort, '--bgr-port', containerPort);
   args.push(...(opts.extraArgs ?? []));
   const [cmd, ...cmdArgs] = opts.wrapper ? [...opts.wrapper, process.execPath, ...args] : [process.execPath, ...args];
-  const proc = spawn(cmd, cmdArgs, { cwd: opts.cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(cmd, cmdArgs, { cwd: opts.cwd, env: { ...process.env, ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   proc.stderr.setEncoding('utf8').on('data', (d) => {
     // Keep the tail only: a long soak must not grow this without bound.
@@ -69,6 +80,9 @@ export async function startEmulatorProcess(opts = {}) {
   });
   const origin = new URL(urls.web).origin;
   let stopped = false;
+  // Under a wrapper (strace) the emulator is the wrapper's child: signals go to it, so
+  // the wrapper sees its tracee exit and ends too (killing strace would detach and orphan it).
+  const target = opts.wrapper ? childOf(proc.pid) ?? proc.pid : proc.pid;
 
   return {
     /** Web API base, e.g. http://127.0.0.1:PORT/v2 */
@@ -77,6 +91,8 @@ export async function startEmulatorProcess(opts = {}) {
     urls,
     origin,
     proc,
+    /** Pid of the emulator itself (differs from proc.pid under a wrapper). */
+    pid: target,
     /** Resolves when the process exits: { code, signal }. */
     exited,
     stderr: () => stderr,
@@ -84,7 +100,7 @@ export async function startEmulatorProcess(opts = {}) {
     /** CPU time the emulator process has used so far, ms (Linux /proc). */
     cpuMs() {
       try {
-        const fields = readFileSync(`/proc/${proc.pid}/stat`, 'utf8').split(') ')[1].split(' ');
+        const fields = readFileSync(`/proc/${target}/stat`, 'utf8').split(') ')[1].split(' ');
         return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
       } catch {
         return NaN;
@@ -107,8 +123,16 @@ export async function startEmulatorProcess(opts = {}) {
     async stop(graceMs = 10_000) {
       if (!stopped && this.alive()) {
         stopped = true;
-        proc.kill('SIGTERM');
-        const timer = setTimeout(() => proc.kill('SIGKILL'), graceMs);
+        process.kill(target, 'SIGTERM');
+        const timer = setTimeout(() => {
+          for (const pid of new Set([target, proc.pid])) {
+            try {
+              process.kill(pid, 'SIGKILL');
+            } catch {
+              // already gone
+            }
+          }
+        }, graceMs);
         const r = await exited;
         clearTimeout(timer);
         return r;

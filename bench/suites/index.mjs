@@ -1,9 +1,10 @@
 /** Every suite, in the order `npm run bench` runs them. */
 import engine from './engine.mjs';
+import fuzz from './fuzz.mjs';
 import hosts from './hosts.mjs';
 import memory from './memory.mjs';
 import pipeline from './pipeline.mjs';
 import polling from './polling.mjs';
 import quality from './quality.mjs';
 
-export const SUITES = [pipeline, polling, memory, engine, quality, hosts];
+export const SUITES = [pipeline, polling, memory, engine, fuzz, quality, hosts];
