@@ -17,8 +17,4 @@ export default defineConfig({
   minify: true,
   clean: true,
   dts: false,
-  // sharp (used only by @pfc/batch's HTML report writer) is native: see src/shims/sharp-unavailable.ts.
-  esbuildOptions(options) {
-    options.alias = { ...options.alias, sharp: './src/shims/sharp-unavailable.ts' };
-  },
 });

@@ -1,7 +1,10 @@
 /**
  * @pfc/batch: the Node batch engine shared by the `pfc` CLI and the VS Code
  * extension. Plan a folder (`planBatch`), run the plan on any
- * `CorrectionBackend` (`runBatch`), and write a before/after report (`writeReport`).
+ * `CorrectionBackend` (`runBatch`). The before/after HTML report is on its own
+ * subpath, `@pfc/batch/report`, because it needs the native `sharp`: this entry
+ * imports no native module, and loads `@pfc/emulator` only when the embedded
+ * emulator is started, so hosts such as the VS Code extension bundle it as is.
  */
 export { planBatch, type BatchPlan, type PlanOptions, type PlannedFile, type SkipCode, type SkippedPath } from './plan';
 export { runBatch, worthAnotherAttempt, type RunOptions } from './runner';
@@ -17,7 +20,6 @@ export { fileInputFromPath, writeStreamAtomic, writeFileAtomic, copyFileAtomic, 
 export { hashFile } from './hash';
 export { verifyOutput, OutputCheckError } from './verify';
 export { BatchUsageError } from './errors';
-export { writeReport, type ReportOptions, type Thumbnail } from './report';
 export { formatBytes, formatDuration } from './format';
 export { pendingFiles, type PendingOptions } from './pending';
 export { openBackend, resolveBackendChoice, impliedParams, BACKEND_CHOICES, type BackendChoice, type BackendSelection, type OpenedBackend } from './backends';

@@ -1,6 +1,8 @@
 /**
  * The before/after report: one self-contained HTML file (thumbnails embedded
  * as data URIs, no external resource) that a person opens in a browser.
+ * Entry `@pfc/batch/report`, apart from the engine, because thumbnails need the
+ * native `sharp`, which hosts without native modules (VS Code) cannot load.
  */
 import { dirname, resolve } from 'node:path';
 import sharp from 'sharp';

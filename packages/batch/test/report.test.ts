@@ -1,7 +1,8 @@
 import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { planBatch, runBatch, writeReport } from '../src/index';
+import { planBatch, runBatch } from '../src/index';
+import { writeReport } from '../src/report';
 import { FakeBackend, faults, tempDir } from './helpers';
 
 const SAMPLES = join(import.meta.dirname, '../../../samples');

@@ -25,6 +25,13 @@ describe('dist/extension.js', () => {
     expect(required).toContain('vscode');
   });
 
+  test('carries neither sharp nor the emulator (native modules a platform-neutral .vsix cannot hold)', () => {
+    const src = readFileSync(bundle, 'utf8');
+    // @pfc/batch's main entry has no sharp import (the report is @pfc/batch/report), and the emulator is reached by URL.
+    expect(src.match(/sharp/gi) ?? []).toEqual([]);
+    expect(src.match(/@pfc\/emulator|startEmulator/g) ?? []).toEqual([]);
+  });
+
   test('loads and exports activate/deactivate (vscode stubbed)', () => {
     const req = createRequire(bundle);
     const Module = req('node:module') as { _load: (request: string, ...rest: unknown[]) => unknown };

@@ -3,8 +3,9 @@ import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import {
   BACKEND_CHOICES, BACKUP_DIR, impliedParams, type BackendChoice, type BatchSummary, BatchUsageError, formatBytes, type OpenedBackend, openBackend,
-  type OutputMode, pendingFiles, planBatch, resolveBackendChoice, runBatch, writeReport,
+  type OutputMode, pendingFiles, planBatch, resolveBackendChoice, runBatch,
 } from '@pfc/batch';
+import { writeReport } from '@pfc/batch/report';
 import { ParameterError } from '@pfc/core';
 import { intFlag, parse } from '../args';
 import { CORRECT_HELP } from '../help';
