@@ -69,8 +69,10 @@ export async function cachedJpegSet(count, { seed = 1, width = 1000, height = 10
       await Promise.all(missing.slice(k, k + 4).map(async (i) => {
         const file = path.join(dir, `img-${String(i).padStart(4, '0')}.jpg`);
         // Temp + rename: an interrupted run never leaves a truncated image in the cache.
-        await writeFile(`${file}.tmp`, await photoLikeJpeg(seed * 100_003 + i, width, height));
-        await rename(`${file}.tmp`, file);
+        // A name of its own: two runs filling the cache at once must not share a temporary file.
+        const tmp = `${file}.${process.pid}-${Math.random().toString(36).slice(2)}.tmp`;
+        await writeFile(tmp, await photoLikeJpeg(seed * 100_003 + i, width, height));
+        await rename(tmp, file);
       }));
     }
   }

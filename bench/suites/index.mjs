@@ -1,4 +1,5 @@
 /** Every suite, in the order `npm run bench` runs them. */
+import crash from './crash.mjs';
 import engine from './engine.mjs';
 import fuzz from './fuzz.mjs';
 import hosts from './hosts.mjs';
@@ -6,5 +7,6 @@ import memory from './memory.mjs';
 import pipeline from './pipeline.mjs';
 import polling from './polling.mjs';
 import quality from './quality.mjs';
+import soak from './soak.mjs';
 
-export const SUITES = [pipeline, polling, memory, engine, fuzz, quality, hosts];
+export const SUITES = [pipeline, polling, memory, engine, soak, crash, fuzz, quality, hosts];
