@@ -1,0 +1,151 @@
+/**
+ * Applies a colour plan to pixels: per-channel tone curves through 8-bit
+ * look-up tables, then vibrance/saturation per pixel. Alpha is never touched.
+ */
+import type { Raster } from '../image/raster';
+import { linearToSrgb, srgbToLinear } from './srgb';
+
+/** A resolved correction, independent of image size. */
+export interface ColourPlan {
+  /** White-balance gains on linear R, G, B (1 = unchanged). */
+  gains: [number, number, number];
+  /**
+   * Black point (encoded 0..1) mapped to 0, removed in the domain
+   * v^blackGamma (1 = encoded values, 2.4 ≈ linear light); 0 = unchanged.
+   */
+  black: number;
+  blackGamma: number;
+  /** White point (encoded 0..1, after black removal) mapped to 1; 1 = unchanged. */
+  white: number;
+  /** Gain of the exposure curve (1 = unchanged); see {@link exposureCurve}. */
+  exposure: number;
+  /** Vibrance −1..1 and extra saturation −1..1 (0 = unchanged). */
+  vibrance: number;
+  saturation: number;
+  /** Unsharp-mask amount 0..2 (0 = off). */
+  sharpen: number;
+}
+
+/** The plan that changes nothing. */
+export const IDENTITY_PLAN: Readonly<ColourPlan> = Object.freeze({
+  gains: [1, 1, 1] as [number, number, number],
+  black: 0,
+  blackGamma: 1,
+  white: 1,
+  exposure: 1,
+  vibrance: 0,
+  saturation: 0,
+  sharpen: 0,
+});
+
+/**
+ * The exposure curve of gain g on linear light x (0..1); black and white stay
+ * fixed. Brightening (g > 1) is f(x) = g·x / (1 + (g − 1)·x): a plain exposure
+ * change on dark tones rolling off towards white, so nothing clips.
+ * Darkening (g < 1) is f(x) = g·x + (1 − g)·x⁴: a plain exposure change up to
+ * the upper midtones with a short shoulder that keeps white white. Blown
+ * highlights of an over-exposed photo were brighter than the rest, so they
+ * stay near the top.
+ */
+export function exposureLinear(x: number, g: number): number {
+  if (g === 1) return x;
+  if (g > 1) return (g * x) / (1 + (g - 1) * x);
+  return g * x + (1 - g) * x ** 4;
+}
+
+/** Gain g of {@link exposureLinear} that maps linear value m to t (bisection; 1/4..4). */
+export function exposureGainFor(m: number, t: number): number {
+  if (m <= 0 || m >= 1 || t <= 0 || t >= 1) return 1;
+  if (t >= m) return (t * (1 - m)) / (m * (1 - t));
+  let lo = 0.25;
+  let hi = 1;
+  for (let i = 0; i < 40; i++) {
+    const mid = (lo + hi) / 2;
+    if (exposureLinear(m, mid) < t) lo = mid;
+    else hi = mid;
+  }
+  return (lo + hi) / 2;
+}
+
+/** Encoded (0..1) value after the exposure curve of gain g. */
+export function exposureCurve(v: number, g: number): number {
+  if (g === 1) return v;
+  return linearToSrgb(exposureLinear(srgbToLinear(Math.min(1, Math.max(0, v))), g));
+}
+
+/** Remove black point b (encoded) from encoded value v in the domain v^gamma. */
+export function removeBlack(v: number, b: number, gamma: number): number {
+  if (b <= 0) return v;
+  const d = Math.max(0, v) ** gamma;
+  const db = b ** gamma;
+  return Math.max(0, (d - db) / (1 - db)) ** (1 / gamma);
+}
+
+/** The tone curve of one channel: encoded 0..1 in, encoded 0..1 out. */
+export function channelCurve(plan: ColourPlan, channel: 0 | 1 | 2): (v: number) => number {
+  const gain = plan.gains[channel];
+  return (v) => {
+    let e = gain === 1 ? v : linearToSrgb(srgbToLinear(v) * gain);
+    e = removeBlack(e, plan.black, plan.blackGamma) / plan.white;
+    return exposureCurve(e, plan.exposure);
+  };
+}
+
+/** 8-bit look-up tables of the three channel curves. */
+export function channelLuts(plan: ColourPlan): [Uint8Array, Uint8Array, Uint8Array] {
+  return ([0, 1, 2] as const).map((c) => {
+    const f = channelCurve(plan, c);
+    const lut = new Uint8Array(256);
+    for (let i = 0; i < 256; i++) lut[i] = Math.round(Math.min(1, Math.max(0, f(i / 255))) * 255);
+    return lut;
+  }) as [Uint8Array, Uint8Array, Uint8Array];
+}
+
+/** Encoded luma (Rec. 601 weights on encoded values, 0..255) of a pixel. */
+export function luma8(r: number, g: number, b: number): number {
+  return 0.299 * r + 0.587 * g + 0.114 * b;
+}
+
+/** A copy of the raster with the plan's tone curves (not vibrance) applied. */
+export function applyCurves(img: Raster, plan: ColourPlan): Raster {
+  const [lr, lg, lb] = channelLuts(plan);
+  const { data, channels: ch } = img;
+  const out = new Uint8Array(data.length);
+  for (let i = 0; i < data.length; i += ch) {
+    out[i] = lr[data[i]!]!;
+    out[i + 1] = lg[data[i + 1]!]!;
+    out[i + 2] = lb[data[i + 2]!]!;
+    if (ch === 4) out[i + 3] = data[i + 3]!;
+  }
+  return { ...img, data: out };
+}
+
+/**
+ * Vibrance and saturation in place. Vibrance scales chroma (distance from the
+ * pixel's luma) by more for muted colours than for vivid ones, and by less on
+ * skin-like hues (red > green > blue), so faces do not turn orange.
+ */
+export function applySaturation(img: Raster, vibrance: number, saturation: number): void {
+  if (vibrance === 0 && saturation === 0) return;
+  const { data, channels: ch } = img;
+  for (let i = 0; i < data.length; i += ch) {
+    const r = data[i]!;
+    const g = data[i + 1]!;
+    const b = data[i + 2]!;
+    const max = Math.max(r, g, b);
+    const min = Math.min(r, g, b);
+    if (max === min) continue;
+    const sat = (max - min) / 255;
+    const skin = r > g && g > b && r - b < 170 ? 0.5 : 1;
+    const factor = (1 + saturation) * (1 + vibrance * skin * (1 - sat) ** 2);
+    if (factor === 1) continue;
+    const y = luma8(r, g, b);
+    data[i] = clampByte(y + (r - y) * factor);
+    data[i + 1] = clampByte(y + (g - y) * factor);
+    data[i + 2] = clampByte(y + (b - y) * factor);
+  }
+}
+
+function clampByte(v: number): number {
+  return v <= 0 ? 0 : v >= 255 ? 255 : Math.round(v);
+}

@@ -1,0 +1,42 @@
+/**
+ * Colour correction of a whole image: plan on an analysis copy, apply to the
+ * full-resolution raster, sharpen through sharp.
+ */
+import { rasterToSharp, thumbnailRaster, type Raster } from '../image/raster';
+import { applyCurves, applySaturation, type ColourPlan } from './apply';
+import { isNeutral, type ColourParams } from './params';
+import { planCorrection, type PlanDiagnostics } from './plan';
+
+/** Long side of the analysis copy, pixels. Large enough for stable statistics, small enough to be fast. */
+export const ANALYSIS_SIDE = 400;
+
+/** Result of {@link correctRaster}. */
+export interface ColourResult {
+  raster: Raster;
+  plan?: ColourPlan;
+  diagnostics?: PlanDiagnostics;
+}
+
+/**
+ * Colour-correct a raster under a parameter set. A neutral parameter set
+ * returns the same raster object untouched.
+ */
+export async function correctRaster(img: Raster, p: ColourParams): Promise<ColourResult> {
+  if (isNeutral(p)) return { raster: img };
+  const thumb = await thumbnailRaster(img, ANALYSIS_SIDE);
+  const { plan, diagnostics } = planCorrection(thumb, p);
+  const out = applyCurves(img, plan);
+  applySaturation(out, plan.vibrance, plan.saturation);
+  const raster = plan.sharpen > 0 ? await sharpenRaster(out, plan.sharpen) : out;
+  return { raster, plan, diagnostics };
+}
+
+/** Unsharp mask on lightness (sharp works in LAB), radius scaled to the image size. */
+async function sharpenRaster(img: Raster, amount: number): Promise<Raster> {
+  const sigma = Math.max(0.6, Math.min(2, Math.max(img.width, img.height) / 1500));
+  const { data, info } = await rasterToSharp(img)
+    .sharpen({ sigma, m1: 0.5 * amount, m2: 1.5 * amount, x1: 2 })
+    .raw()
+    .toBuffer({ resolveWithObject: true });
+  return { data: new Uint8Array(data.buffer, data.byteOffset, data.length), width: info.width, height: info.height, channels: img.channels };
+}

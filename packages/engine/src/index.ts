@@ -1,0 +1,20 @@
+/**
+ * @pfc/engine: the offline imaging engine behind the emulator and the
+ * containers' emulations. Pure functions over buffers; no HTTP, no storage.
+ */
+export { correctImage } from './correct';
+export type { CorrectOptions, CorrectResult } from './types';
+export { EngineError, type EngineErrorCode } from './errors';
+export { CORRECTION_LIMITS, UPSCALE_LIMITS, BACKGROUND_LIMITS, checkCorrectionLimits } from './limits';
+export { type ColourParams, COLOUR_PARAM_RANGES, NEUTRAL_COLOUR_PARAMS } from './colour/params';
+export { correctRaster, type ColourResult } from './colour/correct';
+export { planCorrection, type PlanDiagnostics } from './colour/plan';
+export { meanDeltaE2000, ciede2000, srgbToLab, type Lab } from './colour/deltaE';
+export { SCENE, sceneName, type SceneId, type SceneName } from './scene/categories';
+export { detectScene, type SceneSignals } from './scene/detect';
+export { BUILT_IN_GROUPS, PRESET_GROUPS, groupParams, isBuiltInGroup, type BuiltInGroup } from './presets/builtin';
+export { parsePresetFile, formatPresetFile, PRESET_FORMAT, type CustomPreset, type PresetParse } from './presets/custom';
+export { resolvePreset, type ResolvedPreset } from './presets/resolve';
+export { decodeRaster, thumbnailRaster, type Raster } from './image/raster';
+export { encodeRaster, type OutputFormat, type EncodeOptions } from './image/encode';
+export { targetDimensions } from './image/resize';

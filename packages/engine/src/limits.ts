@@ -1,0 +1,49 @@
+/**
+ * The documented input limits, checked per feature before any work.
+ */
+import { EngineError } from './errors';
+
+/** Colour correction, retouching, creative filters and auto cropping (Web API "Limits"). */
+export const CORRECTION_LIMITS = {
+  /** Both sides must be larger than this, pixels. */
+  minSide: 32,
+  /** Longer side at most, pixels. */
+  maxSide: 100_000,
+  /** Aspect ratio (long / short) must be below this. */
+  maxAspect: 21,
+  /** Pixel count must be below this. */
+  maxPixels: 200_000_000,
+} as const;
+
+/** AI upscaling limits. */
+export const UPSCALE_LIMITS = {
+  /** Shorter side at least, pixels. */
+  minShortSide: 64,
+  /** Input file below this many bytes. */
+  maxInputBytes: 50 * 1024 * 1024,
+  /** Longest output side for the general model, pixels. */
+  maxOutputGeneral: 20_000,
+  /** Longest output side for the small-details model, pixels. */
+  maxOutputSmallDetails: 8_192,
+} as const;
+
+/** Background removal limits. */
+export const BACKGROUND_LIMITS = {
+  /** Input file below this many bytes. */
+  maxInputBytes: 30 * 1024 * 1024,
+  /** Output longer side at most (larger output is resized automatically), pixels. */
+  maxOutputSide: 5000,
+} as const;
+
+/** Throw an {@link EngineError} when an image breaks the correction limits. */
+export function checkCorrectionLimits(width: number, height: number): void {
+  const L = CORRECTION_LIMITS;
+  if (width <= L.minSide || height <= L.minSide) {
+    throw new EngineError('limit', `image is ${width}x${height}; colour correction needs an image larger than ${L.minSide}x${L.minSide} pixels`);
+  }
+  const long = Math.max(width, height);
+  if (long > L.maxSide) throw new EngineError('limit', `image's longer side is ${long} px; the limit is ${L.maxSide} px`);
+  const aspect = long / Math.min(width, height);
+  if (aspect >= L.maxAspect) throw new EngineError('limit', `image's aspect ratio is ${aspect.toFixed(1)}:1; it must be below ${L.maxAspect}:1`);
+  if (width * height >= L.maxPixels) throw new EngineError('limit', `image has ${((width * height) / 1e6).toFixed(1)} megapixels; it must be below ${L.maxPixels / 1e6}`);
+}

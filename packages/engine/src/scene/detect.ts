@@ -1,0 +1,97 @@
+/**
+ * Scene detector: classifies a photo into one of the {@link SCENE} categories
+ * from an analysis copy and (when available) the faces found in it. It is a
+ * set of measured rules, not a learned model; each rule is documented with the
+ * signal it reads.
+ */
+import type { Raster } from '../image/raster';
+import { histogram, percentile } from '../colour/estimate';
+import { luma8 } from '../colour/apply';
+import { SCENE, type SceneId } from './categories';
+
+/** A face as the scene detector needs it: its box relative to the image (0..1). */
+export interface SceneFace {
+  width: number;
+  height: number;
+}
+
+/** What the detector measured; returned for reports and tests. */
+export interface SceneSignals {
+  /** Fraction of pixels equal to their right and lower neighbours (flat fills). */
+  flat: number;
+  /** Distinct colours (5 bits a channel) per 1000 pixels. */
+  colourDensity: number;
+  /** Median and 99.7th percentile of encoded luma, 0..1. */
+  key: number;
+  highlights: number;
+  /** Fraction of the top third that looks like sky (blue, or bright and smooth). */
+  sky: number;
+  faces: number;
+  /** Largest face area as a fraction of the image. */
+  faceArea: number;
+}
+
+/** Classify the scene. `faces` is optional: without a face detector no portrait is reported. */
+export function detectScene(img: Raster, faces: readonly SceneFace[] = []): { scene: SceneId; signals: SceneSignals } {
+  const signals = measure(img, faces);
+  return { scene: classify(signals), signals };
+}
+
+function classify(s: SceneSignals): SceneId {
+  // Graphics have large exactly-flat areas and few colours; photos have noise everywhere.
+  if (s.flat > 0.55 && s.colourDensity < 40) return SCENE.clipart;
+  if (s.faces >= 2) return SCENE.group;
+  if (s.faces === 1 && s.faceArea >= 0.01) return SCENE.portrait;
+  // Night: dark midtones while light sources still reach white (under-exposure lacks these).
+  if (s.key < 0.22 && s.highlights > 0.85) return SCENE.night;
+  if (s.key > 0.72) return SCENE.highKey;
+  if (s.sky > 0.35) return SCENE.landscape;
+  return SCENE.general;
+}
+
+function measure(img: Raster, faces: readonly SceneFace[]): SceneSignals {
+  const { data, width: w, height: h, channels: ch } = img;
+  let flat = 0;
+  let considered = 0;
+  const colours = new Set<number>();
+  let skyPixels = 0;
+  let topPixels = 0;
+  const topRows = Math.max(1, Math.floor(h / 3));
+  for (let y = 0; y < h; y++) {
+    for (let x = 0; x < w; x++) {
+      const i = (y * w + x) * ch;
+      const r = data[i]!;
+      const g = data[i + 1]!;
+      const b = data[i + 2]!;
+      colours.add(((r >> 3) << 10) | ((g >> 3) << 5) | (b >> 3));
+      if (x + 1 < w && y + 1 < h) {
+        considered++;
+        const j = i + ch;
+        const k = i + w * ch;
+        if (data[j] === r && data[j + 1] === g && data[j + 2] === b && data[k] === r && data[k + 1] === g && data[k + 2] === b) flat++;
+      }
+      if (y < topRows) {
+        topPixels++;
+        if (isSkyLike(r, g, b)) skyPixels++;
+      }
+    }
+  }
+  const lumaHist = histogram(img, luma8);
+  const faceArea = faces.reduce((m, f) => Math.max(m, f.width * f.height), 0);
+  return {
+    flat: flat / Math.max(1, considered),
+    colourDensity: (colours.size * 1000) / Math.max(1, w * h),
+    key: percentile(lumaHist, 0.5) / 255,
+    highlights: percentile(lumaHist, 0.997) / 255,
+    sky: skyPixels / Math.max(1, topPixels),
+    faces: faces.length,
+    faceArea,
+  };
+}
+
+/** Blue sky (day or dusk) or bright overcast: blue dominant, or bright and nearly grey. */
+function isSkyLike(r: number, g: number, b: number): boolean {
+  if (b > r + 12 && b >= g && b > 40) return true;
+  const max = Math.max(r, g, b);
+  return max > 200 && max - Math.min(r, g, b) < 25;
+}

@@ -1,0 +1,63 @@
+/**
+ * Shared helpers of the colour tests: sample photos, degradations modelled as
+ * in bench/quality.mjs, and raw decoding for pixel comparisons.
+ */
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import sharp from 'sharp';
+
+const samples = fileURLToPath(new URL('../../../samples/', import.meta.url));
+export const sample = (name: string): Buffer => readFileSync(samples + name);
+
+export interface Rgb {
+  data: Uint8Array;
+  width: number;
+  height: number;
+}
+
+/** Decode to 8-bit RGB (alpha dropped). */
+export async function rgb(input: Buffer): Promise<Rgb> {
+  const { data, info } = await sharp(input).removeAlpha().toColourspace('srgb').raw().toBuffer({ resolveWithObject: true });
+  return { data: new Uint8Array(data.buffer, data.byteOffset, data.length), width: info.width, height: info.height };
+}
+
+export const png = (img: Rgb): Promise<Buffer> => sharp(Buffer.from(img.data), { raw: { width: img.width, height: img.height, channels: 3 } }).png().toBuffer();
+
+const toLin = (v: number): number => (v <= 0.04045 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4);
+const toEnc = (v: number): number => {
+  const c = Math.min(1, Math.max(0, v));
+  return c <= 0.0031308 ? c * 12.92 : 1.055 * c ** (1 / 2.4) - 0.055;
+};
+
+/** Multiply linear R, G, B by gains (a colour cast or an exposure change), clipping like a camera. */
+export function linearGains(img: Rgb, g: readonly [number, number, number]): Rgb {
+  const out = new Uint8Array(img.data.length);
+  for (let i = 0; i < out.length; i++) out[i] = Math.round(toEnc(toLin(img.data[i]! / 255) * g[i % 3]!) * 255);
+  return { ...img, data: out };
+}
+
+/** Flatten contrast on encoded values: v → offset + scale·v. */
+export function flatten(img: Rgb, offset: number, scale: number): Rgb {
+  const out = new Uint8Array(img.data.length);
+  for (let i = 0; i < out.length; i++) out[i] = Math.round((offset + (scale * img.data[i]!) / 255) * 255);
+  return { ...img, data: out };
+}
+
+/** Mean saturation (max − min over 255) of an image. */
+export function meanSaturation(img: Rgb): number {
+  let s = 0;
+  for (let i = 0; i < img.data.length; i += 3) {
+    const r = img.data[i]!;
+    const g = img.data[i + 1]!;
+    const b = img.data[i + 2]!;
+    s += (Math.max(r, g, b) - Math.min(r, g, b)) / 255;
+  }
+  return s / (img.data.length / 3);
+}
+
+/** Mean encoded value of one channel (0..255). */
+export function channelMean(img: Rgb, c: 0 | 1 | 2): number {
+  let s = 0;
+  for (let i = c; i < img.data.length; i += 3) s += img.data[i]!;
+  return s / (img.data.length / 3);
+}
