@@ -1,11 +1,8 @@
 import { defineConfig } from 'tsup';
 
-// Two entries: the engine (`@pfc/batch`) and the HTML report (`@pfc/batch/report`).
-// The report makes thumbnails with the native `sharp`; keeping it off the main
-// entry lets hosts that cannot carry native modules (the VS Code .vsix) bundle
-// the engine without it.
 export default defineConfig({
-  entry: { index: 'src/index.ts', report: 'src/report.ts' },
+  // vision-worker: the worker thread script of src/vision (faces, segmentation), found next to index.js at run time.
+  entry: { index: 'src/index.ts', 'vision-worker': 'src/vision/worker.ts' },
   format: ['esm'],
   platform: 'node',
   target: 'node20',
