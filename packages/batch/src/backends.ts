@@ -1,11 +1,13 @@
 /**
- * Choosing and opening a backend from what the user configured, the same way in
- * the CLI and in VS Code: an API key selects the hosted Web API, a container
- * URL the self-hosted containers, and with neither the embedded emulator is
- * started in-process on loopback.
+ * Choosing and opening a backend from what the user configured, the one place
+ * that does it for the CLI and for VS Code: an API key selects the hosted Web
+ * API, a container URL the self-hosted containers, an emulator URL a running
+ * emulator, and with none of them the embedded emulator is started in-process
+ * on loopback (`@pfc/emulator` is imported only then, so hosts that reach the
+ * emulator by URL never load it or its native `sharp`).
  */
 import {
-  type CorrectionBackend, createBgrBackend, createContainerBackend, createSelfHostedBackend, DEFAULT_BASE_URL, type FetchLike, type PfcParams,
+  type BackendKind, type CorrectionBackend, createBgrBackend, createContainerBackend, createSelfHostedBackend, DEFAULT_BASE_URL, type FetchLike, type PfcParams,
   type RetryInfo, WebApiClient,
 } from '@pfc/core';
 import { createNodeFetch } from './node-fetch';
@@ -14,13 +16,26 @@ import { BatchUsageError } from './errors';
 export type BackendChoice = 'auto' | 'web' | 'container' | 'bgr' | 'emulator';
 export const BACKEND_CHOICES: readonly BackendChoice[] = ['auto', 'web', 'container', 'bgr', 'emulator'];
 
+/** An opened backend's identity in the manifest; also what `planBatch`'s `backend` option takes. */
+export type BackendId = BackendKind | 'emulator';
+
+/** The key sent to an emulator (embedded or by URL), which accepts any non-empty key: never the user's. */
+export const EMULATOR_API_KEY = 'local-emulator';
+
 export interface BackendSelection {
   /** Which backend. Default `auto`: key → web; container URL → container (+ BGR URL); BGR URL → bgr; else the embedded emulator. */
   backend?: BackendChoice;
-  /** Web API key. Never printed, logged or stored by the engine. */
+  /** Web API key, sent only to `baseURL` (backend `web`). Never printed, logged or stored by the engine. */
   apiKey?: string;
   /** Web API base address. Default `https://api.perfectlyclear.io/v2`. */
   baseURL?: string;
+  /**
+   * Web API base address of a running emulator, e.g. `http://127.0.0.1:8080/v2`
+   * (`pfc emulator`). With backend `emulator` (or `auto` and nothing else
+   * configured) it is used instead of starting the embedded emulator; it gets
+   * a placeholder key, never `apiKey`. Default: start the embedded emulator.
+   */
+  emulatorUrl?: string;
   /** Colour-correction container address. */
   containerUrl?: string;
   /** Background-removal container address. */
@@ -39,8 +54,8 @@ export interface BackendSelection {
 export interface OpenedBackend {
   backend: CorrectionBackend;
   /** Identity in the manifest (`web`, `emulator`, `container`, `container+bgr`, `bgr`): results of another backend are redone. */
-  id: string;
-  /** One line for people, e.g. "embedded emulator on http://127.0.0.1:41235/v2". Never holds a key. */
+  id: BackendId;
+  /** One line for people, e.g. "embedded emulator on http://127.0.0.1:41235/v2" or "emulator at http://127.0.0.1:8080/v2". Never holds a key. */
   description: string;
   /** Whether jobs are billed (the hosted Web API): the cost guard asks before large runs. */
   paid: boolean;
@@ -48,7 +63,7 @@ export interface OpenedBackend {
   defaultConcurrency: number;
   /** The Web API client, when the backend speaks the Web API (hosted or emulator): presets, job status. */
   web?: WebApiClient;
-  /** Stop what was started (the embedded emulator). Idempotent. */
+  /** Stop what was started (the embedded emulator); nothing for backends reached by URL. Idempotent. */
   close(): Promise<void>;
 }
 
@@ -74,18 +89,29 @@ export async function openBackend(selection: BackendSelection): Promise<OpenedBa
       const web = new WebApiClient({ apiKey: sel.apiKey, baseURL, fetch: sel.fetch, ...(sel.onRetry ? { onRetry: sel.onRetry } : {}) });
       return { backend: web, web, id: 'web', description: `Web API at ${web.baseURL}`, paid: true, defaultConcurrency: 4, close: noop };
     }
-    case 'emulator': {
-      const { startEmulator } = await import('@pfc/emulator');
-      // Only the Web API is needed; the container emulations stay off.
-      const emu = await startEmulator({ host: '127.0.0.1', container: false, bgr: false, ...(sel.emulatorProcessingMs ? { processingMs: sel.emulatorProcessingMs } : {}) });
-      // The embedded emulator accepts any non-empty key; this one never leaves the process.
-      const web = new WebApiClient({ apiKey: 'embedded-emulator', baseURL: emu.web, fetch: sel.fetch, ...(sel.onRetry ? { onRetry: sel.onRetry } : {}) });
-      return { backend: web, web, id: 'emulator', description: `embedded emulator on ${emu.web}`, paid: false, defaultConcurrency: 2, close: () => emu.close() };
-    }
+    case 'emulator':
+      return openEmulator(sel);
     case 'container':
     case 'bgr':
       return openSelfHosted(choice, sel);
   }
+}
+
+async function openEmulator(sel: BackendSelection): Promise<OpenedBackend> {
+  const retry = sel.onRetry ? { onRetry: sel.onRetry } : {};
+  const opened = (web: WebApiClient, description: string, close: () => Promise<void>): OpenedBackend =>
+    ({ backend: web, web, id: 'emulator', description, paid: false, defaultConcurrency: 2, close });
+  if (sel.emulatorUrl) {
+    const web = new WebApiClient({ apiKey: EMULATOR_API_KEY, baseURL: sel.emulatorUrl, fetch: sel.fetch, ...retry });
+    return opened(web, `emulator at ${web.baseURL}`, async () => undefined);
+  }
+  const { startEmulator } = await import('@pfc/emulator').catch((err: unknown) => {
+    throw new BatchUsageError(`the embedded emulator cannot start here (${err instanceof Error ? err.message : String(err)}): give the URL of a running emulator instead`, 'bad-params');
+  });
+  // Only the Web API is needed; the container emulations stay off.
+  const emu = await startEmulator({ host: '127.0.0.1', container: false, bgr: false, ...(sel.emulatorProcessingMs ? { processingMs: sel.emulatorProcessingMs } : {}) });
+  const web = new WebApiClient({ apiKey: EMULATOR_API_KEY, baseURL: emu.web, fetch: sel.fetch, ...retry });
+  return opened(web, `embedded emulator on ${emu.web}`, () => emu.close());
 }
 
 async function openSelfHosted(choice: 'container' | 'bgr', sel: BackendSelection): Promise<OpenedBackend> {

@@ -22,6 +22,8 @@ export { verifyOutput, OutputCheckError } from './verify';
 export { BatchUsageError } from './errors';
 export { formatBytes, formatDuration } from './format';
 export { pendingFiles, type PendingOptions } from './pending';
-export { openBackend, resolveBackendChoice, impliedParams, BACKEND_CHOICES, type BackendChoice, type BackendSelection, type OpenedBackend } from './backends';
+export {
+  openBackend, resolveBackendChoice, impliedParams, BACKEND_CHOICES, EMULATOR_API_KEY, type BackendChoice, type BackendId, type BackendSelection, type OpenedBackend,
+} from './backends';
 export { createDirectContainerBackend, type DirectAccessOptions } from './container-direct';
 export { createNodeFetch } from './node-fetch';

@@ -1,26 +1,23 @@
 /**
  * Which service corrects the files, from the settings and the stored keys.
- * Keys go only to the service they belong to: the emulator gets a placeholder.
+ * The backend itself is opened by @pfc/batch's `openBackend`, as in the CLI;
+ * this file only maps the settings to a selection, asks for the keys the
+ * chosen backend needs (and only those: a key is passed only to the service
+ * it belongs to; the emulator gets a placeholder), and words it for the UI.
  */
-import {
-  createContainerBackend, createSelfHostedBackend, createWebBackend, type BackendKind, type CorrectionBackend, type RetryInfo, type WebApiClient,
-} from '@pfc/core';
+import { openBackend, type BackendSelection, type OpenedBackend } from '@pfc/batch';
+import type { FetchLike, RetryInfo } from '@pfc/core';
 import type { KeyName, KeyStore } from './keys';
 import type { BackendSetting, ExtensionSettings } from './settings';
 
 /** A backend ready to run, with what the UI and the batch engine need to know about it. */
-export interface ResolvedBackend {
-  backend: CorrectionBackend;
-  /** Identity in the output manifest: results of another backend are redone. */
-  id: string;
-  /** What the planner checks limits against. */
-  planKind: BackendKind | 'emulator';
-  /** Paid backends ask for confirmation above `pfc.confirmAboveFiles`. */
+export interface ResolvedBackend extends Pick<OpenedBackend, 'backend' | 'id' | 'web' | 'close'> {
+  /** What the planner checks limits against (the backend's id). */
+  planKind: OpenedBackend['id'];
+  /** Paid backends ask for confirmation above `pfc.confirmAboveFiles`: every backend but the local emulator. */
   paid: boolean;
   /** For messages: "the hosted Web API at https://…". */
   label: string;
-  /** The Web API client, when the backend is one (custom presets). */
-  web?: WebApiClient;
 }
 
 /** A key the chosen backend needs is not stored. */
@@ -31,57 +28,58 @@ export class MissingKeyError extends Error {
   }
 }
 
-/** Key sent to a local emulator, which accepts any non-empty key. */
-export const EMULATOR_KEY = 'local-emulator';
-
-/** How backends are made; tests and future container clients plug in here. */
-export interface BackendFactories {
-  web: typeof createWebBackend;
-  /** Self-hosted colour container, followed by the BGR container when `bgr` is given. */
-  container: (options: { baseURL: string; bgr?: { baseURL: string; licenceKey: string }; onRetry?: (info: RetryInfo) => void }) => CorrectionBackend;
+/** What `resolveBackend` passes on to `openBackend`. */
+export interface ResolveOptions {
+  /** Called before each HTTP retry (never receives credentials). */
+  onRetry?: (info: RetryInfo) => void;
+  /** The `fetch` under every client (tests count requests with it). Default: @pfc/batch's `createNodeFetch()`. */
+  fetch?: FetchLike;
 }
 
-/** Core's clients. */
-export const DEFAULT_FACTORIES: BackendFactories = {
-  web: createWebBackend,
-  container: ({ baseURL, bgr, onRetry }) => {
-    const retry = onRetry ? { onRetry } : {};
-    return bgr
-      ? createSelfHostedBackend({ container: { baseURL, ...retry }, bgr: { baseURL: bgr.baseURL, licenseKey: bgr.licenceKey, ...retry } })
-      : createContainerBackend({ container: { baseURL, ...retry } });
-  },
-};
+async function required(keys: Pick<KeyStore, 'get'>, key: KeyName, backend: BackendSetting): Promise<string> {
+  const value = await keys.get(key);
+  if (!value) throw new MissingKeyError(key, backend);
+  return value;
+}
 
-/** Build the backend the settings name. Throws `MissingKeyError` when its key is not stored. */
-export async function resolveBackend(
-  settings: ExtensionSettings,
-  keys: Pick<KeyStore, 'get'>,
-  options: { onRetry?: (info: RetryInfo) => void; factories?: BackendFactories } = {},
-): Promise<ResolvedBackend> {
-  const f = options.factories ?? DEFAULT_FACTORIES;
-  const retry = options.onRetry ? { onRetry: options.onRetry } : {};
+/** The `openBackend` selection the settings name, with only the keys that backend uses. Throws `MissingKeyError`. */
+export async function selectionFrom(settings: ExtensionSettings, keys: Pick<KeyStore, 'get'>): Promise<BackendSelection> {
   switch (settings.backend) {
-    case 'hosted': {
-      const apiKey = await keys.get('apiKey');
-      if (!apiKey) throw new MissingKeyError('apiKey', 'hosted');
-      const web = f.web({ baseURL: settings.webApiUrl, apiKey, ...retry });
-      return { backend: web, web, id: 'web', planKind: 'web', paid: true, label: `the hosted Web API at ${settings.webApiUrl}` };
-    }
-    case 'emulator': {
-      const web = f.web({ baseURL: settings.emulatorUrl, apiKey: EMULATOR_KEY, ...retry });
-      return { backend: web, web, id: 'emulator', planKind: 'emulator', paid: false, label: `the local emulator at ${settings.emulatorUrl}` };
-    }
+    case 'hosted':
+      return { backend: 'web', baseURL: settings.webApiUrl, apiKey: await required(keys, 'apiKey', 'hosted') };
+    case 'emulator':
+      return { backend: 'emulator', emulatorUrl: settings.emulatorUrl };
     case 'container':
-    case 'container+bgr': {
-      let bgr: { baseURL: string; licenceKey: string } | undefined;
-      if (settings.backend === 'container+bgr') {
-        const licenceKey = await keys.get('bgrLicenceKey');
-        if (!licenceKey) throw new MissingKeyError('bgrLicenceKey', 'container+bgr');
-        bgr = { baseURL: settings.bgrUrl, licenceKey };
-      }
-      const backend = f.container({ baseURL: settings.containerUrl, ...(bgr ? { bgr } : {}), ...retry });
-      const label = bgr ? `the containers at ${settings.containerUrl} and ${settings.bgrUrl}` : `the container at ${settings.containerUrl}`;
-      return { backend, id: backend.kind, planKind: backend.kind, paid: true, label };
-    }
+      return { backend: 'container', containerUrl: settings.containerUrl };
+    case 'container+bgr':
+      return { backend: 'container', containerUrl: settings.containerUrl, bgrUrl: settings.bgrUrl, bgrLicenseKey: await required(keys, 'bgrLicenceKey', 'container+bgr') };
   }
+}
+
+function labelOf(s: ExtensionSettings): string {
+  switch (s.backend) {
+    case 'hosted':
+      return `the hosted Web API at ${s.webApiUrl}`;
+    case 'emulator':
+      return `the local emulator at ${s.emulatorUrl}`;
+    case 'container':
+      return `the container at ${s.containerUrl}`;
+    case 'container+bgr':
+      return `the containers at ${s.containerUrl} and ${s.bgrUrl}`;
+  }
+}
+
+/** Open the backend the settings name. Throws `MissingKeyError` when its key is not stored. `close()` it after the run. */
+export async function resolveBackend(settings: ExtensionSettings, keys: Pick<KeyStore, 'get'>, options: ResolveOptions = {}): Promise<ResolvedBackend> {
+  const opened = await openBackend({ ...(await selectionFrom(settings, keys)), ...options });
+  return {
+    backend: opened.backend,
+    id: opened.id,
+    ...(opened.web ? { web: opened.web } : {}),
+    close: opened.close,
+    planKind: opened.id,
+    // As pfc.confirmAboveFiles documents, the extension's cost guard covers the containers too (the CLI's only the hosted Web API).
+    paid: settings.backend !== 'emulator',
+    label: labelOf(settings),
+  };
 }

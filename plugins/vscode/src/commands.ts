@@ -4,7 +4,7 @@
  */
 import { ParameterError } from '@pfc/core';
 import type * as vscode from 'vscode';
-import { resolveBackend, type BackendFactories } from './backend';
+import { resolveBackend } from './backend';
 import { clearKeys, KeyStore, promptAndStoreKey } from './keys';
 import type { Log } from './log';
 import { ensureBackend } from './onboarding';
@@ -29,7 +29,6 @@ export class Commands {
     private readonly host: ExtensionHost,
     private readonly log: Log,
     private readonly status: vscode.StatusBarItem,
-    private readonly factories?: BackendFactories,
   ) {
     this.keys = new KeyStore(host.secrets);
   }
@@ -107,9 +106,13 @@ export class Commands {
     if (!target) target = (await this.api.window.showOpenDialog({ canSelectFiles: true, canSelectMany: false, filters: { Presets: ['preset'] }, openLabel: 'Upload Preset' }))?.[0];
     if (!target) return undefined;
     const settings = settingsFrom(this.api);
-    const resolved = await ensureBackend({ api: this.api, keys: this.keys }, settings, (s) => resolveBackend(s, this.keys, this.factories ? { factories: this.factories } : {}));
+    const resolved = await ensureBackend({ api: this.api, keys: this.keys }, settings, (s) => resolveBackend(s, this.keys));
     if (!resolved) return undefined;
-    return uploadPreset(this.api, this.log, resolved.backend, target.fsPath);
+    try {
+      return await uploadPreset(this.api, this.log, resolved.backend, target.fsPath);
+    } finally {
+      await resolved.backend.close();
+    }
   }
 
   private async run(req: RunRequest): Promise<LastRun | undefined> {
@@ -120,7 +123,7 @@ export class Commands {
     this.running = true;
     try {
       this.log.setSecrets(await this.keys.values());
-      const last = await correct({ api: this.api, keys: this.keys, log: this.log, status: this.status, ...(this.factories ? { factories: this.factories } : {}) }, req);
+      const last = await correct({ api: this.api, keys: this.keys, log: this.log, status: this.status }, req);
       if (!last) return undefined;
       this.last = last;
       const s = last.summary;

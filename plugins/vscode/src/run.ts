@@ -8,7 +8,7 @@ import { stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { pendingFiles, planBatch, runBatch, type BatchPlan, type BatchSummary } from '@pfc/batch';
 import type { PfcParams } from '@pfc/core';
-import { resolveBackend, type BackendFactories, type ResolvedBackend } from './backend';
+import { resolveBackend, type ResolvedBackend } from './backend';
 import type { KeyStore } from './keys';
 import type { Log } from './log';
 import { ensureBackend } from './onboarding';
@@ -24,7 +24,6 @@ export interface RunServices {
   keys: KeyStore;
   log: Log;
   status: Pick<vscode.StatusBarItem, 'text' | 'tooltip' | 'command' | 'show' | 'hide'>;
-  factories?: BackendFactories;
 }
 
 /** What is kept of the last run, for "Show Report" and "Retry Failed". */
@@ -79,24 +78,31 @@ export async function correct(svc: RunServices, req: RunRequest): Promise<LastRu
   const { api, log } = svc;
   const settings = settingsFrom(api);
   const resolved = await ensureBackend(svc, settings, (s) =>
-    resolveBackend(s, svc.keys, { onRetry: (r) => log.line(`retrying ${r.request} in ${Math.round(r.delayMs)} ms (attempt ${r.attempt})`), ...(svc.factories ? { factories: svc.factories } : {}) }),
+    resolveBackend(s, svc.keys, { onRetry: (r) => log.line(`retrying ${r.request} in ${Math.round(r.delayMs)} ms (attempt ${r.attempt})`) }),
   );
   if (!resolved) return undefined;
-  const effectiveSettings = resolved.settings;
+  try {
+    return await correctOn(svc, req, resolved.backend, resolved.settings);
+  } finally {
+    await resolved.backend.close();
+  }
+}
 
+async function correctOn(svc: RunServices, req: RunRequest, backend: ResolvedBackend, effectiveSettings: ExtensionSettings): Promise<LastRun | undefined> {
+  const { api, log } = svc;
   let params: PfcParams;
   let mode: OutputModeSetting;
   if (req.retry) {
     ({ params, mode } = req.retry);
   } else {
-    const preset = await pickPreset(svc, resolved.backend, effectiveSettings);
+    const preset = await pickPreset(svc, backend, effectiveSettings);
     if (preset === undefined) return undefined;
     const picked = effectiveSettings.askOutputEachRun ? await pickOutputMode(api, effectiveSettings.outputMode) : effectiveSettings.outputMode;
     if (picked === undefined) return undefined;
     mode = picked;
     params = { ...effectiveSettings.parameters, preset };
   }
-  const check = resolved.backend.backend.validate(params);
+  const check = backend.backend.validate(params);
   if (check.errors.length > 0) {
     void api.window.showErrorMessage(`Perfectly Clear: invalid parameters — ${check.errors.map((e) => e.message).join('; ')}`);
     return undefined;
@@ -104,7 +110,7 @@ export async function correct(svc: RunServices, req: RunRequest): Promise<LastRu
   for (const w of check.warnings) log.line(`note: ${w}`);
 
   const bases = await Promise.all(req.inputs.map(async (p) => ((await stat(p)).isDirectory() ? p : dirname(p))));
-  let plan = await planBatch({ inputs: req.inputs, output: outputModeOf(mode, effectiveSettings, bases), params, backend: resolved.backend.planKind });
+  let plan = await planBatch({ inputs: req.inputs, output: outputModeOf(mode, effectiveSettings, bases), params, backend: backend.planKind });
   if (req.retry) plan = filterPlan(plan, new Set(req.retry.only));
   if (plan.files.length === 0) {
     const why = plan.skipped.slice(0, 3).map((s) => `${s.path}: ${s.reason}`).join('; ');
@@ -112,13 +118,13 @@ export async function correct(svc: RunServices, req: RunRequest): Promise<LastRu
     return undefined;
   }
   const guard = effectiveSettings.confirmAboveFiles;
-  if (resolved.backend.paid && guard > 0 && plan.files.length > guard) {
+  if (backend.paid && guard > 0 && plan.files.length > guard) {
     // Up-to-date files cost nothing: count only what would be sent.
     const force = !effectiveSettings.skipAlreadyCorrected;
-    const pending = (await pendingFiles(plan, { backendId: resolved.backend.id, params, force })).length;
+    const pending = (await pendingFiles(plan, { backendId: backend.id, params, force })).length;
     if (pending > guard) {
       const go = await api.window.showWarningMessage(
-        `Correct ${pending} files on ${resolved.backend.label}? Each correction may be billed.`,
+        `Correct ${pending} files on ${backend.label}? Each correction may be billed.`,
         { modal: true },
         'Correct',
       );
@@ -126,8 +132,8 @@ export async function correct(svc: RunServices, req: RunRequest): Promise<LastRu
     }
   }
 
-  log.line(`run: ${req.inputs.join(', ')} with preset "${params.preset ?? 'Universal'}" on ${resolved.backend.label}, output mode ${mode}`);
-  const summary = await runWithProgress(svc, plan, resolved.backend, params, effectiveSettings);
+  log.line(`run: ${req.inputs.join(', ')} with preset "${params.preset ?? 'Universal'}" on ${backend.label}, output mode ${mode}`);
+  const summary = await runWithProgress(svc, plan, backend, params, effectiveSettings);
   return { inputs: req.inputs, mode, params, summary };
 }
 
