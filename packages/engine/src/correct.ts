@@ -3,21 +3,15 @@
  * output and the job record's fields out. No I/O beyond the buffers given.
  */
 import { effectivePfcParams, type JobUsage, type PfcParams } from '@pfc/core';
-import { correctRaster } from './colour/correct';
-import { NEUTRAL_COLOUR_PARAMS } from './colour/params';
 import { encodeRaster, type OutputFormat } from './image/encode';
-import { decodeRaster, thumbnailRaster } from './image/raster';
+import { decodeRaster } from './image/raster';
 import { resizeRaster } from './image/resize';
 import { checkCorrectionLimits } from './limits';
-import { resolvePreset } from './presets/resolve';
-import { detectScene } from './scene/detect';
-import { skipReason } from './scene/skip';
+import { applyLook } from './look';
+import { detectFaces } from './vision';
 import type { CorrectOptions, CorrectResult } from './types';
 import { EngineError } from './errors';
 import sharp from 'sharp';
-
-/** Long side of the analysis copy used by scene detection, pixels. */
-const SCENE_SIDE = 400;
 
 /**
  * Correct one image under a `/pfc` parameter set.
@@ -35,16 +29,15 @@ export async function correctImage(input: Buffer, pfc: PfcParams, options: Corre
   const usage = emptyUsage(image.width * image.height);
   const notes: string[] = [];
 
-  const thumb = await thumbnailRaster(image, SCENE_SIDE);
-  const { scene } = detectScene(thumb);
-  const preset = resolvePreset(p.preset, scene, options.presetFile);
-  if (preset.note) notes.push(preset.note);
-  const skip = preset.aiSelection ? undefined : skipReason(p.skip ?? options.defaultSkip ?? 'clipart', thumb);
-  const colour = skip ? { ...NEUTRAL_COLOUR_PARAMS } : preset.params;
-  if (skip) notes.push(`colour correction skipped: ${skip}`);
-
-  let raster = (await correctRaster(image, colour)).raster;
-  if (p.preset !== 'none' && !skip) usage.imageCorrectionCount = 1;
+  const look = await applyLook(image, p, {
+    ...(options.presetFile ? { presetFile: options.presetFile } : {}),
+    ...(options.findFaces !== null ? { findFaces: options.findFaces ?? detectFaces } : {}),
+    ...(options.defaultSkip ? { defaultSkip: options.defaultSkip } : {}),
+  });
+  notes.push(...look.notes);
+  const scene = look.scene;
+  let raster = look.raster;
+  if (p.preset !== 'none' && !look.skipped) usage.imageCorrectionCount = 1;
 
   const resized = await resizeRaster(raster, p);
   if (resized.resized) {
@@ -66,7 +59,7 @@ export async function correctImage(input: Buffer, pfc: PfcParams, options: Corre
     originalDimensions,
     ...(sizeChanged ? { outputDimensions: { width: raster.width, height: raster.height } } : {}),
     usage,
-    applied: { preset: preset.name, aiSelection: preset.aiSelection, colour, ...(skip ? { skipped: skip } : {}) },
+    applied: { preset: look.preset, aiSelection: look.aiSelection, colour: look.colour, ...(look.skipped ? { skipped: look.skipped } : {}) },
     notes,
   };
 }

@@ -4,6 +4,7 @@
 import type { CropBox, DetectionData, Dimensions, JobUsage } from '@pfc/core';
 import type { ColourParams } from './colour/params';
 import type { OutputFormat } from './image/encode';
+import type { FaceFinder } from './look';
 
 /** Resources a job refers to by key; the caller (a service) resolves the keys to bytes. */
 export interface CorrectOptions {
@@ -15,6 +16,12 @@ export interface CorrectOptions {
   artReference?: Uint8Array;
   /** Skip mode when `params.skip` is not given (the container's PFC_SKIP_MODE). Default `clipart`. */
   defaultSkip?: 'clipart' | 'legacy' | 'none';
+  /**
+   * Face detector for the scene (portrait, group) under AI preset selection.
+   * Default: the engine's `detectFaces` (worker threads, models loaded once
+   * per process); `null` for none (then no portrait or group scenes).
+   */
+  findFaces?: FaceFinder | null;
 }
 
 /** Everything a job record needs from the engine. */

@@ -1,0 +1,64 @@
+/**
+ * One imaging engine for a service (the emulator and its container
+ * emulations): faces and scene, the correction look, person segmentation.
+ * The shape is the emulator's `ImagingEngine` seam; other hooks (AI Art,
+ * video) spread in next to it.
+ */
+import type { FaceRecord } from '@pfc/core';
+import { decodeRaster, thumbnailRaster, type Raster } from './image/raster';
+import { createLookEngine, type LookHookContext, type LookImage } from './look';
+import { detectScene } from './scene/detect';
+import { createDetectionEngine, detectFaces, type Mask, type VisionImage } from './vision';
+
+/** Faces and scene of one image, as the emulator's `Detection`. */
+export interface ImageDetection {
+  faces: FaceRecord[];
+  /** Scene category (see `SCENE`). */
+  scene: number;
+}
+
+/** The hooks of {@link createImagingEngine}. */
+export interface ImagingHooks {
+  /** Faces (with eyes) and the scene, on the full auto-oriented image. */
+  detect(image: VisionImage): Promise<ImageDetection>;
+  /** The correction look: preset (AI selection by scene), custom preset files, skip rule. */
+  look(image: LookImage, ctx: LookHookContext): Promise<LookImage & { data: Buffer; notes: string[]; scene: number }>;
+  /** Person mask, 1 channel, 255 = subject, the image's size. */
+  segment(image: VisionImage): Promise<Mask>;
+}
+
+/** Options of {@link createImagingEngine}. */
+export interface ImagingEngineOptions {
+  /** Skip mode when a job sends none (the container's PFC_SKIP_MODE). Default `clipart`. */
+  defaultSkip?: 'clipart' | 'legacy' | 'none';
+}
+
+/**
+ * The engine hooks for a service: `startEmulator({ engine: createImagingEngine() })`.
+ * Models load once per process, in worker threads shared by every engine.
+ */
+export function createImagingEngine(options: ImagingEngineOptions = {}): ImagingHooks {
+  const detection = createDetectionEngine();
+  const { look } = createLookEngine({
+    // AI preset selection tells portraits and groups by their faces, also
+    // when the job itself did not ask for detection.
+    findFaces: (image: Raster) => detectFaces(image),
+    ...(options.defaultSkip ? { defaultSkip: options.defaultSkip } : {}),
+  });
+  return {
+    async detect(image) {
+      const { faces } = await detection.detect(image);
+      const raster: Raster = image.channels === 1 ? await decodeGrey(image) : { ...image, channels: image.channels };
+      const thumb = await thumbnailRaster(raster, 400);
+      const rel = faces.map((f) => ({ width: f.width / image.width, height: f.height / image.height }));
+      return { faces, scene: detectScene(thumb, rel).scene };
+    },
+    look,
+    segment: (image) => detection.segment(image),
+  };
+}
+
+async function decodeGrey(image: VisionImage): Promise<Raster> {
+  const { default: sharp } = await import('sharp');
+  return decodeRaster(await sharp(image.data, { raw: { width: image.width, height: image.height, channels: 1 } }).png().toBuffer());
+}

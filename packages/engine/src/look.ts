@@ -1,0 +1,111 @@
+/**
+ * The correction look of one image: scene, preset resolution, skip rule and
+ * colour correction. Shared by {@link correctImage} and the emulator's `look`
+ * hook ({@link createLookEngine}), so both give the same pixels.
+ */
+import type { FaceRecord, PfcParams } from '@pfc/core';
+import { correctRaster } from './colour/correct';
+import { NEUTRAL_COLOUR_PARAMS, type ColourParams } from './colour/params';
+import { thumbnailRaster, type Raster } from './image/raster';
+import { resolvePreset } from './presets/resolve';
+import { SCENE, type SceneId } from './scene/categories';
+import { detectScene, type SceneFace } from './scene/detect';
+import { skipReason } from './scene/skip';
+
+/** Long side of the analysis copy used by scene detection, pixels. */
+const SCENE_SIDE = 400;
+
+/** Finds faces on an image (pixel boxes in that image). */
+export type FaceFinder = (image: Raster) => Promise<readonly Pick<FaceRecord, 'width' | 'height'>[]>;
+
+/** Inputs of {@link applyLook} beyond the image and parameters. */
+export interface LookOptions {
+  /** File of the custom preset named by `params.preset`. */
+  presetFile?: Uint8Array;
+  /** Scene already detected on the full image (skips detection here). */
+  scene?: number;
+  /** Faces already found, as fractions of the image size; used for the scene when `scene` is not given. */
+  faces?: readonly SceneFace[];
+  /** Face detector used for the scene when neither `scene` nor `faces` is given (AI preset selection only). */
+  findFaces?: FaceFinder;
+  /** Skip mode when `params.skip` is not given (the container's PFC_SKIP_MODE). Default `clipart`. */
+  defaultSkip?: 'clipart' | 'legacy' | 'none';
+}
+
+/** What {@link applyLook} did. */
+export interface LookResult {
+  raster: Raster;
+  scene: SceneId;
+  preset: string;
+  aiSelection: boolean;
+  colour: ColourParams;
+  /** Why colour correction was skipped (skip mode), if it was. */
+  skipped?: string;
+  /** Remarks for the job's statusText (unreadable preset file, skip); empty when none. */
+  notes: string[];
+}
+
+/** Detect the scene (when needed), resolve the preset and correct the colours. */
+export async function applyLook(image: Raster, params: PfcParams, options: LookOptions = {}): Promise<LookResult> {
+  const thumb = await thumbnailRaster(image, SCENE_SIDE);
+  let scene: SceneId = SCENE.unknown;
+  if (options.scene !== undefined && isSceneId(options.scene)) scene = options.scene;
+  else {
+    let faces = options.faces;
+    // Faces are looked for only when they can change the look (not for preset=none).
+    if (!faces && options.findFaces && params.preset !== 'none') {
+      const found = await options.findFaces(image);
+      faces = found.map((f) => ({ width: f.width / image.width, height: f.height / image.height }));
+    }
+    scene = detectScene(thumb, faces ?? []).scene;
+  }
+  const preset = resolvePreset(params.preset, scene, options.presetFile);
+  const notes = preset.note ? [preset.note] : [];
+  const skipped = preset.aiSelection || params.preset === 'none' ? undefined : skipReason(params.skip ?? options.defaultSkip ?? 'clipart', thumb);
+  if (skipped) notes.push(`colour correction skipped: ${skipped}`);
+  const colour = skipped ? { ...NEUTRAL_COLOUR_PARAMS } : preset.params;
+  const { raster } = await correctRaster(image, colour);
+  return { raster, scene, preset: preset.name, aiSelection: preset.aiSelection, colour, ...(skipped ? { skipped } : {}), notes };
+}
+
+function isSceneId(n: number): n is SceneId {
+  return (Object.values(SCENE) as number[]).includes(n);
+}
+
+/** 8-bit interleaved pixels as the emulator's hooks pass them. */
+export interface LookImage {
+  data: Uint8Array;
+  width: number;
+  height: number;
+  channels: 1 | 3 | 4;
+}
+
+/** Context of the emulator's `look` hook. */
+export interface LookHookContext {
+  params: PfcParams;
+  presetFile?: Uint8Array;
+  detection?: { faces: readonly Pick<FaceRecord, 'width' | 'height'>[]; scene?: number };
+}
+
+/**
+ * The emulator's `look` hook: `{ look }` for its `ImagingEngine`. Returns the
+ * corrected pixels (same size and channels) with the look's `notes` and
+ * `scene` attached. With `findFaces`, AI preset selection tells portraits by
+ * their faces when the job did not run face detection.
+ */
+export function createLookEngine(options: { findFaces?: FaceFinder; defaultSkip?: 'clipart' | 'legacy' | 'none' } = {}) {
+  return {
+    async look(image: LookImage, ctx: LookHookContext): Promise<LookImage & { data: Buffer; notes: string[]; scene: number }> {
+      if (image.channels === 1) throw new Error('look: expected an RGB or RGBA image, got one channel');
+      const raster: Raster = { data: image.data, width: image.width, height: image.height, channels: image.channels };
+      const r = await applyLook(raster, ctx.params, {
+        ...(ctx.presetFile ? { presetFile: ctx.presetFile } : {}),
+        ...(ctx.detection?.scene !== undefined ? { scene: ctx.detection.scene } : {}),
+        ...(ctx.detection && ctx.detection.scene === undefined ? { findFaces: async () => ctx.detection!.faces } : options.findFaces ? { findFaces: options.findFaces } : {}),
+        ...(options.defaultSkip ? { defaultSkip: options.defaultSkip } : {}),
+      });
+      const out = r.raster;
+      return { data: Buffer.from(out.data.buffer, out.data.byteOffset, out.data.length), width: out.width, height: out.height, channels: out.channels, notes: r.notes, scene: r.scene };
+    },
+  };
+}
