@@ -21,3 +21,4 @@ export { decodeRaster, thumbnailRaster, type Raster } from './image/raster';
 export { encodeRaster, type OutputFormat, type EncodeOptions } from './image/encode';
 export { targetDimensions } from './image/resize';
 export { detectFaces, segmentPerson, createDetectionEngine, closeEngineWorkers, closeVisionWorkers, autoCropBox, headTop, AUTOCROP_TYPES, type DetectionEngine, type VisionImage, type Mask, type AutoCropParams } from './vision';
+export * from './art/index';
