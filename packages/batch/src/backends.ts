@@ -10,6 +10,9 @@ import {
   type BackendKind, type CorrectionBackend, createBgrBackend, createContainerBackend, createSelfHostedBackend, DEFAULT_BASE_URL, type FetchLike, type PfcParams,
   type RetryInfo, WebApiClient,
 } from '@pfc/core';
+import { stat } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { createDirectContainerBackend } from './container-direct';
 import { createNodeFetch } from './node-fetch';
 import { BatchUsageError } from './errors';
 
@@ -38,6 +41,14 @@ export interface BackendSelection {
   emulatorUrl?: string;
   /** Colour-correction container address. */
   containerUrl?: string;
+  /**
+   * Direct file access to the colour-correction container (`createDirectContainerBackend`):
+   * the local folders where its `/input` and `/output` are mounted. Images are
+   * copied into `inputDir` and read from `outputDir`; only `GET /pfc/<name>`
+   * goes over HTTP. Only with the colour container alone (not with `bgrUrl`).
+   * Default: images are uploaded and downloaded over HTTP.
+   */
+  containerDirect?: { inputDir: string; outputDir: string };
   /** Background-removal container address. */
   bgrUrl?: string;
   /** Licence key of the background-removal container (sent once to its `/Authorize`). Never printed. */
@@ -81,6 +92,10 @@ export function resolveBackendChoice(sel: BackendSelection): Exclude<BackendChoi
 export async function openBackend(selection: BackendSelection): Promise<OpenedBackend> {
   const sel = { ...selection, fetch: selection.fetch ?? createNodeFetch() };
   const choice = resolveBackendChoice(sel);
+  // Before anything starts (the embedded emulator) or is sent.
+  if (sel.containerDirect && (choice !== 'container' || sel.bgrUrl)) {
+    throw new BatchUsageError(`direct file access (--container-input-dir, --container-output-dir) works only with the colour-correction container alone (--container-url, without --bgr-url), not with the ${sel.bgrUrl && choice === 'container' ? 'container+bgr' : choice} backend`, 'bad-params');
+  }
   const noop = async () => undefined;
   switch (choice) {
     case 'web': {
@@ -135,7 +150,28 @@ async function openSelfHosted(choice: 'container' | 'bgr', sel: BackendSelection
       close,
     };
   }
-  return { backend: createContainerBackend({ container }), id: 'container', description: `colour-correction container at ${container.baseURL}`, paid: false, defaultConcurrency: 2, close };
+  const opened = { id: 'container', paid: false, defaultConcurrency: 2, close } as const;
+  if (sel.containerDirect) {
+    const { inputDir, outputDir } = await directFolders(sel.containerDirect);
+    return {
+      ...opened,
+      backend: createDirectContainerBackend({ container, inputDir, outputDir }),
+      description: `colour-correction container at ${container.baseURL} with direct file access (input ${inputDir}, output ${outputDir})`,
+    };
+  }
+  return { ...opened, backend: createContainerBackend({ container }), description: `colour-correction container at ${container.baseURL}` };
+}
+
+/** The mounted folders, absolute; each must be an existing folder, and they must differ (the container writes `/output/<input name>`). */
+async function directFolders(dirs: { inputDir: string; outputDir: string }): Promise<{ inputDir: string; outputDir: string }> {
+  const inputDir = resolve(dirs.inputDir);
+  const outputDir = resolve(dirs.outputDir);
+  for (const [flag, dir] of [['--container-input-dir', inputDir], ['--container-output-dir', outputDir]] as const) {
+    const info = await stat(dir).catch(() => undefined);
+    if (!info?.isDirectory()) throw new BatchUsageError(`${flag} ${dir} is not a folder: give the local folder where the container's ${flag.includes('input') ? '/input' : '/output'} is mounted`, 'not-found');
+  }
+  if (inputDir === outputDir) throw new BatchUsageError(`--container-input-dir and --container-output-dir must be two folders (the container's /input and /output), got ${inputDir} twice`, 'bad-params');
+  return { inputDir, outputDir };
 }
 
 /**

@@ -38,6 +38,12 @@ embedded emulator, started on 127.0.0.1 for this run):
       --base-url URL       Web API base (default: PFC_BASE_URL or
                            https://api.perfectlyclear.io/v2)
       --container-url URL  colour-correction container (PFC_CONTAINER_URL)
+      --container-input-dir DIR, --container-output-dir DIR
+                           direct file access to the colour container (both
+                           flags, with --container-url, without --bgr-url):
+                           the local folders mounted as its /input and /output.
+                           Images are copied in and read back there; only the
+                           correction request goes over HTTP
       --bgr-url URL        background-removal container (PFC_BGR_URL); with
                            --container-url, backgrounds are removed after the
                            colour correction when removeBackground=true

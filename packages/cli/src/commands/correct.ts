@@ -24,6 +24,8 @@ export async function correctCommand(argv: string[], io: CliIo): Promise<number>
     'api-key': { type: 'string' },
     'base-url': { type: 'string' },
     'container-url': { type: 'string' },
+    'container-input-dir': { type: 'string' },
+    'container-output-dir': { type: 'string' },
     'bgr-url': { type: 'string' },
     'bgr-license-key': { type: 'string' },
     preset: { type: 'string' },
@@ -54,6 +56,7 @@ export async function correctCommand(argv: string[], io: CliIo): Promise<number>
     containerUrl: v['container-url'] ?? io.env.PFC_CONTAINER_URL,
     bgrUrl: v['bgr-url'] ?? io.env.PFC_BGR_URL,
     bgrLicenseKey: v['bgr-license-key'] ?? io.env.PFC_BGR_LICENSE_KEY,
+    ...containerDirect(v['container-input-dir'], v['container-output-dir'], io.cwd),
   };
   const resolved = resolveBackendChoice(selection);
   const params = impliedParams(resolved, given);
@@ -133,6 +136,16 @@ function outputMode(out: string | undefined, suffix: string | undefined, inPlace
   }
   if (inPlace) return { kind: 'in-place' };
   return out !== undefined ? { kind: 'mirror', dir: out } : { kind: 'mirror' };
+}
+
+/** `--container-input-dir` and `--container-output-dir`: both or neither (openBackend checks the backend and the folders). */
+function containerDirect(input: string | undefined, output: string | undefined, cwd: string): { containerDirect?: { inputDir: string; outputDir: string } } {
+  if (input === undefined && output === undefined) return {};
+  if (input?.trim() === '' || output?.trim() === '') throw new UsageError('--container-input-dir and --container-output-dir need a folder (got an empty value)');
+  if (input === undefined || output === undefined) {
+    throw new UsageError(`--container-input-dir and --container-output-dir go together: give both (the local folders mounted as the container's /input and /output), got only ${input === undefined ? '--container-output-dir' : '--container-input-dir'}`);
+  }
+  return { containerDirect: { inputDir: resolve(cwd, input), outputDir: resolve(cwd, output) } };
 }
 
 function usage(err: unknown): never {
