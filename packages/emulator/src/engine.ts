@@ -2,8 +2,8 @@
  * The seam where a real imaging engine (`@pfc/engine`) plugs into the
  * emulator's pipeline. Every hook is optional: without an engine the emulator
  * does the geometry and encoding for real and leaves the look unchanged, finds
- * no faces (auto crop falls back to a centred crop) and uses a fully opaque
- * background mask.
+ * no faces (auto crop falls back to a centred crop), uses a fully opaque
+ * background mask, and rejects AI Art and video jobs (501).
  */
 import type { FaceRecord, PfcParams } from '@pfc/core';
 
@@ -35,6 +35,33 @@ export interface LookContext {
   detection?: Detection;
 }
 
+export interface ArtContext {
+  /** The effective parameters of the job (`aiArt`, `aiArtOutputSize`). */
+  params: PfcParams;
+  /** Bytes of the `aiArtReferenceFileKey` image. */
+  reference?: Buffer;
+  /** The engine's own `segment` hook, when it has one: the person mask of characters. */
+  segment?: (image: RawImage) => Promise<RawImage>;
+}
+
+export interface VideoContext {
+  /** The effective parameters of the job (`preset`). */
+  params: PfcParams;
+  /** Bytes of the custom preset file when `preset` names a custom preset. */
+  presetFile?: Buffer;
+  /** Aborted when the emulator closes. */
+  signal: AbortSignal;
+}
+
+/** What the video hook reports about the file it corrected. */
+export interface VideoOutcome {
+  durationSec: number;
+  width: number;
+  height: number;
+  /** False when the streams were copied unchanged (e.g. `preset=none`). */
+  corrected: boolean;
+}
+
 /** Optional hooks of an imaging engine; see the emulator README. */
 export interface ImagingEngine {
   /** Faces and scene on the full image (RGB), before crop and resize. */
@@ -43,4 +70,8 @@ export interface ImagingEngine {
   look?(image: RawImage, ctx: LookContext): Promise<RawImage>;
   /** Foreground mask (1 channel, 255 = subject) for background removal, same size as the image. */
   segment?(image: RawImage): Promise<RawImage>;
+  /** AI Art (`aiArt`) on the corrected image; the result may have another size (`aiArtOutputSize`). */
+  art?(image: RawImage, ctx: ArtContext): Promise<RawImage>;
+  /** Colour-correct an MP4/MOV file into `outputPath` (same container), streaming; the emulator publishes the file. */
+  video?(inputPath: string, outputPath: string, ctx: VideoContext): Promise<VideoOutcome>;
 }

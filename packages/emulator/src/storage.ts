@@ -37,6 +37,9 @@ export interface ReceivedFile {
 
 const HEAD_BYTES = 64;
 
+/** Extensions of published outputs: images, and videos (corrected MP4/MOV). */
+export type OutputExtension = 'jpg' | 'png' | 'mp4' | 'mov';
+
 export class DataStore {
   private constructor(
     readonly root: string,
@@ -55,7 +58,7 @@ export class DataStore {
     return join(this.root, 'uploads', assertId(fileKey));
   }
 
-  outputPath(outputId: string, ext: 'jpg' | 'png'): string {
+  outputPath(outputId: string, ext: OutputExtension): string {
     return join(this.root, 'outputs', `${assertId(outputId)}.${ext}`);
   }
 
@@ -63,7 +66,8 @@ export class DataStore {
     return join(this.root, 'presets', `${assertId(presetId)}.preset`);
   }
 
-  private tmpPath(): string {
+  /** A fresh path in the store's `tmp/` folder (same file system as the outputs, so a rename publishes atomically). */
+  tmpPath(): string {
     return join(this.root, 'tmp', randomUUID());
   }
 

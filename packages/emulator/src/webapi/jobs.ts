@@ -25,6 +25,8 @@ export interface JobSpec {
   presetPath?: string;
   /** Background image of the `bgFileKey` mode. */
   backgroundPath?: string;
+  /** Style-reference image of `aiArtReferenceFileKey`. */
+  referencePath?: string;
   /** Same file content + same effective parameters ⇒ same key. */
   cacheKey: string;
 }
@@ -52,8 +54,8 @@ export interface JobQueueOptions {
   workers: number;
   processingMs: number;
   now: () => number;
-  /** Does the work of one job; a throw means FAILED with the error's message. */
-  work: (job: Job) => Promise<Outcome>;
+  /** Does the work of one job; a throw means FAILED with the error's message. `signal` aborts when the queue closes. */
+  work: (job: Job, signal: AbortSignal) => Promise<Outcome>;
 }
 
 
@@ -66,6 +68,8 @@ export class JobQueue {
   /** Resolves on close: ends extra-time waits and hung jobs, so close never waits on them. */
   private readonly closing: Promise<void>;
   private signalClose!: () => void;
+  /** Aborts running work (a long video encode) on close. */
+  private readonly abort = new AbortController();
 
   constructor(private readonly options: JobQueueOptions) {
     this.closing = new Promise((resolve) => (this.signalClose = resolve));
@@ -119,6 +123,7 @@ export class JobQueue {
   async close(): Promise<void> {
     this.closed = true;
     this.signalClose();
+    this.abort.abort(new Error('the emulator is closing'));
     await Promise.allSettled([...this.running]);
   }
 
@@ -150,7 +155,7 @@ export class JobQueue {
     else if (job.spec.fault === 'reject') outcome = { status: 'REJECTED', statusText: 'job rejected (injected fault)', code: 400 };
     else {
       try {
-        outcome = await this.options.work(job);
+        outcome = await this.options.work(job, this.abort.signal);
       } catch (err) {
         outcome = { status: 'FAILED', statusText: err instanceof Error ? err.message : 'processing failed', code: 500 };
       }

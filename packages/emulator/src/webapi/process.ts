@@ -18,6 +18,8 @@ export interface ProcessContext {
   background?: Buffer;
   /** Bytes of the custom preset file, when `preset` names one. */
   presetFile?: Buffer;
+  /** Bytes of the style-reference image (`aiArtReferenceFileKey`). */
+  artReference?: Buffer;
 }
 
 export interface ProcessResult {
@@ -46,7 +48,8 @@ export function jobParams(validated: PfcParams): PfcParams {
 /** Runs the pipeline on one image. Throws `JobRejection` for inputs outside the limits; other errors mean FAILED. */
 export async function processImage(input: Buffer, params: PfcParams, ctx: ProcessContext): Promise<ProcessResult> {
   const { limits, engine } = ctx;
-  if (params.aiArt !== undefined) throw new JobRejection('AI Art (aiArt) is not available in the emulator', 501);
+  if (params.aiArt !== undefined && !engine?.art) throw new JobRejection('AI Art (aiArt) is not available in the emulator without an imaging engine that renders it', 501);
+  const art = params.aiArt !== undefined ? engine?.art?.bind(engine) : undefined;
   const bgMode = backgroundMode(params);
   if (bgMode === 'generative') throw new JobRejection('generative backgrounds (bgGenerativePrompt) are not available in the emulator', 501);
 
@@ -90,17 +93,23 @@ export async function processImage(input: Buffer, params: PfcParams, ctx: Proces
   const colourCorrects = params.preset !== 'none';
   const hasAlpha = meta.hasAlpha === true;
   const needsRaw =
+    art !== undefined ||
     (colourCorrects && engine?.look !== undefined) || (bgMode !== undefined && engine?.segment !== undefined) || (bgMode === 'image' && hasAlpha);
 
   let out: Sharp;
   if (needsRaw) {
     let img = await toRaw(geometry());
     if (colourCorrects && engine?.look) img = await engine.look(img, { params, presetFile: ctx.presetFile, detection });
+    if (art) {
+      // After the look, before the background: AI Art re-renders the corrected photo, at its own output size.
+      img = await art(img, { params, reference: ctx.artReference, segment: engine?.segment?.bind(engine) });
+      checkOutput(img, limits);
+    }
     if (bgMode && engine?.segment) img = await withMask(img, await engine.segment(img));
     if (bgMode === 'colour' || (format === 'jpeg' && img.channels === 4)) img = await flatten(img, bgHex ?? '#ffffff');
     else if (bgMode === 'image' && ctx.background) img = await overBackground(img, ctx.background);
     else if (bgMode === 'transparent' && img.channels === 3) img = await flatten(img, undefined);
-    out = params.preserveMetadata === false ? sharp(img.data, { raw: img }) : replacePixels(geometry(), img);
+    out = params.preserveMetadata === false ? sharp(img.data, { raw: img }) : replacePixels(geometry(), img, outSize);
   } else {
     out = geometry();
     if (format === 'jpeg' && (hasAlpha || bgMode !== undefined)) out = out.flatten({ background: bgHex ?? '#ffffff' });
@@ -135,7 +144,7 @@ export async function processImage(input: Buffer, params: PfcParams, ctx: Proces
     usage,
     aiserver:
       (colourCorrects && AI_PRESET_GROUPS.has(params.preset)) || enlarges || bgMode !== undefined ||
-      params.removeBlemish === true || params.removeGlares === true || params.autocrop === true,
+      params.removeBlemish === true || params.removeGlares === true || params.autocrop === true || art !== undefined,
   };
 }
 
@@ -150,8 +159,10 @@ async function toRaw(s: Sharp): Promise<RawImage> {
 }
 
 /** Puts new pixels into the geometry pipeline so the input's metadata is kept (`blend: source` replaces pixels and alpha). */
-function replacePixels(base: Sharp, img: RawImage): Sharp {
-  const shaped = img.channels === 4 ? base.ensureAlpha() : base.removeAlpha();
+function replacePixels(base: Sharp, img: RawImage, size: Dimensions): Sharp {
+  let shaped = img.channels === 4 ? base.ensureAlpha() : base.removeAlpha();
+  // AI Art may change the size: the last resize of a pipeline wins, so the metadata-carrying base takes the new one.
+  if (img.width !== size.width || img.height !== size.height) shaped = shaped.resize(img.width, img.height, { fit: 'fill' });
   return shaped.composite([{ input: img.data, raw: { width: img.width, height: img.height, channels: img.channels }, blend: 'source' }]);
 }
 

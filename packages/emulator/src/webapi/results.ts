@@ -3,13 +3,13 @@
  * An expired address answers 410 until the emulator restarts.
  */
 import { randomUUID } from 'node:crypto';
-import { link, copyFile } from 'node:fs/promises';
-import type { DataStore } from '../storage';
+import { link, copyFile, rename, stat } from 'node:fs/promises';
+import type { DataStore, OutputExtension } from '../storage';
 
 export interface ResultFile {
   outputId: string;
   path: string;
-  extension: 'jpg' | 'png';
+  extension: OutputExtension;
   contentType: string;
   size: number;
   expiresAt: number;
@@ -28,11 +28,19 @@ export class ResultStore {
   ) {}
 
   /** Stores new output bytes (atomically) under a fresh id. */
-  async add(data: Buffer, extension: 'jpg' | 'png', contentType: string): Promise<ResultFile> {
+  async add(data: Buffer, extension: OutputExtension, contentType: string): Promise<ResultFile> {
     const outputId = randomUUID();
     const path = this.store.outputPath(outputId, extension);
     await this.store.writeAtomic(path, data);
     return this.register(outputId, path, extension, contentType, data.length);
+  }
+
+  /** Publishes a finished file (written in the store's tmp folder) by renaming it into place: large outputs never pass through memory. */
+  async adopt(file: string, extension: OutputExtension, contentType: string): Promise<ResultFile> {
+    const outputId = randomUUID();
+    const path = this.store.outputPath(outputId, extension);
+    await rename(file, path);
+    return this.register(outputId, path, extension, contentType, (await stat(path)).size);
   }
 
   /** A new address for an existing output (cache hit), with its own retention; shares the bytes by hard link. */
@@ -43,7 +51,7 @@ export class ResultStore {
     return this.register(outputId, path, from.extension, from.contentType, from.size);
   }
 
-  private register(outputId: string, path: string, extension: 'jpg' | 'png', contentType: string, size: number): ResultFile {
+  private register(outputId: string, path: string, extension: OutputExtension, contentType: string, size: number): ResultFile {
     const r: ResultFile = { outputId, path, extension, contentType, size, expiresAt: this.now() + this.retentionMs, expired: false, deleted: false };
     this.files.set(outputId, r);
     return r;

@@ -43,7 +43,14 @@ export function jobRoutes(app: WebApiApp): RouteDef[] {
           backgroundPath = bg.path;
           backgroundHash = bg.sha256;
         }
-        if (params.aiArtReferenceFileKey !== undefined) uploadedFile(app, 'aiArtReferenceFileKey', params.aiArtReferenceFileKey);
+        let referencePath: string | undefined;
+        let referenceHash = '';
+        if (params.aiArtReferenceFileKey !== undefined) {
+          const ref = uploadedFile(app, 'aiArtReferenceFileKey', params.aiArtReferenceFileKey);
+          if (!(ref.sniffed.kind === 'image' && ref.sniffed.supported)) throw new HttpError(400, 'aiArtReferenceFileKey must name an uploaded JPEG or PNG image');
+          referencePath = ref.path;
+          referenceHash = ref.sha256;
+        }
 
         const job = app.queue.create({
           params,
@@ -51,7 +58,8 @@ export function jobRoutes(app: WebApiApp): RouteDef[] {
           file,
           presetPath,
           backgroundPath,
-          cacheKey: cacheKey(file, params, presetHash, backgroundHash),
+          referencePath,
+          cacheKey: cacheKey(file, params, presetHash, backgroundHash, referenceHash),
           originalDimensions: file.dimensions,
           usageSize: usageSize(file),
           fault: app.faults.forJob(),
@@ -95,9 +103,9 @@ function usageSize(file: UploadedFile): string {
   return file.size > 100_000_000 ? 'LARGE' : 'MEDIUM';
 }
 
-/** Same file content, same effective parameters (less fileKey and cache), same preset and background files. */
-function cacheKey(file: UploadedFile, params: PfcParams, presetHash: string, backgroundHash: string): string {
-  const { fileKey: _f, cache: _c, bgFileKey: _b, ...rest } = params;
+/** Same file content, same effective parameters (less fileKey and cache), same preset, background and reference files. */
+function cacheKey(file: UploadedFile, params: PfcParams, presetHash: string, backgroundHash: string, referenceHash: string): string {
+  const { fileKey: _f, cache: _c, bgFileKey: _b, aiArtReferenceFileKey: _r, ...rest } = params;
   const sorted = Object.fromEntries(Object.entries(rest).sort(([a], [b]) => a.localeCompare(b)));
-  return createHash('sha256').update(JSON.stringify([file.sha256, sorted, presetHash, backgroundHash])).digest('hex');
+  return createHash('sha256').update(JSON.stringify([file.sha256, sorted, presetHash, backgroundHash, referenceHash])).digest('hex');
 }

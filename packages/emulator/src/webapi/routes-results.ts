@@ -13,7 +13,7 @@ export function resultRoutes(app: WebApiApp): RouteDef[] {
       path: '/v2/results/:file',
       head: true,
       handle({ res, params }) {
-        const m = /^([0-9a-f-]{36})\.(jpg|png)$/.exec(params.file!);
+        const m = /^([0-9a-f-]{36})\.(jpg|png|mp4|mov)$/.exec(params.file!);
         const r = m && isId(m[1]!) ? app.results.get(m[1]!) : undefined;
         if (!r || r.extension !== m?.[2]) throw new HttpError(404, 'no such result');
         if (r.expired) throw new HttpError(410, `this result has expired (results are kept ${app.retentionMinutes} minutes)`);
