@@ -2,7 +2,7 @@
 export interface CrashResult {
   count: number;
   kills: number;
-  attempts: number;
+  runsStarted: number;
   runs: { moment: string; endedAtMs: number; killed: boolean; exitCode: number | null; correctedBeforeKill: number; temporaryRemovedAtStart: number }[];
   final: { exitCode: number | null; corrected: number; upToDate: number; failed: number };
   temporaryRemoved: number;

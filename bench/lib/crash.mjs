@@ -31,7 +31,7 @@ async function samePixels(a, b) {
 }
 
 /**
- * Options: dir, count (files), kills, seed, concurrency, processingMs, log.
+ * Options: dir, count (files), kills (runs really killed), seed, concurrency, processingMs, log.
  * Returns the figures and the lists behind them.
  */
 export async function runCrash({ dir, count = 120, kills = 10, seed = 1, concurrency = 4, processingMs = 100, log = () => {} }) {
@@ -47,13 +47,16 @@ export async function runCrash({ dir, count = 120, kills = 10, seed = 1, concurr
 
     const out = path.join(dir, 'out');
     const runs = [];
-    for (let i = 0; i < kills; i++) {
+    // Until `kills` runs were really killed (a run may finish before its moment), at most twice as many runs.
+    for (let i = 0; runs.filter((x) => x.killed).length < kills && i < 2 * kills; i++) {
       // A seeded moment inside this run: during start-up and planning (1 in 5), or a short
-      // seeded delay after its k-th finished file, with files still in flight (the rest).
+      // seeded delay after its k-th finished file, with files still in flight (the rest). k is
+      // spread so the kills fall all through the batch, not all in its first run.
       const remaining = count - (existsSync(out) ? tree(out).size : 0);
+      const killsLeft = kills - runs.filter((x) => x.killed).length;
       const early = r.chance(0.2) || remaining < 3;
       const startupMs = r.int(30, 400);
-      const k = r.int(0, Math.max(0, remaining - 3));
+      const k = r.int(0, Math.max(0, Math.floor(remaining / (killsLeft + 1)) - 1));
       const delayMs = r.int(0, 150);
       let seen = 0;
       let timer;
@@ -93,7 +96,7 @@ export async function runCrash({ dir, count = 120, kills = 10, seed = 1, concurr
     return {
       count,
       kills: runs.filter((x) => x.killed).length,
-      attempts: kills,
+      runsStarted: runs.length,
       runs,
       final: { exitCode: final.code, corrected: s.corrected, upToDate: s.upToDate, failed: s.failed },
       // Temporary files of killed runs that the next run found and removed.

@@ -6,7 +6,7 @@
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
+import { createWriteStream, readFileSync } from 'node:fs';
 import { EMULATOR_BIN } from './paths.mjs';
 
 /** Kernel clock ticks per second (USER_HZ), 100 on Linux. */
@@ -23,6 +23,7 @@ const CLOCK_TICKS = 100;
  * @property {string[]} [extraArgs] further bin flags
  * @property {string} [cwd] working folder of the process
  * @property {Record<string, string>} [env] extra environment variables
+ * @property {string} [logFile] also write the whole of stderr (its logs) to this file
  * @property {string[]} [wrapper] command prefix, e.g. ['strace', '-f', ...]
  * @property {number} [readyTimeoutMs] default 30 000
  */
@@ -52,6 +53,7 @@ export async function startEmulatorProcess(opts = {}) {
   const [cmd, ...cmdArgs] = opts.wrapper ? [...opts.wrapper, process.execPath, ...args] : [process.execPath, ...args];
   const proc = spawn(cmd, cmdArgs, { cwd: opts.cwd, env: { ...process.env, ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
+  if (opts.logFile) proc.stderr.pipe(createWriteStream(opts.logFile));
   proc.stderr.setEncoding('utf8').on('data', (d) => {
     // Keep the tail only: a long soak must not grow this without bound.
     stderr = (stderr + d).slice(-20_000);

@@ -67,7 +67,7 @@ export async function runSoak({ dir, count = 1000, seed = 1, concurrency = 8, pr
   const timeout = await jobTimeoutFlag();
   const hang = Boolean(timeout);
   // Never-finishing jobs keep their worker: leave room for them.
-  const emu = await startEmulatorProcess({ processingMs, workers: 64, apiKeys: [key], faults: soakFaults(seed, { hang }), extraArgs: ['--verbose'], dataDir: path.join(dir, 'emulator') });
+  const emu = await startEmulatorProcess({ processingMs, workers: 64, apiKeys: [key], faults: soakFaults(seed, { hang }), extraArgs: ['--verbose'], logFile: path.join(dir, 'emulator.log'), dataDir: path.join(dir, 'emulator') });
   try {
     const extra = ['--concurrency', String(concurrency)];
     if (timeout) extra.push(timeout.flag, String(timeout.unit === 'ms' ? jobTimeoutS * 1000 : jobTimeoutS));
@@ -99,11 +99,10 @@ export async function runSoak({ dir, count = 1000, seed = 1, concurrency = 8, pr
     const unexpected = others.filter((f) => !f.includes('.pfc-partial'));
     const bad = await badOutputs(outputs, 1000, 1000);
     const originalsChanged = inputs.filter((f) => sha256(f) !== before.get(f)).length;
-    const emulatorLog = emu.stderr();
 
     const secrets = findSecret(key, {
-      texts: { 'pfc stdout (run 1)': first.stdout, 'pfc stderr (run 1)': first.stderr, 'pfc stdout (rerun)': second.stdout, 'pfc stderr (rerun)': second.stderr, 'emulator log': emulatorLog },
-      // The outputs, the manifest and the report page; not the inputs or the emulator's own store.
+      texts: { 'pfc stdout (run 1)': first.stdout, 'pfc stderr (run 1)': first.stderr, 'pfc stdout (rerun)': second.stdout, 'pfc stderr (rerun)': second.stderr },
+      // The outputs, the manifest, the report page and the emulator's log (emulator.log); not the inputs or the emulator's own store.
       dirs: [dir],
       skipDirs: [inDir, path.join(dir, 'emulator')],
     });

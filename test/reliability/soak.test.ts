@@ -5,7 +5,7 @@
  * faults; checked on disk here as well as by the soak itself. Then the
  * secrets check: the API key in no output, log, report or manifest.
  */
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
@@ -51,6 +51,8 @@ describe('fault soak (60 files)', () => {
     expect(key).toMatch(/^pfc-soak-key-/);
     expect(result.secrets.hits).toEqual([]);
     expect(result.secrets.searched.files).toBeGreaterThan(60);
+    // The emulator's request log (--verbose) was kept and searched too.
+    expect(readFileSync(join(dir, 'emulator.log'), 'utf8')).toMatch(/upload\.put 200/);
     // Our own search of the whole working folder but the inputs and the emulator's uploads.
     expect(findSecret(key, { dirs: [dir], skipDirs: [join(dir, 'in'), join(dir, 'emulator')] }).hits).toEqual([]);
   });
