@@ -42,7 +42,7 @@ export const IDENTITY_PLAN: Readonly<ColourPlan> = Object.freeze({
  * The exposure curve of gain g on linear light x (0..1); black and white stay
  * fixed. Brightening (g > 1) is f(x) = g·x / (1 + (g − 1)·x): a plain exposure
  * change on dark tones rolling off towards white, so nothing clips.
- * Darkening (g < 1) is f(x) = g·x + (1 − g)·x⁴: a plain exposure change up to
+ * Darkening (g < 1) is f(x) = g·x + (1 − g)·x⁶: a plain exposure change up to
  * the upper midtones with a short shoulder that keeps white white. Blown
  * highlights of an over-exposed photo were brighter than the rest, so they
  * stay near the top.
@@ -50,7 +50,7 @@ export const IDENTITY_PLAN: Readonly<ColourPlan> = Object.freeze({
 export function exposureLinear(x: number, g: number): number {
   if (g === 1) return x;
   if (g > 1) return (g * x) / (1 + (g - 1) * x);
-  return g * x + (1 - g) * x ** 4;
+  return g * x + (1 - g) * x ** 6;
 }
 
 /** Gain g of {@link exposureLinear} that maps linear value m to t (bisection; 1/4..4). */

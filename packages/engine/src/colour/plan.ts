@@ -18,7 +18,7 @@ const CAST_DEADZONE_DEG = 2.5;
  * keeps such photos close to how they were, at the price of leaving part of
  * a strong real cast.
  */
-const MAX_CAST_CORRECTION_DEG = 6;
+const MAX_CAST_CORRECTION_DEG = 5;
 const WB_FRACTION = 0.6;
 /** Black point: encoded levels below this are left alone (deep shadows are rarely exactly 0). */
 const BLACK_ALLOWANCE = 2 / 255;

@@ -27,11 +27,11 @@ const full = (p: Partial_): ColourParams => ({ ...NEUTRAL_COLOUR_PARAMS, ...p })
 export const PRESET_GROUPS: Readonly<Record<BuiltInGroup, PresetGroup>> = {
   Universal: {
     description: 'Balanced automatic correction for any photo.',
-    base: full({ exposure: 1, whiteBalance: 1, contrast: 1, vibrance: 0.1, sharpen: 0.4 }),
+    base: full({ exposure: 1, whiteBalance: 1, contrast: 1, vibrance: 0.08, sharpen: 0.4 }),
     scenes: {
       [SCENE.portrait]: { vibrance: 0.08, sharpen: 0.25 },
       [SCENE.group]: { vibrance: 0.1, sharpen: 0.35 },
-      [SCENE.landscape]: { vibrance: 0.25, sharpen: 0.5 },
+      [SCENE.landscape]: { vibrance: 0.2, sharpen: 0.45 },
       [SCENE.night]: { exposure: 0.6, sharpen: 0.15, vibrance: 0.1 },
       [SCENE.highKey]: { exposure: 0.5 },
       [SCENE.clipart]: { ...NEUTRAL_COLOUR_PARAMS },
