@@ -15,12 +15,13 @@
  * Exit code: 0 when every suite completed (goals missed are reported, not
  * failed), 1 when a suite could not complete, 2 on a usage error.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { RESULTS_DIR } from './lib/paths.mjs';
-import { environment, writeResults } from './lib/report.mjs';
+import { environment, toMarkdown, writeResults } from './lib/report.mjs';
+import { findSecret } from './lib/secrets.mjs';
 import { SUITES } from './suites/index.mjs';
 
 function usage(message) {
@@ -60,6 +61,8 @@ const env = environment(args.quick);
 const tmpRoot = mkdtempSync(path.join(os.tmpdir(), 'pfc-bench-'));
 const t0 = performance.now();
 const results = [];
+/** Keys the suites used (the soak's API key): the results must not contain them. Never printed. */
+const secrets = [];
 console.log(`bench (${env.mode}): ${selected.map((s) => s.name).join(', ')}; working folder ${tmpRoot}`);
 
 for (const suite of selected) {
@@ -69,6 +72,7 @@ for (const suite of selected) {
     quick: args.quick,
     dir: mkdtempSync(path.join(tmpRoot, `${suite.name}-`)),
     log: (msg) => console.log(`   ${msg}`),
+    onSecret: (secret) => secrets.push(secret),
   };
   let result;
   try {
@@ -88,8 +92,20 @@ for (const suite of selected) {
 }
 
 env.durationMs = performance.now() - t0;
+const outDir = path.resolve(args.out ?? RESULTS_DIR);
+if (secrets.length) {
+  // The report as it will be written, and whatever else is in the results folder.
+  const texts = { 'the Markdown results': toMarkdown(env, results), 'the JSON results': JSON.stringify(results) };
+  const hits = secrets.flatMap((k) => findSecret(k, { texts, dirs: existsSync(outDir) ? [outDir] : [] }).hits);
+  results.push({
+    name: 'secrets',
+    title: 'Secrets: this report',
+    durationMs: 0,
+    figures: [{ name: 'API keys used by the suites found in these results', value: hits.length, goal: '0', ok: hits.length === 0, note: hits.join(', ') }],
+  });
+}
 const base = args.quick ? 'bench-quick' : 'bench';
-const out = writeResults(path.resolve(args.out ?? RESULTS_DIR), base, env, results);
+const out = writeResults(outDir, base, env, results);
 console.log(`\nfigures written to ${path.relative(process.cwd(), out.md)} and ${path.relative(process.cwd(), out.json)} (${(env.durationMs / 1000).toFixed(0)} s)`);
 if (args.keep) console.log(`working folders kept under ${tmpRoot}`);
 else rmSync(tmpRoot, { recursive: true, force: true });
