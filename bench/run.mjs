@@ -11,7 +11,8 @@
  *   --keep       keep the temporary working folders (printed) for inspection
  *   --list       print the suite names and exit
  *
- * Writes <out>/bench.md and <out>/bench.json (bench-quick.* with --quick).
+ * Writes <out>/bench.md and <out>/bench.json (bench-quick.* with --quick;
+ * bench-partial.* / bench-quick-partial.* with --only or --skip).
  * Exit code: 0 when every suite completed (goals missed are reported, not
  * failed), 1 when a suite could not complete, 2 on a usage error.
  */
@@ -104,7 +105,8 @@ if (secrets.length) {
     figures: [{ name: 'API keys used by the suites found in these results', value: hits.length, goal: '0', ok: hits.length === 0, note: hits.join(', ') }],
   });
 }
-const base = args.quick ? 'bench-quick' : 'bench';
+// A partial run (--only/--skip) must not replace the figures of a whole run.
+const base = `${args.quick ? 'bench-quick' : 'bench'}${only.length || skip.size ? '-partial' : ''}`;
 const out = writeResults(outDir, base, env, results);
 console.log(`\nfigures written to ${path.relative(process.cwd(), out.md)} and ${path.relative(process.cwd(), out.json)} (${(env.durationMs / 1000).toFixed(0)} s)`);
 if (args.keep) console.log(`working folders kept under ${tmpRoot}`);
