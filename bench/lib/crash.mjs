@@ -38,7 +38,7 @@ export async function runCrash({ dir, count = 120, kills = 10, seed = 1, concurr
   const inDir = path.join(dir, 'in');
   const inputs = await inputFolder(inDir, count, { subdirs: 3, seed: 11 });
   const originals = tree(inDir);
-  const emu = await startEmulatorProcess({ processingMs, workers: concurrency, apiKeys: [KEY] });
+  const emu = await startEmulatorProcess({ processingMs, workers: concurrency, apiKeys: [KEY], engine: false });
   const r = rng(seed);
   try {
     const reference = await pfcCorrect({ input: inDir, out: path.join(dir, 'reference'), web: emu.web, key: KEY, extra: ['--concurrency', String(concurrency)], timeoutMs: 20 * 60_000 });

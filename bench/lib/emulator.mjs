@@ -1,5 +1,6 @@
 /**
- * The emulator as a separate process (the built `pfc-emulator` bin), so the
+ * The emulator as a separate process (the built `pfc-emulator` bin, or an
+ * engine-less launcher for benchmarks of the client), so the
  * client being measured never shares an event loop or a heap with the
  * server, and a server crash shows up as an exit instead of taking the
  * benchmark down with it.
@@ -7,7 +8,10 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createWriteStream, readFileSync } from 'node:fs';
-import { EMULATOR_BIN } from './paths.mjs';
+import { BENCH_DIR, EMULATOR_BIN } from './paths.mjs';
+import path from 'node:path';
+
+const LAUNCHER = path.join(BENCH_DIR, 'clients', 'emulator-launcher.mjs');
 
 /** Kernel clock ticks per second (USER_HZ), 100 on Linux. */
 const CLOCK_TICKS = 100;
@@ -20,6 +24,9 @@ const CLOCK_TICKS = 100;
  * @property {string[]} [apiKeys] accepted keys (default: any non-empty key)
  * @property {object} [faults] fault configuration (`--faults` JSON)
  * @property {boolean} [containers] also start the container and BGR emulations (on free ports); default false
+ * @property {boolean} [engine] run the imaging engine (default true, as the bin does); false: geometry and
+ *   encoding only, through bench/clients/emulator-launcher.mjs, for benchmarks of the client
+ * @property {boolean} [verbose] log one line per request to stderr
  * @property {string[]} [extraArgs] further bin flags
  * @property {string} [cwd] working folder of the process
  * @property {Record<string, string>} [env] extra environment variables
@@ -27,6 +34,29 @@ const CLOCK_TICKS = 100;
  * @property {string[]} [wrapper] command prefix, e.g. ['strace', '-f', ...]
  * @property {number} [readyTimeoutMs] default 30 000
  */
+
+/** Command line of the `pfc-emulator` bin for these options. */
+function binArgs(opts) {
+  const args = [EMULATOR_BIN, '--web-port', '0'];
+  if (opts.dataDir) args.push('--data-dir', opts.dataDir);
+  if (opts.processingMs !== undefined) args.push('--processing-ms', String(opts.processingMs));
+  if (opts.workers !== undefined) args.push('--workers', String(opts.workers));
+  for (const k of opts.apiKeys ?? []) args.push('--api-key', k);
+  if (opts.faults) args.push('--faults', JSON.stringify(opts.faults));
+  if (opts.verbose) args.push('--verbose');
+  // The container emulations default to fixed ports (8081, 8000): free ports or none.
+  const containerPort = opts.containers ? '0' : 'off';
+  args.push('--container-port', containerPort, '--bgr-port', containerPort);
+  args.push(...(opts.extraArgs ?? []));
+  return args;
+}
+
+/** Command line of the engine-less launcher: the same options as one JSON argument. */
+function launcherArgs(opts) {
+  const o = { webPort: 0, dataDir: opts.dataDir, processingMs: opts.processingMs, workers: opts.workers, apiKeys: opts.apiKeys, faults: opts.faults, verbose: opts.verbose };
+  if (!opts.containers) Object.assign(o, { container: false, bgr: false });
+  return [LAUNCHER, JSON.stringify(o)];
+}
 
 /** The first child process of `pid` (Linux /proc), or undefined. */
 function childOf(pid) {
@@ -40,16 +70,7 @@ function childOf(pid) {
 
 /** @param {EmulatorProcessOptions} [opts] */
 export async function startEmulatorProcess(opts = {}) {
-  const args = [EMULATOR_BIN, '--web-port', '0'];
-  if (opts.dataDir) args.push('--data-dir', opts.dataDir);
-  if (opts.processingMs !== undefined) args.push('--processing-ms', String(opts.processingMs));
-  if (opts.workers !== undefined) args.push('--workers', String(opts.workers));
-  for (const k of opts.apiKeys ?? []) args.push('--api-key', k);
-  if (opts.faults) args.push('--faults', JSON.stringify(opts.faults));
-  // The container emulations default to fixed ports (8081, 8000): free ports or none.
-  const containerPort = opts.containers ? '0' : 'off';
-  args.push('--container-port', containerPort, '--bgr-port', containerPort);
-  args.push(...(opts.extraArgs ?? []));
+  const args = opts.engine === false ? launcherArgs(opts) : binArgs(opts);
   const [cmd, ...cmdArgs] = opts.wrapper ? [...opts.wrapper, process.execPath, ...args] : [process.execPath, ...args];
   const proc = spawn(cmd, cmdArgs, { cwd: opts.cwd, env: { ...process.env, ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';

@@ -67,7 +67,7 @@ export async function runSoak({ dir, count = 1000, seed = 1, concurrency = 8, pr
   const timeout = await jobTimeoutFlag();
   const hang = Boolean(timeout);
   // Never-finishing jobs keep their worker: leave room for them.
-  const emu = await startEmulatorProcess({ processingMs, workers: 64, apiKeys: [key], faults: soakFaults(seed, { hang }), extraArgs: ['--verbose'], logFile: path.join(dir, 'emulator.log'), dataDir: path.join(dir, 'emulator') });
+  const emu = await startEmulatorProcess({ processingMs, workers: 64, apiKeys: [key], faults: soakFaults(seed, { hang }), engine: false, verbose: true, logFile: path.join(dir, 'emulator.log'), dataDir: path.join(dir, 'emulator') });
   try {
     const extra = ['--concurrency', String(concurrency)];
     if (timeout) extra.push(timeout.flag, String(timeout.unit === 'ms' ? jobTimeoutS * 1000 : jobTimeoutS));

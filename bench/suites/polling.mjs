@@ -41,7 +41,7 @@ async function pollOncePerSecond(statusEndpoint) {
 
 /** `jobs` sequential jobs of one processing time; each runs beside one naive poll. */
 async function measure(processingMs, jobs, log) {
-  const emu = await startEmulatorProcess({ processingMs, workers: 4, apiKeys: [KEY] });
+  const emu = await startEmulatorProcess({ processingMs, workers: 4, apiKeys: [KEY], engine: false });
   try {
     const { f, counter } = countingFetch();
     // One client for the whole series, as a batch would use it.

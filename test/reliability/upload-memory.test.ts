@@ -24,7 +24,8 @@ let dir: string;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'pfc-upload-memory-'));
-  emu = await startEmulator({ apiKeys: ['upload-memory-key'], dataDir: join(dir, 'emulator') });
+  // No imaging engine: the emulator stores the video and answers 501, the upload is what is tested.
+  emu = await startEmulator({ apiKeys: ['upload-memory-key'], dataDir: join(dir, 'emulator'), engine: {} });
 });
 
 afterAll(async () => {
