@@ -18,7 +18,8 @@ describe('pfc presets and status', () => {
 
   it('creates, lists, gets, downloads and deletes a preset, and corrects with it by name', async () => {
     const file = join(dir, 'warm.preset');
-    const content = `<preset name="warm">${'x'.repeat(2000)}</preset>`;
+    // A preset in the engine's format (packages/engine README), so the job applies it without a note in statusText.
+    const content = JSON.stringify({ format: 'pfc-engine-preset', version: 1, params: { warmth: 0.4 }, comment: 'x'.repeat(2000) });
     writeFileSync(file, content);
     const created = await runPfc(['presets', 'create', 'warm.preset', '--name', 'Warm look', '--description', 'for tests', ...web, '--json'], { cwd: dir });
     expect(created.code, created.stderr).toBe(0);

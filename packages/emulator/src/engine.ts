@@ -66,8 +66,11 @@ export interface VideoOutcome {
 export interface ImagingEngine {
   /** Faces and scene on the full image (RGB), before crop and resize. */
   detect?(image: RawImage): Promise<Detection>;
-  /** The correction look (preset, retouching), on the cropped and resized image (RGB or RGBA). */
-  look?(image: RawImage, ctx: LookContext): Promise<RawImage>;
+  /**
+   * The correction look (preset, retouching), on the cropped and resized image (RGB or RGBA).
+   * `notes` (e.g. a preset file in a format the engine does not read) become the job's statusText.
+   */
+  look?(image: RawImage, ctx: LookContext): Promise<RawImage & { notes?: string[] }>;
   /** Foreground mask (1 channel, 255 = subject) for background removal, same size as the image. */
   segment?(image: RawImage): Promise<RawImage>;
   /** AI Art (`aiArt`) on the corrected image; the result may have another size (`aiArtOutputSize`). */

@@ -77,7 +77,12 @@ export interface EmulatorOptions {
   limits?: Partial<EmulatorLimits>;
   /** Initial fault injection (also settable at run time via `POST /_emulator/faults`). */
   faults?: FaultConfig;
-  /** Imaging engine hooks (look, faces, background mask). Default: none. */
+  /**
+   * Imaging engine hooks (look, faces, background mask, AI Art, video). Default
+   * for the Web API: `@pfc/engine`'s `createImagingEngine()`; `{}` for none
+   * (geometry and encoding only). The container emulations get an engine only
+   * when one is given here.
+   */
   engine?: ImagingEngine;
   /** Clock in ms since the epoch; tests inject one to expire results without waiting. Default `Date.now`. */
   now?: () => number;

@@ -10,6 +10,7 @@ import { startSelfHosted, type SelfHostedEmulation } from './container/start';
 import { DataStore } from './storage';
 import { sweep } from './webapi/app';
 import { startWebApi } from './webapi/index';
+import { createImagingEngine } from '@pfc/engine';
 
 /** The URLs the bin prints as its ready line (one JSON object). */
 export interface EmulatorUrls {
@@ -50,7 +51,9 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   const store = await DataStore.open(options.dataDir);
   const closers: (() => Promise<void>)[] = [];
   try {
-    const web = await startWebApi(options, store);
+    // The Web API runs the real imaging engine unless the caller brings its own
+    // (`engine: {}` for none). The container emulations use only an engine given here.
+    const web = await startWebApi({ ...options, engine: options.engine ?? createImagingEngine() }, store);
     closers.push(web.close);
     const selfHosted = await startSelfHosted(options, store.root);
     closers.push(selfHosted.close);

@@ -112,7 +112,8 @@ describe('file checks by content, and limits', () => {
 
 describe('video', () => {
   it('uploads and starts like an image, then ends REJECTED saying video correction is not available — never COMPLETED', async () => {
-    const emu = await emulator({ processingMs: 50 });
+    // Without an engine (`engine: {}`); the default engine corrects video (art-video.test.ts).
+    const emu = await emulator({ processingMs: 50, engine: {} });
     const fileKey = await upload(emu.web, fakeMp4(), 'video');
     const seen: string[] = [];
     const r = await waitFor(await startJob(emu.web, { fileKey, fileType: 'video' }), (x) => {

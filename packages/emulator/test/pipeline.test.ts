@@ -5,7 +5,9 @@ import { closeAll, CHELSEA, COFFEE, download, emulator, runJob } from './helpers
 
 let web: string;
 beforeAll(async () => {
-  web = (await emulator()).web;
+  // The pipeline without an engine (`engine: {}`): geometry and encoding only.
+  // The default engine's look is covered by engine-default.test.ts and @pfc/engine's tests.
+  web = (await emulator({ engine: {} })).web;
 });
 afterAll(closeAll);
 

@@ -1,14 +1,14 @@
 /**
  * One imaging engine for a service (the emulator and its container
- * emulations): faces and scene, the correction look, person segmentation.
- * The shape is the emulator's `ImagingEngine` seam; other hooks (AI Art,
- * video) spread in next to it.
+ * emulations): faces and scene, the correction look, person segmentation,
+ * AI Art and video. The shape is the emulator's `ImagingEngine` seam.
  */
 import type { FaceRecord } from '@pfc/core';
+import { createArtEngine, type ArtEngine } from './art/hooks';
 import { decodeRaster, thumbnailRaster, type Raster } from './image/raster';
 import { createLookEngine, type LookHookContext, type LookImage } from './look';
 import { detectScene } from './scene/detect';
-import { createDetectionEngine, detectFaces, type Mask, type VisionImage } from './vision';
+import { createDetectionEngine, detectFaces, segmentPerson, type Mask, type VisionImage } from './vision';
 
 /** Faces and scene of one image, as the emulator's `Detection`. */
 export interface ImageDetection {
@@ -18,7 +18,7 @@ export interface ImageDetection {
 }
 
 /** The hooks of {@link createImagingEngine}. */
-export interface ImagingHooks {
+export interface ImagingHooks extends ArtEngine {
   /** Faces (with eyes) and the scene, on the full auto-oriented image. */
   detect(image: VisionImage): Promise<ImageDetection>;
   /** The correction look: preset (AI selection by scene), custom preset files, skip rule. */
@@ -45,7 +45,10 @@ export function createImagingEngine(options: ImagingEngineOptions = {}): Imaging
     findFaces: (image: Raster) => detectFaces(image),
     ...(options.defaultSkip ? { defaultSkip: options.defaultSkip } : {}),
   });
+  const { art, video } = createArtEngine({ segment: (image) => segmentPerson(image) });
   return {
+    art,
+    video,
     async detect(image) {
       const { faces } = await detection.detect(image);
       const raster: Raster = image.channels === 1 ? await decodeGrey(image) : { ...image, channels: image.channels };

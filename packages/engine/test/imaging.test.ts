@@ -24,6 +24,11 @@ describe('createImagingEngine', () => {
     expect(r.scene).toBe(SCENE.night);
   });
 
+  it('carries the AI Art and video hooks next to its own', () => {
+    expect(typeof engine.art).toBe('function');
+    expect(typeof engine.video).toBe('function');
+  });
+
   it('looks for faces itself under AI preset selection when the job ran no detection', async () => {
     const hopper = await rgb(sample('portraits/grace_hopper.jpg'));
     const out = await engine.look({ ...hopper, channels: 3 }, { params: {} });

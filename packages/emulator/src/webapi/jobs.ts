@@ -47,6 +47,8 @@ export type Outcome =
       outputDimensions?: Dimensions;
       autoCrop?: CropBox;
       detectionData?: DetectionData;
+      /** Remarks of a completed job (e.g. an unreadable preset file); default empty. */
+      statusText?: string;
     }
   | { status: 'FAILED' | 'REJECTED'; statusText: string; code: number };
 
@@ -167,7 +169,7 @@ export class JobQueue {
     r.updatedAt = this.iso();
     if (outcome.status === 'COMPLETED') {
       const { status: _s, ...fields } = outcome;
-      Object.assign(r, fields, { statusText: '', code: 0 });
+      Object.assign(r, fields, { statusText: fields.statusText ?? '', code: 0 });
     } else {
       r.statusText = outcome.statusText;
       r.code = outcome.code;

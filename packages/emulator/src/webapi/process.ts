@@ -33,6 +33,8 @@ export interface ProcessResult {
   detectionData?: DetectionData;
   usage: JobUsage;
   aiserver: boolean;
+  /** The engine's remarks for the job's statusText (e.g. an unreadable preset file). */
+  notes?: string[];
 }
 
 /** Input pixel count above which `usage.size` is LARGE (else MEDIUM): 12 MP, a typical phone photo. */
@@ -96,10 +98,15 @@ export async function processImage(input: Buffer, params: PfcParams, ctx: Proces
     art !== undefined ||
     (colourCorrects && engine?.look !== undefined) || (bgMode !== undefined && engine?.segment !== undefined) || (bgMode === 'image' && hasAlpha);
 
+  const notes: string[] = [];
   let out: Sharp;
   if (needsRaw) {
     let img = await toRaw(geometry());
-    if (colourCorrects && engine?.look) img = await engine.look(img, { params, presetFile: ctx.presetFile, detection });
+    if (colourCorrects && engine?.look) {
+      const looked = await engine.look(img, { params, presetFile: ctx.presetFile, detection });
+      notes.push(...(looked.notes ?? []));
+      img = looked;
+    }
     if (art) {
       // After the look, before the background: AI Art re-renders the corrected photo, at its own output size.
       img = await art(img, { params, reference: ctx.artReference, segment: engine?.segment?.bind(engine) });
@@ -141,6 +148,7 @@ export async function processImage(input: Buffer, params: PfcParams, ctx: Proces
     outputDimensions: { width: info.width, height: info.height },
     ...(crop ? { autoCrop: crop } : {}),
     ...(params.includeDetectionData ? { detectionData: detectionData(detection, engine) } : {}),
+    ...(notes.length > 0 ? { notes } : {}),
     usage,
     aiserver:
       (colourCorrects && AI_PRESET_GROUPS.has(params.preset)) || enlarges || bgMode !== undefined ||

@@ -80,6 +80,7 @@ async function run(app: WebApiApp, job: Job, signal: AbortSignal): Promise<Outco
     ...(r.autoCrop || !sameSize(r.originalDimensions, r.outputDimensions) ? { outputDimensions: r.outputDimensions } : {}),
     ...(r.autoCrop ? { autoCrop: r.autoCrop } : {}),
     ...(r.detectionData ? { detectionData: r.detectionData } : {}),
+    ...(r.notes ? { statusText: r.notes.join('; ') } : {}),
   };
   const { correctedFile: _c, ...cached } = outcome;
   app.cache.set(spec.cacheKey, { result: stored, outcome: cached });

@@ -1,0 +1,67 @@
+/**
+ * The emulator's default engine (@pfc/engine's createImagingEngine) through
+ * the HTTP API: the look really corrects, faces and scene fill detectionData,
+ * a custom preset in the engine's format changes the look, and a preset file
+ * in another format is accepted and reported in statusText.
+ */
+import sharp from 'sharp';
+import { formatPresetFile, meanDeltaE2000, SCENE } from '@pfc/engine';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ASTRONAUT, closeAll, COFFEE, download, emulator, H, json, runJob } from './helpers';
+
+let web: string;
+beforeAll(async () => {
+  web = (await emulator()).web;
+});
+afterAll(closeAll);
+
+async function raw(bytes: Buffer): Promise<Buffer> {
+  return sharp(bytes).removeAlpha().raw().toBuffer();
+}
+
+async function uploadPreset(name: string, file: Buffer): Promise<void> {
+  const res = await fetch(`${web}/presets/`, { method: 'POST', headers: { ...H, 'Content-Type': 'application/json' }, body: JSON.stringify({ name, description: '' }) });
+  const { uploadUrl } = await json<{ uploadUrl: string }>(res);
+  expect((await fetch(uploadUrl, { method: 'PUT', body: new Uint8Array(file) })).status).toBe(200);
+}
+
+describe('default engine', () => {
+  it('corrects a dark, warm photo towards the original; preset=none leaves the pixels', async () => {
+    const { data, info } = await sharp(ASTRONAUT).raw().toBuffer({ resolveWithObject: true });
+    const dark = Buffer.from(data.map((v, i) => Math.round(v * [0.75, 0.62, 0.5][i % 3]!)));
+    const input = await sharp(dark, { raw: info }).png().toBuffer();
+    const r = await runJob(web, new Uint8Array(input));
+    expect(r.status).toBe('COMPLETED');
+    const corrected = await raw((await download(r)).bytes);
+    expect(meanDeltaE2000(data, corrected, 3)).toBeLessThan(meanDeltaE2000(data, dark, 3) * 0.6);
+    const none = await runJob(web, new Uint8Array(input), { preset: 'none' });
+    expect((await raw((await download(none)).bytes)).equals(dark)).toBe(true);
+  });
+
+  it('fills detectionData with the face, its eyes and the portrait scene', async () => {
+    const r = await runJob(web, ASTRONAUT, { includeDetectionData: true });
+    expect(r.detectionData).toMatchObject({ facesCount: 1, scene: SCENE.portrait, status: 'OK' });
+    const face = r.detectionData!.faces[0]!;
+    expect(face.leftEye.x).toBeLessThan(face.rightEye.x);
+    expect(face.leftEye.x).toBeGreaterThan(face.left);
+    expect(face.rightEye.x).toBeLessThan(face.left + face.width);
+  });
+
+  it('applies a custom preset in the engine format and reports one in another format', async () => {
+    await uploadPreset('Vivid', Buffer.from(formatPresetFile({ params: { vibrance: 0.9, saturation: 0.4 } })));
+    await uploadPreset('Desktop', Buffer.from('<?xml version="1.0"?><preset><exposure>0.3</exposure></preset>\n'));
+    const plain = await raw((await download(await runJob(web, COFFEE, { preset: 'none' }))).bytes);
+    const vivid = await runJob(web, COFFEE, { preset: 'Vivid' });
+    expect(vivid.statusText).toBe('');
+    const vividPixels = await raw((await download(vivid)).bytes);
+    const sat = (b: Buffer) => {
+      let s = 0;
+      for (let i = 0; i < b.length; i += 3) s += Math.max(b[i]!, b[i + 1]!, b[i + 2]!) - Math.min(b[i]!, b[i + 1]!, b[i + 2]!);
+      return s / (b.length / 3);
+    };
+    expect(sat(vividPixels)).toBeGreaterThan(sat(plain) * 1.15);
+    const foreign = await runJob(web, COFFEE, { preset: 'Desktop' });
+    expect(foreign.status).toBe('COMPLETED');
+    expect(foreign.statusText).toMatch(/^preset "Desktop" is in a format this engine does not read \(not JSON/);
+  });
+});
