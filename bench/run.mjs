@@ -83,7 +83,7 @@ for (const suite of selected) {
     result = { figures: [], error: err instanceof Error ? err.message : String(err) };
   }
   const durationMs = performance.now() - started;
-  results.push({ name: suite.name, title: suite.title, durationMs, ...result });
+  results.push({ name: suite.name, area: suite.area, title: suite.title, durationMs, ...result });
   for (const f of result.figures ?? []) {
     const mark = f.ok === true ? 'ok  ' : f.ok === false ? 'MISS' : '    ';
     console.log(` ${mark} ${f.name}: ${f.value ?? '–'}${f.unit ? ` ${f.unit}` : ''}${f.goal ? `  (goal ${f.goal})` : ''}`);
@@ -100,6 +100,7 @@ if (secrets.length) {
   const hits = secrets.flatMap((k) => findSecret(k, { texts, dirs: existsSync(outDir) ? [outDir] : [] }).hits);
   results.push({
     name: 'secrets',
+    area: 'Secrets',
     title: 'Secrets: this report',
     durationMs: 0,
     figures: [{ name: 'API keys used by the suites found in these results', value: hits.length, goal: '0', ok: hits.length === 0, note: hits.join(', ') }],

@@ -46,7 +46,7 @@ export function toMarkdown(env, suites) {
       `load average at start ${env.loadAverageAtStart.join(' / ')}. Total ${(env.durationMs / 1000).toFixed(0)} s.`,
     '',
   );
-  const goals = suites.flatMap((s) => (s.figures ?? []).filter((f) => f.goal).map((f) => ({ suite: s.title, ...f })));
+  const goals = suites.flatMap((s) => (s.figures ?? []).filter((f) => f.goal).map((f) => ({ suite: s.area ?? s.title, ...f })));
   if (goals.length) {
     lines.push('## Goals', '', '| Area | Figure | Value | Goal | Status |', '|---|---|---|---|---|');
     for (const g of goals) lines.push(`| ${cell(g.suite)} | ${cell(g.name)} | ${cell(value(g))} | ${cell(g.goal)} | ${status(g.ok)} |`);

@@ -7,6 +7,7 @@ import { runCrash } from '../lib/crash.mjs';
 
 export default {
   name: 'crash',
+  area: 'Crash',
   title: 'Crash: kill -9 at random moments, rerun, compare with an uninterrupted run',
   async run({ quick, dir, log }) {
     const r = await runCrash({ dir, count: quick ? 30 : 120, kills: quick ? 2 : 10, seed: 1, log });

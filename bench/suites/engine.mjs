@@ -81,6 +81,7 @@ async function throughput(files, n) {
 
 export default {
   name: 'engine',
+  area: 'Engine',
   title: 'Engine: time per megapixel, first request, throughput',
   async run({ quick, dir, log }) {
     const files = await imageSet(path.join(dir, 'images'), quick ? [4] : [4, 12]);

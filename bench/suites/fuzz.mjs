@@ -6,6 +6,7 @@ import { runFuzz } from '../fuzz/run.mjs';
 
 export default {
   name: 'fuzz',
+  area: 'Bad input',
   title: 'Bad input: fuzzer against the three emulated APIs',
   async run({ quick, log }) {
     const r = await runFuzz({ seed: 1, count: quick ? 340 : 3400, log });

@@ -43,6 +43,7 @@ function resolveArtifact(a) {
 
 export default {
   name: 'hosts',
+  area: 'Hosts',
   title: 'Hosts: bundle sizes and VS Code activation',
   async run({ log }) {
     const figures = [];

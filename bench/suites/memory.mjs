@@ -45,6 +45,7 @@ async function upload(emu, file, mode, log) {
 
 export default {
   name: 'memory',
+  area: 'Memory',
   title: 'Memory: peak RSS of a client uploading a large file',
   async run({ quick, dir, log }) {
     const [small, large] = quick ? [100 * MB, 500 * MB] : [200 * MB, 2000 * MB];

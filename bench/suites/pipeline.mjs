@@ -35,6 +35,7 @@ async function serverTimes(web, jobIds) {
 
 export default {
   name: 'pipeline',
+  area: 'Pipeline',
   title: 'Pipeline efficiency and the naive client (pfc correct vs one-at-a-time script)',
   async run({ quick, dir, log }) {
     const count = quick ? 40 : 200;

@@ -75,6 +75,7 @@ async function measure(processingMs, jobs, log) {
 
 export default {
   name: 'polling',
+  area: 'Polling',
   title: 'Polling: delay to notice a finished job, status requests per job',
   async run({ quick, log }) {
     const plan = quick ? [[300, 5], [2000, 3], [10_000, 1]] : [[300, 15], [2000, 9], [10_000, 5]];

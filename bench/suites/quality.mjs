@@ -11,6 +11,7 @@ import { runNode } from '../lib/proc.mjs';
 
 export default {
   name: 'quality',
+  area: 'Quality',
   title: 'Quality: colour correction against known degradations (bench/quality.mjs)',
   async run({ quick, dir, log }) {
     if (quick) return { figures: [], notes: ['Skipped in --quick (about a minute on its own); the full run includes it, or run node bench/quality.mjs.'] };

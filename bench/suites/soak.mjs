@@ -6,6 +6,7 @@ import { runSoak } from '../lib/soak.mjs';
 
 export default {
   name: 'soak',
+  area: 'Faults',
   title: 'Faults: soak through the pfc CLI, rerun, secrets',
   async run({ quick, dir, log, onSecret }) {
     const r = await runSoak({ dir, count: quick ? 60 : 1000, seed: 1, log, onSecret });
