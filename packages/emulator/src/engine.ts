@@ -62,6 +62,13 @@ export interface VideoOutcome {
   corrected: boolean;
 }
 
+export interface BackgroundContext {
+  /** The effective parameters of the job (`bgColor`, `bgGenerativePrompt`, `bgShadow`; the mode by rule 2). */
+  params: PfcParams;
+  /** Bytes of the `bgFileKey` image (image mode). */
+  background?: Buffer;
+}
+
 /** Optional hooks of an imaging engine; see the emulator README. */
 export interface ImagingEngine {
   /** Faces and scene on the full image (RGB), before crop and resize. */
@@ -73,6 +80,12 @@ export interface ImagingEngine {
   look?(image: RawImage, ctx: LookContext): Promise<RawImage & { notes?: string[] }>;
   /** Foreground mask (1 channel, 255 = subject) for background removal, same size as the image. */
   segment?(image: RawImage): Promise<RawImage>;
+  /**
+   * Background removal and replacement in the job's mode (transparent, colour, image, generative) with
+   * `bgShadow`, given `segment`'s mask: RGBA for transparent, else RGB. Without it the emulator composes
+   * transparent, colour and image itself (no shadow) and rejects generative backgrounds (501).
+   */
+  background?(image: RawImage, mask: RawImage, ctx: BackgroundContext): Promise<RawImage>;
   /** AI Art (`aiArt`) on the corrected image; the result may have another size (`aiArtOutputSize`). */
   art?(image: RawImage, ctx: ArtContext): Promise<RawImage>;
   /** Colour-correct an MP4/MOV file into `outputPath` (same container), streaming; the emulator publishes the file. */

@@ -4,6 +4,7 @@
  * a custom preset in the engine's format changes the look, and a preset file
  * in another format is accepted and reported in statusText.
  */
+import { readFileSync } from 'node:fs';
 import sharp from 'sharp';
 import { formatPresetFile, meanDeltaE2000, SCENE } from '@pfc/engine';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -63,5 +64,31 @@ describe('default engine', () => {
     const foreign = await runJob(web, COFFEE, { preset: 'Desktop' });
     expect(foreign.status).toBe('COMPLETED');
     expect(foreign.statusText).toMatch(/^preset "Desktop" is in a format this engine does not read \(not JSON/);
+  });
+
+  it('replaces the background: generated from a prompt (the same each time), and colour with a shadow', async () => {
+    const hopper = new Uint8Array(readFileSync(new URL('../../../samples/portraits/grace_hopper.jpg', import.meta.url)));
+    const gen = await runJob(web, hopper, { removeBackground: true, bgGenerativePrompt: 'sunset at the beach', cache: false });
+    expect(gen.status).toBe('COMPLETED');
+    const again = await runJob(web, hopper, { removeBackground: true, bgGenerativePrompt: 'sunset at the beach', cache: false });
+    const a = (await download(gen)).bytes;
+    expect(a.equals((await download(again)).bytes)).toBe(true);
+    const meta = await sharp(a).metadata();
+    expect(meta.format).toBe('png');
+    // The top corner is the generated dusk sky, not the photo's blue backdrop or flag.
+    const cornerBlue = async (img: Uint8Array) => {
+      const px = await sharp(img).extract({ left: meta.width! - 20, top: 0, width: 20, height: 20 }).removeAlpha().raw().toBuffer();
+      let b = 0;
+      for (let i = 2; i < px.length; i += 3) b += px[i]!;
+      return b / (px.length / 3);
+    };
+    expect(await cornerBlue(hopper)).toBeGreaterThan(150);
+    expect(await cornerBlue(a)).toBeLessThan(110);
+
+    const plain = await raw((await download(await runJob(web, hopper, { removeBackground: true, bgColor: '#ffffff', outputType: 'png' }))).bytes);
+    const shaded = await raw((await download(await runJob(web, hopper, { removeBackground: true, bgColor: '#ffffff', bgShadow: 'hard', outputType: 'png' }))).bytes);
+    let darker = 0;
+    for (let i = 0; i < plain.length; i += 3) if (shaded[i]! < plain[i]! - 20) darker++;
+    expect(darker).toBeGreaterThan(500);
   });
 });

@@ -3,7 +3,8 @@
  * emulations): faces and scene, the correction look, person segmentation,
  * AI Art and video. The shape is the emulator's `ImagingEngine` seam.
  */
-import type { FaceRecord } from '@pfc/core';
+import { backgroundMode, colourToHex, type FaceRecord, type PfcParams } from '@pfc/core';
+import { composeBackground } from './background/compose';
 import { createArtEngine, type ArtEngine } from './art/hooks';
 import { decodeRaster, thumbnailRaster, type Raster } from './image/raster';
 import { createLookEngine, type LookHookContext, type LookImage } from './look';
@@ -25,6 +26,8 @@ export interface ImagingHooks extends ArtEngine {
   look(image: LookImage, ctx: LookHookContext): Promise<LookImage & { data: Buffer; notes: string[]; scene: number }>;
   /** Person mask, 1 channel, 255 = subject, the image's size. */
   segment(image: VisionImage): Promise<Mask>;
+  /** Background removal and replacement in the job's mode (rule 2), with `bgShadow`; RGBA for transparent, else RGB. */
+  background(image: VisionImage, mask: VisionImage, ctx: { params: PfcParams; background?: Uint8Array }): Promise<Omit<Raster, 'data'> & { data: Buffer }>;
 }
 
 /** Options of {@link createImagingEngine}. */
@@ -58,6 +61,19 @@ export function createImagingEngine(options: ImagingEngineOptions = {}): Imaging
     },
     look,
     segment: (image) => detection.segment(image),
+    async background(image, mask, { params, background }) {
+      const mode = backgroundMode(params) ?? 'transparent';
+      if (image.channels === 1 || mask.channels !== 1) throw new Error('background: expected an RGB(A) image and a one-channel mask');
+      const colour = mode === 'colour' && params.bgColor ? colourToHex(params.bgColor) : undefined;
+      const out = await composeBackground({ ...image, channels: image.channels }, mask, {
+        mode,
+        ...(colour ? { colour } : {}),
+        ...(background ? { image: background } : {}),
+        ...(params.bgGenerativePrompt ? { prompt: params.bgGenerativePrompt } : {}),
+        ...(params.bgShadow ? { shadow: params.bgShadow } : {}),
+      });
+      return { ...out, data: Buffer.from(out.data.buffer, out.data.byteOffset, out.data.length) };
+    },
   };
 }
 

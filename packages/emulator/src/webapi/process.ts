@@ -53,7 +53,9 @@ export async function processImage(input: Buffer, params: PfcParams, ctx: Proces
   if (params.aiArt !== undefined && !engine?.art) throw new JobRejection('AI Art (aiArt) is not available in the emulator without an imaging engine that renders it', 501);
   const art = params.aiArt !== undefined ? engine?.art?.bind(engine) : undefined;
   const bgMode = backgroundMode(params);
-  if (bgMode === 'generative') throw new JobRejection('generative backgrounds (bgGenerativePrompt) are not available in the emulator', 501);
+  if (bgMode === 'generative' && !(engine?.background && engine.segment)) {
+    throw new JobRejection('generative backgrounds (bgGenerativePrompt) are not available in the emulator', 501);
+  }
 
   let meta: Metadata;
   try {
@@ -112,10 +114,16 @@ export async function processImage(input: Buffer, params: PfcParams, ctx: Proces
       img = await art(img, { params, reference: ctx.artReference, segment: engine?.segment?.bind(engine) });
       checkOutput(img, limits);
     }
-    if (bgMode && engine?.segment) img = await withMask(img, await engine.segment(img));
-    if (bgMode === 'colour' || (format === 'jpeg' && img.channels === 4)) img = await flatten(img, bgHex ?? '#ffffff');
-    else if (bgMode === 'image' && ctx.background) img = await overBackground(img, ctx.background);
-    else if (bgMode === 'transparent' && img.channels === 3) img = await flatten(img, undefined);
+    if (bgMode && engine?.segment && engine.background) {
+      // The engine composes every mode itself (generated backdrops, bgShadow).
+      img = await engine.background(img, await engine.segment(img), { params, background: ctx.background });
+      if (format === 'jpeg' && img.channels === 4) img = await flatten(img, '#ffffff');
+    } else {
+      if (bgMode && engine?.segment) img = await withMask(img, await engine.segment(img));
+      if (bgMode === 'colour' || (format === 'jpeg' && img.channels === 4)) img = await flatten(img, bgHex ?? '#ffffff');
+      else if (bgMode === 'image' && ctx.background) img = await overBackground(img, ctx.background);
+      else if (bgMode === 'transparent' && img.channels === 3) img = await flatten(img, undefined);
+    }
     out = params.preserveMetadata === false ? sharp(img.data, { raw: img }) : replacePixels(geometry(), img, outSize);
   } else {
     out = geometry();
