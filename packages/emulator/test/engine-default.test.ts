@@ -91,4 +91,21 @@ describe('default engine', () => {
     for (let i = 0; i < plain.length; i += 3) if (shaded[i]! < plain[i]! - 20) darker++;
     expect(darker).toBeGreaterThan(500);
   });
+
+  it('counts glare as documented: found on painted lens glare, not on a face without glasses', async () => {
+    const { data, info } = await sharp(readFileSync(new URL('../../../samples/portraits/grace_hopper.jpg', import.meta.url))).raw().toBuffer({ resolveWithObject: true });
+    // A soft white highlight on the left lens (the eyes of this photo are at about (215, 191) and (306, 187)).
+    for (let y = -7; y <= 7; y++) {
+      for (let x = -10; x <= 10; x++) {
+        const q = (x / 10) ** 2 + (y / 7) ** 2;
+        if (q > 1) continue;
+        const i = ((179 + y) * info.width + 233 + x) * 3;
+        for (let c = 0; c < 3; c++) data[i + c] = Math.round(data[i + c]! * q + 250 * (1 - q));
+      }
+    }
+    const glare = await runJob(web, new Uint8Array(await sharp(data, { raw: info }).png().toBuffer()), { removeGlares: true, preset: 'none' });
+    expect(glare.usage).toMatchObject({ glaresDetectorCount: 1, removeGlaresTotalCount: 1, removeGlaresCount: 1 });
+    const none = await runJob(web, ASTRONAUT, { removeGlares: true });
+    expect(none.usage).toMatchObject({ glaresDetectorCount: 1, removeGlaresTotalCount: 1, removeGlaresCount: 0 });
+  });
 });

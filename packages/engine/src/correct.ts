@@ -35,6 +35,12 @@ export async function correctImage(input: Buffer, pfc: PfcParams, options: Corre
     ...(options.defaultSkip ? { defaultSkip: options.defaultSkip } : {}),
   });
   notes.push(...look.notes);
+  if (p.removeGlares === true) {
+    // As documented: the detector ran and the image was submitted; "corrected" only when glare was found.
+    usage.glaresDetectorCount = 1;
+    usage.removeGlaresTotalCount = 1;
+    usage.removeGlaresCount = look.glareFound ? 1 : 0;
+  }
   const scene = look.scene;
   let raster = look.raster;
   if (p.preset !== 'none' && !look.skipped) usage.imageCorrectionCount = 1;

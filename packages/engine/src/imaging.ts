@@ -9,6 +9,7 @@ import { createArtEngine, type ArtEngine } from './art/hooks';
 import { decodeRaster, thumbnailRaster, type Raster } from './image/raster';
 import { createLookEngine, type LookHookContext, type LookImage } from './look';
 import { detectScene } from './scene/detect';
+import { findGlare } from './retouch/glare';
 import { createDetectionEngine, detectFaces, segmentPerson, type Mask, type VisionImage } from './vision';
 
 /** Faces and scene of one image, as the emulator's `Detection`. */
@@ -16,11 +17,13 @@ export interface ImageDetection {
   faces: FaceRecord[];
   /** Scene category (see `SCENE`). */
   scene: number;
+  /** Whether glasses glare was found on a face (the job's `removeGlaresCount`). */
+  glare: boolean;
 }
 
 /** The hooks of {@link createImagingEngine}. */
 export interface ImagingHooks extends ArtEngine {
-  /** Faces (with eyes) and the scene, on the full auto-oriented image. */
+  /** Faces (with eyes), the scene and glasses glare, on the full auto-oriented image. */
   detect(image: VisionImage): Promise<ImageDetection>;
   /** The correction look: preset (AI selection by scene), custom preset files, skip rule. */
   look(image: LookImage, ctx: LookHookContext): Promise<LookImage & { data: Buffer; notes: string[]; scene: number }>;
@@ -57,7 +60,7 @@ export function createImagingEngine(options: ImagingEngineOptions = {}): Imaging
       const raster: Raster = image.channels === 1 ? await decodeGrey(image) : { ...image, channels: image.channels };
       const thumb = await thumbnailRaster(raster, 400);
       const rel = faces.map((f) => ({ width: f.width / image.width, height: f.height / image.height }));
-      return { faces, scene: detectScene(thumb, rel).scene };
+      return { faces, scene: detectScene(thumb, rel).scene, glare: findGlare(raster, faces).found };
     },
     look,
     segment: (image) => detection.segment(image),

@@ -11,12 +11,14 @@ import { resolvePreset } from './presets/resolve';
 import { SCENE, type SceneId } from './scene/categories';
 import { detectScene, type SceneFace } from './scene/detect';
 import { skipReason } from './scene/skip';
+import { removeBlemishes } from './retouch/blemish';
+import { removeGlare } from './retouch/glare';
 
 /** Long side of the analysis copy used by scene detection, pixels. */
 const SCENE_SIDE = 400;
 
-/** Finds faces on an image (pixel boxes in that image). */
-export type FaceFinder = (image: Raster) => Promise<readonly Pick<FaceRecord, 'width' | 'height'>[]>;
+/** Finds faces on an image (pixel boxes and eyes in that image). */
+export type FaceFinder = (image: Raster) => Promise<readonly FaceRecord[]>;
 
 /** Inputs of {@link applyLook} beyond the image and parameters. */
 export interface LookOptions {
@@ -43,29 +45,61 @@ export interface LookResult {
   skipped?: string;
   /** Remarks for the job's statusText (unreadable preset file, skip); empty when none. */
   notes: string[];
+  /** With `removeGlares`: whether glare was found (and reduced). */
+  glareFound?: boolean;
+  /** With `removeBlemish`: faces retouched (0 = none found, image unchanged by it). */
+  blemishFaces?: number;
 }
 
-/** Detect the scene (when needed), resolve the preset and correct the colours. */
+/**
+ * Retouch (blemishes, glasses glare: `removeBlemish`, `removeGlares`), detect
+ * the scene (when needed), resolve the preset and correct the colours.
+ * Retouching needs `findFaces`; without it no face is found and retouching
+ * changes nothing.
+ */
 export async function applyLook(image: Raster, params: PfcParams, options: LookOptions = {}): Promise<LookResult> {
-  const thumb = await thumbnailRaster(image, SCENE_SIDE);
-  let scene: SceneId = SCENE.unknown;
+  const retouch = params.removeBlemish === true || params.removeGlares === true;
+  // Faces are looked for only when they can change the result (not for preset=none alone).
+  const needFaces = retouch || (params.preset !== 'none' && options.scene === undefined && !options.faces);
+  const found = needFaces && options.findFaces ? await options.findFaces(image) : undefined;
+  let work = image;
+  let glareFound: boolean | undefined;
+  let blemishFaces: number | undefined;
+  if (params.removeGlares === true) {
+    const g = removeGlare(work, found ?? []);
+    work = g.raster;
+    glareFound = g.found;
+  }
+  if (params.removeBlemish === true) {
+    const b = removeBlemishes(work, found ?? []);
+    work = b.raster;
+    blemishFaces = b.faces;
+  }
+
+  const thumb = await thumbnailRaster(work, SCENE_SIDE);
+  let scene: SceneId;
   if (options.scene !== undefined && isSceneId(options.scene)) scene = options.scene;
   else {
-    let faces = options.faces;
-    // Faces are looked for only when they can change the look (not for preset=none).
-    if (!faces && options.findFaces && params.preset !== 'none') {
-      const found = await options.findFaces(image);
-      faces = found.map((f) => ({ width: f.width / image.width, height: f.height / image.height }));
-    }
-    scene = detectScene(thumb, faces ?? []).scene;
+    const faces = options.faces ?? found?.map((f) => ({ width: f.width / image.width, height: f.height / image.height })) ?? [];
+    scene = detectScene(thumb, faces).scene;
   }
   const preset = resolvePreset(params.preset, scene, options.presetFile);
   const notes = preset.note ? [preset.note] : [];
   const skipped = preset.aiSelection || params.preset === 'none' ? undefined : skipReason(params.skip ?? options.defaultSkip ?? 'clipart', thumb);
   if (skipped) notes.push(`colour correction skipped: ${skipped}`);
   const colour = skipped ? { ...NEUTRAL_COLOUR_PARAMS } : preset.params;
-  const { raster } = await correctRaster(image, colour);
-  return { raster, scene, preset: preset.name, aiSelection: preset.aiSelection, colour, ...(skipped ? { skipped } : {}), notes };
+  const { raster } = await correctRaster(work, colour);
+  return {
+    raster,
+    scene,
+    preset: preset.name,
+    aiSelection: preset.aiSelection,
+    colour,
+    ...(skipped ? { skipped } : {}),
+    notes,
+    ...(glareFound !== undefined ? { glareFound } : {}),
+    ...(blemishFaces !== undefined ? { blemishFaces } : {}),
+  };
 }
 
 function isSceneId(n: number): n is SceneId {
@@ -87,6 +121,11 @@ export interface LookHookContext {
   detection?: { faces: readonly Pick<FaceRecord, 'width' | 'height'>[]; scene?: number };
 }
 
+/** Face sizes as fractions of an image (approximate when the image was cropped or resized since). */
+function relativeFaces(faces: readonly Pick<FaceRecord, 'width' | 'height'>[], image: { width: number; height: number }): SceneFace[] {
+  return faces.map((f) => ({ width: Math.min(1, f.width / image.width), height: Math.min(1, f.height / image.height) }));
+}
+
 /**
  * The emulator's `look` hook: `{ look }` for its `ImagingEngine`. Returns the
  * corrected pixels (same size and channels) with the look's `notes` and
@@ -101,7 +140,10 @@ export function createLookEngine(options: { findFaces?: FaceFinder; defaultSkip?
       const r = await applyLook(raster, ctx.params, {
         ...(ctx.presetFile ? { presetFile: ctx.presetFile } : {}),
         ...(ctx.detection?.scene !== undefined ? { scene: ctx.detection.scene } : {}),
-        ...(ctx.detection && ctx.detection.scene === undefined ? { findFaces: async () => ctx.detection!.faces } : options.findFaces ? { findFaces: options.findFaces } : {}),
+        // The job's faces are in the full image's pixels; this image may be cropped or resized, so the
+        // look finds its own faces (for retouching, and for the scene when the job brought none).
+        ...(options.findFaces ? { findFaces: options.findFaces } : {}),
+        ...(ctx.detection && ctx.detection.scene === undefined && !options.findFaces ? { faces: relativeFaces(ctx.detection.faces, image) } : {}),
         ...(options.defaultSkip ? { defaultSkip: options.defaultSkip } : {}),
       });
       const out = r.raster;

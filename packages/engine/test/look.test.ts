@@ -42,7 +42,11 @@ describe('createLookEngine().look', () => {
 
   it('tells portraits by faces from the detector it was given', async () => {
     const orig = await rgb(sample('portraits/astronaut.jpg'));
-    const withFaces = createLookEngine({ findFaces: async (img) => [{ width: img.width / 5, height: img.height / 4 }] });
+    const face = (img: { width: number; height: number }) => ({
+      confidence: 90, angle: 0, blink: 0, smile: 0, yawAngle: 0, left: img.width * 0.4, top: img.height * 0.1, width: img.width / 5, height: img.height / 4,
+      leftEye: { x: 0, y: 0 }, rightEye: { x: 0, y: 0 },
+    });
+    const withFaces = createLookEngine({ findFaces: async (img) => [face(img)] });
     expect((await withFaces.look({ ...orig, channels: 3 }, { params: {} })).scene).toBe(SCENE.portrait);
   });
 

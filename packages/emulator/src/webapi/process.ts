@@ -95,16 +95,18 @@ export async function processImage(input: Buffer, params: PfcParams, ctx: Proces
   const format: 'jpeg' | 'png' = params.outputType === 'jpg' ? 'jpeg' : params.outputType === 'png' ? 'png' : meta.format;
   const bgHex = bgMode === 'colour' && params.bgColor ? colourToHex(params.bgColor) : undefined;
   const colourCorrects = params.preset !== 'none';
+  // The look also does retouching, which preset=none does not skip ("other tools").
+  const looks = colourCorrects || params.removeBlemish === true || params.removeGlares === true;
   const hasAlpha = meta.hasAlpha === true;
   const needsRaw =
     art !== undefined ||
-    (colourCorrects && engine?.look !== undefined) || (bgMode !== undefined && engine?.segment !== undefined) || (bgMode === 'image' && hasAlpha);
+    (looks && engine?.look !== undefined) || (bgMode !== undefined && engine?.segment !== undefined) || (bgMode === 'image' && hasAlpha);
 
   const notes: string[] = [];
   let out: Sharp;
   if (needsRaw) {
     let img = await toRaw(geometry());
-    if (colourCorrects && engine?.look) {
+    if (looks && engine?.look) {
       const looked = await engine.look(img, { params, presetFile: ctx.presetFile, detection });
       notes.push(...(looked.notes ?? []));
       img = looked;

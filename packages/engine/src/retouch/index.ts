@@ -1,0 +1,3 @@
+/** Retouching: blemish removal and glasses glare reduction on detected faces. */
+export { removeBlemishes, skinLikelihood, type BoxFace } from './blemish';
+export { findGlare, removeGlare, type EyeFace, type GlareFinding } from './glare';
