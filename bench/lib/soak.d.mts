@@ -4,7 +4,7 @@ export interface SoakResult {
   seed: number;
   hangsInjected: boolean;
   jobTimeout: string | null;
-  run1: { corrected: number; failed: number; cancelled: number; exitCode: number | null; ms: number; stoppedBecause?: string; failureReasons: Record<string, number> };
+  run1: { corrected: number; failed: number; /** Files failed with JobTimeoutError (the per-job limit). */ timedOut: number; cancelled: number; exitCode: number | null; ms: number; stoppedBecause?: string; failureReasons: Record<string, number> };
   injected: Record<string, number>;
   rerun: { corrected: number; upToDate: number; failed: number; exitCode: number | null; jobs: number; redoesOnlyFailed: boolean };
   outputs: number;

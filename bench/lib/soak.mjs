@@ -117,7 +117,7 @@ export async function runSoak({ dir, count = 1000, seed = 1, concurrency = 8, pr
       seed,
       hangsInjected: hang,
       jobTimeout: timeout ? `${timeout.flag} ${jobTimeoutS} s` : null,
-      run1: { corrected: s1.corrected, failed: s1.failed, cancelled: s1.cancelled, exitCode: first.code, ms: Math.round(first.ms), stoppedBecause: s1.stoppedBecause, failureReasons: reasons },
+      run1: { corrected: s1.corrected, failed: s1.failed, timedOut: failed1.filter((e) => e.errorName === 'JobTimeoutError').length, cancelled: s1.cancelled, exitCode: first.code, ms: Math.round(first.ms), stoppedBecause: s1.stoppedBecause, failureReasons: reasons },
       injected: faults,
       rerun: {
         corrected: s2.corrected,

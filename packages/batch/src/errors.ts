@@ -9,3 +9,18 @@ export class BatchUsageError extends Error {
     super(message);
   }
 }
+
+/**
+ * A job that produced no result within the caller's `jobTimeoutMs`. Not
+ * retried in the same run (another attempt would wait the whole limit again);
+ * the file is not recorded, so the next run tries it again.
+ */
+export class JobTimeoutError extends Error {
+  override name = 'JobTimeoutError';
+  constructor(
+    /** The limit that ran out, in ms. */
+    readonly timeoutMs: number,
+  ) {
+    super(`timed out: no result within the job time limit of ${timeoutMs / 1000} s (the next run tries this file again)`);
+  }
+}

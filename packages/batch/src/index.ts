@@ -19,7 +19,7 @@ export { LIMITS, limitViolation, acceptsVideo } from './limits';
 export { fileInputFromPath, writeStreamAtomic, writeFileAtomic, copyFileAtomic, removePartials, type WrittenFile, type AtomicWriteOptions } from './files';
 export { hashFile } from './hash';
 export { verifyOutput, OutputCheckError } from './verify';
-export { BatchUsageError } from './errors';
+export { BatchUsageError, JobTimeoutError } from './errors';
 export { formatBytes, formatDuration } from './format';
 export { pendingFiles, type PendingOptions } from './pending';
 export {

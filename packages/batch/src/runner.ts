@@ -7,9 +7,10 @@ import { stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import {
   AuthenticationError, ConnectionError, type CorrectionBackend, defaultSleep, PermissionDeniedError, effectivePfcParams, isRetryable, JobFailedError, ParameterError, type PfcParams, PfcError,
-  UserAbortError,
+  TimeoutError, UserAbortError,
 } from '@pfc/core';
 import { decide, fileParams } from './decide';
+import { JobTimeoutError } from './errors';
 import type { BatchEvent, BatchSummary, FileResult } from './events';
 import { copyFileAtomic, fileInputFromPath, removePartials, writeStreamAtomic } from './files';
 import { Manifest, settingsKey } from './manifest';
@@ -38,7 +39,10 @@ export interface RunOptions {
   attempts?: number;
   /** First delay between whole-file attempts in ms; doubles each time. Default 1000. */
   retryDelayMs?: number;
-  /** Overall time limit of one job in ms (passed to the backend). Default: the backend's. */
+  /**
+   * Overall time limit of one job in ms (passed to the backend). A file whose job
+   * runs out of it fails with `JobTimeoutError` and is not retried in this run. Default: the backend's.
+   */
   jobTimeoutMs?: number;
   onEvent?: (event: BatchEvent) => void;
 }
@@ -173,6 +177,8 @@ async function processFile(file: PlannedFile, manifest: Manifest, ctx: FileConte
         return { ...base, status: 'corrected', reason: d.reason, bytesIn: source.size, bytesOut: written.bytes, durationMs, warnings, ...(jobId ? { jobId } : {}), ...(res.job ? { job: res.job } : {}) };
       } catch (err) {
         if (signal?.aborted) throw err;
+        // The caller's own per-job limit ran out: final for this run, not a flaky connection.
+        if (err instanceof TimeoutError && ctx.jobTimeoutMs && err.timeoutMs === ctx.jobTimeoutMs) throw new JobTimeoutError(ctx.jobTimeoutMs);
         if (attempt >= ctx.attempts || !worthAnotherAttempt(err)) throw err;
         const delayMs = (ctx.retryDelayMs ?? 1000) * 2 ** (attempt - 1);
         emit({ type: 'retry', ...ids, attempt: attempt + 1, delayMs, error: messageOf(err) });

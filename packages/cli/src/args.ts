@@ -23,3 +23,13 @@ export function intFlag(name: string, raw: string | undefined, min: number, max:
   }
   return n;
 }
+
+/** A positive number of seconds (fractions allowed) up to `max`, or undefined when absent. */
+export function secondsFlag(name: string, raw: string | undefined, max: number): number | undefined {
+  if (raw === undefined) return undefined;
+  const n = Number(raw);
+  if (!/^\d*\.?\d+$/.test(raw.trim()) || !Number.isFinite(n) || n <= 0 || n > max) {
+    throw new UsageError(`--${name} must be a number of seconds above 0 and at most ${max} (got ${JSON.stringify(raw)})`);
+  }
+  return n;
+}

@@ -57,6 +57,10 @@ Correction:
 
 Run:
   -j, --concurrency N      files at once (default: 4 web, 2 emulator/container)
+      --job-timeout SECONDS
+                           give up on a file whose job has no result after
+                           SECONDS (above 0, up to 86400; default 1800); it is
+                           reported failed and retried by the next run
       --force              redo files that are already up to date
   -y, --yes                do not ask before large runs on a paid backend
       --confirm-above N    ask before sending more than N files to a paid

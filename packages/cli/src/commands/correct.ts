@@ -7,13 +7,15 @@ import {
 } from '@pfc/batch';
 import { writeReport } from '@pfc/batch/report';
 import { ParameterError } from '@pfc/core';
-import { intFlag, parse } from '../args';
+import { intFlag, parse, secondsFlag } from '../args';
 import { CORRECT_HELP } from '../help';
 import { type CliIo, EXIT, UsageError } from '../io';
 import { paramsFromArgs } from '../params';
 import { humanRenderer, jsonRenderer, printSummary } from '../render';
 
 const DEFAULT_CONFIRM_ABOVE = 20;
+/** Upper bound of `--job-timeout`: one day, in seconds. */
+const MAX_JOB_TIMEOUT_S = 86_400;
 
 export async function correctCommand(argv: string[], io: CliIo): Promise<number> {
   const { values: v, positionals } = parse(argv, {
@@ -31,6 +33,7 @@ export async function correctCommand(argv: string[], io: CliIo): Promise<number>
     preset: { type: 'string' },
     param: { type: 'string', short: 'p', multiple: true },
     concurrency: { type: 'string', short: 'j' },
+    'job-timeout': { type: 'string' },
     force: { type: 'boolean' },
     yes: { type: 'boolean', short: 'y' },
     'confirm-above': { type: 'string' },
@@ -46,6 +49,7 @@ export async function correctCommand(argv: string[], io: CliIo): Promise<number>
   const output = outputMode(v.out, v.suffix, v['in-place'] ?? false);
   const { params: given, warnings } = paramsFromArgs(v.preset, v.param ?? []);
   const concurrency = intFlag('concurrency', v.concurrency, 1, 64);
+  const jobTimeoutS = secondsFlag('job-timeout', v['job-timeout'], MAX_JOB_TIMEOUT_S);
   const confirmAbove = intFlag('confirm-above', v['confirm-above'], 0, Number.MAX_SAFE_INTEGER) ?? DEFAULT_CONFIRM_ABOVE;
   const choice = (v.backend ?? 'auto') as BackendChoice;
   if (!BACKEND_CHOICES.includes(choice)) throw new UsageError(`--backend must be one of ${BACKEND_CHOICES.join(', ')} (got ${JSON.stringify(v.backend)})`);
@@ -101,6 +105,7 @@ export async function correctCommand(argv: string[], io: CliIo): Promise<number>
         params,
         concurrency: concurrency ?? opened.defaultConcurrency,
         force: v.force ?? false,
+        ...(jobTimeoutS !== undefined ? { jobTimeoutMs: Math.round(jobTimeoutS * 1000) } : {}),
         signal: ctrl.signal,
         onEvent: (e) => render.event(e),
       }).catch((err: unknown) => {
