@@ -59,8 +59,8 @@ export interface LookResult {
  */
 export async function applyLook(image: Raster, params: PfcParams, options: LookOptions = {}): Promise<LookResult> {
   const retouch = params.removeBlemish === true || params.removeGlares === true;
-  // Faces are looked for only when they can change the result (not for preset=none alone).
-  const needFaces = retouch || (params.preset !== 'none' && options.scene === undefined && !options.faces);
+  // Faces for retouching and for the scene (reported also with preset=none, so it is the same either way).
+  const needFaces = retouch || (options.scene === undefined && !options.faces);
   const found = needFaces && options.findFaces ? await options.findFaces(image) : undefined;
   let work = image;
   let glareFound: boolean | undefined;
