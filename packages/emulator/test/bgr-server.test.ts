@@ -135,6 +135,22 @@ describe('BGR emulation: jobs', () => {
     expect(await body(await fetch(`${s.url}/RemoveImage/${truncated}`, { method: 'DELETE' }))).toMatchObject({ files_deleted: 1, previous_status: 'failed' });
   });
 
+  it('an empty (0-byte) file part is 422 missingFile, like no file, and starts no job; the server keeps answering', async () => {
+    const s = await start();
+    await activate(s);
+    const empty = await submit(s, new Uint8Array(0));
+    expect(empty.status).toBe(422);
+    expect(await body(empty)).toMatchObject({ code: 'missingFile', detail: [{ loc: ['body', 'file'], msg: 'file is empty' }] });
+    // The fuzzer's case: a quoted boundary and a traversal file name, no content.
+    const boundary = '----WebKitFormBoundary7MA4YWxkTrZu0gW';
+    const raw = `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="..%2f..%2f..%2fetc%2fpasswd"\r\nContent-Type: text/plain\r\n\r\n\r\n--${boundary}--\r\n`;
+    const fuzzed = await fetch(`${s.url}/SubmitImage`, { method: 'POST', headers: { 'content-type': `multipart/form-data; boundary="${boundary}"` }, body: raw });
+    expect([fuzzed.status, (await body(fuzzed)).code]).toEqual([422, 'missingFile']);
+    expect(await s.files()).toEqual([]);
+    const ok = await submit(s);
+    expect(ok.status).toBe(200);
+  });
+
   it('reports queued and processing, removes a job while processing, and fails a queued job when the licence is gone', async () => {
     const s = await start();
     await activate(s);

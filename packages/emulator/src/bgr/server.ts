@@ -132,6 +132,8 @@ export async function createBgrServer(options: BgrServerOptions = {}): Promise<B
     const { errors } = validateBgrSubmitOptions({ ...q, mode: typeof mode === 'string' ? mode : undefined, preprocessing_config: typeof cfg === 'string' ? cfg : undefined });
     if (errors.length > 0) fail(422, 'invalidParameter', errors.map((e) => e.message).join('; '), { detail: errors.map((e) => ({ loc: ['body', e.param], msg: e.message, type: 'value_error' })) });
     const bytes = Buffer.from(await file.arrayBuffer());
+    // An empty part (a form sent with no file chosen) carries no file: 422 like a missing one, not a decode error.
+    if (bytes.length === 0) fail(422, 'missingFile', 'file missing: the file part is empty (0 bytes)', { detail: [{ loc: ['body', 'file'], msg: 'file is empty', type: 'value_error.missing' }] });
     const meta = await sharp(bytes).metadata().catch(() => undefined);
     if (!meta?.width || !meta.height) fail(404, 'invalidFile', 'file content is not an image the container can read');
     const job = await jobs.submit(bytes, (file as File).name || 'image', {
