@@ -81,11 +81,6 @@ export interface ImagingEngine {
   /** Foreground mask (1 channel, 255 = subject) for background removal, same size as the image. */
   segment?(image: RawImage): Promise<RawImage>;
   /**
-   * AI upscaling (`resize` auto/general/smallDetails) of the cropped image to `target` when the output is
-   * larger than the input; without it the emulator enlarges with Lanczos.
-   */
-  upscale?(image: RawImage, target: { width: number; height: number }, ctx: { params: PfcParams }): Promise<RawImage>;
-  /**
    * Background removal and replacement in the job's mode (transparent, colour, image, generative) with
    * `bgShadow`, given `segment`'s mask: RGBA for transparent, else RGB. Without it the emulator composes
    * transparent, colour and image itself (no shadow) and rejects generative backgrounds (501).

@@ -108,16 +108,4 @@ describe('default engine', () => {
     const none = await runJob(web, ASTRONAUT, { removeGlares: true });
     expect(none.usage).toMatchObject({ glaresDetectorCount: 1, removeGlaresTotalCount: 1, removeGlaresCount: 0 });
   });
-
-  it('enlarges with the AI upscaler (not Lanczos) and counts imageResizeCount', async () => {
-    const small = await sharp(COFFEE).resize(150, 100).png().toBuffer();
-    const r = await runJob(web, new Uint8Array(small), { scale: 200, preset: 'none', outputType: 'png' });
-    expect(r.status).toBe('COMPLETED');
-    expect(r.outputDimensions).toEqual({ width: 300, height: 200 });
-    expect(r.usage).toMatchObject({ imageResizeCount: 1, classicResizeCount: 0 });
-    const out = await raw((await download(r)).bytes);
-    const lanczos = await sharp(small).resize(300, 200, { fit: 'fill', kernel: 'lanczos3' }).removeAlpha().raw().toBuffer();
-    expect(out.length).toBe(lanczos.length);
-    expect(out.equals(lanczos)).toBe(false);
-  });
 });

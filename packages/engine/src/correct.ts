@@ -5,9 +5,8 @@
 import { effectivePfcParams, type JobUsage, type PfcParams } from '@pfc/core';
 import { encodeRaster, type OutputFormat } from './image/encode';
 import { decodeRaster } from './image/raster';
-import { resizeTo, targetDimensions } from './image/resize';
-import { upscaleRaster } from './upscale/upscale';
-import { checkCorrectionLimits, checkUpscaleLimits } from './limits';
+import { resizeRaster } from './image/resize';
+import { checkCorrectionLimits } from './limits';
 import { applyLook } from './look';
 import { detectFaces } from './vision';
 import type { CorrectOptions, CorrectResult } from './types';
@@ -46,16 +45,10 @@ export async function correctImage(input: Buffer, pfc: PfcParams, options: Corre
   let raster = look.raster;
   if (p.preset !== 'none' && !look.skipped) usage.imageCorrectionCount = 1;
 
-  const target = targetDimensions(raster.width, raster.height, p);
-  if (target && (target.width !== raster.width || target.height !== raster.height)) {
-    if (target.width > raster.width || target.height > raster.height) {
-      checkUpscaleLimits(raster, target, input.length, p.resize ?? 'auto');
-      raster = (await upscaleRaster(raster, target, p.resize ?? 'auto')).raster;
-      usage.imageResizeCount = 1;
-    } else {
-      raster = await resizeTo(raster, target);
-      usage.classicResizeCount = 1;
-    }
+  const resized = await resizeRaster(raster, p);
+  if (resized.resized) {
+    raster = resized.raster;
+    usage.classicResizeCount = 1;
   }
 
   const format = outputFormat(p.outputType ?? 'original', sourceFormat, p.removeBackground === true);

@@ -9,7 +9,6 @@ export { CORRECTION_LIMITS, UPSCALE_LIMITS, BACKGROUND_LIMITS, checkCorrectionLi
 export { type ColourParams, COLOUR_PARAM_RANGES, NEUTRAL_COLOUR_PARAMS } from './colour/params';
 export * from './background/index';
 export * from './retouch/index';
-export * from './upscale/index';
 export { createImagingEngine, type ImagingHooks, type ImagingEngineOptions, type ImageDetection } from './imaging';
 export { applyLook, createLookEngine, type LookOptions, type LookResult, type FaceFinder, type LookImage, type LookHookContext } from './look';
 export { correctRaster, type ColourResult } from './colour/correct';

@@ -85,12 +85,10 @@ export async function processImage(input: Buffer, params: PfcParams, ctx: Proces
   const outSize = target ?? cropped;
   checkOutput(outSize, limits);
 
-  // Enlarging with an engine `upscale` hook: the pixels come from the model, not from Lanczos.
-  const aiUpscale = target !== undefined && enlarges && engine?.upscale !== undefined;
-  const geometry = (resize = true): Sharp => {
+  const geometry = (): Sharp => {
     let s = decode(input, limits);
     if (applyCrop) s = s.extract({ left: crop.x, top: crop.y, width: crop.width, height: crop.height });
-    if (target && resize) s = s.resize(target.width, target.height, { fit: 'fill', kernel: 'lanczos3' });
+    if (target) s = s.resize(target.width, target.height, { fit: 'fill', kernel: 'lanczos3' });
     return s;
   };
 
@@ -102,14 +100,12 @@ export async function processImage(input: Buffer, params: PfcParams, ctx: Proces
   const hasAlpha = meta.hasAlpha === true;
   const needsRaw =
     art !== undefined ||
-    aiUpscale ||
     (looks && engine?.look !== undefined) || (bgMode !== undefined && engine?.segment !== undefined) || (bgMode === 'image' && hasAlpha);
 
   const notes: string[] = [];
   let out: Sharp;
   if (needsRaw) {
-    let img = await toRaw(geometry(!aiUpscale));
-    if (aiUpscale && target) img = await engine!.upscale!(img, target, { params });
+    let img = await toRaw(geometry());
     if (looks && engine?.look) {
       const looked = await engine.look(img, { params, presetFile: ctx.presetFile, detection });
       notes.push(...(looked.notes ?? []));
