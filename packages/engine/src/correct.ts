@@ -2,7 +2,7 @@
  * The job pipeline: one image and one `/pfc` parameter set in, the encoded
  * output and the job record's fields out. No I/O beyond the buffers given.
  */
-import { effectivePfcParams, type JobUsage, type PfcParams } from '@pfc/core';
+import { effectivePfcParams, emptyJobUsage, usageSizeOf, type PfcParams } from '@pfc/core';
 import { encodeRaster, type OutputFormat } from './image/encode';
 import { decodeRaster } from './image/raster';
 import { resizeRaster } from './image/resize';
@@ -26,7 +26,7 @@ export async function correctImage(input: Buffer, pfc: PfcParams, options: Corre
   const image = await decodeRaster(input);
   const originalDimensions = { width: image.width, height: image.height };
   checkCorrectionLimits(image.width, image.height);
-  const usage = emptyUsage(image.width * image.height);
+  const usage = emptyJobUsage(usageSizeOf(image.width * image.height));
   const notes: string[] = [];
 
   const look = await applyLook(image, p, {
@@ -87,18 +87,3 @@ function outputFormat(type: 'jpg' | 'png' | 'original', source: OutputFormat, re
   return removeBackground ? 'png' : source;
 }
 
-/** Input size category of `usage.size`: the document shows MEDIUM and LARGE; LARGE here means above 12 MP. */
-function emptyUsage(pixels: number): JobUsage {
-  return {
-    size: pixels > 12_000_000 ? 'LARGE' : 'MEDIUM',
-    imageCorrectionCount: 0,
-    imageResizeCount: 0,
-    classicResizeCount: 0,
-    videoCorrectionCount: 0,
-    removeBackgroundCount: 0,
-    autoCropCount: 0,
-    glaresDetectorCount: 0,
-    removeGlaresTotalCount: 0,
-    removeGlaresCount: 0,
-  };
-}

@@ -46,6 +46,14 @@ export interface JobUsage {
   removeGlaresCount: number;
 }
 
+/** Input pixel count above which `usage.size` is LARGE (else MEDIUM): 12 MP, a typical phone photo. The document shows only these two values. */
+export const LARGE_IMAGE_PIXELS = 12_000_000;
+
+/** The `usage.size` category of an input of `pixels` pixels. */
+export function usageSizeOf(pixels: number): 'LARGE' | 'MEDIUM' {
+  return pixels > LARGE_IMAGE_PIXELS ? 'LARGE' : 'MEDIUM';
+}
+
 /** A usage record with every counter at zero, for an input of the given size category. */
 export function emptyJobUsage(size: string): JobUsage {
   return {

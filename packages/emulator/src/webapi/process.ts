@@ -4,7 +4,7 @@
  * quality, metadata kept or stripped. One function, `processImage`, so the
  * look-producing steps can be swapped for the imaging engine's.
  */
-import { backgroundMode, colourToHex, effectivePfcParams, type CropBox, type DetectionData, type Dimensions, type JobUsage, type PfcParams } from '@pfc/core';
+import { backgroundMode, colourToHex, effectivePfcParams, usageSizeOf, type CropBox, type DetectionData, type Dimensions, type JobUsage, type PfcParams } from '@pfc/core';
 import sharp, { type Metadata, type Sharp } from 'sharp';
 import type { Detection, ImagingEngine, RawImage } from '../engine';
 import type { EmulatorLimits } from '../options';
@@ -37,8 +37,6 @@ export interface ProcessResult {
   notes?: string[];
 }
 
-/** Input pixel count above which `usage.size` is LARGE (else MEDIUM): 12 MP, a typical phone photo. */
-export const LARGE_IMAGE_PIXELS = 12_000_000;
 
 const AI_PRESET_GROUPS = new Set([undefined, 'Universal', 'Pro', 'School and Sports', 'Attractions and Cruise Lines']);
 
@@ -139,7 +137,7 @@ export async function processImage(input: Buffer, params: PfcParams, ctx: Proces
   const { data, info } = await out.toBuffer({ resolveWithObject: true });
 
   const usage: JobUsage = {
-    size: original.width * original.height > LARGE_IMAGE_PIXELS ? 'LARGE' : 'MEDIUM',
+    size: usageSizeOf(original.width * original.height),
     imageCorrectionCount: colourCorrects ? 1 : 0,
     imageResizeCount: target && enlarges ? 1 : 0,
     classicResizeCount: target && !enlarges ? 1 : 0,

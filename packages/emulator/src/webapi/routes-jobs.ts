@@ -1,10 +1,10 @@
 /** `GET /pfc` (start a job) and `GET /status/{jobID}`. */
 import { createHash } from 'node:crypto';
-import { BUILT_IN_PRESETS, validatePfcParams, type PfcParams } from '@pfc/core';
+import { BUILT_IN_PRESETS, usageSizeOf, validatePfcParams, type PfcParams } from '@pfc/core';
 import { HttpError, sendJson, singleQuery } from '../http/respond';
 import type { RouteDef } from '../http/router';
 import type { WebApiApp } from './app';
-import { jobParams, LARGE_IMAGE_PIXELS } from './process';
+import { jobParams } from './process';
 import type { UploadedFile } from './uploads';
 
 const BUILT_IN = new Set<string>([...BUILT_IN_PRESETS, 'none']);
@@ -99,7 +99,7 @@ function uploadedFile(app: WebApiApp, param: string, key: string): UploadedFile 
 }
 
 function usageSize(file: UploadedFile): string {
-  if (file.dimensions) return file.dimensions.width * file.dimensions.height > LARGE_IMAGE_PIXELS ? 'LARGE' : 'MEDIUM';
+  if (file.dimensions) return usageSizeOf(file.dimensions.width * file.dimensions.height);
   return file.size > 100_000_000 ? 'LARGE' : 'MEDIUM';
 }
 
