@@ -23,7 +23,8 @@ containers (real image work with sharp).
                               non-empty key is accepted
   --data-dir DIR              uploads, outputs, presets (default: a fresh temp
                               folder, removed on exit)
-  --processing-ms MS          extra time each job spends in PROCESSING (default 0)
+  --processing-ms MS          least time each job spends in PROCESSING, its real
+                              work included (default 0)
   --workers N                 jobs processed at once; others wait PENDING (default 2)
   --retention-minutes MIN     result URLs expire after this (default 1440)
   --upload-url-ttl-seconds S  pre-signed upload addresses expire after this (default 3600)

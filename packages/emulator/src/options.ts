@@ -63,7 +63,11 @@ export interface EmulatorOptions {
   apiKeys?: string[];
   /** Folder for uploads, outputs and presets. Default: a fresh temporary folder, removed by `close()`. */
   dataDir?: string;
-  /** Extra time each job spends in PROCESSING, ms. Default 0. */
+  /**
+   * Least time each job spends in PROCESSING (holding a worker), ms, its real
+   * work included: the emulator waits for whatever the work left of it, so
+   * `workers` ÷ `processingMs` bounds the jobs finished per ms. Default 0.
+   */
   processingMs?: number;
   /** Jobs processed at once; the rest wait in PENDING. Default 2. */
   workers?: number;

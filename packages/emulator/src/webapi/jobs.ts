@@ -1,7 +1,7 @@
 /**
  * Job store and worker queue. `workers` jobs are PROCESSING at once, the rest
- * wait PENDING in arrival order; each job spends `processingMs` extra in
- * PROCESSING. Injected faults end a job FAILED or REJECTED, or keep it
+ * wait PENDING in arrival order; each job spends at least `processingMs` in
+ * PROCESSING, its real work included. Injected faults end a job FAILED or REJECTED, or keep it
  * PROCESSING forever.
  */
 import { randomUUID } from 'node:crypto';
@@ -145,6 +145,8 @@ export class JobQueue {
   private async run(job: Job): Promise<void> {
     const r = job.record;
     const started = this.options.now();
+    // Real elapsed time for the processing floor (`now` may be a test's clock that jumps).
+    const workStarted = performance.now();
     r.status = 'PROCESSING';
     r.updatedAt = this.iso();
     if (job.spec.fault === 'hang') {
@@ -162,7 +164,14 @@ export class JobQueue {
         outcome = { status: 'FAILED', statusText: err instanceof Error ? err.message : 'processing failed', code: 500 };
       }
     }
-    if (this.options.processingMs > 0) await this.wait(this.options.processingMs);
+    // `processingMs` is the whole time a job holds its worker, not an extra on top of the
+    // real decode/encode: wait only for the remainder, so W workers finish at most
+    // W ÷ processingMs jobs per second, as a real service of that speed would, and a job
+    // slower than that takes its own time. A remainder after the work (rather than a timer
+    // running beside it) gives the same max(work, processingMs) with one timer and no race;
+    // injected FAILED/REJECTED jobs, which do no work, wait the whole time.
+    const remainingMs = this.options.processingMs - (performance.now() - workStarted);
+    if (remainingMs > 0) await this.wait(remainingMs);
     if (this.closed) return;
     r.status = outcome.status;
     r.timeTaken = Math.round(this.options.now() - started) / 1000;
