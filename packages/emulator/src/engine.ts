@@ -80,6 +80,13 @@ export interface ImagingEngine {
   look?(image: RawImage, ctx: LookContext): Promise<RawImage & { notes?: string[] }>;
   /** Foreground mask (1 channel, 255 = subject) for background removal, same size as the image. */
   segment?(image: RawImage): Promise<RawImage>;
+  /** Regenerate the EXIF thumbnail of the finished JPEG (`updateThumbnail`); returns the new file. */
+  thumbnail?(jpeg: Buffer): Promise<Buffer>;
+  /**
+   * AI upscaling (`resize` auto/general/smallDetails) of the cropped image to `target` when the output is
+   * larger than the input; without it the emulator enlarges with Lanczos.
+   */
+  upscale?(image: RawImage, target: { width: number; height: number }, ctx: { params: PfcParams }): Promise<RawImage>;
   /**
    * Background removal and replacement in the job's mode (transparent, colour, image, generative) with
    * `bgShadow`, given `segment`'s mask: RGBA for transparent, else RGB. Without it the emulator composes

@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import sharp from 'sharp';
-import { formatPresetFile, meanDeltaE2000, SCENE } from '@pfc/engine';
+import { formatPresetFile, meanDeltaE2000, readExifThumbnail, SCENE, setExifThumbnail } from '@pfc/engine';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ASTRONAUT, closeAll, COFFEE, download, emulator, H, json, runJob } from './helpers';
 
@@ -107,5 +107,26 @@ describe('default engine', () => {
     expect(glare.usage).toMatchObject({ glaresDetectorCount: 1, removeGlaresTotalCount: 1, removeGlaresCount: 1 });
     const none = await runJob(web, ASTRONAUT, { removeGlares: true });
     expect(none.usage).toMatchObject({ glaresDetectorCount: 1, removeGlaresTotalCount: 1, removeGlaresCount: 0 });
+  });
+
+  it('enlarges with the AI upscaler (not Lanczos) and counts imageResizeCount', async () => {
+    const small = await sharp(COFFEE).resize(150, 100).png().toBuffer();
+    const r = await runJob(web, new Uint8Array(small), { scale: 200, preset: 'none', outputType: 'png' });
+    expect(r.status).toBe('COMPLETED');
+    expect(r.outputDimensions).toEqual({ width: 300, height: 200 });
+    expect(r.usage).toMatchObject({ imageResizeCount: 1, classicResizeCount: 0 });
+    const out = await raw((await download(r)).bytes);
+    const lanczos = await sharp(small).resize(300, 200, { fit: 'fill', kernel: 'lanczos3' }).removeAlpha().raw().toBuffer();
+    expect(out.length).toBe(lanczos.length);
+    expect(out.equals(lanczos)).toBe(false);
+  });
+
+  it('regenerates the EXIF thumbnail with updateThumbnail', async () => {
+    const red = await sharp({ create: { width: 160, height: 160, channels: 3, background: '#ff0000' } }).jpeg().toBuffer();
+    const tagged = setExifThumbnail(await sharp(COFFEE).withExif({ IFD0: { Copyright: 'CC0' } }).jpeg().toBuffer(), red);
+    const stale = readExifThumbnail((await download(await runJob(web, new Uint8Array(tagged), {}))).bytes)!;
+    expect((await sharp(stale).stats()).channels[1]!.mean).toBeLessThan(10);
+    const fresh = readExifThumbnail((await download(await runJob(web, new Uint8Array(tagged), { updateThumbnail: true }))).bytes)!;
+    expect((await sharp(fresh).stats()).channels[1]!.mean).toBeGreaterThan(40);
   });
 });

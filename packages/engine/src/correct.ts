@@ -4,9 +4,11 @@
  */
 import { effectivePfcParams, emptyJobUsage, usageSizeOf, type PfcParams } from '@pfc/core';
 import { encodeRaster, type OutputFormat } from './image/encode';
+import { updateExifThumbnail } from './image/exif-thumbnail';
 import { decodeRaster } from './image/raster';
-import { resizeRaster } from './image/resize';
-import { checkCorrectionLimits } from './limits';
+import { resizeTo, targetDimensions } from './image/resize';
+import { upscaleRaster } from './upscale/upscale';
+import { checkCorrectionLimits, checkUpscaleLimits } from './limits';
 import { applyLook } from './look';
 import { detectFaces } from './vision';
 import type { CorrectOptions, CorrectResult } from './types';
@@ -45,18 +47,26 @@ export async function correctImage(input: Buffer, pfc: PfcParams, options: Corre
   let raster = look.raster;
   if (p.preset !== 'none' && !look.skipped) usage.imageCorrectionCount = 1;
 
-  const resized = await resizeRaster(raster, p);
-  if (resized.resized) {
-    raster = resized.raster;
-    usage.classicResizeCount = 1;
+  const target = targetDimensions(raster.width, raster.height, p);
+  if (target && (target.width !== raster.width || target.height !== raster.height)) {
+    if (target.width > raster.width || target.height > raster.height) {
+      checkUpscaleLimits(raster, target, input.length, p.resize ?? 'auto');
+      raster = (await upscaleRaster(raster, target, p.resize ?? 'auto')).raster;
+      usage.imageResizeCount = 1;
+    } else {
+      raster = await resizeTo(raster, target);
+      usage.classicResizeCount = 1;
+    }
   }
 
   const format = outputFormat(p.outputType ?? 'original', sourceFormat, p.removeBackground === true);
-  const output = await encodeRaster(raster, {
+  let output = await encodeRaster(raster, {
     format,
     quality: p.outputQuality ?? 90,
     ...(p.preserveMetadata === false ? {} : { metadataFrom: input }),
   });
+  // The kept EXIF still carries the source's thumbnail; regenerate it when asked (JPEG with metadata only).
+  if (p.updateThumbnail === true && format === 'jpeg' && p.preserveMetadata !== false) output = await updateExifThumbnail(output);
   const sizeChanged = raster.width !== image.width || raster.height !== image.height;
   return {
     output,
@@ -86,4 +96,3 @@ function outputFormat(type: 'jpg' | 'png' | 'original', source: OutputFormat, re
   if (type === 'png') return 'png';
   return removeBackground ? 'png' : source;
 }
-

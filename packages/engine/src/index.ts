@@ -9,6 +9,7 @@ export { CORRECTION_LIMITS, UPSCALE_LIMITS, BACKGROUND_LIMITS, checkCorrectionLi
 export { type ColourParams, COLOUR_PARAM_RANGES, NEUTRAL_COLOUR_PARAMS } from './colour/params';
 export * from './background/index';
 export * from './retouch/index';
+export * from './upscale/index';
 export { createImagingEngine, type ImagingHooks, type ImagingEngineOptions, type ImageDetection } from './imaging';
 export { applyLook, createLookEngine, type LookOptions, type LookResult, type FaceFinder, type LookImage, type LookHookContext } from './look';
 export { correctRaster, type ColourResult } from './colour/correct';
@@ -22,5 +23,6 @@ export { resolvePreset, type ResolvedPreset } from './presets/resolve';
 export { decodeRaster, thumbnailRaster, type Raster } from './image/raster';
 export { encodeRaster, type OutputFormat, type EncodeOptions } from './image/encode';
 export { targetDimensions } from './image/resize';
+export { setExifThumbnail, updateExifThumbnail, readExifThumbnail, EXIF_THUMBNAIL_SIDE } from './image/exif-thumbnail';
 export { detectFaces, segmentPerson, createDetectionEngine, closeEngineWorkers, closeVisionWorkers, autoCropBox, headTop, AUTOCROP_TYPES, type DetectionEngine, type VisionImage, type Mask, type AutoCropParams } from './vision';
 export * from './art/index';

@@ -47,3 +47,14 @@ export function checkCorrectionLimits(width: number, height: number): void {
   if (aspect >= L.maxAspect) throw new EngineError('limit', `image's aspect ratio is ${aspect.toFixed(1)}:1; it must be below ${L.maxAspect}:1`);
   if (width * height >= L.maxPixels) throw new EngineError('limit', `image has ${((width * height) / 1e6).toFixed(1)} megapixels; it must be below ${L.maxPixels / 1e6}`);
 }
+
+/** Throw an {@link EngineError} when AI upscaling to `target` breaks a documented limit. */
+export function checkUpscaleLimits(src: { width: number; height: number }, target: { width: number; height: number }, inputBytes: number, mode: 'auto' | 'general' | 'smallDetails'): void {
+  const L = UPSCALE_LIMITS;
+  const short = Math.min(src.width, src.height);
+  if (short < L.minShortSide) throw new EngineError('limit', `AI upscaling needs at least ${L.minShortSide} pixels on the shorter side; the image has ${short}`);
+  if (inputBytes >= L.maxInputBytes) throw new EngineError('limit', `AI upscaling takes inputs below ${L.maxInputBytes / 1024 / 1024} MB; this one is ${(inputBytes / 1024 / 1024).toFixed(1)} MB`);
+  const max = mode === 'smallDetails' ? L.maxOutputSmallDetails : L.maxOutputGeneral;
+  const long = Math.max(target.width, target.height);
+  if (long > max) throw new EngineError('limit', `AI upscaling output's longer side would be ${long} px; the limit is ${max} px for resize=${mode}`);
+}

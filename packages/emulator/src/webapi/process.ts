@@ -83,10 +83,12 @@ export async function processImage(input: Buffer, params: PfcParams, ctx: Proces
   const outSize = target ?? cropped;
   checkOutput(outSize, limits);
 
-  const geometry = (): Sharp => {
+  // Enlarging with an engine `upscale` hook: the pixels come from the model, not from Lanczos.
+  const aiUpscale = target !== undefined && enlarges && engine?.upscale !== undefined;
+  const geometry = (resize = true): Sharp => {
     let s = decode(input, limits);
     if (applyCrop) s = s.extract({ left: crop.x, top: crop.y, width: crop.width, height: crop.height });
-    if (target) s = s.resize(target.width, target.height, { fit: 'fill', kernel: 'lanczos3' });
+    if (target && resize) s = s.resize(target.width, target.height, { fit: 'fill', kernel: 'lanczos3' });
     return s;
   };
 
@@ -98,12 +100,14 @@ export async function processImage(input: Buffer, params: PfcParams, ctx: Proces
   const hasAlpha = meta.hasAlpha === true;
   const needsRaw =
     art !== undefined ||
+    aiUpscale ||
     (looks && engine?.look !== undefined) || (bgMode !== undefined && engine?.segment !== undefined) || (bgMode === 'image' && hasAlpha);
 
   const notes: string[] = [];
   let out: Sharp;
   if (needsRaw) {
-    let img = await toRaw(geometry());
+    let img = await toRaw(geometry(!aiUpscale));
+    if (aiUpscale && target) img = await engine!.upscale!(img, target, { params });
     if (looks && engine?.look) {
       const looked = await engine.look(img, { params, presetFile: ctx.presetFile, detection });
       notes.push(...(looked.notes ?? []));
@@ -134,7 +138,10 @@ export async function processImage(input: Buffer, params: PfcParams, ctx: Proces
   // Without keepMetadata sharp strips EXIF, ICC, XMP and IPTC and converts to sRGB: preserveMetadata=false.
   if (params.preserveMetadata !== false) out = out.keepMetadata();
   out = format === 'jpeg' ? out.jpeg({ quality: params.outputQuality ?? 90 }) : out.png();
-  const { data, info } = await out.toBuffer({ resolveWithObject: true });
+  const { data: encoded, info } = await out.toBuffer({ resolveWithObject: true });
+  // Kept EXIF still carries the source's thumbnail: the engine regenerates it when asked (JPEG with metadata).
+  const data =
+    params.updateThumbnail === true && format === 'jpeg' && params.preserveMetadata !== false && engine?.thumbnail ? await engine.thumbnail(encoded) : encoded;
 
   const usage: JobUsage = {
     size: usageSizeOf(original.width * original.height),

@@ -37,13 +37,6 @@ export function targetDimensions(width: number, height: number, p: PfcParams): D
   return out;
 }
 
-/** Resize with Lanczos-3 when the parameters ask for a different size. */
-export async function resizeRaster(img: Raster, p: PfcParams): Promise<{ raster: Raster; resized: boolean }> {
-  const t = targetDimensions(img.width, img.height, p);
-  if (!t || (t.width === img.width && t.height === img.height)) return { raster: img, resized: false };
-  return { raster: await resizeTo(img, t), resized: true };
-}
-
 /** Resize a raster to exact dimensions (Lanczos-3). */
 export async function resizeTo(img: Raster, t: Dimensions): Promise<Raster> {
   const { data, info } = await rasterToSharp(img).resize(t.width, t.height, { fit: 'fill', kernel: 'lanczos3' }).raw().toBuffer({ resolveWithObject: true });
