@@ -7,6 +7,7 @@
  */
 import type { ParamIssue } from './webapi-params';
 import { DIMENSION_RANGE, QUALITY_RANGE, SCALE_RANGE } from './webapi-params';
+import { describeScalar, parseScalar, type Parsed } from './scalars';
 
 /** Content types `PUT /pfc` accepts; anything else is `noContentTypeRequestMessage`. */
 export const CONTAINER_CONTENT_TYPES = ['image/jpeg', 'image/png'] as const;
@@ -198,47 +199,23 @@ export function isSafeImageKey(key: string): boolean {
   return imageKeyProblem(key) === undefined;
 }
 
-const DECIMAL = /^[+-]?(\d+(\.\d*)?|\.\d+)$/;
 const ICC_FILE = /\.(icc|icm)$/i;
 
 function describe(row: Row): string {
   switch (row.kind) {
-    case 'bool':
-      return 'true or false';
-    case 'int':
-      return `an integer from ${row.min} to ${row.max}`;
-    case 'enum':
-      return `one of ${row.values.join(', ')}`;
     case 'name':
       return 'a preset name (file name in /presets without .preset)';
     case 'colourSpace':
       return 'original, srgb, or an ICC profile file name (.icc or .icm) in /presets';
-    case 'decimal':
-      return row.positive ? 'a positive decimal number' : 'a decimal number';
     case 'list':
       return 'a comma-separated list of software names';
+    default:
+      return describeScalar(row);
   }
 }
 
-function parseRow(row: Row, raw: unknown): { ok: true; value: unknown } | { ok: false } {
+function parseRow(row: Row, raw: unknown): Parsed {
   switch (row.kind) {
-    case 'bool':
-      if (typeof raw === 'boolean') return { ok: true, value: raw };
-      if (typeof raw === 'string' && /^(true|false)$/i.test(raw)) return { ok: true, value: raw.toLowerCase() === 'true' };
-      return { ok: false };
-    case 'int': {
-      const n = typeof raw === 'number' ? raw : typeof raw === 'string' && /^[+-]?\d+$/.test(raw.trim()) ? Number(raw) : NaN;
-      return Number.isInteger(n) && n >= row.min && n <= row.max ? { ok: true, value: n } : { ok: false };
-    }
-    case 'enum': {
-      if (row.numeric) {
-        const n = typeof raw === 'number' ? raw : typeof raw === 'string' && /^\d+$/.test(raw) ? Number(raw) : NaN;
-        return row.values.includes(n) ? { ok: true, value: n } : { ok: false };
-      }
-      if (typeof raw !== 'string') return { ok: false };
-      const hit = row.values.find((v) => (row.caseInsensitive ? String(v).toLowerCase() === raw.toLowerCase() : v === raw));
-      return hit === undefined ? { ok: false } : { ok: true, value: hit };
-    }
     case 'name':
       return typeof raw === 'string' && isSafeImageKey(raw) ? { ok: true, value: raw } : { ok: false };
     case 'colourSpace': {
@@ -246,18 +223,14 @@ function parseRow(row: Row, raw: unknown): { ok: true; value: unknown } | { ok: 
       if (/^(original|srgb)$/i.test(raw)) return { ok: true, value: raw.toLowerCase() };
       return isSafeImageKey(raw) && ICC_FILE.test(raw) ? { ok: true, value: raw } : { ok: false };
     }
-    case 'decimal': {
-      const s = typeof raw === 'number' ? String(raw) : raw;
-      if (typeof s !== 'string' || !DECIMAL.test(s.trim())) return { ok: false };
-      if (row.positive && !(Number(s) > 0)) return { ok: false };
-      return { ok: true, value: s.trim() };
-    }
     case 'list': {
       const items = typeof raw === 'string' ? raw.split(',') : Array.isArray(raw) ? raw : undefined;
       if (!items || !items.every((i) => typeof i === 'string')) return { ok: false };
       const names = (items as string[]).map((i) => i.trim()).filter((i) => i.length > 0);
       return names.length > 0 && names.every((n) => !n.includes(',')) ? { ok: true, value: names } : { ok: false };
     }
+    default:
+      return parseScalar(row, raw, { boolCaseInsensitive: true });
   }
 }
 

@@ -4,6 +4,7 @@
  * sending anything; the emulator answers 400 with the same messages.
  */
 import { isNamedColour } from './colours';
+import { describeScalar, parseScalar, type Parsed } from './scalars';
 
 export const BUILT_IN_PRESETS = ['Universal', 'Pro', 'School and Sports', 'Attractions and Cruise Lines'] as const;
 export type BuiltInPreset = (typeof BUILT_IN_PRESETS)[number];
@@ -148,65 +149,38 @@ export interface ValidateOptions {
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const DECIMAL = /^[+-]?(\d+(\.\d*)?|\.\d+)$/;
 const HEX_COLOUR = /^#[0-9a-f]{6}$/i;
 
 /** What a spec allows, as said in error messages. */
 export function describeAllowed(name: PfcParamName): string {
   const spec = PFC_PARAMS[name];
   switch (spec.kind) {
-    case 'bool':
-      return 'true or false';
-    case 'int':
-      return `an integer from ${spec.min} to ${spec.max}`;
-    case 'enum':
-      return `one of ${spec.values.join(', ')}`;
     case 'uuid':
       return 'a fileKey (UUID) from GET /upload';
-    case 'decimal':
-      return spec.positive ? 'a positive decimal number' : 'a decimal number';
     case 'text':
       return `text of 1 to ${spec.maxLength} characters`;
     case 'colour':
       return 'a 6-digit hex colour with # (e.g. #ffffff), a named colour, or transparent';
     case 'preset':
       return 'a preset name (a built-in group, a custom preset name, or none)';
+    default:
+      return describeScalar(spec);
   }
 }
 
-function parseOne(name: PfcParamName, raw: unknown): { ok: true; value: unknown } | { ok: false } {
+function parseOne(name: PfcParamName, raw: unknown): Parsed {
   const spec = PFC_PARAMS[name];
   switch (spec.kind) {
-    case 'bool':
-      if (typeof raw === 'boolean') return { ok: true, value: raw };
-      if (raw === 'true' || raw === 'false') return { ok: true, value: raw === 'true' };
-      return { ok: false };
-    case 'int': {
-      const n = typeof raw === 'number' ? raw : typeof raw === 'string' && /^[+-]?\d+$/.test(raw.trim()) ? Number(raw) : NaN;
-      if (!Number.isInteger(n) || n < spec.min || n > spec.max) return { ok: false };
-      return { ok: true, value: n };
-    }
-    case 'enum': {
-      if (spec.numeric) {
-        const n = typeof raw === 'number' ? raw : typeof raw === 'string' && /^\d+$/.test(raw) ? Number(raw) : NaN;
-        return spec.values.includes(n) ? { ok: true, value: n } : { ok: false };
-      }
-      return typeof raw === 'string' && spec.values.includes(raw) ? { ok: true, value: raw } : { ok: false };
-    }
     case 'uuid':
       return typeof raw === 'string' && UUID.test(raw) ? { ok: true, value: raw } : { ok: false };
-    case 'decimal': {
-      const s = typeof raw === 'number' ? String(raw) : raw;
-      if (typeof s !== 'string' || !DECIMAL.test(s.trim())) return { ok: false };
-      if (spec.positive && !(Number(s) > 0)) return { ok: false };
-      return { ok: true, value: s.trim() };
-    }
     case 'text':
       return typeof raw === 'string' && raw.trim().length > 0 && raw.length <= spec.maxLength ? { ok: true, value: raw } : { ok: false };
     case 'colour':
       return typeof raw === 'string' && (HEX_COLOUR.test(raw) || isNamedColour(raw) || raw.toLowerCase() === 'transparent') ? { ok: true, value: raw } : { ok: false };
     case 'preset':
       return typeof raw === 'string' && raw.trim().length > 0 && raw.length <= 200 ? { ok: true, value: raw } : { ok: false };
+    default:
+      return parseScalar(spec, raw);
   }
 }
 
