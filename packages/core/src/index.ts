@@ -8,3 +8,4 @@ export * from './contract/webapi-limits';
 export * from './deadline';
 export * from './webapi/index';
 export * from './selfhosted';
+export * from './random';

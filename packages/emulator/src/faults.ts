@@ -3,6 +3,7 @@
  * Retry-After), 500, 503 and dropped connections, added latency, and jobs that
  * end FAILED or REJECTED or never finish. A seed makes the draws repeatable.
  */
+import { seededRandom } from '@pfc/core';
 import type { RequestContext } from './http/router';
 import { sendError } from './http/respond';
 
@@ -103,18 +104,6 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-/** mulberry32: small, fast and good enough for repeatable fault draws. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 function globToRegExp(pattern: string): RegExp {
   const escaped = pattern.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*');
   return new RegExp(`^${escaped}$`);
@@ -140,7 +129,7 @@ export class FaultInjector {
     this.config = validateFaultConfig(config);
     this.rules = Object.entries(this.config.routes ?? {}).map(([pattern, faults]) => ({ pattern, re: globToRegExp(pattern), faults, used: 0 }));
     this.jobUsed = 0;
-    this.random = this.config.seed === undefined ? Math.random : rng(this.config.seed);
+    this.random = this.config.seed === undefined ? Math.random : seededRandom(this.config.seed);
   }
 
   get(): FaultConfig {
