@@ -1,8 +1,7 @@
-/** Messages between the main thread and an upscale worker. */
+/** Tasks and results of the upscale workers (carried by the worker pool's `{ id, task }` protocol). */
 
-/** Upscale one tile (RGB, 8-bit) by the model's factor. */
-export interface UpscaleRequest {
-  id: number;
+/** Upscale one tile (RGB, 8-bit, tightly packed) by the model's factor. */
+export interface UpscaleTask {
   /** 2 or 4: which model. */
   factor: 2 | 4;
   data: ArrayBuffer;
@@ -10,7 +9,12 @@ export interface UpscaleRequest {
   height: number;
 }
 
-export type UpscaleReply = { id: number; ok: true; data: ArrayBuffer; width: number; height: number } | { id: number; ok: false; error: string };
+/** The enlarged tile: RGB, `width`×`height` = the task's size × factor. */
+export interface UpscaleResult {
+  data: ArrayBuffer;
+  width: number;
+  height: number;
+}
 
 /** What a worker is started with. */
 export interface UpscaleWorkerConfig {

@@ -3,14 +3,15 @@
  * ESRGAN-slim (RDN, from @upscalerjs/esrgan-slim, MIT) on TensorFlow.js'
  * WASM backend, models read from disk once per worker. One tile at a time.
  */
-import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { parentPort, workerData } from 'node:worker_threads';
+import { workerData } from 'node:worker_threads';
 import * as tf from '@tensorflow/tfjs-core';
 import { setWasmPaths } from '@tensorflow/tfjs-backend-wasm';
 import { loadLayersModel, type LayersModel } from '@tensorflow/tfjs-layers';
-import type { UpscaleReply, UpscaleRequest, UpscaleWorkerConfig } from './protocol';
+import { serveTasks } from '../workers/serve';
+import { tfjsModelFromDisk } from '../workers/tfjs-model';
+import type { UpscaleResult, UpscaleTask, UpscaleWorkerConfig } from './protocol';
 
 const config = workerData as UpscaleWorkerConfig;
 const require = createRequire(import.meta.url);
@@ -33,15 +34,7 @@ function model(factor: 2 | 4): Promise<LayersModel> {
   if (!m) {
     m = (async () => {
       await ready();
-      const dir = join(config.modelsDir, `x${factor}`);
-      const json = JSON.parse(await readFile(join(dir, 'model.json'), 'utf8')) as {
-        modelTopology: object;
-        weightsManifest: { paths: string[]; weights: tf.io.WeightsManifestEntry[] }[];
-      };
-      const parts = await Promise.all(json.weightsManifest.flatMap((g) => g.paths).map((p) => readFile(join(dir, p))));
-      const w = Buffer.concat(parts);
-      const weightData = w.buffer.slice(w.byteOffset, w.byteOffset + w.byteLength) as ArrayBuffer;
-      return loadLayersModel(tf.io.fromMemory({ modelTopology: json.modelTopology, weightSpecs: json.weightsManifest.flatMap((g) => g.weights), weightData }));
+      return loadLayersModel(tfjsModelFromDisk(join(config.modelsDir, `x${factor}`, 'model.json')));
     })();
     m.catch(() => models.delete(factor));
     models.set(factor, m);
@@ -49,26 +42,29 @@ function model(factor: 2 | 4): Promise<LayersModel> {
   return m;
 }
 
-async function upscale(req: UpscaleRequest): Promise<UpscaleReply> {
-  const net = await model(req.factor);
-  const input = new Uint8Array(req.data);
+async function upscale(task: UpscaleTask): Promise<UpscaleResult> {
+  const net = await model(task.factor);
+  const input = new Uint8Array(task.data);
   const out = tf.tidy(() => {
-    const x = tf.tensor4d(Float32Array.from(input), [1, req.height, req.width, 3]);
+    const x = tf.tensor4d(Float32Array.from(input), [1, task.height, task.width, 3]);
     // The model works on 0..255 and can overshoot a little.
     return tf.cast(tf.round(tf.clipByValue(net.predict(x) as tf.Tensor4D, 0, 255)), 'int32');
   });
   try {
     const values = (await out.data()) as Int32Array;
-    const bytes = Uint8Array.from(values);
-    return { id: req.id, ok: true, data: bytes.buffer, width: req.width * req.factor, height: req.height * req.factor };
+    return { data: Uint8Array.from(values).buffer, width: task.width * task.factor, height: task.height * task.factor };
   } finally {
     out.dispose();
   }
 }
 
-parentPort?.on('message', (req: UpscaleRequest) => {
-  upscale(req).then(
-    (reply) => parentPort?.postMessage(reply, reply.ok ? [reply.data] : []),
-    (err: unknown) => parentPort?.postMessage({ id: req.id, ok: false, error: err instanceof Error ? err.message : String(err) } satisfies UpscaleReply),
-  );
-});
+serveTasks<UpscaleTask, UpscaleResult>(
+  async (task) => {
+    try {
+      return await upscale(task);
+    } catch (e) {
+      throw new Error(`upscaling failed: ${e instanceof Error ? e.message : String(e)}`);
+    }
+  },
+  (result) => [result.data],
+);

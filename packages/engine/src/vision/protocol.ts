@@ -1,7 +1,7 @@
 /**
- * Messages between the main thread and the vision workers. Pixel buffers
- * travel as transferred `ArrayBuffer`s (no copy on the way back, one copy on
- * the way in), everything else is structured-clone data.
+ * Tasks and results of the vision workers (carried by the worker pool's
+ * `{ id, task }` protocol). Pixel buffers travel as transferred
+ * `ArrayBuffer`s (no copy on the way back, one copy on the way in).
  */
 import type { FaceRecord } from '@pfc/core';
 
@@ -52,15 +52,6 @@ export interface SegmentResult {
 }
 
 export type VisionResult = FacesResult | SegmentResult;
-
-/** What the main thread posts: a task with its request id. */
-export interface Request {
-  id: number;
-  task: VisionTask;
-}
-
-/** What a worker posts back for a request. */
-export type Reply = { id: number; ok: true; result: VisionResult } | { id: number; ok: false; error: string };
 
 /** Where the worker finds its files (absolute paths), given as `workerData`. */
 export interface WorkerConfig {

@@ -16,6 +16,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import type * as tfc from '@tensorflow/tfjs-core';
 import type { GraphModel, loadGraphModel } from '@tensorflow/tfjs-converter';
 import type { HumanFace } from '../faces/records';
+import { tfjsModelFromDisk } from '../workers/tfjs-model';
 
 /** The TensorFlow.js namespace Human bundles (core + converter + WASM backend). */
 export type Tf = typeof tfc & { loadGraphModel: typeof loadGraphModel };
@@ -105,18 +106,11 @@ export async function getFaceDetector(): Promise<HumanLike> {
 
 let selfie: Promise<GraphModel> | undefined;
 
-/** The selfie segmentation graph from `modelsDir` (once per worker), read into memory: no I/O handler, no fetch. */
+/** The selfie segmentation graph from `modelsDir` (once per worker), read into memory: no URL, no fetch. */
 export function getSelfieModel(modelsDir: string): Promise<GraphModel> {
   selfie ??= (async () => {
     const { tf } = await getHuman();
-    const json = JSON.parse(await readFile(join(modelsDir, 'selfie.json'), 'utf8')) as {
-      modelTopology: object;
-      weightsManifest: { paths: string[]; weights: tfc.io.WeightsManifestEntry[] }[];
-    };
-    const parts = await Promise.all(json.weightsManifest.flatMap((g) => g.paths).map((p) => readFile(join(modelsDir, p))));
-    const weights = Buffer.concat(parts);
-    const weightData = weights.buffer.slice(weights.byteOffset, weights.byteOffset + weights.byteLength) as ArrayBuffer;
-    return tf.loadGraphModel(tf.io.fromMemory({ modelTopology: json.modelTopology, weightSpecs: json.weightsManifest.flatMap((g) => g.weights), weightData }));
+    return tf.loadGraphModel(tfjsModelFromDisk(join(modelsDir, 'selfie.json')));
   })();
   selfie.catch(() => (selfie = undefined));
   return selfie;

@@ -4,9 +4,9 @@
  */
 import sharp, { type Sharp } from 'sharp';
 import { EngineError } from '../errors';
-import { modelsDir, workerScript } from './paths';
-import { VisionPool } from './pool';
-import type { Pixels } from './protocol';
+import { modelsDir, workerScript } from '../workers/paths';
+import { WorkerPool } from '../workers/pool';
+import type { Pixels, VisionResult, VisionTask, WorkerConfig } from './protocol';
 
 /** 8-bit interleaved pixels (sRGB), the shape of the emulator's `RawImage`. */
 export interface VisionImage {
@@ -17,11 +17,11 @@ export interface VisionImage {
   channels: 1 | 3 | 4;
 }
 
-let pool: VisionPool | undefined;
+let pool: WorkerPool<VisionTask, VisionResult> | undefined;
 
-/** The process's worker pool, started on first use. */
-export function visionPool(): VisionPool {
-  pool ??= new VisionPool({ script: workerScript(), workerData: { modelsDir: modelsDir() } });
+/** The process's vision worker pool, started on first use. */
+export function visionPool(): WorkerPool<VisionTask, VisionResult> {
+  pool ??= new WorkerPool({ name: 'vision', script: workerScript('vision-worker'), workerData: { modelsDir: modelsDir() } satisfies WorkerConfig });
   return pool;
 }
 

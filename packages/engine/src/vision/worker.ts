@@ -3,11 +3,12 @@
  * answers one request at a time: the pool never sends a second before the
  * first is answered.
  */
-import { parentPort, workerData } from 'node:worker_threads';
+import { workerData } from 'node:worker_threads';
 import type { Tensor } from '@tensorflow/tfjs-core';
 import { toFaceRecords } from '../faces/records';
 import { refineMask } from '../segment/refine';
-import type { FacesTask, Reply, Request, SegmentTask, VisionResult, WorkerConfig } from './protocol';
+import { serveTasks } from '../workers/serve';
+import type { FacesTask, SegmentTask, VisionResult, VisionTask, WorkerConfig } from './protocol';
 import { getFaceDetector, getHuman, getSelfieModel } from './runtime';
 
 const config = workerData as WorkerConfig;
@@ -45,13 +46,7 @@ async function segment(task: SegmentTask): Promise<VisionResult> {
   }
 }
 
-parentPort?.on('message', (req: Request) => {
-  const run = req.task.kind === 'faces' ? faces(req.task) : segment(req.task);
-  run.then(
-    (result) => {
-      const transfer = result.kind === 'segment' ? [result.mask.data] : [];
-      parentPort?.postMessage({ id: req.id, ok: true, result } satisfies Reply, transfer);
-    },
-    (err: unknown) => parentPort?.postMessage({ id: req.id, ok: false, error: err instanceof Error ? err.message : String(err) } satisfies Reply),
-  );
-});
+serveTasks<VisionTask, VisionResult>(
+  (task) => (task.kind === 'faces' ? faces(task) : segment(task)),
+  (result) => (result.kind === 'segment' ? [result.mask.data] : []),
+);

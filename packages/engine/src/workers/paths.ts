@@ -1,7 +1,7 @@
 /**
  * Where the engine's files are at run time. The engine is built to
- * `dist/` (the worker script is `dist/vision-worker.js`) and its models sit in
- * `models/` of the package, so both are found from the package root, whether
+ * `dist/` (the worker scripts are `dist/vision-worker.js` and
+ * `dist/upscale-worker.js`) and its models sit in `models/` of the package, so both are found from the package root, whether
  * this module runs from `dist/` or, in tests, from `src/`.
  */
 import { existsSync, readFileSync } from 'node:fs';
@@ -24,9 +24,12 @@ export function packageRoot(): string {
   }
 }
 
-/** The worker script; it exists once the package is built. */
-export function workerScript(): string {
-  const script = join(packageRoot(), 'dist', 'vision-worker.js');
+/**
+ * A worker script of the package, e.g. `vision-worker` → `dist/vision-worker.js`;
+ * it exists once the package is built.
+ */
+export function workerScript(name: 'vision-worker' | 'upscale-worker'): string {
+  const script = join(packageRoot(), 'dist', `${name}.js`);
   if (!existsSync(script)) throw new EngineError('missing-resource', `@pfc/engine: ${script} is missing; build the package (npm run build -w @pfc/engine)`);
   return script;
 }
