@@ -54,7 +54,8 @@ describe('container client × emulator: parameters', () => {
   ])('%s', async (_name, params, expected) => {
     const { meta, correction } = await run(params);
     expect(meta).toMatchObject(expected);
-    expect(correction.scene).toBe(-1);
+    // The default engine's scene detector: 0 (general) for the coffee cup, not -1 (not detected).
+    expect(correction.scene).toBe(0);
   });
 
   it('PNG input keeps PNG by default; outputQuality changes JPEG size (40 < 100)', async () => {

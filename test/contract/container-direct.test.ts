@@ -39,7 +39,7 @@ describe('direct file access', () => {
     const r = await backend().correct(fileInputFromPath(src), { preset: 'Studio', width: 256, outputType: 'png' }, { fileName: 'astronaut.jpg' });
     const bytes = Buffer.from(await readAll(r.body));
     expect(await sharp(bytes).metadata()).toMatchObject({ format: 'png', width: 256, height: 256 });
-    expect(r).toMatchObject({ backend: 'container', contentType: 'image/png', info: { directAccess: true, scene: -1 } });
+    expect(r).toMatchObject({ backend: 'container', contentType: 'image/png', info: { directAccess: true, scene: 1 } }); // scene 1: the default engine finds a portrait
     expect((r.info as { correctedUrl: string }).correctedUrl).toMatch(/\/output\/[0-9a-f-]{36}-astronaut\.jpg$/);
     const delta = Object.fromEntries(Object.entries(server.requests).map(([k, v]) => [k, v - (before[k] ?? 0)]).filter(([, v]) => v !== 0));
     expect(delta).toEqual({ 'container.correct': 1 });

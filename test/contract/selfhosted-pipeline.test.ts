@@ -53,7 +53,8 @@ describe('self-hosted pipeline', () => {
     expect(meta).toMatchObject({ format: 'png', width: 512, height: 512, channels: 4, hasAlpha: true });
     expect(alpha!.min).toBe(0); // some background made transparent
     expect(alpha!.max).toBe(255); // some subject kept
-    expect(r.info).toMatchObject({ scene: -1, originRewritten: true, processId: expect.any(String), mode: 'portrait', removed: true, originalName: 'astronaut.png' });
+    // scene 1 (portrait): the containers run the default imaging engine.
+    expect(r.info).toMatchObject({ scene: 1, originRewritten: true, processId: expect.any(String), mode: 'portrait', removed: true, originalName: 'astronaut.png' });
     expect(r.warnings.join('\n')).toMatch(/PFC_SITE_URL/);
     expect(phases).toEqual(expect.arrayContaining(['validating', 'uploading', 'processing', 'downloading']));
     expect(await emu.selfHosted.bgr!.files()).toEqual([]);

@@ -82,10 +82,10 @@ export interface EmulatorOptions {
   /** Initial fault injection (also settable at run time via `POST /_emulator/faults`). */
   faults?: FaultConfig;
   /**
-   * Imaging engine hooks (look, faces, background mask, AI Art, video). Default
-   * for the Web API: `@pfc/engine`'s `createImagingEngine()`; `{}` for none
-   * (geometry and encoding only). The container emulations get an engine only
-   * when one is given here.
+   * Imaging engine hooks (look, faces, background mask, AI Art, video) of the
+   * Web API and both container emulations. Default: `@pfc/engine`'s
+   * `createImagingEngine()`, one per process; `{}` for none (geometry and
+   * encoding only).
    */
   engine?: ImagingEngine;
   /** Clock in ms since the epoch; tests inject one to expire results without waiting. Default `Date.now`. */

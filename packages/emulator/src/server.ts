@@ -10,7 +10,7 @@ import { startSelfHosted, type SelfHostedEmulation } from './container/start';
 import { DataStore } from './storage';
 import { sweep } from './webapi/app';
 import { startWebApi } from './webapi/index';
-import { createImagingEngine } from '@pfc/engine';
+import { defaultImagingEngine } from './container/default-engine';
 
 /** The URLs the bin prints as its ready line (one JSON object). */
 export interface EmulatorUrls {
@@ -51,11 +51,12 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   const store = await DataStore.open(options.dataDir);
   const closers: (() => Promise<void>)[] = [];
   try {
-    // The Web API runs the real imaging engine unless the caller brings its own
-    // (`engine: {}` for none). The container emulations use only an engine given here.
-    const web = await startWebApi({ ...options, engine: options.engine ?? createImagingEngine() }, store);
+    // Every server runs the real imaging engine unless the caller brings its own
+    // (`engine: {}` for none): one engine for the Web API and both containers.
+    const engine = options.engine ?? defaultImagingEngine();
+    const web = await startWebApi({ ...options, engine }, store);
     closers.push(web.close);
-    const selfHosted = await startSelfHosted(options, store.root);
+    const selfHosted = await startSelfHosted({ ...options, engine }, store.root);
     closers.push(selfHosted.close);
     const urls: EmulatorUrls = { web: web.url };
     if (selfHosted.urls.container) urls.container = selfHosted.urls.container;

@@ -68,7 +68,8 @@ describe('BGR emulation: licence', () => {
 
 describe('BGR emulation: jobs', () => {
   it('submit → check → download → remove: a PNG with alpha of the input size, then files deleted', async () => {
-    const s = await start();
+    // Engine-less (`engine: {}`): the border heuristic's exact cut; the engine's mask is in bgr-engine.test.ts.
+    const s = await start({ engine: {} });
     await activate(s);
     const sub = await body(await submit(s, await disc(), '?preprocessing=true&postprocessing=false', { mode: 'portrait', preprocessing_config: '{}' }));
     expect(sub).toMatchObject({ status: 'processing', mode: 'portrait', preprocessing_enabled: 'true', message: expect.any(String), process_id: expect.stringMatching(/^[0-9a-f-]{36}$/) });
@@ -96,7 +97,7 @@ describe('BGR emulation: jobs', () => {
   });
 
   it('a real photo: PNG with alpha at the input size (heuristic mask, not all opaque, not all clear)', async () => {
-    const s = await start();
+    const s = await start({ engine: {} });
     await activate(s);
     const id = (await body(await submit(s))).process_id as string;
     await s.idle();

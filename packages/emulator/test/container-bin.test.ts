@@ -50,12 +50,16 @@ describe('pfc-emulator: container flags', () => {
     expect(ready.bgr).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     // Direct file access through the mounted folders, output under the same name.
     writeFileSync(join(input!, 'shot.jpg'), COFFEE);
-    const r = (await (await fetch(`${ready.container}/pfc/shot.jpg?preset=Studio`)).json()) as { corrected_url: string };
+    const r = (await (await fetch(`${ready.container}/pfc/shot.jpg?preset=Studio`)).json()) as { corrected_url: string; scene: number };
     expect(r.corrected_url).toBe('http://studio.example:9000/output/shot.jpg');
+    // The bin runs both containers on the default imaging engine: a detected scene (not -1), the segmentation model.
+    expect(r.scene).toBeGreaterThanOrEqual(0);
     expect(readdirSync(output!)).toEqual(['shot.jpg']);
     expect((await (await fetch(`${ready.bgr}/Authorize/other`)).json()) as object).toMatchObject({ status: 'Unlicensed' });
     expect((await (await fetch(`${ready.bgr}/Authorize/LK-1`)).json()) as object).toMatchObject({ status: 'Licensed' });
-  });
+    expect((await (await fetch(`${ready.bgr}/Status`)).json()) as object).toMatchObject({ model_version: 'emulator-engine-segmentation' });
+    // The first correction loads the engine's models in the child: room for a loaded machine.
+  }, 120_000);
 
   it('--container-port off / --bgr-port off leave a server out; bad values are usage errors that never echo the key', async () => {
     const ready = await startBin(['--web-port', '0', '--container-port', 'off', '--bgr-port', '0']);

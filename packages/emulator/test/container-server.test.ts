@@ -54,7 +54,8 @@ function raw(s: ContainerServer, payload: string): Promise<string> {
 
 describe('container emulation: endpoints and error bodies', () => {
   it('PUT /pfc, GET /pfc/{key} with resize and type, GET /output: real image at the requested size', async () => {
-    const s = await start();
+    // Engine-less (`engine: {}`): scene -1 (not detected); the engine's scene is in container-engine.test.ts.
+    const s = await start({ engine: {} });
     const k = await key(s);
     const r = await fetch(`${s.url}/pfc/${k}?width=300&outputType=png`);
     expect(r.status).toBe(200);

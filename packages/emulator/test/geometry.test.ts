@@ -1,7 +1,12 @@
-/** Pure geometry: resize targets for portrait/landscape/square, and auto-crop boxes. */
+/**
+ * Pure geometry: resize targets for portrait/landscape/square, and the
+ * auto-crop boxes the emulator gets from @pfc/engine's `autoCropBox` (its own
+ * tests cover the details; these pin what the emulator relies on).
+ */
 import type { FaceRecord } from '@pfc/core';
+import { AUTOCROP_TYPES, autoCropBox } from '@pfc/engine';
 import { describe, expect, it } from 'vitest';
-import { autoCropBox, capLongSide, resizeTarget } from '../src/webapi/geometry';
+import { capLongSide, resizeTarget } from '../src/webapi/geometry';
 
 const portrait = { width: 400, height: 600 };
 const square = { width: 500, height: 500 };
@@ -34,8 +39,8 @@ const face = (left: number, top: number, size: number): FaceRecord => ({
   leftEye: { x: 0, y: 0 }, rightEye: { x: 0, y: 0 },
 });
 
-describe('autoCropBox', () => {
-  it('without faces: the largest centred box of the aspect', () => {
+describe('autoCropBox (@pfc/engine)', () => {
+  it('without faces (an engine-less emulator): the largest centred box of the aspect', () => {
     expect(autoCropBox(portrait, { cropARW: '1', cropARH: '1' })).toEqual({ x: 0, y: 100, width: 400, height: 400 });
     expect(autoCropBox(portrait, {})).toEqual({ x: 0, y: 0, width: 400, height: 600 });
     expect(autoCropBox(square, { cropARW: '16', cropARH: '9' })).toEqual({ x: 0, y: 109, width: 500, height: 281 });
@@ -56,5 +61,24 @@ describe('autoCropBox', () => {
     const box = autoCropBox({ width: 2000, height: 2000 }, { cropARW: '1', cropARH: '1', autocropSize: '0.25', autocropTopHeadGap: '0.1' }, [face(100, 100, 50), face(900, 800, 200)]);
     expect(box.height).toBe(800);
     expect(box.y).toBe(800 - 80);
+  });
+
+  it('autocropType: 2 (ID) defaults to 35:45, 4 ignores faces; sent parameters win over the type defaults', () => {
+    const src = { width: 2000, height: 2000 };
+    const faces = [face(900, 800, 200)];
+    const id = autoCropBox(src, { autocropType: 2 }, faces);
+    expect(id.width / id.height).toBeCloseTo(AUTOCROP_TYPES[2]!.aspect!, 2);
+    expect(id.height).toBe(Math.floor(200 / AUTOCROP_TYPES[2]!.size));
+    expect(autoCropBox(src, { autocropType: 4, cropARW: '1', cropARH: '2' }, faces)).toEqual({ x: 500, y: 0, width: 1000, height: 2000 });
+    const sent = autoCropBox(src, { autocropType: 2, cropARW: '1', cropARH: '1', autocropSize: '0.25' }, faces);
+    expect(sent).toMatchObject({ width: 800, height: 800 });
+  });
+
+  it('with eye positions the head gap is measured from the crown, above the face box (hair kept)', () => {
+    const eyed: FaceRecord = { ...face(900, 800, 200), leftEye: { x: 950, y: 880 }, rightEye: { x: 1050, y: 880 } };
+    const box = autoCropBox({ width: 2000, height: 2000 }, { cropARW: '1', cropARH: '1', autocropSize: '0.25', autocropTopHeadGap: '0.1' }, [eyed]);
+    // Crown = 2·eyeY − chin = 1760 − 1000 = 760, 40 px above the box top; gap 0.1 of 800 px.
+    expect(box.y).toBe(760 - 80);
+    expect(box.x + box.width / 2).toBeCloseTo(1000, 0);
   });
 });

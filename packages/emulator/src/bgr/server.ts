@@ -32,6 +32,7 @@ import { listen } from '../http/listen';
 import { HttpError, sendJson } from '../http/respond';
 import { createRequestListener, Router, type RequestContext } from '../http/router';
 import type { ImagingEngine } from '../engine';
+import { defaultImagingEngine } from '../container/default-engine';
 import { BgrJobs, type BgrJob } from './jobs';
 
 export interface BgrServerOptions {
@@ -47,7 +48,10 @@ export interface BgrServerOptions {
   licenceExpires?: Date;
   /** Folder for inputs and results. Default: a fresh temporary folder, removed by `close()`. */
   workDir?: string;
-  /** Imaging engine; its `segment` hook replaces the heuristic mask. Default none. */
+  /**
+   * Imaging engine; its `segment` hook (person segmentation) makes the mask. Default: `@pfc/engine`'s
+   * `createImagingEngine()`, one per process; `{}` for none (the border-colour heuristic of `bgr/mask.ts`).
+   */
   engine?: ImagingEngine;
   /** Largest SubmitImage body in bytes (413 above). Default 100 MB. */
   maxUploadBytes?: number;
@@ -93,14 +97,15 @@ export async function createBgrServer(options: BgrServerOptions = {}): Promise<B
   if (!ownsDir) await mkdir(dir, { recursive: true });
   let licensed = false;
   let held = 0;
-  const jobs = new BgrJobs(dir, { engine: options.engine, licensed: () => licensed });
+  const engine = options.engine ?? defaultImagingEngine();
+  const jobs = new BgrJobs(dir, { engine, licensed: () => licensed });
   const expires = options.licenceExpires ?? new Date(Date.now() + 365 * 24 * 3600_000);
   const org = options.licensedOrg ?? 'Emulated Studio';
   const holdMs = options.downloadHoldMs ?? 30_000;
   const beatMs = options.processingHeartbeatMs ?? 5_000;
   const maxUpload = options.maxUploadBytes ?? 100_000_000;
   const requests: Record<string, number> = {};
-  const modelVersion = options.engine?.segment ? 'emulator-engine-segmentation' : EMULATED_MODEL_VERSION;
+  const modelVersion = engine.segment ? 'emulator-engine-segmentation' : EMULATED_MODEL_VERSION;
 
   const licence = (form: 'authorize' | 'status', message: string): BgrLicenceStatus => ({
     status: licensed ? 'Licensed' : 'Unlicensed',

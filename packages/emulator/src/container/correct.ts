@@ -58,6 +58,8 @@ export async function correctContainerImage(input: Buffer, p: ContainerParams, c
   const convertsSpace = p.outputColorSpace !== undefined && p.outputColorSpace !== 'original';
   const params: PfcParams = {
     ...(skipped ? { preset: 'none' } : p.preset !== undefined ? { preset: p.preset } : {}),
+    // The engine's own skip rule (its scene detector's clipart test) follows the container's skip mode.
+    ...(skipped ? {} : { skip: p.skip ?? ctx.skipMode }),
     // A lossless intermediate when the colour space is converted afterwards.
     outputType: convertsSpace ? 'png' : target,
     ...(p.outputQuality !== undefined ? { outputQuality: p.outputQuality } : {}),

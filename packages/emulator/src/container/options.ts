@@ -41,7 +41,11 @@ export interface ContainerServerOptions {
   licensed?: boolean;
   /** Largest `PUT /pfc` body in bytes (answered 413 `bodyRequestMessage` above). Default 200 MB. */
   maxUploadBytes?: number;
-  /** Imaging engine hooks (look, detection); default none: see the README for what is done without one. */
+  /**
+   * Imaging engine hooks (look, faces and scene). Default: `@pfc/engine`'s
+   * `createImagingEngine()`, one per process; `{}` for none (geometry and
+   * encoding only, `scene` -1: see the README).
+   */
   engine?: ImagingEngine;
   /** Clock in ms since the epoch; tests inject one to expire files without waiting. Default `Date.now`. */
   now?: () => number;

@@ -22,6 +22,7 @@ import { HttpError, sendJson, singleQuery } from '../http/respond';
 import { createRequestListener, Router, type RequestContext } from '../http/router';
 import { DEFAULT_LIMITS } from '../options';
 import { correctContainerImage } from './correct';
+import { defaultImagingEngine } from './default-engine';
 import { ContainerFailure, ContainerFiles, type InjectableFault } from './files';
 import { checkSiteUrl, logLevelOf, LOG_LEVELS, type ContainerServerOptions, type LogLevel } from './options';
 
@@ -64,6 +65,7 @@ export async function createContainerServer(options: ContainerServerOptions = {}
   const ttlMs = (options.cacheTtlMinutes ?? 60) * 60_000;
   const maxUpload = options.maxUploadBytes ?? 200_000_000;
   const requests: Record<string, number> = {};
+  const engine = options.engine ?? defaultImagingEngine();
   const log = (at: LogLevel, message: string, fields: Record<string, unknown> = {}): void => {
     if (options.log && LOG_LEVELS.indexOf(at) >= LOG_LEVELS.indexOf(level)) {
       options.log(JSON.stringify({ time: new Date(now()).toISOString(), level: at, service: 'container', message, ...fields }));
@@ -117,7 +119,7 @@ export async function createContainerServer(options: ContainerServerOptions = {}
     const input = await readFile(path).catch(() => answer('unknownImageIdMessage', `no image with the key ${JSON.stringify(key)}`));
     const result = await correctContainerImage(input, p, {
       limits: DEFAULT_LIMITS,
-      engine: options.engine,
+      engine,
       presetFile,
       iccProfilePath,
       skipMode: options.skipMode ?? 'clipart',

@@ -11,6 +11,7 @@ import type { ContainerServerOptions } from './options';
 /** What `startEmulator` passes down. */
 export interface SelfHostedStartOptions {
   host?: string | undefined;
+  /** Imaging engine of both containers (`startEmulator` passes the Web API's). Default: each server's default, the process-wide `createImagingEngine()`; `{}` for none. */
   engine?: ImagingEngine | undefined;
   now?: (() => number) | undefined;
   log?: ((line: string) => void) | undefined;

@@ -5,10 +5,11 @@
  * look-producing steps can be swapped for the imaging engine's.
  */
 import { backgroundMode, colourToHex, effectivePfcParams, usageSizeOf, type CropBox, type DetectionData, type Dimensions, type JobUsage, type PfcParams } from '@pfc/core';
+import { autoCropBox } from '@pfc/engine';
 import sharp, { type Metadata, type Sharp } from 'sharp';
 import type { Detection, ImagingEngine, RawImage } from '../engine';
 import type { EmulatorLimits } from '../options';
-import { autoCropBox, capLongSide, resizeTarget } from './geometry';
+import { capLongSide, resizeTarget } from './geometry';
 import { checkBackgroundInput, checkInputImage, checkOutput, checkUpscale, JobRejection } from './limits';
 
 export interface ProcessContext {
