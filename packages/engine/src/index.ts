@@ -13,7 +13,7 @@ export * from './upscale/index';
 export { createImagingEngine, type ImagingHooks, type ImagingEngineOptions, type ImageDetection } from './imaging';
 export { applyLook, createLookEngine, type LookOptions, type LookResult, type FaceFinder, type LookImage, type LookHookContext } from './look';
 export { correctRaster, type ColourResult } from './colour/correct';
-export { planCorrection, type PlanDiagnostics } from './colour/plan';
+export { planCorrection, castCorrectionDeg, type PlanDiagnostics, type CastPolicy } from './colour/plan';
 export { meanDeltaE2000, ciede2000, srgbToLab, type Lab } from './colour/deltaE';
 export { SCENE, sceneName, type SceneId, type SceneName } from './scene/categories';
 export { detectScene, type SceneSignals } from './scene/detect';

@@ -9,44 +9,16 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { correctVideo, parseProbe, probeVideo } from '../src/art/index';
 import { EngineError } from '../src/errors';
-import { runFfmpeg } from '../src/video/ffmpeg';
-import { sample } from './art-metrics';
+import { decodedFrames, makeClip, meanColour } from './video-helpers';
 
 let dir: string;
 let castMp4: string;
 
-/** A 2 s, 24 fps clip of a portrait with a warm cast (blue and green gains cut) and a sine-tone AAC track. */
-async function makeClip(out: string, extra: string[] = []): Promise<void> {
-  const r = await runFfmpeg([
-    '-y', '-loop', '1', '-framerate', '24', '-i', sample('portraits/grace_hopper.jpg'),
-    '-f', 'lavfi', '-i', 'sine=frequency=440:duration=2',
-    '-t', '2', '-vf', 'scale=320:376,colorchannelmixer=rr=1:gg=0.82:bb=0.62',
-    '-c:v', 'libx264', '-pix_fmt', 'yuv420p', '-shortest', ...extra, out,
-  ]);
-  if (r.code !== 0) throw new Error(r.stderr.slice(-500));
-}
-
-/** Frames decoded from the first video stream (a full decode, so a broken file fails here). */
-async function decodedFrames(path: string): Promise<number> {
-  const r = await runFfmpeg(['-i', path, '-map', '0:v:0', '-f', 'null', '-']);
-  expect(r.code).toBe(0);
-  const all = [...r.stderr.matchAll(/frame=\s*(\d+)/g)];
-  return Number(all.at(-1)?.[1] ?? 0);
-}
-
-/** Mean R, G, B of the frame at `t` seconds. */
-async function meanColour(path: string, t: number): Promise<[number, number, number]> {
-  const r = await runFfmpeg(['-ss', String(t), '-i', path, '-frames:v', '1', '-f', 'rawvideo', '-pix_fmt', 'rgb24', 'pipe:1']);
-  const s = [0, 0, 0];
-  for (let i = 0; i < r.stdout.length; i += 3) for (let c = 0; c < 3; c++) s[c]! += r.stdout[i + c]!;
-  const n = r.stdout.length / 3;
-  return [s[0]! / n, s[1]! / n, s[2]! / n];
-}
-
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'pfc-video-test-'));
   castMp4 = join(dir, 'cast.mp4');
-  await makeClip(castMp4, ['-c:a', 'aac']);
+  // A warm cast: blue and green gains cut.
+  await makeClip(castMp4, { filter: 'colorchannelmixer=rr=1:gg=0.82:bb=0.62', extra: ['-c:a', 'aac'] });
 }, 120_000);
 
 afterAll(async () => {

@@ -20,6 +20,38 @@ const CAST_DEADZONE_DEG = 2.5;
  */
 const MAX_CAST_CORRECTION_DEG = 5;
 const WB_FRACTION = 0.6;
+/**
+ * Video: casts below this angle are left alone, and the correction ramps up
+ * to the whole estimate over the next {@link VIDEO_CAST_RAMP_DEG}, so that
+ * clips near the threshold are not treated very differently.
+ */
+const VIDEO_CAST_DEADZONE_DEG = 1.5;
+const VIDEO_CAST_RAMP_DEG = 2;
+/** Video: the largest cast removed, degrees (beyond it the estimate is not trusted further). */
+const VIDEO_MAX_CAST_DEG = 20;
+
+/**
+ * How much of an estimated cast the white balance removes.
+ *
+ * - `still`: at most 3° (see {@link MAX_CAST_CORRECTION_DEG}): a photo
+ *   dominated by one warm surface keeps its colour, a strong real cast is
+ *   only partly removed.
+ * - `video`: the whole estimate up to 20°. A clip is planned once from
+ *   frames sampled over its length, so its estimate rests on many views,
+ *   and a cast left in every frame of a clip is what users notice most;
+ *   the price is that a clip filled by one warm surface (a close-up of
+ *   ginger fur) is neutralised more than the same still would be.
+ */
+export type CastPolicy = 'still' | 'video';
+
+/** Degrees of an estimated cast of `angle` degrees that the white balance removes under `policy`. */
+export function castCorrectionDeg(angle: number, policy: CastPolicy): number {
+  if (policy === 'video') {
+    const ramp = Math.min(1, Math.max(0, (angle - VIDEO_CAST_DEADZONE_DEG) / VIDEO_CAST_RAMP_DEG));
+    return Math.min(angle, VIDEO_MAX_CAST_DEG) * ramp;
+  }
+  return angle > CAST_DEADZONE_DEG ? Math.min(angle - CAST_DEADZONE_DEG, MAX_CAST_CORRECTION_DEG) * WB_FRACTION : 0;
+}
 /** Black point: encoded levels below this are left alone (deep shadows are rarely exactly 0). */
 const BLACK_ALLOWANCE = 2 / 255;
 /** Percentile (each end) ignored by the levels so that a few outliers do not set them. */
@@ -63,16 +95,19 @@ export interface PlanDiagnostics {
   clipped: number;
 }
 
-/** Plan the correction of an analysis copy under a parameter set. */
-export function planCorrection(thumb: Raster, p: ColourParams): { plan: ColourPlan; diagnostics: PlanDiagnostics } {
+/**
+ * Plan the correction of an analysis copy under a parameter set.
+ *
+ * @param cast how much of an estimated colour cast is removed (default `still`; see {@link CastPolicy}).
+ */
+export function planCorrection(thumb: Raster, p: ColourParams, cast: CastPolicy = 'still'): { plan: ColourPlan; diagnostics: PlanDiagnostics } {
   const plan: ColourPlan = { ...IDENTITY_PLAN, gains: [1, 1, 1], sharpen: p.sharpen, vibrance: p.vibrance, saturation: p.saturation };
   const clipped = clippedFraction(thumb);
 
-  // 1. White balance: remove the part of the estimated cast beyond the dead zone.
+  // 1. White balance: remove the part of the estimated cast the policy allows.
   const illuminant = greyEdgeIlluminant(thumb);
   const castAngle = angleFromNeutral(illuminant);
-  const corr = Math.min(castAngle - CAST_DEADZONE_DEG, MAX_CAST_CORRECTION_DEG) * WB_FRACTION;
-  const k = castAngle > CAST_DEADZONE_DEG ? (p.whiteBalance * corr) / castAngle : 0;
+  const k = castAngle > 0 ? (p.whiteBalance * castCorrectionDeg(castAngle, cast)) / castAngle : 0;
   const logs = illuminant.map((v) => Math.log(Math.max(v, 1e-4)));
   const meanLog = (logs[0]! + logs[1]! + logs[2]!) / 3;
   const wb = logs.map((l) => Math.exp(-(l - meanLog) * k)) as [number, number, number];

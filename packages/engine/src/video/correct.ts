@@ -1,9 +1,13 @@
 /**
- * Colour correction of a video: the still-image planner (white balance,
+ * Colour correction of a video: the planner of stills (white balance,
  * levels, exposure of `colour/plan`) runs once on frames sampled across the
  * clip, and the resulting per-channel curves are applied to every frame by
  * ffmpeg as a 1D LUT, with the preset's vibrance, saturation and sharpening.
  * One correction for the whole clip, so there is no flicker.
+ *
+ * White balance uses the `video` cast policy: the whole estimated cast is
+ * removed (up to 20°), where stills remove at most 3°, so a clip shot under
+ * the wrong white balance comes back to neutral.
  */
 import { mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -67,7 +71,7 @@ export async function correctVideo(inputPath: string, outputPath: string, params
   const preset = resolvePreset(params.preset, detectScene(middle).scene, options.presetFile);
   const notes = preset.note ? [preset.note] : [];
   const corrected = !isNeutral(preset.params);
-  const plan = corrected ? planCorrection(stack(frames), preset.params).plan : { ...IDENTITY_PLAN };
+  const plan = corrected ? planCorrection(stack(frames), preset.params, 'video').plan : { ...IDENTITY_PLAN };
 
   const work = await mkdtemp(join(tmpdir(), 'pfc-video-'));
   const partial = join(dirname(outputPath), `.${basename(outputPath)}.${process.pid}.${Date.now()}.partial`);
