@@ -7,8 +7,10 @@
  * Rows: colour correction of degraded copies; the four preset groups; the
  * scene detector; faces with eye positions; auto crop; background removal and
  * replacement with shadows and a generated backdrop; blemish and glare
- * retouching; AI Art styles and a character; video (first frame before and
- * after). Every tile is produced by @pfc/engine here and now.
+ * retouching; AI Art styles and a character; AI upscaling (ESRGAN ×4 and ×2
+ * against Lanczos, on a detail crop); the regenerated EXIF thumbnail
+ * (updateThumbnail); video (a frame before and after, a dark clip and a
+ * blue-cast clip). Every tile is produced by @pfc/engine here and now.
  *
  * Usage: node tools/contact-sheet.mjs [--out FILE]   (default out/contact-sheet.png)
  * Needs the engine built (`npm run build`).
@@ -28,10 +30,13 @@ import {
   correctVideo,
   detectFaces,
   ffmpegPath,
+  readExifThumbnail,
   removeBlemishes,
   removeGlare,
   sceneName,
   segmentPerson,
+  setExifThumbnail,
+  upscaleRaster,
 } from '@pfc/engine';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -210,19 +215,85 @@ async function artRow() {
   return { title: 'AI Art (styles and a character)', tiles };
 }
 
+/** Peak signal-to-noise ratio (dB) of two same-size RGB rasters: higher is closer. */
+function psnr(a, b) {
+  let se = 0;
+  for (let i = 0; i < a.data.length; i++) se += (a.data[i] - b.data[i]) ** 2;
+  return 10 * Math.log10((255 * 255) / (se / a.data.length));
+}
+
+async function upscaleRow() {
+  const original = await raster(sample('portraits/astronaut.jpg'));
+  const { width: W, height: H } = original;
+  // Detail: eyes and mouth, a fifth of the width, so each tile shows it enlarged about ×2.
+  const crop = { left: Math.round(W * 0.35), top: Math.round(H * 0.13), width: Math.round(W * 0.2), height: Math.round(W * 0.2) };
+  const detail = async (r) => sharp(await png(r)).extract(crop).png().toBuffer();
+  const tiles = [{ image: await detail(original), caption: 'original (detail)' }];
+  for (const factor of [4, 2]) {
+    const small = await raster(await sharp(await png(original)).resize(Math.round(W / factor), Math.round(H / factor), { kernel: 'lanczos3' }).png().toBuffer());
+    const nearest = await raster(await sharp(await png(small)).resize(W, H, { kernel: 'nearest' }).png().toBuffer());
+    const lanczos = await raster(await sharp(await png(small)).resize(W, H, { kernel: 'lanczos3' }).png().toBuffer());
+    const ai = await upscaleRaster(small, { width: W, height: H }, factor === 4 ? 'general' : 'smallDetails');
+    if (factor === 4) tiles.push({ image: await detail(nearest), caption: `input 1/${factor} (pixels)` });
+    tiles.push({ image: await detail(lanczos), caption: `Lanczos ×${factor}: ${psnr(lanczos, original).toFixed(1)} dB` });
+    tiles.push({ image: await detail(ai.raster), caption: `${ai.method}: ${psnr(ai.raster, original).toFixed(1)} dB` });
+  }
+  return { title: 'AI upscaling (resize): ESRGAN-slim vs Lanczos from a 1/4 and 1/2 copy; PSNR to the original', tiles };
+}
+
+async function thumbnailRow() {
+  // A dark, warm photo whose EXIF carries its own thumbnail, as a camera writes it.
+  const dark = await sharp(await png(degrade(await raster(sample('portraits/astronaut.jpg')), (v, c) => toEnc(toLin(v) * [0.4, 0.3, 0.2][c]))))
+    .jpeg({ quality: 90 })
+    .withExif({ IFD0: { Make: 'pfc contact sheet' } })
+    .toBuffer();
+  const input = setExifThumbnail(dark, await sharp(dark).resize(160).jpeg().toBuffer());
+  const stale = (await correctImage(input, { updateThumbnail: false })).output;
+  const fresh = (await correctImage(input, { updateThumbnail: true })).output;
+  return {
+    title: 'updateThumbnail: the EXIF thumbnail of a corrected JPEG, kept as it was or regenerated',
+    tiles: [
+      { image: input, caption: 'input photo' },
+      { image: readExifThumbnail(input), caption: 'input thumbnail' },
+      { image: fresh, caption: 'corrected photo' },
+      { image: readExifThumbnail(stale), caption: 'thumbnail, update false' },
+      { image: readExifThumbnail(fresh), caption: 'thumbnail, update true' },
+    ],
+  };
+}
+
 async function videoRow() {
   const work = mkdtempSync(path.join(tmpdir(), 'pfc-sheet-'));
+  const ffmpeg = ffmpegPath();
+  const frameAt = (file, t) => execFileSync(ffmpeg, ['-loglevel', 'error', '-ss', String(t), '-i', file, '-frames:v', '1', '-f', 'image2pipe', '-vcodec', 'png', '-'], { maxBuffer: 1 << 26 });
+  /** A 1 s clip of a still, with an ffmpeg filter (a cast) or none; its middle frame before and after correctVideo. */
+  const clip = async (name, still, size, filter) => {
+    const frame = path.join(work, `${name}.png`);
+    await sharp(still).resize(size[0], size[1]).toFile(frame);
+    const input = path.join(work, `${name}.mp4`);
+    const output = path.join(work, `${name}-fixed.mp4`);
+    execFileSync(ffmpeg, ['-loglevel', 'error', '-loop', '1', '-i', frame, '-t', '1', '-r', '10', '-pix_fmt', 'yuv420p', '-vf', [`scale=${size[0]}:${size[1]}`, ...(filter ? [filter] : [])].join(','), input]);
+    await correctVideo(input, output, {});
+    return [frameAt(input, 0.5), frameAt(output, 0.5)];
+  };
   try {
     const dark = await png(degrade(await raster(sample('objects/coffee.jpg')), (v, c) => toEnc(toLin(v) * [0.55, 0.45, 0.35][c])));
-    const frame = path.join(work, 'frame.png');
-    await sharp(dark).resize(320, 214).toFile(frame);
-    const input = path.join(work, 'in.mp4');
-    const output = path.join(work, 'out.mp4');
-    const ffmpeg = ffmpegPath();
-    execFileSync(ffmpeg, ['-loglevel', 'error', '-loop', '1', '-i', frame, '-t', '1', '-r', '10', '-pix_fmt', 'yuv420p', '-vf', 'scale=320:214', input]);
-    await correctVideo(input, output, {});
-    const first = (file) => execFileSync(ffmpeg, ['-loglevel', 'error', '-i', file, '-frames:v', '1', '-f', 'image2pipe', '-vcodec', 'png', '-'], { maxBuffer: 1 << 26 });
-    return { title: 'Video (first frame of a dark MP4, before and after)', tiles: [{ image: first(input), caption: 'video: before' }, { image: first(output), caption: 'video: after' }] };
+    const [darkIn, darkOut] = await clip('dark', dark, [320, 214], '');
+    const portrait = sample('portraits/grace_hopper.jpg');
+    const [blueIn, blueOut] = await clip('blue', portrait, [320, 376], 'colorchannelmixer=rr=0.75:gg=0.9:bb=1');
+    const [orangeIn, orangeOut] = await clip('orange', portrait, [320, 376], 'colorchannelmixer=rr=1:gg=0.88:bb=0.7');
+    return {
+      title: 'Video (a frame of each MP4 before and after correctVideo; one plan per clip)',
+      tiles: [
+        { image: darkIn, caption: 'dark clip: before' },
+        { image: darkOut, caption: 'after' },
+        { image: await sharp(portrait).png().toBuffer(), caption: 'portrait, no cast' },
+        { image: blueIn, caption: 'blue-cast clip: before' },
+        { image: blueOut, caption: 'after' },
+        { image: orangeIn, caption: 'orange-cast clip: before' },
+        { image: orangeOut, caption: 'after' },
+      ],
+    };
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
@@ -247,7 +318,7 @@ async function render(rows) {
 
 async function main() {
   const started = performance.now();
-  const rows = [await colourRow(), await presetRow(), await sceneRow(), ...(await faceAndCropRows()), await backgroundRow(), await retouchRow(), await artRow(), await videoRow()];
+  const rows = [await colourRow(), await presetRow(), await sceneRow(), ...(await faceAndCropRows()), await backgroundRow(), await retouchRow(), await artRow(), await upscaleRow(), await thumbnailRow(), await videoRow()];
   await render(rows);
   console.log(`contact sheet: ${path.relative(process.cwd(), outFile)} (${rows.length} rows, ${((performance.now() - started) / 1000).toFixed(1)} s)`);
 }
