@@ -1,6 +1,6 @@
 /**
  * Auto crop from detected faces: the pure box function on synthetic faces
- * (same results as the emulator's geometry for type 0 without eyes) and on a
+ * (the plain head-and-shoulders box for type 0 without eyes) and on a
  * real portrait through the face detector.
  */
 import type { FaceRecord } from '@pfc/core';

@@ -4,7 +4,8 @@
  * line integral convolution (LIC, Cabral & Leedom 1993) that smears colour
  * and noise along it so that strokes appear.
  */
-import { gaussian, halve, resample, rng, sobel, type Plane } from './planes';
+import { seededRandom as rng } from '@pfc/core';
+import { gaussian, halve, resample, sobel, type Plane } from './planes';
 
 /** Unit stroke directions (tx, ty) per pixel and the local edge coherence (0..1). */
 export interface Flow {

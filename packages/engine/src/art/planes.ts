@@ -4,6 +4,7 @@
  * one Float32Array per channel (values 0..255) so that each filter is a plain
  * loop over memory, fast enough for the 2k working size (about 4 MP) in JS.
  */
+import { seededRandom } from '@pfc/core';
 import type { Raster } from '../image/raster';
 
 /** One channel of an image, row-major, values nominally 0..255. */
@@ -139,18 +140,6 @@ export function gradientMagnitude(src: Plane, w: number, h: number): Plane {
   return out;
 }
 
-/** A small, fast, seeded PRNG (mulberry32): the same seed gives the same sequence on every machine. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** A 32-bit seed from a string (FNV-1a), so textures depend on the style name only. */
 export function seedOf(text: string): number {
   let h = 0x811c9dc5;
@@ -163,7 +152,7 @@ export function seedOf(text: string): number {
  * standard deviation 1: grain for small sigma, blotches for large.
  */
 export function noise(w: number, h: number, sigma: number, seed: number): Plane {
-  const next = rng(seed);
+  const next = seededRandom(seed);
   let p: Plane = new Float32Array(w * h);
   for (let i = 0; i < p.length; i++) p[i] = next() - 0.5;
   if (sigma >= 0.5) p = gaussian(p, w, h, sigma);

@@ -5,7 +5,8 @@
  */
 import type { AiArtCharacter } from './tokens';
 import { blossom, bokeh, glowGradient, heart, hills, type Rand, ship, snow, star, verticalGradient, waves } from './scene-parts';
-import { rng, seedOf } from './planes';
+import { seededRandom as rng } from '@pfc/core';
+import { seedOf } from './planes';
 
 /** One line per scene, for documentation and reports. */
 export const SCENE_DESCRIPTIONS: Readonly<Record<AiArtCharacter, string>> = {

@@ -9,7 +9,8 @@
 import sharp from 'sharp';
 import { NAMED_COLOURS } from '@pfc/core';
 import { bokeh, glowGradient, hills, snow, verticalGradient, waves, type Rand } from '../art/scene-parts';
-import { rng, seedOf } from '../art/planes';
+import { seededRandom as rng } from '@pfc/core';
+import { seedOf } from '../art/planes';
 import type { Raster } from '../image/raster';
 
 /** Themes a prompt can name, with the words that select them (first match wins, in this order). */

@@ -1,8 +1,8 @@
 /**
  * Head-centred auto crop for single-person portraits: a pure function of the
- * image size, the crop parameters and the detected faces. It extends the
- * emulator's geometry (`packages/emulator/src/webapi/geometry.ts`), with the
- * same results for `autocropType` 0 and faces without eye positions, by:
+ * image size, the crop parameters and the detected faces. The emulator's Web
+ * API uses it for `autocrop`. Beyond the plain head-and-shoulders box (type 0,
+ * faces without eye positions) it adds:
  *
  * - `autocropType` (the Web API documents only its values 0–4, "copied from
  *   the desktop editing tool"; this is the engine's reading of them):
