@@ -2,7 +2,7 @@
 /**
  * The emulator for the client benchmarks, started like `pfc-emulator` but
  * without the imaging engine: jobs do geometry and encoding only, so a job's
- * time is `processingMs` plus a few tens of ms, and a benchmark of the client
+ * time is `processingMs` (its few tens of ms of work included), and a benchmark of the client
  * (pipeline, polling, soak, crash) measures the client, not the engine's CPU
  * time on a 2-core machine. The engine has its own suite.
  *

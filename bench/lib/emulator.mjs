@@ -19,7 +19,7 @@ const CLOCK_TICKS = 100;
 /**
  * @typedef {object} EmulatorProcessOptions
  * @property {string} [dataDir] data folder (kept; default a temp folder the emulator removes)
- * @property {number} [processingMs] extra PROCESSING time per job, ms
+ * @property {number} [processingMs] least PROCESSING time per job, its real work included, ms
  * @property {number} [workers] jobs PROCESSING at once
  * @property {string[]} [apiKeys] accepted keys (default: any non-empty key)
  * @property {object} [faults] fault configuration (`--faults` JSON)

@@ -67,8 +67,10 @@ export default {
       const stats = await emu.stats();
       log(`pfc: ${count} files in ${(r.ms / 1000).toFixed(1)} s = ${filesPerS.toFixed(1)} files/s (${(filesPerS / LIMIT).toFixed(2)} of ${LIMIT.toFixed(1)}); server time per job ${serverMs.toFixed(0)} ms; peak RSS ${(r.maxRssBytes / 1e6).toFixed(0)} MB`);
 
-      // Diagnosis: the same batch with more files in flight than the service has workers. If this
-      // is much faster, the client leaves workers idle between its files (upload, download, write).
+      // Diagnosis: the same batch with more jobs in the service than it has workers, so the next
+      // job already waits PENDING when one ends. The difference to the run above is what the
+      // workers idle between a job's end and the client starting the next (noticing the end by
+      // polling, and the start request); uploads and downloads run beside the jobs in both.
       // cache=false: the emulator would otherwise reuse the first run's outputs and skip its work.
       let wider;
       if (!quick) {
@@ -96,9 +98,9 @@ export default {
             value: +(filesPerS / LIMIT).toFixed(2),
             goal: '≥ 0.9',
             ok: filesPerS / LIMIT >= 0.9,
-            note: `the emulator itself took a median ${serverMs.toFixed(0)} ms per job (processing-ms plus its real decode/encode), so it could not exceed ${serverLimit.toFixed(1)} files/s: ${(filesPerS / serverLimit).toFixed(2)} of that`,
+            note: `the emulator itself took a median ${serverMs.toFixed(0)} ms per job (processing-ms is the whole PROCESSING time, its decode/encode included), so it could not exceed ${serverLimit.toFixed(1)} files/s: ${(filesPerS / serverLimit).toFixed(2)} of that`,
           },
-          ...(wider ? [{ name: `diagnosis: pfc --concurrency ${WORKERS + 4} (more files in flight than workers)`, value: +wider.toFixed(1), unit: 'files/s', note: `${(wider / LIMIT).toFixed(2)} of the limit; ${(wider / filesPerS).toFixed(2)}× the --concurrency ${WORKERS} run` }] : []),
+          ...(wider ? [{ name: `diagnosis: pfc --concurrency ${WORKERS + 4} (more jobs in the service than workers)`, value: +wider.toFixed(1), unit: 'files/s', note: `${(wider / LIMIT).toFixed(2)} of the limit; ${(wider / filesPerS).toFixed(2)}× the --concurrency ${WORKERS} run` }] : []),
           { name: 'naive client (one at a time, 1 s polls): throughput', value: +naivePerS.toFixed(2), unit: 'files/s', note: `${naive.ok} files${naiveCount < count ? ' (a subset in --quick)' : ''}` },
           { name: 'speed-up of pfc over the naive client', value: +speedup.toFixed(1), unit: '×', goal: '≥ 10×', ok: speedup >= 10 },
           { name: 'pfc peak RSS during the batch', value: +(r.maxRssBytes / 1e6).toFixed(0), unit: 'MB' },

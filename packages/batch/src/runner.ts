@@ -1,12 +1,14 @@
 /**
- * Running a plan: bounded concurrency, streaming uploads from disk, atomic
- * writes, manifest updates after each file, whole-file retries of retryable
- * failures, and cancellation that stops new work and aborts work in flight.
+ * Running a plan: bounded jobs in the service (uploads and downloads beside
+ * them), streaming uploads from disk, atomic writes, manifest updates after
+ * each file, whole-file retries of retryable failures, and cancellation that
+ * stops new work and aborts work in flight.
  */
+import { setMaxListeners } from 'node:events';
 import { stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import {
-  AuthenticationError, ConnectionError, type CorrectionBackend, defaultSleep, PermissionDeniedError, effectivePfcParams, isRetryable, JobFailedError, ParameterError, type PfcParams, PfcError,
+  AuthenticationError, ConnectionError, type CorrectionBackend, type CorrectionProgress, defaultSleep, PermissionDeniedError, effectivePfcParams, isRetryable, JobFailedError, ParameterError, type PfcParams, PfcError,
   TimeoutError, UserAbortError,
 } from '@pfc/core';
 import { decide, fileParams } from './decide';
@@ -16,6 +18,7 @@ import { copyFileAtomic, fileInputFromPath, removePartials, writeStreamAtomic } 
 import { Manifest, settingsKey } from './manifest';
 import { outputFormat } from './paths';
 import type { BatchPlan, PlannedFile } from './plan';
+import { JobSlots } from './slots';
 import type { MediaFormat } from './sniff';
 import { verifyOutput } from './verify';
 
@@ -29,7 +32,14 @@ export interface RunOptions {
   backendId?: string;
   /** Parameters of every job (validated by `backend.validate` before any upload). Default `{}`. */
   params?: PfcParams;
-  /** Files corrected at once. Default 2. */
+  /**
+   * Jobs in the service at once. With a backend that takes job slots (the Web
+   * API, `usesJobSlot`), a slot is held from the job's start to its end only:
+   * the next files upload while jobs run, and finished results download and are
+   * written outside the slots, with at most `concurrency` more files in hand
+   * (uploading, uploaded and waiting for a slot, or writing). With other
+   * backends: files corrected at once. Default 2.
+   */
   concurrency?: number;
   /** Redo files that are up to date. Default false. */
   force?: boolean;
@@ -80,19 +90,32 @@ export async function runBatch(plan: BatchPlan, options: RunOptions): Promise<Ba
   const manifests = new Map<string, Manifest>();
   for (const root of plan.outputRoots) manifests.set(root, await Manifest.load(root, plan.mode.kind));
 
+  // Job slots keep `concurrency` jobs running while the files around them upload and
+  // download, so the service's workers do not idle on the client's transfers. The extra
+  // files in hand are bounded (each streams from and to disk, never held in memory).
+  const slots = backend.usesJobSlot ? new JobSlots(concurrency) : undefined;
+  const inHand = slots ? 2 * concurrency : concurrency;
+  // Each file in hand listens on the run's signal (its wait for a slot, its requests).
+  setMaxListeners(Math.max(10, inHand * 4), signal);
   const results: (FileResult | undefined)[] = new Array(plan.files.length);
   let next = 0;
-  const worker = async (): Promise<void> => {
+  const worker = async (k: number): Promise<void> => {
+    // A worker beyond `concurrency` uploads ahead: it starts once the k-th file before it
+    // has asked for its slot, so at the start the first files' uploads do not share the
+    // line with the ones that will wait anyway. (Files 0…concurrency-1 are taken at once
+    // by the first workers, so this wait always ends.)
+    if (slots && k >= concurrency) await slots.passed(k - concurrency);
     while (!signal?.aborted) {
       const i = next++;
       const file = plan.files[i];
       if (!file) return;
-      const r = await processFile(file, manifests.get(file.outputRoot)!, { ...options, signal, params, backendId, attempts, emit });
+      const r = await processFile(file, manifests.get(file.outputRoot)!, { ...options, signal, params, backendId, attempts, emit, slots, order: i });
+      slots?.pass(i);
       results[i] = r;
       breaker.observe(r);
     }
   };
-  await Promise.all(Array.from({ length: Math.min(concurrency, plan.files.length) }, worker));
+  await Promise.all(Array.from({ length: Math.min(inHand, plan.files.length) }, (_, k) => worker(k)));
   await Promise.all([...manifests.values()].map((m) => m.compact().catch(() => undefined)));
 
   const final = plan.files.map((f, i) => results[i] ?? cancelledResult(f, params));
@@ -122,6 +145,9 @@ interface FileContext extends RunOptions {
   backendId: string;
   attempts: number;
   emit: (e: BatchEvent) => void;
+  slots: JobSlots | undefined;
+  /** The file's position in the plan: jobs start in this order. */
+  order: number;
 }
 
 async function processFile(file: PlannedFile, manifest: Manifest, ctx: FileContext): Promise<FileResult> {
@@ -134,6 +160,7 @@ async function processFile(file: PlannedFile, manifest: Manifest, ctx: FileConte
   const key = settingsKey(ctx.backendId, effective);
   const t0 = Date.now();
   let jobId: string | undefined;
+  let phase: CorrectionProgress['phase'] | undefined;
   try {
     const d = await decide(file, manifest, key, ctx.force ?? false, signal);
     if (d.action === 'skip') {
@@ -154,7 +181,13 @@ async function processFile(file: PlannedFile, manifest: Manifest, ctx: FileConte
           contentType: file.media.contentType,
           size: source.size,
           fileName: file.rel.split('/').pop() ?? file.rel,
-          onProgress: (p) => emit({ type: 'phase', ...ids, phase: p.phase }),
+          // One event per change of phase: each status poll reports one, mostly the same.
+          onProgress: (p) => {
+            if (p.phase === phase) return;
+            phase = p.phase;
+            emit({ type: 'phase', ...ids, phase });
+          },
+          ...(ctx.slots ? { jobSlot: (s: AbortSignal | undefined) => ctx.slots!.acquire(ctx.order, s) } : {}),
         });
         jobId = res.job?._id;
         const expected = outputFormat(file.media.format, params);
@@ -180,6 +213,8 @@ async function processFile(file: PlannedFile, manifest: Manifest, ctx: FileConte
         // The caller's own per-job limit ran out: final for this run, not a flaky connection.
         if (err instanceof TimeoutError && ctx.jobTimeoutMs && err.timeoutMs === ctx.jobTimeoutMs) throw new JobTimeoutError(ctx.jobTimeoutMs);
         if (attempt >= ctx.attempts || !worthAnotherAttempt(err)) throw err;
+        // Later files do not wait for this one's turn through its backoff.
+        ctx.slots?.pass(ctx.order);
         const delayMs = (ctx.retryDelayMs ?? 1000) * 2 ** (attempt - 1);
         emit({ type: 'retry', ...ids, attempt: attempt + 1, delayMs, error: messageOf(err) });
         await defaultSleep(delayMs, signal);

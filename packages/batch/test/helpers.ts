@@ -69,17 +69,30 @@ export interface FakeBackendOptions {
   body?: (input: Uint8Array) => Uint8Array;
   /** Resolved when called: lets a test wait until work is in flight. */
   onCall?: (fileName: string) => void;
+  /** Take a job slot (`CorrectOptions.jobSlot`) after the "upload", as the Web API client does; the delay runs inside it. */
+  jobSlots?: boolean;
+  /** Time the "upload" of a file takes, in ms (before the job slot). */
+  uploadMs?: (fileName: string) => number;
 }
 
 /** A backend that "corrects" by appending a mark to the input bytes; counts calls and concurrency. */
 export class FakeBackend implements CorrectionBackend {
   readonly kind = 'web' as const;
   calls: { fileName: string; params: PfcParams; input: Uint8Array; options: CorrectOptions }[] = [];
+  /** `correct()` calls running (with `jobSlots`: files in hand, upload to opened result). */
   inFlight = 0;
   maxInFlight = 0;
+  /** Jobs holding a slot (with `jobSlots`). */
+  jobs = 0;
+  /** File names in the order their jobs started (took a slot, or were called without slots). */
+  started: string[] = [];
+  maxJobs = 0;
   aborted = 0;
+  readonly usesJobSlot: boolean;
   private perFile = new Map<string, number>();
-  constructor(private readonly opts: FakeBackendOptions = {}) {}
+  constructor(private readonly opts: FakeBackendOptions = {}) {
+    this.usesJobSlot = opts.jobSlots ?? false;
+  }
 
   validate(params: PfcParams) {
     return validatePfcParams(params as Record<string, unknown>);
@@ -98,8 +111,20 @@ export class FakeBackend implements CorrectionBackend {
       this.calls.push({ fileName, params, input: bytes, options });
       this.opts.onCall?.(fileName);
       options.onProgress?.({ phase: 'uploading' });
-      if (this.opts.delayMs) await abortableDelay(this.opts.delayMs, options.signal, () => this.aborted++);
-      this.opts.fault?.(fileName, n);
+      const uploadMs = this.opts.uploadMs?.(fileName) ?? 0;
+      if (uploadMs > 0) await abortableDelay(uploadMs, options.signal, () => this.aborted++);
+      const release = this.usesJobSlot && options.jobSlot ? await options.jobSlot(options.signal) : undefined;
+      this.started.push(fileName);
+      if (release) this.maxJobs = Math.max(this.maxJobs, ++this.jobs);
+      try {
+        if (this.opts.delayMs) await abortableDelay(this.opts.delayMs, options.signal, () => this.aborted++);
+        this.opts.fault?.(fileName, n);
+      } finally {
+        if (release) {
+          this.jobs--;
+          release();
+        }
+      }
       options.onProgress?.({ phase: 'done' });
       const out = this.opts.body ? this.opts.body(bytes) : Buffer.concat([bytes, CORRECTED_MARK]);
       return { body: new Response(out as Uint8Array<ArrayBuffer>).body!, contentType: options.contentType, backend: 'web', warnings: [], info: {} };

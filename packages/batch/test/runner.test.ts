@@ -69,6 +69,41 @@ describe('runBatch', () => {
     expect(backend.maxInFlight).toBe(3);
   });
 
+  it('with a backend that takes job slots: that many jobs at once, the next files uploaded ahead (bounded)', async () => {
+    const root = photos(12);
+    const backend = new FakeBackend({ delayMs: 40, jobSlots: true });
+    const { summary } = await run(root, { backend, concurrency: 3 });
+    expect(summary).toMatchObject({ corrected: 12, failed: 0 });
+    expect(backend.maxJobs).toBe(3);
+    // Files wait uploaded for a slot beside the jobs, at most as many again.
+    expect(backend.maxInFlight).toBeGreaterThan(3);
+    expect(backend.maxInFlight).toBeLessThanOrEqual(6);
+  });
+
+  it('with job slots: jobs start in plan order even when a later upload finishes first', async () => {
+    const root = photos(6);
+    // p0 (the first in the plan) uploads slowly; the others at once.
+    const backend = new FakeBackend({ delayMs: 10, jobSlots: true, uploadMs: (name) => (name === 'p0.jpg' ? 150 : 0) });
+    const { summary, plan } = await run(root, { backend, concurrency: 2 });
+    expect(summary.corrected).toBe(6);
+    expect(backend.started).toEqual(plan.files.map((f) => f.rel.split('/').pop()));
+  });
+
+  it('with job slots: a failed job gives its slot back, and cancelling ends the waits for a slot', async () => {
+    const root = photos(8);
+    const failing = new FakeBackend({ jobSlots: true, fault: (name) => { if (name.startsWith('p')) throw faults.jobFailed(); } });
+    const r1 = await run(root, { backend: failing, concurrency: 1 });
+    expect(r1.summary).toMatchObject({ failed: 8 });
+    expect(failing.jobs).toBe(0);
+
+    const ctrl = new AbortController();
+    const slow = new FakeBackend({ delayMs: 60_000, jobSlots: true, onCall: () => slow.calls.length === 4 && ctrl.abort() });
+    const r2 = await run(root, { backend: slow, concurrency: 2, signal: ctrl.signal });
+    expect(r2.summary).toMatchObject({ corrected: 0, failed: 0, cancelled: 8, interrupted: true });
+    expect(slow.maxJobs).toBeLessThanOrEqual(2);
+    expect(existsSync(join(root, 'corrected')) ? listAll(join(root, 'corrected')).filter((f) => !f.startsWith('.pfc-manifest')) : []).toEqual([]);
+  });
+
   it('refuses invalid parameters before any upload', async () => {
     const root = photos();
     const backend = new FakeBackend();

@@ -56,7 +56,9 @@ Correction:
                            (e.g. -p outputType=jpg -p long=2048)
 
 Run:
-  -j, --concurrency N      files at once (default: 4 web, 2 emulator/container)
+  -j, --concurrency N      jobs in the service at once; with the Web API and the
+                           emulator as many files again upload ahead or download
+                           (default: 4 web, 2 emulator/container)
       --job-timeout SECONDS
                            give up on a file whose job has no result after
                            SECONDS (above 0, up to 86400; default 1800); it is

@@ -36,8 +36,17 @@ export interface CorrectOptions {
   size?: number;
   /** Name of the input file, when known (used by backends that keep names). */
   fileName?: string;
-  /** Overall time limit of the job in ms, from upload to result. Default 30 minutes. */
+  /** Overall time limit of the job in ms, from upload to result (a wait in `jobSlot` not counted). Default 30 minutes. */
   timeoutMs?: number;
+  /**
+   * Lets a host bound the jobs running in the service apart from its uploads
+   * and downloads (see `CorrectionBackend.usesJobSlot`). Called once the input
+   * is uploaded, before the job starts; the job starts when the promise
+   * resolves, and the function it resolves to is called exactly once when the
+   * job has reached a final state (before the result is downloaded) or the
+   * correction failed. A rejection ends the correction with that error.
+   */
+  jobSlot?: (signal: AbortSignal | undefined) => Promise<() => void>;
 }
 
 export interface CorrectionResult {
@@ -59,6 +68,11 @@ export type BackendKind = 'web' | 'container' | 'container+bgr' | 'bgr';
 
 export interface CorrectionBackend {
   readonly kind: BackendKind;
+  /**
+   * Whether `correct()` calls `CorrectOptions.jobSlot` between the upload and
+   * the job (the Web API). Backends that do not run the whole call as the job.
+   */
+  readonly usesJobSlot?: boolean;
   /** Check parameters as this backend will, before any upload. */
   validate(params: PfcParams): ParamCheck;
   /** Correct one file: validate, upload, run, wait, and open the result. */

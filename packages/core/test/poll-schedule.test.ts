@@ -22,9 +22,9 @@ describe('PollSchedule', () => {
     expect(run(undefined, Array<string>(12).fill('PROCESSING'))).toEqual(pollDelays({}, 12));
   });
 
-  it('polls sparsely until 90 % of the expected time, then densely from 5 % of it', () => {
-    // Expected 2 s: sparse 150, 300, 600, then the rest up to 1.8 s; dense 100, 150, 225 …
-    expect(run(2000, Array<string>(7).fill('PROCESSING'))).toEqual([150, 300, 600, 750, 100, 150, 225]);
+  it('polls sparsely until the expected time, then densely from 5 % of it', () => {
+    // Expected 2 s: sparse 150, 300, 600, then the rest up to 2 s; dense 100, 150, 225 …
+    expect(run(2000, Array<string>(7).fill('PROCESSING'))).toEqual([150, 300, 600, 950, 100, 150, 225]);
   });
 
   it('caps the dense steps at maxDelayMs when the job runs far longer than expected', () => {
@@ -35,13 +35,13 @@ describe('PollSchedule', () => {
 
   it('polls blind while the job is queued and counts the expected end from the last PENDING answer', () => {
     // Expected 1 s. Sparse 150 → PENDING at 150; blind 150 → PENDING at 300; blind 225 →
-    // PROCESSING at 525; dense from 300 + 900 = 1200: sparse 300 → 825, then 375 → 1200.
+    // PROCESSING at 525; dense from 300 + 1000 = 1300: sparse 300 → 825, then 475 → 1300.
     const delays = run(1000, ['PENDING', 'PENDING', 'PROCESSING', 'PROCESSING', 'PROCESSING']);
-    expect(delays).toEqual([150, 150, 225, 300, 375]);
+    expect(delays).toEqual([150, 150, 225, 300, 475]);
   });
 
   it('has a floor of 20 ms on dense steps for very short jobs', () => {
-    expect(run(100, ['PROCESSING', 'PROCESSING', 'PROCESSING'])).toEqual([90, 20, 30]);
+    expect(run(100, ['PROCESSING', 'PROCESSING', 'PROCESSING'])).toEqual([100, 20, 30]);
   });
 });
 
@@ -74,8 +74,8 @@ describe('waitForJob with history', () => {
     expect(s.delays).toEqual(pollDelays({}, 4));
     s.delays.length = 0;
     await client.waitForJob(await client.jobs.start({ fileKey: FILE_KEY }));
-    // Dense from 450 ms: 150, then up to 450; steps of 25 ms (5 % of 500), ×1.5.
-    expect(s.delays).toEqual([150, 300, 25, 38]);
+    // Dense from 500 ms: 150, 300, then up to 500; steps of 25 ms (5 % of 500), ×1.5.
+    expect(s.delays).toEqual([150, 300, 50, 25]);
   });
 
   it('stays blind with poll.adaptive false', async () => {

@@ -4,6 +4,7 @@ import {
   AuthenticationError,
   createWebBackend,
   DEFAULT_BASE_URL,
+  JobFailedError,
   ParameterError,
   readAll,
   UserAbortError,
@@ -66,6 +67,33 @@ describe('correct()', () => {
     expect(pfc.get('fileKey')).toBe(res.info.fileKey);
     expect(pfc.get('width')).toBe('640');
     expect(pfc.has('fileType')).toBe(false);
+  });
+
+  it('takes the job slot after the upload and gives it back once the job is final, before the download', async () => {
+    const { api, client } = setup();
+    const seen: string[] = [];
+    const count = () => `put ${api.http.callsTo('PUT', /./).length} pfc ${api.http.callsTo('GET', /\/pfc/).length} result ${api.http.callsTo('GET', /files\.test/).length}`;
+    const res = await client.correct(JPEG, {}, {
+      jobSlot: async () => {
+        seen.push(`take: ${count()}`);
+        return () => seen.push(`give back: ${count()}`);
+      },
+    });
+    expect([...(await readAll(res.body))]).toEqual([...corrected(JPEG)]);
+    expect(seen).toEqual(['take: put 1 pfc 0 result 0', 'give back: put 1 pfc 1 result 0']);
+    expect(client.usesJobSlot).toBe(true);
+
+    // A refused slot ends the correction with its error, before the job starts.
+    const refused = await client.correct(JPEG, {}, { jobSlot: () => Promise.reject(new UserAbortError()) }).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(UserAbortError);
+    expect(api.http.callsTo('GET', /\/pfc/)).toHaveLength(1);
+
+    // A FAILED job gives its slot back too.
+    api.script = ['PROCESSING', 'FAILED'];
+    let given = 0;
+    const failed = await client.correct(JPEG, {}, { jobSlot: async () => () => given++ }).catch((e: unknown) => e);
+    expect(failed).toBeInstanceOf(JobFailedError);
+    expect(given).toBe(1);
   });
 
   it('correctBytes collects the result and keeps the job', async () => {

@@ -22,6 +22,8 @@ export interface CorrectedBytes extends Omit<CorrectionResult, 'body'> {
 
 export class WebApiClient implements CorrectionBackend {
   readonly kind = 'web' as const;
+  /** `correct()` takes its job slot (`CorrectOptions.jobSlot`) after the upload and gives it back before the download. */
+  readonly usesJobSlot = true;
   /** The base address, without a trailing slash. */
   readonly baseURL: string;
   readonly uploads: Uploads;

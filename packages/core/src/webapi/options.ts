@@ -17,7 +17,7 @@ export const DEFAULT_BASE_URL = 'https://api.perfectlyclear.io/v2';
  *
  * Adaptive (default, once a job has completed): the client expects the next
  * job to take about as long as the recent ones (the shortest `timeTaken` of the last 8),
- * polls sparsely (gaps doubling from `initialDelayMs`) until 90 % of that time,
+ * polls sparsely (gaps doubling from `initialDelayMs`) until that time,
  * then densely (from 5 % of it, at least 20 ms, growing by `factor`, capped at
  * `maxDelayMs`). Measured against the emulator: 0.3 s, 2 s and 10 s jobs are
  * noticed within a few per cent of their time with 3–8 requests.

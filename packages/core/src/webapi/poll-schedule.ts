@@ -8,10 +8,14 @@
  *
  * Jobs of one batch usually take about as long as each other, so a client
  * that has seen jobs complete knows roughly when the next one will: the
- * schedule then sends few, sparse requests (gaps doubling) until just before
- * the expected end — `expectedMs` after the job was last seen queued, or
- * after the wait began — and then polls densely (steps from 5 % of the
- * expected time, growing by `factor`, capped at `maxDelayMs`). A job still
+ * schedule then sends few, sparse requests (gaps doubling) until the
+ * expected end — `expectedMs` after the job was last seen queued, or after the
+ * wait began — and then polls densely (steps from 5 % of the expected time,
+ * growing by `factor`, capped at `maxDelayMs`). The expected time is the
+ * shortest recent one and the job started before the wait began (when the
+ * service took the start request), so a request at the expected end usually
+ * finds it done: polling before it would only cost requests, and with the
+ * 20 ms floor on steps, a short job's end would fall between two of them. A job still
  * PENDING is polled blind, since its start is unknown; once it is seen
  * PROCESSING the expected end counts from the last PENDING answer.
  *
@@ -21,7 +25,7 @@
 import type { PollPolicy } from './options';
 
 /** Share of the expected time at which dense polling starts. */
-const LEAD = 0.9;
+const LEAD = 1;
 /** First dense step as a share of the expected time, and its floor in ms. */
 const STEP_SHARE = 0.05;
 const MIN_STEP_MS = 20;

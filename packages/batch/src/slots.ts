@@ -1,0 +1,106 @@
+/**
+ * Job slots: at most `size` jobs in the service at once, started in plan
+ * order. Files upload ahead in parallel, but a file asks for a slot only
+ * after every earlier file has had one (or is done without one), so jobs
+ * start in the order of the plan whatever order the uploads finish in, as
+ * they did when each file held its slot from upload to write. A wait ends
+ * with `UserAbortError` when its signal aborts.
+ */
+import { UserAbortError } from '@pfc/core';
+
+interface Waiter {
+  ready: () => void;
+  signal: AbortSignal | undefined;
+  onAbort: () => void;
+}
+
+export class JobSlots {
+  #free: number;
+  readonly #queue: Waiter[] = [];
+  /** Lowest plan position whose turn has not passed. */
+  #turn = 0;
+  readonly #passed = new Set<number>();
+  readonly #turnWaiters = new Map<number, Waiter>();
+  readonly #watchers: { order: number; resolve: () => void }[] = [];
+
+  constructor(size: number) {
+    this.#free = size;
+  }
+
+  /**
+   * Wait for the turn of plan position `order`, then for a free slot; resolves
+   * to the function that gives the slot back (idempotent). Passes the turn.
+   */
+  async acquire(order: number, signal?: AbortSignal): Promise<() => void> {
+    if (order > this.#turn) await this.#wait(signal, (w) => this.#turnWaiters.set(order, w), () => this.#turnWaiters.delete(order));
+    if (this.#free > 0 && this.#queue.length === 0) {
+      this.#free--;
+      this.pass(order);
+      return this.#releaser();
+    }
+    const slot = this.#wait(signal, (w) => this.#queue.push(w), (w) => {
+      const i = this.#queue.indexOf(w);
+      if (i >= 0) this.#queue.splice(i, 1);
+    });
+    // In the queue (first come, first served): the next file may ask.
+    this.pass(order);
+    await slot;
+    return this.#releaser();
+  }
+
+  /** Resolves once the turn of plan position `order` has passed (it asked for a slot, or is done). */
+  passed(order: number): Promise<void> {
+    if (order < this.#turn) return Promise.resolve();
+    return new Promise((resolve) => this.#watchers.push({ order, resolve }));
+  }
+
+  /** The file at `order` is done without (another) slot: later files need not wait for it. Idempotent. */
+  pass(order: number): void {
+    if (order < this.#turn) return;
+    this.#passed.add(order);
+    while (this.#passed.delete(this.#turn)) {
+      this.#turn++;
+      for (const w of this.#watchers.filter((x) => x.order < this.#turn)) {
+        this.#watchers.splice(this.#watchers.indexOf(w), 1);
+        w.resolve();
+      }
+      const w = this.#turnWaiters.get(this.#turn);
+      if (w) {
+        this.#turnWaiters.delete(this.#turn);
+        w.signal?.removeEventListener('abort', w.onAbort);
+        w.ready();
+      }
+    }
+  }
+
+  #wait(signal: AbortSignal | undefined, enqueue: (w: Waiter) => void, dequeue: (w: Waiter) => void): Promise<void> {
+    if (signal?.aborted) return Promise.reject(new UserAbortError());
+    return new Promise((resolve, reject) => {
+      const w: Waiter = {
+        signal,
+        ready: resolve,
+        onAbort: () => {
+          dequeue(w);
+          reject(new UserAbortError());
+        },
+      };
+      signal?.addEventListener('abort', w.onAbort, { once: true });
+      enqueue(w);
+    });
+  }
+
+  #releaser(): () => void {
+    let done = false;
+    return () => {
+      if (done) return;
+      done = true;
+      const next = this.#queue.shift();
+      if (!next) {
+        this.#free++;
+        return;
+      }
+      next.signal?.removeEventListener('abort', next.onAbort);
+      next.ready();
+    };
+  }
+}
