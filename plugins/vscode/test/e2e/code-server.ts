@@ -89,6 +89,11 @@ export async function startCodeServer(options: CodeServerOptions): Promise<CodeS
       'telemetry.telemetryLevel': 'off',
       'extensions.autoCheckUpdates': false,
       'extensions.autoUpdate': false,
+      // A single click would open a preview editor, and the Explorer then selects that
+      // editor's file (auto reveal) whenever the editor finishes opening: on a loaded
+      // machine that lands after the test's Ctrl+click and undoes a multi-selection.
+      'workbench.list.openMode': 'doubleClick',
+      'explorer.autoReveal': false,
       ...options.settings,
     }, null, 2),
   );

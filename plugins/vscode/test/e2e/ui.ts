@@ -160,7 +160,11 @@ export async function selectRows(page: Page, names: readonly string[], attempts 
     for (const n of names.slice(1)) await explorerRow(page, n).click({ modifiers: ['Control'] });
     const deadline = Date.now() + 3_000;
     while (Date.now() < deadline) {
-      if (await selected()) return;
+      if (await selected()) {
+        // Still selected a moment later: nothing queued (a late editor, a re-render) took it away.
+        await page.waitForTimeout(500);
+        if (await selected()) return;
+      }
       await page.waitForTimeout(100);
     }
     if (i >= attempts) throw new Error(`could not select ${names.join(', ')} in the Explorer`);
