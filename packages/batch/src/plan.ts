@@ -2,7 +2,7 @@
  * Planning: walk the inputs, pick what can be corrected by content, and map
  * each file to its output. Everything left out is listed with a reason.
  */
-import type { Dirent } from 'node:fs';
+import type { Dirent, Stats } from 'node:fs';
 import { readdir, realpath, stat } from 'node:fs/promises';
 import { basename, dirname, extname, join, resolve } from 'node:path';
 import type { BackendKind, PfcParams } from '@pfc/core';
@@ -85,21 +85,16 @@ export async function planBatch(options: PlanOptions): Promise<BatchPlan> {
   const skipped: SkippedPath[] = [];
   const seen = new Set<string>();
 
-  const consider = async (path: string, root: Root): Promise<void> => {
+  const consider = async (path: string, root: Root, probed: Promise<Probe> = probe(path)): Promise<void> => {
     const name = basename(path);
     if (suffix !== undefined && hasSuffix(name, suffix)) {
       return void skipped.push({ path, code: 'suffix-output', reason: `ends with the output suffix "${suffix}" (an earlier result)` });
     }
-    let media: MediaInfo | undefined;
-    let info;
-    try {
-      info = await stat(path);
-      media = await sniffFile(path);
-    } catch (err) {
-      return void skipped.push({ path, code: 'unreadable', reason: `cannot be read: ${(err as Error).message}` });
-    }
+    const p = await probed;
+    if ('error' in p) return void skipped.push({ path, code: 'unreadable', reason: `cannot be read: ${p.error.message}` });
+    const { info, media } = p;
     if (!media) return void skipped.push({ path, code: 'unsupported', reason: 'not a JPEG, PNG, MP4 or MOV file (judged by content)' });
-    const real = await realpath(path);
+    const real = await p.real;
     if (seen.has(real)) return void skipped.push({ path, code: 'duplicate', reason: 'already planned through another input' });
     seen.add(real);
     const violation = limitViolation(media, info.size, params, options.backend ?? 'web');
@@ -123,6 +118,26 @@ export async function planBatch(options: PlanOptions): Promise<BatchPlan> {
       return void skipped.push({ path: dir, code: 'unreadable', reason: `folder cannot be read: ${(err as Error).message}` });
     }
     entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    // The files' reads (stat, header, real path) run a few ahead of the walk, in order:
+    // one at a time, a folder of small files spent most of its planning waiting on them.
+    const ahead = new Map<string, Promise<Probe>>();
+    const candidates = entries
+      .filter((e) => e.isFile() && !e.name.startsWith('.') && !isPartialName(e.name) && e.name !== MANIFEST_FILE && !(suffix !== undefined && hasSuffix(e.name, suffix)))
+      .map((e) => join(dir, e.name));
+    let queued = 0;
+    const fill = (): void => {
+      while (queued < candidates.length && ahead.size < PROBES_AHEAD) {
+        const path = candidates[queued++]!;
+        ahead.set(path, probe(path));
+      }
+    };
+    const probed = (path: string): Promise<Probe> | undefined => {
+      fill();
+      const p = ahead.get(path);
+      ahead.delete(path);
+      fill();
+      return p;
+    };
     for (const e of entries) {
       const path = join(dir, e.name);
       let isDir = e.isDirectory();
@@ -149,7 +164,7 @@ export async function planBatch(options: PlanOptions): Promise<BatchPlan> {
         // Temporary files of an interrupted run (the runner removes them) and our manifests are not inputs.
         if (isPartialName(e.name) || e.name === MANIFEST_FILE) continue;
         if (e.name.startsWith('.')) skipped.push({ path, code: 'hidden', reason: 'hidden file' });
-        else await consider(path, root);
+        else await consider(path, root, probed(path));
       }
     }
   };
@@ -168,6 +183,25 @@ export async function planBatch(options: PlanOptions): Promise<BatchPlan> {
   }
   const outputRoots = [...new Set(files.map((f) => f.outputRoot))];
   return { files, skipped, outputRoots, mode, totalBytes: files.reduce((n, f) => n + f.size, 0) };
+}
+
+/** How many files' reads planning runs ahead of the walk. */
+const PROBES_AHEAD = 16;
+
+/** What planning reads of a file; an unreadable file is an `error`. */
+type Probe = { info: Stats; media: MediaInfo | undefined; real: Promise<string> } | { error: Error };
+
+async function probe(path: string): Promise<Probe> {
+  try {
+    const info = await stat(path);
+    const media = await sniffFile(path);
+    const real = realpath(path);
+    // Awaited where it is needed (a failure there fails the plan, as before); never unhandled meanwhile.
+    real.catch(() => undefined);
+    return { info, media, real };
+  } catch (err) {
+    return { error: err as Error };
+  }
 }
 
 async function resolveRoots(paths: string[], mode: OutputMode, cwd: string): Promise<Root[]> {
