@@ -1,16 +1,8 @@
 /** Seeded randomness: the same seed gives the same sequence on every run and machine. */
 
-/** mulberry32: a small, fast PRNG with a 32-bit state. Returns floats in [0, 1). */
-export function prng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** mulberry32 floats in [0, 1): `@pfc/core`'s seededRandom, the one the emulator's fault draws use. */
+export { seededRandom as prng } from '@pfc/core';
+import { seededRandom as prng } from '@pfc/core';
 
 /** Helpers over one PRNG. */
 export function rng(seed) {

@@ -8,12 +8,12 @@
  * Side by side: a script that reads the whole file into memory and PUTs the
  * buffer (only at the small size: at 2 GB it needs 2 GB of RAM).
  */
-import { closeSync, openSync, ftruncateSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { startEmulatorProcess } from '../lib/emulator.mjs';
 import { BENCH_DIR } from '../lib/paths.mjs';
 import { runNode } from '../lib/proc.mjs';
 import { fmtBytes } from '../lib/stats.mjs';
+import { sparseMp4 } from '../lib/sparse.mjs';
 
 const KEY = 'bench-memory-key';
 const CLIENT = path.join(BENCH_DIR, 'clients', 'memory-client.mjs');
@@ -21,18 +21,6 @@ const MB = 1e6;
 const GOAL_BYTES = 150 * MB;
 /** "Flat": the large upload's peak may exceed the small one's by this much at most. */
 const FLAT_BYTES = 20 * MB;
-
-/** A sparse file of `bytes` that sniffs as MP4 (an `ftyp` box at the start). */
-function sparseMp4(file, bytes) {
-  const fd = openSync(file, 'w');
-  const box = Buffer.alloc(32);
-  box.writeUInt32BE(32, 0);
-  box.write('ftypisom', 4, 'latin1');
-  box.write('isomiso2avc1mp41', 16, 'latin1');
-  writeSync(fd, box, 0, box.length, 0);
-  ftruncateSync(fd, bytes);
-  closeSync(fd);
-}
 
 async function upload(emu, file, mode, log) {
   const r = await runNode(CLIENT, ['--base', emu.web, '--key', KEY, '--file', file, '--mode', mode], { rss: true, timeoutMs: 15 * 60_000 });

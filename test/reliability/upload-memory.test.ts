@@ -6,12 +6,13 @@
  * against 2 GB; this is the short version.
  */
 import { execFile } from 'node:child_process';
-import { closeSync, ftruncateSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type EmulatorHandle } from '@pfc/emulator';
+import { sparseMp4 } from '../../bench/lib/sparse.mjs';
 
 const REPO = resolve(import.meta.dirname, '../..');
 const CLIENT = join(REPO, 'bench/clients/memory-client.mjs');
@@ -32,18 +33,6 @@ afterAll(async () => {
   await emu?.close();
   rmSync(dir, { recursive: true, force: true });
 });
-
-/** A sparse MP4 (an `ftyp` box, then a hole): no disk space, read at memory speed. */
-function sparseMp4(file: string, bytes: number): void {
-  const fd = openSync(file, 'w');
-  const box = Buffer.alloc(32);
-  box.writeUInt32BE(32, 0);
-  box.write('ftypisom', 4, 'latin1');
-  box.write('isomiso2avc1mp41', 16, 'latin1');
-  writeSync(fd, box, 0, box.length, 0);
-  ftruncateSync(fd, bytes);
-  closeSync(fd);
-}
 
 describe('streamed upload memory', () => {
   it('uploads 256 MB with a peak RSS under 150 MB, and the service receives every byte', async () => {
