@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ContainerError, ParameterError, readAll, UserAbortError } from '@pfc/core';
+import { ContainerError, ParameterError, readAll, TimeoutError, UserAbortError } from '@pfc/core';
 import { createDirectContainerBackend, fileInputFromPath } from '@pfc/batch';
 import { createContainerServer, type ContainerServer } from '@pfc/emulator';
 import { sample } from './webapi-fixtures';
@@ -64,6 +64,19 @@ describe('direct file access', () => {
     expect((r.info as { imageKey: string }).imageKey).toMatch(/^[0-9a-f-]{36}-pass_wd_2F_\.png$/);
     expect(await sharp(Buffer.from(await readAll(r.body))).metadata()).toMatchObject({ format: 'png', width: 451 });
     expect(readdirSync(base).sort()).toEqual(['astronaut.jpg', 'input', 'output', 'presets']); // the first test's source only
+    expect(clean()).toEqual([]);
+  });
+
+  it('gives up at the per-job limit (timeoutMs) like the HTTP backend, and cleans up', async () => {
+    // A container that takes the file and never answers GET /pfc/<name>: only the limit can end the wait.
+    const silent = (input: RequestInfo | URL, init?: RequestInit): Promise<Response> =>
+      /\/pfc\//.test(String(input))
+        ? new Promise((_, reject) => init?.signal?.addEventListener('abort', () => reject(init.signal!.reason as Error), { once: true }))
+        : fetch(input, init);
+    const hung = createDirectContainerBackend({ container: { baseURL: server.url, fetch: silent, maxRetries: 0 }, ...mounts });
+    const err = await hung.correct(sample('objects/coffee.jpg'), {}, { timeoutMs: 500 }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(TimeoutError);
+    expect(err).toMatchObject({ timeoutMs: 500 });
     expect(clean()).toEqual([]);
   });
 

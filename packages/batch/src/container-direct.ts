@@ -11,20 +11,17 @@ import { randomUUID } from 'node:crypto';
 import { readFile, rm, stat } from 'node:fs/promises';
 import { extname, join, resolve } from 'node:path';
 import {
-  checkForContainer,
   ContainerClient,
+  containerBackendWith,
   containerContentType,
   imageKeyProblem,
-  ParameterError,
   ProtocolError,
   sniffType,
   UserAbortError,
   type ContainerClientOptions,
   type CorrectionBackend,
-  type CorrectionResult,
   type CorrectOptions,
   type FileInput,
-  type PfcParams,
 } from '@pfc/core';
 import { writeStreamAtomic } from './files';
 
@@ -46,45 +43,32 @@ export function createDirectContainerBackend(options: DirectAccessOptions): Corr
   const client = options.container instanceof ContainerClient ? options.container : new ContainerClient(options.container);
   const inputDir = resolve(options.inputDir);
   const outputDir = resolve(options.outputDir);
-  return {
-    kind: 'container',
-    validate: (params) => checkForContainer(params),
-    async correct(input: FileInput, params: PfcParams, opts: CorrectOptions = {}): Promise<CorrectionResult> {
-      opts.onProgress?.({ phase: 'validating' });
-      const check = checkForContainer(params);
-      if (check.errors.length > 0) throw new ParameterError(check.errors);
-      const type = await containerContentType(input, opts);
-      const name = stagedName(opts.fileName, type);
-      const staged = join(inputDir, name);
-      let produced: string | undefined;
-      try {
-        opts.onProgress?.({ phase: 'uploading' });
-        await writeStreamAtomic(staged, await toStream(input), { signal: opts.signal });
-        if (opts.signal?.aborted) throw new UserAbortError();
-        opts.onProgress?.({ phase: 'processing' });
-        const correction = await client.correct(name, { ...check.container, preserveInputFileName: true }, { signal: opts.signal });
-        produced = join(outputDir, outputNameOf(correction.correctedUrl, name));
-        opts.onProgress?.({ phase: 'downloading' });
-        const info = await stat(produced).catch(() => undefined);
-        if (!info?.isFile()) {
-          throw new ProtocolError(`the container answered ${correction.correctedUrl} but ${produced} is not there: is ${outputDir} its /output, and PFC_PRESERVE_INPUT_FILENAME=true?`);
-        }
-        const bytes = await readFile(produced);
-        opts.onProgress?.({ phase: 'done' });
-        return {
-          body: new Response(bytes).body!,
-          contentType: sniffType(bytes),
-          backend: 'container',
-          warnings: check.warnings,
-          info: { imageKey: name, scene: correction.scene, correctedUrl: correction.correctedUrl, directAccess: true },
-        };
-      } finally {
-        // Ours to remove in every case: the container must not fill up with our files.
-        await rm(staged, { force: true }).catch(() => undefined);
-        await rm(produced ?? join(outputDir, name), { force: true }).catch(() => undefined);
+  return containerBackendWith(async (input: FileInput, check, opts: CorrectOptions, signal) => {
+    const type = await containerContentType(input, opts);
+    const name = stagedName(opts.fileName, type);
+    const staged = join(inputDir, name);
+    let produced: string | undefined;
+    try {
+      opts.onProgress?.({ phase: 'uploading' });
+      await writeStreamAtomic(staged, await toStream(input), { signal });
+      if (signal.aborted) throw new UserAbortError();
+      opts.onProgress?.({ phase: 'processing' });
+      const correction = await client.correct(name, { ...check.container, preserveInputFileName: true }, { signal });
+      produced = join(outputDir, outputNameOf(correction.correctedUrl, name));
+      opts.onProgress?.({ phase: 'downloading' });
+      const info = await stat(produced).catch(() => undefined);
+      if (!info?.isFile()) {
+        throw new ProtocolError(`the container answered ${correction.correctedUrl} but ${produced} is not there: is ${outputDir} its /output, and PFC_PRESERVE_INPUT_FILENAME=true?`);
       }
-    },
-  };
+      // Read whole before the files are removed below (a corrected image, not an upload).
+      const bytes = await readFile(produced);
+      return { correction, body: new Response(bytes).body!, contentType: sniffType(bytes), info: { imageKey: name, directAccess: true } };
+    } finally {
+      // Ours to remove in every case: the container must not fill up with our files.
+      await rm(staged, { force: true }).catch(() => undefined);
+      await rm(produced ?? join(outputDir, name), { force: true }).catch(() => undefined);
+    }
+  });
 }
 
 /** A unique name that passes the container's sanity check and keeps the extension (the container may use it). */

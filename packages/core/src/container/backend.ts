@@ -61,9 +61,24 @@ export async function runContainer(
   return { correction, body: file.body, contentType: file.contentType };
 }
 
-/** A `CorrectionBackend` on the self-hosted colour-correction container. */
-export function createContainerBackend(options: ContainerBackendOptions): CorrectionBackend {
-  const client = options.container instanceof ContainerClient ? options.container : new ContainerClient(options.container);
+/** What one container run produced: the container's answer and the corrected file. */
+export interface ContainerRun {
+  correction: ContainerCorrection;
+  body: ReadableStream<Uint8Array>;
+  contentType: string | undefined;
+  /** Facts added to (or replacing) `containerInfo` in the result's `info`. */
+  info?: Record<string, unknown>;
+}
+
+/**
+ * A container `CorrectionBackend` around `run`, which moves the bytes (over
+ * HTTP, or through mounted folders): the parameter check before anything is
+ * sent, the per-job deadline (`timeoutMs`, default {@link DEFAULT_JOB_TIMEOUT_MS}),
+ * progress and the result shape are the same for every way of moving them.
+ */
+export function containerBackendWith(
+  run: (input: FileInput, check: ReturnType<typeof checkForContainer>, options: CorrectOptions, signal: AbortSignal) => Promise<ContainerRun>,
+): CorrectionBackend {
   return {
     kind: 'container',
     validate: (params) => checkForContainer(params),
@@ -71,17 +86,21 @@ export function createContainerBackend(options: ContainerBackendOptions): Correc
       opts.onProgress?.({ phase: 'validating' });
       const check = checkForContainer(params);
       if (check.errors.length > 0) throw new ParameterError(check.errors);
-      const run = await withDeadline(opts.signal, opts.timeoutMs ?? DEFAULT_JOB_TIMEOUT_MS, 'container correction', (signal) =>
-        runContainer(client, input, check, opts, signal),
-      );
+      const r = await withDeadline(opts.signal, opts.timeoutMs ?? DEFAULT_JOB_TIMEOUT_MS, 'container correction', (signal) => run(input, check, opts, signal));
       opts.onProgress?.({ phase: 'done' });
       return {
-        body: run.body,
-        contentType: run.contentType,
+        body: r.body,
+        contentType: r.contentType,
         backend: 'container',
-        warnings: run.correction.originNote ? [...check.warnings, run.correction.originNote] : check.warnings,
-        info: containerInfo(run.correction),
+        warnings: r.correction.originNote ? [...check.warnings, r.correction.originNote] : check.warnings,
+        info: { ...containerInfo(r.correction), ...r.info },
       };
     },
   };
+}
+
+/** A `CorrectionBackend` on the self-hosted colour-correction container. */
+export function createContainerBackend(options: ContainerBackendOptions): CorrectionBackend {
+  const client = options.container instanceof ContainerClient ? options.container : new ContainerClient(options.container);
+  return containerBackendWith((input, check, opts, signal) => runContainer(client, input, check, opts, signal));
 }
