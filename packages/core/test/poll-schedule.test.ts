@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { DEFAULT_POLL, pollDelays, WebApiClient } from '@pfc/core';
 import { JobDurations, PollSchedule } from '../src/webapi/poll-schedule';
 import { BASE, FakeApi, KEY } from './helpers/fake-api';
@@ -7,14 +7,23 @@ import { recordingSleep } from './helpers/fake-fetch';
 const FILE_KEY = '1b4e28ba-2fa1-11d2-883f-0016d3cca427';
 const { adaptive: _a, ...SPACING } = DEFAULT_POLL;
 
-/** The delays a schedule asks for, answering `statuses` one per request. */
+/**
+ * The delays a schedule asks for, answering `statuses` one per request. The
+ * clock is frozen: the schedule takes the larger of the wall clock and its
+ * own waits, so a millisecond passing on a loaded machine would shift them.
+ */
 function run(expectedMs: number | undefined, statuses: string[]): number[] {
-  const s = new PollSchedule(SPACING, expectedMs);
-  return statuses.map((st) => {
-    const d = s.next();
-    s.observe(st);
-    return d;
-  });
+  vi.useFakeTimers({ toFake: ['Date'] });
+  try {
+    const s = new PollSchedule(SPACING, expectedMs);
+    return statuses.map((st) => {
+      const d = s.next();
+      s.observe(st);
+      return d;
+    });
+  } finally {
+    vi.useRealTimers();
+  }
 }
 
 describe('PollSchedule', () => {
@@ -61,7 +70,12 @@ describe('JobDurations', () => {
 });
 
 describe('waitForJob with history', () => {
+  // A frozen clock, as in `run`: the sleeps are recorded, not waited, so only they may count.
+  afterEach(() => {
+    vi.useRealTimers();
+  });
   function setup() {
+    vi.useFakeTimers({ toFake: ['Date'] });
     const api = new FakeApi();
     api.script = ['PROCESSING', 'PROCESSING', 'PROCESSING', 'COMPLETED'];
     const s = recordingSleep();
