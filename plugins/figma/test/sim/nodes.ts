@@ -169,9 +169,14 @@ class Children {
   }
 }
 
-export class SimFrame extends SimShape implements SimContainer, Pick<FrameNode, 'layoutMode'> {
-  readonly kids = new Children(this);
-  layoutMode: FrameNode['layoutMode'] = 'NONE';
+// The TypeScript mixin pattern: a base class whose constructor is not known here.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type NodeClass = abstract new (...args: any[]) => SimNode;
+
+/** The child members every container has (page, frame, group, component, instance), added to a node class. */
+function withChildren<Base extends NodeClass>(base: Base) {
+  abstract class Parent extends base implements SimContainer {
+    readonly kids = new Children(this);
 
   get children(): ReadonlyArray<SceneNode> {
     return this.kids.list.map(asScene);
@@ -189,6 +194,13 @@ export class SimFrame extends SimShape implements SimContainer, Pick<FrameNode, 
     this.kids.list.splice(this.kids.list.indexOf(node), 1);
     node.parent = null;
   }
+  }
+  return Parent;
+}
+
+export class SimFrame extends withChildren(SimShape) implements Pick<FrameNode, 'layoutMode'> {
+  layoutMode: FrameNode['layoutMode'] = 'NONE';
+
   /** Add a sublayer while building the document (allowed for instances too). */
   adopt(child: SimNode): void {
     this.kids.insert(this.kids.list.length, asScene(child), true);
@@ -202,7 +214,7 @@ export class SimFrame extends SimShape implements SimContainer, Pick<FrameNode, 
 }
 
 /** Groups have children but no fills of their own. */
-export class SimGroup extends SimNode implements SimContainer {
+export class SimGroup extends withChildren(SimNode) {
   constructor(
     doc: SimDocument,
     name: string,
@@ -210,24 +222,7 @@ export class SimGroup extends SimNode implements SimContainer {
   ) {
     super(doc, name);
   }
-  readonly kids = new Children(this);
 
-  get children(): ReadonlyArray<SceneNode> {
-    return this.kids.list.map(asScene);
-  }
-  appendChild(child: SceneNode): void {
-    this.kids.insert(this.kids.list.length, child);
-  }
-  insertChild(index: number, child: SceneNode): void {
-    this.kids.insert(index, child);
-  }
-  findAll(callback?: (node: SceneNode) => boolean): SceneNode[] {
-    return this.kids.findAll(callback);
-  }
-  detach(node: SimNode): void {
-    this.kids.list.splice(this.kids.list.indexOf(node), 1);
-    node.parent = null;
-  }
   copy(): SimNode {
     const c = new SimGroup(this.doc, this.name);
     for (const k of this.kids.list) c.appendChild(asScene(k.copy()));
