@@ -10,7 +10,7 @@ import { startSelfHosted, type SelfHostedEmulation } from './container/start';
 import { DataStore } from './storage';
 import { sweep } from './webapi/app';
 import { startWebApi } from './webapi/index';
-import { defaultImagingEngine } from './container/default-engine';
+import { defaultImagingEngine } from './default-engine';
 
 /** The URLs the bin prints as its ready line (one JSON object). */
 export interface EmulatorUrls {

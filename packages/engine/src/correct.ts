@@ -2,7 +2,7 @@
  * The job pipeline: one image and one `/pfc` parameter set in, the encoded
  * output and the job record's fields out. No I/O beyond the buffers given.
  */
-import { effectivePfcParams, emptyJobUsage, usageSizeOf, type PfcParams } from '@pfc/core';
+import { effectivePfcParams, emptyJobUsage, regeneratesThumbnail, usageSizeOf, type PfcParams } from '@pfc/core';
 import { encodeRaster, type OutputFormat } from './image/encode';
 import { updateExifThumbnail } from './image/exif-thumbnail';
 import { decodeRaster } from './image/raster';
@@ -65,8 +65,8 @@ export async function correctImage(input: Buffer, pfc: PfcParams, options: Corre
     quality: p.outputQuality ?? 90,
     ...(p.preserveMetadata === false ? {} : { metadataFrom: input }),
   });
-  // The kept EXIF still carries the source's thumbnail; regenerate it when asked (JPEG with metadata only).
-  if (p.updateThumbnail === true && format === 'jpeg' && p.preserveMetadata !== false) output = await updateExifThumbnail(output);
+  // The kept EXIF still carries the source's thumbnail; regenerate it when asked.
+  if (regeneratesThumbnail(p, format)) output = await updateExifThumbnail(output);
   const sizeChanged = raster.width !== image.width || raster.height !== image.height;
   return {
     output,

@@ -290,6 +290,15 @@ export function backgroundMode(p: PfcParams): BackgroundMode | undefined {
 }
 
 /**
+ * Whether `updateThumbnail` regenerates the embedded thumbnail of an output in
+ * `format`: only a JPEG that keeps its metadata has one (with
+ * `preserveMetadata=false` there is no EXIF to hold it).
+ */
+export function regeneratesThumbnail(p: PfcParams, format: 'jpeg' | 'png'): boolean {
+  return p.updateThumbnail === true && format === 'jpeg' && p.preserveMetadata !== false;
+}
+
+/**
  * The parameters as the service will apply them: defaults filled, ignored
  * resize and background parameters dropped. Two requests with equal effective
  * parameters give the same output (the emulator's `cache` key; the batch manifest).

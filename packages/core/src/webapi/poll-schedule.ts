@@ -24,8 +24,6 @@
  */
 import type { PollPolicy } from './options';
 
-/** Share of the expected time at which dense polling starts. */
-const LEAD = 1;
 /** First dense step as a share of the expected time, and its floor in ms. */
 const STEP_SHARE = 0.05;
 const MIN_STEP_MS = 20;
@@ -69,7 +67,7 @@ export class PollSchedule {
       d = Math.min(this.#blind, maxDelayMs);
       this.#blind *= factor;
     } else {
-      const untilDense = this.#anchor + LEAD * this.#expectedMs - this.#elapsed();
+      const untilDense = this.#anchor + this.#expectedMs - this.#elapsed();
       if (untilDense > MIN_STEP_MS) {
         d = Math.min(this.#early, untilDense);
         this.#early *= EARLY_FACTOR;

@@ -32,7 +32,7 @@ import { listen } from '../http/listen';
 import { HttpError, sendJson } from '../http/respond';
 import { createRequestListener, Router, type RequestContext } from '../http/router';
 import type { ImagingEngine } from '../engine';
-import { defaultImagingEngine } from '../container/default-engine';
+import { defaultImagingEngine } from '../default-engine';
 import { BgrJobs, type BgrJob } from './jobs';
 
 export interface BgrServerOptions {

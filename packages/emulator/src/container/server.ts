@@ -22,7 +22,7 @@ import { HttpError, sendJson, singleQuery } from '../http/respond';
 import { createRequestListener, Router, type RequestContext } from '../http/router';
 import { DEFAULT_LIMITS } from '../options';
 import { correctContainerImage } from './correct';
-import { defaultImagingEngine } from './default-engine';
+import { defaultImagingEngine } from '../default-engine';
 import { ContainerFailure, ContainerFiles, type InjectableFault } from './files';
 import { checkSiteUrl, logLevelOf, LOG_LEVELS, type ContainerServerOptions, type LogLevel } from './options';
 

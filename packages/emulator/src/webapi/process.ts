@@ -4,7 +4,7 @@
  * quality, metadata kept or stripped. One function, `processImage`, so the
  * look-producing steps can be swapped for the imaging engine's.
  */
-import { backgroundMode, colourToHex, effectivePfcParams, usageSizeOf, type CropBox, type DetectionData, type Dimensions, type JobUsage, type PfcParams } from '@pfc/core';
+import { backgroundMode, colourToHex, effectivePfcParams, regeneratesThumbnail, usageSizeOf, type CropBox, type DetectionData, type Dimensions, type JobUsage, type PfcParams } from '@pfc/core';
 import { autoCropBox } from '@pfc/engine';
 import sharp, { type Metadata, type Sharp } from 'sharp';
 import type { Detection, ImagingEngine, RawImage } from '../engine';
@@ -140,9 +140,8 @@ export async function processImage(input: Buffer, params: PfcParams, ctx: Proces
   if (params.preserveMetadata !== false) out = out.keepMetadata();
   out = format === 'jpeg' ? out.jpeg({ quality: params.outputQuality ?? 90 }) : out.png();
   const { data: encoded, info } = await out.toBuffer({ resolveWithObject: true });
-  // Kept EXIF still carries the source's thumbnail: the engine regenerates it when asked (JPEG with metadata).
-  const data =
-    params.updateThumbnail === true && format === 'jpeg' && params.preserveMetadata !== false && engine?.thumbnail ? await engine.thumbnail(encoded) : encoded;
+  // Kept EXIF still carries the source's thumbnail: the engine regenerates it when asked.
+  const data = engine?.thumbnail && regeneratesThumbnail(params, format) ? await engine.thumbnail(encoded) : encoded;
 
   const usage: JobUsage = {
     size: usageSizeOf(original.width * original.height),

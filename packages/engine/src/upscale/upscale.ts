@@ -7,6 +7,7 @@ import sharp from 'sharp';
 import type { Dimensions } from '@pfc/core';
 import type { Raster } from '../image/raster';
 import { rasterToSharp } from '../image/raster';
+import { resizeTo } from '../image/resize';
 import { upscaleTile } from './pool';
 
 export type UpscaleMode = 'auto' | 'general' | 'smallDetails';
@@ -33,11 +34,11 @@ export type UpscaleMethod = 'esrgan-x2' | 'esrgan-x4' | 'lanczos';
  */
 export async function upscaleRaster(img: Raster, target: Dimensions, mode: UpscaleMode = 'auto'): Promise<{ raster: Raster; method: UpscaleMethod }> {
   const need = Math.max(target.width / img.width, target.height / img.height);
-  if (need <= 1 || img.width * img.height > AI_UPSCALE_MAX_INPUT_PIXELS) return { raster: await lanczos(img, target), method: 'lanczos' };
+  if (need <= 1 || img.width * img.height > AI_UPSCALE_MAX_INPUT_PIXELS) return { raster: await resizeTo(img, target), method: 'lanczos' };
   const factor: 2 | 4 = mode !== 'smallDetails' && need > 2 ? 4 : 2;
   const rgb = img.channels === 4 ? await withoutAlpha(img) : img;
   const big = await esrgan(rgb, factor);
-  let out = big.width === target.width && big.height === target.height ? big : await lanczos(big, target);
+  let out = big.width === target.width && big.height === target.height ? big : await resizeTo(big, target);
   if (img.channels === 4) {
     // Two pipelines: sharp resizes before it extracts a channel, whatever the call order.
     const alphaPlane = await rasterToSharp(img).extractChannel(3).raw().toBuffer();
@@ -83,11 +84,6 @@ async function esrgan(img: Raster, factor: 2 | 4): Promise<Raster> {
   }
   await Promise.all(tiles);
   return { data: out, width: w * factor, height: h * factor, channels: 3 };
-}
-
-async function lanczos(img: Raster, t: Dimensions): Promise<Raster> {
-  const { data, info } = await rasterToSharp(img).resize(t.width, t.height, { fit: 'fill', kernel: 'lanczos3' }).raw().toBuffer({ resolveWithObject: true });
-  return { data: new Uint8Array(data.buffer, data.byteOffset, data.length), width: info.width, height: info.height, channels: img.channels };
 }
 
 async function withoutAlpha(img: Raster): Promise<Raster> {

@@ -5,7 +5,7 @@
  * per process in its worker threads; one set of hooks is enough for all).
  */
 import { createImagingEngine } from '@pfc/engine';
-import type { ImagingEngine } from '../engine';
+import type { ImagingEngine } from './engine';
 
 let shared: ImagingEngine | undefined;
 
