@@ -13,12 +13,15 @@ export const DEFAULT_BASE_URL = 'https://api.perfectlyclear.io/v2';
  * `maxDelayMs` apart. With the defaults (150 ms, ×1.5, 2 s) the gap between
  * polls at time t is about t/3 until it reaches 2 s (at ~6.8 s), so a finished
  * job is noticed on average about t/6 late (≈1 s, at most 2 s, once capped);
- * a 3 s job costs 6 status requests, a 7 s job 9 and a 9 s job 10.
+ * a 3 s job costs 6 status requests, a 7 s job 9 and a 9 s job 10. Jobs
+ * waiting blind side by side (a batch's first wave) shift their schedules
+ * against each other, and the first one seen done wakes the rest to poll
+ * around its duration (adaptive only).
  *
  * Adaptive (default, once a job has completed): the client expects the next
  * job to take about as long as the recent ones (the shortest `timeTaken` of the last 8),
  * polls sparsely (gaps doubling from `initialDelayMs`) until that time,
- * then densely (from 5 % of it, at least 20 ms, growing by `factor`, capped at
+ * then densely (from 2 % of it, at least 5 ms, growing by `factor`, capped at
  * `maxDelayMs`). Measured against the emulator: 0.3 s, 2 s and 10 s jobs are
  * noticed within a few per cent of their time with 3–8 requests.
  */

@@ -18,7 +18,8 @@ export interface WaitOptions {
 
 /**
  * Poll `status` until the job leaves PENDING/PROCESSING, spaced by `PollSchedule`
- * (blind at first, around the expected end once jobs have completed). States outside the
+ * (blind at first, around the expected end once jobs have completed; a blind
+ * wait is cut short when another job of the client completes first). States outside the
  * document are treated as still running (tolerance over guessing), bounded by
  * the deadline. A status request that keeps failing after the transport's
  * retries ends the wait with that error.
@@ -33,9 +34,19 @@ export function waitForJob(
   const timeoutMs = options.timeoutMs ?? ctx.jobTimeoutMs;
   return withDeadline(options.signal, timeoutMs, `waiting for ${label}`, async (signal) => {
     const { adaptive, ...spacing } = policy;
-    const schedule = new PollSchedule(spacing, adaptive ? ctx.durations.expectedMs : undefined);
+    const { durations } = ctx;
+    const expected = adaptive ? durations.expectedMs : undefined;
+    const phase = adaptive && expected === undefined ? durations.nextBlindPhase() : 0;
+    const schedule = new PollSchedule(spacing, expected, phase);
     for (;;) {
-      await ctx.sleep(schedule.next(), signal);
+      // Another job taught the client the duration while this one's last request was under way.
+      if (adaptive && schedule.blind && durations.expectedMs !== undefined) schedule.learn(durations.expectedMs, false);
+      if (adaptive && schedule.blind) {
+        if (await sleepUnlessLearned(ctx, schedule.next(), signal)) {
+          schedule.learn(durations.expectedMs, true);
+          continue;
+        }
+      } else await ctx.sleep(schedule.next(), signal);
       const job = await status(signal);
       schedule.observe(job.status);
       options.onStatus?.(job);
@@ -51,4 +62,30 @@ export function waitForJob(
       }
     }
   });
+}
+
+/**
+ * `ctx.sleep(ms)`, cut short when the client learns the jobs' duration (the
+ * first job of the batch completes). Resolves true when cut short for that.
+ */
+async function sleepUnlessLearned(ctx: WebApiContext, ms: number, signal: AbortSignal | undefined): Promise<boolean> {
+  const cut = new AbortController();
+  let learned = false;
+  const onAbort = () => cut.abort(signal?.reason);
+  if (signal?.aborted) onAbort();
+  signal?.addEventListener('abort', onAbort, { once: true });
+  const off = ctx.durations.onFirstLearned(() => {
+    learned = true;
+    cut.abort();
+  });
+  try {
+    await ctx.sleep(ms, cut.signal);
+    return false;
+  } catch (err) {
+    if (learned && !signal?.aborted) return true;
+    throw err;
+  } finally {
+    off();
+    signal?.removeEventListener('abort', onAbort);
+  }
 }
