@@ -118,6 +118,9 @@ export async function planBatch(options: PlanOptions): Promise<BatchPlan> {
       return void skipped.push({ path: dir, code: 'unreadable', reason: `folder cannot be read: ${(err as Error).message}` });
     }
     entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    // A plain file's real path is its folder's plus its name: one realpath per folder, not per file.
+    const realDir = realpath(dir);
+    realDir.catch(() => undefined);
     // The files' reads (stat, header, real path) run a few ahead of the walk, in order:
     // one at a time, a folder of small files spent most of its planning waiting on them.
     const ahead = new Map<string, Promise<Probe>>();
@@ -128,7 +131,7 @@ export async function planBatch(options: PlanOptions): Promise<BatchPlan> {
     const fill = (): void => {
       while (queued < candidates.length && ahead.size < PROBES_AHEAD) {
         const path = candidates[queued++]!;
-        ahead.set(path, probe(path));
+        ahead.set(path, probe(path, realDir));
       }
     };
     const probed = (path: string): Promise<Probe> | undefined => {
@@ -191,11 +194,12 @@ const PROBES_AHEAD = 16;
 /** What planning reads of a file; an unreadable file is an `error`. */
 type Probe = { info: Stats; media: MediaInfo | undefined; real: Promise<string> } | { error: Error };
 
-async function probe(path: string): Promise<Probe> {
+/** `realDir`: the real path of the file's folder, for a file that is not a symbolic link. */
+async function probe(path: string, realDir?: Promise<string>): Promise<Probe> {
   try {
     const info = await stat(path);
     const media = await sniffFile(path);
-    const real = realpath(path);
+    const real = realDir ? realDir.then((d) => join(d, basename(path))) : realpath(path);
     // Awaited where it is needed (a failure there fails the plan, as before); never unhandled meanwhile.
     real.catch(() => undefined);
     return { info, media, real };

@@ -19,6 +19,14 @@ describe('sniffFile', () => {
     expect(info).toEqual({ format: 'jpeg', fileType: 'image', contentType: 'image/jpeg', width: 4000, height: 3000, components: 3 });
   });
 
+  it('reads a frame header that straddles the first read (16 KiB)', async () => {
+    // The frame header (10 bytes) starts at 6 + app1Bytes: just before, across and after 16,384.
+    for (const app1Bytes of [16_360, 16_370, 16_374, 16_378, 16_390]) {
+      const info = await sniffFile(put(`edge-${app1Bytes}.jpg`, jpegBytes(1234, 567, { app1Bytes, filler: 'x'.repeat(100) })));
+      expect(info, `APP1 of ${app1Bytes} bytes`).toMatchObject({ format: 'jpeg', width: 1234, height: 567, components: 3 });
+    }
+  });
+
   it('judges by content, not by name', async () => {
     expect((await sniffFile(put('really-a-png.jpg', pngBytes(640, 480))))?.format).toBe('png');
     expect((await sniffFile(put('no-extension', jpegBytes(100, 80))))?.format).toBe('jpeg');
