@@ -17,8 +17,11 @@ export type Decision =
       reason: CorrectReason;
       /** The file to upload (the input, or in in-place mode possibly the kept original). */
       source: string;
-      /** `sha256:<hex>` of `source`. */
-      sourceHash: string;
+      /**
+       * `sha256:<hex>` of `source`; undefined for a file the manifest does not know,
+       * whose hash nothing here needs: it is taken from the upload's own read.
+       */
+      sourceHash: string | undefined;
       /** In-place mode: copy the input to the backup before replacing it. */
       backupFirst: boolean;
     };
@@ -30,11 +33,11 @@ export async function decide(file: PlannedFile, manifest: Manifest, key: string,
 }
 
 async function decideBeside(file: PlannedFile, entry: ManifestEntry | undefined, key: string, force: boolean, signal?: AbortSignal): Promise<Decision> {
-  const sameStat = entry !== undefined && entry.inputSize === file.size && entry.inputMtimeMs === file.mtimeMs;
+  if (!entry) return { action: 'correct', reason: 'new', source: file.input, sourceHash: undefined, backupFirst: false };
+  const sameStat = entry.inputSize === file.size && entry.inputMtimeMs === file.mtimeMs;
   // An unchanged size and mtime trust the recorded hash (as git's index does): no re-read of large files.
   const sourceHash = sameStat ? entry.inputHash : await hashFile(file.input, signal);
   const correct = (reason: CorrectReason): Decision => ({ action: 'correct', reason, source: file.input, sourceHash, backupFirst: false });
-  if (!entry) return correct('new');
   if (sourceHash !== entry.inputHash) return correct('input-changed');
   if (entry.settingsKey !== key) return correct('settings-changed');
   const out = await stat(file.output).catch(() => undefined);

@@ -7,18 +7,39 @@ import { createHash } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { chmod, copyFile, mkdir, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { Readable, Transform } from 'node:stream';
+import { pipeline as chain, Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as NodeWebStream } from 'node:stream/web';
 import type { FileInput } from '@pfc/core';
 import { isPartialName, partialPath } from './paths';
 
+/** Read size of input streams: a 1 MP photo in two reads rather than five of 64 KiB, memory still flat. */
+const READ_CHUNK = 256 * 1024;
+
 /**
  * A `FileInput` that opens a fresh stream from disk for every attempt, so an
  * upload can be retried and memory does not grow with the file's size.
+ * `onRead` gets `sha256:<hex>` of each stream read to its end — the bytes
+ * actually sent, without a second pass over the file.
  */
-export function fileInputFromPath(path: string): FileInput {
-  return () => Readable.toWeb(createReadStream(path)) as unknown as ReadableStream<Uint8Array>;
+export function fileInputFromPath(path: string, onRead?: (hash: string) => void): FileInput {
+  return () => {
+    const file = createReadStream(path, { highWaterMark: READ_CHUNK });
+    if (!onRead) return Readable.toWeb(file) as unknown as ReadableStream<Uint8Array>;
+    const hash = createHash('sha256');
+    const tap = new Transform({
+      transform(chunk: Buffer, _enc, done) {
+        hash.update(chunk);
+        done(null, chunk);
+      },
+      flush(done) {
+        onRead(`sha256:${hash.digest('hex')}`);
+        done();
+      },
+    });
+    // Errors reach the reader through `tap`; cancelling the reader destroys both.
+    return Readable.toWeb(chain(file, tap, () => undefined)) as unknown as ReadableStream<Uint8Array>;
+  };
 }
 
 export interface WrittenFile {

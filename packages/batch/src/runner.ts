@@ -15,6 +15,7 @@ import { decide, fileParams } from './decide';
 import { JobTimeoutError } from './errors';
 import type { BatchEvent, BatchSummary, FileResult } from './events';
 import { copyFileAtomic, fileInputFromPath, removePartials, writeStreamAtomic } from './files';
+import { hashFile } from './hash';
 import { Manifest, settingsKey } from './manifest';
 import { outputFormat } from './paths';
 import type { BatchPlan, PlannedFile } from './plan';
@@ -172,9 +173,11 @@ async function processFile(file: PlannedFile, manifest: Manifest, ctx: FileConte
     const mode = file.backup ? (await stat(file.input)).mode : undefined;
     // In in-place mode the upload may be the kept original, whose size differs from the current file's.
     const source = d.source === file.input ? { size: file.size, mtimeMs: file.mtimeMs } : await stat(d.source);
+    let readHash: string | undefined;
     for (let attempt = 1; ; attempt++) {
       try {
-        const res = await backend.correct(fileInputFromPath(d.source), params, {
+        // A file new to the manifest is hashed as it is uploaded (`readHash`), not read twice.
+        const res = await backend.correct(fileInputFromPath(d.source, d.sourceHash === undefined ? (h) => (readHash = h) : undefined), params, {
           ...(signal ? { signal } : {}),
           ...(ctx.jobTimeoutMs ? { timeoutMs: ctx.jobTimeoutMs } : {}),
           fileType: file.media.fileType,
@@ -202,7 +205,7 @@ async function processFile(file: PlannedFile, manifest: Manifest, ctx: FileConte
         const out = await stat(file.output);
         const durationMs = Date.now() - t0;
         await manifest.record({
-          output: file.output, input: file.input, inputHash: d.sourceHash, inputSize: source.size, inputMtimeMs: source.mtimeMs, settingsKey: key, params: effective, backend: ctx.backendId,
+          output: file.output, input: file.input, inputHash: d.sourceHash ?? readHash ?? (await hashFile(d.source, signal)), inputSize: source.size, inputMtimeMs: source.mtimeMs, settingsKey: key, params: effective, backend: ctx.backendId,
           outputHash: written.hash, outputSize: written.bytes, outputMtimeMs: out.mtimeMs, ...(jobId ? { jobId } : {}), durationMs, completedAt: new Date().toISOString(),
         });
         const warnings = got === expected ? res.warnings : [...res.warnings, `the service returned ${got.toUpperCase()} where ${expected.toUpperCase()} was expected; the file keeps its planned name`];

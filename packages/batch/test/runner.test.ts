@@ -1,9 +1,17 @@
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { AuthenticationError, ConnectionError, ParameterError } from '@pfc/core';
-import { describe, expect, it } from 'vitest';
+import { AuthenticationError, ConnectionError, ParameterError, type CorrectOptions, type FileInput, type PfcParams } from '@pfc/core';
+import { describe, expect, it, vi } from 'vitest';
 import { type BatchEvent, planBatch, runBatch, type RunOptions } from '../src/index';
+import { hashFile } from '../src/hash';
 import { CORRECTED_MARK, FakeBackend, faults, jpegBytes, pngBytes, tempDir, writeTree } from './helpers';
+
+// Counted, to show which files are read a second time just to be hashed.
+vi.mock('../src/hash', async (importOriginal) => {
+  const orig = await importOriginal<typeof import('../src/hash')>();
+  return { ...orig, hashFile: vi.fn(orig.hashFile) };
+});
 
 function photos(n = 4): string {
   const root = tempDir();
@@ -195,5 +203,43 @@ describe('runBatch', () => {
     expect(Buffer.from(third.calls[0]!.input)).toEqual(original);
     expect(readFileSync(join(root, 'a.png'))).toEqual(Buffer.concat([original, CORRECTED_MARK]));
     expect(statSync(join(root, 'a.png')).mode).toBe(mode);
+  });
+
+  it('records a new input\'s hash from its upload, or reads the file when the backend did not read it to the end', async () => {
+    const sha = (b: Uint8Array) => `sha256:${createHash('sha256').update(b).digest('hex')}`;
+    const manifestHashes = (root: string) => Object.fromEntries(readFileSync(join(root, 'corrected/.pfc-manifest.jsonl'), 'utf8').trim().split('\n')
+      .map((l) => JSON.parse(l) as { type: string; output?: string; inputHash?: string }).filter((r) => r.type === 'done').map((r) => [r.output, r.inputHash]));
+    const expected = (root: string) => Object.fromEntries(listAll(root).filter((f) => !f.startsWith('corrected')).map((f) => [f, sha(readFileSync(join(root, f)))]));
+
+    // The backend streams the whole file (as an upload does): the hash is taken on the way.
+    const streamed = photos();
+    vi.mocked(hashFile).mockClear();
+    await run(streamed, { backend: new FakeBackend() });
+    expect(manifestHashes(streamed)).toEqual(expected(streamed));
+    expect(hashFile).not.toHaveBeenCalled();
+
+    // This backend reads one chunk of the stream (a sniff) and uploads bytes it got elsewhere.
+    class SniffingBackend extends FakeBackend {
+      constructor(private readonly root: string) {
+        super();
+      }
+      override async correct(input: FileInput, params: PfcParams, options: CorrectOptions = {}) {
+        const reader = (await (input as () => Promise<ReadableStream<Uint8Array>>)()).getReader();
+        await reader.read();
+        await reader.cancel();
+        const rel = listAll(this.root).find((f) => f.endsWith(options.fileName!))!;
+        return super.correct(readFileSync(join(this.root, rel)), params, options);
+      }
+    }
+    const sniffed = photos();
+    vi.mocked(hashFile).mockClear();
+    await run(sniffed, { backend: new SniffingBackend(sniffed) });
+    expect(manifestHashes(sniffed)).toEqual(expected(sniffed));
+    expect(hashFile).toHaveBeenCalledTimes(4);
+
+    // The recorded hash is the one a rerun compares: a touched but unchanged file is not redone.
+    utimesSync(join(streamed, 'p0.jpg'), new Date(), new Date(Date.now() + 5000));
+    const again = new FakeBackend();
+    expect((await run(streamed, { backend: again })).summary).toMatchObject({ corrected: 0, upToDate: 4 });
   });
 });
