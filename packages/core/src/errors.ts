@@ -113,6 +113,22 @@ export class JobFailedError extends PfcError {
   }
 }
 
+/**
+ * A streamed input did not have the size it was declared with (its
+ * Content-Length): the file changed while it was read. Not retried — the
+ * server would otherwise wait for bytes that never come — and nothing was
+ * uploaded as complete.
+ */
+export class InputChangedError extends PfcError {
+  override name = 'InputChangedError';
+  constructor(readonly declaredBytes: number, readonly readBytes: number) {
+    super(
+      `the file changed while it was being uploaded: it had ${declaredBytes} bytes when the upload began, ` +
+        `${readBytes > declaredBytes ? `more than that` : `only ${readBytes}`} were read; run again to send it as it is now`,
+    );
+  }
+}
+
 /** A 2xx answer whose body is not what the contract says (e.g. `/pfc` without `statusEndpoint`). */
 export class ProtocolError extends PfcError {
   override name = 'ProtocolError';

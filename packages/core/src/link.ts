@@ -63,6 +63,9 @@ export class AttemptLink {
     if (this.caller?.aborted) return new UserAbortError();
     if (this.timedOut) return new TimeoutError(this.label, this.timeoutMs);
     if (err instanceof PfcError) return err;
+    // A request body that failed with a typed error (e.g. `InputChangedError`) reaches us wrapped by fetch.
+    const cause = (err as { cause?: unknown } | null)?.cause;
+    if (cause instanceof PfcError) return cause;
     return new ConnectionError(this.label, { cause: err });
   }
 
