@@ -96,9 +96,9 @@ export default {
           {
             name: 'ratio to the physical limit (8 workers ÷ 0.3 s = 26.7 files/s)',
             value: +(filesPerS / LIMIT).toFixed(2),
-            goal: '≥ 0.9',
-            ok: filesPerS / LIMIT >= 0.9,
-            note: `the emulator itself took a median ${serverMs.toFixed(0)} ms per job (processing-ms is the whole PROCESSING time, its decode/encode included), so it could not exceed ${serverLimit.toFixed(1)} files/s: ${(filesPerS / serverLimit).toFixed(2)} of that`,
+            // The goal is for the 200-file batch: in --quick's 40 files (5 waves) start-up weighs five times as much.
+            ...(quick ? {} : { goal: '≥ 0.9', ok: filesPerS / LIMIT >= 0.9 }),
+            note: `${quick ? `${count} files only (--quick): the ≥ 0.9 goal is judged on the full run's 200; ` : ''}the emulator itself took a median ${serverMs.toFixed(0)} ms per job (processing-ms is the whole PROCESSING time, its decode/encode included), so it could not exceed ${serverLimit.toFixed(1)} files/s: ${(filesPerS / serverLimit).toFixed(2)} of that`,
           },
           ...(wider ? [{ name: `diagnosis: pfc --concurrency ${WORKERS + 4} (more jobs in the service than workers)`, value: +wider.toFixed(1), unit: 'files/s', note: `${(wider / LIMIT).toFixed(2)} of the limit; ${(wider / filesPerS).toFixed(2)}× the --concurrency ${WORKERS} run` }] : []),
           { name: 'naive client (one at a time, 1 s polls): throughput', value: +naivePerS.toFixed(2), unit: 'files/s', note: `${naive.ok} files${naiveCount < count ? ' (a subset in --quick)' : ''}` },
