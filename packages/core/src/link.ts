@@ -6,7 +6,7 @@
  * and is released exactly once when the body ends, fails or is cancelled, so a
  * long-lived caller signal shared by thousands of requests holds no listeners.
  */
-import { ConnectionError, PfcError, TimeoutError, UserAbortError } from './errors';
+import { ConnectionError, InputChangedError, PfcError, TimeoutError, UserAbortError } from './errors';
 
 /** Statuses a constructed `Response` may not have a body with. */
 const NULL_BODY_STATUS = new Set([204, 205, 304]);
@@ -72,16 +72,31 @@ export class AttemptLink {
   /**
    * A request body stream that restarts the inactivity timer each time `fetch`
    * pulls a chunk, so a long upload is limited by stalls, not by its length.
+   * With `declaredBytes` (the request's Content-Length) the bytes are counted:
+   * a body that ends short of it or runs past it fails with `InputChangedError`
+   * as soon as that is known, instead of leaving the server waiting for the
+   * rest until a timeout (the source changed after its size was taken).
    */
-  trackUpload(source: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
+  trackUpload(source: ReadableStream<Uint8Array>, declaredBytes?: number): ReadableStream<Uint8Array> {
     const reader = source.getReader();
+    let read = 0;
     return new ReadableStream<Uint8Array>(
       {
         pull: async (c) => {
           this.arm();
           const { done, value } = await reader.read();
-          if (done) c.close();
-          else c.enqueue(value);
+          if (done) {
+            if (declaredBytes === undefined || read === declaredBytes) c.close();
+            else c.error(new InputChangedError(declaredBytes, read));
+            return;
+          }
+          read += value.byteLength;
+          if (declaredBytes !== undefined && read > declaredBytes) {
+            c.error(new InputChangedError(declaredBytes, read));
+            await reader.cancel().catch(() => undefined);
+            return;
+          }
+          c.enqueue(value);
         },
         cancel: (reason) => reader.cancel(reason),
       },

@@ -214,7 +214,7 @@ export class Transport {
     const init: RequestInit & { duplex?: 'half' } = { method, headers, signal: link.signal, redirect };
     if (body !== undefined) {
       if (isStream(body)) {
-        init.body = link.trackUpload(body);
+        init.body = link.trackUpload(body, declaredLength(headers));
         init.duplex = 'half';
       } else init.body = body as BodyInit;
     }
@@ -248,6 +248,13 @@ export class Transport {
 
 function requestIdOf(res: Response): string | undefined {
   return res.headers.get('x-request-id') ?? res.headers.get('x-amzn-requestid') ?? res.headers.get('request-id') ?? undefined;
+}
+
+/** The Content-Length a request declares (header names are case-insensitive), if any. */
+function declaredLength(headers: Record<string, string>): number | undefined {
+  const raw = Object.entries(headers).find(([k]) => k.toLowerCase() === 'content-length')?.[1];
+  const n = raw === undefined ? NaN : Number(raw);
+  return Number.isSafeInteger(n) && n >= 0 ? n : undefined;
 }
 
 function isStream(body: unknown): body is ReadableStream<Uint8Array> {

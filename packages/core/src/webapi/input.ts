@@ -4,7 +4,6 @@
  * stream or calls a factory, so a multi-GB input is never pulled into memory.
  */
 import type { FileInput } from '../backend';
-import { InputChangedError } from '../errors';
 import type { BodySource } from '../transport';
 
 export interface InputHints {
@@ -51,49 +50,7 @@ export function uploadHeaders(input: FileInput, facts: { contentType?: string; s
   return headers;
 }
 
-/**
- * The input as a transport body: a factory stays a factory (called once per
- * attempt). With `size` (sent as Content-Length), a stream that does not have
- * that many bytes fails with `InputChangedError` as soon as it is known,
- * instead of leaving the server waiting for the rest until a timeout.
- */
-export function toBodySource(input: FileInput, size?: number): BodySource {
-  if (size === undefined) return input as BodySource;
-  if (typeof input === 'function') {
-    return async () => {
-      const v = await input();
-      return isStream(v) ? sizeChecked(v, size) : v;
-    };
-  }
-  return isStream(input) ? sizeChecked(input, size) : (input as BodySource);
-}
-
-function isStream(v: unknown): v is ReadableStream<Uint8Array> {
-  return typeof ReadableStream !== 'undefined' && v instanceof ReadableStream;
-}
-
-function sizeChecked(source: ReadableStream<Uint8Array>, size: number): ReadableStream<Uint8Array> {
-  const reader = source.getReader();
-  let read = 0;
-  return new ReadableStream<Uint8Array>(
-    {
-      pull: async (c) => {
-        const { done, value } = await reader.read();
-        if (done) {
-          if (read === size) c.close();
-          else c.error(new InputChangedError(size, read));
-          return;
-        }
-        read += value.byteLength;
-        if (read > size) {
-          c.error(new InputChangedError(size, read));
-          await reader.cancel().catch(() => undefined);
-          return;
-        }
-        c.enqueue(value);
-      },
-      cancel: (reason) => reader.cancel(reason),
-    },
-    { highWaterMark: 0 },
-  );
+/** The input as a transport body: a factory stays a factory (called once per attempt). */
+export function toBodySource(input: FileInput): BodySource {
+  return input as BodySource;
 }

@@ -23,7 +23,7 @@ export const DEFAULT_BASE_URL = 'https://api.perfectlyclear.io/v2';
  * polls sparsely (gaps doubling from `initialDelayMs`) until that time,
  * then densely (from 2 % of it, at least 5 ms, growing by `factor`, capped at
  * `maxDelayMs`). Measured against the emulator: 0.3 s, 2 s and 10 s jobs are
- * noticed within a few per cent of their time with 3–8 requests.
+ * noticed within a few per cent of their time with 2–7 requests.
  */
 export interface PollPolicy {
   /** Delay before the first status request, in ms. Default 150. */

@@ -46,13 +46,11 @@ export class Uploads {
    */
   async put(uploadUrl: string, input: FileInput, options: InputHints & { signal?: AbortSignal } = {}): Promise<void> {
     const facts = inputFacts(input, options);
-    const headers = uploadHeaders(input, facts);
     const res = await this.#ctx.transport.request(uploadUrl, {
       method: 'PUT',
       auth: false,
-      // A stream sent with a Content-Length must have that length (else InputChangedError).
-      body: toBodySource(input, headers['content-length'] !== undefined ? facts.size : undefined),
-      headers,
+      body: toBodySource(input),
+      headers: uploadHeaders(input, facts),
       signal: options.signal,
       // The address carries its signature; name it by host only.
       label: `PUT pre-signed upload on ${this.#ctx.transport.url(uploadUrl).host}`,
