@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { chmod, copyFile, mkdir, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { pipeline as chain, Readable, Transform } from 'node:stream';
+import { pipeline as chain, Readable, Transform, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as NodeWebStream } from 'node:stream/web';
 import type { FileInput } from '@pfc/core';
@@ -26,20 +26,29 @@ export function fileInputFromPath(path: string, onRead?: (hash: string) => void)
   return () => {
     const file = createReadStream(path, { highWaterMark: READ_CHUNK });
     if (!onRead) return Readable.toWeb(file) as unknown as ReadableStream<Uint8Array>;
-    const hash = createHash('sha256');
-    const tap = new Transform({
-      transform(chunk: Buffer, _enc, done) {
-        hash.update(chunk);
-        done(null, chunk);
-      },
-      flush(done) {
-        onRead(`sha256:${hash.digest('hex')}`);
-        done();
-      },
-    });
+    const tap = new HashTap();
+    // 'finish': the whole file went through (not after an error or a cancel).
+    tap.once('finish', () => onRead(tap.digest()));
     // Errors reach the reader through `tap`; cancelling the reader destroys both.
     return Readable.toWeb(chain(file, tap, () => undefined)) as unknown as ReadableStream<Uint8Array>;
   };
+}
+
+/** A pass-through that counts and SHA-256-hashes the bytes flowing through it. */
+class HashTap extends Transform {
+  readonly #hash = createHash('sha256');
+  bytes = 0;
+
+  override _transform(chunk: Buffer, _enc: BufferEncoding, done: TransformCallback): void {
+    this.#hash.update(chunk);
+    this.bytes += chunk.length;
+    done(null, chunk);
+  }
+
+  /** `sha256:<hex>` of everything that went through; once, after the end. */
+  digest(): string {
+    return `sha256:${this.#hash.digest('hex')}`;
+  }
 }
 
 export interface WrittenFile {
@@ -61,15 +70,7 @@ export interface AtomicWriteOptions {
 export async function writeStreamAtomic(dest: string, body: ReadableStream<Uint8Array>, options: AtomicWriteOptions = {}): Promise<WrittenFile> {
   await mkdir(dirname(dest), { recursive: true });
   const tmp = partialPath(dest);
-  const hash = createHash('sha256');
-  let bytes = 0;
-  const tap = new Transform({
-    transform(chunk: Buffer, _enc, done) {
-      hash.update(chunk);
-      bytes += chunk.length;
-      done(null, chunk);
-    },
-  });
+  const tap = new HashTap();
   try {
     const source = Readable.fromWeb(body as unknown as NodeWebStream<Uint8Array>);
     await pipeline(source, tap, createWriteStream(tmp), { signal: options.signal });
@@ -80,7 +81,7 @@ export async function writeStreamAtomic(dest: string, body: ReadableStream<Uint8
     await rm(tmp, { force: true });
     throw err;
   }
-  return { bytes, hash: `sha256:${hash.digest('hex')}` };
+  return { bytes: tap.bytes, hash: tap.digest() };
 }
 
 /** Write `data` to `dest` through a temporary file in the same folder (reports, manifests, preset files). */
