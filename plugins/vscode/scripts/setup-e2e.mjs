@@ -54,20 +54,57 @@ function ensureDebianPackages() {
   sh(`${sudo}apt-get -o DPkg::Lock::Timeout=600 install -y -qq ${missing.join(' ')}`);
 }
 
+/**
+ * The version `code-server --version` reports. On a machine where code-server
+ * never ran it first prints "info  Wrote default config file to …" (and other
+ * log lines may follow), so the version is the first line that starts with
+ * one, not the first characters of the output.
+ */
+export function parseCodeServerVersion(out) {
+  for (const line of String(out).split(/\r?\n/)) {
+    const m = /^(\d+\.\d+\.\d+)(?:\s|$)/.exec(line.trim());
+    if (m) return m[1];
+  }
+  return undefined;
+}
+
+/**
+ * Environment for running code-server outside a test session: HOME, XDG_* and
+ * TMPDIR in a throw-away folder, so it writes its default config (with a
+ * generated password) there and never into the real `~/.config/code-server`.
+ */
+export function throwAwayEnv(root) {
+  const dirs = { HOME: 'home', XDG_CONFIG_HOME: 'xdg-config', XDG_CACHE_HOME: 'xdg-cache', XDG_DATA_HOME: 'xdg-data', TMPDIR: 'tmp' };
+  const env = { ...process.env };
+  for (const [k, d] of Object.entries(dirs)) {
+    env[k] = join(root, d);
+    mkdirSync(env[k], { recursive: true });
+  }
+  return env;
+}
+
+/** The version of the code-server launcher `bin`, run with a throw-away HOME; undefined when it does not run. */
+export function codeServerVersion(bin, verbose = false) {
+  const root = mkdtempSync(join(tmpdir(), 'pfc-code-server-version-'));
+  try {
+    const out = execFileSync(process.execPath, [bin, '--version'], { encoding: 'utf8', env: throwAwayEnv(root), stdio: ['ignore', 'pipe', verbose ? 'inherit' : 'ignore'] });
+    if (verbose) console.error(`code-server --version: ${out}`);
+    return parseCodeServerVersion(out);
+  } catch (e) {
+    if (verbose) console.error(String(e));
+    return undefined;
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+}
+
 function installed(home, verbose = false) {
   const bin = codeServerBin(home);
   if (!existsSync(bin)) {
     if (verbose) console.error(`missing ${bin}`);
     return false;
   }
-  try {
-    const out = execFileSync(process.execPath, [bin, '--version'], { encoding: 'utf8', stdio: ['ignore', 'pipe', verbose ? 'inherit' : 'ignore'] });
-    if (verbose) console.error(`code-server --version: ${out}`);
-    return out.startsWith(CODE_SERVER_VERSION);
-  } catch (e) {
-    if (verbose) console.error(String(e));
-    return false;
-  }
+  return codeServerVersion(bin, verbose) === CODE_SERVER_VERSION;
 }
 
 function installCodeServer(home) {
