@@ -4,6 +4,9 @@
  * this file only maps the settings to a selection, asks for the keys the
  * chosen backend needs (and only those: a key is passed only to the service
  * it belongs to; the emulator gets a placeholder), and words it for the UI.
+ * Backend `auto` (the default) is offline first: the hosted Web API once an
+ * API key is stored, the container once `pfc.containerUrl` is set, else the
+ * embedded emulator (src/embedded.ts).
  */
 import { openBackend, type BackendSelection, type OpenedBackend } from '@pfc/batch';
 import type { FetchLike, RetryInfo } from '@pfc/core';
@@ -18,7 +21,12 @@ export interface ResolvedBackend extends Pick<OpenedBackend, 'backend' | 'id' | 
   paid: boolean;
   /** For messages: "the hosted Web API at https://…". */
   label: string;
+  /** The embedded emulator corrects the files (no key, no container configured). */
+  embedded: boolean;
 }
+
+/** A backend setting with `auto` decided. */
+export type ConcreteBackend = Exclude<BackendSetting, 'auto'>;
 
 /** A key the chosen backend needs is not stored. */
 export class MissingKeyError extends Error {
@@ -34,6 +42,16 @@ export interface ResolveOptions {
   onRetry?: (info: RetryInfo) => void;
   /** The `fetch` under every client (tests count requests with it). Default: @pfc/batch's `createNodeFetch()`. */
   fetch?: FetchLike;
+  /** The embedded emulator's Web API address, started on demand (backend `emulator` without `pfc.emulatorUrl`). */
+  embedded?: () => Promise<string>;
+}
+
+/** What `auto` means now: hosted with a stored API key, the container when its address is set, else the emulator. */
+export async function concreteBackend(settings: ExtensionSettings, keys: Pick<KeyStore, 'get'>): Promise<ConcreteBackend> {
+  if (settings.backend !== 'auto') return settings.backend;
+  if (await keys.get('apiKey')) return 'hosted';
+  if (settings.containerConfigured) return 'container';
+  return 'emulator';
 }
 
 async function required(keys: Pick<KeyStore, 'get'>, key: KeyName, backend: BackendSetting): Promise<string> {
@@ -43,12 +61,15 @@ async function required(keys: Pick<KeyStore, 'get'>, key: KeyName, backend: Back
 }
 
 /** The `openBackend` selection the settings name, with only the keys that backend uses. Throws `MissingKeyError`. */
-export async function selectionFrom(settings: ExtensionSettings, keys: Pick<KeyStore, 'get'>): Promise<BackendSelection> {
-  switch (settings.backend) {
+export async function selectionFrom(settings: ExtensionSettings, keys: Pick<KeyStore, 'get'>, embedded?: () => Promise<string>): Promise<BackendSelection> {
+  switch (await concreteBackend(settings, keys)) {
     case 'hosted':
       return { backend: 'web', baseURL: settings.webApiUrl, apiKey: await required(keys, 'apiKey', 'hosted') };
-    case 'emulator':
-      return { backend: 'emulator', emulatorUrl: settings.emulatorUrl };
+    case 'emulator': {
+      if (settings.emulatorUrl) return { backend: 'emulator', emulatorUrl: settings.emulatorUrl };
+      if (!embedded) throw new Error('no emulator address (pfc.emulatorUrl) and no embedded emulator');
+      return { backend: 'emulator', emulatorUrl: await embedded() };
+    }
     case 'container':
       return { backend: 'container', containerUrl: settings.containerUrl };
     case 'container+bgr':
@@ -56,12 +77,12 @@ export async function selectionFrom(settings: ExtensionSettings, keys: Pick<KeyS
   }
 }
 
-function labelOf(s: ExtensionSettings): string {
-  switch (s.backend) {
+function labelOf(backend: ConcreteBackend, s: ExtensionSettings, emulatorUrl: string | undefined): string {
+  switch (backend) {
     case 'hosted':
       return `the hosted Web API at ${s.webApiUrl}`;
     case 'emulator':
-      return `the local emulator at ${s.emulatorUrl}`;
+      return s.emulatorUrl ? `the local emulator at ${s.emulatorUrl}` : `the embedded local emulator (${emulatorUrl ?? '127.0.0.1'})`;
     case 'container':
       return `the container at ${s.containerUrl}`;
     case 'container+bgr':
@@ -71,7 +92,10 @@ function labelOf(s: ExtensionSettings): string {
 
 /** Open the backend the settings name. Throws `MissingKeyError` when its key is not stored. `close()` it after the run. */
 export async function resolveBackend(settings: ExtensionSettings, keys: Pick<KeyStore, 'get'>, options: ResolveOptions = {}): Promise<ResolvedBackend> {
-  const opened = await openBackend({ ...(await selectionFrom(settings, keys)), ...options });
+  const backend = await concreteBackend(settings, keys);
+  const { embedded, ...open } = options;
+  const selection = await selectionFrom({ ...settings, backend }, keys, embedded);
+  const opened = await openBackend({ ...selection, ...open });
   return {
     backend: opened.backend,
     id: opened.id,
@@ -79,7 +103,8 @@ export async function resolveBackend(settings: ExtensionSettings, keys: Pick<Key
     close: opened.close,
     planKind: opened.id,
     // As pfc.confirmAboveFiles documents, the extension's cost guard covers the containers too (the CLI's only the hosted Web API).
-    paid: settings.backend !== 'emulator',
-    label: labelOf(settings),
+    paid: backend !== 'emulator',
+    label: labelOf(backend, settings, selection.emulatorUrl),
+    embedded: backend === 'emulator' && !settings.emulatorUrl,
   };
 }

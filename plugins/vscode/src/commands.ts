@@ -7,6 +7,7 @@ import type * as vscode from 'vscode';
 import { resolveBackend } from './backend';
 import { clearKeys, KeyStore, promptAndStoreKey } from './keys';
 import type { Log } from './log';
+import { EmbeddedEmulator } from './embedded';
 import { ensureBackend } from './onboarding';
 import { showReport } from './report';
 import { correct, type LastRun, type RunRequest } from './run';
@@ -24,6 +25,8 @@ export class Commands {
   private last: LastRun | undefined;
   private panel: vscode.WebviewPanel | undefined;
 
+  readonly embedded: EmbeddedEmulator;
+
   constructor(
     private readonly api: VscodeApi,
     private readonly host: ExtensionHost,
@@ -31,6 +34,12 @@ export class Commands {
     private readonly status: vscode.StatusBarItem,
   ) {
     this.keys = new KeyStore(host.secrets);
+    this.embedded = new EmbeddedEmulator(host.extensionUri.fsPath, (url) => log.line(`embedded emulator started on ${url}`));
+  }
+
+  /** Stop what the extension started (the embedded emulator). */
+  dispose(): Promise<void> {
+    return this.embedded.dispose();
   }
 
   /** Register every command; disposables go to the extension's subscriptions. */
@@ -106,7 +115,7 @@ export class Commands {
     if (!target) target = (await this.api.window.showOpenDialog({ canSelectFiles: true, canSelectMany: false, filters: { Presets: ['preset'] }, openLabel: 'Upload Preset' }))?.[0];
     if (!target) return undefined;
     const settings = settingsFrom(this.api);
-    const resolved = await ensureBackend({ api: this.api, keys: this.keys }, settings, (s) => resolveBackend(s, this.keys));
+    const resolved = await ensureBackend({ api: this.api, keys: this.keys }, settings, (s) => resolveBackend(s, this.keys, { embedded: () => this.embedded.url() }));
     if (!resolved) return undefined;
     try {
       return await uploadPreset(this.api, this.log, resolved.backend, target.fsPath);
@@ -123,7 +132,7 @@ export class Commands {
     this.running = true;
     try {
       this.log.setSecrets(await this.keys.values());
-      const last = await correct({ api: this.api, keys: this.keys, log: this.log, status: this.status }, req);
+      const last = await correct({ api: this.api, keys: this.keys, log: this.log, status: this.status, embedded: this.embedded, globalState: this.host.globalState }, req);
       if (!last) return undefined;
       this.last = last;
       const s = last.summary;

@@ -10,6 +10,8 @@ import { Commands } from './commands';
 import { Log } from './log';
 import type { VscodeApi } from './vscode-api';
 
+let commands: Commands | undefined;
+
 export function activate(context: vscode.ExtensionContext): void {
   const t0 = performance.now();
   const api: VscodeApi = vscode;
@@ -17,11 +19,15 @@ export function activate(context: vscode.ExtensionContext): void {
   const status = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Left, 10);
   context.subscriptions.push(channel, status);
   const log = new Log(channel);
-  new Commands(api, context, log, status).register();
+  commands = new Commands(api, context, log, status);
+  commands.register();
   const now = performance.now();
   log.line(`activated in ${(now - loadStart).toFixed(1)} ms (bundle evaluated to activate() called: ${(t0 - loadStart).toFixed(1)} ms, activate(): ${(now - t0).toFixed(1)} ms)`);
 }
 
-export function deactivate(): void {
-  // Nothing to release: runs end with their notification, disposables with the context.
+/** Stops the embedded emulator; VS Code waits for the returned promise. */
+export function deactivate(): Promise<void> | undefined {
+  const c = commands;
+  commands = undefined;
+  return c?.dispose();
 }

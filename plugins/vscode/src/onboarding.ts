@@ -1,25 +1,17 @@
 /**
  * The first run without a key: offer to set one, or (for the hosted backend)
- * to use a local emulator instead. Settings changed here go to the user's
- * settings, where the URL settings live.
+ * to use the embedded emulator instead (backend `auto`, in the user's
+ * settings). And the one notice that results come from the local emulator.
  */
 import { MissingKeyError, type ResolvedBackend } from './backend';
 import { promptAndStoreKey, type KeyStore } from './keys';
 import { settingsFrom, type ExtensionSettings } from './settings';
+import type { Memento } from 'vscode';
 import type { VscodeApi } from './vscode-api';
 
 export const OFFER_SET_KEY = 'Set API Key';
 export const OFFER_SET_BGR = 'Set BGR Licence Key';
-export const OFFER_EMULATOR = 'Use Local Emulator…';
-
-function validUrl(v: string): string | undefined {
-  try {
-    const u = new URL(v.trim());
-    return u.protocol === 'http:' || u.protocol === 'https:' ? undefined : 'Give an http:// or https:// address.';
-  } catch {
-    return 'Give an address such as http://127.0.0.1:8080/v2.';
-  }
-}
+export const OFFER_EMULATOR = 'Use Local Emulator';
 
 /**
  * Resolve the backend; when its key is missing, offer the ways out and try
@@ -42,20 +34,28 @@ export async function ensureBackend(
       return { backend: await resolve(settings), settings };
     }
     if (choice === OFFER_EMULATOR) {
-      const url = await api.window.showInputBox({
-        title: 'Perfectly Clear: local emulator',
-        prompt: 'Web API address of a running emulator (start one with `pfc emulator` or `pfc-emulator`)',
-        value: settings.emulatorUrl,
-        ignoreFocusOut: true,
-        validateInput: validUrl,
-      });
-      if (url === undefined) return undefined;
-      const cfg = api.workspace.getConfiguration('pfc');
-      await cfg.update('emulatorUrl', url.trim(), api.ConfigurationTarget.Global);
-      await cfg.update('backend', 'emulator', api.ConfigurationTarget.Global);
+      // `auto` without a key is the embedded emulator; once a key is set, the hosted Web API again.
+      await api.workspace.getConfiguration('pfc').update('backend', 'auto', api.ConfigurationTarget.Global);
       const next = settingsFrom(api);
       return { backend: await resolve(next), settings: next };
     }
     return undefined;
   }
+}
+
+/** globalState entry: the emulator notice was shown once. */
+export const EMULATOR_NOTICE_SHOWN = 'pfc.emulatorNoticeShown';
+
+/**
+ * Say once (per installation) that results come from the local emulator, with
+ * a "Set API Key" button. Not awaited by the run: the notice stays while it works.
+ */
+export async function noticeEmbeddedEmulator(svc: { api: VscodeApi; keys: KeyStore; globalState: Pick<Memento, 'get' | 'update'> }): Promise<void> {
+  if (svc.globalState.get<boolean>(EMULATOR_NOTICE_SHOWN)) return;
+  await svc.globalState.update(EMULATOR_NOTICE_SHOWN, true);
+  const choice = await svc.api.window.showInformationMessage(
+    'Perfectly Clear: no API key is set, so the results come from the local emulator, an offline stand-in for the service that runs on this computer. Set an API key to correct with Perfectly Clear itself.',
+    OFFER_SET_KEY,
+  );
+  if (choice === OFFER_SET_KEY) await promptAndStoreKey(svc.api, svc.keys, 'apiKey');
 }

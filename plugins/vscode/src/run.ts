@@ -11,7 +11,8 @@ import type { PfcParams } from '@pfc/core';
 import { resolveBackend, type ResolvedBackend } from './backend';
 import type { KeyStore } from './keys';
 import type { Log } from './log';
-import { ensureBackend } from './onboarding';
+import type { EmbeddedEmulator } from './embedded';
+import { ensureBackend, noticeEmbeddedEmulator } from './onboarding';
 import { listCustomPresets, presetItems } from './presets';
 import { logLine, ProgressModel } from './progress';
 import { outputModeOf, settingsFrom, OUTPUT_MODES, type ExtensionSettings, type OutputModeSetting } from './settings';
@@ -24,6 +25,9 @@ export interface RunServices {
   keys: KeyStore;
   log: Log;
   status: Pick<vscode.StatusBarItem, 'text' | 'tooltip' | 'command' | 'show' | 'hide'>;
+  /** The window's embedded emulator (backend `auto` without key or container, or `emulator` without an address). */
+  embedded: Pick<EmbeddedEmulator, 'url'>;
+  globalState: Pick<vscode.Memento, 'get' | 'update'>;
 }
 
 /** What is kept of the last run, for "Show Report" and "Retry Failed". */
@@ -78,9 +82,13 @@ export async function correct(svc: RunServices, req: RunRequest): Promise<LastRu
   const { api, log } = svc;
   const settings = settingsFrom(api);
   const resolved = await ensureBackend(svc, settings, (s) =>
-    resolveBackend(s, svc.keys, { onRetry: (r) => log.line(`retrying ${r.request} in ${Math.round(r.delayMs)} ms (attempt ${r.attempt})`) }),
+    resolveBackend(s, svc.keys, {
+      onRetry: (r) => log.line(`retrying ${r.request} in ${Math.round(r.delayMs)} ms (attempt ${r.attempt})`),
+      embedded: () => svc.embedded.url(),
+    }),
   );
   if (!resolved) return undefined;
+  if (resolved.backend.embedded) void noticeEmbeddedEmulator({ api, keys: svc.keys, globalState: svc.globalState });
   try {
     return await correctOn(svc, req, resolved.backend, resolved.settings);
   } finally {

@@ -8,22 +8,24 @@ import { join, resolve, sep } from 'node:path';
 import { DEFAULT_OUTPUT_DIR, type OutputMode } from '@pfc/batch';
 import type { VscodeApi } from './vscode-api';
 
-export const BACKENDS = ['hosted', 'container', 'container+bgr', 'emulator'] as const;
+export const BACKENDS = ['auto', 'hosted', 'container', 'container+bgr', 'emulator'] as const;
 export type BackendSetting = (typeof BACKENDS)[number];
 export const OUTPUT_MODES = ['folder', 'suffix', 'in-place'] as const;
 export type OutputModeSetting = (typeof OUTPUT_MODES)[number];
 
 /** Every setting under `pfc.*`, with package.json's defaults. */
 export interface ExtensionSettings {
-  /** Default `hosted`. */
+  /** Default `auto`: hosted with a stored API key, else the container when `pfc.containerUrl` is set, else the embedded emulator. */
   backend: BackendSetting;
   /** Default `https://api.perfectlyclear.io/v2`. */
   webApiUrl: string;
   /** Default `http://127.0.0.1:8081`. */
   containerUrl: string;
+  /** Whether the user set `pfc.containerUrl` (backend `auto` then picks the container). */
+  containerConfigured: boolean;
   /** Default `http://127.0.0.1:8082`. */
   bgrUrl: string;
-  /** Default `http://127.0.0.1:8080/v2`. */
+  /** Address of a running emulator; default empty: the embedded emulator. */
   emulatorUrl: string;
   /** Default Web API parameters of every job, validated. Default `{}`. */
   parameters: PfcParams;
@@ -49,11 +51,12 @@ export interface ExtensionSettings {
 export type ConfigGetter = <T>(key: string) => T | undefined;
 
 export const DEFAULT_SETTINGS: Readonly<ExtensionSettings> = {
-  backend: 'hosted',
+  backend: 'auto',
   webApiUrl: 'https://api.perfectlyclear.io/v2',
   containerUrl: 'http://127.0.0.1:8081',
+  containerConfigured: false,
   bgrUrl: 'http://127.0.0.1:8082',
-  emulatorUrl: 'http://127.0.0.1:8080/v2',
+  emulatorUrl: '',
   parameters: {},
   defaultPreset: 'Universal',
   outputMode: 'folder',
@@ -84,6 +87,8 @@ function isOneOf<T extends string>(values: readonly T[], v: unknown): v is T {
 
 function checkUrl(name: string, value: unknown, issues: SettingIssue[]): string | undefined {
   if (typeof value !== 'string') return undefined;
+  // An empty emulator address means the embedded emulator.
+  if (name === 'emulatorUrl' && value.trim() === '') return '';
   try {
     const u = new URL(value);
     if (u.protocol === 'http:' || u.protocol === 'https:') return value.replace(/\/+$/, '');
@@ -101,8 +106,8 @@ function intIn(name: string, value: unknown, min: number, max: number, issues: S
   return undefined;
 }
 
-/** Read and check every setting; throws `SettingsError` naming each bad one. */
-export function readSettings(get: ConfigGetter): ExtensionSettings {
+/** Read and check every setting; throws `SettingsError` naming each bad one. `isSet` says whether the user gave a value (not the default). */
+export function readSettings(get: ConfigGetter, isSet: (key: string) => boolean = (key) => get(key) !== undefined): ExtensionSettings {
   const issues: SettingIssue[] = [];
   const s: ExtensionSettings = { ...DEFAULT_SETTINGS };
 
@@ -115,6 +120,7 @@ export function readSettings(get: ConfigGetter): ExtensionSettings {
     const v = checkUrl(key, get<unknown>(key), issues);
     if (v !== undefined) s[key] = v;
   }
+  s.containerConfigured = isSet('containerUrl');
 
   const params = get<unknown>('parameters');
   if (params !== undefined && params !== null) {
@@ -163,7 +169,11 @@ export function readSettings(get: ConfigGetter): ExtensionSettings {
 /** The current `pfc.*` settings of the window, checked. */
 export function settingsFrom(api: Pick<VscodeApi, 'workspace'>): ExtensionSettings {
   const cfg = api.workspace.getConfiguration('pfc');
-  return readSettings((key) => cfg.get(key));
+  const isSet = (key: string): boolean => {
+    const i = cfg.inspect(key);
+    return i === undefined ? cfg.get(key) !== undefined : [i.globalValue, i.workspaceValue, i.workspaceFolderValue].some((v) => v !== undefined);
+  };
+  return readSettings((key) => cfg.get(key), isSet);
 }
 
 /**

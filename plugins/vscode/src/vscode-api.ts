@@ -45,4 +45,8 @@ export interface ExtensionHost {
   secrets: vscode.SecretStorage;
   subscriptions: { dispose(): unknown }[];
   extensionUri: vscode.Uri;
+  /** Per installation: the emulator notice shown once. */
+  globalState: Pick<vscode.Memento, 'get' | 'update'>;
+  /** Per workspace: the last run (report, Retry Failed) survives a reload. */
+  workspaceState: Pick<vscode.Memento, 'get' | 'update'>;
 }

@@ -162,17 +162,18 @@ describe('keys and the first run', () => {
     }
   });
 
-  test('hosted without a key: "Use Local Emulator…" switches the user settings to the emulator', async () => {
+  test('hosted without a key: "Use Local Emulator" switches the user settings to auto (the embedded emulator until a key is set)', async () => {
     folder = photoFolder();
-    const { fake } = activateOnFake({ settings: { backend: 'hosted' } });
-    fake.answers.push({ match: /needs an API key/, answer: 'Use Local Emulator…' });
-    fake.inputs.push(emu.web);
-    const last = (await fake.run('pfc.correctFolder', fake.uri(folder.photos))) as LastRun;
-    expect(last.summary.corrected).toBe(5);
-    expect(fake.settingUpdates).toEqual([
-      { key: 'emulatorUrl', value: emu.web, target: 1 },
-      { key: 'backend', value: 'emulator', target: 1 },
-    ]);
+    const { fake, commands } = activateOnFake({ settings: { backend: 'hosted' } });
+    try {
+      fake.answers.push({ match: /needs an API key/, answer: 'Use Local Emulator' });
+      const last = (await fake.run('pfc.correctFolder', fake.uri(folder.photos))) as LastRun;
+      expect(last.summary.corrected).toBe(5);
+      expect(fake.settingUpdates).toEqual([{ key: 'backend', value: 'auto', target: 1 }]);
+      expect(fake.output.some((l) => /embedded emulator started on http:\/\/127\.0\.0\.1:\d+\/v2/.test(l))).toBe(true);
+    } finally {
+      await commands.dispose();
+    }
   });
 
   test('a refused key is reported without the key in any message', async () => {
@@ -208,6 +209,55 @@ describe('keys and the first run', () => {
     await fake.run('pfc.setApiKey');
     expect(fake.shown.at(-1)).toMatchObject({ kind: 'error', text: expect.stringMatching(/cannot be empty/) });
     expect(fake.secrets.store_.size).toBe(0);
+  });
+});
+
+describe('offline by default: the embedded emulator', () => {
+  test('a fresh install (no settings, no key) corrects on the embedded emulator, says so once with "Set API Key", and stops it on dispose', async () => {
+    folder = photoFolder();
+    const { fake, commands } = activateOnFake();
+    try {
+      fake.pick = () => 'Pro';
+      const last = (await fake.run('pfc.correctFolder', fake.uri(folder.photos))) as LastRun;
+      expect(last.summary.corrected).toBe(5);
+      for (const rel of SAMPLE_FILES) expect(existsSync(join(folder.photos, 'corrected', rel)), rel).toBe(true);
+      // No modal asked for a key; one notice says where the results come from.
+      expect(fake.shown.filter((m) => m.modal)).toEqual([]);
+      const notices = fake.shown.filter((m) => /results come from the local emulator/.test(m.text));
+      expect(notices).toHaveLength(1);
+      expect(notices[0]!.actions).toEqual(['Set API Key']);
+      const started = fake.output.map((l) => /embedded emulator started on (\S+)/.exec(l)?.[1]).find(Boolean)!;
+      expect(started).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v2$/);
+      expect(fake.output.some((l) => l.includes(`on the embedded local emulator (${started})`))).toBe(true);
+
+      // A second run reuses the same emulator and says nothing more.
+      await fake.run('pfc.correctFolder', fake.uri(folder.photos));
+      expect(fake.shown.filter((m) => /results come from the local emulator/.test(m.text))).toHaveLength(1);
+      expect(fake.output.filter((l) => /embedded emulator started/.test(l))).toHaveLength(1);
+      const health = await fetch(started.replace(/\/v2$/, '/v2/presets'), { headers: { 'X-API-KEY': 'x' } });
+      expect(health.status).toBe(200);
+
+      await commands.dispose();
+      await expect(fetch(started.replace(/\/v2$/, '/v2/presets'), { headers: { 'X-API-KEY': 'x' } })).rejects.toThrow();
+    } finally {
+      await commands.dispose();
+    }
+  });
+
+  test('auto picks the hosted Web API once an API key is stored (no emulator started)', async () => {
+    folder = photoFolder();
+    const guarded = await startEmulator({ host: '127.0.0.1', apiKeys: ['auto-key-123456'] });
+    try {
+      const { fake, commands } = activateOnFake({ settings: { webApiUrl: guarded.web } });
+      await fake.secrets.store(SECRET_KEYS.apiKey, 'auto-key-123456');
+      const last = (await fake.run('pfc.correctFolder', fake.uri(folder.photos))) as LastRun;
+      expect(last.summary.corrected).toBe(5);
+      expect(fake.output.some((l) => /embedded emulator started/.test(l))).toBe(false);
+      expect(fake.output.some((l) => l.includes(`on the hosted Web API at ${guarded.web}`))).toBe(true);
+      await commands.dispose();
+    } finally {
+      await guarded.close();
+    }
   });
 });
 

@@ -3,6 +3,8 @@
  * UI answers come from scripts the test sets, and everything shown is
  * recorded. Only the enums need casts: their values are VS Code's.
  */
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type * as vscode from 'vscode';
 import type { ExtensionHost, VscodeApi } from '../src/vscode-api';
 
@@ -55,9 +57,28 @@ export class FakeSecrets implements vscode.SecretStorage {
   }
 }
 
+/** An in-memory Memento (globalState, workspaceState); values go through JSON as VS Code stores them. */
+export class FakeMemento {
+  readonly store = new Map<string, string>();
+  get<T>(key: string, fallback?: T): T | undefined {
+    const v = this.store.get(key);
+    return v === undefined ? fallback : (JSON.parse(v) as T);
+  }
+  async update(key: string, value: unknown): Promise<void> {
+    if (value === undefined) this.store.delete(key);
+    else this.store.set(key, JSON.stringify(value));
+  }
+}
+
+/** The plugin folder: the embedded emulator is found from it as from an installed extension's folder. */
+export const PLUGIN_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+
 export interface FakeOptions {
   /** `pfc.*` settings (keys without the `pfc.` prefix). */
   settings?: Record<string, unknown>;
+  /** State kept across "reloads": pass the previous fake's. */
+  workspaceState?: FakeMemento;
+  globalState?: FakeMemento;
 }
 
 /** The fake and its recordings. */
@@ -82,12 +103,16 @@ export class FakeVscode {
   /** Called once progress starts; lets a test cancel through the token. */
   onProgressStart: ((cancel: () => void) => void) | undefined;
   readonly secrets = new FakeSecrets();
+  readonly workspaceState: FakeMemento;
+  readonly globalState: FakeMemento;
   readonly host: ExtensionHost;
   readonly api: VscodeApi;
 
   constructor(options: FakeOptions = {}) {
     this.settings = { ...options.settings };
-    this.host = { secrets: this.secrets, subscriptions: [], extensionUri: uri('/ext') };
+    this.workspaceState = options.workspaceState ?? new FakeMemento();
+    this.globalState = options.globalState ?? new FakeMemento();
+    this.host = { secrets: this.secrets, subscriptions: [], extensionUri: uri(PLUGIN_DIR), globalState: this.globalState, workspaceState: this.workspaceState };
     this.api = this.build();
   }
 

@@ -8,6 +8,7 @@ interface Manifest {
   main: string;
   engines: { vscode: string };
   activationEvents: string[];
+  capabilities: { untrustedWorkspaces: { supported: string; restrictedConfigurations: string[] } };
   categories: string[];
   icon: string;
   contributes: {
@@ -21,10 +22,17 @@ const pkg = JSON.parse(readFileSync(join(__dirname, '..', 'package.json'), 'utf8
 const commandIds = pkg.contributes.commands.map((c) => c.command);
 
 describe('package.json contributes', () => {
-  test('lazy activation: no "*", one onCommand per command', () => {
-    expect(pkg.activationEvents).not.toContain('*');
-    expect(pkg.activationEvents.every((e) => e.startsWith('onCommand:'))).toBe(true);
-    expect(pkg.activationEvents.map((e) => e.slice('onCommand:'.length)).sort()).toEqual([...commandIds].sort());
+  test('lazy activation: none listed (VS Code ≥ 1.74 activates on the contributed commands itself)', () => {
+    expect(pkg.activationEvents).toEqual([]);
+  });
+
+  test('Restricted Mode: limited support; settings a workspace could turn against the user are restricted', () => {
+    const u = pkg.capabilities.untrustedWorkspaces;
+    expect(u.supported).toBe('limited');
+    for (const k of ['pfc.backend', 'pfc.webApiUrl', 'pfc.containerUrl', 'pfc.bgrUrl', 'pfc.emulatorUrl', 'pfc.parameters', 'pfc.output.mode', 'pfc.output.folderName', 'pfc.output.suffix', 'pfc.confirmAboveFiles', 'pfc.skipAlreadyCorrected']) {
+      expect(u.restrictedConfigurations, k).toContain(k);
+    }
+    for (const k of u.restrictedConfigurations) expect(Object.keys(pkg.contributes.configuration.properties)).toContain(k);
   });
 
   test('every menu entry names a declared command', () => {
@@ -54,7 +62,7 @@ describe('package.json contributes', () => {
       expect(p.markdownDescription ?? p.description, key).toBeTruthy();
       expect(['application', 'machine', 'machine-overridable', 'window', 'resource', 'language-overridable'], key).toContain(p.scope);
     }
-    const codeKeys: Record<keyof typeof DEFAULT_SETTINGS, string> = {
+    const codeKeys: Record<Exclude<keyof typeof DEFAULT_SETTINGS, 'containerConfigured'>, string> = {
       backend: 'pfc.backend', webApiUrl: 'pfc.webApiUrl', containerUrl: 'pfc.containerUrl', bgrUrl: 'pfc.bgrUrl', emulatorUrl: 'pfc.emulatorUrl',
       parameters: 'pfc.parameters', defaultPreset: 'pfc.defaultPreset', outputMode: 'pfc.output.mode', askOutputEachRun: 'pfc.output.askEachRun',
       outputFolderName: 'pfc.output.folderName', outputSuffix: 'pfc.output.suffix', concurrency: 'pfc.concurrency',
@@ -62,7 +70,8 @@ describe('package.json contributes', () => {
     };
     expect(Object.keys(props).sort()).toEqual(Object.values(codeKeys).sort());
     for (const [field, key] of Object.entries(codeKeys)) expect(props[key]!.default, key).toEqual(DEFAULT_SETTINGS[field as keyof typeof DEFAULT_SETTINGS]);
-    expect(props['pfc.backend']!.enum).toEqual(['hosted', 'container', 'container+bgr', 'emulator']);
+    expect(props['pfc.backend']!.enum).toEqual(['auto', 'hosted', 'container', 'container+bgr', 'emulator']);
+    expect(props['pfc.backend']!.default).toBe('auto');
   });
 
   test('addresses a key is sent to cannot be set by a workspace', () => {
