@@ -7,7 +7,10 @@ import type * as vscode from 'vscode';
 import { resolveBackend } from './backend';
 import { clearKeys, KeyStore, promptAndStoreKey } from './keys';
 import type { Log } from './log';
+import { basename } from 'node:path';
+import { comparePair, type ComparePair } from './compare';
 import { EmbeddedEmulator } from './embedded';
+import { excludeRules, type ExcludeSetting } from './scan';
 import { ensureBackend } from './onboarding';
 import { showReport } from './report';
 import { correct, type LastRun, type RunRequest } from './run';
@@ -15,6 +18,9 @@ import { settingsFrom, SettingsError } from './settings';
 import { ACTION_OPEN, ACTION_REPORT, ACTION_RETRY, summaryMessage } from './summary';
 import { uploadPreset } from './upload-preset';
 import type { ExtensionHost, VscodeApi } from './vscode-api';
+
+/** workspaceState entry of the last run. */
+export const LAST_RUN_KEY = 'pfc.lastRun';
 
 const IMAGE_FILTERS = { 'Images and videos': ['jpg', 'jpeg', 'png', 'mp4', 'mov'] };
 
@@ -35,6 +41,15 @@ export class Commands {
   ) {
     this.keys = new KeyStore(host.secrets);
     this.embedded = new EmbeddedEmulator(host.extensionUri.fsPath, (url) => log.line(`embedded emulator started on ${url}`));
+    // The last run of this workspace survives a reload: its report and Retry Failed.
+    this.last = host.workspaceState.get<LastRun>(LAST_RUN_KEY);
+  }
+
+  /** The workspace's exclusions for the scan, read now (the user may have changed them). */
+  private excludes(): ReturnType<typeof excludeRules> {
+    const files = this.api.workspace.getConfiguration('files').get<ExcludeSetting>('exclude');
+    const search = this.api.workspace.getConfiguration('search').get<ExcludeSetting>('exclude');
+    return excludeRules(files, search, (abs) => this.api.workspace.getWorkspaceFolder(this.api.Uri.file(abs))?.uri.fsPath);
   }
 
   /** Stop what the extension started (the embedded emulator). */
@@ -54,6 +69,8 @@ export class Commands {
       'pfc.showReport': () => this.showReport(),
       'pfc.retryFailed': () => this.retryFailed(),
       'pfc.showLog': () => this.log.show(),
+      'pfc.compareWithOriginal': (uri) => this.compareWithOriginal(uri as vscode.Uri | string | undefined),
+      'pfc.useEmulator': () => this.useEmulator(),
     };
     for (const [id, fn] of Object.entries(table)) {
       this.host.subscriptions.push(this.api.commands.registerCommand(id, (...args: unknown[]) => this.guard(() => fn(...args))));
@@ -66,7 +83,7 @@ export class Commands {
       return await fn();
     } catch (err) {
       const message = err instanceof SettingsError || err instanceof ParameterError ? err.message : err instanceof Error ? err.message : String(err);
-      this.log.line(`error: ${message}`);
+      this.log.error(message);
       const text = message.startsWith('Perfectly Clear') ? message : `Perfectly Clear: ${message}`;
       const choice = await this.api.window.showErrorMessage(text, ...(err instanceof SettingsError ? ['Open Settings'] : ['Show Log']));
       if (choice === 'Open Settings') void this.api.commands.executeCommand('workbench.action.openSettings', 'pfc.');
@@ -101,13 +118,46 @@ export class Commands {
 
   showReport(): void {
     if (!this.last) {
-      void this.api.window.showInformationMessage('Perfectly Clear: no run yet in this window.');
+      void this.api.window.showInformationMessage('Perfectly Clear: no run yet in this workspace.');
       return;
     }
     const s = this.last.summary;
     const roots = [...new Set([...this.last.inputs.map((p) => p), ...s.outputRoots, ...s.results.flatMap((r) => [r.input, r.output, ...(r.backup ? [r.backup] : [])].map((p) => p.slice(0, p.lastIndexOf('/') + 1) || p))])];
     this.panel = showReport(this.api, s, roots.map((p) => this.api.Uri.file(p)), this.panel);
     this.panel.onDidDispose(() => (this.panel = undefined));
+  }
+
+  /**
+   * Open the diff editor between a corrected file and its original. `target` is
+   * the Explorer's file, a path (from the report) or, from the palette, the active editor's file.
+   */
+  async compareWithOriginal(target?: vscode.Uri | string): Promise<ComparePair | undefined> {
+    const path = typeof target === 'string' ? target : target?.fsPath;
+    if (!path) {
+      void this.api.window.showInformationMessage('Perfectly Clear: right-click a corrected image in the Explorer to compare it with its original.');
+      return undefined;
+    }
+    let layout: { folderName?: string; suffix?: string } = {};
+    try {
+      const s = settingsFrom(this.api);
+      layout = { folderName: s.outputFolderName, suffix: s.outputSuffix };
+    } catch {
+      // Bad settings only lose the layout guess; the last run still pairs files.
+    }
+    const pair = comparePair(path, this.last?.summary.results ?? [], layout);
+    if (!pair) {
+      void this.api.window.showInformationMessage(`Perfectly Clear: no original or corrected copy of ${basename(path)} is known (correct it first).`);
+      return undefined;
+    }
+    const title = `${basename(pair.original)} ↔ ${basename(pair.corrected)} (Original ↔ Perfectly Clear)`;
+    await this.api.commands.executeCommand('vscode.diff', this.api.Uri.file(pair.original), this.api.Uri.file(pair.corrected), title);
+    return pair;
+  }
+
+  /** "Use the Local Emulator": backend `emulator` in the user settings (the embedded one unless pfc.emulatorUrl is set). */
+  async useEmulator(): Promise<void> {
+    await this.api.workspace.getConfiguration('pfc').update('backend', 'emulator', this.api.ConfigurationTarget.Global);
+    void this.api.window.showInformationMessage('Perfectly Clear: corrections now run on the local emulator on this computer (pfc.backend = emulator).');
   }
 
   async uploadPreset(uri?: vscode.Uri): Promise<string | undefined> {
@@ -132,9 +182,12 @@ export class Commands {
     this.running = true;
     try {
       this.log.setSecrets(await this.keys.values());
-      const last = await correct({ api: this.api, keys: this.keys, log: this.log, status: this.status, embedded: this.embedded, globalState: this.host.globalState }, req);
+      const last = await correct({
+        api: this.api, keys: this.keys, log: this.log, status: this.status, embedded: this.embedded, globalState: this.host.globalState, excludes: () => this.excludes(),
+      }, req);
       if (!last) return undefined;
       this.last = last;
+      await this.host.workspaceState.update(LAST_RUN_KEY, last);
       const s = last.summary;
       void this.api.commands.executeCommand('setContext', 'pfc.hasReport', true);
       void this.api.commands.executeCommand('setContext', 'pfc.hasFailed', s.failed > 0);

@@ -15,7 +15,7 @@ let commands: Commands | undefined;
 export function activate(context: vscode.ExtensionContext): void {
   const t0 = performance.now();
   const api: VscodeApi = vscode;
-  const channel = vscode.window.createOutputChannel('Perfectly Clear');
+  const channel = vscode.window.createOutputChannel('Perfectly Clear', { log: true });
   const status = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Left, 10);
   context.subscriptions.push(channel, status);
   const log = new Log(channel);

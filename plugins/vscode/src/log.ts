@@ -1,24 +1,40 @@
 /**
- * The "Perfectly Clear" Output channel: one line per file event, with time.
- * Every line passes through a scrubber that masks the stored keys, so even an
- * error message quoting a request could not print one.
+ * The "Perfectly Clear" log: a `LogOutputChannel` (VS Code adds the time and
+ * level, and the user picks the level shown). One info line per file event;
+ * per-path details (left-out files) at trace level. Every line passes through
+ * a scrubber that masks the stored keys, so even an error message quoting a
+ * request could not print one.
  */
 import type * as vscode from 'vscode';
 
 export class Log {
   private secrets: string[] = [];
 
-  constructor(private readonly channel: Pick<vscode.OutputChannel, 'appendLine' | 'show'>) {}
+  constructor(private readonly channel: Pick<vscode.LogOutputChannel, 'info' | 'trace' | 'error' | 'show'>) {}
 
   /** Values to mask in every later line (the stored keys). Short values are ignored: they would mask ordinary words. */
   setSecrets(values: readonly string[]): void {
     this.secrets = values.filter((v) => v.length >= 6);
   }
 
-  line(text: string): void {
+  private scrub(text: string): string {
     let out = text;
     for (const s of this.secrets) out = out.split(s).join('***');
-    this.channel.appendLine(`[${new Date().toISOString().slice(11, 23)}] ${out}`);
+    return out;
+  }
+
+  /** An info line. */
+  line(text: string): void {
+    this.channel.info(this.scrub(text));
+  }
+
+  /** A detail, shown when the user sets the channel's level to Trace. */
+  trace(text: string): void {
+    this.channel.trace(this.scrub(text));
+  }
+
+  error(text: string): void {
+    this.channel.error(this.scrub(text));
   }
 
   show(): void {

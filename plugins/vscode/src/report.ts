@@ -2,10 +2,16 @@
  * "Show Report": the last run's before/after view in a webview. Images are
  * served from disk through `asWebviewUri` (no copies, no re-encoding); the page
  * runs no script, and its Content-Security-Policy allows only those images.
+ * A click on an image shows it at full size (a `<details>` toggle, no script);
+ * "Compare" opens VS Code's diff editor through a command link, the only
+ * command the webview may run (`enableCommandUris`).
  */
 import type * as vscode from 'vscode';
 import type { BatchSummary, FileResult } from '@pfc/batch';
 import type { VscodeApi } from './vscode-api';
+
+/** The one command the report's links may run. */
+export const COMPARE_COMMAND = 'pfc.compareWithOriginal';
 
 function esc(s: string): string {
   return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
@@ -18,7 +24,7 @@ function kb(n: number | undefined): string {
 function cell(r: FileResult, path: string, src: (path: string) => string, show: boolean): string {
   if (!show) return '<td class="none">—</td>';
   if (r.media.fileType === 'video') return `<td class="none">video (${esc(path.split(/[\\/]/).pop() ?? path)})</td>`;
-  return `<td><img src="${esc(src(path))}" alt="${esc(path)}" loading="lazy"></td>`;
+  return `<td><details><summary title="Click for full size"><img src="${esc(src(path))}" alt="${esc(path)}" loading="lazy"></summary></details></td>`;
 }
 
 /** The report page. `src` maps a file path to a webview address; `cspSource` is `webview.cspSource`. */
@@ -28,9 +34,11 @@ export function renderReport(summary: BatchSummary, src: (path: string) => strin
     const params = Object.entries(r.params).map(([k, v]) => `${k}=${String(v)}`).join(', ');
     const detail = r.status === 'failed' ? esc(r.error ?? 'failed') : r.warnings.map(esc).join('<br>');
     const timing = r.durationMs !== undefined ? `${(r.durationMs / 1000).toFixed(1)} s` : '';
+    const compare = hasOutput && (r.backup ?? r.input) !== r.output && r.media.fileType !== 'video'
+      ? `<div><a class="compare" href="command:${COMPARE_COMMAND}?${esc(encodeURIComponent(JSON.stringify([r.output])))}">Compare with original</a></div>` : '';
     return `<tr class="${r.status}"><th scope="row">${esc(r.rel)}<div class="meta">${esc(params)}</div></th>`
       + `${cell(r, r.backup ?? r.input, src, r.status !== 'corrected' || r.output !== r.input || r.backup !== undefined)}${cell(r, r.output, src, hasOutput)}`
-      + `<td>${esc(r.status)}<div class="meta">${kb(r.bytesIn)} → ${kb(r.bytesOut)} ${timing}</div><div class="meta">${detail}</div></td></tr>`;
+      + `<td>${esc(r.status)}<div class="meta">${kb(r.bytesIn)} → ${kb(r.bytesOut)} ${timing}</div><div class="meta">${detail}</div>${compare}</td></tr>`;
   });
   const head = `${summary.corrected} corrected, ${summary.upToDate} up to date, ${summary.failed} failed, ${summary.cancelled} not finished, ${summary.excluded} left out — ${(summary.durationMs / 1000).toFixed(1)} s`;
   return `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">
@@ -39,7 +47,8 @@ export function renderReport(summary: BatchSummary, src: (path: string) => strin
 <style>
 body{font-family:var(--vscode-font-family);color:var(--vscode-foreground);background:var(--vscode-editor-background);padding:0 1em}
 table{border-collapse:collapse;width:100%}th,td{border-bottom:1px solid var(--vscode-panel-border);padding:.4em;vertical-align:top;text-align:left}
-img{max-width:320px;max-height:240px;display:block}.meta{opacity:.75;font-size:.85em;font-weight:normal}.failed td:last-child{color:var(--vscode-errorForeground)}
+img{max-width:320px;max-height:240px;display:block;cursor:zoom-in}summary{list-style:none}summary::-webkit-details-marker{display:none}
+details[open] img{max-width:none;max-height:none;cursor:zoom-out}.meta{opacity:.75;font-size:.85em;font-weight:normal}.failed td:last-child{color:var(--vscode-errorForeground)}
 </style></head><body><h1>Perfectly Clear report</h1><p id="summary">${esc(head)}</p>
 <table><thead><tr><th>File</th><th>Before</th><th>After</th><th>Result</th></tr></thead><tbody>
 ${rows.join('\n')}
@@ -50,10 +59,11 @@ ${rows.join('\n')}
 export function showReport(api: VscodeApi, summary: BatchSummary, roots: readonly vscode.Uri[], existing?: vscode.WebviewPanel): vscode.WebviewPanel {
   const panel = existing ?? api.window.createWebviewPanel('pfc.report', 'Perfectly Clear Report', api.ViewColumn.Active, {
     enableScripts: false,
+    enableCommandUris: [COMPARE_COMMAND],
     localResourceRoots: [...roots],
   });
   if (existing) {
-    panel.webview.options = { enableScripts: false, localResourceRoots: [...roots] };
+    panel.webview.options = { enableScripts: false, enableCommandUris: [COMPARE_COMMAND], localResourceRoots: [...roots] };
     panel.reveal();
   }
   const webview = panel.webview;

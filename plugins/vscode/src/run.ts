@@ -6,7 +6,7 @@
  */
 import { stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { pendingFiles, planBatch, runBatch, type BatchPlan, type BatchSummary } from '@pfc/batch';
+import { pendingFiles, planBatch, runBatch, type BatchPlan, type BatchSummary, type OutputMode, type SkippedPath } from '@pfc/batch';
 import type { PfcParams } from '@pfc/core';
 import { resolveBackend, type ResolvedBackend } from './backend';
 import type { KeyStore } from './keys';
@@ -15,6 +15,7 @@ import type { EmbeddedEmulator } from './embedded';
 import { ensureBackend, noticeEmbeddedEmulator } from './onboarding';
 import { listCustomPresets, presetItems } from './presets';
 import { logLine, ProgressModel } from './progress';
+import { isWithin, scanInputs, type ExcludeRules, type ScanReason } from './scan';
 import { outputModeOf, settingsFrom, OUTPUT_MODES, type ExtensionSettings, type OutputModeSetting } from './settings';
 import type { VscodeApi } from './vscode-api';
 import type * as vscode from 'vscode';
@@ -28,6 +29,8 @@ export interface RunServices {
   /** The window's embedded emulator (backend `auto` without key or container, or `emulator` without an address). */
   embedded: Pick<EmbeddedEmulator, 'url'>;
   globalState: Pick<vscode.Memento, 'get' | 'update'>;
+  /** The workspace's exclusions (`files.exclude`, `search.exclude`, `node_modules`), read at each run. */
+  excludes: () => ExcludeRules & { withBase(base: string): ExcludeRules };
 }
 
 /** What is kept of the last run, for "Show Report" and "Retry Failed". */
@@ -70,6 +73,85 @@ async function pickPreset(svc: RunServices, resolved: ResolvedBackend, settings:
     ignoreFocusOut: true,
   });
   return picked?.preset;
+}
+
+/** What the scan-and-plan step needs to know about the run. */
+interface PlanRequest {
+  output: OutputMode;
+  params: PfcParams;
+  planKind: ResolvedBackend['planKind'];
+  backendId: ResolvedBackend['id'];
+  force: boolean;
+  /** Count the files that would be sent (the cost guard of paid backends). */
+  countPending: boolean;
+}
+
+/**
+ * Scan, plan and count in one cancellable notification: "Scanning… N files",
+ * then planning (reading each file's header) and, on a paid backend, counting
+ * what would be sent. Files the workspace excludes are taken out of the plan.
+ * Resolves undefined when cancelled.
+ */
+async function scanAndPlan(svc: RunServices, req: RunRequest, r: PlanRequest): Promise<{ plan: BatchPlan; pending?: number } | undefined> {
+  const { api, log } = svc;
+  return api.window.withProgress({ location: api.ProgressLocation.Notification, title: 'Perfectly Clear', cancellable: true }, async (progress, token) => {
+    const cancelled = (): boolean => token.isCancellationRequested;
+    const whenCancelled = new Promise<undefined>((resolve) => token.onCancellationRequested(() => resolve(undefined)));
+    progress.report({ message: 'Scanning… 0 files' });
+    const scan = await scanInputs(req.inputs, svc.excludes(), (n) => progress.report({ message: `Scanning… ${n} files` }), cancelled);
+    if (!scan) return undefined;
+    progress.report({ message: `Planning ${scan.files} files…` });
+    // planBatch cannot be interrupted; a cancel stops waiting for it and discards its plan.
+    let plan = await Promise.race([planBatch({ inputs: req.inputs, output: r.output, params: r.params, backend: r.planKind }), whenCancelled]);
+    if (!plan || cancelled()) return undefined;
+    plan = withoutExcluded(plan, scan.excluded);
+    if (req.retry) plan = filterPlan(plan, new Set(req.retry.only));
+    if (plan.skipped.length > 0) {
+      log.line(`left out ${leftOutSummary(plan.skipped)}`);
+      for (const sk of plan.skipped) log.trace(`left out ${sk.path}: ${sk.reason}`);
+    }
+    if (!r.countPending || plan.files.length === 0) return { plan };
+    progress.report({ message: `Checking ${plan.files.length} files against earlier results…` });
+    const pending = await Promise.race([pendingFiles(plan, { backendId: r.backendId, params: r.params, force: r.force }), whenCancelled]);
+    if (!pending || cancelled()) return undefined;
+    return { plan, pending: pending.length };
+  });
+}
+
+/** The plan without the files the workspace excludes: each excluded path becomes one left-out entry. */
+export function withoutExcluded(plan: BatchPlan, excluded: ReadonlyMap<string, ScanReason>): BatchPlan {
+  if (excluded.size === 0) return plan;
+  const roots = [...excluded.keys()];
+  const inside = (p: string): boolean => roots.some((root) => isWithin(p, root));
+  const files = plan.files.filter((f) => !inside(f.input));
+  const skipped: SkippedPath[] = [
+    ...plan.skipped.filter((sk) => !inside(sk.path)),
+    ...[...excluded].map(([path, why]) => ({ path, code: 'hidden' as const, reason: `${EXCLUDED_BY}${why}` })),
+  ];
+  return { ...plan, files, skipped, outputRoots: [...new Set(files.map((f) => f.outputRoot))], totalBytes: files.reduce((n, f) => n + f.size, 0) };
+}
+
+const EXCLUDED_BY = 'excluded by ';
+const CODE_LABEL: Record<SkippedPath['code'], string> = {
+  hidden: 'hidden',
+  'output-folder': 'output or backup folders',
+  unsupported: 'not JPEG, PNG, MP4 or MOV',
+  'over-limit': 'over the service limits',
+  symlink: 'links to folders',
+  'suffix-output': 'earlier suffix outputs',
+  duplicate: 'duplicates',
+  unreadable: 'unreadable',
+};
+
+/** "7 paths: 4 not JPEG, PNG, MP4 or MOV, 2 hidden, 1 excluded by node_modules" — one phrase per reason, biggest first. */
+export function leftOutSummary(skipped: readonly SkippedPath[]): string {
+  const counts = new Map<string, number>();
+  for (const sk of skipped) {
+    const key = sk.reason.startsWith(EXCLUDED_BY) ? sk.reason : CODE_LABEL[sk.code];
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+  const parts = [...counts].sort((a, b) => b[1] - a[1]).map(([k, n]) => `${n} ${k}`);
+  return `${skipped.length} path${skipped.length === 1 ? '' : 's'}: ${parts.join(', ')}`;
 }
 
 function filterPlan(plan: BatchPlan, only: ReadonlySet<string>): BatchPlan {
@@ -118,18 +200,18 @@ async function correctOn(svc: RunServices, req: RunRequest, backend: ResolvedBac
   for (const w of check.warnings) log.line(`note: ${w}`);
 
   const bases = await Promise.all(req.inputs.map(async (p) => ((await stat(p)).isDirectory() ? p : dirname(p))));
-  let plan = await planBatch({ inputs: req.inputs, output: outputModeOf(mode, effectiveSettings, bases), params, backend: backend.planKind });
-  if (req.retry) plan = filterPlan(plan, new Set(req.retry.only));
+  const output = outputModeOf(mode, effectiveSettings, bases);
+  const force = !effectiveSettings.skipAlreadyCorrected;
+  const scanned = await scanAndPlan(svc, req, { output, params, planKind: backend.planKind, backendId: backend.id, force, countPending: backend.paid });
+  if (!scanned) return undefined;
+  const { plan, pending } = scanned;
   if (plan.files.length === 0) {
-    const why = plan.skipped.slice(0, 3).map((s) => `${s.path}: ${s.reason}`).join('; ');
-    void api.window.showInformationMessage(`Perfectly Clear: no image or video to correct${why ? ` (${why}${plan.skipped.length > 3 ? '; …' : ''})` : ''}.`);
+    void api.window.showInformationMessage(`Perfectly Clear: no image or video to correct${plan.skipped.length > 0 ? ` (${leftOutSummary(plan.skipped)})` : ''}.`);
     return undefined;
   }
   const guard = effectiveSettings.confirmAboveFiles;
-  if (backend.paid && guard > 0 && plan.files.length > guard) {
-    // Up-to-date files cost nothing: count only what would be sent.
-    const force = !effectiveSettings.skipAlreadyCorrected;
-    const pending = (await pendingFiles(plan, { backendId: backend.id, params, force })).length;
+  // Up-to-date files cost nothing: only what would be sent is counted (during the scan).
+  if (backend.paid && guard > 0 && pending !== undefined) {
     if (pending > guard) {
       const go = await api.window.showWarningMessage(
         `Correct ${pending} files on ${backend.label}? Each correction may be billed.`,
@@ -172,7 +254,9 @@ async function runWithProgress(svc: RunServices, plan: BatchPlan, backend: Resol
             signal: controller.signal,
             onEvent: (e) => {
               const line = logLine(e);
-              if (line) log.line(line);
+              // Left-out paths were summarised after planning; each one is a trace line.
+              if (line && e.type === 'skipped') log.trace(line);
+              else if (line) log.line(line);
               const increment = model.apply(e);
               if (e.type === 'start' || increment > 0) {
                 progress.report({ message: model.message(), increment });

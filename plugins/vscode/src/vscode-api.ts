@@ -18,7 +18,7 @@ export interface VscodeWindow {
     options: vscode.ProgressOptions,
     task: (progress: vscode.Progress<{ message?: string; increment?: number }>, token: vscode.CancellationToken) => Thenable<R>,
   ): Thenable<R>;
-  createOutputChannel(name: string): vscode.OutputChannel;
+  createOutputChannel(name: string, options: { log: true }): vscode.LogOutputChannel;
   createStatusBarItem(alignment?: vscode.StatusBarAlignment, priority?: number): vscode.StatusBarItem;
   createWebviewPanel(viewType: string, title: string, showOptions: vscode.ViewColumn, options?: vscode.WebviewPanelOptions & vscode.WebviewOptions): vscode.WebviewPanel;
 }
@@ -27,6 +27,7 @@ export interface VscodeApi {
   window: VscodeWindow;
   workspace: {
     getConfiguration(section?: string, scope?: vscode.ConfigurationScope | null): vscode.WorkspaceConfiguration;
+    getWorkspaceFolder(uri: vscode.Uri): vscode.WorkspaceFolder | undefined;
   };
   commands: {
     registerCommand(command: string, callback: (...args: unknown[]) => unknown): vscode.Disposable;

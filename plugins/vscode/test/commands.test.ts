@@ -80,8 +80,10 @@ describe('Correct Images in Folder…', () => {
     folder = photoFolder();
     const { fake } = activateOnFake({ settings: { backend: 'emulator', emulatorUrl: slow.web, concurrency: 1 } });
     fake.onProgressStart = (cancel) => {
+      // The run's notification (the scan has its own, before the "run:" line).
+      if (!fake.output.some((l) => l.startsWith('run: '))) return;
       const timer = setInterval(() => {
-        if (fake.output.some((l) => / corrected /.test(l))) {
+        if (fake.output.some((l) => /^corrected /.test(l))) {
           clearInterval(timer);
           cancel();
         }

@@ -76,6 +76,8 @@ export const PLUGIN_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '..')
 export interface FakeOptions {
   /** `pfc.*` settings (keys without the `pfc.` prefix). */
   settings?: Record<string, unknown>;
+  /** Settings of other sections (`files`, `search`). */
+  otherSettings?: Record<string, Record<string, unknown>>;
   /** State kept across "reloads": pass the previous fake's. */
   workspaceState?: FakeMemento;
   globalState?: FakeMemento;
@@ -87,6 +89,12 @@ export class FakeVscode {
   readonly settingUpdates: { key: string; value: unknown; target: unknown }[] = [];
   readonly shown: Shown[] = [];
   readonly output: string[] = [];
+  /** Trace-level log lines (hidden at VS Code's default level). */
+  readonly traces: string[] = [];
+  /** Settings of other sections, e.g. `{ files: { exclude: {…} } }`. */
+  readonly otherSettings: Record<string, Record<string, unknown>>;
+  /** Workspace folders (absolute paths) for `getWorkspaceFolder`. */
+  workspaceFolders: string[] = [];
   readonly progress: { message?: string; increment?: number }[] = [];
   readonly statusTexts: string[] = [];
   statusVisible = false;
@@ -110,6 +118,7 @@ export class FakeVscode {
 
   constructor(options: FakeOptions = {}) {
     this.settings = { ...options.settings };
+    this.otherSettings = { ...options.otherSettings };
     this.workspaceState = options.workspaceState ?? new FakeMemento();
     this.globalState = options.globalState ?? new FakeMemento();
     this.host = { secrets: this.secrets, subscriptions: [], extensionUri: uri(PLUGIN_DIR), globalState: this.globalState, workspaceState: this.workspaceState };
@@ -183,7 +192,14 @@ export class FakeVscode {
         self.onProgressStart?.(cancel);
         return task({ report: (v) => void self.progress.push(v) }, token);
       },
-      createOutputChannel: () => ({ appendLine: (l: string) => void self.output.push(l), show: () => undefined, dispose: () => undefined }) as unknown as vscode.OutputChannel,
+      // A LogOutputChannel: info/error lines are recorded (as the default Info level shows them), trace lines apart.
+      createOutputChannel: () => ({
+        info: (l: string) => void self.output.push(l),
+        error: (l: string) => void self.output.push(`error: ${l}`),
+        trace: (l: string) => void self.traces.push(l),
+        show: () => undefined,
+        dispose: () => undefined,
+      }) as unknown as vscode.LogOutputChannel,
       createStatusBarItem: () => status,
       createWebviewPanel(_type: string, title: string) {
         const entry = { title, html: '' };
@@ -201,7 +217,9 @@ export class FakeVscode {
     return {
       window,
       workspace: {
-        getConfiguration: () => ({
+        getConfiguration: (section?: string) => section !== undefined && section !== 'pfc' ? ({
+          get: <T>(key: string) => self.otherSettings[section]?.[key] as T | undefined,
+        }) as unknown as vscode.WorkspaceConfiguration : ({
           get: <T>(key: string) => self.settings[key] as T | undefined,
           has: (key: string) => key in self.settings,
           inspect: () => undefined,
@@ -210,6 +228,10 @@ export class FakeVscode {
             self.settingUpdates.push({ key, value, target });
           },
         }) as unknown as vscode.WorkspaceConfiguration,
+        getWorkspaceFolder: (u: vscode.Uri) => {
+          const f = self.workspaceFolders.find((w) => u.fsPath === w || u.fsPath.startsWith(`${w}/`));
+          return f === undefined ? undefined : ({ uri: uri(f), name: f.split('/').pop()!, index: 0 } as vscode.WorkspaceFolder);
+        },
       },
       commands: {
         registerCommand: (id, fn) => {

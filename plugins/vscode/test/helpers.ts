@@ -23,7 +23,7 @@ export function photoFolder(): { root: string; photos: string; cleanup: () => vo
 /** The extension's commands registered on a fake VS Code, as `activate` does. */
 export function activateOnFake(options: FakeOptions = {}): { fake: FakeVscode; commands: Commands } {
   const fake = new FakeVscode(options);
-  const channel = fake.api.window.createOutputChannel('Perfectly Clear');
+  const channel = fake.api.window.createOutputChannel('Perfectly Clear', { log: true });
   const status = fake.api.window.createStatusBarItem(fake.api.StatusBarAlignment.Left, 10);
   const commands = new Commands(fake.api, fake.host, new Log(channel), status);
   commands.register();

@@ -35,6 +35,21 @@ describe('package.json contributes', () => {
     for (const k of u.restrictedConfigurations) expect(Object.keys(pkg.contributes.configuration.properties)).toContain(k);
   });
 
+  test('every command reads "Perfectly Clear" where it is shown: in its title (menus) or its category (palette), localised', () => {
+    const nls = JSON.parse(readFileSync(join(__dirname, '..', 'package.nls.json'), 'utf8')) as Record<string, string>;
+    const text = (v: string): string => (/^%(.+)%$/.test(v) ? nls[v.slice(1, -1)]! : v);
+    const inMenus = new Set(Object.entries(pkg.contributes.menus).filter(([m]) => m !== 'commandPalette').flatMap(([, es]) => es.map((e) => e.command)));
+    for (const c of pkg.contributes.commands) {
+      expect(c.title, c.command).toMatch(/^%.+%$/);
+      const title = text(c.title);
+      expect(title, c.command).toBeTruthy();
+      if (inMenus.has(c.command)) expect(title, c.command).toMatch(/^Perfectly Clear: /);
+      else expect(text(c.category), c.command).toBe('Perfectly Clear');
+    }
+    // Every %key% of the manifest has its English text.
+    for (const key of JSON.stringify(pkg).match(/"%[^%"]+%"/g) ?? []) expect(nls[key.slice(2, -2)], key).toBeTruthy();
+  });
+
   test('every menu entry names a declared command', () => {
     for (const [menu, entries] of Object.entries(pkg.contributes.menus)) {
       for (const e of entries) expect(commandIds, `${menu} → ${e.command}`).toContain(e.command);

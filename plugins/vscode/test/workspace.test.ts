@@ -1,0 +1,142 @@
+/**
+ * What a workspace adds to a run: the scan (excludes, node_modules, the
+ * "Scanning…" notification, left-out summary), the last run kept in
+ * workspaceState across a reload, Compare with Original and the report's
+ * zoom and compare links. Real emulator, real files.
+ */
+import { cpSync, existsSync, mkdirSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { startEmulator, type EmulatorHandle } from '@pfc/emulator';
+import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
+import { LAST_RUN_KEY } from '../src/commands';
+import type { LastRun } from '../src/run';
+import { globToRegExp } from '../src/scan';
+import { activateOnFake, photoFolder, SAMPLE_FILES } from './helpers';
+
+let emu: EmulatorHandle;
+let folder: ReturnType<typeof photoFolder>;
+
+beforeAll(async () => {
+  emu = await startEmulator({ host: '127.0.0.1' });
+});
+afterAll(async () => {
+  await emu?.close();
+});
+afterEach(() => {
+  folder?.cleanup();
+  emu.setFaults({});
+});
+
+function outputs(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir, { withFileTypes: true, recursive: true }).filter((e) => e.isFile() && !e.name.startsWith('.')).map((e) => join(e.parentPath, e.name).slice(dir.length + 1)).sort();
+}
+
+describe('the scan', () => {
+  test('VS Code globs', () => {
+    expect(globToRegExp('**/node_modules').test('a/b/node_modules')).toBe(true);
+    expect(globToRegExp('**/node_modules').test('node_modules')).toBe(true);
+    expect(globToRegExp('**/*.{png,jpg}').test('x/y.png')).toBe(true);
+    expect(globToRegExp('drafts').test('x/drafts')).toBe(false);
+    expect(globToRegExp('drafts/**').test('drafts/a/b.jpg')).toBe(true);
+    expect(globToRegExp('**/img?.jpg').test('img1.jpg')).toBe(true);
+  });
+
+  test('node_modules, files.exclude and search.exclude are left out, summarised per reason; "Scanning… N files" shown first', async () => {
+    folder = photoFolder();
+    const p = folder.photos;
+    for (const [dir, file] of [['node_modules/pkg', 'objects/chelsea.png'], ['drafts', 'objects/coffee.jpg'], ['outdoors/raw', 'outdoors/rocket.jpg']] as const) {
+      mkdirSync(join(p, dir), { recursive: true });
+      cpSync(join(p, file), join(p, dir, file.split('/').pop()!));
+    }
+    const { fake } = activateOnFake({
+      settings: { backend: 'emulator', emulatorUrl: emu.web },
+      otherSettings: { files: { exclude: { '**/drafts': true, '**/.git': true } }, search: { exclude: { '**/raw': true, '**/ignored': false } } },
+    });
+    fake.workspaceFolders = [folder.root];
+    const last = (await fake.run('pfc.correctFolder', fake.uri(p))) as LastRun;
+    expect(last.summary.corrected).toBe(5);
+    expect(outputs(join(p, 'corrected'))).toEqual([...SAMPLE_FILES].sort());
+    // The scan's notification came before any correction.
+    const first = fake.progress.findIndex((m) => /^Scanning… \d+ files$/.test(m.message ?? ''));
+    expect(first).toBeGreaterThanOrEqual(0);
+    expect(fake.progress.find((m) => /^Scanning…/.test(m.message ?? '') && m.message !== 'Scanning… 0 files')?.message).toBe('Scanning… 5 files');
+    expect(first).toBeLessThan(fake.progress.findIndex((m) => /^\d+\/5/.test(m.message ?? '')));
+    // One summary line, the paths at trace level only.
+    const leftOut = fake.output.filter((l) => l.startsWith('left out'));
+    expect(leftOut).toHaveLength(1);
+    expect(leftOut[0]).toMatch(/^left out 3 paths: /);
+    for (const why of ['1 excluded by node_modules', '1 excluded by files.exclude', '1 excluded by search.exclude']) expect(leftOut[0]).toContain(why);
+    expect(fake.output.filter((l) => l.includes('node_modules/pkg'))).toEqual([]);
+    expect(fake.traces.some((l) => l.includes(join(p, 'node_modules')))).toBe(true);
+  });
+
+  test('cancelling the scan writes nothing and sends nothing', async () => {
+    folder = photoFolder();
+    const { fake } = activateOnFake({ settings: { backend: 'emulator', emulatorUrl: emu.web } });
+    fake.onProgressStart = (cancel) => cancel();
+    const before = JSON.stringify(emu.stats().requests);
+    expect(await fake.run('pfc.correctFolder', fake.uri(folder.photos))).toBeUndefined();
+    expect(existsSync(join(folder.photos, 'corrected'))).toBe(false);
+    expect(Object.keys(emu.stats().requests).filter((r) => !/preset/i.test(r))).toEqual(Object.keys(JSON.parse(before) as object).filter((r) => !/preset/i.test(r)));
+  });
+});
+
+describe('the last run survives a reload', () => {
+  test('Show Report and Retry Failed work in a new window of the same workspace, on exactly the failed files', async () => {
+    folder = photoFolder();
+    const one = activateOnFake({ settings: { backend: 'emulator', emulatorUrl: emu.web, concurrency: 1 } });
+    emu.setFaults({ jobs: { failRate: 1, count: 2 } });
+    const first = (await one.fake.run('pfc.correctFolder', one.fake.uri(folder.photos))) as LastRun;
+    expect(first.summary.failed).toBe(2);
+    const failed = first.summary.results.filter((r) => r.status === 'failed').map((r) => r.input).sort();
+    expect(one.fake.workspaceState.get<LastRun>(LAST_RUN_KEY)?.summary.failed).toBe(2);
+
+    // "Reload": a new extension instance with the same workspaceState.
+    const two = activateOnFake({ settings: { backend: 'emulator', emulatorUrl: emu.web, concurrency: 1 }, workspaceState: one.fake.workspaceState });
+    await two.fake.run('pfc.showReport');
+    expect(two.fake.webviews[0]!.html).toContain('3 corrected, 0 up to date, 2 failed');
+    const retry = (await two.fake.run('pfc.retryFailed')) as LastRun;
+    expect(retry.summary.corrected).toBe(2);
+    expect(retry.summary.results.map((r) => r.input).sort()).toEqual(failed);
+    expect(two.fake.quickPicks).toHaveLength(0);
+    expect(outputs(join(folder.photos, 'corrected'))).toEqual([...SAMPLE_FILES].sort());
+  });
+});
+
+describe('Compare with Original and the report', () => {
+  test('the diff editor opens between the original and the corrected file, from the output or the input', async () => {
+    folder = photoFolder();
+    const { fake } = activateOnFake({ settings: { backend: 'emulator', emulatorUrl: emu.web } });
+    await fake.run('pfc.correctFolder', fake.uri(folder.photos));
+    const input = join(folder.photos, 'portraits', 'astronaut.jpg');
+    const output = join(folder.photos, 'corrected', 'portraits', 'astronaut.jpg');
+    for (const target of [output, input]) {
+      fake.executed.length = 0;
+      await fake.run('pfc.compareWithOriginal', fake.uri(target));
+      const diff = fake.executed.find((e) => e.command === 'vscode.diff')!;
+      expect(diff, target).toBeDefined();
+      expect((diff.args as { fsPath: string }[]).slice(0, 2).map((u) => u.fsPath)).toEqual([input, output]);
+    }
+    // Without the last run (another window), the mirror layout still pairs them.
+    const other = activateOnFake({ settings: { backend: 'emulator', emulatorUrl: emu.web } });
+    await other.fake.run('pfc.compareWithOriginal', other.fake.uri(output));
+    expect((other.fake.executed.find((e) => e.command === 'vscode.diff')!.args as { fsPath: string }[]).slice(0, 2).map((u) => u.fsPath)).toEqual([input, output]);
+    // An unrelated file: a message, no diff.
+    await other.fake.run('pfc.compareWithOriginal', other.fake.uri(join(folder.root, 'nothing.jpg')));
+    expect(other.fake.executed.filter((e) => e.command === 'vscode.diff')).toHaveLength(1);
+  });
+
+  test('report images open at full size on click; each row links to Compare with Original', async () => {
+    folder = photoFolder();
+    const { fake } = activateOnFake({ settings: { backend: 'emulator', emulatorUrl: emu.web } });
+    await fake.run('pfc.correctFolder', fake.uri(folder.photos));
+    await fake.run('pfc.showReport');
+    const html = fake.webviews[0]!.html;
+    expect(html.match(/<details><summary title="Click for full size"><img /g)).toHaveLength(10);
+    expect(html).toContain('details[open] img{max-width:none;max-height:none');
+    const links = [...html.matchAll(/href="command:pfc\.compareWithOriginal\?([^"]+)"/g)].map((m) => JSON.parse(decodeURIComponent(m[1]!)) as string[]);
+    expect(links.map((l) => l[0]).sort()).toEqual(SAMPLE_FILES.map((r) => join(folder.photos, 'corrected', r)).sort());
+    expect(html).not.toMatch(/<script/i);
+  });
+});
