@@ -6,11 +6,14 @@
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startEmulator, type EmulatorHandle } from '@pfc/emulator';
-import { afterAll, afterEach, beforeAll, describe, expect, test, type TestContext } from 'vitest';
+import type { Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 // @ts-expect-error a plain .mjs script without types
 import { setupCodeServer } from '../scripts/setup-e2e.mjs';
 import { expectCorrectedImage, expectNoPartials, expectOriginalsUntouched, filesBelow } from './e2e/checks';
 import { waitFor } from './e2e/code-server';
+import { diagnose } from './e2e/diagnose';
+import { expectProducedByService, serviceJobs, type ServiceJob } from './e2e/service';
 import { openSession, PLUGIN_DIR, REPO_DIR, SAMPLE_FILES, VSIX, type Session } from './e2e/session';
 import {
   answerInput, clearSeenToasts, contextMenu, expand, explorerRow, pickQuick, quickInput, recordToasts, runCommand, seenToasts, selectRows, toast, waitForToastText,
@@ -18,15 +21,24 @@ import {
 
 const bench: Record<string, unknown> = {};
 
-/** On failure: the extension's log and a screenshot of the workbench, to see what the user would have seen. */
-async function diagnose(ctx: TestContext, s: Session | undefined): Promise<void> {
-  if (ctx.task.result?.state !== 'fail' || !s) return;
-  const shot = join(REPO_DIR, 'test-results', `vscode-${ctx.task.name.replace(/\W+/g, '-').slice(0, 60)}.png`);
-  mkdirSync(join(REPO_DIR, 'test-results'), { recursive: true });
-  await s.page.screenshot({ path: shot }).catch(() => undefined);
-  console.error(`screenshot: ${shot}\n--- Perfectly Clear output channel ---\n${s.server.outputChannel()}`);
-}
 let codeServerBin: string;
+
+/** The emulator's origin (its control routes are not under /v2). */
+const origin = (emu: EmulatorHandle): string => new URL(emu.web).origin;
+
+/** The modal cost prompt names the number of files to send; answer "Correct". */
+async function confirmCost(page: Page, files: number): Promise<void> {
+  const dialog = page.locator('.monaco-dialog-box', { hasText: `Correct ${files} files on the hosted Web API` });
+  await dialog.waitFor({ state: 'visible', timeout: 60_000 });
+  await dialog.getByRole('button', { name: 'Correct' }).click();
+  await dialog.waitFor({ state: 'hidden', timeout: 30_000 });
+}
+
+/** A screenshot for the README (media/screenshots is refreshed from these by hand). */
+async function shoot(page: Page, name: string): Promise<void> {
+  mkdirSync(join(REPO_DIR, 'test-results'), { recursive: true });
+  await page.screenshot({ path: join(REPO_DIR, 'test-results', `vscode-readme-${name}.png`) }).catch(() => undefined);
+}
 
 beforeAll(() => {
   codeServerBin = (setupCodeServer as () => string)();
@@ -49,8 +61,9 @@ describe('right-click correction in a real VS Code (local emulator backend)', ()
   let s: Session;
 
   beforeAll(async () => {
-    emu = await startEmulator({ host: '127.0.0.1' });
-    s = await openSession({ codeServerBin, settings: { 'pfc.backend': 'emulator', 'pfc.emulatorUrl': emu.web }, folders: ['photos', 'picks'] });
+    // Control routes on: the tests read the service's own job records.
+    emu = await startEmulator({ host: '127.0.0.1', control: true });
+    s = await openSession({ codeServerBin, settings: { 'pfc.backend': 'emulator', 'pfc.emulatorUrl': emu.web }, folders: ['photos', 'picks', 'retry'] });
     await recordToasts(s.page);
   });
   afterEach((ctx) => diagnose(ctx, s));
@@ -62,7 +75,7 @@ describe('right-click correction in a real VS Code (local emulator backend)', ()
   test('a nested folder: Explorer menu → preset → progress → mirrored, decodable outputs → summary', async () => {
     const { page, workspace } = s;
     const photos = join(workspace, 'photos');
-    const clicked = await contextMenu(page, explorerRow(page, 'photos'), 'Correct Images in Folder…');
+    const clicked = await contextMenu(page, explorerRow(page, 'photos'), 'Perfectly Clear: Correct Images in Folder…', 20, () => shoot(page, 'context-menu'));
     await quickInput(page).waitFor({ state: 'visible', timeout: 60_000 });
     // First command of the session: includes activating the extension.
     bench.firstCommandToPickerMs = Date.now() - clicked;
@@ -84,7 +97,10 @@ describe('right-click correction in a real VS Code (local emulator backend)', ()
     bench.activationMs = Number(activated![1]);
     bench.loadToActivateMs = Number(activated![2]);
     bench.activateCallMs = Number(activated![3]);
-    expect(log).toMatch(/preset "Pro"/);
+    // The service received the picked (non-default) preset for every file, and each output is what it produced.
+    const jobs = await serviceJobs(origin(emu));
+    expect(jobs).toHaveLength(5);
+    await expectProducedByService(jobs, SAMPLE_FILES, photos, out, 'Pro');
 
     // "Show Report" opens the before/after webview (from the summary, or the palette if the summary already hid itself).
     const showReport = toast(page, /Corrected 5 files/).getByRole('button', { name: 'Show Report' });
@@ -98,6 +114,11 @@ describe('right-click correction in a real VS Code (local emulator backend)', ()
       .poll(() => report.locator('img').evaluateAll((imgs) => imgs.filter((i) => (i as HTMLImageElement).complete && (i as HTMLImageElement).naturalWidth > 0).length), { timeout: 60_000 })
       .toBe(10);
     expect(await report.locator('#summary').textContent()).toMatch(/^5 corrected, 0 up to date, 0 failed/);
+    await shoot(page, 'report');
+
+    // "Compare with original" in the report opens VS Code's diff editor on the pair.
+    await report.locator('a.compare').first().click();
+    await page.locator('.tab', { hasText: '(Original ↔ Perfectly Clear)' }).waitFor({ state: 'visible', timeout: 60_000 });
   });
 
   test('two selected images: only those are corrected', async () => {
@@ -106,7 +127,7 @@ describe('right-click correction in a real VS Code (local emulator backend)', ()
     await expand(page, 'picks');
     await expand(page, 'portraits');
     await selectRows(page, ['astronaut.jpg', 'grace_hopper.jpg']);
-    await contextMenu(page, explorerRow(page, 'grace_hopper.jpg'), 'Correct Selected Images');
+    await contextMenu(page, explorerRow(page, 'grace_hopper.jpg'), 'Perfectly Clear: Correct Selected Images');
     await pickQuick(page, 'Universal');
     await waitForToastText(page, /Corrected 2 files/, 120_000);
 
@@ -116,6 +137,35 @@ describe('right-click correction in a real VS Code (local emulator backend)', ()
       await expectCorrectedImage(join(picks, 'portraits', name), join(picks, 'portraits', 'corrected', name));
     }
     expectOriginalsUntouched(picks, SAMPLE_FILES);
+  });
+
+  test('Retry Failed redoes exactly the files the service failed', async () => {
+    const { page, workspace } = s;
+    const dir = join(workspace, 'retry');
+    await runCommand(page, 'Notifications: Clear All Notifications');
+    await clearSeenToasts(page);
+    const known = new Set((await serviceJobs(origin(emu))).map((j) => j.jobId));
+    const newJobs = async (): Promise<ServiceJob[]> => (await serviceJobs(origin(emu))).filter((j) => !known.has(j.jobId));
+    emu.setFaults({ jobs: { failRate: 1, count: 2 } });
+    await contextMenu(page, explorerRow(page, 'retry'), 'Perfectly Clear: Correct Images in Folder…');
+    await pickQuick(page, 'School and Sports');
+    await waitForToastText(page, /Corrected 3 files.*2 failed/, 180_000);
+    const firstRun = await newJobs();
+    for (const j of firstRun) known.add(j.jobId);
+    const failedShas = firstRun.filter((j) => /fail/i.test(j.state)).map((j) => j.inputSha256).sort();
+    expect(failedShas).toHaveLength(2);
+
+    // Earlier summaries ("Corrected 2 files" of the test before) must not answer for the retry's.
+    await runCommand(page, 'Notifications: Clear All Notifications');
+    await clearSeenToasts(page);
+    await runCommand(page, 'Perfectly Clear: Retry Failed Files of Last Run');
+    await waitForToastText(page, /Corrected 2 files/, 180_000);
+    const retried = await newJobs();
+    expect(retried.map((j) => j.inputSha256).sort()).toEqual(failedShas);
+    const out = join(dir, 'corrected');
+    expect(filesBelow(out).filter((f) => !f.split('/').pop()!.startsWith('.'))).toEqual([...SAMPLE_FILES].sort());
+    const done = [...firstRun.filter((j) => !/fail/i.test(j.state)), ...retried];
+    await expectProducedByService(done, SAMPLE_FILES, dir, out, 'School and Sports');
   });
 });
 
@@ -127,7 +177,7 @@ describe('hosted backend: first-run key prompt, cancel mid-batch, rerun', () => 
   beforeAll(async () => {
     // The emulator stands in for the hosted Web API: it accepts only SECRET, and each job takes a while.
     emu = await startEmulator({ host: '127.0.0.1', apiKeys: [SECRET], processingMs: 4000 });
-    s = await openSession({ codeServerBin, settings: { 'pfc.backend': 'hosted', 'pfc.webApiUrl': emu.web, 'pfc.concurrency': 2 }, folders: ['batch'] });
+    s = await openSession({ codeServerBin, settings: { 'pfc.backend': 'hosted', 'pfc.webApiUrl': emu.web, 'pfc.concurrency': 2, 'pfc.confirmAboveFiles': 3 }, folders: ['batch'] });
     await recordToasts(s.page);
   });
   afterEach((ctx) => diagnose(ctx, s));
@@ -149,6 +199,8 @@ describe('hosted backend: first-run key prompt, cancel mid-batch, rerun', () => 
     await dialog.getByRole('button', { name: 'Set API Key' }).click();
     await answerInput(page, SECRET);
     await pickQuick(page, 'Universal');
+    // 5 files > pfc.confirmAboveFiles (3) on a paid backend: the cost prompt.
+    await confirmCost(page, 5);
 
     const progress = toast(page, /Perfectly Clear: \d\/5/);
     await progress.waitFor({ state: 'visible', timeout: 60_000 });
@@ -167,6 +219,8 @@ describe('hosted backend: first-run key prompt, cancel mid-batch, rerun', () => 
     await clearSeenToasts(page);
     await contextMenu(page, explorerRow(page, 'batch'), 'Correct Images in Folder…');
     await pickQuick(page, 'Universal');
+    // Only files that would be sent count: above the threshold it asks again, at or below it does not.
+    if (5 - firstRun.length > 3) await confirmCost(page, 5 - firstRun.length);
     await waitForToastText(page, new RegExp(`Corrected ${5 - firstRun.length} files?.*${firstRun.length} already up to date`), 180_000);
     expect(filesBelow(out).filter((f) => !f.startsWith('.'))).toEqual([...SAMPLE_FILES].sort());
     for (const rel of SAMPLE_FILES) await expectCorrectedImage(join(dir, rel), join(out, rel));

@@ -104,6 +104,14 @@ describe('the last run survives a reload', () => {
   });
 });
 
+describe('walkthrough commands', () => {
+  test('"Use the Local Emulator" sets pfc.backend to emulator in the user settings', async () => {
+    const { fake } = activateOnFake();
+    await fake.run('pfc.useEmulator');
+    expect(fake.settingUpdates).toEqual([{ key: 'backend', value: 'emulator', target: 1 }]);
+  });
+});
+
 describe('Compare with Original and the report', () => {
   test('the diff editor opens between the original and the corrected file, from the output or the input', async () => {
     folder = photoFolder();

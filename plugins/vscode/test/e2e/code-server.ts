@@ -19,6 +19,13 @@ export interface CodeServerOptions {
   vsix: string;
   /** User settings written before start. */
   settings: Record<string, unknown>;
+  /** Extra environment of code-server and its extension host. */
+  env?: Record<string, string>;
+  /**
+   * Workspace trust: `off` (default) starts with it disabled, as most tests
+   * want; `ask` enables it, so VS Code asks at start whether to trust the folder.
+   */
+  trust?: 'off' | 'ask';
 }
 
 export interface CodeServer {
@@ -84,7 +91,7 @@ export async function startCodeServer(options: CodeServerOptions): Promise<CodeS
     join(dirs.userData, 'User', 'settings.json'),
     JSON.stringify({
       'workbench.startupEditor': 'none',
-      'security.workspace.trust.enabled': false,
+      'security.workspace.trust.enabled': options.trust === 'ask',
       'workbench.tips.enabled': false,
       'telemetry.telemetryLevel': 'off',
       'extensions.autoCheckUpdates': false,
@@ -104,6 +111,7 @@ export async function startCodeServer(options: CodeServerOptions): Promise<CodeS
     XDG_CACHE_HOME: dirs.cache,
     XDG_DATA_HOME: dirs.data,
     TMPDIR: dirs.tmp,
+    ...options.env,
   };
   const common = ['--user-data-dir', dirs.userData, '--extensions-dir', dirs.extensions];
   await run(process.execPath, [options.bin, ...common, '--install-extension', options.vsix], { env, timeout: 120_000 });
@@ -113,7 +121,7 @@ export async function startCodeServer(options: CodeServerOptions): Promise<CodeS
     process.execPath,
     [
       options.bin, '--config', '/dev/null', '--auth', 'none', '--bind-addr', `127.0.0.1:${port}`, ...common,
-      '--disable-telemetry', '--disable-update-check', '--disable-workspace-trust', '--disable-getting-started-override', '--ignore-last-opened',
+      '--disable-telemetry', '--disable-update-check', ...(options.trust === 'ask' ? [] : ['--disable-workspace-trust']), '--disable-getting-started-override', '--ignore-last-opened',
     ],
     { env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] },
   );

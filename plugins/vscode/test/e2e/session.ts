@@ -3,14 +3,14 @@
  * samples/), a fresh code-server with the built .vsix installed, and Debian's
  * Chromium on the workbench. `close()` removes everything it made.
  */
-import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../../../../test/e2e/browser';
 import { startCodeServer, type CodeServer } from './code-server';
-import { waitForWorkbench } from './ui';
+import { distrust, waitForWorkbench } from './ui';
 import { SAMPLE_FILES, SAMPLES } from '../samples';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -36,11 +36,31 @@ export function addPhotoFolder(workspace: string, folder: string): string {
   return dir;
 }
 
-export async function openSession(options: { codeServerBin: string; settings: Record<string, unknown>; folders: string[] }): Promise<Session> {
+export interface SessionOptions {
+  codeServerBin: string;
+  /** User settings. */
+  settings: Record<string, unknown>;
+  /** Photo folders to create in the workspace. */
+  folders: string[];
+  /** The workspace's own `.vscode/settings.json`. */
+  workspaceSettings?: Record<string, unknown>;
+  /** Extra environment of code-server (and so of the extension host). */
+  env?: Record<string, string>;
+  /** Open the folder in Restricted Mode: trust is enabled and the start-up question answered "don't trust". */
+  restricted?: boolean;
+}
+
+export async function openSession(options: SessionOptions): Promise<Session> {
   if (!existsSync(VSIX)) throw new Error(`${VSIX} is missing: run "npm run build -w pfc-vscode" (npm run test:e2e builds it)`);
   const workspace = mkdtempSync(join(tmpdir(), 'pfc-vscode-ws-'));
   for (const f of options.folders) addPhotoFolder(workspace, f);
-  const server = await startCodeServer({ bin: options.codeServerBin, vsix: VSIX, settings: options.settings });
+  if (options.workspaceSettings) {
+    mkdirSync(join(workspace, '.vscode'));
+    writeFileSync(join(workspace, '.vscode', 'settings.json'), JSON.stringify(options.workspaceSettings, null, 2));
+  }
+  const server = await startCodeServer({
+    bin: options.codeServerBin, vsix: VSIX, settings: options.settings, ...(options.env ? { env: options.env } : {}), trust: options.restricted ? 'ask' : 'off',
+  });
   const profile = mkdtempSync(join(tmpdir(), 'pfc-chromium-'));
   let context: BrowserContext | undefined;
   try {
@@ -52,6 +72,7 @@ export async function openSession(options: { codeServerBin: string; settings: Re
     });
     const page = context.pages()[0] ?? (await context.newPage());
     await page.goto(server.folderUrl(workspace));
+    if (options.restricted) await distrust(page);
     await waitForWorkbench(page, [...options.folders].sort()[0]!);
     const ctx = context;
     return {

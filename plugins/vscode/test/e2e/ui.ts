@@ -37,13 +37,15 @@ export async function expand(page: Page, name: string): Promise<void> {
  * contributions, so the item can be missing at first: close the menu and
  * try again, a bounded number of times. Resolves the time the item was clicked.
  */
-export async function contextMenu(page: Page, target: Locator, item: string, attempts = 20): Promise<number> {
+export async function contextMenu(page: Page, target: Locator, item: string, attempts = 20, onOpen?: () => Promise<unknown>): Promise<number> {
   for (let i = 1; ; i++) {
     await target.click({ button: 'right' });
     const menu = page.locator('.monaco-menu').first();
     await menu.waitFor({ state: 'visible', timeout: 15_000 });
     const entry = page.locator('.monaco-menu .action-item').filter({ hasText: item }).first();
     if (await entry.isVisible().catch(() => false)) {
+      await entry.hover();
+      await onOpen?.();
       // A menu ignores a click that comes too soon after it opened (the right
       // button's release must not pick an item); on a loaded machine that can
       // swallow ours. Click until the menu closes, a bounded number of times.
@@ -169,4 +171,15 @@ export async function selectRows(page: Page, names: readonly string[], attempts 
     }
     if (i >= attempts) throw new Error(`could not select ${names.join(', ')} in the Explorer`);
   }
+}
+
+/**
+ * Answer VS Code's start-up question "Do you trust the authors of the files in
+ * this folder?" with "No" and wait for Restricted Mode (its status-bar entry).
+ */
+export async function distrust(page: Page): Promise<void> {
+  const dialog = page.locator('.monaco-dialog-box');
+  await dialog.waitFor({ state: 'visible', timeout: 120_000 });
+  await dialog.getByRole('button', { name: /^No, I don.t trust/ }).click();
+  await page.locator('.statusbar-item', { hasText: 'Restricted Mode' }).first().waitFor({ state: 'visible', timeout: 60_000 });
 }

@@ -1,0 +1,75 @@
+/**
+ * A new user's first minutes, in a real VS Code (code-server): a fresh profile
+ * (no key, no pfc setting) opening a folder received from someone else in
+ * Restricted Mode. The commands are there, the folder's own settings cannot
+ * redirect the run (backend, output mode), and the folder is corrected on the
+ * emulator embedded in the extension host, which says so once.
+ */
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
+// @ts-expect-error a plain .mjs script without types
+import { setupCodeServer } from '../scripts/setup-e2e.mjs';
+import { expectCorrectedImage, expectNoPartials, expectOriginalsUntouched, filesBelow, sha256 } from './e2e/checks';
+import { diagnose } from './e2e/diagnose';
+import { openSession, REPO_DIR, SAMPLE_FILES, type Session } from './e2e/session';
+import { contextMenu, explorerRow, pickQuick, recordToasts, runCommand, toast, waitForToastText } from './e2e/ui';
+
+let codeServerBin: string;
+beforeAll(() => {
+  codeServerBin = (setupCodeServer as () => string)();
+});
+
+describe('fresh profile, untrusted folder: offline on the embedded emulator', () => {
+  let s: Session;
+
+  beforeAll(async () => {
+    s = await openSession({
+      codeServerBin,
+      settings: {},
+      folders: ['album'],
+      // What a received folder might carry: send to the paid service, overwrite the originals.
+      workspaceSettings: { 'pfc.backend': 'hosted', 'pfc.output.mode': 'in-place', 'pfc.confirmAboveFiles': 0 },
+      // Where the extension host finds @pfc/emulator, as on a machine with the pfc tools installed (see src/embedded.ts).
+      env: { NODE_PATH: join(REPO_DIR, 'node_modules') },
+      restricted: true,
+    });
+    await recordToasts(s.page);
+  });
+  afterEach((ctx) => diagnose(ctx, s));
+  afterAll(async () => {
+    await s?.close();
+  });
+
+  test('Restricted Mode shows the command; the run ignores the folder\'s settings and corrects on the embedded emulator', async () => {
+    const { page, workspace } = s;
+    const album = join(workspace, 'album');
+    await contextMenu(page, explorerRow(page, 'album'), 'Perfectly Clear: Correct Images in Folder…');
+    await pickQuick(page, 'Pro');
+
+    // One notice, with its button, says where the results come from; no modal asked for a key.
+    const notice = await waitForToastText(page, /results come from the local emulator/, 120_000);
+    expect(notice).toMatch(/Set API Key/);
+    await waitForToastText(page, /Corrected 5 files/, 180_000);
+    // Said once: a single notification of it (the recorder sees each text change, so count the notification centre's entries).
+    expect(await toast(page, /results come from the local emulator/).count()).toBeLessThanOrEqual(1);
+    await runCommand(page, 'Notifications: Show Notifications');
+    const centre = page.locator('.notifications-center .notification-list-item', { hasText: 'results come from the local emulator' });
+    await expect.poll(() => centre.count(), { timeout: 30_000 }).toBe(1);
+    await page.keyboard.press('Escape');
+    expect(await page.locator('.monaco-dialog-box').count()).toBe(0);
+
+    // Output mode "folder" (the user's default), not the folder's "in-place": originals untouched.
+    const out = join(album, 'corrected');
+    expect(filesBelow(out).filter((f) => !f.split('/').pop()!.startsWith('.'))).toEqual([...SAMPLE_FILES].sort());
+    for (const rel of SAMPLE_FILES) {
+      await expectCorrectedImage(join(album, rel), join(out, rel));
+      expect(sha256(join(out, rel)), rel).not.toBe(sha256(join(album, rel)));
+    }
+    expectOriginalsUntouched(album, SAMPLE_FILES);
+    expectNoPartials(album);
+    const log = s.server.outputChannel();
+    expect(log).toMatch(/embedded emulator started on http:\/\/127\.0\.0\.1:\d+\/v2/);
+    expect(log).toMatch(/on the embedded local emulator/);
+    expect(await toast(page, /needs an API key/).count()).toBe(0);
+  });
+});
