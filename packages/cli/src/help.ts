@@ -92,10 +92,10 @@ Run:
       --wait               wait for another run on the same output folder to
                            finish instead of exiting
 
-Exit codes: 0 all done, 1 some file failed or was left alone to keep a file
-pfc did not write, 2 usage error (unknown flag, invalid parameter, missing
-path, unsafe --out or --report, output folder locked by another run),
-130 interrupted (rerun to continue).
+Exit codes: 0 all done, 1 some file failed, 2 usage error (unknown flag,
+invalid parameter, missing path, unsafe --out or --report, output folder
+locked by another run), 130 interrupted (rerun to continue). A file left alone
+so as not to replace a file pfc did not write counts as failed.
 `;
 
 export const RESTORE_HELP = `Usage: pfc restore <folder> [files...] [--json]
