@@ -5,6 +5,7 @@
  * stops new work and aborts work in flight.
  */
 import { setMaxListeners } from 'node:events';
+import type { Stats } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import {
@@ -232,13 +233,16 @@ function refused(job: FileJob, errorName: string, error: string, base: FileResul
 async function correctFile(job: FileJob, decision: CorrectDecision, base: FileResult, ctx: FileContext): Promise<FileResult> {
   const { file } = job;
   ctx.emit({ type: 'start', ...job.ids, output: file.output, bytes: file.size, reason: decision.reason });
-  if (decision.backupFirst && file.backup) await keepOriginal(file.input, file.backup, file.rel, decision.sourceHash, ctx.signal);
-  const mode = file.backup ? (await stat(file.input)).mode : undefined;
+  // In place, the file as it was when its original was kept: it is replaced only while it is still so.
+  const kept = file.backup ? await stat(file.input) : undefined;
+  // Hashed here, not taken from the decision: the file may have changed since.
+  if (decision.backupFirst && file.backup) await keepOriginal(file.input, file.backup, file.rel, undefined, ctx.signal);
+  const mode = kept?.mode;
   // In in-place mode the upload may be the kept original, whose size differs from the current file's.
   const source = decision.source === file.input ? { size: file.size, mtimeMs: file.mtimeMs } : await stat(decision.source);
   for (let attempt = 1; ; attempt++) {
     try {
-      return await attemptOnce(job, decision, source, mode, base, ctx);
+      return await attemptOnce(job, decision, source, { mode, kept }, base, ctx);
     } catch (err) {
       await beforeNextAttempt(job, err, attempt, ctx);
     }
@@ -246,8 +250,9 @@ async function correctFile(job: FileJob, decision: CorrectDecision, base: FileRe
 }
 
 /** Upload, run the job, write the result atomically and record it in the manifest. */
-async function attemptOnce(job: FileJob, decision: CorrectDecision, source: { size: number; mtimeMs: number }, mode: number | undefined, base: FileResult, ctx: FileContext): Promise<FileResult> {
+async function attemptOnce(job: FileJob, decision: CorrectDecision, source: { size: number; mtimeMs: number }, inPlace: { mode: number | undefined; kept: Stats | undefined }, base: FileResult, ctx: FileContext): Promise<FileResult> {
   const { file, ids } = job;
+  const { mode, kept } = inPlace;
   const { signal, emit } = ctx;
   let phase: CorrectionProgress['phase'] | undefined;
   let readHash: string | undefined;
@@ -276,6 +281,7 @@ async function attemptOnce(job: FileJob, decision: CorrectDecision, source: { si
     ...(mode !== undefined ? { mode } : {}),
     verify: async (tmp) => {
       got = await verifyOutput(tmp, expected);
+      if (kept) await assertUnchangedSince(file.input, kept);
     },
   });
   const out = await stat(file.output);
@@ -291,7 +297,7 @@ async function attemptOnce(job: FileJob, decision: CorrectDecision, source: { si
 
 /** Rethrow what another attempt cannot fix; otherwise report the retry and wait its backoff. */
 async function beforeNextAttempt(job: FileJob, err: unknown, attempt: number, ctx: FileContext): Promise<void> {
-  if (ctx.signal?.aborted) throw err;
+  if (ctx.signal?.aborted || err instanceof ChangedWhileCorrectingError) throw err;
   // The caller's own per-job limit ran out: final for this run, not a flaky connection.
   if (err instanceof TimeoutError && ctx.jobTimeoutMs && err.timeoutMs === ctx.jobTimeoutMs) throw new JobTimeoutError(ctx.jobTimeoutMs);
   if (attempt >= ctx.attempts || !worthAnotherAttempt(err)) throw err;
@@ -300,6 +306,18 @@ async function beforeNextAttempt(job: FileJob, err: unknown, attempt: number, ct
   const delayMs = (ctx.retryDelayMs ?? 1000) * 2 ** (attempt - 1);
   ctx.emit({ type: 'retry', ...job.ids, attempt: attempt + 1, delayMs, error: messageOf(err) });
   await defaultSleep(delayMs, ctx.signal);
+}
+
+/** In place: the user changed the file while it was being corrected; it is left as is (the next run corrects the new version). */
+class ChangedWhileCorrectingError extends Error {
+  override name = 'ChangedWhileCorrectingError';
+}
+
+async function assertUnchangedSince(path: string, kept: Stats): Promise<void> {
+  const now = await stat(path).catch(() => undefined);
+  if (!now || now.size !== kept.size || now.mtimeMs !== kept.mtimeMs || now.ino !== kept.ino) {
+    throw new ChangedWhileCorrectingError(`${path} changed while it was being corrected; left as is (run again to correct the new version)`);
+  }
 }
 
 function failure(job: FileJob, err: unknown, base: FileResult, ctx: FileContext): FileResult {
