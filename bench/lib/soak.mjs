@@ -86,6 +86,9 @@ export async function runSoak({ dir, count = 1000, seed = 1, concurrency = 8, pr
     const redone = second.events.filter((e) => e.type === 'corrected').map((e) => e.input).sort();
     log(`rerun: ${s2.corrected} corrected, ${s2.upToDate} up to date, ${s2.failed} failed, ${jobsRerun} jobs`);
 
+    const twin = await twinRuns({ dir, emu, key, count: Math.min(count, 60) });
+    log(`two runs on one folder at once: ${twin.files} files, ${twin.jobs} jobs, exit codes ${twin.exitCodes.join(' and ')}`);
+
     // On disk.
     const outFiles = filesUnder(outDir);
     const expected = new Set(inputs.map((f) => path.join(outDir, path.relative(inDir, f))));
@@ -133,10 +136,29 @@ export async function runSoak({ dir, count = 1000, seed = 1, concurrency = 8, pr
       unexpectedFiles: unexpected,
       badOutputs: bad,
       originalsChanged,
+      twin,
       secrets,
       outDir,
     };
   } finally {
     await emu.stop();
   }
+}
+
+/**
+ * Two `pfc correct` runs started at once on one folder (the second with
+ * `--wait`, so it waits for the first's lock, then finds everything done):
+ * every file is corrected once, counted by the emulator's jobs.
+ */
+async function twinRuns({ dir, emu, key, count }) {
+  const inDir = path.join(dir, 'twin-in');
+  const outDir = path.join(dir, 'twin-out');
+  const inputs = await inputFolder(inDir, count, { seed: 11 });
+  const jobsBefore = (await emu.stats()).jobs.total;
+  const runs = await Promise.all([
+    pfcCorrect({ input: inDir, out: outDir, web: emu.web, key, extra: ['--wait'], timeoutMs: 30 * 60_000 }),
+    pfcCorrect({ input: inDir, out: outDir, web: emu.web, key, extra: ['--wait'], timeoutMs: 30 * 60_000 }),
+  ]);
+  const jobs = (await emu.stats()).jobs.total - jobsBefore;
+  return { files: inputs.length, jobs, duplicateJobs: Math.max(0, jobs - inputs.length), exitCodes: runs.map((r) => r.code) };
 }

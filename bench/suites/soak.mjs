@@ -17,6 +17,7 @@ export default {
         { name: 'files corrected in the faulty run', value: r.run1.corrected, note: `of ${r.count}; injected: ${i['503']} × 503, ${i['429']} × 429 + Retry-After, ${i.drop} dropped connections, ${i.jobFail} FAILED jobs, ${i.jobHang} never-finishing jobs` },
         { name: 'files failed (with reason)', value: r.run1.failed, note: Object.entries(r.run1.failureReasons).map(([why, n]) => `${n} × ${why}`).join('; ') || 'none' },
         zero('duplicates', r.duplicates),
+        zero('two runs on one folder at once: duplicate jobs', r.twin.duplicateJobs, `${r.twin.files} files, ${r.twin.jobs} jobs (emulator stats), exit codes ${r.twin.exitCodes.join(' and ')}; the second run waits for the first's lock (--wait)`),
         zero('partial or undecodable outputs', r.partials + r.badOutputs.length, r.badOutputs.slice(0, 3).join('; ')),
         zero('unexpected files in the output folder', r.unexpectedFiles.length, r.unexpectedFiles.slice(0, 3).join('; ')),
         zero('originals changed', r.originalsChanged),

@@ -3,7 +3,7 @@
  * with the same input and settings; redo what changed; in in-place mode, redo
  * from the kept original rather than from an earlier result.
  */
-import { stat } from 'node:fs/promises';
+import { lstat } from 'node:fs/promises';
 import type { PfcParams } from '@pfc/core';
 import type { CorrectReason } from './events';
 import { hashFile } from './hash';
@@ -24,30 +24,64 @@ export type Decision =
       sourceHash: string | undefined;
       /** In-place mode: copy the input to the backup before replacing it. */
       backupFirst: boolean;
-    };
+    }
+  /** Left alone: its output would replace a file pfc did not write, or the output of another input. */
+  | { action: 'refuse'; errorName: 'OutputExistsError' | 'OutputCollisionError'; reason: string };
 
-/** Decide for one file. `key` is the file's settings key (see `settingsKey`). */
-export async function decide(file: PlannedFile, manifest: Manifest, key: string, force: boolean, signal?: AbortSignal): Promise<Decision> {
-  const entry = manifest.get(file.output);
-  return file.backup !== undefined ? decideInPlace(file, file.backup, entry, key, force, signal) : decideBeside(file, entry, key, force, signal);
+/** What is at an output path: nothing, pfc's own result (the manifest's hash), or anything else. */
+export type OutputOwner = 'absent' | 'ours' | 'foreign';
+
+/** How to decide: redo up-to-date files (`force`), replace files pfc did not write (`overwrite`). */
+export interface DecideOptions {
+  force?: boolean;
+  overwrite?: boolean;
+  signal?: AbortSignal;
 }
 
-async function decideBeside(file: PlannedFile, entry: ManifestEntry | undefined, key: string, force: boolean, signal?: AbortSignal): Promise<Decision> {
-  if (!entry) return { action: 'correct', reason: 'new', source: file.input, sourceHash: undefined, backupFirst: false };
+/**
+ * Decide for one file. `key` is the file's settings key (see `settingsKey`).
+ * Outside in-place mode, an existing output is replaced only when pfc wrote it
+ * (the manifest's output hash) or with `overwrite`.
+ */
+export async function decide(file: PlannedFile, manifest: Manifest, key: string, options: DecideOptions = {}): Promise<Decision> {
+  if (file.refusal) return { action: 'refuse', errorName: 'OutputCollisionError', reason: file.refusal };
+  const entry = manifest.get(file.output);
+  return file.backup !== undefined ? decideInPlace(file, file.backup, entry, key, options) : decideBeside(file, entry, key, options);
+}
+
+/** Whether the file at `output` is the one the manifest entry records (size and mtime first, then the hash). */
+export async function outputOwner(output: string, entry: ManifestEntry | undefined, signal?: AbortSignal): Promise<OutputOwner> {
+  const info = await lstat(output).catch(() => undefined);
+  if (!info) return 'absent';
+  // A link, folder or device is never a result of pfc, which writes regular files only.
+  if (!info.isFile() || !entry) return 'foreign';
+  if (info.size !== entry.outputSize) return 'foreign';
+  if (info.mtimeMs === entry.outputMtimeMs) return 'ours';
+  return (await hashFile(output, signal)) === entry.outputHash ? 'ours' : 'foreign';
+}
+
+async function decideBeside(file: PlannedFile, entry: ManifestEntry | undefined, key: string, options: DecideOptions): Promise<Decision> {
+  const { signal } = options;
+  const owner = await outputOwner(file.output, entry, signal);
+  if (owner === 'foreign' && !options.overwrite) {
+    return { action: 'refuse', errorName: 'OutputExistsError', reason: `would overwrite a file pfc did not write: ${file.output}; use --overwrite to replace it` };
+  }
+  if (!entry) return { action: 'correct', reason: owner === 'foreign' ? 'output-changed' : 'new', source: file.input, sourceHash: undefined, backupFirst: false };
   const sameStat = entry.inputSize === file.size && entry.inputMtimeMs === file.mtimeMs;
   // An unchanged size and mtime trust the recorded hash (as git's index does): no re-read of large files.
   const sourceHash = sameStat ? entry.inputHash : await hashFile(file.input, signal);
   const correct = (reason: CorrectReason): Decision => ({ action: 'correct', reason, source: file.input, sourceHash, backupFirst: false });
   if (sourceHash !== entry.inputHash) return correct('input-changed');
   if (entry.settingsKey !== key) return correct('settings-changed');
-  const out = await stat(file.output).catch(() => undefined);
-  if (!out) return correct('output-missing');
-  if (out.size !== entry.outputSize) return correct('output-changed');
-  if (force) return correct('forced');
+  if (owner === 'absent') return correct('output-missing');
+  if (owner === 'foreign') return correct('output-changed');
+  if (options.force) return correct('forced');
   return { action: 'skip', entry };
 }
 
-async function decideInPlace(file: PlannedFile, backup: string, entry: ManifestEntry | undefined, key: string, force: boolean, signal?: AbortSignal): Promise<Decision> {
+async function decideInPlace(file: PlannedFile, backup: string, entry: ManifestEntry | undefined, key: string, options: DecideOptions): Promise<Decision> {
+  const { signal } = options;
+  const force = options.force ?? false;
   const sameStat = entry !== undefined && entry.outputSize === file.size && entry.outputMtimeMs === file.mtimeMs;
   const currentHash = sameStat ? entry.outputHash : await hashFile(file.input, signal);
   if (!entry || currentHash !== entry.outputHash) {

@@ -3,8 +3,11 @@ export class BatchUsageError extends Error {
   override name = 'BatchUsageError';
   constructor(
     message: string,
-    /** `not-found`: an input path does not exist; `bad-output`: outputs would overwrite inputs or land in an input folder. */
-    readonly code: 'not-found' | 'bad-output' | 'bad-params',
+    /**
+     * `not-found`: an input path does not exist; `bad-output`: outputs would overwrite inputs or land in an input folder;
+     * `bad-report`: the report path is not a new `.html` file nor an earlier report; `locked`: another run holds the output folder.
+     */
+    readonly code: 'not-found' | 'bad-output' | 'bad-params' | 'bad-report' | 'locked',
   ) {
     super(message);
   }

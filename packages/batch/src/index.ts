@@ -10,9 +10,13 @@ export { planBatch, type BatchPlan, type PlanOptions, type PlannedFile, type Ski
 export { runBatch, worthAnotherAttempt, type RunOptions } from './runner';
 export type { BatchEvent, BatchSummary, CorrectReason, FileResult, FileStatus } from './events';
 export { Manifest, MANIFEST_VERSION, settingsKey, isMirrorOutputFolder, type ManifestEntry } from './manifest';
-export { decide, fileParams, type Decision } from './decide';
+export { decide, fileParams, outputOwner, type Decision, type DecideOptions, type OutputOwner } from './decide';
+export { restoreOriginals, type RestoreOutcome, type RestoreRequest } from './restore';
+export { lockFolders, FolderLockedError, type HeldLocks, type LockHolder, type LockOptions } from './lock';
+export { checkReportPath, REPORT_MARKER } from './report-path';
+export { keepOriginal } from './backup';
 export {
-  BACKUP_DIR, DEFAULT_OUTPUT_DIR, DEFAULT_SUFFIX, MANIFEST_FILE, PARTIAL_SUFFIX, outputFormat, outputName, type OutputMode,
+  BACKUP_DIR, BACKUP_HISTORY_DIR, LOCK_FILE, DEFAULT_OUTPUT_DIR, DEFAULT_SUFFIX, MANIFEST_FILE, PARTIAL_SUFFIX, outputFormat, outputName, type OutputMode,
 } from './paths';
 export { sniffBytes, sniffFile, contentTypeOf, type MediaFormat, type MediaInfo } from './sniff';
 export { LIMITS, limitViolation, acceptsVideo } from './limits';

@@ -12,6 +12,10 @@ export const DEFAULT_OUTPUT_DIR = 'corrected';
 export const MANIFEST_FILE = '.pfc-manifest.jsonl';
 /** Folder (under the input root) holding originals replaced in in-place mode. */
 export const BACKUP_DIR = '.pfc-originals';
+/** Lock file of a run, in each folder holding a manifest (see `lock.ts`). */
+export const LOCK_FILE = '.pfc-lock';
+/** Folder under `BACKUP_DIR` keeping earlier distinct originals of a path, by content hash. */
+export const BACKUP_HISTORY_DIR = '.history';
 /** Suffix of temporary files; they are renamed into place when complete. */
 export const PARTIAL_SUFFIX = '.pfc-partial';
 /** Suffix added before the extension in suffix mode when none is given. */
@@ -99,4 +103,15 @@ export function commonAncestor(paths: readonly string[]): string {
 export function isInside(child: string, parent: string): boolean {
   const rel = relative(parent, child);
   return rel === '' || (rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel));
+}
+
+/**
+ * Where an earlier original of `rel` is kept when a different original replaces
+ * it: `.pfc-originals/.history/<rel>/<hash><ext>`, named by content so the same
+ * original is never kept twice and no two originals share a name.
+ */
+export function backupHistoryPath(backup: string, rel: string, hash: string): string {
+  const backupRoot = backup.slice(0, backup.length - rel.length - 1);
+  const hex = hash.replace(/^sha256:/, '').slice(0, 16);
+  return join(backupRoot, BACKUP_HISTORY_DIR, rel, `${hex}${extname(rel)}`);
 }

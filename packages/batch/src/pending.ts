@@ -9,17 +9,19 @@ export interface PendingOptions {
   backendId: string;
   params?: PfcParams;
   force?: boolean;
+  /** As `RunOptions.overwrite`: files pfc did not write count as pending only with it. */
+  overwrite?: boolean;
   signal?: AbortSignal;
 }
 
-/** The planned files that are not up to date (hashes inputs whose size or mtime changed). */
+/** The planned files that are not up to date and not refused (hashes inputs whose size or mtime changed). */
 export async function pendingFiles(plan: BatchPlan, options: PendingOptions): Promise<PlannedFile[]> {
   const manifests = new Map<string, Manifest>();
   for (const root of plan.outputRoots) manifests.set(root, await Manifest.load(root, plan.mode.kind));
   const pending: PlannedFile[] = [];
   for (const file of plan.files) {
     const key = settingsKey(options.backendId, effectivePfcParams(fileParams(file, options.params ?? {})));
-    const d = await decide(file, manifests.get(file.outputRoot)!, key, options.force ?? false, options.signal);
+    const d = await decide(file, manifests.get(file.outputRoot)!, key, options);
     if (d.action === 'correct') pending.push(file);
   }
   return pending;

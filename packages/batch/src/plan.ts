@@ -3,16 +3,19 @@
  * each file to its output. Everything left out is listed with a reason.
  */
 import type { Dirent, Stats } from 'node:fs';
-import { readdir, realpath, stat } from 'node:fs/promises';
-import { basename, dirname, extname, join, resolve } from 'node:path';
+import { lstat, readdir, realpath, stat } from 'node:fs/promises';
+import { basename, dirname, join, resolve } from 'node:path';
 import type { BackendKind, PfcParams } from '@pfc/core';
 import { BatchUsageError } from './errors';
 import { limitViolation } from './limits';
 import { isMirrorOutputFolder } from './manifest';
+import { isAnimatedPng } from './animation';
+import { settleCollisions } from './collisions';
 import {
-  BACKUP_DIR, commonAncestor, MANIFEST_FILE, DEFAULT_OUTPUT_DIR, DEFAULT_SUFFIX, disambiguatedName, hasSuffix, isInside, isPartialName,
+  BACKUP_DIR, commonAncestor, LOCK_FILE, MANIFEST_FILE, DEFAULT_OUTPUT_DIR, DEFAULT_SUFFIX, hasSuffix, isInside, isPartialName,
   type OutputMode, outputName, portableRelative,
 } from './paths';
+import { realFolderCache, realPathOf } from './realpaths';
 import { type MediaInfo, sniffFile } from './sniff';
 
 export interface PlanOptions {
@@ -42,6 +45,8 @@ export interface PlannedFile {
   media: MediaInfo;
   /** In-place mode: where the original is kept. */
   backup?: string;
+  /** Why the file is not corrected although planned: its output is another input's (see `settleCollisions`). */
+  refusal?: string;
 }
 
 export type SkipCode = 'hidden' | 'output-folder' | 'unsupported' | 'over-limit' | 'symlink' | 'suffix-output' | 'duplicate' | 'unreadable';
@@ -78,51 +83,119 @@ export async function planBatch(options: PlanOptions): Promise<BatchPlan> {
   const mode: OutputMode = options.output ?? { kind: 'mirror' };
   const params = options.params ?? {};
   const roots = await resolveRoots(options.inputs.map((p) => resolve(cwd, p)), mode, cwd);
-  const excluded = new Set(mode.kind === 'mirror' ? roots.map((r) => r.outputRoot) : []);
-  const suffix = mode.kind === 'suffix' ? (mode.suffix ?? DEFAULT_SUFFIX) : undefined;
+  const walker = new Walker(mode, params, options.backend ?? 'web', roots);
+  for (const root of roots) {
+    if (root.file) await walker.consider(root.file, root);
+    else if (root.dir) await walker.walk(root.dir, root, realPathOf(root.dir));
+  }
+  const { files, skipped } = walker;
+  if (mode.kind !== 'in-place') {
+    await settleCollisions(files, params, walker.suffix ?? '');
+    await refuseOutputsOverInputs(files);
+  }
+  const outputRoots = [...new Set(files.map((f) => f.outputRoot))];
+  return { files, skipped, outputRoots, mode, totalBytes: files.reduce((n, f) => n + f.size, 0) };
+}
 
-  const files: PlannedFile[] = [];
-  const skipped: SkippedPath[] = [];
-  const seen = new Set<string>();
+/** Walks input folders, judging each path: planned (`files`) or left out with a reason (`skipped`). */
+class Walker {
+  readonly files: PlannedFile[] = [];
+  readonly skipped: SkippedPath[] = [];
+  readonly suffix: string | undefined;
+  /** Real paths of planned inputs: one file reached through two paths is planned once. */
+  private readonly seen = new Set<string>();
+  /** This run's output folders, by path as given and by real path (a link to one is the same folder). */
+  private readonly excluded: Set<string>;
+  private readonly excludedReal: Promise<Set<string>>;
 
-  const consider = async (path: string, root: Root, probed: Promise<Probe> = probe(path)): Promise<void> => {
+  constructor(
+    private readonly mode: OutputMode,
+    private readonly params: PfcParams,
+    private readonly backend: BackendKind | 'emulator',
+    roots: readonly Root[],
+  ) {
+    this.suffix = mode.kind === 'suffix' ? (mode.suffix ?? DEFAULT_SUFFIX) : undefined;
+    const outs = mode.kind === 'mirror' ? roots.map((r) => r.outputRoot) : [];
+    this.excluded = new Set(outs);
+    this.excludedReal = Promise.all(outs.map((o) => realPathOf(o))).then((r) => new Set(r));
+  }
+
+  private skip(path: string, code: SkipCode, reason: string): void {
+    this.skipped.push({ path, code, reason });
+  }
+
+  /** Judge one file and plan it, or say why it is left out. */
+  async consider(path: string, root: Root, probed: Promise<Probe> = probe(path)): Promise<void> {
     const name = basename(path);
-    if (suffix !== undefined && hasSuffix(name, suffix)) {
-      return void skipped.push({ path, code: 'suffix-output', reason: `ends with the output suffix "${suffix}" (an earlier result)` });
-    }
+    const { suffix, mode } = this;
+    if (suffix !== undefined && hasSuffix(name, suffix)) return this.skip(path, 'suffix-output', `ends with the output suffix "${suffix}" (an earlier result)`);
     const p = await probed;
-    if ('error' in p) return void skipped.push({ path, code: 'unreadable', reason: `cannot be read: ${p.error.message}` });
+    if ('error' in p) return this.skip(path, 'unreadable', `cannot be read: ${p.error.message}`);
     const { info, media } = p;
-    if (!media) return void skipped.push({ path, code: 'unsupported', reason: 'not a JPEG, PNG, MP4 or MOV file (judged by content)' });
+    if (!media) return this.skip(path, 'unsupported', 'not a JPEG, PNG, MP4 or MOV file (judged by content)');
+    if (mode.kind === 'in-place' && p.link) {
+      return this.skip(path, 'symlink', 'symbolic link: --in-place never replaces a link with a file; correct the file it points to, or use --out or --suffix');
+    }
+    if (media.format === 'png' && (await isAnimatedPng(path))) {
+      return this.skip(path, 'unsupported', 'animated PNG: the service would keep only its first frame');
+    }
     const real = await p.real;
-    if (seen.has(real)) return void skipped.push({ path, code: 'duplicate', reason: 'already planned through another input' });
-    seen.add(real);
-    const violation = limitViolation(media, info.size, params, options.backend ?? 'web');
-    if (violation) return void skipped.push({ path, code: 'over-limit', reason: violation });
-    const rel = portableRelative(root.base, path);
-    const relDir = dirname(rel);
-    const outName = outputName(name, media.format, params, suffix ?? '');
-    const output = mode.kind === 'in-place' ? path
-      : mode.kind === 'suffix' ? join(dirname(path), outName)
-      : join(root.outputRoot, relDir, outName);
-    const file: PlannedFile = { input: path, output, outputRoot: root.outputRoot, rel, size: info.size, mtimeMs: info.mtimeMs, media };
-    if (mode.kind === 'in-place') file.backup = join(root.base, BACKUP_DIR, rel);
-    files.push(file);
-  };
+    if (this.seen.has(real)) return this.skip(path, 'duplicate', 'already planned through another input');
+    this.seen.add(real);
+    const violation = limitViolation(media, info.size, this.params, this.backend);
+    if (violation) return this.skip(path, 'over-limit', violation);
+    this.files.push(plannedFile(path, root, mode, suffix, info, media, this.params));
+  }
 
-  const walk = async (dir: string, root: Root): Promise<void> => {
+  /** Walk a folder (`real`: its real path), in name order. */
+  async walk(dir: string, root: Root, real: Promise<string>): Promise<void> {
     let entries: Dirent[];
     try {
       entries = await readdir(dir, { withFileTypes: true });
     } catch (err) {
-      return void skipped.push({ path: dir, code: 'unreadable', reason: `folder cannot be read: ${(err as Error).message}` });
+      return this.skip(dir, 'unreadable', `folder cannot be read: ${(err as Error).message}`);
     }
     entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    // A plain file's real path is its folder's plus its name: one realpath per folder, not per file.
-    const realDir = realpath(dir);
-    realDir.catch(() => undefined);
-    // The files' reads (stat, header, real path) run a few ahead of the walk, in order:
-    // one at a time, a folder of small files spent most of its planning waiting on them.
+    real.catch(() => undefined);
+    const probed = this.probeAhead(dir, entries, real);
+    for (const e of entries) {
+      const path = join(dir, e.name);
+      const kind = await this.kindOf(e, path);
+      if (kind === 'dir') await this.enterFolder(path, e.name, root, real);
+      else if (kind === 'file') {
+        // Temporary files of an interrupted run (the runner removes them), manifests and locks are not inputs.
+        if (isPartialName(e.name) || e.name === MANIFEST_FILE || e.name.startsWith(LOCK_FILE)) continue;
+        if (e.name.startsWith('.')) this.skip(path, 'hidden', 'hidden file');
+        else await this.consider(path, root, probed(path));
+      }
+    }
+  }
+
+  /** A folder entry, following links to files (not to folders: they can loop or leave the tree). */
+  private async kindOf(e: Dirent, path: string): Promise<'dir' | 'file' | 'other'> {
+    if (!e.isSymbolicLink()) return e.isDirectory() ? 'dir' : e.isFile() ? 'file' : 'other';
+    const target = await stat(path).catch(() => undefined);
+    if (!target) return void this.skip(path, 'unreadable', 'broken symbolic link'), 'other';
+    if (target.isDirectory()) return void this.skip(path, 'symlink', 'symbolic link to a folder (not followed)'), 'other';
+    return 'file';
+  }
+
+  private async enterFolder(path: string, name: string, root: Root, parentReal: Promise<string>): Promise<void> {
+    // A folder that is no link: its real path is its parent's plus its name.
+    const real = parentReal.then((r) => join(r, name));
+    if (name === BACKUP_DIR) this.skip(path, 'output-folder', 'originals kept by --in-place');
+    else if (name.startsWith('.')) this.skip(path, 'hidden', 'hidden folder');
+    else if (this.excluded.has(path) || (await this.excludedReal).has(await real.catch(() => path))) this.skip(path, 'output-folder', 'output folder of this run');
+    else if (await isMirrorOutputFolder(path)) this.skip(path, 'output-folder', 'output folder of an earlier run (holds a manifest)');
+    else await this.walk(path, root, real);
+  }
+
+  /**
+   * The files' reads (stat, header, real path) run a few ahead of the walk, in order:
+   * one at a time, a folder of small files spent most of its planning waiting on them.
+   */
+  private probeAhead(dir: string, entries: Dirent[], realDir: Promise<string>): (path: string) => Promise<Probe> | undefined {
+    const suffix = this.suffix;
     const ahead = new Map<string, Promise<Probe>>();
     const candidates = entries
       .filter((e) => e.isFile() && !e.name.startsWith('.') && !isPartialName(e.name) && e.name !== MANIFEST_FILE && !(suffix !== undefined && hasSuffix(e.name, suffix)))
@@ -134,75 +207,58 @@ export async function planBatch(options: PlanOptions): Promise<BatchPlan> {
         ahead.set(path, probe(path, realDir));
       }
     };
-    const probed = (path: string): Promise<Probe> | undefined => {
+    return (path) => {
       fill();
       const p = ahead.get(path);
       ahead.delete(path);
       fill();
       return p;
     };
-    for (const e of entries) {
-      const path = join(dir, e.name);
-      let isDir = e.isDirectory();
-      if (e.isSymbolicLink()) {
-        const target = await stat(path).catch(() => undefined);
-        if (!target) {
-          skipped.push({ path, code: 'unreadable', reason: 'broken symbolic link' });
-          continue;
-        }
-        if (target.isDirectory()) {
-          // Links to folders are not followed: they can loop or leave the tree.
-          skipped.push({ path, code: 'symlink', reason: 'symbolic link to a folder (not followed)' });
-          continue;
-        }
-        isDir = false;
-      }
-      if (isDir) {
-        if (e.name === BACKUP_DIR) skipped.push({ path, code: 'output-folder', reason: 'originals kept by --in-place' });
-        else if (e.name.startsWith('.')) skipped.push({ path, code: 'hidden', reason: 'hidden folder' });
-        else if (excluded.has(path)) skipped.push({ path, code: 'output-folder', reason: 'output folder of this run' });
-        else if (await isMirrorOutputFolder(path)) skipped.push({ path, code: 'output-folder', reason: 'output folder of an earlier run (holds a manifest)' });
-        else await walk(path, root);
-      } else if (e.isFile() || e.isSymbolicLink()) {
-        // Temporary files of an interrupted run (the runner removes them) and our manifests are not inputs.
-        if (isPartialName(e.name) || e.name === MANIFEST_FILE) continue;
-        if (e.name.startsWith('.')) skipped.push({ path, code: 'hidden', reason: 'hidden file' });
-        else await consider(path, root, probed(path));
-      }
-    }
-  };
-
-  for (const root of roots) {
-    if (root.file) await consider(root.file, root);
-    else if (root.dir) await walk(root.dir, root);
   }
+}
 
-  resolveCollisions(files, params, suffix ?? '');
-  const inputs = new Set(files.map((f) => f.input));
+/** Where one input's result goes, in each mode. */
+function plannedFile(path: string, root: Root, mode: OutputMode, suffix: string | undefined, info: Stats, media: MediaInfo, params: PfcParams): PlannedFile {
+  const rel = portableRelative(root.base, path);
+  const outName = outputName(basename(path), media.format, params, suffix ?? '');
+  const output = mode.kind === 'in-place' ? path
+    : mode.kind === 'suffix' ? join(dirname(path), outName)
+    : join(root.outputRoot, dirname(rel), outName);
+  const file: PlannedFile = { input: path, output, outputRoot: root.outputRoot, rel, size: info.size, mtimeMs: info.mtimeMs, media };
+  if (mode.kind === 'in-place') file.backup = join(root.base, BACKUP_DIR, rel);
+  return file;
+}
+
+/** No output may land on an input, judged by real paths (a link in the output tree can lead back to the inputs). */
+async function refuseOutputsOverInputs(files: PlannedFile[]): Promise<void> {
+  const realDir = realFolderCache();
+  const realOf = async (p: string): Promise<string> => join(await realDir(dirname(p)), basename(p));
+  const inputs = new Map<string, string>();
+  for (const f of files) inputs.set(await realPathOf(f.input), f.input);
   for (const f of files) {
-    if (mode.kind !== 'in-place' && inputs.has(f.output)) {
-      throw new BatchUsageError(`the output of ${f.input} would overwrite the input ${f.output}; choose another --out folder (or --in-place to replace originals)`, 'bad-output');
+    const hit = inputs.get(await realOf(f.output));
+    if (hit) {
+      throw new BatchUsageError(`the output of ${f.input} would overwrite the input ${hit}; choose another --out folder (or --in-place to replace originals)`, 'bad-output');
     }
   }
-  const outputRoots = [...new Set(files.map((f) => f.outputRoot))];
-  return { files, skipped, outputRoots, mode, totalBytes: files.reduce((n, f) => n + f.size, 0) };
 }
 
 /** How many files' reads planning runs ahead of the walk. */
 const PROBES_AHEAD = 16;
 
 /** What planning reads of a file; an unreadable file is an `error`. */
-type Probe = { info: Stats; media: MediaInfo | undefined; real: Promise<string> } | { error: Error };
+type Probe = { info: Stats; media: MediaInfo | undefined; real: Promise<string>; link: boolean } | { error: Error };
 
 /** `realDir`: the real path of the file's folder, for a file that is not a symbolic link. */
 async function probe(path: string, realDir?: Promise<string>): Promise<Probe> {
   try {
-    const info = await stat(path);
+    const [info, own] = await Promise.all([stat(path), lstat(path)]);
     const media = await sniffFile(path);
-    const real = realDir ? realDir.then((d) => join(d, basename(path))) : realpath(path);
+    const link = own.isSymbolicLink();
+    const real = realDir && !link ? realDir.then((d) => join(d, basename(path))) : realpath(path);
     // Awaited where it is needed (a failure there fails the plan, as before); never unhandled meanwhile.
     real.catch(() => undefined);
-    return { info, media, real };
+    return { info, media, real, link };
   } catch (err) {
     return { error: err as Error };
   }
@@ -217,30 +273,28 @@ async function resolveRoots(paths: string[], mode: OutputMode, cwd: string): Pro
   const fixedOut = mode.kind === 'mirror' && mode.dir !== undefined ? resolve(cwd, mode.dir) : undefined;
   // With one --out folder for several inputs, the tree is mirrored from their common folder.
   const sharedBase = fixedOut ? commonAncestor(bases) : undefined;
-  return paths.map((p, i): Root => {
+  const roots: Root[] = [];
+  for (const [i, p] of paths.entries()) {
     const base = sharedBase ?? bases[i]!;
     const outputRoot = mode.kind !== 'mirror' ? bases[i]! : fixedOut ?? join(bases[i]!, DEFAULT_OUTPUT_DIR);
-    if (mode.kind === 'mirror' && outputRoot === bases[i]) {
-      throw new BatchUsageError(`the output folder ${outputRoot} is the input folder; choose another --out folder (or --in-place to replace originals)`, 'bad-output');
-    }
-    if (mode.kind === 'mirror' && stats[i]!.isDirectory() && isInside(p, outputRoot) && p !== outputRoot) {
-      throw new BatchUsageError(`the input ${p} is inside the output folder ${outputRoot}`, 'bad-output');
-    }
-    return stats[i]!.isDirectory() ? { base, outputRoot, dir: p } : { base, outputRoot, file: p };
-  });
+    if (mode.kind === 'mirror') await refuseUnsafeOutputFolder(p, bases[i]!, stats[i]!.isDirectory(), outputRoot);
+    roots.push(stats[i]!.isDirectory() ? { base, outputRoot, dir: p } : { base, outputRoot, file: p });
+  }
+  return roots;
 }
 
-/** Inputs whose outputs would land on the same path (`a.png` and `a.jpg` with outputType=jpg) keep their extension in the name. */
-function resolveCollisions(files: PlannedFile[], params: PfcParams, suffix: string): void {
-  const byOutput = new Map<string, PlannedFile[]>();
-  for (const f of files) byOutput.set(f.output, [...(byOutput.get(f.output) ?? []), f]);
-  for (const group of byOutput.values()) {
-    if (group.length < 2) continue;
-    // The input whose extension already matches keeps the plain name; the others show where they came from.
-    const keeper = group.find((f) => extname(f.input).toLowerCase() === extname(f.output).toLowerCase());
-    for (const f of group) {
-      if (f === keeper || f.output === f.input) continue;
-      f.output = join(dirname(f.output), disambiguatedName(basename(f.input), f.media.format, params, suffix));
-    }
+/**
+ * A mirror's output folder must not be the input folder nor hold the input,
+ * judged on the paths as given and on their real paths: a link to the input
+ * folder is the input folder.
+ */
+async function refuseUnsafeOutputFolder(input: string, base: string, isDir: boolean, outputRoot: string): Promise<void> {
+  const [realBase, realOut, realInput] = await Promise.all([realPathOf(base), realPathOf(outputRoot), realPathOf(input)]);
+  if (outputRoot === base || realOut === realBase) {
+    const via = outputRoot === base ? '' : ` (${outputRoot} and ${base} are the same folder through a symbolic link)`;
+    throw new BatchUsageError(`the output folder ${outputRoot} is the input folder${via}; choose another --out folder (or --in-place to replace originals)`, 'bad-output');
+  }
+  if (isDir && ((isInside(input, outputRoot) && input !== outputRoot) || isInside(realInput, realOut))) {
+    throw new BatchUsageError(`the input ${input} is inside the output folder ${outputRoot}`, 'bad-output');
   }
 }

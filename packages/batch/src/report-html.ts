@@ -3,6 +3,7 @@ import { relative, sep } from 'node:path';
 import { PFC_PARAMS, type PfcParams } from '@pfc/core';
 import type { BatchSummary, FileResult } from './events';
 import { formatBytes, formatDuration } from './format';
+import { REPORT_MARKER } from './report-path';
 import type { Thumbnail } from './report';
 
 export interface ReportCard {
@@ -103,6 +104,7 @@ export function renderReport(model: ReportModel): string {
 <html lang="en">
 <head>
 <meta charset="utf-8">
+${REPORT_MARKER}
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${esc(model.title)}</title>
 <style>${CSS}</style>

@@ -4,12 +4,13 @@
  * Entry `@pfc/batch/report`, apart from the engine, because thumbnails need the
  * native `sharp`, which hosts without native modules (VS Code) cannot load.
  */
-import { dirname, resolve } from 'node:path';
+import { dirname } from 'node:path';
 import sharp from 'sharp';
 import type { PfcParams } from '@pfc/core';
 import type { BatchSummary, FileResult } from './events';
 import { writeFileAtomic } from './files';
 import { renderReport, type ReportCard } from './report-html';
+import { checkReportPath } from './report-path';
 
 export interface ReportOptions {
   /** Page title. Default "Perfectly Clear batch report". */
@@ -24,9 +25,13 @@ export interface ReportOptions {
   maxThumbnails?: number;
 }
 
-/** Write the report for a finished run to `path` (temporary file + rename). Returns the absolute path. */
+/**
+ * Write the report for a finished run to `path` (temporary file + rename).
+ * Returns the absolute path. Throws `BatchUsageError` (`bad-report`) when
+ * `path` is not an `.html` file name or is a file no pfc report wrote (see `checkReportPath`).
+ */
 export async function writeReport(path: string, summary: BatchSummary, options: ReportOptions = {}): Promise<string> {
-  const dest = resolve(path);
+  const dest = await checkReportPath(path);
   const px = options.thumbnailPx ?? 360;
   const max = options.maxThumbnails ?? 500;
   const cards: ReportCard[] = [];

@@ -5,18 +5,21 @@
  * stops new work and aborts work in flight.
  */
 import { setMaxListeners } from 'node:events';
+import type { Stats } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import {
   AuthenticationError, ConnectionError, type CorrectionBackend, type CorrectionProgress, defaultSleep, PermissionDeniedError, effectivePfcParams, isRetryable, JobFailedError, ParameterError, type PfcParams, PfcError,
   TimeoutError, UserAbortError,
 } from '@pfc/core';
-import { decide, fileParams } from './decide';
+import { keepOriginal } from './backup';
+import { type Decision, decide, fileParams } from './decide';
 import { JobTimeoutError } from './errors';
 import type { BatchEvent, BatchSummary, FileResult } from './events';
-import { copyFileAtomic, fileInputFromPath, removePartials, writeStreamAtomic } from './files';
+import { fileInputFromPath, removePartials, writeStreamAtomic } from './files';
 import { hashFile } from './hash';
-import { Manifest, settingsKey } from './manifest';
+import { type HeldLocks, type LockHolder, lockFolders } from './lock';
+import { Manifest, type ManifestEntry, settingsKey } from './manifest';
 import { outputFormat } from './paths';
 import type { BatchPlan, PlannedFile } from './plan';
 import { JobSlots } from './slots';
@@ -55,11 +58,46 @@ export interface RunOptions {
    * runs out of it fails with `JobTimeoutError` and is not retried in this run. Default: the backend's.
    */
   jobTimeoutMs?: number;
+  /**
+   * Replace existing outputs that pfc did not write (files the manifest does not
+   * record with their current content). Default false: such a file is left alone
+   * and its input fails with `OutputExistsError`. In-place mode always keeps the original.
+   */
+  overwrite?: boolean;
+  /** When another run holds an output folder's lock, wait for it instead of throwing `FolderLockedError`. Default false. */
+  waitForLock?: boolean;
+  /** Called when the run starts waiting for another run's lock (`waitForLock`). */
+  onLockWait?: (lockPath: string, holder: LockHolder | undefined) => void;
   onEvent?: (event: BatchEvent) => void;
 }
 
-/** Run a plan to the end (or until cancelled). Throws `ParameterError` before any upload when the parameters are invalid. */
+/**
+ * Run a plan to the end (or until cancelled). Throws `ParameterError` before any
+ * upload when the parameters are invalid, and `FolderLockedError` when another
+ * run is writing to one of the plan's output folders (see `waitForLock`).
+ */
 export async function runBatch(plan: BatchPlan, options: RunOptions): Promise<BatchSummary> {
+  const params = options.params ?? {};
+  const check = options.backend.validate(params);
+  if (check.errors.length > 0) throw new ParameterError(check.errors);
+  const locks = await lockOutputFolders(plan, options);
+  try {
+    return await runLocked(plan, options, params);
+  } finally {
+    await locks.release();
+  }
+}
+
+/** One run per output folder: the lock is taken before temporary files are cleaned up or the manifest is read. */
+function lockOutputFolders(plan: BatchPlan, options: RunOptions): Promise<HeldLocks> {
+  return lockFolders(plan.outputRoots, {
+    wait: options.waitForLock ?? false,
+    ...(options.onLockWait ? { onWait: options.onLockWait } : {}),
+    ...(options.signal ? { signal: options.signal } : {}),
+  });
+}
+
+async function runLocked(plan: BatchPlan, options: RunOptions, params: PfcParams): Promise<BatchSummary> {
   const started = Date.now();
   const { backend } = options;
   // The run stops itself on failures no other file can escape (a refused key, an unreachable service).
@@ -70,9 +108,6 @@ export async function runBatch(plan: BatchPlan, options: RunOptions): Promise<Ba
     stop.abort();
   });
   let stopReason: string | undefined;
-  const params = options.params ?? {};
-  const check = backend.validate(params);
-  if (check.errors.length > 0) throw new ParameterError(check.errors);
   const backendId = options.backendId ?? backend.kind;
   const concurrency = Math.max(1, Math.floor(options.concurrency ?? 2));
   const attempts = Math.max(1, options.attempts ?? 3);
@@ -152,89 +187,151 @@ interface FileContext extends RunOptions {
 }
 
 async function processFile(file: PlannedFile, manifest: Manifest, ctx: FileContext): Promise<FileResult> {
-  const { signal, emit, backend } = ctx;
   const params = fileParams(file, ctx.params);
   const effective = effectivePfcParams(params);
   const base: FileResult = { input: file.input, output: file.output, rel: file.rel, status: 'failed', media: file.media, params: effective, bytesIn: file.size, warnings: [] };
   if (file.backup) base.backup = file.backup;
-  const ids = { input: file.input, rel: file.rel };
-  const key = settingsKey(ctx.backendId, effective);
-  const t0 = Date.now();
-  let jobId: string | undefined;
-  let phase: CorrectionProgress['phase'] | undefined;
+  const job: FileJob = { file, manifest, params, effective, key: settingsKey(ctx.backendId, effective), t0: Date.now(), ids: { input: file.input, rel: file.rel } };
   try {
-    const d = await decide(file, manifest, key, ctx.force ?? false, signal);
-    if (d.action === 'skip') {
-      emit({ type: 'skipped', ...ids, code: 'up-to-date', output: file.output, bytes: file.size, reason: 'already corrected with the same input and settings' });
-      return { ...base, status: 'up-to-date', bytesOut: d.entry.outputSize, durationMs: d.entry.durationMs, ...(d.entry.jobId ? { jobId: d.entry.jobId } : {}) };
-    }
-    emit({ type: 'start', ...ids, output: file.output, bytes: file.size, reason: d.reason });
-    if (d.backupFirst && file.backup) await copyFileAtomic(file.input, file.backup);
-    const mode = file.backup ? (await stat(file.input)).mode : undefined;
-    // In in-place mode the upload may be the kept original, whose size differs from the current file's.
-    const source = d.source === file.input ? { size: file.size, mtimeMs: file.mtimeMs } : await stat(d.source);
-    let readHash: string | undefined;
-    for (let attempt = 1; ; attempt++) {
-      try {
-        // A file new to the manifest is hashed as it is uploaded (`readHash`), not read twice.
-        const res = await backend.correct(fileInputFromPath(d.source, d.sourceHash === undefined ? (h) => (readHash = h) : undefined), params, {
-          ...(signal ? { signal } : {}),
-          ...(ctx.jobTimeoutMs ? { timeoutMs: ctx.jobTimeoutMs } : {}),
-          fileType: file.media.fileType,
-          contentType: file.media.contentType,
-          size: source.size,
-          fileName: file.rel.split('/').pop() ?? file.rel,
-          // One event per change of phase: each status poll reports one, mostly the same.
-          onProgress: (p) => {
-            if (p.phase === phase) return;
-            phase = p.phase;
-            emit({ type: 'phase', ...ids, phase });
-          },
-          ...(ctx.slots ? { jobSlot: (s: AbortSignal | undefined) => ctx.slots!.acquire(ctx.order, s) } : {}),
-        });
-        jobId = res.job?._id;
-        const expected = outputFormat(file.media.format, params);
-        let got: MediaFormat = expected;
-        const written = await writeStreamAtomic(file.output, res.body, {
-          ...(signal ? { signal } : {}),
-          ...(mode !== undefined ? { mode } : {}),
-          verify: async (tmp) => {
-            got = await verifyOutput(tmp, expected);
-          },
-        });
-        const out = await stat(file.output);
-        const durationMs = Date.now() - t0;
-        await manifest.record({
-          output: file.output, input: file.input, inputHash: d.sourceHash ?? readHash ?? (await hashFile(d.source, signal)), inputSize: source.size, inputMtimeMs: source.mtimeMs, settingsKey: key, params: effective, backend: ctx.backendId,
-          outputHash: written.hash, outputSize: written.bytes, outputMtimeMs: out.mtimeMs, ...(jobId ? { jobId } : {}), durationMs, completedAt: new Date().toISOString(),
-        });
-        const warnings = got === expected ? res.warnings : [...res.warnings, `the service returned ${got.toUpperCase()} where ${expected.toUpperCase()} was expected; the file keeps its planned name`];
-        emit({ type: 'corrected', ...ids, output: file.output, bytesIn: source.size, bytesOut: written.bytes, durationMs, ...(jobId ? { jobId } : {}), warnings, ...(file.backup ? { backup: file.backup } : {}) });
-        return { ...base, status: 'corrected', reason: d.reason, bytesIn: source.size, bytesOut: written.bytes, durationMs, warnings, ...(jobId ? { jobId } : {}), ...(res.job ? { job: res.job } : {}) };
-      } catch (err) {
-        if (signal?.aborted) throw err;
-        // The caller's own per-job limit ran out: final for this run, not a flaky connection.
-        if (err instanceof TimeoutError && ctx.jobTimeoutMs && err.timeoutMs === ctx.jobTimeoutMs) throw new JobTimeoutError(ctx.jobTimeoutMs);
-        if (attempt >= ctx.attempts || !worthAnotherAttempt(err)) throw err;
-        // Later files do not wait for this one's turn through its backoff.
-        ctx.slots?.pass(ctx.order);
-        const delayMs = (ctx.retryDelayMs ?? 1000) * 2 ** (attempt - 1);
-        emit({ type: 'retry', ...ids, attempt: attempt + 1, delayMs, error: messageOf(err) });
-        await defaultSleep(delayMs, signal);
-      }
-    }
+    const decision = await decide(file, manifest, job.key, { force: ctx.force ?? false, overwrite: ctx.overwrite ?? false, ...(ctx.signal ? { signal: ctx.signal } : {}) });
+    if (decision.action === 'skip') return upToDate(job, decision.entry, base, ctx);
+    if (decision.action === 'refuse') return refused(job, decision.errorName, decision.reason, base, ctx);
+    return await correctFile(job, decision, base, ctx);
   } catch (err) {
-    if (signal?.aborted || err instanceof UserAbortError) {
-      emit({ type: 'cancelled', ...ids });
-      return { ...base, status: 'cancelled' };
-    }
-    if (err instanceof JobFailedError) jobId = err.jobId;
-    const error = messageOf(err);
-    const errorName = err instanceof Error ? err.name : 'Error';
-    base.fatal = err instanceof AuthenticationError || err instanceof PermissionDeniedError;
-    emit({ type: 'failed', ...ids, error, errorName, ...(jobId ? { jobId } : {}) });
-    return { ...base, status: 'failed', error, errorName, durationMs: Date.now() - t0, ...(jobId ? { jobId } : {}) };
+    return failure(job, err, base, ctx);
   }
+}
+
+/** One planned file on its way through the run. */
+interface FileJob {
+  file: PlannedFile;
+  manifest: Manifest;
+  params: PfcParams;
+  effective: PfcParams;
+  /** Settings key of the file (backend and effective parameters). */
+  key: string;
+  /** Start time, ms since the epoch. */
+  t0: number;
+  ids: { input: string; rel: string };
+  jobId?: string;
+}
+
+type CorrectDecision = Extract<Decision, { action: 'correct' }>;
+
+function upToDate(job: FileJob, entry: ManifestEntry, base: FileResult, ctx: FileContext): FileResult {
+  ctx.emit({ type: 'skipped', ...job.ids, code: 'up-to-date', output: job.file.output, bytes: job.file.size, reason: 'already corrected with the same input and settings' });
+  return { ...base, status: 'up-to-date', bytesOut: entry.outputSize, durationMs: entry.durationMs, ...(entry.jobId ? { jobId: entry.jobId } : {}) };
+}
+
+/** A file left alone so that no file pfc did not write is replaced: reported failed with the reason, nothing sent. */
+function refused(job: FileJob, errorName: string, error: string, base: FileResult, ctx: FileContext): FileResult {
+  ctx.emit({ type: 'failed', ...job.ids, error, errorName });
+  return { ...base, status: 'failed', error, errorName, durationMs: 0 };
+}
+
+/** Keep the original (in-place), then correct with whole-file retries of retryable failures. */
+async function correctFile(job: FileJob, decision: CorrectDecision, base: FileResult, ctx: FileContext): Promise<FileResult> {
+  const { file } = job;
+  ctx.emit({ type: 'start', ...job.ids, output: file.output, bytes: file.size, reason: decision.reason });
+  // In place, the file as it was when its original was kept: it is replaced only while it is still so.
+  const kept = file.backup ? await stat(file.input) : undefined;
+  // Hashed here, not taken from the decision: the file may have changed since.
+  if (decision.backupFirst && file.backup) await keepOriginal(file.input, file.backup, file.rel, undefined, ctx.signal);
+  const mode = kept?.mode;
+  // In in-place mode the upload may be the kept original, whose size differs from the current file's.
+  const source = decision.source === file.input ? { size: file.size, mtimeMs: file.mtimeMs } : await stat(decision.source);
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await attemptOnce(job, decision, source, { mode, kept }, base, ctx);
+    } catch (err) {
+      await beforeNextAttempt(job, err, attempt, ctx);
+    }
+  }
+}
+
+/** Upload, run the job, write the result atomically and record it in the manifest. */
+async function attemptOnce(job: FileJob, decision: CorrectDecision, source: { size: number; mtimeMs: number }, inPlace: { mode: number | undefined; kept: Stats | undefined }, base: FileResult, ctx: FileContext): Promise<FileResult> {
+  const { file, ids } = job;
+  const { mode, kept } = inPlace;
+  const { signal, emit } = ctx;
+  let phase: CorrectionProgress['phase'] | undefined;
+  let readHash: string | undefined;
+  // A file new to the manifest is hashed as it is uploaded (`readHash`), not read twice.
+  const res = await ctx.backend.correct(fileInputFromPath(decision.source, decision.sourceHash === undefined ? (h) => (readHash = h) : undefined), job.params, {
+    ...(signal ? { signal } : {}),
+    ...(ctx.jobTimeoutMs ? { timeoutMs: ctx.jobTimeoutMs } : {}),
+    fileType: file.media.fileType,
+    contentType: file.media.contentType,
+    size: source.size,
+    fileName: file.rel.split('/').pop() ?? file.rel,
+    // One event per change of phase: each status poll reports one, mostly the same.
+    onProgress: (p) => {
+      if (p.phase === phase) return;
+      phase = p.phase;
+      emit({ type: 'phase', ...ids, phase });
+    },
+    ...(ctx.slots ? { jobSlot: (s: AbortSignal | undefined) => ctx.slots!.acquire(ctx.order, s) } : {}),
+  });
+  job.jobId = res.job?._id;
+  const jobId = job.jobId;
+  const expected = outputFormat(file.media.format, job.params);
+  let got: MediaFormat = expected;
+  const written = await writeStreamAtomic(file.output, res.body, {
+    ...(signal ? { signal } : {}),
+    ...(mode !== undefined ? { mode } : {}),
+    verify: async (tmp) => {
+      got = await verifyOutput(tmp, expected);
+      if (kept) await assertUnchangedSince(file.input, kept);
+    },
+  });
+  const out = await stat(file.output);
+  const durationMs = Date.now() - job.t0;
+  await job.manifest.record({
+    output: file.output, input: file.input, inputHash: decision.sourceHash ?? readHash ?? (await hashFile(decision.source, signal)), inputSize: source.size, inputMtimeMs: source.mtimeMs, settingsKey: job.key, params: job.effective, backend: ctx.backendId,
+    outputHash: written.hash, outputSize: written.bytes, outputMtimeMs: out.mtimeMs, ...(jobId ? { jobId } : {}), durationMs, completedAt: new Date().toISOString(),
+  });
+  const warnings = got === expected ? res.warnings : [...res.warnings, `the service returned ${got.toUpperCase()} where ${expected.toUpperCase()} was expected; the file keeps its planned name`];
+  emit({ type: 'corrected', ...ids, output: file.output, bytesIn: source.size, bytesOut: written.bytes, durationMs, ...(jobId ? { jobId } : {}), warnings, ...(file.backup ? { backup: file.backup } : {}) });
+  return { ...base, status: 'corrected', reason: decision.reason, bytesIn: source.size, bytesOut: written.bytes, durationMs, warnings, ...(jobId ? { jobId } : {}), ...(res.job ? { job: res.job } : {}) };
+}
+
+/** Rethrow what another attempt cannot fix; otherwise report the retry and wait its backoff. */
+async function beforeNextAttempt(job: FileJob, err: unknown, attempt: number, ctx: FileContext): Promise<void> {
+  if (ctx.signal?.aborted || err instanceof ChangedWhileCorrectingError) throw err;
+  // The caller's own per-job limit ran out: final for this run, not a flaky connection.
+  if (err instanceof TimeoutError && ctx.jobTimeoutMs && err.timeoutMs === ctx.jobTimeoutMs) throw new JobTimeoutError(ctx.jobTimeoutMs);
+  if (attempt >= ctx.attempts || !worthAnotherAttempt(err)) throw err;
+  // Later files do not wait for this one's turn through its backoff.
+  ctx.slots?.pass(ctx.order);
+  const delayMs = (ctx.retryDelayMs ?? 1000) * 2 ** (attempt - 1);
+  ctx.emit({ type: 'retry', ...job.ids, attempt: attempt + 1, delayMs, error: messageOf(err) });
+  await defaultSleep(delayMs, ctx.signal);
+}
+
+/** In place: the user changed the file while it was being corrected; it is left as is (the next run corrects the new version). */
+class ChangedWhileCorrectingError extends Error {
+  override name = 'ChangedWhileCorrectingError';
+}
+
+async function assertUnchangedSince(path: string, kept: Stats): Promise<void> {
+  const now = await stat(path).catch(() => undefined);
+  if (!now || now.size !== kept.size || now.mtimeMs !== kept.mtimeMs || now.ino !== kept.ino) {
+    throw new ChangedWhileCorrectingError(`${path} changed while it was being corrected; left as is (run again to correct the new version)`);
+  }
+}
+
+function failure(job: FileJob, err: unknown, base: FileResult, ctx: FileContext): FileResult {
+  if (ctx.signal?.aborted || err instanceof UserAbortError) {
+    ctx.emit({ type: 'cancelled', ...job.ids });
+    return { ...base, status: 'cancelled' };
+  }
+  if (err instanceof JobFailedError) job.jobId = err.jobId;
+  const { jobId } = job;
+  const error = messageOf(err);
+  const errorName = err instanceof Error ? err.name : 'Error';
+  base.fatal = err instanceof AuthenticationError || err instanceof PermissionDeniedError;
+  ctx.emit({ type: 'failed', ...job.ids, error, errorName, ...(jobId ? { jobId } : {}) });
+  return { ...base, status: 'failed', error, errorName, durationMs: Date.now() - job.t0, ...(jobId ? { jobId } : {}) };
 }
 
 function cancelledResult(file: PlannedFile, params: PfcParams): FileResult {

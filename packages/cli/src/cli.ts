@@ -4,18 +4,20 @@ import pkg from '../package.json' with { type: 'json' };
 import { correctCommand } from './commands/correct';
 import { emulatorCommand } from './commands/emulator';
 import { presetsCommand } from './commands/presets';
+import { restoreCommand } from './commands/restore';
 import { statusCommand } from './commands/status';
-import { CORRECT_HELP, MAIN_HELP, PRESETS_HELP, STATUS_HELP } from './help';
+import { CORRECT_HELP, MAIN_HELP, PRESETS_HELP, RESTORE_HELP, STATUS_HELP } from './help';
 import { type CliIo, EXIT, UsageError } from './io';
 
 const COMMANDS: Record<string, (argv: string[], io: CliIo) => Promise<number>> = {
   correct: correctCommand,
   presets: presetsCommand,
+  restore: restoreCommand,
   status: statusCommand,
   emulator: emulatorCommand,
 };
 
-const HELPS: Record<string, string> = { correct: CORRECT_HELP, presets: PRESETS_HELP, status: STATUS_HELP };
+const HELPS: Record<string, string> = { correct: CORRECT_HELP, presets: PRESETS_HELP, restore: RESTORE_HELP, status: STATUS_HELP };
 
 /** Run `pfc` with `argv` (without the node and script paths). Resolves to the exit code. */
 export async function runCli(argv: string[], io: CliIo): Promise<number> {

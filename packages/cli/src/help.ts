@@ -6,6 +6,8 @@ containers, or a local emulator (the default when nothing is configured).
 
 Commands:
   correct <paths...>      correct photos and videos in files and folders
+  restore <folder> [files...]
+                          put back originals kept by \`correct --in-place\`
   presets <action>        list | get | create | delete | download custom presets
   status <jobId>          show a Web API job's status record
   emulator [options]      run the local emulator (same as pfc-emulator)
@@ -26,10 +28,25 @@ files and folders (recursively). Hidden folders, the output folder and files
 over the service's limits are left out, each with a reason.
 
 Where results go (default: the tree mirrored under <folder>/corrected):
-  -o, --out DIR            mirror the input tree under DIR
+  -o, --out DIR            mirror the input tree under DIR (never the input
+                           folder itself, also not through a symbolic link)
       --suffix S           write beside each input as <name>S<ext> (e.g. _pfc)
-      --in-place           replace the inputs; originals are kept under
-                           <folder>/.pfc-originals/
+      --in-place           replace the inputs; every distinct original is kept
+                           under <folder>/.pfc-originals/ (undo: pfc restore);
+                           symbolic links are left out, never replaced
+      --overwrite          also replace existing files pfc did not write
+
+No-clobber: pfc replaces only files it wrote itself (its manifest records each
+result's hash and the file still has it). An input whose result would replace
+any other file is left alone and reported failed ("would overwrite a file pfc
+did not write"), unless --overwrite is given. Two inputs never share a result:
+a.png beside a.jpg becomes a.png.jpg; a clash that cannot be settled (also
+one of case only, as on macOS and Windows) is reported with both names.
+
+One run per output folder: a run holds the lock file .pfc-lock there (pid,
+host, start time); a second run on the same folder says which process holds
+it and exits 2, or waits with --wait. A lock left by a process that is gone
+is taken over.
 
 Backend (default auto: API key → web; container URL → container; else the
 embedded emulator, started on 127.0.0.1 for this run):
@@ -69,10 +86,31 @@ Run:
                            backend (default 20)
       --json               one JSON object per line on stdout (file events and
                            a final {"type":"summary",...})
-      --report FILE.html   write a before/after report page
+      --report FILE.html   write a before/after report page: a new file, or
+                           one an earlier pfc report wrote (checked before
+                           anything is sent)
+      --wait               wait for another run on the same output folder to
+                           finish instead of exiting
 
 Exit codes: 0 all done, 1 some file failed, 2 usage error (unknown flag,
-invalid parameter, missing path), 130 interrupted (rerun to continue).
+invalid parameter, missing path, unsafe --out or --report, output folder
+locked by another run), 130 interrupted (rerun to continue). A file left alone
+so as not to replace a file pfc did not write counts as failed.
+`;
+
+export const RESTORE_HELP = `Usage: pfc restore <folder> [files...] [--json]
+
+Put back the originals that \`pfc correct --in-place\` kept in
+<folder>/.pfc-originals/: every one, or those of the given files.
+
+A file is replaced only while it is still pfc's corrected result (or is
+missing); a file changed since is left as is and reported, its original stays
+in the backups. Backups are kept. Earlier distinct originals of a name (an
+in-place run after a new photo was put under a corrected file's name) are in
+.pfc-originals/.history/<name>/, named by content hash.
+
+Exit codes: 0 all restored, 1 some file not restored (each with its reason),
+2 usage error or the folder is locked by a running pfc correct.
 `;
 
 export const PRESETS_HELP = `Usage: pfc presets <action> [options]

@@ -2,57 +2,107 @@
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import {
-  BACKEND_CHOICES, BACKUP_DIR, impliedParams, type BackendChoice, type BatchSummary, BatchUsageError, formatBytes, type OpenedBackend, openBackend,
-  type OutputMode, pendingFiles, planBatch, resolveBackendChoice, runBatch,
+  BACKEND_CHOICES, BACKUP_DIR, impliedParams, type BackendChoice, type BackendSelection, type BatchPlan, type BatchSummary, BatchUsageError, checkReportPath, formatBytes,
+  type OpenedBackend, openBackend, type OutputMode, pendingFiles, planBatch, resolveBackendChoice, runBatch,
 } from '@pfc/batch';
-import { ParameterError } from '@pfc/core';
+import { ParameterError, type PfcParams, UserAbortError } from '@pfc/core';
 import { intFlag, parse, secondsFlag } from '../args';
 import { CORRECT_HELP } from '../help';
 import { type CliIo, EXIT, UsageError } from '../io';
 import { paramsFromArgs } from '../params';
-import { humanRenderer, jsonRenderer, printSummary } from '../render';
+import { humanRenderer, jsonRenderer, printSummary, type Renderer, shown } from '../render';
 
 const DEFAULT_CONFIRM_ABOVE = 20;
 /** Upper bound of `--job-timeout`: one day, in seconds. */
 const MAX_JOB_TIMEOUT_S = 86_400;
 
+const CORRECT_OPTIONS = {
+  out: { type: 'string', short: 'o' },
+  suffix: { type: 'string' },
+  'in-place': { type: 'boolean' },
+  overwrite: { type: 'boolean' },
+  wait: { type: 'boolean' },
+  backend: { type: 'string' },
+  'api-key': { type: 'string' },
+  'base-url': { type: 'string' },
+  'container-url': { type: 'string' },
+  'container-input-dir': { type: 'string' },
+  'container-output-dir': { type: 'string' },
+  'bgr-url': { type: 'string' },
+  'bgr-license-key': { type: 'string' },
+  preset: { type: 'string' },
+  param: { type: 'string', short: 'p', multiple: true },
+  concurrency: { type: 'string', short: 'j' },
+  'job-timeout': { type: 'string' },
+  force: { type: 'boolean' },
+  yes: { type: 'boolean', short: 'y' },
+  'confirm-above': { type: 'string' },
+  json: { type: 'boolean' },
+  report: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+type CorrectValues = ReturnType<typeof parse<typeof CORRECT_OPTIONS>>['values'];
+
+/** Everything a run needs, read from the command line and the environment. */
+interface CorrectRequest {
+  v: CorrectValues;
+  positionals: string[];
+  output: OutputMode;
+  params: PfcParams;
+  warnings: string[];
+  concurrency: number | undefined;
+  jobTimeoutS: number | undefined;
+  confirmAbove: number;
+  selection: BackendSelection;
+  resolved: ReturnType<typeof resolveBackendChoice>;
+  /** Real path of `--report`, checked before anything is sent. */
+  report: string | undefined;
+}
+
 export async function correctCommand(argv: string[], io: CliIo): Promise<number> {
-  const { values: v, positionals } = parse(argv, {
-    out: { type: 'string', short: 'o' },
-    suffix: { type: 'string' },
-    'in-place': { type: 'boolean' },
-    backend: { type: 'string' },
-    'api-key': { type: 'string' },
-    'base-url': { type: 'string' },
-    'container-url': { type: 'string' },
-    'container-input-dir': { type: 'string' },
-    'container-output-dir': { type: 'string' },
-    'bgr-url': { type: 'string' },
-    'bgr-license-key': { type: 'string' },
-    preset: { type: 'string' },
-    param: { type: 'string', short: 'p', multiple: true },
-    concurrency: { type: 'string', short: 'j' },
-    'job-timeout': { type: 'string' },
-    force: { type: 'boolean' },
-    yes: { type: 'boolean', short: 'y' },
-    'confirm-above': { type: 'string' },
-    json: { type: 'boolean' },
-    report: { type: 'string' },
-    help: { type: 'boolean', short: 'h' },
-  }, 'correct');
+  const { values: v, positionals } = parse(argv, CORRECT_OPTIONS, 'correct');
   if (v.help) {
     io.stdout.write(CORRECT_HELP);
     return EXIT.ok;
   }
+  const request = await readRequest(v, positionals, io);
+  const render = v.json ? jsonRenderer(io) : humanRenderer(io);
+  for (const w of request.warnings) render.notice(`Note: ${w}`);
+
+  // Plan before starting anything, so a missing path or an unsafe --out costs nothing.
+  const plan = await planBatch({ inputs: positionals, output: request.output, params: request.params, backend: request.resolved, cwd: io.cwd }).catch(usage);
+  let opened: OpenedBackend | undefined;
+  try {
+    opened = await openBackend(request.selection).catch(usage);
+    render.notice(request.resolved === 'emulator'
+      ? `Using the ${opened.description} (no API key or container URL configured).`
+      : `Using the ${opened.description}.`);
+    const check = opened.backend.validate(request.params);
+    if (check.errors.length > 0) throw new UsageError(`invalid parameters for the ${opened.id} backend:\n  ${check.errors.map((e) => e.message).join('\n  ')}`);
+    if (!(await costApproved(request, plan, opened, io))) {
+      render.notice('Nothing sent.');
+      return EXIT.usage;
+    }
+    const summary = await runWithInterrupts(request, plan, opened, render, io);
+    return await finish(request, summary, opened, render, io);
+  } finally {
+    await opened?.close();
+  }
+}
+
+/** Read and check the flags: every usage error is raised here, before planning. */
+async function readRequest(v: CorrectValues, positionals: string[], io: CliIo): Promise<CorrectRequest> {
   if (positionals.length === 0) throw new UsageError('no input paths: pfc correct <files or folders...> (see: pfc correct --help)');
   const output = outputMode(v.out, v.suffix, v['in-place'] ?? false);
+  if (v.overwrite && output.kind === 'in-place') throw new UsageError('--overwrite does not go with --in-place: in-place runs always keep the originals under .pfc-originals/');
   const { params: given, warnings } = paramsFromArgs(v.preset, v.param ?? []);
   const concurrency = intFlag('concurrency', v.concurrency, 1, 64);
   const jobTimeoutS = secondsFlag('job-timeout', v['job-timeout'], MAX_JOB_TIMEOUT_S);
   const confirmAbove = intFlag('confirm-above', v['confirm-above'], 0, Number.MAX_SAFE_INTEGER) ?? DEFAULT_CONFIRM_ABOVE;
   const choice = (v.backend ?? 'auto') as BackendChoice;
   if (!BACKEND_CHOICES.includes(choice)) throw new UsageError(`--backend must be one of ${BACKEND_CHOICES.join(', ')} (got ${JSON.stringify(v.backend)})`);
-  const selection = {
+  const selection: BackendSelection = {
     backend: choice,
     apiKey: v['api-key'] ?? io.env.PFC_API_KEY,
     baseURL: v['base-url'] ?? io.env.PFC_BASE_URL,
@@ -63,73 +113,72 @@ export async function correctCommand(argv: string[], io: CliIo): Promise<number>
   };
   const resolved = resolveBackendChoice(selection);
   const params = impliedParams(resolved, given);
-  const render = v.json ? jsonRenderer(io) : humanRenderer(io);
-  for (const w of warnings) render.notice(`Note: ${w}`);
+  // The report path is judged before anything is sent: it is written only as a new file or over an earlier report.
+  const report = v.report !== undefined ? await checkReportPath(resolve(io.cwd, v.report)).catch(usage) : undefined;
+  return { v, positionals, output, params, warnings, concurrency, jobTimeoutS, confirmAbove, selection, resolved, report };
+}
 
-  // Plan before starting anything, so a missing path or an unsafe --out costs nothing.
-  const plan = await planBatch({ inputs: positionals, output, params, backend: resolved, cwd: io.cwd }).catch(usage);
-  let opened: OpenedBackend | undefined;
-  try {
-    opened = await openBackend(selection).catch(usage);
-    render.notice(resolved === 'emulator'
-      ? `Using the ${opened.description} (no API key or container URL configured).`
-      : `Using the ${opened.description}.`);
-    const check = opened.backend.validate(params);
-    if (check.errors.length > 0) throw new UsageError(`invalid parameters for the ${opened.id} backend:\n  ${check.errors.map((e) => e.message).join('\n  ')}`);
+/** The cost guard: on a paid backend, ask before sending more than `--confirm-above` files. */
+async function costApproved(request: CorrectRequest, plan: BatchPlan, opened: OpenedBackend, io: CliIo): Promise<boolean> {
+  const { v, confirmAbove } = request;
+  if (!opened.paid || v.yes || plan.files.length <= confirmAbove) return true;
+  const pending = await pendingFiles(plan, { backendId: opened.id, params: request.params, force: v.force ?? false, overwrite: v.overwrite ?? false });
+  if (pending.length <= confirmAbove) return true;
+  return confirm(io, pending.length, pending.reduce((n, f) => n + f.size, 0), opened.description, Boolean(v.json));
+}
 
-    if (opened.paid && !v.yes && plan.files.length > confirmAbove) {
-      const pending = await pendingFiles(plan, { backendId: opened.id, params, force: v.force ?? false });
-      if (pending.length > confirmAbove && !(await confirm(io, pending.length, pending.reduce((n, f) => n + f.size, 0), opened.description, Boolean(v.json)))) {
-        render.notice('Nothing sent.');
-        return EXIT.usage;
-      }
-    }
-
-    const ctrl = new AbortController();
-    let interrupts = 0;
-    const offInterrupt = io.onInterrupt(() => {
-      interrupts++;
-      if (interrupts === 1) {
-        render.notice('Stopping: no new files; files in flight are cancelled. Press Ctrl-C again to quit at once.');
-        ctrl.abort();
-      } else {
-        process.exit(EXIT.interrupted);
-      }
-    });
-    let summary: BatchSummary;
-    try {
-      summary = await runBatch(plan, {
-        backend: opened.backend,
-        backendId: opened.id,
-        params,
-        concurrency: concurrency ?? opened.defaultConcurrency,
-        force: v.force ?? false,
-        ...(jobTimeoutS !== undefined ? { jobTimeoutMs: Math.round(jobTimeoutS * 1000) } : {}),
-        signal: ctrl.signal,
-        onEvent: (e) => render.event(e),
-      }).catch((err: unknown) => {
-        if (err instanceof ParameterError) throw new UsageError(`invalid parameters:\n  ${err.issues.map((i) => i.message).join('\n  ')}`);
-        throw err;
-      });
-    } finally {
-      offInterrupt();
-      render.stop();
-    }
-
-    // Loaded only for --report: it brings sharp, whose loading would add ~0.2 s to every start.
-    const report = v.report ? await (await import('@pfc/batch/report')).writeReport(resolve(io.cwd, v.report), summary, { backend: opened.description, params }) : undefined;
-    const code = summary.interrupted ? EXIT.interrupted : summary.failed > 0 || summary.stoppedBecause ? EXIT.failed : EXIT.ok;
-    if (summary.stoppedBecause) render.notice(`Stopped early: ${summary.stoppedBecause}`);
-    if (v.json) {
-      io.stdout.write(`${JSON.stringify(jsonSummary(summary, report, code))}\n`);
+/** Run the plan; the first Ctrl-C cancels cleanly, the second quits at once. */
+async function runWithInterrupts(request: CorrectRequest, plan: BatchPlan, opened: OpenedBackend, render: Renderer, io: CliIo): Promise<BatchSummary> {
+  const { v } = request;
+  const ctrl = new AbortController();
+  let interrupts = 0;
+  const offInterrupt = io.onInterrupt(() => {
+    interrupts++;
+    if (interrupts === 1) {
+      render.notice('Stopping: no new files; files in flight are cancelled. Press Ctrl-C again to quit at once.');
+      ctrl.abort();
     } else {
-      const backupRoots = output.kind === 'in-place' && summary.corrected + summary.upToDate > 0 ? summary.outputRoots.map((r) => join(r, BACKUP_DIR)) : [];
-      printSummary(io, summary, { ...(report ? { report } : {}), backupRoots });
+      process.exit(EXIT.interrupted);
     }
-    return code;
+  });
+  try {
+    return await runBatch(plan, {
+      backend: opened.backend,
+      backendId: opened.id,
+      params: request.params,
+      concurrency: request.concurrency ?? opened.defaultConcurrency,
+      force: v.force ?? false,
+      overwrite: v.overwrite ?? false,
+      waitForLock: v.wait ?? false,
+      onLockWait: (lock, holder) => render.notice(`Waiting for the run holding ${shown(io.cwd, lock)}${holder ? ` (process ${holder.pid} on ${holder.host}, started ${holder.startedAt})` : ''} to finish…`),
+      ...(request.jobTimeoutS !== undefined ? { jobTimeoutMs: Math.round(request.jobTimeoutS * 1000) } : {}),
+      signal: ctrl.signal,
+      onEvent: (e) => render.event(e),
+    }).catch((err: unknown) => {
+      if (err instanceof ParameterError) throw new UsageError(`invalid parameters:\n  ${err.issues.map((i) => i.message).join('\n  ')}`);
+      if (err instanceof UserAbortError) process.exit(EXIT.interrupted);
+      return usage(err);
+    });
   } finally {
-    await opened?.close();
+    offInterrupt();
+    render.stop();
   }
+}
+
+/** Write the report, print the summary, and choose the exit code. */
+async function finish(request: CorrectRequest, summary: BatchSummary, opened: OpenedBackend, render: Renderer, io: CliIo): Promise<number> {
+  const { v, output } = request;
+  // Loaded only for --report: it brings sharp, whose loading would add ~0.2 s to every start.
+  const report = request.report ? await (await import('@pfc/batch/report')).writeReport(request.report, summary, { backend: opened.description, params: request.params }).catch(usage) : undefined;
+  const code = summary.interrupted ? EXIT.interrupted : summary.failed > 0 || summary.stoppedBecause ? EXIT.failed : EXIT.ok;
+  if (summary.stoppedBecause) render.notice(`Stopped early: ${summary.stoppedBecause}`);
+  if (v.json) {
+    io.stdout.write(`${JSON.stringify(jsonSummary(summary, report, code))}\n`);
+  } else {
+    const backupRoots = output.kind === 'in-place' && summary.corrected + summary.upToDate > 0 ? summary.outputRoots.map((r) => join(r, BACKUP_DIR)) : [];
+    printSummary(io, summary, { ...(report ? { report } : {}), backupRoots });
+  }
+  return code;
 }
 
 function outputMode(out: string | undefined, suffix: string | undefined, inPlace: boolean): OutputMode {

@@ -1,0 +1,178 @@
+/**
+ * One run per output folder at a time: a lock file in each folder a run writes
+ * its manifest to. Two runs on one folder would upload and correct every file
+ * twice (billed twice on a paid account), remove each other's temporary files
+ * and lose entries from the manifest, each keeping only its own.
+ *
+ * The lock is a file created with `O_EXCL` holding the owner's pid, host and
+ * start time. A lock whose process is gone (same host, pid not alive) or whose
+ * file is torn and old is stale: it is taken over by renaming it away first, so
+ * of two runs taking over the same stale lock only one gets it.
+ */
+import { hostname } from 'node:os';
+import { link, mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { defaultSleep } from '@pfc/core';
+import { BatchUsageError } from './errors';
+import { LOCK_FILE } from './paths';
+
+/** Who holds a lock (the lock file's content). */
+export interface LockHolder {
+  pid: number;
+  host: string;
+  /** ISO 8601 time the holder took the lock. */
+  startedAt: string;
+}
+
+/** Another live run holds the lock of an output folder. */
+export class FolderLockedError extends BatchUsageError {
+  constructor(
+    readonly lockPath: string,
+    readonly holder: LockHolder | undefined,
+  ) {
+    super(`another pfc run is writing to ${join(lockPath, '..')}: ${describeHolder(holder)} (lock file ${lockPath}); wait for it to finish, pass --wait, or delete the lock file if no pfc is running there`, 'locked');
+    this.name = 'FolderLockedError';
+  }
+}
+
+export interface LockOptions {
+  /** Wait for the holder to finish instead of failing with `FolderLockedError`. Default false. */
+  wait?: boolean;
+  /** Called once per held lock when `wait` starts waiting. */
+  onWait?: (lockPath: string, holder: LockHolder | undefined) => void;
+  /** Poll interval while waiting, ms. Default 500. */
+  pollMs?: number;
+  signal?: AbortSignal;
+}
+
+/** Locks held by this process; `release` removes each lock file only while it is still this run's. */
+export interface HeldLocks {
+  readonly paths: readonly string[];
+  release(): Promise<void>;
+}
+
+/** A lock file torn mid-write (no valid content) older than this is stale, in ms. */
+const TORN_LOCK_STALE_MS = 10_000;
+
+/** Take the lock of every folder (sorted, so two waiting runs cannot deadlock). Creates the folders. */
+export async function lockFolders(dirs: Iterable<string>, options: LockOptions = {}): Promise<HeldLocks> {
+  const held: Array<{ path: string; text: string }> = [];
+  const release = async (): Promise<void> => {
+    for (const lock of held.splice(0).reverse()) await releaseOne(lock.path, lock.text);
+  };
+  try {
+    for (const dir of [...new Set(dirs)].sort()) {
+      await mkdir(dir, { recursive: true });
+      const path = join(dir, LOCK_FILE);
+      held.push({ path, text: await acquire(path, options) });
+    }
+  } catch (err) {
+    await release();
+    throw err;
+  }
+  return { paths: held.map((l) => l.path), release };
+}
+
+async function acquire(path: string, options: LockOptions): Promise<string> {
+  const text = `${JSON.stringify({ pid: process.pid, host: hostname(), startedAt: new Date().toISOString() } satisfies LockHolder)}\n`;
+  let told = false;
+  for (;;) {
+    if (await createExclusive(path, text)) return text;
+    const current = await readHolder(path);
+    if (current === 'gone') continue;
+    if (await isStale(path, current.holder)) {
+      await takeOver(path, current.raw);
+      continue;
+    }
+    if (!options.wait) throw new FolderLockedError(path, current.holder);
+    if (!told) options.onWait?.(path, current.holder);
+    told = true;
+    await defaultSleep(options.pollMs ?? 500, options.signal);
+  }
+}
+
+async function createExclusive(path: string, text: string): Promise<boolean> {
+  try {
+    const fh = await open(path, 'wx');
+    try {
+      await fh.writeFile(text);
+      await fh.sync();
+    } finally {
+      await fh.close();
+    }
+    return true;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw err;
+  }
+}
+
+async function readHolder(path: string): Promise<{ raw: string; holder: LockHolder | undefined } | 'gone'> {
+  let raw: string;
+  try {
+    raw = await readFile(path, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return 'gone';
+    throw err;
+  }
+  return { raw, holder: parseHolder(raw) };
+}
+
+function parseHolder(raw: string): LockHolder | undefined {
+  try {
+    const v = JSON.parse(raw) as Partial<LockHolder>;
+    if (typeof v.pid === 'number' && typeof v.host === 'string' && typeof v.startedAt === 'string') return v as LockHolder;
+  } catch {
+    // torn or foreign content: judged by age below
+  }
+  return undefined;
+}
+
+/** A holder on this host whose process is gone; a lock of another host is never judged stale here. */
+async function isStale(path: string, holder: LockHolder | undefined): Promise<boolean> {
+  if (!holder) {
+    const info = await stat(path).catch(() => undefined);
+    return info !== undefined && Date.now() - info.mtimeMs > TORN_LOCK_STALE_MS;
+  }
+  if (holder.host !== hostname()) return false;
+  if (holder.pid === process.pid) return false;
+  return !processAlive(holder.pid);
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    // EPERM: the process exists but belongs to another user.
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Move the stale lock away under a name of our own, then check that what we
+ * moved is the stale lock we judged; if another run took it over meanwhile,
+ * put its live lock back.
+ */
+async function takeOver(path: string, staleRaw: string): Promise<void> {
+  const aside = `${path}.${process.pid}-${Math.random().toString(36).slice(2, 8)}.stale`;
+  try {
+    await rename(path, aside);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw err;
+  }
+  const moved = await readFile(aside, 'utf8').catch(() => staleRaw);
+  if (moved !== staleRaw) await link(aside, path).catch(() => undefined);
+  await rm(aside, { force: true });
+}
+
+async function releaseOne(path: string, text: string): Promise<void> {
+  const now = await readFile(path, 'utf8').catch(() => undefined);
+  if (now === text) await rm(path, { force: true });
+}
+
+function describeHolder(holder: LockHolder | undefined): string {
+  if (!holder) return 'holder unknown (the lock file cannot be read)';
+  return `process ${holder.pid} on ${holder.host}, started ${holder.startedAt}`;
+}

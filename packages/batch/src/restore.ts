@@ -1,0 +1,127 @@
+/**
+ * Undoing `--in-place`: put the kept originals (`.pfc-originals/<rel>`) back
+ * over the corrected files.
+ *
+ * Restoring never loses a file: a file is replaced only when it is pfc's own
+ * result (the manifest's output hash) or is missing. A file changed since pfc
+ * corrected it is left as is and reported skipped, with its original still in
+ * the backups. Backups are kept after restoring (a later in-place run finds the
+ * same original and does not copy it again). Earlier distinct originals stay in
+ * `.pfc-originals/.history/` for restoring by hand.
+ */
+import { lstat, readdir } from 'node:fs/promises';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import { outputOwner } from './decide';
+import { BatchUsageError } from './errors';
+import { copyFileAtomic } from './files';
+import { hashFile } from './hash';
+import { lockFolders } from './lock';
+import { Manifest } from './manifest';
+import { BACKUP_DIR, BACKUP_HISTORY_DIR, isInside, isPartialName } from './paths';
+
+export interface RestoreRequest {
+  /** The folder that was corrected in place. */
+  folder: string;
+  /** Absolute paths of files under it; default: every file with a backup. */
+  paths?: string[];
+}
+
+export interface RestoreOutcome {
+  /** Files put back, each with the backup it came `from`. */
+  restored: Array<{ path: string; from: string }>;
+  /** Files left as they are, and why. */
+  skipped: Array<{ path: string; reason: string }>;
+}
+
+/** One file and the original kept for it. */
+interface Candidate {
+  path: string;
+  backup: string;
+  /** The folder holding the backup folder and the manifest. */
+  root: string;
+}
+
+/**
+ * Put the originals kept by in-place runs in `request.folder` back. Takes the
+ * folder's run lock (throws `FolderLockedError` while a run writes there).
+ *
+ * @example
+ * const { restored, skipped } = await restoreOriginals({ folder: '/photos' });
+ */
+export async function restoreOriginals(request: RestoreRequest, signal?: AbortSignal): Promise<RestoreOutcome> {
+  const folder = resolve(request.folder);
+  const info = await lstat(folder).catch(() => undefined);
+  if (!info?.isDirectory()) throw new BatchUsageError(`no such folder: ${folder}`, 'not-found');
+  const outcome: RestoreOutcome = { restored: [], skipped: [] };
+  const candidates = request.paths ? await candidatesFor(folder, request.paths, outcome) : await everyBackup(folder);
+  const locks = await lockFolders(new Set(candidates.map((c) => c.root)), signal ? { signal } : {});
+  try {
+    const manifests = new Map<string, Manifest>();
+    for (const c of candidates) {
+      signal?.throwIfAborted();
+      let manifest = manifests.get(c.root);
+      if (!manifest) manifests.set(c.root, (manifest = await Manifest.load(c.root, 'in-place')));
+      const reason = await restoreOne(c, manifest, signal);
+      if (reason) outcome.skipped.push({ path: c.path, reason });
+      else outcome.restored.push({ path: c.path, from: c.backup });
+    }
+  } finally {
+    await locks.release();
+  }
+  return outcome;
+}
+
+/** Restore one file; returns why not, or undefined when restored. */
+async function restoreOne(c: Candidate, manifest: Manifest, signal?: AbortSignal): Promise<string | undefined> {
+  const current = await lstat(c.path).catch(() => undefined);
+  if (current?.isSymbolicLink()) return 'is a symbolic link; left as is';
+  if (current && !current.isFile()) return 'is not a file; left as is';
+  if (current) {
+    const [now, original] = await Promise.all([hashFile(c.path, signal), hashFile(c.backup, signal)]);
+    if (now === original) return 'is already the original';
+    if ((await outputOwner(c.path, manifest.get(c.path), signal)) !== 'ours') {
+      return `changed since pfc corrected it; left as is (the original stays in ${c.backup})`;
+    }
+  }
+  await copyFileAtomic(c.backup, c.path);
+  return undefined;
+}
+
+/** Every original kept under `folder/.pfc-originals/` (not the history of earlier ones). */
+async function everyBackup(folder: string): Promise<Candidate[]> {
+  const backupRoot = join(folder, BACKUP_DIR);
+  const entries = await readdir(backupRoot, { recursive: true, withFileTypes: true }).catch(() => []);
+  const history = join(backupRoot, BACKUP_HISTORY_DIR);
+  return entries
+    .filter((e) => e.isFile() && !isPartialName(e.name))
+    .map((e) => join(e.parentPath, e.name))
+    .filter((backup) => !isInside(backup, history))
+    .sort()
+    .map((backup) => ({ backup, path: join(folder, relative(backupRoot, backup)), root: folder }));
+}
+
+/** The backups of given paths: each looked up in the nearest `.pfc-originals/` from its folder up to `folder`. */
+async function candidatesFor(folder: string, paths: string[], outcome: RestoreOutcome): Promise<Candidate[]> {
+  const found: Candidate[] = [];
+  for (const given of paths) {
+    const path = resolve(folder, given);
+    if (!isInside(path, folder) || path === folder) {
+      outcome.skipped.push({ path, reason: `not inside ${folder}` });
+      continue;
+    }
+    const hit = await nearestBackup(folder, path);
+    if (hit) found.push({ path, ...hit });
+    else outcome.skipped.push({ path, reason: `no original kept for it under ${join(folder, BACKUP_DIR)}` });
+  }
+  return found;
+}
+
+async function nearestBackup(folder: string, path: string): Promise<{ backup: string; root: string } | undefined> {
+  for (let root = dirname(path); isInside(root, folder); root = dirname(root)) {
+    const backup = join(root, BACKUP_DIR, relative(root, path));
+    const info = await lstat(backup).catch(() => undefined);
+    if (info?.isFile()) return { backup, root };
+    if (root === folder || root.split(sep).length <= 1) break;
+  }
+  return undefined;
+}

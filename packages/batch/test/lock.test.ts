@@ -1,0 +1,67 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { FolderLockedError, LOCK_FILE, lockFolders } from '../src/index';
+import { hasAnimationChunk } from '../src/animation';
+import { tempDir } from './helpers';
+
+/** A pid that was alive a moment ago and is gone now. */
+function deadPid(): number {
+  return spawnSync(process.execPath, ['-e', '0']).pid!;
+}
+
+describe('lockFolders', () => {
+  it('refuses a folder a live run holds, naming the process; releases only its own lock', async () => {
+    const dir = tempDir();
+    const held = await lockFolders([dir]);
+    const holder = JSON.parse(readFileSync(join(dir, LOCK_FILE), 'utf8'));
+    expect(holder).toMatchObject({ pid: process.pid, host: hostname() });
+    const err = await lockFolders([dir]).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(FolderLockedError);
+    expect((err as Error).message).toMatch(new RegExp(`process ${process.pid} on `));
+    await held.release();
+    expect(existsSync(join(dir, LOCK_FILE))).toBe(false);
+  });
+
+  it('takes over a stale lock (its process is gone), once when two runs try at the same time', async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, LOCK_FILE), JSON.stringify({ pid: deadPid(), host: hostname(), startedAt: new Date(0).toISOString() }));
+    const tries = await Promise.allSettled([lockFolders([dir]), lockFolders([dir])]);
+    expect(tries.filter((t) => t.status === 'fulfilled')).toHaveLength(1);
+    expect(tries.find((t) => t.status === 'rejected')?.reason).toBeInstanceOf(FolderLockedError);
+  });
+
+  it('never takes over the lock of another host', async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, LOCK_FILE), JSON.stringify({ pid: deadPid(), host: `not-${hostname()}`, startedAt: new Date(0).toISOString() }));
+    await expect(lockFolders([dir])).rejects.toBeInstanceOf(FolderLockedError);
+  });
+
+  it('waits for the holder with `wait`, and says so once', async () => {
+    const dir = tempDir();
+    const held = await lockFolders([dir]);
+    const waits: string[] = [];
+    const waiting = lockFolders([dir], { wait: true, pollMs: 10, onWait: (path) => waits.push(path) });
+    await new Promise((r) => setTimeout(r, 50));
+    await held.release();
+    const second = await waiting;
+    expect(waits).toEqual([join(dir, LOCK_FILE)]);
+    await second.release();
+  });
+});
+
+describe('hasAnimationChunk', () => {
+  const chunk = (type: string, length = 0) => {
+    const b = Buffer.alloc(12 + length);
+    b.writeUInt32BE(length, 0);
+    b.write(type, 4, 'latin1');
+    return b;
+  };
+  const signature = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+  it('finds acTL before the image data (APNG), not in a still PNG', () => {
+    expect(hasAnimationChunk(Buffer.concat([signature, chunk('IHDR', 13), chunk('acTL', 8), chunk('IDAT', 4)]))).toBe(true);
+    expect(hasAnimationChunk(Buffer.concat([signature, chunk('IHDR', 13), chunk('IDAT', 4), chunk('IEND')]))).toBe(false);
+  });
+});
