@@ -7,9 +7,12 @@ import type * as vscode from 'vscode';
 import { resolveBackend } from './backend';
 import { clearKeys, KeyStore, promptAndStoreKey } from './keys';
 import type { Log } from './log';
+import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
+import type { RestoreOutcome } from '@pfc/batch';
 import { comparePair, type ComparePair } from './compare';
 import { EmbeddedEmulator } from './embedded';
+import { restoreRequests, restoreWithConfirmation } from './restore';
 import { excludeRules, type ExcludeSetting } from './scan';
 import { ensureBackend } from './onboarding';
 import { showReport } from './report';
@@ -71,6 +74,7 @@ export class Commands {
       'pfc.showLog': () => this.log.show(),
       'pfc.compareWithOriginal': (uri) => this.compareWithOriginal(uri as vscode.Uri | string | undefined),
       'pfc.useEmulator': () => this.useEmulator(),
+      'pfc.restoreOriginals': (uri, uris) => this.restoreOriginals(uri as vscode.Uri | undefined, uris as vscode.Uri[] | undefined),
     };
     for (const [id, fn] of Object.entries(table)) {
       this.host.subscriptions.push(this.api.commands.registerCommand(id, (...args: unknown[]) => this.guard(() => fn(...args))));
@@ -152,6 +156,21 @@ export class Commands {
     const title = `${basename(pair.original)} ↔ ${basename(pair.corrected)} (Original ↔ Perfectly Clear)`;
     await this.api.commands.executeCommand('vscode.diff', this.api.Uri.file(pair.original), this.api.Uri.file(pair.corrected), title);
     return pair;
+  }
+
+  /**
+   * "Restore Originals": the Explorer's folders or files, or (from the palette)
+   * every file the last run corrected in place.
+   */
+  async restoreOriginals(uri?: vscode.Uri, uris?: vscode.Uri[]): Promise<RestoreOutcome | undefined> {
+    if (this.running) {
+      void this.api.window.showInformationMessage('Perfectly Clear: a run is in progress; restore when it has finished.');
+      return undefined;
+    }
+    const picked = uris && uris.length > 0 ? uris : uri ? [uri] : [];
+    const targets = await Promise.all(picked.map(async (u) => ({ path: u.fsPath, isDir: (await stat(u.fsPath)).isDirectory() })));
+    const requests = restoreRequests(targets, this.last, (p) => this.api.workspace.getWorkspaceFolder(this.api.Uri.file(p))?.uri.fsPath);
+    return restoreWithConfirmation(this.api, this.log, requests);
   }
 
   /** "Use the Local Emulator": backend `emulator` in the user settings (the embedded one unless pfc.emulatorUrl is set). */

@@ -159,13 +159,50 @@ describe('right-click correction in a real VS Code (local emulator backend)', ()
     await runCommand(page, 'Notifications: Clear All Notifications');
     await clearSeenToasts(page);
     await runCommand(page, 'Perfectly Clear: Retry Failed Files of Last Run');
-    await waitForToastText(page, /Corrected 2 files/, 180_000);
+    const summary = await waitForToastText(page, /Perfectly Clear: Corrected \d+ files?/, 180_000);
+    expect(summary).toMatch(/Corrected 2 files/);
     const retried = await newJobs();
     expect(retried.map((j) => j.inputSha256).sort()).toEqual(failedShas);
     const out = join(dir, 'corrected');
     expect(filesBelow(out).filter((f) => !f.split('/').pop()!.startsWith('.'))).toEqual([...SAMPLE_FILES].sort());
     const done = [...firstRun.filter((j) => !/fail/i.test(j.state)), ...retried];
     await expectProducedByService(done, SAMPLE_FILES, dir, out, 'School and Sports');
+  });
+});
+
+describe('in place, then Restore Originals (local emulator backend)', () => {
+  let emu: EmulatorHandle;
+  let s: Session;
+
+  beforeAll(async () => {
+    emu = await startEmulator({ host: '127.0.0.1', control: true });
+    s = await openSession({ codeServerBin, settings: { 'pfc.backend': 'emulator', 'pfc.emulatorUrl': emu.web, 'pfc.output.mode': 'in-place' }, folders: ['originals'] });
+    await recordToasts(s.page);
+  });
+  afterEach((ctx) => diagnose(ctx, s));
+  afterAll(async () => {
+    await s?.close();
+    await emu?.close();
+  });
+
+  test('the corrected files replace the originals, and Restore Originals puts them back byte for byte', async () => {
+    const { page, workspace } = s;
+    const dir = join(workspace, 'originals');
+    await contextMenu(page, explorerRow(page, 'originals'), 'Perfectly Clear: Correct Images in Folder…');
+    await pickQuick(page, 'Pro');
+    await waitForToastText(page, /Corrected 5 files/, 180_000);
+    // In place: each file is now what the service produced from the original kept in .pfc-originals.
+    await expectProducedByService(await serviceJobs(origin(emu)), SAMPLE_FILES, join(dir, '.pfc-originals'), dir, 'Pro');
+    expectOriginalsUntouched(join(dir, '.pfc-originals'), SAMPLE_FILES);
+
+    await runCommand(page, 'Notifications: Clear All Notifications');
+    await contextMenu(page, explorerRow(page, 'originals'), 'Perfectly Clear: Restore Originals');
+    const dialog = page.locator('.monaco-dialog-box', { hasText: 'Restore the originals' });
+    await dialog.waitFor({ state: 'visible', timeout: 60_000 });
+    await dialog.getByRole('button', { name: 'Restore' }).click();
+    await waitForToastText(page, /restored 5 originals\./, 120_000);
+    expectOriginalsUntouched(dir, SAMPLE_FILES);
+    expectNoPartials(dir);
   });
 });
 

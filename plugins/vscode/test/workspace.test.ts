@@ -4,7 +4,8 @@
  * workspaceState across a reload, Compare with Original and the report's
  * zoom and compare links. Real emulator, real files.
  */
-import { cpSync, existsSync, mkdirSync, readdirSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startEmulator, type EmulatorHandle } from '@pfc/emulator';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
@@ -101,6 +102,36 @@ describe('the last run survives a reload', () => {
     expect(retry.summary.results.map((r) => r.input).sort()).toEqual(failed);
     expect(two.fake.quickPicks).toHaveLength(0);
     expect(outputs(join(folder.photos, 'corrected'))).toEqual([...SAMPLE_FILES].sort());
+  });
+});
+
+describe('Restore Originals', () => {
+  const sha = (p: string): string => createHash('sha256').update(readFileSync(p)).digest('hex');
+  test('after an in-place run: the whole last run from the palette, or a selected file from the Explorer, byte for byte', async () => {
+    folder = photoFolder();
+    const originals = new Map(SAMPLE_FILES.map((r) => [r, sha(join(folder.photos, r))]));
+    const { fake } = activateOnFake({ settings: { backend: 'emulator', emulatorUrl: emu.web, 'output.mode': 'in-place' } });
+    fake.answers.push({ match: /^Restore the originals/, answer: 'Restore' });
+    const run = async (): Promise<void> => {
+      const last = (await fake.run('pfc.correctFolder', fake.uri(folder.photos))) as LastRun;
+      expect(last.summary.corrected).toBe(5);
+      for (const r of SAMPLE_FILES) expect(sha(join(folder.photos, r)), r).not.toBe(originals.get(r));
+    };
+    await run();
+    await fake.run('pfc.restoreOriginals');
+    for (const r of SAMPLE_FILES) expect(sha(join(folder.photos, r)), r).toBe(originals.get(r));
+    expect(fake.shown.at(-1)!.text).toBe('Perfectly Clear: restored 5 originals.');
+
+    await run();
+    fake.workspaceFolders = [folder.root];
+    const one = join(folder.photos, 'portraits', 'astronaut.jpg');
+    await fake.run('pfc.restoreOriginals', fake.uri(one), [fake.uri(one)]);
+    expect(sha(one)).toBe(originals.get('portraits/astronaut.jpg'));
+    expect(sha(join(folder.photos, 'objects', 'coffee.jpg'))).not.toBe(originals.get('objects/coffee.jpg'));
+    // Declining restores nothing.
+    fake.answers.unshift({ match: /^Restore the originals/, answer: undefined });
+    await fake.run('pfc.restoreOriginals', fake.uri(folder.photos));
+    expect(sha(join(folder.photos, 'objects', 'coffee.jpg'))).not.toBe(originals.get('objects/coffee.jpg'));
   });
 });
 

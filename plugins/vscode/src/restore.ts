@@ -1,0 +1,75 @@
+/**
+ * "Restore Originals": put back the originals an in-place run kept
+ * (`.pfc-originals/`), with @pfc/batch's `restoreOriginals` — the same
+ * mechanism as `pfc restore`. Only pfc's own results are replaced; a file
+ * changed since it was corrected is left as it is and named in the log.
+ */
+import { dirname, sep } from 'node:path';
+import { BACKUP_DIR, restoreOriginals, type RestoreOutcome, type RestoreRequest } from '@pfc/batch';
+import type { Log } from './log';
+import type { LastRun } from './run';
+import type { VscodeApi } from './vscode-api';
+
+/** What to restore: one request per folder that holds backups. */
+export function restoreRequests(targets: readonly { path: string; isDir: boolean }[], last: LastRun | undefined, folderOf: (path: string) => string | undefined): RestoreRequest[] {
+  if (targets.length === 0) {
+    // The whole last run: every file it corrected in place, under the folder holding its backup.
+    const byFolder = new Map<string, string[]>();
+    for (const r of last?.summary.results ?? []) {
+      if (!r.backup) continue;
+      const at = r.backup.lastIndexOf(`${sep}${BACKUP_DIR}${sep}`);
+      if (at < 0) continue;
+      const folder = r.backup.slice(0, at);
+      byFolder.set(folder, [...(byFolder.get(folder) ?? []), r.input]);
+    }
+    return [...byFolder].map(([folder, paths]) => ({ folder, paths }));
+  }
+  const requests: RestoreRequest[] = [];
+  const files = new Map<string, string[]>();
+  for (const t of targets) {
+    if (t.isDir) requests.push({ folder: t.path });
+    else {
+      // A file's backup is looked up from its folder up to this one.
+      const folder = folderOf(t.path) ?? dirname(t.path);
+      files.set(folder, [...(files.get(folder) ?? []), t.path]);
+    }
+  }
+  return [...requests, ...[...files].map(([folder, paths]) => ({ folder, paths }))];
+}
+
+/** Ask, restore, and say what happened. Resolves the outcome, or undefined when the user declined. */
+export async function restoreWithConfirmation(api: VscodeApi, log: Log, requests: readonly RestoreRequest[]): Promise<RestoreOutcome | undefined> {
+  if (requests.length === 0) {
+    void api.window.showInformationMessage('Perfectly Clear: the last run kept no originals (only in-place runs do). Right-click a folder corrected in place to restore its originals.');
+    return undefined;
+  }
+  const what = requests.map((r) => (r.paths ? `${r.paths.length} file${r.paths.length === 1 ? '' : 's'} in ${r.folder}` : `every file in ${r.folder}`)).join('; ');
+  const go = await api.window.showWarningMessage(
+    `Restore the originals of ${what}? The corrected versions are replaced; files changed since they were corrected are left as they are.`,
+    { modal: true },
+    'Restore',
+  );
+  if (go !== 'Restore') return undefined;
+  const outcome: RestoreOutcome = { restored: [], skipped: [] };
+  await api.window.withProgress({ location: api.ProgressLocation.Notification, title: 'Perfectly Clear: restoring originals', cancellable: true }, async (_p, token) => {
+    const controller = new AbortController();
+    const sub = token.onCancellationRequested(() => controller.abort());
+    try {
+      for (const r of requests) {
+        const o = await restoreOriginals(r, controller.signal);
+        outcome.restored.push(...o.restored);
+        outcome.skipped.push(...o.skipped);
+      }
+    } finally {
+      sub.dispose();
+    }
+  });
+  for (const r of outcome.restored) log.line(`restored ${r.path} from ${r.from}`);
+  for (const s of outcome.skipped) log.line(`not restored ${s.path}: ${s.reason}`);
+  const n = outcome.restored.length;
+  const text = `Perfectly Clear: restored ${n} original${n === 1 ? '' : 's'}${outcome.skipped.length ? `; ${outcome.skipped.length} left as they are (see the log)` : ''}.`;
+  if (outcome.skipped.length > 0) {
+    if ((await api.window.showWarningMessage(text, {}, 'Show Log')) === 'Show Log') log.show();
+  } else void api.window.showInformationMessage(text);
+  return outcome;
+}
