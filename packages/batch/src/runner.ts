@@ -13,7 +13,7 @@ import {
   TimeoutError, UserAbortError,
 } from '@pfc/core';
 import { keepOriginal } from './backup';
-import { type Decision, decide, fileParams } from './decide';
+import { type Decision, decide, fileParams, outputOwner } from './decide';
 import { JobTimeoutError } from './errors';
 import type { BatchEvent, BatchSummary, FileResult } from './events';
 import { fileInputFromPath, removePartials, writeStreamAtomic } from './files';
@@ -282,6 +282,7 @@ async function attemptOnce(job: FileJob, decision: CorrectDecision, source: { si
     verify: async (tmp) => {
       got = await verifyOutput(tmp, expected);
       if (kept) await assertUnchangedSince(file.input, kept);
+      else if (!ctx.overwrite) await assertNoForeignFile(file.output, job.manifest, signal);
     },
   });
   const out = await stat(file.output);
@@ -297,7 +298,7 @@ async function attemptOnce(job: FileJob, decision: CorrectDecision, source: { si
 
 /** Rethrow what another attempt cannot fix; otherwise report the retry and wait its backoff. */
 async function beforeNextAttempt(job: FileJob, err: unknown, attempt: number, ctx: FileContext): Promise<void> {
-  if (ctx.signal?.aborted || err instanceof ChangedWhileCorrectingError) throw err;
+  if (ctx.signal?.aborted || err instanceof ChangedWhileCorrectingError || err instanceof OutputExistsError) throw err;
   // The caller's own per-job limit ran out: final for this run, not a flaky connection.
   if (err instanceof TimeoutError && ctx.jobTimeoutMs && err.timeoutMs === ctx.jobTimeoutMs) throw new JobTimeoutError(ctx.jobTimeoutMs);
   if (attempt >= ctx.attempts || !worthAnotherAttempt(err)) throw err;
@@ -311,6 +312,18 @@ async function beforeNextAttempt(job: FileJob, err: unknown, attempt: number, ct
 /** In place: the user changed the file while it was being corrected; it is left as is (the next run corrects the new version). */
 class ChangedWhileCorrectingError extends Error {
   override name = 'ChangedWhileCorrectingError';
+}
+
+/** A file that pfc did not write appeared at the output path while the file was being corrected. */
+class OutputExistsError extends Error {
+  override name = 'OutputExistsError';
+}
+
+/** Just before the result is renamed into place: the decision's no-clobber check again, for a file that appeared meanwhile. */
+async function assertNoForeignFile(output: string, manifest: Manifest, signal: AbortSignal | undefined): Promise<void> {
+  if ((await outputOwner(output, manifest.get(output), signal)) === 'foreign') {
+    throw new OutputExistsError(`would overwrite a file pfc did not write: ${output} (it appeared while this file was being corrected); use --overwrite to replace it`);
+  }
 }
 
 async function assertUnchangedSince(path: string, kept: Stats): Promise<void> {
