@@ -5,6 +5,7 @@
  * stops new work and aborts work in flight.
  */
 import { setMaxListeners } from 'node:events';
+import { createHash } from 'node:crypto';
 import type { Stats } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
@@ -276,13 +277,23 @@ async function attemptOnce(job: FileJob, decision: CorrectDecision, source: { si
   const jobId = job.jobId;
   const expected = outputFormat(file.media.format, job.params);
   let got: MediaFormat = expected;
-  const written = await writeStreamAtomic(file.output, res.body, {
+  // The result's hash as it streams to disk, for `Manifest.intend` before the rename (no second read).
+  const resultHash = createHash('sha256');
+  const body = res.body.pipeThrough(new TransformStream<Uint8Array, Uint8Array>({
+    transform(chunk, controller) {
+      resultHash.update(chunk);
+      controller.enqueue(chunk);
+    },
+  }));
+  const written = await writeStreamAtomic(file.output, body, {
     ...(signal ? { signal } : {}),
     ...(mode !== undefined ? { mode } : {}),
     verify: async (tmp) => {
       got = await verifyOutput(tmp, expected);
       if (kept) await assertUnchangedSince(file.input, kept);
       else if (!ctx.overwrite) await assertNoForeignFile(file.output, job.manifest, signal);
+      // Known as pfc's before it is in place, so a kill before `record` does not leave a stranger's file.
+      await job.manifest.intend(file.output, `sha256:${resultHash.copy().digest('hex')}`);
     },
   });
   const out = await stat(file.output);
@@ -321,7 +332,7 @@ class OutputExistsError extends Error {
 
 /** Just before the result is renamed into place: the decision's no-clobber check again, for a file that appeared meanwhile. */
 async function assertNoForeignFile(output: string, manifest: Manifest, signal: AbortSignal | undefined): Promise<void> {
-  if ((await outputOwner(output, manifest.get(output), signal)) === 'foreign') {
+  if ((await outputOwner(output, manifest, signal)) === 'foreign') {
     throw new OutputExistsError(`would overwrite a file pfc did not write: ${output} (it appeared while this file was being corrected); use --overwrite to replace it`);
   }
 }
