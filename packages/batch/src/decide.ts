@@ -46,27 +46,31 @@ export interface DecideOptions {
 export async function decide(file: PlannedFile, manifest: Manifest, key: string, options: DecideOptions = {}): Promise<Decision> {
   if (file.refusal) return { action: 'refuse', errorName: 'OutputCollisionError', reason: file.refusal };
   const entry = manifest.get(file.output);
-  return file.backup !== undefined ? decideInPlace(file, file.backup, entry, key, options) : decideBeside(file, entry, key, options);
+  return file.backup !== undefined ? decideInPlace(file, file.backup, manifest, entry, key, options) : decideBeside(file, manifest, entry, key, options);
 }
 
-/** Whether the file at `output` is the one the manifest entry records (size and mtime first, then the hash). */
-export async function outputOwner(output: string, entry: ManifestEntry | undefined, signal?: AbortSignal): Promise<OutputOwner> {
+/**
+ * Whether the file at `output` is one pfc wrote there: the manifest entry's
+ * result (size and mtime first, then the hash), or a result it was renaming
+ * into place when it was killed (see `Manifest.intend`).
+ */
+export async function outputOwner(output: string, manifest: Manifest, signal?: AbortSignal): Promise<OutputOwner> {
   const info = await lstat(output).catch(() => undefined);
   if (!info) return 'absent';
   // A link, folder or device is never a result of pfc, which writes regular files only.
-  if (!info.isFile() || !entry) return 'foreign';
-  if (info.size !== entry.outputSize) return 'foreign';
-  if (info.mtimeMs === entry.outputMtimeMs) return 'ours';
-  return (await hashFile(output, signal)) === entry.outputHash ? 'ours' : 'foreign';
+  if (!info.isFile()) return 'foreign';
+  const entry = manifest.get(output);
+  if (entry && info.size === entry.outputSize && info.mtimeMs === entry.outputMtimeMs) return 'ours';
+  return manifest.wrote(output, await hashFile(output, signal)) ? 'ours' : 'foreign';
 }
 
-async function decideBeside(file: PlannedFile, entry: ManifestEntry | undefined, key: string, options: DecideOptions): Promise<Decision> {
+async function decideBeside(file: PlannedFile, manifest: Manifest, entry: ManifestEntry | undefined, key: string, options: DecideOptions): Promise<Decision> {
   const { signal } = options;
-  const owner = await outputOwner(file.output, entry, signal);
+  const owner = await outputOwner(file.output, manifest, signal);
   if (owner === 'foreign' && !options.overwrite) {
     return { action: 'refuse', errorName: 'OutputExistsError', reason: `would overwrite a file pfc did not write: ${file.output}; use --overwrite to replace it` };
   }
-  if (!entry) return { action: 'correct', reason: owner === 'foreign' ? 'output-changed' : 'new', source: file.input, sourceHash: undefined, backupFirst: false };
+  if (!entry) return { action: 'correct', reason: owner === 'absent' ? 'new' : 'output-changed', source: file.input, sourceHash: undefined, backupFirst: false };
   const sameStat = entry.inputSize === file.size && entry.inputMtimeMs === file.mtimeMs;
   // An unchanged size and mtime trust the recorded hash (as git's index does): no re-read of large files.
   const sourceHash = sameStat ? entry.inputHash : await hashFile(file.input, signal);
@@ -79,11 +83,16 @@ async function decideBeside(file: PlannedFile, entry: ManifestEntry | undefined,
   return { action: 'skip', entry };
 }
 
-async function decideInPlace(file: PlannedFile, backup: string, entry: ManifestEntry | undefined, key: string, options: DecideOptions): Promise<Decision> {
+async function decideInPlace(file: PlannedFile, backup: string, manifest: Manifest, entry: ManifestEntry | undefined, key: string, options: DecideOptions): Promise<Decision> {
   const { signal } = options;
   const force = options.force ?? false;
   const sameStat = entry !== undefined && entry.outputSize === file.size && entry.outputMtimeMs === file.mtimeMs;
   const currentHash = sameStat ? entry.outputHash : await hashFile(file.input, signal);
+  if ((!entry || currentHash !== entry.outputHash) && manifest.wrote(file.output, currentHash)) {
+    // pfc's own result, renamed into place by a run killed before recording it: redo from the kept original.
+    const backupHash = await hashFile(backup, signal).catch(() => undefined);
+    if (backupHash) return { action: 'correct', reason: 'output-changed', source: backup, sourceHash: backupHash, backupFirst: false };
+  }
   if (!entry || currentHash !== entry.outputHash) {
     // The file is not our result: it is a new original. Keep it before replacing it.
     return { action: 'correct', reason: entry ? 'input-changed' : 'new', source: file.input, sourceHash: currentHash, backupFirst: true };

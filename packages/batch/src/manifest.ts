@@ -60,6 +60,8 @@ export class Manifest {
   /** Absolute path of the manifest file. */
   readonly path: string;
   private readonly entries = new Map<string, ManifestEntry>();
+  /** Hashes of results being renamed into place, by output: a kill between the rename and `record` leaves pfc's own file. */
+  private readonly writing = new Map<string, Set<string>>();
   private queue: Promise<void> = Promise.resolve();
   private exists = false;
 
@@ -86,6 +88,8 @@ export class Manifest {
       if (rec?.type === 'done') {
         const { type: _type, ...entry } = rec;
         m.entries.set(entry.output, entry);
+      } else if (rec?.type === 'writing') {
+        m.addWriting(rec.output, rec.outputHash);
       }
     }
     return m;
@@ -101,6 +105,35 @@ export class Manifest {
     return this.entries.get(portableRelative(this.dir, output));
   }
 
+  /** Whether `hash` is a result pfc wrote (or was renaming into place) at `output` (absolute). */
+  wrote(output: string, hash: string): boolean {
+    const rel = portableRelative(this.dir, output);
+    return this.entries.get(rel)?.outputHash === hash || (this.writing.get(rel)?.has(hash) ?? false);
+  }
+
+  /** Note, before it is renamed into place, the hash of a result about to be at `output` (absolute). Appends one line. */
+  intend(output: string, outputHash: string): Promise<void> {
+    const rel = portableRelative(this.dir, output);
+    this.addWriting(rel, outputHash);
+    return this.enqueue(async () => {
+      await this.ensureFile();
+      await appendFile(this.path, `${JSON.stringify({ type: 'writing', output: rel, outputHash })}\n`);
+    });
+  }
+
+  private addWriting(rel: string, hash: string): void {
+    const set = this.writing.get(rel) ?? new Set<string>();
+    set.add(hash);
+    this.writing.set(rel, set);
+  }
+
+  private async ensureFile(): Promise<void> {
+    if (this.exists) return;
+    await mkdir(this.dir, { recursive: true });
+    await writeFile(this.path, `${JSON.stringify(this.header())}\n`, { flag: 'a' });
+    this.exists = true;
+  }
+
   /** Every entry, in recording order. */
   all(): ManifestEntry[] {
     return [...this.entries.values()];
@@ -111,11 +144,7 @@ export class Manifest {
     const e: ManifestEntry = { ...entry, output: portableRelative(this.dir, entry.output), input: portableRelative(this.dir, entry.input) };
     this.entries.set(e.output, e);
     return this.enqueue(async () => {
-      if (!this.exists) {
-        await mkdir(this.dir, { recursive: true });
-        await writeFile(this.path, `${JSON.stringify(this.header())}\n`, { flag: 'a' });
-        this.exists = true;
-      }
+      await this.ensureFile();
       await appendFile(this.path, `${JSON.stringify({ type: 'done', ...e })}\n`);
     });
   }
@@ -124,7 +153,11 @@ export class Manifest {
   compact(): Promise<void> {
     return this.enqueue(async () => {
       if (!this.exists) return;
-      const lines = [this.header(), ...[...this.entries.values()].map((e) => ({ type: 'done', ...e }))];
+      // Results renamed into place but never recorded (the run was killed between the two) stay known as pfc's.
+      const writing = [...this.writing].flatMap(([output, hashes]) => [...hashes]
+        .filter((h) => this.entries.get(output)?.outputHash !== h)
+        .map((outputHash) => ({ type: 'writing', output, outputHash })));
+      const lines = [this.header(), ...[...this.entries.values()].map((e) => ({ type: 'done', ...e })), ...writing];
       await writeFileAtomic(this.path, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
     });
   }
@@ -145,7 +178,7 @@ export class Manifest {
   }
 }
 
-type Line = HeaderLine | ({ type: 'done' } & ManifestEntry);
+type Line = HeaderLine | ({ type: 'done' } & ManifestEntry) | { type: 'writing'; output: string; outputHash: string };
 
 function parseLine(line: string): Line | undefined {
   if (!line.trim()) return undefined;
@@ -153,6 +186,7 @@ function parseLine(line: string): Line | undefined {
     const v = JSON.parse(line) as Line;
     if (v.type === 'done' && typeof v.output === 'string' && typeof v.inputHash === 'string') return v;
     if (v.type === 'header') return v;
+    if (v.type === 'writing' && typeof v.output === 'string' && typeof v.outputHash === 'string') return v;
   } catch {
     // A torn last line after `kill -9`: the output it described is redone.
   }

@@ -128,7 +128,7 @@ class Walker {
   async consider(path: string, root: Root, probed: Promise<Probe> = probe(path)): Promise<void> {
     const name = basename(path);
     const { suffix, mode } = this;
-    if (suffix !== undefined && hasSuffix(name, suffix)) return this.skip(path, 'suffix-output', `ends with the output suffix "${suffix}" (an earlier result)`);
+    if (suffix !== undefined && hasSuffix(name, suffix)) return this.skip(path, 'suffix-output', `ends with the output suffix "${suffix}" (looks like a result of suffix mode: not corrected)`);
     const p = await probed;
     if ('error' in p) return this.skip(path, 'unreadable', `cannot be read: ${p.error.message}`);
     const { info, media } = p;

@@ -79,7 +79,7 @@ async function restoreOne(c: Candidate, manifest: Manifest, signal?: AbortSignal
   if (current) {
     const [now, original] = await Promise.all([hashFile(c.path, signal), hashFile(c.backup, signal)]);
     if (now === original) return 'is already the original';
-    if ((await outputOwner(c.path, manifest.get(c.path), signal)) !== 'ours') {
+    if ((await outputOwner(c.path, manifest, signal)) !== 'ours') {
       return `changed since pfc corrected it; left as is (the original stays in ${c.backup})`;
     }
   }

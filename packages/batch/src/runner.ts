@@ -5,6 +5,7 @@
  * stops new work and aborts work in flight.
  */
 import { setMaxListeners } from 'node:events';
+import { createHash } from 'node:crypto';
 import type { Stats } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
@@ -13,7 +14,7 @@ import {
   TimeoutError, UserAbortError,
 } from '@pfc/core';
 import { keepOriginal } from './backup';
-import { type Decision, decide, fileParams } from './decide';
+import { type Decision, decide, fileParams, outputOwner } from './decide';
 import { JobTimeoutError } from './errors';
 import type { BatchEvent, BatchSummary, FileResult } from './events';
 import { fileInputFromPath, removePartials, writeStreamAtomic } from './files';
@@ -276,12 +277,23 @@ async function attemptOnce(job: FileJob, decision: CorrectDecision, source: { si
   const jobId = job.jobId;
   const expected = outputFormat(file.media.format, job.params);
   let got: MediaFormat = expected;
-  const written = await writeStreamAtomic(file.output, res.body, {
+  // The result's hash as it streams to disk, for `Manifest.intend` before the rename (no second read).
+  const resultHash = createHash('sha256');
+  const body = res.body.pipeThrough(new TransformStream<Uint8Array, Uint8Array>({
+    transform(chunk, controller) {
+      resultHash.update(chunk);
+      controller.enqueue(chunk);
+    },
+  }));
+  const written = await writeStreamAtomic(file.output, body, {
     ...(signal ? { signal } : {}),
     ...(mode !== undefined ? { mode } : {}),
     verify: async (tmp) => {
       got = await verifyOutput(tmp, expected);
       if (kept) await assertUnchangedSince(file.input, kept);
+      else if (!ctx.overwrite) await assertNoForeignFile(file.output, job.manifest, signal);
+      // Known as pfc's before it is in place, so a kill before `record` does not leave a stranger's file.
+      await job.manifest.intend(file.output, `sha256:${resultHash.copy().digest('hex')}`);
     },
   });
   const out = await stat(file.output);
@@ -297,7 +309,7 @@ async function attemptOnce(job: FileJob, decision: CorrectDecision, source: { si
 
 /** Rethrow what another attempt cannot fix; otherwise report the retry and wait its backoff. */
 async function beforeNextAttempt(job: FileJob, err: unknown, attempt: number, ctx: FileContext): Promise<void> {
-  if (ctx.signal?.aborted || err instanceof ChangedWhileCorrectingError) throw err;
+  if (ctx.signal?.aborted || err instanceof ChangedWhileCorrectingError || err instanceof OutputExistsError) throw err;
   // The caller's own per-job limit ran out: final for this run, not a flaky connection.
   if (err instanceof TimeoutError && ctx.jobTimeoutMs && err.timeoutMs === ctx.jobTimeoutMs) throw new JobTimeoutError(ctx.jobTimeoutMs);
   if (attempt >= ctx.attempts || !worthAnotherAttempt(err)) throw err;
@@ -311,6 +323,18 @@ async function beforeNextAttempt(job: FileJob, err: unknown, attempt: number, ct
 /** In place: the user changed the file while it was being corrected; it is left as is (the next run corrects the new version). */
 class ChangedWhileCorrectingError extends Error {
   override name = 'ChangedWhileCorrectingError';
+}
+
+/** A file that pfc did not write appeared at the output path while the file was being corrected. */
+class OutputExistsError extends Error {
+  override name = 'OutputExistsError';
+}
+
+/** Just before the result is renamed into place: the decision's no-clobber check again, for a file that appeared meanwhile. */
+async function assertNoForeignFile(output: string, manifest: Manifest, signal: AbortSignal | undefined): Promise<void> {
+  if ((await outputOwner(output, manifest, signal)) === 'foreign') {
+    throw new OutputExistsError(`would overwrite a file pfc did not write: ${output} (it appeared while this file was being corrected); use --overwrite to replace it`);
+  }
 }
 
 async function assertUnchangedSince(path: string, kept: Stats): Promise<void> {
