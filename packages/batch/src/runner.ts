@@ -14,7 +14,7 @@ import {
 import { decide, fileParams } from './decide';
 import { JobTimeoutError } from './errors';
 import type { BatchEvent, BatchSummary, FileResult } from './events';
-import { copyFileAtomic, fileInputFromPath, removePartials, writeStreamAtomic } from './files';
+import { copyFileAtomic, fileInputFromPath, removePartials, unreadableInput, writeStreamAtomic } from './files';
 import { hashFile } from './hash';
 import { Manifest, settingsKey } from './manifest';
 import { outputFormat } from './paths';
@@ -123,12 +123,14 @@ export async function runBatch(plan: BatchPlan, options: RunOptions): Promise<Ba
   const count = (s: FileResult['status']) => final.filter((r) => r.status === s).length;
   const corrected = final.filter((r) => r.status === 'corrected');
   const upToDate = count('up-to-date');
+  // Files found but not readable are failures of the run (exit 1), not deliberate exclusions.
+  const unreadable = plan.skipped.filter((p) => p.code === 'unreadable').length;
   return {
     corrected: corrected.length,
-    skipped: upToDate + plan.skipped.length,
+    skipped: upToDate + plan.skipped.length - unreadable,
     upToDate,
-    excluded: plan.skipped.length,
-    failed: count('failed'),
+    excluded: plan.skipped.length - unreadable,
+    failed: count('failed') + unreadable,
     cancelled: count('cancelled'),
     bytesIn: corrected.reduce((n, r) => n + r.bytesIn, 0),
     bytesOut: corrected.reduce((n, r) => n + (r.bytesOut ?? 0), 0),
@@ -213,6 +215,8 @@ async function processFile(file: PlannedFile, manifest: Manifest, ctx: FileConte
         return { ...base, status: 'corrected', reason: d.reason, bytesIn: source.size, bytesOut: written.bytes, durationMs, warnings, ...(jobId ? { jobId } : {}), ...(res.job ? { job: res.job } : {}) };
       } catch (err) {
         if (signal?.aborted) throw err;
+        const gone = await unreadableInput(d.source);
+        if (gone) throw gone;
         // The caller's own per-job limit ran out: final for this run, not a flaky connection.
         if (err instanceof TimeoutError && ctx.jobTimeoutMs && err.timeoutMs === ctx.jobTimeoutMs) throw new JobTimeoutError(ctx.jobTimeoutMs);
         if (attempt >= ctx.attempts || !worthAnotherAttempt(err)) throw err;
