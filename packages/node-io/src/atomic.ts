@@ -116,6 +116,24 @@ export async function moveFileAtomic(src: string, dest: string, options: Pick<At
   }
 }
 
+/**
+ * Append `data` to a journal file (created when missing) and flush it to disk,
+ * and the folder too when the file is new, so a line a later run relies on
+ * (a manifest record) survives a power cut once this resolves.
+ */
+export async function appendFileDurable(path: string, data: string | Uint8Array): Promise<void> {
+  const fh = await open(path, 'a');
+  let created = false;
+  try {
+    created = (await fh.stat()).size === 0;
+    await fh.appendFile(data);
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+  if (created) await syncFolder(dirname(path));
+}
+
 /** Give the complete temporary file its mode and flush its bytes to disk. */
 async function settleFile(path: string, mode: number | undefined, durable: boolean): Promise<void> {
   if (mode === undefined && !durable) return;

@@ -5,7 +5,7 @@
  * (`@pfc/core` cannot hold it: core imports no `node:*`).
  */
 export {
-  TEMP_SUFFIX, tempPathFor, isTempName, writeAtomic, writeFileAtomic, copyFileAtomic, moveFileAtomic, syncFolder, truncateUtf8,
+  TEMP_SUFFIX, tempPathFor, isTempName, writeAtomic, writeFileAtomic, appendFileDurable, copyFileAtomic, moveFileAtomic, syncFolder, truncateUtf8,
   type AtomicWriteOptions,
 } from './atomic';
 export { HashTap, writeStreamAtomic, type WrittenFile } from './stream';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { copyFileAtomic, isTempName, moveFileAtomic, tempPathFor, truncateUtf8, writeAtomic, writeFileAtomic, writeStreamAtomic } from '../src/index';
+import { appendFileDurable, copyFileAtomic, isTempName, moveFileAtomic, tempPathFor, truncateUtf8, writeAtomic, writeFileAtomic, writeStreamAtomic } from '../src/index';
 
 let dir: string;
 beforeEach(() => {
@@ -154,5 +154,16 @@ describe('copyFileAtomic and moveFileAtomic', () => {
     await moveFileAtomic(join(dir, 'src'), join(dir, 'moved'));
     expect(files().sort()).toEqual(['backup', 'moved']);
     expect(synced).toEqual([join(dir, 'src'), dir]);
+  });
+});
+
+describe('appendFileDurable', () => {
+  it('appends and flushes each line; the folder too when the file is new', async () => {
+    const synced = await spyOnSync();
+    const journal = join(dir, 'journal.jsonl');
+    await appendFileDurable(journal, 'one\n');
+    await appendFileDurable(journal, 'two\n');
+    expect(readFileSync(journal, 'utf8')).toBe('one\ntwo\n');
+    expect(synced).toEqual([journal, dir, journal]);
   });
 });
