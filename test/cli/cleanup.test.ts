@@ -39,9 +39,10 @@ describe('the embedded emulator’s scratch folder', () => {
     const run = spawnPfc(['correct', 'photos/many', '--concurrency', '1'], { cwd: dir, env: cleanEnv({ TMPDIR: tmp }) });
     await until(() => run.stdout().includes('✓'), 'a corrected file');
     expect(scratch(tmp)).toHaveLength(1);
+    // A second Ctrl-C soon after the first, while the run is still stopping: pfc quits at once (process.exit).
     for (const signal of signals) {
       run.child.kill(signal);
-      await new Promise((r) => setTimeout(r, 100));
+      await new Promise((r) => setTimeout(r, 20));
     }
     const ended = await run.done;
     expect(ended.code).toBe(130);

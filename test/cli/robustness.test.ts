@@ -4,7 +4,7 @@
  * nothing was uploaded when a run is refused.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanEnv, copySamples, emulator, PFC_BIN, type PfcRun, runPfc, summaryOf, TEST_KEY } from './helpers';
@@ -69,6 +69,20 @@ describe('pfc checks before sending anything', () => {
     const json = await runPfc(['correct', 'photos/outdoors/rocket.jpg', '/proc/self/mem', '-o', 'out-unreadable', '--json', ...webArgs()], { cwd: dir });
     expect(json.code).toBe(1);
     expect(summaryOf(json.stdout)).toMatchObject({ failed: 1, excluded: 0, exitCode: 1, failures: [{ input: '/proc/self/mem', errorName: 'InputUnreadableError' }] });
+  });
+});
+
+describe('pfc and long file names', () => {
+  it('corrects a photo whose name is 255 bytes long (the temporary name stays short)', async () => {
+    const dir = copySamples();
+    const name = `${'é'.repeat(100)}${'a'.repeat(51)}.jpg`;
+    expect(Buffer.byteLength(name)).toBe(255);
+    mkdirSync(join(dir, 'long'));
+    copyFileSync(join(dir, 'photos/objects/coffee.jpg'), join(dir, 'long', name));
+    const r = await runPfc(['correct', 'long', '--json'], { cwd: dir });
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(summaryOf(r.stdout)).toMatchObject({ corrected: 1, failed: 0 });
+    expect(readdirSync(join(dir, 'long/corrected')).filter((n) => !n.startsWith('.'))).toEqual([name]);
   });
 });
 

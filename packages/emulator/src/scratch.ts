@@ -45,8 +45,9 @@ export async function createScratchDir(): Promise<string> {
 
 /** Remove a scratch folder made by {@link createScratchDir}. */
 export async function removeScratchDir(dir: string): Promise<void> {
-  live.delete(dir);
+  // Still listed while the removal runs: a process.exit() meanwhile (second Ctrl-C) finishes it in the exit hook.
   await rm(dir, { recursive: true, force: true });
+  live.delete(dir);
 }
 
 function installExitHook(): void {
@@ -54,7 +55,14 @@ function installExitHook(): void {
   hookInstalled = true;
   // 'exit' handlers must be synchronous.
   process.on('exit', () => {
-    for (const dir of live) rmSync(dir, { recursive: true, force: true });
+    for (const dir of live) {
+      try {
+        // Retries: writes still finishing in libuv's thread pool may add a file while the folder is emptied.
+        rmSync(dir, { recursive: true, force: true, maxRetries: 3, retryDelay: 10 });
+      } catch {
+        // Nothing more can be done while exiting; the next emulator start removes it (owner marker, dead pid).
+      }
+    }
   });
 }
 
