@@ -12,7 +12,9 @@ describe('pfc presets and status', () => {
   const dir = mkdtempSync(join(tmpdir(), 'pfc-presets-'));
   beforeAll(async () => {
     emu = await emulator();
-    web = ['--base-url', emu.web, '--api-key', TEST_KEY];
+    // The key from a file, as users are told to (--api-key on the command line draws a warning).
+    writeFileSync(join(dir, 'key.txt'), `${TEST_KEY}\n`);
+    web = ['--base-url', emu.web, '--api-key-file', join(dir, 'key.txt')];
   });
   afterAll(() => emu.close());
 
@@ -60,7 +62,7 @@ describe('pfc presets and status', () => {
   it('needs a key for account commands, and names what is missing', async () => {
     const r = await runPfc(['presets', 'list', '--base-url', emu.web]);
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/pfc presets needs a Web API key: set PFC_API_KEY or pass --api-key/);
+    expect(r.stderr).toMatch(/pfc presets needs a Web API key: set PFC_API_KEY, or pass --api-key-file FILE or --api-key-stdin/);
     expect((await runPfc(['presets', 'rename', 'x', ...web])).stderr).toMatch(/unknown presets action "rename"/);
     expect((await runPfc(['status', ...web])).code).toBe(2);
   });
@@ -91,7 +93,7 @@ describe('pfc emulator, help and version', () => {
     expect(help.code).toBe(0);
     expect(help.stdout).toMatch(/correct <paths\.\.\.>/);
     const correctHelp = await runPfc(['correct', '--help']);
-    expect(correctHelp.stdout).toMatch(/Exit codes: 0 all done, 1 some file failed, 2 usage error/);
+    expect(correctHelp.stdout).toMatch(/Exit codes: 0 all done, 1 some file failed or could not be read, 2 usage error/);
     expect((await runPfc(['help', 'presets'])).stdout).toMatch(/pfc presets list/);
     expect((await runPfc(['--version'])).stdout).toMatch(/^\d+\.\d+\.\d+\n$/);
     expect((await runPfc([])).code).toBe(2);

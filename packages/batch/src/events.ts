@@ -60,11 +60,12 @@ export interface FileResult {
 
 export interface BatchSummary {
   corrected: number;
-  /** Up-to-date files plus paths the planner left out. */
+  /** Up-to-date files plus paths the planner left out (not counting unreadable ones). */
   skipped: number;
   upToDate: number;
-  /** Paths the planner left out (hidden, unsupported, over the limits…). */
+  /** Paths the planner left out on purpose (hidden, unsupported, over the limits…); unreadable ones count as failed. */
   excluded: number;
+  /** Files that failed, including files and folders the planner found but could not read (`excludedPaths` code `unreadable`). */
   failed: number;
   /** Files not finished because the run was cancelled (in flight or not started). */
   cancelled: number;

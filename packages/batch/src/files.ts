@@ -1,17 +1,17 @@
 /**
- * Disk I/O of the engine: streaming inputs, atomic outputs (temporary file +
- * rename, so no half-written file is ever visible under its final name), and
- * removal of temporary files left by an interrupted run.
+ * Disk I/O of the engine: streaming inputs, and removal of temporary files left
+ * by an interrupted run. Outputs, backups, manifests and reports are written
+ * with `@pfc/node-io`'s durable atomic writes (re-exported here for hosts).
  */
-import { createHash } from 'node:crypto';
-import { createReadStream, createWriteStream } from 'node:fs';
-import { chmod, copyFile, mkdir, readdir, rename, rm, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
-import { pipeline as chain, Readable, Transform, type TransformCallback } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
-import type { ReadableStream as NodeWebStream } from 'node:stream/web';
+import { createReadStream } from 'node:fs';
+import { open, readdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { pipeline as chain, Readable } from 'node:stream';
 import type { FileInput } from '@pfc/core';
-import { isPartialName, partialPath } from './paths';
+import { HashTap } from '@pfc/node-io';
+import { isPartialName } from './paths';
+
+export { copyFileAtomic, writeFileAtomic, writeStreamAtomic, type AtomicWriteOptions, type WrittenFile } from '@pfc/node-io';
 
 /** Read size of input streams: a 1 MP photo in two reads rather than five of 64 KiB, memory still flat. */
 const READ_CHUNK = 256 * 1024;
@@ -34,82 +34,6 @@ export function fileInputFromPath(path: string, onRead?: (hash: string) => void)
   };
 }
 
-/** A pass-through that counts and SHA-256-hashes the bytes flowing through it. */
-class HashTap extends Transform {
-  readonly #hash = createHash('sha256');
-  bytes = 0;
-
-  override _transform(chunk: Buffer, _enc: BufferEncoding, done: TransformCallback): void {
-    this.#hash.update(chunk);
-    this.bytes += chunk.length;
-    done(null, chunk);
-  }
-
-  /** `sha256:<hex>` of everything that went through; once, after the end. */
-  digest(): string {
-    return `sha256:${this.#hash.digest('hex')}`;
-  }
-}
-
-export interface WrittenFile {
-  /** Bytes written. */
-  bytes: number;
-  /** `sha256:<hex>` of the bytes. */
-  hash: string;
-}
-
-export interface AtomicWriteOptions {
-  signal?: AbortSignal;
-  /** File mode of the result (e.g. the original's, in in-place mode). */
-  mode?: number;
-  /** Check the complete temporary file before it is renamed into place; throw to refuse it. */
-  verify?: (tempPath: string) => Promise<void>;
-}
-
-/** Stream `body` into `dest` through a temporary file in the same folder, then rename. */
-export async function writeStreamAtomic(dest: string, body: ReadableStream<Uint8Array>, options: AtomicWriteOptions = {}): Promise<WrittenFile> {
-  await mkdir(dirname(dest), { recursive: true });
-  const tmp = partialPath(dest);
-  const tap = new HashTap();
-  try {
-    const source = Readable.fromWeb(body as unknown as NodeWebStream<Uint8Array>);
-    await pipeline(source, tap, createWriteStream(tmp), { signal: options.signal });
-    if (options.mode !== undefined) await chmod(tmp, options.mode);
-    await options.verify?.(tmp);
-    await rename(tmp, dest);
-  } catch (err) {
-    await rm(tmp, { force: true });
-    throw err;
-  }
-  return { bytes: tap.bytes, hash: tap.digest() };
-}
-
-/** Write `data` to `dest` through a temporary file in the same folder (reports, manifests, preset files). */
-export async function writeFileAtomic(dest: string, data: string | Uint8Array): Promise<void> {
-  await mkdir(dirname(dest), { recursive: true });
-  const tmp = partialPath(dest);
-  try {
-    await writeFile(tmp, data);
-    await rename(tmp, dest);
-  } catch (err) {
-    await rm(tmp, { force: true });
-    throw err;
-  }
-}
-
-/** Copy `src` to `dest` through a temporary file (for in-place backups). */
-export async function copyFileAtomic(src: string, dest: string): Promise<void> {
-  await mkdir(dirname(dest), { recursive: true });
-  const tmp = partialPath(dest);
-  try {
-    await copyFile(src, tmp);
-    await rename(tmp, dest);
-  } catch (err) {
-    await rm(tmp, { force: true });
-    throw err;
-  }
-}
-
 /** Remove temporary files that an interrupted run left in these folders. Returns the paths removed. */
 export async function removePartials(dirs: Iterable<string>): Promise<string[]> {
   const removed: string[] = [];
@@ -123,4 +47,31 @@ export async function removePartials(dirs: Iterable<string>): Promise<string[]> 
     }
   }
   return removed;
+}
+
+/** The input file vanished or became unreadable during the run: final for this file, never retried as a connection error. */
+export class InputUnreadableError extends Error {
+  override name = 'InputUnreadableError';
+  constructor(
+    readonly path: string,
+    /** The system's error code (ENOENT, EACCES…); `worthAnotherAttempt` treats it as a local error. */
+    readonly code: string,
+  ) {
+    super(code === 'ENOENT' ? `the file was deleted or moved during the run (${code})` : `the file can no longer be read (${code})`);
+  }
+}
+
+/**
+ * Whether `path` can still be opened for reading. A failed upload checks this
+ * before another attempt: a file deleted or locked mid-run surfaces in the
+ * upload as a broken stream, which would otherwise be retried as a connection error.
+ */
+export async function unreadableInput(path: string): Promise<InputUnreadableError | undefined> {
+  try {
+    const fh = await open(path, 'r');
+    await fh.close();
+    return undefined;
+  } catch (err) {
+    return new InputUnreadableError(path, (err as NodeJS.ErrnoException).code ?? 'EIO');
+  }
 }

@@ -20,7 +20,9 @@ export {
 } from './paths';
 export { sniffBytes, sniffFile, contentTypeOf, type MediaFormat, type MediaInfo } from './sniff';
 export { LIMITS, limitViolation, acceptsVideo } from './limits';
-export { fileInputFromPath, writeStreamAtomic, writeFileAtomic, copyFileAtomic, removePartials, type WrittenFile, type AtomicWriteOptions } from './files';
+export {
+  fileInputFromPath, writeStreamAtomic, writeFileAtomic, copyFileAtomic, removePartials, InputUnreadableError, unreadableInput, type WrittenFile, type AtomicWriteOptions,
+} from './files';
 export { hashFile } from './hash';
 export { verifyOutput, OutputCheckError } from './verify';
 export { BatchUsageError, JobTimeoutError } from './errors';

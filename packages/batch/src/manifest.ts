@@ -8,10 +8,11 @@
  * (a torn last line is ignored on load); the file is compacted to one line per
  * output at the end of a run, written to a temporary file and renamed.
  */
-import { appendFile, mkdir, open, readFile, writeFile } from 'node:fs/promises';
-import { writeFileAtomic } from './files';
+import { mkdir, open, readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { PfcParams } from '@pfc/core';
+import { appendFileDurable } from '@pfc/node-io';
+import { writeFileAtomic } from './files';
 import { hashValue } from './hash';
 import { MANIFEST_FILE, type OutputMode, portableRelative } from './paths';
 
@@ -117,7 +118,7 @@ export class Manifest {
     this.addWriting(rel, outputHash);
     return this.enqueue(async () => {
       await this.ensureFile();
-      await appendFile(this.path, `${JSON.stringify({ type: 'writing', output: rel, outputHash })}\n`);
+      await appendFileDurable(this.path, `${JSON.stringify({ type: 'writing', output: rel, outputHash })}\n`);
     });
   }
 
@@ -130,7 +131,7 @@ export class Manifest {
   private async ensureFile(): Promise<void> {
     if (this.exists) return;
     await mkdir(this.dir, { recursive: true });
-    await writeFile(this.path, `${JSON.stringify(this.header())}\n`, { flag: 'a' });
+    await appendFileDurable(this.path, `${JSON.stringify(this.header())}\n`);
     this.exists = true;
   }
 
@@ -145,7 +146,9 @@ export class Manifest {
     this.entries.set(e.output, e);
     return this.enqueue(async () => {
       await this.ensureFile();
-      await appendFile(this.path, `${JSON.stringify({ type: 'done', ...e })}\n`);
+      // Flushed: the output it records is already on disk, and a later run trusts this line.
+      await appendFileDurable(this.path, `${JSON.stringify({ type: 'done', ...e })}
+`);
     });
   }
 

@@ -2,8 +2,9 @@
  * Where outputs, backups, manifests and partial files go. Names only: nothing
  * here touches the disk.
  */
-import { basename, dirname, extname, isAbsolute, join, relative, sep } from 'node:path';
+import { extname, isAbsolute, relative, sep } from 'node:path';
 import { effectivePfcParams, type PfcParams } from '@pfc/core';
+import { isTempName, TEMP_SUFFIX } from '@pfc/node-io';
 import type { MediaFormat } from './sniff';
 
 /** Folder created under an input folder when no `--out` is given. */
@@ -17,7 +18,7 @@ export const LOCK_FILE = '.pfc-lock';
 /** Folder under `BACKUP_DIR` keeping earlier distinct originals of a path, by content hash. */
 export const BACKUP_HISTORY_DIR = '.history';
 /** Suffix of temporary files; they are renamed into place when complete. */
-export const PARTIAL_SUFFIX = '.pfc-partial';
+export const PARTIAL_SUFFIX = TEMP_SUFFIX;
 /** Suffix added before the extension in suffix mode when none is given. */
 export const DEFAULT_SUFFIX = '_pfc';
 
@@ -70,15 +71,9 @@ export function hasSuffix(fileName: string, suffix: string): boolean {
   return suffix.length > 0 && stem.endsWith(suffix) && stem.length > suffix.length;
 }
 
-/** Temporary name beside `dest`, hidden, unique per attempt. */
-export function partialPath(dest: string): string {
-  const rand = Math.random().toString(36).slice(2, 10);
-  return join(dirname(dest), `.${basename(dest)}.${process.pid}-${rand}${PARTIAL_SUFFIX}`);
-}
-
 /** Whether a file name is one of our temporary files. */
 export function isPartialName(fileName: string): boolean {
-  return fileName.startsWith('.') && fileName.endsWith(PARTIAL_SUFFIX);
+  return isTempName(fileName);
 }
 
 /** Path relative to `from`, with `/` separators (manifest keys, reports, JSON events). */

@@ -17,7 +17,7 @@ import { keepOriginal } from './backup';
 import { type Decision, decide, fileParams, outputOwner } from './decide';
 import { JobTimeoutError } from './errors';
 import type { BatchEvent, BatchSummary, FileResult } from './events';
-import { fileInputFromPath, removePartials, writeStreamAtomic } from './files';
+import { fileInputFromPath, removePartials, unreadableInput, writeStreamAtomic } from './files';
 import { hashFile } from './hash';
 import { type HeldLocks, type LockHolder, lockFolders } from './lock';
 import { Manifest, type ManifestEntry, settingsKey } from './manifest';
@@ -159,12 +159,14 @@ async function runLocked(plan: BatchPlan, options: RunOptions, params: PfcParams
   const count = (s: FileResult['status']) => final.filter((r) => r.status === s).length;
   const corrected = final.filter((r) => r.status === 'corrected');
   const upToDate = count('up-to-date');
+  // Files found but not readable are failures of the run (exit 1), not deliberate exclusions.
+  const unreadable = plan.skipped.filter((p) => p.code === 'unreadable').length;
   return {
     corrected: corrected.length,
-    skipped: upToDate + plan.skipped.length,
+    skipped: upToDate + plan.skipped.length - unreadable,
     upToDate,
-    excluded: plan.skipped.length,
-    failed: count('failed'),
+    excluded: plan.skipped.length - unreadable,
+    failed: count('failed') + unreadable,
     cancelled: count('cancelled'),
     bytesIn: corrected.reduce((n, r) => n + r.bytesIn, 0),
     bytesOut: corrected.reduce((n, r) => n + (r.bytesOut ?? 0), 0),
@@ -245,7 +247,7 @@ async function correctFile(job: FileJob, decision: CorrectDecision, base: FileRe
     try {
       return await attemptOnce(job, decision, source, { mode, kept }, base, ctx);
     } catch (err) {
-      await beforeNextAttempt(job, err, attempt, ctx);
+      await beforeNextAttempt(job, decision.source, err, attempt, ctx);
     }
   }
 }
@@ -308,8 +310,11 @@ async function attemptOnce(job: FileJob, decision: CorrectDecision, source: { si
 }
 
 /** Rethrow what another attempt cannot fix; otherwise report the retry and wait its backoff. */
-async function beforeNextAttempt(job: FileJob, err: unknown, attempt: number, ctx: FileContext): Promise<void> {
+async function beforeNextAttempt(job: FileJob, source: string, err: unknown, attempt: number, ctx: FileContext): Promise<void> {
   if (ctx.signal?.aborted || err instanceof ChangedWhileCorrectingError || err instanceof OutputExistsError) throw err;
+  // A file deleted or unreadable mid-run fails with its own reason, not as a retried connection error.
+  const gone = await unreadableInput(source);
+  if (gone) throw gone;
   // The caller's own per-job limit ran out: final for this run, not a flaky connection.
   if (err instanceof TimeoutError && ctx.jobTimeoutMs && err.timeoutMs === ctx.jobTimeoutMs) throw new JobTimeoutError(ctx.jobTimeoutMs);
   if (attempt >= ctx.attempts || !worthAnotherAttempt(err)) throw err;

@@ -8,6 +8,7 @@ import { restoreCommand } from './commands/restore';
 import { statusCommand } from './commands/status';
 import { CORRECT_HELP, MAIN_HELP, PRESETS_HELP, RESTORE_HELP, STATUS_HELP } from './help';
 import { type CliIo, EXIT, UsageError } from './io';
+import { escapeControls } from './terminal';
 
 const COMMANDS: Record<string, (argv: string[], io: CliIo) => Promise<number>> = {
   correct: correctCommand,
@@ -41,7 +42,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     if (!run) throw new UsageError(`unknown command ${JSON.stringify(command)} (commands: ${Object.keys(COMMANDS).join(', ')}; see: pfc --help)`);
     return await run(rest, io);
   } catch (err) {
-    io.stderr.write(`pfc: ${describe(err)}\n`);
+    io.stderr.write(`pfc: ${escapeControls(describe(err), { keepNewlines: true })}\n`);
     return err instanceof UsageError || err instanceof ParameterError ? EXIT.usage : EXIT.failed;
   }
 }

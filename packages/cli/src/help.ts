@@ -51,7 +51,11 @@ is taken over.
 Backend (default auto: API key → web; container URL → container; else the
 embedded emulator, started on 127.0.0.1 for this run):
       --backend B          auto | web | container | bgr | emulator
-      --api-key KEY        Web API key (default: PFC_API_KEY); never printed
+      --api-key KEY        Web API key (default: PFC_API_KEY); never printed.
+                           Visible to every user of this machine in ps and kept
+                           in shell history: prefer PFC_API_KEY or one of
+      --api-key-file FILE  read the key from FILE (one line; - for stdin)
+      --api-key-stdin      read the key from stdin (pipe or redirect it)
       --base-url URL       Web API base (default: PFC_BASE_URL or
                            https://api.perfectlyclear.io/v2)
       --container-url URL  colour-correction container (PFC_CONTAINER_URL)
@@ -92,9 +96,13 @@ Run:
       --wait               wait for another run on the same output folder to
                            finish instead of exiting
 
-Exit codes: 0 all done, 1 some file failed, 2 usage error (unknown flag,
-invalid parameter, missing path, unsafe --out or --report, output folder
-locked by another run), 130 interrupted (rerun to continue). A file left alone
+Before anything is sent, the output folders must be writable and --preset must
+name a built-in or an existing custom preset.
+
+Exit codes: 0 all done, 1 some file failed or could not be read, 2 usage error
+(unknown flag, invalid parameter, missing path, unsafe --out or --report,
+output folder locked by another run or not writable, unknown preset),
+130 interrupted (Ctrl-C, SIGTERM, SIGHUP; rerun to continue). A file left alone
 so as not to replace a file pfc did not write counts as failed.
 `;
 
@@ -115,7 +123,8 @@ Exit codes: 0 all restored, 1 some file not restored (each with its reason),
 
 export const PRESETS_HELP = `Usage: pfc presets <action> [options]
 
-Custom presets of your Web API account (needs PFC_API_KEY or --api-key).
+Custom presets of your Web API account (needs PFC_API_KEY, --api-key-file or
+--api-key-stdin).
 
   pfc presets list                              name, id and description of each
   pfc presets get <presetId>                    the preset record (JSON)
@@ -124,10 +133,12 @@ Custom presets of your Web API account (needs PFC_API_KEY or --api-key).
   pfc presets download <presetId> [--out FILE]  save the .preset file
                                                 (default: <name>.preset)
 
-Options: --api-key KEY, --base-url URL, --json (list: JSON lines), -h, --help
+Options: --api-key-file FILE, --api-key-stdin, --api-key KEY (visible in ps:
+prefer PFC_API_KEY or a key file), --base-url URL, --json (list: JSON lines),
+-h, --help
 `;
 
-export const STATUS_HELP = `Usage: pfc status <jobId|statusEndpoint> [--api-key KEY] [--base-url URL] [--json]
+export const STATUS_HELP = `Usage: pfc status <jobId|statusEndpoint> [--api-key-file FILE | --api-key-stdin] [--base-url URL] [--json]
 
 Show the status record of a Web API job (GET /status/{jobId}?noRedirect=true).
 Exit code 0 when the job exists, 1 when it failed or was rejected, 2 on usage errors.

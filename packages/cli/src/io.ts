@@ -7,12 +7,39 @@ export interface CliIo {
   stdin: Readable & { isTTY?: boolean };
   env: Record<string, string | undefined>;
   cwd: string;
-  /** Registers a handler for SIGINT/SIGTERM; returns a function that removes it. */
+  /**
+   * Registers a handler for the ways a run is asked to stop: SIGINT, SIGTERM,
+   * SIGHUP (the terminal closed), and `EPIPE` (the reader of stdout or stderr
+   * went away, e.g. `pfc … | head`). Returns a function that removes it.
+   */
   onInterrupt(handler: (signal: string) => void): () => void;
 }
 
-/** The real process's I/O. */
+/** Signals that stop a run gracefully (first time) and at once (second time). */
+const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+
+/**
+ * The real process's I/O. Stop signals and a closed output pipe go to the
+ * registered handlers; with none registered the process exits at once (which
+ * runs its exit hooks, e.g. the embedded emulator's clean-up) instead of dying
+ * with a stack trace or without cleaning up.
+ */
 export function processIo(): CliIo {
+  const handlers = new Set<(signal: string) => void>();
+  const deliver = (signal: string): void => {
+    if (handlers.size === 0) process.exit(signal === 'EPIPE' ? EXIT.brokenPipe : EXIT.interrupted);
+    for (const handler of [...handlers]) handler(signal);
+  };
+  for (const signal of STOP_SIGNALS) process.on(signal, () => deliver(signal));
+  let pipeClosed = false;
+  // After EPIPE every later write fails too; only the first one asks the run to stop.
+  const onStreamError = (): void => {
+    if (pipeClosed) return;
+    pipeClosed = true;
+    deliver('EPIPE');
+  };
+  process.stdout.on('error', onStreamError);
+  process.stderr.on('error', onStreamError);
   return {
     stdout: process.stdout,
     stderr: process.stderr,
@@ -20,12 +47,8 @@ export function processIo(): CliIo {
     env: process.env,
     cwd: process.cwd(),
     onInterrupt(handler) {
-      process.on('SIGINT', handler);
-      process.on('SIGTERM', handler);
-      return () => {
-        process.off('SIGINT', handler);
-        process.off('SIGTERM', handler);
-      };
+      handlers.add(handler);
+      return () => handlers.delete(handler);
     },
   };
 }
@@ -42,6 +65,8 @@ export const EXIT = {
   failed: 1,
   /** Unknown flag, invalid parameter, missing path. */
   usage: 2,
-  /** Interrupted (Ctrl-C or SIGTERM). */
+  /** Interrupted (Ctrl-C, SIGTERM, SIGHUP). */
   interrupted: 130,
+  /** The reader of the output went away (EPIPE) with nothing to stop gracefully: 128 + SIGPIPE, as a shell reports a command killed by it. */
+  brokenPipe: 141,
 } as const;

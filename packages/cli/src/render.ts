@@ -3,6 +3,7 @@ import { relative, isAbsolute } from 'node:path';
 import { styleText } from 'node:util';
 import { type BatchEvent, type BatchSummary, formatBytes, formatDuration } from '@pfc/batch';
 import type { CliIo } from './io';
+import { escapeControls } from './terminal';
 
 export interface Renderer {
   event(e: BatchEvent): void;
@@ -20,11 +21,14 @@ export function painter(stream: { isTTY?: boolean }, env: CliIo['env']): (style:
   return (style, text) => (on ? styleText(style, text) : text);
 }
 
-/** A path as a person at `cwd` would type it. */
+/** A path as a person at `cwd` would type it, with control characters escaped (see terminal.ts). */
 export function shown(cwd: string, path: string): string {
   const rel = relative(cwd, path);
-  return rel && !rel.startsWith('..') && !isAbsolute(rel) ? rel : path;
+  return escapeControls(rel && !rel.startsWith('..') && !isAbsolute(rel) ? rel : path);
 }
+
+/** A name or message from outside, safe on a terminal. */
+const safe = (text: string | undefined): string => escapeControls(text ?? '');
 
 /** One JSON object per line on stdout. */
 export function jsonRenderer(io: CliIo): Renderer {
@@ -82,7 +86,7 @@ export function humanRenderer(io: CliIo): Renderer {
   return {
     notice: (text) => {
       clearBar();
-      io.stderr.write(`${text}\n`);
+      io.stderr.write(`${escapeControls(text, { keepNewlines: true })}\n`);
       draw();
     },
     stop: () => {
@@ -106,21 +110,21 @@ export function humanRenderer(io: CliIo): Renderer {
           return;
         case 'start':
           firstStart ??= Date.now();
-          inFlight.set(e.input, e.rel.split('/').pop() ?? e.rel);
+          inFlight.set(e.input, safe(e.rel.split('/').pop() ?? e.rel));
           return draw();
         case 'phase':
           return;
         case 'retry':
-          return print(paint('yellow', `↻ ${e.rel}: ${e.error} (attempt ${e.attempt} in ${formatDuration(e.delayMs)})`));
+          return print(paint('yellow', `↻ ${safe(e.rel)}: ${safe(e.error)} (attempt ${e.attempt} in ${formatDuration(e.delayMs)})`));
         case 'corrected':
           inFlight.delete(e.input);
           processedBytes += e.bytesIn;
           done(e.bytesIn);
-          return print(`${paint('green', '✓')} ${e.rel} → ${shown(io.cwd, e.output)} ${paint('dim', `(${formatBytes(e.bytesOut)}, ${formatDuration(e.durationMs)})`)}`);
+          return print(`${paint('green', '✓')} ${safe(e.rel)} → ${shown(io.cwd, e.output)} ${paint('dim', `(${formatBytes(e.bytesOut)}, ${formatDuration(e.durationMs)})`)}`);
         case 'failed':
           inFlight.delete(e.input);
           done(0);
-          return print(`${paint('red', '✗')} ${e.rel}: ${e.error}`);
+          return print(`${paint('red', '✗')} ${safe(e.rel)}: ${safe(e.error)}`);
         case 'cancelled':
           inFlight.delete(e.input);
           return;
@@ -134,17 +138,21 @@ export function printSummary(io: CliIo, s: BatchSummary, extra: { report?: strin
   const paint = painter(io.stdout, io.env);
   const out = (line = '') => io.stdout.write(`${line}\n`);
   const failed = s.results.filter((r) => r.status === 'failed');
-  if (s.excludedPaths.length > 0) {
+  // Paths found but not readable failed; the rest were left out on purpose.
+  const unreadable = s.excludedPaths.filter((p) => p.code === 'unreadable');
+  const leftOut = s.excludedPaths.filter((p) => p.code !== 'unreadable');
+  if (leftOut.length > 0) {
     out();
-    out(`Left out (${s.excludedPaths.length}):`);
-    const shownPaths = s.excludedPaths.slice(0, 20);
-    for (const p of shownPaths) out(`  ${shown(io.cwd, p.path)}: ${p.reason}`);
-    if (s.excludedPaths.length > shownPaths.length) out(`  … and ${s.excludedPaths.length - shownPaths.length} more (see --json)`);
+    out(`Left out (${leftOut.length}):`);
+    const shownPaths = leftOut.slice(0, 20);
+    for (const p of shownPaths) out(`  ${shown(io.cwd, p.path)}: ${safe(p.reason)}`);
+    if (leftOut.length > shownPaths.length) out(`  … and ${leftOut.length - shownPaths.length} more (see --json)`);
   }
-  if (failed.length > 0) {
+  if (failed.length + unreadable.length > 0) {
     out();
-    out(paint('red', `Failed (${failed.length}):`));
-    for (const r of failed) out(`  ${r.rel}: ${r.error}`);
+    out(paint('red', `Failed (${failed.length + unreadable.length}):`));
+    for (const p of unreadable) out(`  ${shown(io.cwd, p.path)}: ${safe(p.reason)}`);
+    for (const r of failed) out(`  ${safe(r.rel)}: ${safe(r.error)}`);
   }
   out();
   const parts = [

@@ -9,3 +9,4 @@ export * from './deadline';
 export * from './webapi/index';
 export * from './selfhosted';
 export * from './random';
+export * from './media/sniff';

@@ -1,17 +1,19 @@
 /**
  * The data folder: uploads, outputs and preset files. Every path is built from
  * a server-generated UUID checked by `assertId`, so nothing a client sends can
- * name a file outside the folder. Writes go to `tmp/` and are renamed into place.
+ * name a file outside the folder. Writes go to `tmp/` and are renamed into place
+ * (`@pfc/node-io`'s atomic write).
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { mkdir, mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, rm } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
-import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { moveFileAtomic, writeAtomic, writeFileAtomic, type AtomicWriteOptions } from '@pfc/node-io';
 import { HttpError } from './http/respond';
+import { createScratchDir, removeScratchDir } from './scratch';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -49,7 +51,7 @@ export class DataStore {
 
   /** Opens (creating if needed) a data folder; without one, a fresh temporary folder. */
   static async open(dir?: string): Promise<DataStore> {
-    const root = dir ? resolve(dir) : await mkdtemp(join(tmpdir(), 'pfc-emulator-'));
+    const root = dir ? resolve(dir) : await createScratchDir();
     for (const sub of ['uploads', 'outputs', 'presets', 'tmp']) await mkdir(join(root, sub), { recursive: true });
     return new DataStore(root, !dir);
   }
@@ -104,31 +106,36 @@ export class DataStore {
         done(null, chunk);
       },
     });
-    const tmp = this.tmpPath();
-    try {
-      await pipeline(req, meter, createWriteStream(tmp, { flags: 'wx' }));
-    } catch {
-      await rm(tmp, { force: true });
-      throw new HttpError(400, 'the upload was interrupted before it completed');
-    }
-    if (tooLarge) {
-      await rm(tmp, { force: true });
-      throw new HttpError(413, `the file is larger than the limit of ${maxBytes} bytes`, { limitBytes: maxBytes });
-    }
-    await rename(tmp, dest);
+    await writeAtomic(
+      dest,
+      async (tmp) => {
+        await pipeline(req, meter, createWriteStream(tmp, { flags: 'wx' })).catch(() => {
+          throw new HttpError(400, 'the upload was interrupted before it completed');
+        });
+        if (tooLarge) throw new HttpError(413, `the file is larger than the limit of ${maxBytes} bytes`, { limitBytes: maxBytes });
+      },
+      this.writeOptions,
+    );
     return { size, sha256: hash.digest('hex'), head: Buffer.concat(headChunks) };
   }
 
-  /** Writes bytes atomically (temp + rename). */
+  /** Writes bytes atomically (temp in `tmp/` + rename). */
   async writeAtomic(dest: string, data: Buffer): Promise<void> {
-    const tmp = this.tmpPath();
-    try {
-      await writeFile(tmp, data, { flag: 'wx' });
-      await rename(tmp, dest);
-    } catch (err) {
-      await rm(tmp, { force: true });
-      throw err;
-    }
+    await writeFileAtomic(dest, data, this.writeOptions);
+  }
+
+  /** Publishes a complete file written in `tmp/` under `dest`. */
+  async publish(file: string, dest: string): Promise<void> {
+    await moveFileAtomic(file, dest, this.writeOptions);
+  }
+
+  /**
+   * Temporary files go to `tmp/`. A data folder the user chose outlives the
+   * process, so its files are flushed to disk; the embedded emulator's own
+   * temporary folder is removed on exit, so flushing it would only cost time.
+   */
+  private get writeOptions(): AtomicWriteOptions {
+    return { tempDir: join(this.root, 'tmp'), durable: !this.ownsRoot };
   }
 
   async remove(path: string): Promise<void> {
@@ -137,6 +144,6 @@ export class DataStore {
 
   /** Removes the folder when it was created by `open()` without a path. */
   async destroy(): Promise<void> {
-    if (this.ownsRoot) await rm(this.root, { recursive: true, force: true });
+    if (this.ownsRoot) await removeScratchDir(this.root);
   }
 }

@@ -10,7 +10,9 @@ import { intFlag, parse, secondsFlag } from '../args';
 import { CORRECT_HELP } from '../help';
 import { type CliIo, EXIT, UsageError } from '../io';
 import { paramsFromArgs } from '../params';
+import { checkOutputWritable, checkPresetExists } from '../preflight';
 import { humanRenderer, jsonRenderer, printSummary, type Renderer, shown } from '../render';
+import { API_KEY_FLAGS, readApiKey } from '../secrets';
 
 const DEFAULT_CONFIRM_ABOVE = 20;
 /** Upper bound of `--job-timeout`: one day, in seconds. */
@@ -23,7 +25,7 @@ const CORRECT_OPTIONS = {
   overwrite: { type: 'boolean' },
   wait: { type: 'boolean' },
   backend: { type: 'string' },
-  'api-key': { type: 'string' },
+  ...API_KEY_FLAGS,
   'base-url': { type: 'string' },
   'container-url': { type: 'string' },
   'container-input-dir': { type: 'string' },
@@ -72,6 +74,7 @@ export async function correctCommand(argv: string[], io: CliIo): Promise<number>
 
   // Plan before starting anything, so a missing path or an unsafe --out costs nothing.
   const plan = await planBatch({ inputs: positionals, output: request.output, params: request.params, backend: request.resolved, cwd: io.cwd }).catch(usage);
+  await checkOutputWritable(plan, io.cwd);
   let opened: OpenedBackend | undefined;
   try {
     opened = await openBackend(request.selection).catch(usage);
@@ -80,6 +83,7 @@ export async function correctCommand(argv: string[], io: CliIo): Promise<number>
       : `Using the ${opened.description}.`);
     const check = opened.backend.validate(request.params);
     if (check.errors.length > 0) throw new UsageError(`invalid parameters for the ${opened.id} backend:\n  ${check.errors.map((e) => e.message).join('\n  ')}`);
+    await checkPresetExists(request.params.preset, opened);
     if (!(await costApproved(request, plan, opened, io))) {
       render.notice('Nothing sent.');
       return EXIT.usage;
@@ -104,7 +108,7 @@ async function readRequest(v: CorrectValues, positionals: string[], io: CliIo): 
   if (!BACKEND_CHOICES.includes(choice)) throw new UsageError(`--backend must be one of ${BACKEND_CHOICES.join(', ')} (got ${JSON.stringify(v.backend)})`);
   const selection: BackendSelection = {
     backend: choice,
-    apiKey: v['api-key'] ?? io.env.PFC_API_KEY,
+    apiKey: await readApiKey(v, io),
     baseURL: v['base-url'] ?? io.env.PFC_BASE_URL,
     containerUrl: v['container-url'] ?? io.env.PFC_CONTAINER_URL,
     bgrUrl: v['bgr-url'] ?? io.env.PFC_BGR_URL,
@@ -240,6 +244,9 @@ function jsonSummary(s: BatchSummary, report: string | undefined, exitCode: numb
     outputRoots: s.outputRoots,
     report: report ?? null,
     exitCode,
-    failures: s.results.filter((r) => r.status === 'failed').map((r) => ({ input: r.input, error: r.error, errorName: r.errorName })),
+    failures: [
+      ...s.results.filter((r) => r.status === 'failed').map((r) => ({ input: r.input, error: r.error, errorName: r.errorName })),
+      ...s.excludedPaths.filter((p) => p.code === 'unreadable').map((p) => ({ input: p.path, error: p.reason, errorName: 'InputUnreadableError' })),
+    ],
   };
 }

@@ -11,7 +11,7 @@ export async function emulatorCommand(argv: string[], io: CliIo): Promise<number
   const bin = join(dirname(fileURLToPath(import.meta.resolve('@pfc/emulator'))), 'bin.js');
   const child = spawn(process.execPath, [bin, ...argv], { stdio: 'inherit', env: io.env });
   // Passed on, so `kill <pfc pid>` stops the server too (its close is idempotent).
-  const off = io.onInterrupt((signal) => child.kill(signal as NodeJS.Signals));
+  const off = io.onInterrupt((signal) => child.kill(signal === 'EPIPE' ? 'SIGTERM' : (signal as NodeJS.Signals)));
   try {
     return await new Promise<number>((resolveExit, reject) => {
       child.on('error', reject);

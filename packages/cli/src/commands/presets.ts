@@ -5,6 +5,7 @@ import { parse } from '../args';
 import { PRESETS_HELP } from '../help';
 import { type CliIo, EXIT, UsageError } from '../io';
 import { shown } from '../render';
+import { escapeControls } from '../terminal';
 import { openWeb, WEB_FLAGS } from './web';
 
 export async function presetsCommand(argv: string[], io: CliIo): Promise<number> {
@@ -33,7 +34,7 @@ export async function presetsCommand(argv: string[], io: CliIo): Promise<number>
       let n = 0;
       for await (const p of web.presets.list()) {
         n++;
-        out(v.json ? JSON.stringify(p) : `${p.name}\t${p.presetId}${p.description ? `\t${p.description}` : ''}`);
+        out(v.json ? JSON.stringify(p) : [p.name, p.presetId, ...(p.description ? [p.description] : [])].map((f) => escapeControls(f)).join('\t'));
       }
       if (!v.json && n === 0) io.stderr.write('No custom presets.\n');
       return EXIT.ok;

@@ -2,6 +2,7 @@
 import { parse } from '../args';
 import { STATUS_HELP } from '../help';
 import { type CliIo, EXIT, UsageError } from '../io';
+import { escapeControls } from '../terminal';
 import { openWeb, WEB_FLAGS } from './web';
 
 export async function statusCommand(argv: string[], io: CliIo): Promise<number> {
@@ -24,7 +25,7 @@ export async function statusCommand(argv: string[], io: CliIo): Promise<number> 
       job.outputDimensions ? `output: ${job.outputDimensions.width}×${job.outputDimensions.height}` : '',
       job.createdAt ? `created: ${job.createdAt}` : '',
     ].filter(Boolean);
-    io.stdout.write(`${lines.join('\n')}\n`);
+    io.stdout.write(`${lines.map((l) => escapeControls(l)).join('\n')}\n`);
   }
   return job.status === 'FAILED' || job.status === 'REJECTED' ? EXIT.failed : EXIT.ok;
 }

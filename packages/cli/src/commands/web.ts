@@ -3,18 +3,19 @@ import { openBackend, type OpenedBackend } from '@pfc/batch';
 import type { WebApiClient } from '@pfc/core';
 import type { CliIo } from '../io';
 import { UsageError } from '../io';
+import { API_KEY_FLAGS, type ApiKeyFlags, readApiKey } from '../secrets';
 
 export const WEB_FLAGS = {
-  'api-key': { type: 'string' },
+  ...API_KEY_FLAGS,
   'base-url': { type: 'string' },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
-/** Open the Web API from `--api-key`/`PFC_API_KEY` and `--base-url`/`PFC_BASE_URL`. */
-export async function openWeb(io: CliIo, v: { 'api-key'?: string; 'base-url'?: string }, command: string): Promise<{ web: WebApiClient; opened: OpenedBackend }> {
-  const apiKey = v['api-key'] ?? io.env.PFC_API_KEY;
-  if (!apiKey) throw new UsageError(`pfc ${command} needs a Web API key: set PFC_API_KEY or pass --api-key (and --base-url for an address other than the hosted service)`);
+/** Open the Web API from the key flags or `PFC_API_KEY` (see secrets.ts) and `--base-url`/`PFC_BASE_URL`. */
+export async function openWeb(io: CliIo, v: ApiKeyFlags & { 'base-url'?: string }, command: string): Promise<{ web: WebApiClient; opened: OpenedBackend }> {
+  const apiKey = await readApiKey(v, io);
+  if (!apiKey) throw new UsageError(`pfc ${command} needs a Web API key: set PFC_API_KEY, or pass --api-key-file FILE or --api-key-stdin (and --base-url for an address other than the hosted service)`);
   const opened = await openBackend({ backend: 'web', apiKey, baseURL: v['base-url'] ?? io.env.PFC_BASE_URL });
   return { web: opened.web!, opened };
 }

@@ -4,6 +4,7 @@
  * working out an image's type from what the caller said or from its bytes.
  */
 import type { FileInput } from '../backend';
+import { sniffMedia } from '../media/sniff';
 
 type Resolved = Blob | Uint8Array | ReadableStream<Uint8Array>;
 
@@ -26,15 +27,10 @@ export async function inputToBlob(input: FileInput, type?: string): Promise<Blob
   return type ? new Blob([blob], { type }) : blob;
 }
 
-/** The image type of the first bytes: JPEG, PNG, WebP, GIF or TIFF; undefined otherwise. */
+/** The image type of the first bytes (see `sniffMedia`); undefined for videos and unknown bytes. */
 export function sniffImageType(head: Uint8Array): string | undefined {
-  const b = (i: number) => head[i] ?? -1;
-  if (b(0) === 0xff && b(1) === 0xd8 && b(2) === 0xff) return 'image/jpeg';
-  if (b(0) === 0x89 && b(1) === 0x50 && b(2) === 0x4e && b(3) === 0x47) return 'image/png';
-  if (b(0) === 0x52 && b(1) === 0x49 && b(2) === 0x46 && b(3) === 0x46 && b(8) === 0x57 && b(9) === 0x45 && b(10) === 0x42 && b(11) === 0x50) return 'image/webp';
-  if (b(0) === 0x47 && b(1) === 0x49 && b(2) === 0x46) return 'image/gif';
-  if ((b(0) === 0x49 && b(1) === 0x49 && b(2) === 0x2a) || (b(0) === 0x4d && b(1) === 0x4d && b(3) === 0x2a)) return 'image/tiff';
-  return undefined;
+  const media = sniffMedia(head);
+  return media?.kind === 'image' ? media.mimeType : undefined;
 }
 
 const BY_EXTENSION: Record<string, string> = {

@@ -4,6 +4,7 @@
  * stream or calls a factory, so a multi-GB input is never pulled into memory.
  */
 import type { FileInput } from '../backend';
+import { sniffMedia } from '../media/sniff';
 import type { BodySource } from '../transport';
 
 export interface InputHints {
@@ -27,15 +28,9 @@ export function inputFacts(input: FileInput, hints: InputHints = {}): { contentT
   return { ...(contentType ? { contentType } : {}), ...(size !== undefined ? { size } : {}) };
 }
 
-/** MIME type from magic bytes: JPEG, PNG, MP4/MOV (ISO base media `ftyp`). */
+/** MIME type from the first bytes (see `sniffMedia`), undefined when they are not a known image or video. */
 export function sniffType(bytes: Uint8Array): string | undefined {
-  if (bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff) return 'image/jpeg';
-  if (bytes[0] === 0x89 && bytes[1] === 0x50 && bytes[2] === 0x4e && bytes[3] === 0x47) return 'image/png';
-  if (bytes[4] === 0x66 && bytes[5] === 0x74 && bytes[6] === 0x79 && bytes[7] === 0x70) {
-    const brand = String.fromCharCode(...bytes.subarray(8, 12));
-    return brand === 'qt  ' ? 'video/quicktime' : 'video/mp4';
-  }
-  return undefined;
+  return sniffMedia(bytes)?.mimeType;
 }
 
 /** Headers of the pre-signed PUT: Content-Type when known; Content-Length for a stream of known size. */

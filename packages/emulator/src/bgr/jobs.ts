@@ -4,10 +4,11 @@
  * folder named by the server-made process id only, removal in any state.
  */
 import { randomUUID } from 'node:crypto';
-import { readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { isProcessId, type BgrJobState, type BgrMode } from '@pfc/core';
+import { writeFileAtomic } from '@pfc/node-io';
 import type { ImagingEngine } from '../engine';
 import { cutOut } from './mask';
 
@@ -60,7 +61,7 @@ export class BgrJobs {
   /** Store the input and queue the job. */
   async submit(bytes: Buffer, originalName: string, o: { mode: BgrMode; preprocessing: boolean; postprocessing: boolean }): Promise<BgrJob> {
     const id = randomUUID();
-    await atomicWrite(this.inputPath(id), bytes);
+    await writeFileAtomic(this.inputPath(id), bytes);
     let settle!: () => void;
     const settled = new Promise<void>((r) => (settle = r));
     const job: Internal = { id, state: 'queued', originalName, ...o, settled, settle, removed: false };
@@ -120,7 +121,7 @@ export class BgrJobs {
       const input = await readFile(this.inputPath(job.id));
       const out = await cutOut(input, { mode: job.mode, preprocessing: job.preprocessing, postprocessing: job.postprocessing, engine: this.options.engine });
       if (job.removed) return;
-      await atomicWrite(this.outputPath(job.id), out.png);
+      await writeFileAtomic(this.outputPath(job.id), out.png);
       if (job.removed) {
         await rm(this.outputPath(job.id), { force: true });
         return;
@@ -133,16 +134,5 @@ export class BgrJobs {
     } finally {
       job.settle();
     }
-  }
-}
-
-async function atomicWrite(dest: string, data: Buffer): Promise<void> {
-  const tmp = `${dest}.${randomUUID()}.tmp`;
-  try {
-    await writeFile(tmp, data, { flag: 'wx' });
-    await rename(tmp, dest);
-  } catch (err) {
-    await rm(tmp, { force: true });
-    throw err;
   }
 }

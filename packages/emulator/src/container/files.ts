@@ -2,17 +2,17 @@
  * The container's folders (`/input`, `/output`, `/presets`) and the retention
  * of what it wrote there. Every name from a request passes the contract's
  * sanity check and must resolve inside its folder (no symlink out), so no
- * request reaches a file elsewhere. Writes go to a hidden temp file in the
- * same folder and are renamed into place.
+ * request reaches a file elsewhere. Writes go through `@pfc/node-io`'s durable
+ * atomic write (hidden temp file in the same folder, fsync, rename).
  */
-import { randomUUID } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { lstat, mkdir, readFile, realpath, rename, rm, stat } from 'node:fs/promises';
+import { lstat, mkdir, readFile, realpath, rm, stat } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
 import { join, relative, resolve, sep, isAbsolute } from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { imageKeyProblem, type ContainerErrorId } from '@pfc/core';
+import { writeAtomic } from '@pfc/node-io';
 
 /** A failure with the container's error id (the server answers its documented status). */
 export class ContainerFailure extends Error {
@@ -111,7 +111,6 @@ export class ContainerFiles {
     const declared = Number(req.headers['content-length']);
     if (Number.isFinite(declared) && declared > maxBytes) throw new ContainerFailure('bodyRequestMessage', `the body is larger than the limit of ${maxBytes} bytes`, 413);
     const dest = await this.inside(this.folders.input, key);
-    const tmp = join(this.folders.input, `.upload-${randomUUID()}.tmp`);
     let size = 0;
     let stage: 'create' | 'write' | 'read' = 'create';
     const meter = new Transform({
@@ -122,20 +121,21 @@ export class ContainerFiles {
       },
     });
     try {
-      if (this.take('temporaryFileCreationMessage')) throw Object.assign(new Error('injected: no space left on device'), { code: 'ENOSPC' });
-      const out = createWriteStream(tmp, { flags: 'wx' });
-      await new Promise<void>((ok, fail) => out.once('open', () => ok()).once('error', fail));
-      stage = 'read';
-      out.once('error', () => (stage = 'write'));
-      if (this.take('temporaryFileWritingMessage')) {
-        out.destroy();
+      await writeAtomic(dest, async (tmp) => {
+        if (this.take('temporaryFileCreationMessage')) throw Object.assign(new Error('injected: no space left on device'), { code: 'ENOSPC' });
+        const out = createWriteStream(tmp, { flags: 'wx' });
+        await new Promise<void>((ok, fail) => out.once('open', () => ok()).once('error', fail));
+        stage = 'read';
+        out.once('error', () => (stage = 'write'));
+        if (this.take('temporaryFileWritingMessage')) {
+          out.destroy();
+          stage = 'write';
+          throw Object.assign(new Error('injected: input/output error on close'), { code: 'EIO' });
+        }
+        await pipeline(req, meter, out);
         stage = 'write';
-        throw Object.assign(new Error('injected: input/output error on close'), { code: 'EIO' });
-      }
-      await pipeline(req, meter, out);
-      await rename(tmp, dest);
+      });
     } catch (err) {
-      await rm(tmp, { force: true }).catch(() => undefined);
       if (err instanceof ContainerFailure) throw err;
       if (stage === 'create') throw new ContainerFailure('temporaryFileCreationMessage', `the temporary input file could not be created (${codeOf(err)})`);
       if (stage === 'write') throw new ContainerFailure('temporaryFileWritingMessage', `the temporary input file could not be written or closed (${codeOf(err)})`);
@@ -148,21 +148,20 @@ export class ContainerFiles {
   /** Write a corrected file into `/output` atomically; failures → temporaryOutputFileMessage / temporaryCloseOutputFileMessage. */
   async writeOutput(name: string, data: Buffer): Promise<string> {
     const dest = await this.inside(this.folders.output, name);
-    const tmp = join(this.folders.output, `.output-${randomUUID()}.tmp`);
     let stage: 'create' | 'close' = 'create';
     try {
-      if (this.take('temporaryOutputFileMessage')) throw Object.assign(new Error('injected: no space left on device'), { code: 'ENOSPC' });
-      const out = createWriteStream(tmp, { flags: 'wx' });
-      await new Promise<void>((ok, fail) => out.once('open', () => ok()).once('error', fail));
-      stage = 'close';
-      if (this.take('temporaryCloseOutputFileMessage')) {
-        out.destroy();
-        throw Object.assign(new Error('injected: input/output error on close'), { code: 'EIO' });
-      }
-      await new Promise<void>((ok, fail) => out.end(data, () => ok()).once('error', fail));
-      await rename(tmp, dest);
+      await writeAtomic(dest, async (tmp) => {
+        if (this.take('temporaryOutputFileMessage')) throw Object.assign(new Error('injected: no space left on device'), { code: 'ENOSPC' });
+        const out = createWriteStream(tmp, { flags: 'wx' });
+        await new Promise<void>((ok, fail) => out.once('open', () => ok()).once('error', fail));
+        stage = 'close';
+        if (this.take('temporaryCloseOutputFileMessage')) {
+          out.destroy();
+          throw Object.assign(new Error('injected: input/output error on close'), { code: 'EIO' });
+        }
+        await new Promise<void>((ok, fail) => out.end(data, () => ok()).once('error', fail));
+      });
     } catch (err) {
-      await rm(tmp, { force: true }).catch(() => undefined);
       if (stage === 'create') throw new ContainerFailure('temporaryOutputFileMessage', `the output file could not be created (${codeOf(err)})`);
       throw new ContainerFailure('temporaryCloseOutputFileMessage', `the output file could not be written or closed (${codeOf(err)})`);
     }

@@ -3,7 +3,7 @@
  * An expired address answers 410 until the emulator restarts.
  */
 import { randomUUID } from 'node:crypto';
-import { link, copyFile, rename, stat } from 'node:fs/promises';
+import { link, copyFile, stat } from 'node:fs/promises';
 import type { DataStore, OutputExtension } from '../storage';
 
 export interface ResultFile {
@@ -39,7 +39,7 @@ export class ResultStore {
   async adopt(file: string, extension: OutputExtension, contentType: string): Promise<ResultFile> {
     const outputId = randomUUID();
     const path = this.store.outputPath(outputId, extension);
-    await rename(file, path);
+    await this.store.publish(file, path);
     return this.register(outputId, path, extension, contentType, (await stat(path)).size);
   }
 

@@ -9,10 +9,11 @@
  * removed (up to 20°), where stills remove at most 3°, so a clip shot under
  * the wrong white balance comes back to neutral.
  */
-import { mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { basename, dirname, extname, join } from 'node:path';
+import { extname, join } from 'node:path';
 import type { PfcParams } from '@pfc/core';
+import { writeAtomic } from '@pfc/node-io';
 import { channelLuts, IDENTITY_PLAN, type ColourPlan } from '../colour/apply';
 import { isNeutral, type ColourParams } from '../colour/params';
 import { planCorrection } from '../colour/plan';
@@ -58,7 +59,7 @@ const MP4_AUDIO = new Set(['aac', 'mp3', 'ac3', 'eac3', 'opus', 'alac', 'flac'])
  * Colour-correct an MP4 or MOV file to `outputPath` (same container as the
  * output's extension: .mov → QuickTime, anything else → MP4). H.264 video,
  * audio kept (copied when the container allows). The output appears only when
- * complete (temp file + rename); the input is never modified.
+ * complete (`@pfc/node-io`'s durable atomic write); the input is never modified.
  *
  * @param params the job's `/pfc` parameters; `preset` selects the correction as for images.
  * @throws EngineError `unsupported-input` for a file without a readable video stream, `processing` when ffmpeg fails.
@@ -74,25 +75,28 @@ export async function correctVideo(inputPath: string, outputPath: string, params
   const plan = corrected ? planCorrection(stack(frames), preset.params, 'video').plan : { ...IDENTITY_PLAN };
 
   const work = await mkdtemp(join(tmpdir(), 'pfc-video-'));
-  const partial = join(dirname(outputPath), `.${basename(outputPath)}.${process.pid}.${Date.now()}.partial`);
   const mov = extname(outputPath).toLowerCase() === '.mov';
   try {
-    const args = ['-y', '-i', inputPath, '-map', '0:v:0', '-map', '0:a?', '-map_metadata', '0'];
-    if (corrected) {
-      const lut = join(work, 'curves.cube');
-      await writeFile(lut, cubeFile(plan));
-      args.push('-vf', filterChain(plan, lut, info), '-c:v', 'libx264', '-preset', 'veryfast', '-crf', String(options.crf ?? 18), '-pix_fmt', 'yuv420p');
-    } else {
-      args.push('-c:v', 'copy');
-    }
-    const copyAudio = info.audioCodec === undefined || mov || MP4_AUDIO.has(info.audioCodec);
-    args.push(...(copyAudio ? ['-c:a', 'copy'] : ['-c:a', 'aac', '-b:a', '192k']));
-    args.push(...(mov ? ['-f', 'mov'] : ['-f', 'mp4', '-movflags', '+faststart']), partial);
-    const run = await runFfmpeg(args, signal);
-    if (run.code !== 0) throw new EngineError('processing', `video encoding failed: ${ffmpegError(run.stderr)}`);
-    await rename(partial, outputPath);
+    await writeAtomic(
+      outputPath,
+      async (partial) => {
+        const args = ['-y', '-i', inputPath, '-map', '0:v:0', '-map', '0:a?', '-map_metadata', '0'];
+        if (corrected) {
+          const lut = join(work, 'curves.cube');
+          await writeFile(lut, cubeFile(plan));
+          args.push('-vf', filterChain(plan, lut, info), '-c:v', 'libx264', '-preset', 'veryfast', '-crf', String(options.crf ?? 18), '-pix_fmt', 'yuv420p');
+        } else {
+          args.push('-c:v', 'copy');
+        }
+        const copyAudio = info.audioCodec === undefined || mov || MP4_AUDIO.has(info.audioCodec);
+        args.push(...(copyAudio ? ['-c:a', 'copy'] : ['-c:a', 'aac', '-b:a', '192k']));
+        args.push(...(mov ? ['-f', 'mov'] : ['-f', 'mp4', '-movflags', '+faststart']), partial);
+        const run = await runFfmpeg(args, signal);
+        if (run.code !== 0) throw new EngineError('processing', `video encoding failed: ${ffmpegError(run.stderr)}`);
+      },
+      { signal },
+    );
   } finally {
-    await rm(partial, { force: true });
     await rm(work, { recursive: true, force: true });
   }
   return {

@@ -1,0 +1,85 @@
+/**
+ * Checks made after planning and before the first upload, so a run that
+ * cannot succeed costs nothing: every folder results go to can be written,
+ * and a `--preset` name exists (built in, or a custom preset of the account).
+ */
+import { open, rm, stat } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { type BatchPlan, type OpenedBackend, PARTIAL_SUFFIX } from '@pfc/batch';
+import { BUILT_IN_PRESETS } from '@pfc/core';
+import { UsageError } from './io';
+import { shown } from './render';
+
+/**
+ * Every folder an output (or an in-place backup) goes to can be written: the
+ * nearest existing folder on its path is a folder and takes a new file. Tried
+ * for real (create and remove a temporary file) rather than with `access()`,
+ * which says yes to root on a read-only file system.
+ * @throws UsageError naming the folder and the reason.
+ */
+export async function checkOutputWritable(plan: BatchPlan, cwd: string): Promise<void> {
+  const folders = new Set<string>();
+  for (const f of plan.files) {
+    folders.add(dirname(f.output));
+    if (f.backup) folders.add(dirname(f.backup));
+  }
+  const probed = new Set<string>();
+  for (const folder of folders) {
+    const existing = await nearestExisting(folder, cwd);
+    if (probed.has(existing)) continue;
+    probed.add(existing);
+    await probeWrite(existing, folder, cwd);
+  }
+}
+
+/** The folder itself, or its nearest existing ancestor (where the run would create it). */
+async function nearestExisting(folder: string, cwd: string): Promise<string> {
+  for (let dir = folder; ; dir = dirname(dir)) {
+    const info = await stat(dir).catch((err: NodeJS.ErrnoException) => (err.code === 'ENOENT' || err.code === 'ENOTDIR' ? undefined : Promise.reject(err)));
+    if (info?.isDirectory()) return dir;
+    if (info) throw new UsageError(`cannot write results to ${shown(cwd, folder)}: ${shown(cwd, dir)} is a file, not a folder`);
+    if (dirname(dir) === dir) return dir;
+  }
+}
+
+async function probeWrite(existing: string, folder: string, cwd: string): Promise<void> {
+  // A name the run's own clean-up removes should this process die right here.
+  const probe = join(existing, `.pfc-write-check.${process.pid}${PARTIAL_SUFFIX}`);
+  try {
+    const fh = await open(probe, 'wx');
+    await fh.close();
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? 'error';
+    const where = existing === folder ? shown(cwd, folder) : `${shown(cwd, folder)} (its nearest existing folder ${shown(cwd, existing)})`;
+    throw new UsageError(`cannot write results to ${where}: ${WRITE_REASONS[code] ?? code}; choose another --out`);
+  } finally {
+    await rm(probe, { force: true });
+  }
+}
+
+const WRITE_REASONS: Record<string, string> = {
+  EACCES: 'permission denied (EACCES)',
+  EPERM: 'operation not permitted (EPERM)',
+  EROFS: 'read-only file system (EROFS)',
+  ENOSPC: 'no space left on the device (ENOSPC)',
+  EDQUOT: 'disk quota exceeded (EDQUOT)',
+};
+
+/**
+ * `--preset NAME` names a built-in preset group, `none`, or a custom preset of
+ * the account (Web API and emulator; a container's presets are files it alone
+ * can see, so there the container itself answers). Names compare exactly, as
+ * the service does; a case-only difference is suggested.
+ * @throws UsageError listing what exists.
+ */
+export async function checkPresetExists(preset: string | undefined, opened: OpenedBackend): Promise<void> {
+  if (preset === undefined || preset === 'none' || (BUILT_IN_PRESETS as readonly string[]).includes(preset) || !opened.web) return;
+  const custom: string[] = [];
+  for await (const p of opened.web.presets.list()) {
+    if (p.name === preset) return;
+    custom.push(p.name);
+  }
+  const near = [...BUILT_IN_PRESETS, 'none', ...custom].find((n) => n.toLowerCase() === preset.toLowerCase());
+  const known = [...BUILT_IN_PRESETS.map((n) => JSON.stringify(n)), '"none"', ...(custom.length ? [`custom: ${custom.map((n) => JSON.stringify(n)).join(', ')}`] : ['no custom presets'])];
+  throw new UsageError(`--preset ${JSON.stringify(preset)} is neither a built-in preset nor a custom preset of this account${near ? ` (did you mean ${JSON.stringify(near)}?)` : ''}; presets: ${known.join(', ')} (see: pfc presets list)`);
+}

@@ -1,0 +1,190 @@
+/**
+ * Durable atomic writes: the bytes go to a temporary file (in the destination's
+ * folder, or another folder on the same file system), which is flushed to disk
+ * (fsync), renamed over the destination, and the folder is flushed too so the
+ * rename itself survives a power cut. A reader sees the old file or the whole
+ * new one, never a half-written one; after a crash at any point the old file is
+ * intact. Every write the user or a later run relies on goes through
+ * {@link writeAtomic}; the buffer, stream and copy variants are thin wrappers.
+ */
+import { randomBytes } from 'node:crypto';
+import { constants as fsConstants } from 'node:fs';
+import { copyFile, mkdir, open, rename, rm, writeFile } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+
+/** Suffix of temporary files; they are renamed into place when complete. */
+export const TEMP_SUFFIX = '.pfc-partial';
+
+/**
+ * Bytes of the destination's name kept in a temporary name, so a stray temp
+ * file still says what it was for while the whole name stays far below the
+ * 255-byte limit of common file systems (ext4, APFS, NTFS) however long the
+ * destination's name is.
+ */
+const TEMP_STEM_BYTES = 64;
+
+export interface AtomicWriteOptions {
+  /** Abort the write; the temporary file is removed and the destination left as it was. */
+  signal?: AbortSignal;
+  /** File mode of the result (e.g. the original's, in in-place mode); default: the process umask's. */
+  mode?: number;
+  /** Check the complete temporary file before it replaces the destination; throw to refuse it. */
+  verify?: (tempPath: string) => Promise<void>;
+  /** Folder for the temporary file (same file system as the destination); default: the destination's folder. */
+  tempDir?: string;
+  /**
+   * Flush file and folder to disk (fsync). Default true. Only scratch files that
+   * do not outlive the process (the embedded emulator's own temporary store)
+   * turn it off.
+   */
+  durable?: boolean;
+}
+
+/**
+ * A fresh temporary path for `dest`: hidden, unique per call, at most ~100
+ * bytes long whatever the length of `dest`'s name.
+ */
+export function tempPathFor(dest: string, dir: string = dirname(dest)): string {
+  const stem = truncateUtf8(basename(dest), TEMP_STEM_BYTES);
+  const unique = `${process.pid.toString(36)}-${randomBytes(6).toString('hex')}`;
+  return join(dir, `.${stem}.${unique}${TEMP_SUFFIX}`);
+}
+
+/** Whether a file name is one of the temporary files made by {@link tempPathFor}. */
+export function isTempName(fileName: string): boolean {
+  return fileName.startsWith('.') && fileName.endsWith(TEMP_SUFFIX);
+}
+
+/**
+ * The one atomic-write mechanism. `produce` fills the temporary file whose path
+ * it is given (with `writeFile`, a stream, a child process…) and returns any
+ * value; then the file is flushed, given `mode`, checked by `verify`, renamed
+ * over `dest`, and `dest`'s folder is flushed. On any error or abort the
+ * temporary file is removed and `dest` is untouched.
+ *
+ * @example
+ * await writeAtomic('out/a.mp4', (tmp) => encodeVideo(input, tmp));
+ */
+export async function writeAtomic<T>(dest: string, produce: (tempPath: string) => Promise<T>, options: AtomicWriteOptions = {}): Promise<T> {
+  const durable = options.durable ?? true;
+  await mkdir(dirname(dest), { recursive: true });
+  const tmp = tempPathFor(dest, options.tempDir);
+  try {
+    options.signal?.throwIfAborted();
+    const result = await produce(tmp);
+    await settleFile(tmp, options.mode, durable);
+    await options.verify?.(tmp);
+    options.signal?.throwIfAborted();
+    await rename(tmp, dest);
+    if (durable) await syncFolder(dirname(dest));
+    return result;
+  } catch (err) {
+    await rm(tmp, { force: true }).catch(() => undefined);
+    throw err;
+  }
+}
+
+/**
+ * Write `data` to `dest` atomically and durably (reports, manifests, preset files, stored uploads).
+ *
+ * @example
+ * await writeFileAtomic('out/report.html', html);
+ */
+export function writeFileAtomic(dest: string, data: string | Uint8Array, options: AtomicWriteOptions = {}): Promise<void> {
+  return writeAtomic(dest, (tmp) => writeFile(tmp, data, { flag: 'wx', signal: options.signal }), options);
+}
+
+/** Copy `src` to `dest` atomically and durably (in-place backups). */
+export function copyFileAtomic(src: string, dest: string, options: AtomicWriteOptions = {}): Promise<void> {
+  return writeAtomic(dest, (tmp) => copyFile(src, tmp, fsConstants.COPYFILE_EXCL), options);
+}
+
+/**
+ * Move a complete file that this process wrote elsewhere on the same file
+ * system (e.g. an engine's scratch output) to `dest`: flushed, renamed, folder
+ * flushed. `src` is gone afterwards, also on failure.
+ */
+export async function moveFileAtomic(src: string, dest: string, options: Pick<AtomicWriteOptions, 'durable' | 'mode'> = {}): Promise<void> {
+  const durable = options.durable ?? true;
+  try {
+    await settleFile(src, options.mode, durable);
+    await rename(src, dest);
+    if (durable) await syncFolder(dirname(dest));
+  } catch (err) {
+    await rm(src, { force: true }).catch(() => undefined);
+    throw err;
+  }
+}
+
+/**
+ * Append `data` to a journal file (created when missing) and flush it to disk,
+ * and the folder too when the file is new, so a line a later run relies on
+ * (a manifest record) survives a power cut once this resolves.
+ */
+export async function appendFileDurable(path: string, data: string | Uint8Array): Promise<void> {
+  const fh = await open(path, 'a');
+  let created = false;
+  try {
+    created = (await fh.stat()).size === 0;
+    await fh.appendFile(data);
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+  if (created) await syncFolder(dirname(path));
+}
+
+/** Give the complete temporary file its mode and flush its bytes to disk. */
+async function settleFile(path: string, mode: number | undefined, durable: boolean): Promise<void> {
+  if (mode === undefined && !durable) return;
+  // Through one handle: fchmod works even when `mode` makes the file read-only.
+  const fh = await open(path, 'r+');
+  try {
+    if (mode !== undefined) await fh.chmod(mode);
+    if (durable) await fh.sync();
+  } finally {
+    await fh.close();
+  }
+}
+
+/**
+ * Flush a folder's entries (the rename) to disk. Windows cannot open a folder
+ * for flushing and commits renames itself (NTFS journals metadata), so there
+ * the error is ignored.
+ */
+export async function syncFolder(dir: string): Promise<void> {
+  let fh;
+  try {
+    fh = await open(dir, 'r');
+  } catch (err) {
+    if (process.platform === 'win32') return;
+    throw err;
+  }
+  try {
+    await fh.sync();
+  } catch (err) {
+    // Some file systems (certain network and FUSE mounts) refuse fsync on folders; the rename is done either way.
+    if (!isUnsupported(err)) throw err;
+  } finally {
+    await fh.close();
+  }
+}
+
+function isUnsupported(err: unknown): boolean {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  return code === 'EINVAL' || code === 'ENOTSUP' || code === 'EISDIR' || code === 'EPERM' || code === 'EBADF';
+}
+
+/** The longest prefix of `text` whose UTF-8 encoding fits in `maxBytes`, never splitting a character. */
+export function truncateUtf8(text: string, maxBytes: number): string {
+  if (Buffer.byteLength(text) <= maxBytes) return text;
+  let out = '';
+  let bytes = 0;
+  for (const ch of text) {
+    const size = Buffer.byteLength(ch);
+    if (bytes + size > maxBytes) break;
+    out += ch;
+    bytes += size;
+  }
+  return out;
+}

@@ -1,0 +1,11 @@
+/**
+ * `@pfc/node-io`: Node-only file helpers shared by `@pfc/engine`,
+ * `@pfc/emulator`, `@pfc/batch` and `@pfc/cli`. It depends on no other
+ * workspace package, so every one of them can use it without a cycle
+ * (`@pfc/core` cannot hold it: core imports no `node:*`).
+ */
+export {
+  TEMP_SUFFIX, tempPathFor, isTempName, writeAtomic, writeFileAtomic, appendFileDurable, copyFileAtomic, moveFileAtomic, syncFolder, truncateUtf8,
+  type AtomicWriteOptions,
+} from './atomic';
+export { HashTap, writeStreamAtomic, type WrittenFile } from './stream';

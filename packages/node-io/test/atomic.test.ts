@@ -1,0 +1,169 @@
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { open } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { appendFileDurable, copyFileAtomic, isTempName, moveFileAtomic, tempPathFor, truncateUtf8, writeAtomic, writeFileAtomic, writeStreamAtomic } from '../src/index';
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'node-io-'));
+});
+afterEach(() => {
+  vi.restoreAllMocks();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** Every fsync made through a FileHandle, with the path it was opened on (files and folders). */
+async function spyOnSync(): Promise<string[]> {
+  const probe = await open(join(dir, '.probe'), 'w');
+  const proto = Object.getPrototypeOf(probe) as { sync: () => Promise<void> };
+  await probe.close();
+  rmSync(join(dir, '.probe'));
+  const synced: string[] = [];
+  const original = proto.sync;
+  vi.spyOn(proto, 'sync').mockImplementation(async function (this: { fd: number }) {
+    const { readlinkSync } = await import('node:fs');
+    synced.push(readlinkSync(`/proc/self/fd/${this.fd}`));
+    return original.call(this);
+  });
+  return synced;
+}
+
+const files = () => readdirSync(dir).filter((n) => n !== '.probe');
+
+describe('writeAtomic', () => {
+  it('writes the file, flushes it and its folder, and leaves no temporary file', async () => {
+    const synced = await spyOnSync();
+    const dest = join(dir, 'report.html');
+    await writeFileAtomic(dest, 'hello');
+    expect(readFileSync(dest, 'utf8')).toBe('hello');
+    expect(files()).toEqual(['report.html']);
+    // The temporary file (renamed into `dest` afterwards) and the folder holding the rename.
+    expect(synced).toHaveLength(2);
+    expect(isTempName(synced[0]!.split('/').pop()!)).toBe(true);
+    expect(synced[1]).toBe(dir);
+  });
+
+  it('skips the flushes only when asked (scratch files)', async () => {
+    const synced = await spyOnSync();
+    await writeFileAtomic(join(dir, 'a'), 'x', { durable: false });
+    expect(synced).toEqual([]);
+  });
+
+  it('leaves the old file and no temporary file when producing fails', async () => {
+    const dest = join(dir, 'photo.jpg');
+    writeFileSync(dest, 'original');
+    await expect(
+      writeAtomic(dest, async (tmp) => {
+        writeFileSync(tmp, 'half');
+        throw new Error('disk on fire');
+      }),
+    ).rejects.toThrow('disk on fire');
+    expect(readFileSync(dest, 'utf8')).toBe('original');
+    expect(files()).toEqual(['photo.jpg']);
+  });
+
+  it('leaves the old file when verify refuses the result, and when aborted', async () => {
+    const dest = join(dir, 'photo.jpg');
+    writeFileSync(dest, 'original');
+    await expect(writeFileAtomic(dest, 'bad', { verify: async () => Promise.reject(new Error('not a JPEG')) })).rejects.toThrow('not a JPEG');
+    const ctrl = new AbortController();
+    ctrl.abort();
+    await expect(writeFileAtomic(dest, 'late', { signal: ctrl.signal })).rejects.toThrow();
+    expect(readFileSync(dest, 'utf8')).toBe('original');
+    expect(files()).toEqual(['photo.jpg']);
+  });
+
+  it('works for a destination whose name is 255 bytes long (multi-byte characters included)', async () => {
+    const ascii = `${'a'.repeat(251)}.jpg`;
+    const accented = `${'é'.repeat(125)}.jpg`; // 250 + 4 bytes
+    for (const name of [ascii, accented]) {
+      expect(Buffer.byteLength(name)).toBeLessThanOrEqual(255);
+      await writeFileAtomic(join(dir, name), name);
+      expect(readFileSync(join(dir, name), 'utf8')).toBe(name);
+    }
+    expect(files().sort()).toEqual([ascii, accented].sort());
+  });
+
+  it('gives the result the requested mode, even a read-only one', async () => {
+    const dest = join(dir, 'ro.jpg');
+    await writeFileAtomic(dest, 'x', { mode: 0o444 });
+    expect(statSync(dest).mode & 0o777).toBe(0o444);
+  });
+
+  it('can stage the temporary file in another folder of the same file system', async () => {
+    const staging = mkdtempSync(join(dir, 'tmp-'));
+    await writeFileAtomic(join(dir, 'out.bin'), 'x', { tempDir: staging });
+    expect(readdirSync(staging)).toEqual([]);
+    expect(readFileSync(join(dir, 'out.bin'), 'utf8')).toBe('x');
+  });
+});
+
+describe('tempPathFor', () => {
+  it('is hidden, recognisable, unique, and short whatever the destination name', () => {
+    const long = join(dir, `${'ж'.repeat(127)}.j`);
+    const a = tempPathFor(long);
+    const b = tempPathFor(long);
+    expect(a).not.toBe(b);
+    const name = a.split('/').pop()!;
+    expect(name.startsWith('.')).toBe(true);
+    expect(isTempName(name)).toBe(true);
+    expect(Buffer.byteLength(name)).toBeLessThanOrEqual(100);
+    expect(name).not.toContain('\uFFFD');
+  });
+
+  it('truncateUtf8 never splits a character', () => {
+    expect(truncateUtf8('ééé', 5)).toBe('éé');
+    expect(truncateUtf8('abc', 10)).toBe('abc');
+  });
+});
+
+describe('writeStreamAtomic', () => {
+  it('streams a web or Node stream to disk and reports size and hash', async () => {
+    const synced = await spyOnSync();
+    const web = new Response('streamed bytes').body!;
+    const written = await writeStreamAtomic(join(dir, 'a.bin'), web);
+    expect(written.bytes).toBe(14);
+    expect(written.hash).toBe('sha256:' + (await import('node:crypto')).createHash('sha256').update('streamed bytes').digest('hex'));
+    const node = await writeStreamAtomic(join(dir, 'b.bin'), Readable.from([Buffer.from('x'), Buffer.from('y')]));
+    expect(node.bytes).toBe(2);
+    expect(readFileSync(join(dir, 'b.bin'), 'utf8')).toBe('xy');
+    expect(synced).toHaveLength(4);
+  });
+
+  it('leaves no temporary file when the stream fails midway', async () => {
+    const failing = new Readable({
+      read() {
+        this.push(Buffer.from('part'));
+        this.destroy(new Error('connection reset'));
+      },
+    });
+    await expect(writeStreamAtomic(join(dir, 'c.bin'), failing)).rejects.toThrow('connection reset');
+    expect(files()).toEqual([]);
+  });
+});
+
+describe('copyFileAtomic and moveFileAtomic', () => {
+  it('copy keeps the source; move flushes and removes it', async () => {
+    writeFileSync(join(dir, 'src'), 'bytes');
+    await copyFileAtomic(join(dir, 'src'), join(dir, 'backup', 'copy'));
+    expect(readFileSync(join(dir, 'backup', 'copy'), 'utf8')).toBe('bytes');
+    const synced = await spyOnSync();
+    await moveFileAtomic(join(dir, 'src'), join(dir, 'moved'));
+    expect(files().sort()).toEqual(['backup', 'moved']);
+    expect(synced).toEqual([join(dir, 'src'), dir]);
+  });
+});
+
+describe('appendFileDurable', () => {
+  it('appends and flushes each line; the folder too when the file is new', async () => {
+    const synced = await spyOnSync();
+    const journal = join(dir, 'journal.jsonl');
+    await appendFileDurable(journal, 'one\n');
+    await appendFileDurable(journal, 'two\n');
+    expect(readFileSync(journal, 'utf8')).toBe('one\ntwo\n');
+    expect(synced).toEqual([journal, dir, journal]);
+  });
+});
