@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 /**
  * `pfc-emulator`: runs the emulator until SIGINT/SIGTERM. When ready it prints
- * exactly one JSON line to stdout, e.g. {"web":"http://127.0.0.1:8080/v2"};
+ * exactly one JSON line to stdout, e.g.
+ * {"web":"http://127.0.0.1:8080/v2","storage":"http://127.0.0.1:8082",…};
  * everything else (help, errors, --verbose logs) goes to stderr.
  */
 import { availableParallelism } from 'node:os';
@@ -28,6 +29,11 @@ containers (real image work with sharp).
   --workers N                 jobs processed at once; others wait PENDING (default 2)
   --retention-minutes MIN     result URLs expire after this (default 1440)
   --upload-url-ttl-seconds S  pre-signed upload addresses expire after this (default 3600)
+  --storage-port PORT         port of the storage origin serving pre-signed uploads
+                              and results (default 8082; 0 = any free port)
+  --storage-same-origin       serve uploads and results under the API's /v2 instead
+  --lenient-storage           accept any Content-Type and chunked PUTs, answer JSON
+                              (default: strict, as object storage answers)
   --faults JSON               fault configuration, as POST /_emulator/faults takes
   --fault-seed N              seed for repeatable fault draws
   --fault-429 RATE            share (0-1) of API requests answered 429
@@ -69,6 +75,9 @@ function parse(argv: string[]): EmulatorOptions & { verbose: boolean; help: bool
       workers: str,
       'retention-minutes': str,
       'upload-url-ttl-seconds': str,
+      'storage-port': str,
+      'storage-same-origin': { type: 'boolean', default: false },
+      'lenient-storage': { type: 'boolean', default: false },
       faults: str,
       'fault-seed': str,
       'fault-429': str,
@@ -129,6 +138,12 @@ function parse(argv: string[]): EmulatorOptions & { verbose: boolean; help: bool
     workers: num('workers', v.workers, { integer: true, min: 1, max: 64 }),
     retentionMinutes: num('retention-minutes', v['retention-minutes']),
     uploadUrlTtlSeconds: num('upload-url-ttl-seconds', v['upload-url-ttl-seconds'], { min: 1 }),
+    storage: {
+      // Port 0 for the API means "any free port" for every server (tests); else the storage's default 8082.
+      port: num('storage-port', v['storage-port'], { integer: true, max: 65535 }) ?? (v['web-port'] === '0' ? 0 : 8082),
+      sameOrigin: v['storage-same-origin'] ?? false,
+      lenient: v['lenient-storage'] ?? false,
+    },
     faults,
     verbose: v.verbose ?? false,
     help: v.help ?? false,

@@ -50,6 +50,26 @@ export const DEFAULT_LIMITS: EmulatorLimits = {
   maxBackgroundOutputSide: 5_000,
 };
 
+/**
+ * The pre-signed storage behind `uploadUrl` and `correctedFile` (see
+ * `src/webapi/storage-rules.ts` and the README's "Pre-signed storage").
+ */
+export interface StorageOptions {
+  /** Port of the storage's own origin; 0 = any free port. Default 0 (the bin: 8082). */
+  port?: number;
+  /** Interface and host name of the storage origin. Default: the API's `host`. */
+  host?: string;
+  /** Serve uploads and results under the API's own `/v2` instead of a second origin. Default false. */
+  sameOrigin?: boolean;
+  /**
+   * Accept any `Content-Type`, chunked bodies, and answer in JSON, as the
+   * emulator did before it modelled object storage. Default false (strict).
+   */
+  lenient?: boolean;
+  /** The `Content-Type` file upload addresses are signed for; '' = none (the vendor's clients send none). Default ''. */
+  signedContentType?: string;
+}
+
 /** Options of {@link startEmulator}. Every field is optional. */
 export interface EmulatorOptions {
   /** Interface to listen on. Default `127.0.0.1`. */
@@ -79,6 +99,8 @@ export interface EmulatorOptions {
   uploadUrlTtlSeconds?: number;
   /** Size limits; unspecified fields keep the documented defaults. */
   limits?: Partial<EmulatorLimits>;
+  /** Where and how strictly pre-signed uploads and results are served. Default: strict, on a second origin. */
+  storage?: StorageOptions;
   /** Initial fault injection (also settable at run time via `POST /_emulator/faults`). */
   faults?: FaultConfig;
   /**

@@ -18,6 +18,8 @@ export interface EmulatorStats {
   jobs: { total: number; byState: Record<JobState, number>; cacheHits: number; pipelineRuns: number };
   /** Faults injected so far, by kind. */
   faults: Record<string, number>;
+  /** Requests to the storage origin; `withApiKey` counts those that carried (or asked to send) `X-API-KEY`. */
+  storage: { requests: number; withApiKey: number };
 }
 
 export function emulatorStats(app: WebApiApp): EmulatorStats {
@@ -33,6 +35,7 @@ export function emulatorStats(app: WebApiApp): EmulatorStats {
       pipelineRuns: app.stats.pipelineRuns,
     },
     faults: { ...app.faults.counts },
+    storage: { ...app.stats.storage },
   };
 }
 

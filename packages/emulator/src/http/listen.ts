@@ -16,12 +16,18 @@ export interface StartedServer {
  * Request timeouts are off (multi-GB uploads take long); a header timeout
  * still guards against idle sockets.
  */
-export async function listen(listener: RequestListener, host: string, port: number): Promise<StartedServer> {
+/** A body for the 400 answered to malformed HTTP; `incompleteBody` when the client ended its side before its Content-Length. */
+export type ClientErrorBody = (kind: 'incompleteBody' | 'malformed') => { contentType: string; body: string } | undefined;
+
+export async function listen(listener: RequestListener, host: string, port: number, clientErrorBody?: ClientErrorBody): Promise<StartedServer> {
   const server = createServer({ requestTimeout: 0, headersTimeout: 60_000, keepAliveTimeout: 5_000 }, listener);
   // Malformed HTTP must never crash the process: answer 400 when possible, then drop.
   server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
     const status = err.code === 'HPE_HEADER_OVERFLOW' ? '431 Request Header Fields Too Large' : '400 Bad Request';
-    if (socket.writable) socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+    // The parser meets the end of the stream inside a body: the client half-closed before sending its Content-Length.
+    const extra = status.startsWith('400') ? clientErrorBody?.(err.code === 'HPE_INVALID_EOF_STATE' ? 'incompleteBody' : 'malformed') : undefined;
+    const head = extra ? `Content-Type: ${extra.contentType}\r\nContent-Length: ${Buffer.byteLength(extra.body)}` : 'Content-Length: 0';
+    if (socket.writable) socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\n${head}\r\n\r\n${extra?.body ?? ''}`);
     else socket.destroy();
   });
   await new Promise<void>((resolve, reject) => {

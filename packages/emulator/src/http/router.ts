@@ -98,6 +98,10 @@ export interface DispatchHooks {
   onResponse?(routeName: string, status: number): void;
   /** Unexpected handler errors (never includes request headers, so never the key). */
   onError?(routeName: string, err: unknown): void;
+  /** CORS headers of every answer. Default `applyCors` (the API's). */
+  cors?(req: IncomingMessage, res: ServerResponse): void;
+  /** Re-shapes an error answer (storage answers in XML); default: as thrown. */
+  shapeError?(err: HttpError): HttpError;
 }
 
 /** A `node:http` request listener for a router: CORS, request ids, 404/405, and errors as `{error}` JSON. */
@@ -112,7 +116,7 @@ async function dispatch(router: Router, hooks: DispatchHooks, req: IncomingMessa
   req.on('error', () => undefined); // an aborted upload must not become an unhandled error
   res.on('finish', () => hooks.onResponse?.(routeName, res.statusCode));
   try {
-    applyCors(req, res);
+    (hooks.cors ?? applyCors)(req, res);
     const requestId = randomUUID();
     res.setHeader('X-Request-Id', requestId);
     if (req.method === 'OPTIONS') {
@@ -149,7 +153,7 @@ async function dispatch(router: Router, hooks: DispatchHooks, req: IncomingMessa
     if (res.destroyed) return;
     if (err instanceof HttpError) {
       drain(req);
-      sendError(res, err.status, err.message, err.extra, err.headers);
+      (hooks.shapeError?.(err) ?? err).send(res);
       return;
     }
     hooks.onError?.(routeName, err);

@@ -21,6 +21,12 @@ export interface CacheEntry {
 export interface WebApiApp {
   /** `http://host:port/v2`; set once the server listens. */
   web: string;
+  /** Base of the storage addresses (uploads, results): the storage origin, or `web` when same-origin; set once it listens. */
+  storage: string;
+  /** Object-storage rules on the pre-signed PUTs (`storage-rules.ts`); false = lenient. */
+  strictStorage: boolean;
+  /** The Content-Type file upload addresses are signed for ('' = none). */
+  uploadContentType: string;
   store: DataStore;
   uploads: UploadRegistry;
   results: ResultStore;
@@ -62,6 +68,9 @@ export function createWebApiApp(options: EmulatorOptions, store: DataStore): Web
 
   const app = {
     web: '',
+    storage: '',
+    strictStorage: options.storage?.lenient !== true,
+    uploadContentType: options.storage?.signedContentType ?? '',
     store,
     uploads: new UploadRegistry(store, now, uploadRetentionMinutes * MINUTE),
     results: new ResultStore(store, now, retentionMinutes * MINUTE),
