@@ -26,6 +26,10 @@ containers (real image work with sharp).
                               folder, removed on exit)
   --processing-ms MS          least time each job spends in PROCESSING, its real
                               work included (default 0)
+  --processing-sigma S        spread of job times: log-normal sigma around the
+                              median --processing-ms (default 0: all equal)
+  --processing-ms-per-mp MS   added to a job's median per megapixel of its input
+  --processing-seed N         seed of the job-time draws (default 1)
   --workers N                 jobs processed at once; others wait PENDING (default 2)
   --retention-minutes MIN     result URLs expire after this (default 1440)
   --upload-url-ttl-seconds S  pre-signed upload addresses expire after this (default 3600)
@@ -72,6 +76,9 @@ function parse(argv: string[]): EmulatorOptions & { verbose: boolean; help: bool
       'api-key': { type: 'string', multiple: true },
       'data-dir': str,
       'processing-ms': str,
+      'processing-sigma': str,
+      'processing-ms-per-mp': str,
+      'processing-seed': str,
       workers: str,
       'retention-minutes': str,
       'upload-url-ttl-seconds': str,
@@ -135,6 +142,9 @@ function parse(argv: string[]): EmulatorOptions & { verbose: boolean; help: bool
     apiKeys: v['api-key'],
     dataDir: v['data-dir'],
     processingMs: num('processing-ms', v['processing-ms']),
+    processingSigma: num('processing-sigma', v['processing-sigma'], { max: 3 }),
+    processingMsPerMegapixel: num('processing-ms-per-mp', v['processing-ms-per-mp']),
+    processingSeed: num('processing-seed', v['processing-seed'], { integer: true }),
     workers: num('workers', v.workers, { integer: true, min: 1, max: 64 }),
     retentionMinutes: num('retention-minutes', v['retention-minutes']),
     uploadUrlTtlSeconds: num('upload-url-ttl-seconds', v['upload-url-ttl-seconds'], { min: 1 }),

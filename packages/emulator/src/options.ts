@@ -89,6 +89,16 @@ export interface EmulatorOptions {
    * `workers` ÷ `processingMs` bounds the jobs finished per ms. Default 0.
    */
   processingMs?: number;
+  /**
+   * Spread of job times: σ of a log-normal whose median is `processingMs`
+   * (plus its size share); 0.5 puts half the jobs within ×0.71–×1.40 of the
+   * median and one in twenty above ×2.3. Default 0 (every job the same).
+   */
+  processingSigma?: number;
+  /** Added to a job's median time per megapixel of its input, ms. Default 0. */
+  processingMsPerMegapixel?: number;
+  /** Seed of the job-time draws (same seed and job order, same times). Default 1. */
+  processingSeed?: number;
   /** Jobs processed at once; the rest wait in PENDING. Default 2. */
   workers?: number;
   /** How long result URLs stay reachable, minutes (decimals allowed). Default 1440 (24 h). */

@@ -5,6 +5,7 @@ import { DEFAULT_LIMITS, type EmulatorLimits, type EmulatorOptions } from '../op
 import { Stats } from '../stats';
 import type { DataStore } from '../storage';
 import { KeyCheck } from './auth';
+import { jobTimer } from './job-time';
 import { JobQueue, type Outcome } from './jobs';
 import { PresetStore } from './presets';
 import { ResultStore, type ResultFile } from './results';
@@ -60,7 +61,12 @@ export function createWebApiApp(options: EmulatorOptions, store: DataStore): Web
   const retentionMinutes = positive('retentionMinutes', options.retentionMinutes, 1440);
   const uploadRetentionMinutes = positive('uploadRetentionMinutes', options.uploadRetentionMinutes, 7 * 1440);
   const workers = positive('workers', options.workers, 2, { integer: true, min: 1 });
-  const processingMs = positive('processingMs', options.processingMs, 0);
+  const processing = {
+    medianMs: positive('processingMs', options.processingMs, 0),
+    sigma: positive('processingSigma', options.processingSigma, 0),
+    perMegapixelMs: positive('processingMsPerMegapixel', options.processingMsPerMegapixel, 0),
+    seed: positive('processingSeed', options.processingSeed, 1, { integer: true }),
+  };
   const uploadUrlTtlSeconds = positive('uploadUrlTtlSeconds', options.uploadUrlTtlSeconds, 3600, { min: 1 });
   const limits = { ...DEFAULT_LIMITS, ...options.limits };
   for (const [k, v] of Object.entries(limits)) positive(`limits.${k}`, v, 0, { min: 1 });
@@ -86,7 +92,7 @@ export function createWebApiApp(options: EmulatorOptions, store: DataStore): Web
     uploadUrlTtlSeconds,
     retentionMinutes,
   } as Omit<WebApiApp, 'queue'> as WebApiApp;
-  app.queue = new JobQueue({ workers, processingMs, now, work: createJobWork(app) });
+  app.queue = new JobQueue({ workers, processingMs: jobTimer(processing), now, work: createJobWork(app) });
   return app;
 }
 
