@@ -33,6 +33,9 @@ containers (real image work with sharp).
   --workers N                 jobs processed at once; others wait PENDING (default 2)
   --retention-minutes MIN     result URLs expire after this (default 1440)
   --upload-url-ttl-seconds S  pre-signed upload addresses expire after this (default 3600)
+  --account-jobs N            per API key: jobs PENDING or PROCESSING at once; more
+                              → 429 + Retry-After (default: unlimited)
+  --account-rps N             per API key: requests per second (default: unlimited)
   --storage-port PORT         port of the storage origin serving pre-signed uploads
                               and results (default 8082; 0 = any free port)
   --storage-same-origin       serve uploads and results under the API's /v2 instead
@@ -83,6 +86,8 @@ function parse(argv: string[]): EmulatorOptions & { verbose: boolean; help: bool
       'retention-minutes': str,
       'upload-url-ttl-seconds': str,
       'storage-port': str,
+      'account-jobs': str,
+      'account-rps': str,
       'storage-same-origin': { type: 'boolean', default: false },
       'lenient-storage': { type: 'boolean', default: false },
       faults: str,
@@ -148,6 +153,10 @@ function parse(argv: string[]): EmulatorOptions & { verbose: boolean; help: bool
     workers: num('workers', v.workers, { integer: true, min: 1, max: 64 }),
     retentionMinutes: num('retention-minutes', v['retention-minutes']),
     uploadUrlTtlSeconds: num('upload-url-ttl-seconds', v['upload-url-ttl-seconds'], { min: 1 }),
+    accountLimits: defined({
+      jobsInProgress: num('account-jobs', v['account-jobs'], { integer: true, min: 1 }),
+      requestsPerSecond: num('account-rps', v['account-rps'], { min: 0.001 }),
+    }),
     storage: {
       // Port 0 for the API means "any free port" for every server (tests); else the storage's default 8082.
       port: num('storage-port', v['storage-port'], { integer: true, max: 65535 }) ?? (v['web-port'] === '0' ? 0 : 8082),

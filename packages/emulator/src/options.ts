@@ -3,6 +3,7 @@ import type { BgrServerOptions } from './bgr/server';
 import type { ContainerServerOptions } from './container/options';
 import type { ImagingEngine } from './engine';
 import type { FaultConfig } from './faults';
+import type { AccountLimits } from './webapi/account-limits';
 
 /** Size limits the emulator enforces; defaults are the documented ones. */
 export interface EmulatorLimits {
@@ -109,6 +110,8 @@ export interface EmulatorOptions {
   uploadUrlTtlSeconds?: number;
   /** Size limits; unspecified fields keep the documented defaults. */
   limits?: Partial<EmulatorLimits>;
+  /** Per-key limits (jobs PENDING or PROCESSING, keyed requests per second), answered 429 + Retry-After. Default: none. */
+  accountLimits?: AccountLimits;
   /** Where and how strictly pre-signed uploads and results are served. Default: strict, on a second origin. */
   storage?: StorageOptions;
   /** Initial fault injection (also settable at run time via `POST /_emulator/faults`). */

@@ -20,6 +20,8 @@ export interface EmulatorStats {
   faults: Record<string, number>;
   /** Requests to the storage origin; `withApiKey` counts those that carried (or asked to send) `X-API-KEY`. */
   storage: { requests: number; withApiKey: number };
+  /** Answers refused with 429 by the account limits, by limit. */
+  accountLimits: { requests: number; jobs: number };
 }
 
 export function emulatorStats(app: WebApiApp): EmulatorStats {
@@ -36,6 +38,7 @@ export function emulatorStats(app: WebApiApp): EmulatorStats {
     },
     faults: { ...app.faults.counts },
     storage: { ...app.stats.storage },
+    accountLimits: { ...app.accounts.refused },
   };
 }
 

@@ -4,6 +4,7 @@ import { FaultInjector } from '../faults';
 import { DEFAULT_LIMITS, type EmulatorLimits, type EmulatorOptions } from '../options';
 import { Stats } from '../stats';
 import type { DataStore } from '../storage';
+import { AccountLimiter } from './account-limits';
 import { KeyCheck } from './auth';
 import { jobTimer } from './job-time';
 import { JobQueue, type Outcome } from './jobs';
@@ -35,6 +36,8 @@ export interface WebApiApp {
   queue: JobQueue;
   signer: UrlSigner;
   auth: KeyCheck;
+  /** Per-key limits on jobs in progress and requests per second. */
+  accounts: AccountLimiter;
   faults: FaultInjector;
   stats: Stats;
   cache: Map<string, CacheEntry>;
@@ -72,6 +75,9 @@ export function createWebApiApp(options: EmulatorOptions, store: DataStore): Web
   for (const [k, v] of Object.entries(limits)) positive(`limits.${k}`, v, 0, { min: 1 });
   if ((options.apiKeys ?? []).some((k) => k.trim() === '')) throw new RangeError('apiKeys must not contain an empty key');
 
+  const accountLimits = options.accountLimits ?? {};
+  for (const [k, v] of Object.entries(accountLimits)) positive(`accountLimits.${k}`, v as number | undefined, 0, { integer: k === 'jobsInProgress', min: k === 'jobsInProgress' ? 1 : 0.001 });
+  const accounts = new AccountLimiter(accountLimits, now);
   const app = {
     web: '',
     storage: '',
@@ -82,7 +88,8 @@ export function createWebApiApp(options: EmulatorOptions, store: DataStore): Web
     results: new ResultStore(store, now, retentionMinutes * MINUTE),
     presets: new PresetStore(now),
     signer: new UrlSigner(now),
-    auth: new KeyCheck(options.apiKeys ?? []),
+    accounts,
+    auth: new KeyCheck(options.apiKeys ?? [], (account) => accounts.request(account)),
     faults: new FaultInjector(options.faults ?? {}),
     stats: new Stats(),
     cache: new Map<string, CacheEntry>(),
