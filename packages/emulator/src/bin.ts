@@ -33,6 +33,8 @@ containers (real image work with sharp).
   --workers N                 jobs processed at once; others wait PENDING (default 2)
   --retention-minutes MIN     result URLs expire after this (default 1440)
   --upload-url-ttl-seconds S  pre-signed upload addresses expire after this (default 3600)
+  --idle-timeout-ms MS        close API and storage connections idle this long, e.g.
+                              a stalled upload body (default 60000; 0 = never)
   --account-jobs N            per API key: jobs PENDING or PROCESSING at once; more
                               → 429 + Retry-After (default: unlimited)
   --account-rps N             per API key: requests per second (default: unlimited)
@@ -87,6 +89,7 @@ function parse(argv: string[]): EmulatorOptions & { verbose: boolean; help: bool
       'upload-url-ttl-seconds': str,
       'storage-port': str,
       'account-jobs': str,
+      'idle-timeout-ms': str,
       'account-rps': str,
       'storage-same-origin': { type: 'boolean', default: false },
       'lenient-storage': { type: 'boolean', default: false },
@@ -153,6 +156,7 @@ function parse(argv: string[]): EmulatorOptions & { verbose: boolean; help: bool
     workers: num('workers', v.workers, { integer: true, min: 1, max: 64 }),
     retentionMinutes: num('retention-minutes', v['retention-minutes']),
     uploadUrlTtlSeconds: num('upload-url-ttl-seconds', v['upload-url-ttl-seconds'], { min: 1 }),
+    idleTimeoutMs: num('idle-timeout-ms', v['idle-timeout-ms'], { integer: true }),
     accountLimits: defined({
       jobsInProgress: num('account-jobs', v['account-jobs'], { integer: true, min: 1 }),
       requestsPerSecond: num('account-rps', v['account-rps'], { min: 0.001 }),

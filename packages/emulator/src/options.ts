@@ -110,6 +110,12 @@ export interface EmulatorOptions {
   uploadUrlTtlSeconds?: number;
   /** Size limits; unspecified fields keep the documented defaults. */
   limits?: Partial<EmulatorLimits>;
+  /**
+   * A connection of the Web API or the storage with nothing sent or received
+   * for this long is closed, ms (a stalled upload body is cut off: 400
+   * `RequestTimeout` from the strict storage); 0 = never. Default 60,000.
+   */
+  idleTimeoutMs?: number;
   /** Per-key limits (jobs PENDING or PROCESSING, keyed requests per second), answered 429 + Retry-After. Default: none. */
   accountLimits?: AccountLimits;
   /** Where and how strictly pre-signed uploads and results are served. Default: strict, on a second origin. */

@@ -138,6 +138,31 @@ describe('strict pre-signed PUT (the default)', () => {
     expect(readdirSync(join(emu.dataDir, 'tmp'))).toEqual([]);
   });
 
+  it('a body that stalls is cut off after the idle time with 400 RequestTimeout; nothing kept (was: open forever)', async () => {
+    const idle = await emulator({ idleTimeoutMs: 300 });
+    const t = await ticket(idle);
+    const u = new URL(t.uploadUrl);
+    // Declares 2 GiB, sends 1000 bytes, then nothing: the server must give up, not the client.
+    const answer = await new Promise<string>((resolve) => {
+      const s = connect({ port: Number(u.port), host: u.hostname }, () => {
+        s.write(`PUT ${u.pathname}${u.search} HTTP/1.1\r\nHost: ${u.host}\r\nContent-Length: ${2 ** 31}\r\n\r\n${'x'.repeat(1000)}`);
+      });
+      let out = '';
+      s.on('data', (d: Buffer) => (out += d.toString()));
+      s.on('close', () => resolve(`${out}[closed]`));
+      s.on('error', () => resolve(`${out}[error]`));
+      // Far beyond the 300 ms idle time: only a server that never cuts the body off reaches it.
+      s.setTimeout(20_000, () => (s.destroy(), resolve(`${out}[client gave up]`)));
+    });
+    expect(answer).toMatch(/^HTTP\/1\.1 400/);
+    expect(answer).toContain('<Code>RequestTimeout</Code>');
+    expect(answer).toMatch(/\[closed\]$/);
+    expect(await stored(idle, t.fileKey)).toBe(false);
+    const deadline = Date.now() + 10_000;
+    while (readdirSync(join(idle.dataDir, 'tmp')).length > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    expect(readdirSync(join(idle.dataDir, 'tmp'))).toEqual([]);
+  });
+
   it('a tampered signature, another id, no signature or a moved expiry: 403 SignatureDoesNotMatch', async () => {
     const t = await ticket();
     const u = new URL(t.uploadUrl);

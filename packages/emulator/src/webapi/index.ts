@@ -9,7 +9,7 @@ import { jobRoutes } from './routes-jobs';
 import { presetRoutes } from './routes-presets';
 import { storageRoutes } from './routes-storage';
 import { uploadRoutes } from './routes-upload';
-import { applyStorageCors, shapeStorageError, storageClientError } from './storage-rules';
+import { applyStorageCors, shapeStorageError, storageClientError, storageError } from './storage-rules';
 
 export interface StartedWebApi {
   app: WebApiApp;
@@ -28,7 +28,7 @@ export async function startWebApi(options: EmulatorOptions, store: DataStore): P
   const apiRoutes = [...uploadRoutes(app), ...jobRoutes(app), ...presetRoutes(app), ...controlRoutes(app)];
   const router = new Router().add(...apiRoutes, ...(sameOrigin ? storageRoutes(app, '/v2') : []));
   const host = options.host ?? '127.0.0.1';
-  const server = await listen(createRequestListener(router, dispatchHooks(app, 'web', log)), host, options.webPort ?? 0);
+  const server = await listen(createRequestListener(router, dispatchHooks(app, 'web', log)), host, options.webPort ?? 0, { idleMs: options.idleTimeoutMs });
   const closers = [server.close];
   try {
     app.web = `${server.origin}/v2`;
@@ -83,7 +83,11 @@ async function startStorage(app: WebApiApp, options: EmulatorOptions, apiHost: s
     },
     options.storage?.host ?? apiHost,
     options.storage?.port ?? 0,
-    storageClientError({ strict: app.strictStorage }),
+    {
+      clientErrorBody: storageClientError({ strict: app.strictStorage }),
+      idleMs: options.idleTimeoutMs,
+      idleAnswer: (res) => storageError({ strict: app.strictStorage }, 400, 'RequestTimeout', 'Your socket connection to the server was not read from or written to within the timeout period. Idle connections will be closed.').send(res),
+    },
   );
   closers.push(server.close);
   return server.origin;
