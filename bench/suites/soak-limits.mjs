@@ -1,12 +1,12 @@
 /**
  * Reliability under account limits: the fault soak (bench/lib/soak.mjs)
- * against an emulator that also limits the key to 6 jobs in progress and
- * 40 requests per second, answered 429 + Retry-After, while `pfc` runs
+ * against an emulator that also limits the key to 2 jobs in progress and
+ * 15 requests per second, answered 429 + Retry-After, while `pfc` runs
  * --concurrency 8: the client must wait the limits out and lose nothing.
  */
 import { runSoak } from '../lib/soak.mjs';
 
-const LIMITS = { jobsInProgress: 6, requestsPerSecond: 40 };
+const LIMITS = { jobsInProgress: 2, requestsPerSecond: 15 };
 
 export default {
   name: 'soak-limits',
