@@ -104,7 +104,8 @@ export async function runFuzz({ seed = 1, count = 3400, apis = Object.keys(APIS)
     cwd: box.cwd,
     containers: true,
     apiKeys: ['fuzz-key'],
-    extraArgs: ['--license-key', 'fuzz-licence'],
+    // Storage under the API's /v2, so the Web API cases (paths on one origin) reach the pre-signed PUTs and results too.
+    extraArgs: ['--license-key', 'fuzz-licence', '--storage-same-origin'],
     env: { TMPDIR: path.join(box.dataDir, 'tmp') },
     ...(useStrace ? { wrapper: ['strace', '-f', '-qq', '-e', `trace=${STRACE_CALLS}`, '-o', box.straceLog] } : {}),
   });

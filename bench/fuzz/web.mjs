@@ -6,7 +6,8 @@
 import { CONTENT_TYPES, huge, query, SCALARS, TRAVERSAL, WEB_PARAMS } from './values.mjs';
 
 /** Answers the Web API emulator documents (README "Choices": errors table, routes, CORS preflight). */
-export const WEB_STATUSES = [200, 204, 302, 400, 401, 403, 404, 405, 409, 410, 413, 431];
+// 411 and 501: the strict pre-signed storage's answers to a PUT without a length / a chunked one.
+export const WEB_STATUSES = [200, 204, 302, 400, 401, 403, 404, 405, 409, 410, 411, 413, 431, 501];
 
 /** A value for a parameter: mostly malformed, sometimes valid, so combinations reach the rules. */
 function value(r, state, name) {

@@ -20,6 +20,9 @@ const CLOCK_TICKS = 100;
  * @typedef {object} EmulatorProcessOptions
  * @property {string} [dataDir] data folder (kept; default a temp folder the emulator removes)
  * @property {number} [processingMs] least PROCESSING time per job, its real work included, ms
+ * @property {number} [processingSigma] spread of job times: log-normal σ around the median processingMs (default 0)
+ * @property {number} [processingSeed] seed of the job-time draws
+ * @property {{jobsInProgress?: number, requestsPerSecond?: number}} [accountLimits] per-key limits (429 + Retry-After)
  * @property {number} [workers] jobs PROCESSING at once
  * @property {string[]} [apiKeys] accepted keys (default: any non-empty key)
  * @property {object} [faults] fault configuration (`--faults` JSON)
@@ -41,7 +44,11 @@ function binArgs(opts) {
   const args = [EMULATOR_BIN, '--web-port', '0', '--control'];
   if (opts.dataDir) args.push('--data-dir', opts.dataDir);
   if (opts.processingMs !== undefined) args.push('--processing-ms', String(opts.processingMs));
+  if (opts.processingSigma !== undefined) args.push('--processing-sigma', String(opts.processingSigma));
+  if (opts.processingSeed !== undefined) args.push('--processing-seed', String(opts.processingSeed));
   if (opts.workers !== undefined) args.push('--workers', String(opts.workers));
+  if (opts.accountLimits?.jobsInProgress !== undefined) args.push('--account-jobs', String(opts.accountLimits.jobsInProgress));
+  if (opts.accountLimits?.requestsPerSecond !== undefined) args.push('--account-rps', String(opts.accountLimits.requestsPerSecond));
   for (const k of opts.apiKeys ?? []) args.push('--api-key', k);
   if (opts.faults) args.push('--faults', JSON.stringify(opts.faults));
   if (opts.verbose) args.push('--verbose');
@@ -54,7 +61,7 @@ function binArgs(opts) {
 
 /** Command line of the engine-less launcher: the same options as one JSON argument. */
 function launcherArgs(opts) {
-  const o = { webPort: 0, control: true, dataDir: opts.dataDir, processingMs: opts.processingMs, workers: opts.workers, apiKeys: opts.apiKeys, faults: opts.faults, verbose: opts.verbose };
+  const o = { webPort: 0, control: true, dataDir: opts.dataDir, processingMs: opts.processingMs, processingSigma: opts.processingSigma, processingSeed: opts.processingSeed, accountLimits: opts.accountLimits, workers: opts.workers, apiKeys: opts.apiKeys, faults: opts.faults, verbose: opts.verbose };
   if (!opts.containers) Object.assign(o, { container: false, bgr: false });
   return [LAUNCHER, JSON.stringify(o)];
 }

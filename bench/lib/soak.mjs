@@ -54,9 +54,10 @@ async function badOutputs(outputs, width, height) {
 /**
  * Run the soak in `dir`. Options: count (files), seed, concurrency,
  * processingMs, jobTimeoutS (per-job limit given to the CLI; hangs are only
- * injected when the CLI has one), log, onSecret (receives the API key used).
+ * injected when the CLI has one), accountLimits (the emulator's per-key
+ * limits, answered 429 + Retry-After), log, onSecret (receives the API key used).
  */
-export async function runSoak({ dir, count = 1000, seed = 1, concurrency = 8, processingMs = 50, jobTimeoutS = 10, log = () => {}, onSecret = () => {} }) {
+export async function runSoak({ dir, count = 1000, seed = 1, concurrency = 8, processingMs = 50, jobTimeoutS = 10, accountLimits, log = () => {}, onSecret = () => {} }) {
   const key = `pfc-soak-key-${randomBytes(12).toString('hex')}`;
   // The caller may search its own reports for it too; it is never returned.
   onSecret(key);
@@ -67,14 +68,14 @@ export async function runSoak({ dir, count = 1000, seed = 1, concurrency = 8, pr
   const timeout = await jobTimeoutFlag();
   const hang = Boolean(timeout);
   // Never-finishing jobs keep their worker: leave room for them.
-  const emu = await startEmulatorProcess({ processingMs, workers: 64, apiKeys: [key], faults: soakFaults(seed, { hang }), engine: false, verbose: true, logFile: path.join(dir, 'emulator.log'), dataDir: path.join(dir, 'emulator') });
+  const emu = await startEmulatorProcess({ processingMs, workers: 64, apiKeys: [key], faults: soakFaults(seed, { hang }), accountLimits, engine: false, verbose: true, logFile: path.join(dir, 'emulator.log'), dataDir: path.join(dir, 'emulator') });
   try {
     const extra = ['--concurrency', String(concurrency)];
     if (timeout) extra.push(timeout.flag, String(timeout.unit === 'ms' ? jobTimeoutS * 1000 : jobTimeoutS));
     const first = await pfcCorrect({ input: inDir, out: outDir, web: emu.web, key, extra, timeoutMs: 60 * 60_000 });
     const s1 = first.summary ?? {};
     const failed1 = first.events.filter((e) => e.type === 'failed');
-    const faults = (await emu.stats()).faults;
+    const { faults, accountLimits: limited } = await emu.stats();
     log(`run 1: ${s1.corrected} corrected, ${s1.failed} failed, exit ${first.code}, ${(first.ms / 1000).toFixed(1)} s; injected ${JSON.stringify(faults)}`);
 
     await emu.setFaults({});
@@ -122,6 +123,7 @@ export async function runSoak({ dir, count = 1000, seed = 1, concurrency = 8, pr
       jobTimeout: timeout ? `${timeout.flag} ${jobTimeoutS} s` : null,
       run1: { corrected: s1.corrected, failed: s1.failed, timedOut: failed1.filter((e) => e.errorName === 'JobTimeoutError').length, cancelled: s1.cancelled, exitCode: first.code, ms: Math.round(first.ms), stoppedBecause: s1.stoppedBecause, failureReasons: reasons },
       injected: faults,
+      accountLimited: limited,
       rerun: {
         corrected: s2.corrected,
         upToDate: s2.upToDate,

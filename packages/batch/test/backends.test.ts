@@ -47,8 +47,10 @@ describe('openBackend', () => {
     expect([b.format, b.width, b.height]).toEqual([a.format, a.width, a.height]);
 
     expect(sent.length).toBeGreaterThan(2);
-    expect(new Set(sent.map((s) => s.origin))).toEqual(new Set([new URL(emu.web).origin]));
-    // Presigned result URLs carry no key; every request to the API carries the placeholder.
+    // The API and its storage origin (pre-signed uploads and results), nothing else.
+    expect(new Set(sent.map((s) => s.origin))).toEqual(new Set([new URL(emu.web).origin, emu.storage]));
+    expect(sent.filter((s) => s.origin === emu.storage).every((s) => s.key === null)).toBe(true);
+    // Presigned upload and result URLs carry no key; every request to the API carries the placeholder.
     expect(sent.filter((s) => s.key !== null).every((s) => s.key === EMULATOR_API_KEY)).toBe(true);
     expect(JSON.stringify(sent)).not.toContain(USER_KEY);
     await opened.close();

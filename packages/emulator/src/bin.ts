@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 /**
  * `pfc-emulator`: runs the emulator until SIGINT/SIGTERM. When ready it prints
- * exactly one JSON line to stdout, e.g. {"web":"http://127.0.0.1:8080/v2"};
+ * exactly one JSON line to stdout, e.g.
+ * {"web":"http://127.0.0.1:8080/v2","storage":"http://127.0.0.1:8082",…};
  * everything else (help, errors, --verbose logs) goes to stderr.
  */
 import { availableParallelism } from 'node:os';
@@ -25,12 +26,26 @@ containers (real image work with sharp).
                               folder, removed on exit)
   --processing-ms MS          least time each job spends in PROCESSING, its real
                               work included (default 0)
+  --processing-sigma S        spread of job times: log-normal sigma around the
+                              median --processing-ms (default 0: all equal)
+  --processing-ms-per-mp MS   added to a job's median per megapixel of its input
+  --processing-seed N         seed of the job-time draws (default 1)
   --workers N                 jobs processed at once; others wait PENDING (default 2)
   --retention-minutes MIN     result URLs expire after this (default 1440)
   --upload-url-ttl-seconds S  pre-signed upload addresses expire after this (default 3600)
   --control                   serve the /_emulator/* control routes (stats, job
                               records, faults); off by default: any web page could
                               reach them. They need --api-key when keys are set
+  --idle-timeout-ms MS        close API and storage connections idle this long, e.g.
+                              a stalled upload body (default 60000; 0 = never)
+  --account-jobs N            per API key: jobs PENDING or PROCESSING at once; more
+                              → 429 + Retry-After (default: unlimited)
+  --account-rps N             per API key: requests per second (default: unlimited)
+  --storage-port PORT         port of the storage origin serving pre-signed uploads
+                              and results (default 8082; 0 = any free port)
+  --storage-same-origin       serve uploads and results under the API's /v2 instead
+  --lenient-storage           accept any Content-Type and chunked PUTs, answer JSON
+                              (default: strict, as object storage answers)
   --faults JSON               fault configuration, as POST /_emulator/faults takes
   --fault-seed N              seed for repeatable fault draws
   --fault-429 RATE            share (0-1) of API requests answered 429
@@ -69,10 +84,19 @@ function parse(argv: string[]): EmulatorOptions & { verbose: boolean; help: bool
       'api-key': { type: 'string', multiple: true },
       'data-dir': str,
       'processing-ms': str,
+      'processing-sigma': str,
+      'processing-ms-per-mp': str,
+      'processing-seed': str,
       workers: str,
       'retention-minutes': str,
       'upload-url-ttl-seconds': str,
       control: { type: 'boolean', default: false },
+      'storage-port': str,
+      'account-jobs': str,
+      'idle-timeout-ms': str,
+      'account-rps': str,
+      'storage-same-origin': { type: 'boolean', default: false },
+      'lenient-storage': { type: 'boolean', default: false },
       faults: str,
       'fault-seed': str,
       'fault-429': str,
@@ -130,9 +154,23 @@ function parse(argv: string[]): EmulatorOptions & { verbose: boolean; help: bool
     apiKeys: v['api-key'],
     dataDir: v['data-dir'],
     processingMs: num('processing-ms', v['processing-ms']),
+    processingSigma: num('processing-sigma', v['processing-sigma'], { max: 3 }),
+    processingMsPerMegapixel: num('processing-ms-per-mp', v['processing-ms-per-mp']),
+    processingSeed: num('processing-seed', v['processing-seed'], { integer: true }),
     workers: num('workers', v.workers, { integer: true, min: 1, max: 64 }),
     retentionMinutes: num('retention-minutes', v['retention-minutes']),
     uploadUrlTtlSeconds: num('upload-url-ttl-seconds', v['upload-url-ttl-seconds'], { min: 1 }),
+    idleTimeoutMs: num('idle-timeout-ms', v['idle-timeout-ms'], { integer: true }),
+    accountLimits: defined({
+      jobsInProgress: num('account-jobs', v['account-jobs'], { integer: true, min: 1 }),
+      requestsPerSecond: num('account-rps', v['account-rps'], { min: 0.001 }),
+    }),
+    storage: {
+      // Port 0 for the API means "any free port" for every server (tests); else the storage's default 8082.
+      port: num('storage-port', v['storage-port'], { integer: true, max: 65535 }) ?? (v['web-port'] === '0' ? 0 : 8082),
+      sameOrigin: v['storage-same-origin'] ?? false,
+      lenient: v['lenient-storage'] ?? false,
+    },
     faults,
     control: v.control ?? false,
     verbose: v.verbose ?? false,

@@ -3,6 +3,7 @@ import type { BgrServerOptions } from './bgr/server';
 import type { ContainerServerOptions } from './container/options';
 import type { ImagingEngine } from './engine';
 import type { FaultConfig } from './faults';
+import type { AccountLimits } from './webapi/account-limits';
 
 /** Size limits the emulator enforces; defaults are the documented ones. */
 export interface EmulatorLimits {
@@ -50,6 +51,26 @@ export const DEFAULT_LIMITS: EmulatorLimits = {
   maxBackgroundOutputSide: 5_000,
 };
 
+/**
+ * The pre-signed storage behind `uploadUrl` and `correctedFile` (see
+ * `src/webapi/storage-rules.ts` and the README's "Pre-signed storage").
+ */
+export interface StorageOptions {
+  /** Port of the storage's own origin; 0 = any free port. Default 0 (the bin: 8082). */
+  port?: number;
+  /** Interface and host name of the storage origin. Default: the API's `host`. */
+  host?: string;
+  /** Serve uploads and results under the API's own `/v2` instead of a second origin. Default false. */
+  sameOrigin?: boolean;
+  /**
+   * Accept any `Content-Type`, chunked bodies, and answer in JSON, as the
+   * emulator did before it modelled object storage. Default false (strict).
+   */
+  lenient?: boolean;
+  /** The `Content-Type` file upload addresses are signed for; '' = none (the vendor's clients send none). Default ''. */
+  signedContentType?: string;
+}
+
 /** Options of {@link startEmulator}. Every field is optional. */
 export interface EmulatorOptions {
   /** Interface to listen on. Default `127.0.0.1`. */
@@ -69,6 +90,16 @@ export interface EmulatorOptions {
    * `workers` ÷ `processingMs` bounds the jobs finished per ms. Default 0.
    */
   processingMs?: number;
+  /**
+   * Spread of job times: σ of a log-normal whose median is `processingMs`
+   * (plus its size share); 0.5 puts half the jobs within ×0.71–×1.40 of the
+   * median and one in twenty above ×2.3. Default 0 (every job the same).
+   */
+  processingSigma?: number;
+  /** Added to a job's median time per megapixel of its input, ms. Default 0. */
+  processingMsPerMegapixel?: number;
+  /** Seed of the job-time draws (same seed and job order, same times). Default 1. */
+  processingSeed?: number;
   /** Jobs processed at once; the rest wait in PENDING. Default 2. */
   workers?: number;
   /** How long result URLs stay reachable, minutes (decimals allowed). Default 1440 (24 h). */
@@ -79,6 +110,16 @@ export interface EmulatorOptions {
   uploadUrlTtlSeconds?: number;
   /** Size limits; unspecified fields keep the documented defaults. */
   limits?: Partial<EmulatorLimits>;
+  /**
+   * A connection of the Web API or the storage with nothing sent or received
+   * for this long is closed, ms (a stalled upload body is cut off: 400
+   * `RequestTimeout` from the strict storage); 0 = never. Default 60,000.
+   */
+  idleTimeoutMs?: number;
+  /** Per-key limits (jobs PENDING or PROCESSING, keyed requests per second), answered 429 + Retry-After. Default: none. */
+  accountLimits?: AccountLimits;
+  /** Where and how strictly pre-signed uploads and results are served. Default: strict, on a second origin. */
+  storage?: StorageOptions;
   /**
    * Serve the `/_emulator/*` control routes (stats, faults, sweep, job records).
    * Default false: a running emulator is reachable from any web page the user

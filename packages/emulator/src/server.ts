@@ -1,7 +1,7 @@
 /**
  * `startEmulator`: starts the emulator's servers on one data folder and
- * returns their URLs and a `close()`. Today that is the Web API v2; the
- * self-hosted container emulations add their servers here (one `urls` key each).
+ * returns their URLs and a `close()`: the Web API v2 with its storage origin,
+ * and the self-hosted container emulations (one `urls` key each).
  */
 import { emulatorJobs, emulatorStats, type EmulatorJobRecord, type EmulatorStats } from './control/routes-control';
 import type { FaultConfig } from './faults';
@@ -16,13 +16,17 @@ import { defaultImagingEngine } from './default-engine';
 export interface EmulatorUrls {
   /** Base URL of the Web API v2, e.g. `http://127.0.0.1:8080/v2`. */
   web: string;
-  [server: string]: string;
+  /** Origin of the pre-signed uploads and results, e.g. `http://127.0.0.1:8082` (absent when same-origin). */
+  storage?: string;
+  [server: string]: string | undefined;
 }
 
 /** A running emulator. */
 export interface EmulatorHandle {
   /** Base URL of the Web API v2 (same as `urls.web`). */
   web: string;
+  /** Base of the pre-signed upload and result addresses: the storage origin, or `web` when same-origin. */
+  storage: string;
   /** Every server's URL; `JSON.stringify(urls)` is the bin's ready line. */
   urls: EmulatorUrls;
   /** The data folder in use. */
@@ -61,11 +65,13 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     const selfHosted = await startSelfHosted({ ...options, engine }, store.root);
     closers.push(selfHosted.close);
     const urls: EmulatorUrls = { web: web.url };
+    if (web.storageUrl !== web.url) urls.storage = web.storageUrl;
     if (selfHosted.urls.container) urls.container = selfHosted.urls.container;
     if (selfHosted.urls.bgr) urls.bgr = selfHosted.urls.bgr;
     let closing: Promise<void> | undefined;
     return {
       web: web.url,
+      storage: web.storageUrl,
       urls,
       dataDir: store.root,
       selfHosted: { container: selfHosted.container, bgr: selfHosted.bgr },

@@ -1,4 +1,5 @@
 /** Request and job counters for tests and benchmarks (`GET /_emulator/stats`). */
+import type { IncomingHttpHeaders } from 'node:http';
 
 export class Stats {
   /** Requests per route name (`unrouted` for 404/405). */
@@ -9,6 +10,8 @@ export class Stats {
   cacheHits = 0;
   /** Jobs that ran the image pipeline. */
   pipelineRuns = 0;
+  /** Requests to the storage origin, and how many of them carried `X-API-KEY` or asked a preflight for it (must stay 0). */
+  storage = { requests: 0, withApiKey: 0 };
   private readonly startedAt = Date.now();
 
   onRequest(route: string): void {
@@ -19,11 +22,18 @@ export class Stats {
     this.responses[status] = (this.responses[status] ?? 0) + 1;
   }
 
+  onStorageRequest(headers: IncomingHttpHeaders): void {
+    this.storage.requests++;
+    const asked = headers['access-control-request-headers'];
+    if (headers['x-api-key'] !== undefined || (typeof asked === 'string' && /(^|[\s,])x-api-key($|[\s,])/i.test(asked))) this.storage.withApiKey++;
+  }
+
   reset(): void {
     this.requests = {};
     this.responses = {};
     this.cacheHits = 0;
     this.pipelineRuns = 0;
+    this.storage = { requests: 0, withApiKey: 0 };
   }
 
   uptimeMs(): number {

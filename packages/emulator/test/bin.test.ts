@@ -50,8 +50,10 @@ describe('pfc-emulator bin', () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'pfc-emu-bin-'));
     try {
       const { child, ready, lines } = await startBin(['--web-port', '0', '--api-key', 'k-1', '--data-dir', dataDir]);
-      // One JSON object of URLs: `web`, plus one key per container emulation when those are started.
+      // One JSON object of URLs: `web`, the storage origin, plus one key per container emulation when those are started.
       expect(ready.web).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v2$/);
+      expect(ready.storage).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      expect(new URL(ready.storage!).port).not.toBe(new URL(ready.web!).port);
       for (const url of Object.values(ready)) expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+/);
       const web = ready.web!;
 
@@ -60,6 +62,7 @@ describe('pfc-emulator bin', () => {
       expect(ticketRes.status).toBe(200);
       const ticket = (await ticketRes.json()) as { fileKey: string; uploadUrl: string; upload_url: string };
       expect(ticket.upload_url).toBe(ticket.uploadUrl);
+      expect(ticket.uploadUrl.startsWith(`${ready.storage}/uploads/`)).toBe(true);
       const put = await fetch(ticket.uploadUrl, { method: 'PUT', body: COFFEE });
       expect(put.status).toBe(200);
       expect(readdirSync(join(dataDir, 'uploads'))).toContain(ticket.fileKey);

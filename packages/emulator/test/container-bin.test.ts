@@ -45,7 +45,7 @@ describe('pfc-emulator: container flags', () => {
       ['--web-port', '0', '--input-dir', input!, '--output-dir', output!, '--presets-dir', presets!, '--license-key', 'LK-1', '--site-url', 'http://studio.example:9000'],
       { PFC_PRESERVE_INPUT_FILENAME: 'true' },
     );
-    expect(Object.keys(ready).sort()).toEqual(['bgr', 'container', 'web']);
+    expect(Object.keys(ready).sort()).toEqual(['bgr', 'container', 'storage', 'web']);
     expect(ready.container).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(ready.bgr).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     // Direct file access through the mounted folders, output under the same name.
@@ -63,7 +63,7 @@ describe('pfc-emulator: container flags', () => {
 
   it('--container-port off / --bgr-port off leave a server out; bad values are usage errors that never echo the key', async () => {
     const ready = await startBin(['--web-port', '0', '--container-port', 'off', '--bgr-port', '0']);
-    expect(Object.keys(ready).sort()).toEqual(['bgr', 'web']);
+    expect(Object.keys(ready).sort()).toEqual(['bgr', 'storage', 'web']);
     const bad = await promisify(execFile)(bin, ['--web-port', '0', '--cache-ttl-minutes', 'never', '--license-key', 'SECRET-KEY-9']).catch((e: { code: number; stderr: string }) => e);
     expect((bad as { code: number }).code).toBe(2);
     expect((bad as { stderr: string }).stderr).toMatch(/--cache-ttl-minutes must be a number of minutes above 0/);

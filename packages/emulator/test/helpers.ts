@@ -81,3 +81,11 @@ export async function download(r: JobRecord): Promise<{ bytes: Buffer; contentTy
   if (res.status !== 200) throw new Error(`GET correctedFile answered ${res.status}`);
   return { bytes: Buffer.from(await res.arrayBuffer()), contentType: res.headers.get('content-type') };
 }
+
+/** The `Code` and `Message` of an object-storage XML error body (the strict storage's answers). */
+export async function xmlError(res: Response): Promise<{ code: string; message: string; contentType: string | null }> {
+  const text = await res.text();
+  const tag = (name: string): string => new RegExp(`<${name}>([^<]*)</${name}>`).exec(text)?.[1] ?? '';
+  if (!text.startsWith('<?xml')) throw new Error(`not an XML error body: ${text.slice(0, 200)}`);
+  return { code: tag('Code'), message: tag('Message'), contentType: res.headers.get('content-type') };
+}

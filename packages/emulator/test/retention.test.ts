@@ -2,7 +2,7 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { closeAll, COFFEE, emulator, H, json, runJob, startJob, upload, waitFor } from './helpers';
+import { closeAll, COFFEE, emulator, H, json, runJob, startJob, upload, waitFor, xmlError } from './helpers';
 
 afterEach(closeAll);
 
@@ -14,7 +14,7 @@ function clock() {
 }
 
 describe('result retention', () => {
-  it('a result is public until the retention passes, then 410 {error}, and its file is deleted by the sweep', async () => {
+  it('a result is public until the retention passes, then 410 (storage XML), and its file is deleted by the sweep', async () => {
     const c = clock();
     const emu = await emulator({ now: c.now });
     const r = await runJob(emu.web, COFFEE);
@@ -33,7 +33,7 @@ describe('result retention', () => {
     c.advance(2000);
     const gone = await fetch(r.correctedFile!);
     expect(gone.status).toBe(410);
-    expect((await json(gone)).error).toMatch(/expired .* 1440 minutes/);
+    expect((await xmlError(gone)).message).toMatch(/expired .* 1440 minutes/);
     await emu.sweep();
     expect(existsSync(onDisk)).toBe(false);
     // The job record still points at it; following the 302 meets the 410.
@@ -76,6 +76,6 @@ describe('upload address expiry', () => {
     c.advance(2_000);
     const late = await fetch(t.uploadUrl, { method: 'PUT', body: COFFEE });
     expect(late.status).toBe(403);
-    expect((await json(late)).error).toMatch(/expired/);
+    expect(await xmlError(late)).toMatchObject({ code: 'AccessDenied', message: 'Request has expired' });
   });
 });

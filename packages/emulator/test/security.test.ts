@@ -4,21 +4,23 @@ import { connect } from 'node:net';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EmulatorHandle } from '../src/index';
-import { closeAll, COFFEE, emulator, H, json, runJob } from './helpers';
+import { closeAll, COFFEE, emulator, H, json, runJob, xmlError } from './helpers';
 
 let emu: EmulatorHandle;
 let web: string;
 let origin: string;
+let storage: string;
 beforeAll(async () => {
   emu = await emulator();
   web = emu.web;
   origin = new URL(web).origin;
+  storage = emu.storage;
 });
 afterAll(closeAll);
 
 /** Sends raw bytes on a socket; resolves with whatever comes back before the server closes or 2 s of silence. */
-function raw(payload: string): Promise<string> {
-  const { hostname, port } = new URL(origin);
+function raw(payload: string, to = origin): Promise<string> {
+  const { hostname, port } = new URL(to);
   return new Promise((resolve) => {
     const s = connect(Number(port), hostname, () => s.write(payload));
     let out = '';
@@ -38,15 +40,28 @@ function filesUnder(dir: string): string[] {
 
 describe('path traversal', () => {
   it.each([
-    '/v2/uploads/..%2F..%2F..%2Ftmp%2Fpwned',
-    '/v2/uploads/..%2f..%2fpackage.json',
-    '/v2/preset-uploads/..%2F..%2Fx',
-  ])('signed PUT to %s is refused before touching disk', async (path) => {
+    '/uploads/..%2F..%2F..%2Ftmp%2Fpwned',
+    '/uploads/..%2f..%2fpackage.json',
+    '/preset-uploads/..%2F..%2Fx',
+  ])('signed PUT to storage %s is refused before touching disk', async (path) => {
     const t = await json<{ uploadUrl: string }>(await fetch(`${web}/upload`, { headers: H }));
     const signed = new URL(t.uploadUrl).search;
-    const res = await fetch(`${origin}${path}${signed}`, { method: 'PUT', body: 'x' });
+    const res = await fetch(`${storage}${path}${signed}`, { method: 'PUT', body: 'x' });
     expect(res.status).toBe(403);
+    expect((await xmlError(res)).code).toBe('SignatureDoesNotMatch');
   });
+
+  it.each(['/results/..%2F..%2Fpackage.json', '/results/..%2F..%2Fuploads%2Fx.jpg', '/results/%2e%2e%2f%2e%2e%2fetc%2fpasswd', '/results/../../../etc/passwd'])(
+    'GET storage %s answers 4xx XML and leaks nothing',
+    async (path) => {
+      const res = await fetch(`${storage}${path}`);
+      expect(res.status).toBeGreaterThanOrEqual(400);
+      expect(res.status).toBeLessThan(500);
+      const text = await res.text();
+      expect(text).not.toContain('root:');
+      expect(text).toMatch(/^<\?xml/);
+    },
+  );
 
   it.each([
     '/v2/results/..%2F..%2Fpackage.json',
@@ -79,7 +94,8 @@ describe('malformed requests', () => {
     const t = await json<{ fileKey: string; uploadUrl: string }>(await fetch(`${web}/upload`, { headers: H }));
     const u = new URL(t.uploadUrl);
     // Declares 1 MB, sends 1 KB, hangs up.
-    await raw(`PUT ${u.pathname}${u.search} HTTP/1.1\r\nHost: x\r\nContent-Length: 1000000\r\n\r\n${'x'.repeat(1000)}`).catch(() => '');
+    await raw(`PUT ${u.pathname}${u.search} HTTP/1.1\r\nHost: x\r\nContent-Length: 1000000\r\n\r\n${'x'.repeat(1000)}`, storage).catch(() => '');
+    expect(emu.stats().requests['upload.put']).toBeGreaterThanOrEqual(1);
     const deadline = Date.now() + 10_000;
     while (readdirSync(join(emu.dataDir, 'tmp')).length > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
     expect(readdirSync(join(emu.dataDir, 'tmp'))).toEqual([]);

@@ -1,4 +1,5 @@
 /** `pfc presets list|get|create|delete|download`. */
+import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { fileInputFromPath, writeFileAtomic } from '@pfc/batch';
 import { parse } from '../args';
@@ -43,7 +44,9 @@ export async function presetsCommand(argv: string[], io: CliIo): Promise<number>
       out(JSON.stringify(await web.presets.get(arg!), null, v.json ? undefined : 2));
       return EXIT.ok;
     case 'create': {
-      const created = await web.presets.create({ name: v.name!, description: v.description ?? '', file: fileInputFromPath(resolve(io.cwd, arg!)) });
+      const path = resolve(io.cwd, arg!);
+      // With its size, so the stream goes with a Content-Length: pre-signed storage refuses a chunked PUT (501).
+      const created = await web.presets.create({ name: v.name!, description: v.description ?? '', file: fileInputFromPath(path), size: (await stat(path)).size });
       out(v.json ? JSON.stringify(created) : `Created preset "${created.name}" (${created.presetId}); use it with --preset "${created.name}".`);
       return EXIT.ok;
     }

@@ -33,19 +33,29 @@ export function sniffType(bytes: Uint8Array): string | undefined {
   return sniffMedia(bytes)?.mimeType;
 }
 
-/** Headers of the pre-signed PUT: Content-Type when known; Content-Length for a stream of known size. */
-export function uploadHeaders(input: FileInput, facts: { contentType?: string; size?: number }): Record<string, string> {
+/**
+ * Headers of the pre-signed PUT: what the vendor's own clients send — no
+ * `Content-Type` (`curl --upload-file` sends none; their axios client deletes
+ * it), since storage that signs the content type refuses any it was not signed
+ * for with 403 — and `Content-Length` for a stream of known size.
+ */
+export function uploadHeaders(input: FileInput, facts: { size?: number }): Record<string, string> {
   const headers: Record<string, string> = {};
-  if (facts.contentType) headers['content-type'] = facts.contentType;
   // fetch sets Content-Length itself for a Blob or bytes. A stream is sent
-  // chunked unless told its length, and pre-signed storage addresses usually
-  // refuse chunked uploads, so a caller streaming a file should pass `size`.
+  // chunked unless told its length, and pre-signed storage refuses chunked
+  // uploads (501), so a caller streaming a file should pass `size`.
   const opaque = (typeof Blob !== 'undefined' && input instanceof Blob) || input instanceof Uint8Array;
   if (!opaque && facts.size !== undefined) headers['content-length'] = String(facts.size);
   return headers;
 }
 
-/** The input as a transport body: a factory stays a factory (called once per attempt). */
+/**
+ * The input as a transport body: a factory stays a factory (called once per
+ * attempt). A typed Blob is sent as an untyped view of the same bytes: fetch
+ * would otherwise add its type as `Content-Type`, which the storage was not
+ * signed for.
+ */
 export function toBodySource(input: FileInput): BodySource {
+  if (typeof Blob !== 'undefined' && input instanceof Blob && input.type !== '') return input.slice(0, input.size, '') as BodySource;
   return input as BodySource;
 }

@@ -24,6 +24,10 @@ export interface EmulatorStats {
   jobs: { total: number; byState: Record<JobState, number>; cacheHits: number; pipelineRuns: number };
   /** Faults injected so far, by kind. */
   faults: Record<string, number>;
+  /** Requests to the storage origin; `withApiKey` counts those that carried (or asked to send) `X-API-KEY`. */
+  storage: { requests: number; withApiKey: number };
+  /** Answers refused with 429 by the account limits, by limit. */
+  accountLimits: { requests: number; jobs: number };
 }
 
 /**
@@ -59,6 +63,8 @@ export function emulatorStats(app: WebApiApp): EmulatorStats {
       pipelineRuns: app.stats.pipelineRuns,
     },
     faults: { ...app.faults.counts },
+    storage: { ...app.stats.storage },
+    accountLimits: { ...app.accounts.refused },
   };
 }
 

@@ -56,6 +56,11 @@ export class HttpError extends Error {
     super(message);
     this.name = 'HttpError';
   }
+
+  /** Writes the answer; subclasses with another body format (storage's XML) override it. */
+  send(res: ServerResponse): void {
+    sendError(res, this.status, this.message, this.extra, this.headers);
+  }
 }
 
 /**

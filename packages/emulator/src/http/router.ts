@@ -122,6 +122,10 @@ export interface DispatchHooks {
   onResponse?(routeName: string, status: number): void;
   /** Unexpected handler errors (never includes request headers, so never the key). */
   onError?(routeName: string, err: unknown): void;
+  /** CORS headers of every answer. Default `applyCors` (the API's). */
+  cors?(req: IncomingMessage, res: ServerResponse): void;
+  /** Re-shapes an error answer (storage answers in XML); default: as thrown. */
+  shapeError?(err: HttpError): HttpError;
 }
 
 /** A `node:http` request listener for a router: CORS, request ids, 404/405, and errors as `{error}` JSON. */
@@ -139,7 +143,7 @@ async function dispatch(router: Router, hooks: DispatchHooks, req: IncomingMessa
     const requestId = randomUUID();
     res.setHeader('X-Request-Id', requestId);
     const url = requestUrl(req);
-    if (url === undefined || router.allowsCors(url.pathname)) applyCors(req, res);
+    if (url === undefined || router.allowsCors(url.pathname)) (hooks.cors ?? applyCors)(req, res);
     if (req.method === 'OPTIONS') {
       res.writeHead(204, { 'Content-Length': '0' });
       res.end();
@@ -166,7 +170,7 @@ async function dispatch(router: Router, hooks: DispatchHooks, req: IncomingMessa
     if (res.destroyed) return;
     if (err instanceof HttpError) {
       drain(req);
-      sendError(res, err.status, err.message, err.extra, err.headers);
+      (hooks.shapeError?.(err) ?? err).send(res);
       return;
     }
     hooks.onError?.(routeName, err);

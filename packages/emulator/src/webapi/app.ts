@@ -4,7 +4,9 @@ import { FaultInjector } from '../faults';
 import { DEFAULT_LIMITS, type EmulatorLimits, type EmulatorOptions } from '../options';
 import { Stats } from '../stats';
 import type { DataStore } from '../storage';
+import { AccountLimiter } from './account-limits';
 import { KeyCheck } from './auth';
+import { jobTimer } from './job-time';
 import { JobQueue, type Outcome } from './jobs';
 import { PresetStore } from './presets';
 import { ResultStore, type ResultFile } from './results';
@@ -21,6 +23,12 @@ export interface CacheEntry {
 export interface WebApiApp {
   /** `http://host:port/v2`; set once the server listens. */
   web: string;
+  /** Base of the storage addresses (uploads, results): the storage origin, or `web` when same-origin; set once it listens. */
+  storage: string;
+  /** Object-storage rules on the pre-signed PUTs (`storage-rules.ts`); false = lenient. */
+  strictStorage: boolean;
+  /** The Content-Type file upload addresses are signed for ('' = none). */
+  uploadContentType: string;
   store: DataStore;
   uploads: UploadRegistry;
   results: ResultStore;
@@ -28,6 +36,8 @@ export interface WebApiApp {
   queue: JobQueue;
   signer: UrlSigner;
   auth: KeyCheck;
+  /** Per-key limits on jobs in progress and requests per second. */
+  accounts: AccountLimiter;
   faults: FaultInjector;
   stats: Stats;
   cache: Map<string, CacheEntry>;
@@ -54,20 +64,32 @@ export function createWebApiApp(options: EmulatorOptions, store: DataStore): Web
   const retentionMinutes = positive('retentionMinutes', options.retentionMinutes, 1440);
   const uploadRetentionMinutes = positive('uploadRetentionMinutes', options.uploadRetentionMinutes, 7 * 1440);
   const workers = positive('workers', options.workers, 2, { integer: true, min: 1 });
-  const processingMs = positive('processingMs', options.processingMs, 0);
+  const processing = {
+    medianMs: positive('processingMs', options.processingMs, 0),
+    sigma: positive('processingSigma', options.processingSigma, 0),
+    perMegapixelMs: positive('processingMsPerMegapixel', options.processingMsPerMegapixel, 0),
+    seed: positive('processingSeed', options.processingSeed, 1, { integer: true }),
+  };
   const uploadUrlTtlSeconds = positive('uploadUrlTtlSeconds', options.uploadUrlTtlSeconds, 3600, { min: 1 });
   const limits = { ...DEFAULT_LIMITS, ...options.limits };
   for (const [k, v] of Object.entries(limits)) positive(`limits.${k}`, v, 0, { min: 1 });
   if ((options.apiKeys ?? []).some((k) => k.trim() === '')) throw new RangeError('apiKeys must not contain an empty key');
 
+  const accountLimits = options.accountLimits ?? {};
+  for (const [k, v] of Object.entries(accountLimits)) positive(`accountLimits.${k}`, v as number | undefined, 0, { integer: k === 'jobsInProgress', min: k === 'jobsInProgress' ? 1 : 0.001 });
+  const accounts = new AccountLimiter(accountLimits, now);
   const app = {
     web: '',
+    storage: '',
+    strictStorage: options.storage?.lenient !== true,
+    uploadContentType: options.storage?.signedContentType ?? '',
     store,
     uploads: new UploadRegistry(store, now, uploadRetentionMinutes * MINUTE),
     results: new ResultStore(store, now, retentionMinutes * MINUTE),
     presets: new PresetStore(now),
     signer: new UrlSigner(now),
-    auth: new KeyCheck(options.apiKeys ?? []),
+    accounts,
+    auth: new KeyCheck(options.apiKeys ?? [], (account) => accounts.request(account)),
     faults: new FaultInjector(options.faults ?? {}),
     stats: new Stats(),
     cache: new Map<string, CacheEntry>(),
@@ -77,7 +99,7 @@ export function createWebApiApp(options: EmulatorOptions, store: DataStore): Web
     uploadUrlTtlSeconds,
     retentionMinutes,
   } as Omit<WebApiApp, 'queue'> as WebApiApp;
-  app.queue = new JobQueue({ workers, processingMs, now, work: createJobWork(app) });
+  app.queue = new JobQueue({ workers, processingMs: jobTimer(processing), now, work: createJobWork(app) });
   return app;
 }
 

@@ -12,8 +12,14 @@ const digest = (key: string): Buffer => createHash('sha256').update(key, 'utf8')
 export class KeyCheck {
   private readonly accepted: Buffer[];
 
-  /** With no keys, any non-empty key is accepted (the documented default of the emulator). */
-  constructor(keys: readonly string[]) {
+  /**
+   * With no keys, any non-empty key is accepted (the documented default of the
+   * emulator). `admit` sees every accepted account id (account limits) and may throw.
+   */
+  constructor(
+    keys: readonly string[],
+    private readonly admit?: (account: string) => void,
+  ) {
     this.accepted = keys.map(digest);
   }
 
@@ -29,6 +35,8 @@ export class KeyCheck {
     if (key === '') throw new HttpError(401, 'missing API key: send it in the X-API-KEY header');
     const d = digest(key);
     if (this.accepted.length > 0 && !this.accepted.some((a) => timingSafeEqual(a, d))) throw new HttpError(401, 'invalid API key');
-    return d.toString('hex');
+    const account = d.toString('hex');
+    this.admit?.(account);
+    return account;
   }
 }

@@ -56,7 +56,8 @@ export type Outcome =
 
 export interface JobQueueOptions {
   workers: number;
-  processingMs: number;
+  /** The least time a job holds its worker, its real work included, ms (`job-time.ts`). */
+  processingMs: (job: Job) => number;
   now: () => number;
   /** Does the work of one job; a throw means FAILED with the error's message. `signal` aborts when the queue closes. */
   work: (job: Job, signal: AbortSignal) => Promise<Outcome>;
@@ -152,6 +153,7 @@ export class JobQueue {
   private async run(job: Job): Promise<void> {
     const r = job.record;
     const started = this.options.now();
+    const holdMs = this.options.processingMs(job);
     // Real elapsed time for the processing floor (`now` may be a test's clock that jumps).
     const workStarted = performance.now();
     r.status = 'PROCESSING';
@@ -177,7 +179,7 @@ export class JobQueue {
     // slower than that takes its own time. A remainder after the work (rather than a timer
     // running beside it) gives the same max(work, processingMs) with one timer and no race;
     // injected FAILED/REJECTED jobs, which do no work, wait the whole time.
-    const remainingMs = this.options.processingMs - (performance.now() - workStarted);
+    const remainingMs = holdMs - (performance.now() - workStarted);
     if (remainingMs > 0) await this.wait(remainingMs);
     if (this.closed) return;
     r.status = outcome.status;

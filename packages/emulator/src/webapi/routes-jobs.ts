@@ -17,6 +17,7 @@ export function jobRoutes(app: WebApiApp): RouteDef[] {
       path: '/v2/pfc',
       handle({ req, res, url }) {
         const owner = app.auth.check(req);
+        app.accounts.admitJob(owner);
         // Unknown names are ignored, as the hosted service does.
         const check = validatePfcParams(singleQuery(url), { unknown: 'ignore', requireFileKey: true });
         if (check.errors.length > 0) throw new HttpError(400, check.errors.map((e) => e.message).join('; '), { errors: check.errors });
@@ -65,6 +66,7 @@ export function jobRoutes(app: WebApiApp): RouteDef[] {
           usageSize: usageSize(file),
           fault: app.faults.forJob(),
         });
+        app.accounts.started(owner, job.record);
         sendJson(res, 200, { statusEndpoint: `${app.web}/status/${job.record._id}` });
       },
     },

@@ -1,4 +1,4 @@
-/** Presets: list, create (then PUT the file to a signed address), read, download, delete. */
+/** Presets: list, create (then PUT the file to a signed address on the storage origin, `routes-storage.ts`), read, download, delete. */
 import type { IncomingMessage } from 'node:http';
 import { streamFile } from '../http/files';
 import { HttpError, readJsonBody, sendJson, singleQuery } from '../http/respond';
@@ -43,7 +43,7 @@ export function presetRoutes(app: WebApiApp): RouteDef[] {
       async handle({ req, res }) {
         const owner = app.auth.check(req);
         const entry = app.presets.create(owner, await readJsonBody(req));
-        const uploadUrl = `${app.web}/preset-uploads/${entry.presetId}?${app.signer.sign('preset', entry.presetId, app.uploadUrlTtlSeconds)}`;
+        const uploadUrl = `${app.storage}/preset-uploads/${entry.presetId}?${app.signer.sign('preset', entry.presetId, app.uploadUrlTtlSeconds)}`;
         sendJson(res, 200, { presetId: entry.presetId, uploadUrl });
       },
     },
@@ -75,21 +75,6 @@ export function presetRoutes(app: WebApiApp): RouteDef[] {
         if (!entry.file) throw new HttpError(404, `preset ${entry.presetId} has no file yet`);
         const safeName = entry.name.replace(/[^\w.-]+/g, '_').slice(0, 100) || 'preset';
         streamFile(res, entry.file.path, entry.file.size, 'application/octet-stream', { 'Content-Disposition': `attachment; filename="${safeName}.preset"` });
-      },
-    },
-    {
-      name: 'presets.put',
-      method: 'PUT',
-      path: '/v2/preset-uploads/:presetId',
-      async handle({ req, res, url, params }) {
-        const id = params.presetId!;
-        app.signer.verify('preset', id, url.searchParams);
-        const entry = app.presets.getById(id);
-        if (!entry) throw new HttpError(404, 'this preset no longer exists');
-        const path = app.store.presetPath(entry.presetId);
-        const received = await app.store.receive(req, path, app.limits.maxPresetBytes);
-        entry.file = { ...received, path, uploadedAt: app.now() };
-        sendJson(res, 200, { presetId: entry.presetId, size: received.size }, { ETag: `"${received.sha256}"` });
       },
     },
   ];

@@ -16,7 +16,7 @@ const GB = 1e9;
 const bytes = (n: number): string => (n >= GB ? `${+(n / GB).toFixed(2)} GB` : `${n} bytes`);
 
 export function resultUrl(app: WebApiApp, r: ResultFile): string {
-  return `${app.web}/results/${r.outputId}.${r.extension}`;
+  return `${app.storage}/results/${r.outputId}.${r.extension}`;
 }
 
 export function createJobWork(app: WebApiApp): (job: Job, signal: AbortSignal) => Promise<Outcome> {
