@@ -5,6 +5,7 @@
  */
 import type { Raster } from '../image/raster';
 import { angleFromNeutral, clippedFraction, greyEdgeIlluminant, histogram, percentile } from './estimate';
+import { estimateIlluminant, gainsRemoving, type IlluminantEvidence } from './illuminant';
 import type { ColourParams } from './params';
 import { applyCurves, type ColourPlan, exposureGainFor, IDENTITY_PLAN, luma8 } from './apply';
 import { LUMA, srgbToLinear } from './srgb';
@@ -31,11 +32,11 @@ const VIDEO_CAST_RAMP_DEG = 2;
 const VIDEO_MAX_CAST_DEG = 20;
 
 /**
- * How much of an estimated cast the white balance removes.
+ * How the white balance is planned.
  *
- * - `still`: at most 3° (see {@link MAX_CAST_CORRECTION_DEG}): a photo
- *   dominated by one warm surface keeps its colour, a strong real cast is
- *   only partly removed.
+ * - `still`: what the four illuminant estimates agree on
+ *   ({@link estimateIlluminant}); {@link castCorrectionDeg} keeps the old
+ *   grey-edge cap (at most 3°) for callers that plan from an angle.
  * - `video`: the whole estimate up to 20°. A clip is planned once from
  *   frames sampled over its length, so its estimate rests on many views,
  *   and a cast left in every frame of a clip is what users notice most;
@@ -54,6 +55,10 @@ export function castCorrectionDeg(angle: number, policy: CastPolicy): number {
 }
 /** Black point: encoded levels below this are left alone (deep shadows are rarely exactly 0). */
 const BLACK_ALLOWANCE = 2 / 255;
+/** Black points (encoded) up to this are a photo's own soft blacks and kept ... */
+const BLACK_SOFT = 0.07;
+/** ... and from this on are removed in full (between the two, in part). */
+const BLACK_VEILED = 0.16;
 /** Percentile (each end) ignored by the levels so that a few outliers do not set them. */
 const LEVELS_CLIP = 0.003;
 /** White point: highlights within this of white are left alone. */
@@ -74,10 +79,14 @@ const CLIPPED_OVER = 0.02;
 const CLIPPED_SURE = 0.08;
 /** Exposure reduction for certain over-exposure, stops. */
 const OVER_EV = 1.2;
-/** Key (median encoded luma) above which over-exposure is suspected ... */
-const BRIGHT_KEY = 0.58;
+/**
+ * Key (median encoded luma) above which blown highlights are read as
+ * over-exposure ... (a dark key with blown areas is a contrasty scene: a
+ * window, the sun; a bright key without them is a high-key scene)
+ */
+const BRIGHT_KEY = 0.45;
 /** ... and the further amount at which it is certain. */
-const BRIGHT_KEY_SURE = 0.08;
+const BRIGHT_KEY_SURE = 0.1;
 /** Largest exposure gain either way (linear light), i.e. ±2 EV. */
 const MAX_EXPOSURE_GAIN = 4;
 
@@ -93,6 +102,8 @@ export interface PlanDiagnostics {
   key: number;
   /** Fraction of clipped pixels in the input. */
   clipped: number;
+  /** Stills: each white-balance estimate and their consensus. */
+  evidence?: IlluminantEvidence;
 }
 
 /**
@@ -104,13 +115,23 @@ export function planCorrection(thumb: Raster, p: ColourParams, cast: CastPolicy 
   const plan: ColourPlan = { ...IDENTITY_PLAN, gains: [1, 1, 1], sharpen: p.sharpen, vibrance: p.vibrance, saturation: p.saturation };
   const clipped = clippedFraction(thumb);
 
-  // 1. White balance: remove the part of the estimated cast the policy allows.
-  const illuminant = greyEdgeIlluminant(thumb);
-  const castAngle = angleFromNeutral(illuminant);
-  const k = castAngle > 0 ? (p.whiteBalance * castCorrectionDeg(castAngle, cast)) / castAngle : 0;
-  const logs = illuminant.map((v) => Math.log(Math.max(v, 1e-4)));
-  const meanLog = (logs[0]! + logs[1]! + logs[2]!) / 3;
-  const wb = logs.map((l) => Math.exp(-(l - meanLog) * k)) as [number, number, number];
+  // 1. White balance. A still removes what the evidence agrees on (see
+  // illuminant.ts); a video clip the grey-edge estimate under its policy.
+  let illuminant = greyEdgeIlluminant(thumb);
+  let castAngle = angleFromNeutral(illuminant);
+  let wb: [number, number, number];
+  let evidence: IlluminantEvidence | undefined;
+  if (cast === 'still') {
+    evidence = estimateIlluminant(thumb);
+    wb = gainsRemoving(evidence.consensus, p.whiteBalance);
+    illuminant = gainsRemoving(evidence.consensus, -1);
+    castAngle = angleFromNeutral(illuminant);
+  } else {
+    const k = castAngle > 0 ? (p.whiteBalance * castCorrectionDeg(castAngle, cast)) / castAngle : 0;
+    const logs = illuminant.map((v) => Math.log(Math.max(v, 1e-4)));
+    const meanLog = (logs[0]! + logs[1]! + logs[2]!) / 3;
+    wb = logs.map((l) => Math.exp(-(l - meanLog) * k)) as [number, number, number];
+  }
   // Creative warmth and tint on top, as linear gains.
   wb[0] *= 1 + 0.12 * p.warmth;
   wb[2] *= 1 - 0.12 * p.warmth;
@@ -122,7 +143,10 @@ export function planCorrection(thumb: Raster, p: ColourParams, cast: CastPolicy 
   // 2. Levels on the white-balanced copy: darkest channel for black, then brightest for white.
   const balanced = applyCurves(thumb, plan);
   const lo = percentile(histogram(balanced, (r, g, b) => Math.min(r, g, b)), LEVELS_CLIP) / 255;
-  plan.black = Math.min(1 - 1 / MAX_STRETCH, p.contrast * Math.max(0, lo - BLACK_ALLOWANCE));
+  // Natural photos' darkest tones sit below ~0.07 (soft light, mist); a black
+  // point well above that is veiling light or a flattened curve.
+  const veil = Math.min(1, Math.max(0, (lo - BLACK_SOFT) / (BLACK_VEILED - BLACK_SOFT)));
+  plan.black = Math.min(1 - 1 / MAX_STRETCH, p.contrast * veil * Math.max(0, lo - BLACK_ALLOWANCE));
   const unveiled = applyCurves(thumb, plan);
   const hi = percentile(histogram(unveiled, (r, g, b) => Math.max(r, g, b)), 1 - LEVELS_CLIP) / 255;
   const key0 = percentile(histogram(unveiled, luma8), 0.5) / 255;
@@ -139,15 +163,15 @@ export function planCorrection(thumb: Raster, p: ColourParams, cast: CastPolicy 
   let target = key;
   if (key < DARK_KEY && highlights < 0.9) target = key + (DARK_KEY - key) * p.exposure;
   let gain = exposureGainFor(srgbToLinear(Math.max(key, 1 / 255)), srgbToLinear(target));
-  // Over-exposure shows as blown highlights over a sizeable area (whatever
-  // the key: a dark background does not make a blown face right) or as a key
-  // far above normal. Take the exposure down by up to OVER_EV stops, by how
-  // sure the signs are.
+  // Over-exposure shows as blown highlights over a sizeable area together
+  // with a bright key; either alone is a scene (high-key: bright but not
+  // blown; contrasty: blown light sources over a normal key). Take the
+  // exposure down by up to OVER_EV stops, by how sure both signs are.
   const sureClipped = Math.min(1, Math.max(0, (clipped - CLIPPED_OVER) / CLIPPED_SURE));
   const sureKey = Math.min(1, Math.max(0, (key - BRIGHT_KEY) / BRIGHT_KEY_SURE));
-  gain *= 2 ** (-OVER_EV * Math.max(sureClipped, sureKey) * p.exposure);
+  gain *= 2 ** (-OVER_EV * sureClipped * sureKey * p.exposure);
   gain = Math.min(MAX_EXPOSURE_GAIN, Math.max(1 / MAX_EXPOSURE_GAIN, gain)) * 2 ** p.brightness;
   plan.exposure = gain;
 
-  return { plan, diagnostics: { illuminant, castAngle, levels: [lo, highlights], key, clipped } };
+  return { plan, diagnostics: { illuminant, castAngle, levels: [lo, highlights], key, clipped, ...(evidence ? { evidence } : {}) } };
 }

@@ -1,0 +1,112 @@
+#!/usr/bin/env node
+/**
+ * Rebuilds the quality benchmark's photo set (bench/photos/{tune,heldout}/)
+ * from Debian packages, offline from anything but Debian's archive:
+ *
+ *   mkdir /tmp/debs && cd /tmp/debs
+ *   apt-get download mate-backgrounds plasma-workspace-wallpapers lomiri-wallpapers-16.04 \
+ *     lomiri-wallpapers-20.04 python3-skimage python-matplotlib-data
+ *   for f in *.deb; do mkdir -p "x/${f%%_*}"; dpkg -x "$f" "x/${f%%_*}"; done
+ *   node bench/photos/prepare.mjs /tmp/debs/x
+ *
+ * Each photo is downscaled (Lanczos) to about 0.35 megapixels and written as
+ * JPEG q90 in sRGB. The split into tune and held-out sets is fixed by this
+ * list (SPLIT below), decided before any figure was measured: the five
+ * repository samples (tuned on before) plus every fourth of the others by
+ * name are the tune set; the rest is held out and never tuned on.
+ * Licences: bench/photos/LICENSES.md (from each package's copyright file).
+ */
+import { mkdirSync, existsSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import sharp from 'sharp';
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const MP = 0.35e6;
+
+const MATE = 'mate-backgrounds/usr/share/backgrounds/mate/nature';
+const KDE = 'plasma-workspace-wallpapers/usr/share/wallpapers';
+const L16 = 'lomiri-wallpapers-16.04/usr/share/backgrounds';
+const L20 = 'lomiri-wallpapers-20.04/usr/share/backgrounds';
+const SKI = 'python3-skimage/usr/lib/python3/dist-packages/skimage/data';
+const MPL = 'python-matplotlib-data/usr/share/matplotlib/mpl-data/sample_data';
+
+/** Output name → file inside the extracted packages. */
+export const SOURCES = {
+  'mate-aqua': `${MATE}/Aqua.jpg`,
+  'mate-blinds': `${MATE}/Blinds.jpg`,
+  'mate-dune': `${MATE}/Dune.jpg`,
+  'mate-freshflower': `${MATE}/FreshFlower.jpg`,
+  'mate-garden': `${MATE}/Garden.jpg`,
+  'mate-greenmeadow': `${MATE}/GreenMeadow.jpg`,
+  'mate-ladybird': `${MATE}/LadyBird.jpg`,
+  'mate-raindrops': `${MATE}/RainDrops.jpg`,
+  'mate-storm': `${MATE}/Storm.jpg`,
+  'mate-twowings': `${MATE}/TwoWings.jpg`,
+  'mate-wood': `${MATE}/Wood.jpg`,
+  'mate-yellowflower': `${MATE}/YellowFlower.jpg`,
+  'kde-bythewater': `${KDE}/BytheWater/contents/images/2560x1600.jpg`,
+  'kde-coldripple': `${KDE}/ColdRipple/contents/images/2560x1600.jpg`,
+  'kde-colorfulcups': `${KDE}/ColorfulCups/contents/images/2560x1600.jpg`,
+  'kde-darkesthour': `${KDE}/DarkestHour/contents/images/2560x1600.jpg`,
+  'kde-eveningglow': `${KDE}/EveningGlow/contents/images/2560x1600.jpg`,
+  'kde-fallenleaf': `${KDE}/FallenLeaf/contents/images/2560x1600.jpg`,
+  'kde-grey': `${KDE}/Grey/contents/images/2560x1600.jpg`,
+  'kde-kite': `${KDE}/Kite/contents/images/2560x1600.jpg`,
+  'kde-milkyway': `${KDE}/MilkyWay/contents/images/5120x2880.png`,
+  'kde-path': `${KDE}/Path/contents/images/2560x1600.jpg`,
+  'kde-shell': `${KDE}/Shell/contents/images/5120x2880.jpg`,
+  'kde-summer1am': `${KDE}/summer_1am/contents/images/2560x1600.jpg`,
+  'lomiri-aitzgorri': `${L16}/aitzgorri_by_Aitzol_Berasategi.jpg`,
+  'lomiri-analogpattern': `${L16}/analogpattern_by_Peter_Nerlich.jpg`,
+  'lomiri-bridge': `${L16}/Bridge_by_Sander_Klootwijk.jpg`,
+  'lomiri-dragonfly': `${L16}/Dragonfly_by_Bolly.jpg`,
+  'lomiri-free': `${L16}/free_by_Peter_Nerlich.jpg`,
+  'lomiri-friends': `${L16}/friends_by_Aitzol_Berasategi.jpg`,
+  'lomiri-life': `${L16}/life_by_Aitzol_Berasategi.jpg`,
+  'lomiri-picosdeeuropa': `${L16}/picosdeeuropa_by_Aitzol_Berasategi.jpg`,
+  'lomiri-picture0b': `${L16}/Picture_0B_by_freespace.jpg`,
+  'lomiri-picture1a': `${L16}/Picture_1A_by_freespace.jpg`,
+  'lomiri-seeding': `${L16}/seeding_by_Clements_Engelhardt.jpg`,
+  'lomiri-sunset': `${L16}/sunset_by_Aitzol_Berasategi.jpg`,
+  'lomiri-wine': `${L16}/Wine_by_Jakkub_Mede.jpg`,
+  'lomiri-infinitesea': `${L20}/Infinite-Sea_by_Aury88.jpg`,
+  'lomiri-kleiber': `${L20}/Kleiber_by_Lukas_Baubkus.jpg`,
+  'skimage-hubble': `${SKI}/hubble_deep_field.jpg`,
+  // The repository's samples (samples/), tuned on before this set existed.
+  'skimage-astronaut': `${SKI}/astronaut.png`,
+  'skimage-chelsea': `${SKI}/chelsea.png`,
+  'skimage-coffee': `${SKI}/coffee.png`,
+  'skimage-rocket': `${SKI}/rocket.jpg`,
+  'mpl-gracehopper': `${MPL}/grace_hopper.jpg`,
+};
+
+const SAMPLES = new Set(['skimage-astronaut', 'skimage-chelsea', 'skimage-coffee', 'skimage-rocket', 'mpl-gracehopper']);
+
+/** tune: the samples and every fourth other photo by name; heldout: the rest. */
+export const SPLIT = (() => {
+  const others = Object.keys(SOURCES).filter((n) => !SAMPLES.has(n)).sort();
+  const tune = new Set([...SAMPLES, ...others.filter((_, i) => i % 4 === 0)]);
+  return Object.fromEntries(Object.keys(SOURCES).map((n) => [n, tune.has(n) ? 'tune' : 'heldout']));
+})();
+
+async function main() {
+  const root = process.argv[2];
+  if (!root || !existsSync(root)) throw new Error('usage: node bench/photos/prepare.mjs <folder with the extracted packages>');
+  for (const set of ['tune', 'heldout']) mkdirSync(path.join(HERE, set), { recursive: true });
+  for (const [name, rel] of Object.entries(SOURCES)) {
+    const img = sharp(path.join(root, rel), { limitInputPixels: false }).rotate();
+    const { width, height } = await img.metadata();
+    const k = Math.min(1, Math.sqrt(MP / (width * height)));
+    const out = path.join(HERE, SPLIT[name], `${name}.jpg`);
+    await img
+      .resize(Math.round(width * k), Math.round(height * k), { kernel: 'lanczos3' })
+      .removeAlpha()
+      .toColourspace('srgb')
+      .jpeg({ quality: 90 })
+      .toFile(out);
+    console.log(`${SPLIT[name].padEnd(7)} ${name}`);
+  }
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) main().catch((e) => { console.error(e); process.exitCode = 1; });

@@ -1,0 +1,162 @@
+/**
+ * White balance of a still photo from several pieces of evidence, each an
+ * estimate of the scene illuminant that fails in its own way:
+ *
+ * - grey-world (mean linear colour) reads a scene dominated by one colour
+ *   (a forest, an autumn leaf) as a cast;
+ * - shades-of-grey (Minkowski p = 6 mean) is the same, less so;
+ * - grey-edge (p = 12 norm of gradients) reads a scene whose strongest
+ *   edges are between warm surfaces (fur, wood) as a cast;
+ * - white patch (the brightest unclipped pixels) reads a coloured light
+ *   source or a coloured bright surface as a cast, and has no say when the
+ *   photo has no bright pixels.
+ *
+ * A real cast shifts every estimate the same way; a colourful scene pulls
+ * them apart. So the correction on each chroma axis is the consensus: when
+ * all estimates lean the same way, the smallest of them; when they disagree
+ * in sign, nothing. When unsure, the engine does little.
+ */
+import type { Raster } from '../image/raster';
+import { greyEdgeIlluminant } from './estimate';
+import { LINEAR_OF_BYTE } from './srgb';
+
+/** Pixels with a channel at or above this code are clipped: their colour is lost. */
+const CLIP = 250;
+/** Fraction of the brightest unclipped pixels averaged by the white-patch estimate. */
+const WHITE_PATCH_FRACTION = 0.02;
+/** The white patch has a say only when its pixels are at least this bright (linear mean of R, G, B). */
+const WHITE_PATCH_MIN = 0.12;
+/** Largest correction on each chroma axis (natural log units; 0.7 ≈ a factor of 2 between R and B). */
+const MAX_AXIS = 0.8;
+/**
+ * Spread (largest minus smallest) of the estimates on an axis at which the
+ * consensus starts to lose trust, and at which it has none. A cast moves
+ * every estimate alike (von Kries gains shift log-chroma by a constant), so
+ * the spread is a property of the scene: small for photos with neutral
+ * surfaces, large for a frame filled by one colourful subject.
+ */
+const SPREAD_TRUSTED = 0.3;
+const SPREAD_UNTRUSTED = 1.0;
+/**
+ * Consensus beyond which the estimate is less plausible as a light source
+ * than as a colourful subject (a leaf filling the frame), and at which it is
+ * not trusted at all.
+ */
+const CAST_PLAUSIBLE = 0.9;
+const CAST_IMPLAUSIBLE = 1.6;
+/**
+ * Shared lean (log units) taken as the scene's own: removed from every
+ * consensus, so a neutral-looking photo is left alone and a real cast is
+ * left this slight remainder (0.07 ≈ 7 % between two channels).
+ */
+const DEAD_ZONE = 0.07;
+
+/** Log-chroma of an illuminant: `u` = ln(R/B) (warm +, cool −), `v` = ln G − (ln R + ln B)/2 (green +, magenta −). */
+export interface Chroma {
+  u: number;
+  v: number;
+}
+
+/** Each estimate's chroma, and the consensus removed by the white balance. */
+export interface IlluminantEvidence {
+  greyWorld: Chroma;
+  shadesOfGrey: Chroma;
+  greyEdge: Chroma;
+  /** Absent when the photo has too few bright, unclipped pixels. */
+  whitePatch?: Chroma;
+  /** What the estimates agree on (see the module comment). */
+  consensus: Chroma;
+}
+
+/** Log-chroma of linear RGB. */
+export function chromaOf(rgb: readonly [number, number, number]): Chroma {
+  const [r, g, b] = rgb.map((x) => Math.log(Math.max(x, 1e-6))) as [number, number, number];
+  return { u: r - b, v: g - (r + b) / 2 };
+}
+
+/** Linear gains (luminance of grey kept by the caller) that remove chroma `c`. */
+export function gainsRemoving(c: Chroma, fraction: number): [number, number, number] {
+  // ln R = u/2 − v/3, ln G = 2v/3, ln B = −u/2 − v/3 reproduces (u, v) with zero mean.
+  const lr = c.u / 2 - c.v / 3;
+  const lg = (2 * c.v) / 3;
+  const lb = -c.u / 2 - c.v / 3;
+  return [Math.exp(-lr * fraction), Math.exp(-lg * fraction), Math.exp(-lb * fraction)];
+}
+
+/** Weigh the evidence of an analysis copy. */
+export function estimateIlluminant(img: Raster): IlluminantEvidence {
+  const stats = channelStats(img);
+  const greyWorld = chromaOf(stats.mean);
+  const shadesOfGrey = chromaOf(stats.p6);
+  const greyEdge = chromaOf(greyEdgeIlluminant(img));
+  const whitePatch = stats.white ? chromaOf(stats.white) : undefined;
+  const all = [greyWorld, shadesOfGrey, greyEdge, ...(whitePatch ? [whitePatch] : [])];
+  const consensus = { u: agree(all.map((c) => c.u)), v: agree(all.map((c) => c.v)) };
+  return { greyWorld, shadesOfGrey, greyEdge, ...(whitePatch ? { whitePatch } : {}), consensus };
+}
+
+/**
+ * The value all estimates share on one axis: the smallest in magnitude when
+ * all have one sign (else 0), scaled by the trust their spread and its size
+ * allow, and capped.
+ */
+function agree(xs: number[]): number {
+  const lo = Math.min(...xs);
+  const hi = Math.max(...xs);
+  const shared = lo > DEAD_ZONE ? lo - DEAD_ZONE : hi < -DEAD_ZONE ? hi + DEAD_ZONE : 0;
+  const trust = fade(hi - lo, SPREAD_TRUSTED, SPREAD_UNTRUSTED) * fade(Math.abs(shared), CAST_PLAUSIBLE, CAST_IMPLAUSIBLE);
+  return Math.max(-MAX_AXIS, Math.min(MAX_AXIS, shared * trust));
+}
+
+/** 1 up to `from`, falling linearly to 0 at `to`. */
+function fade(x: number, from: number, to: number): number {
+  return Math.min(1, Math.max(0, (to - x) / (to - from)));
+}
+
+/** Mean, Minkowski p = 6 mean and white patch of the unclipped pixels, linear RGB. */
+function channelStats(img: Raster): { mean: [number, number, number]; p6: [number, number, number]; white?: [number, number, number] } {
+  const { data, channels: ch } = img;
+  const sum = [0, 0, 0];
+  const sum6 = [0, 0, 0];
+  const brightness = new Uint32Array(766);
+  let n = 0;
+  for (let i = 0; i < data.length; i += ch) {
+    const r = data[i]!;
+    const g = data[i + 1]!;
+    const b = data[i + 2]!;
+    if (r >= CLIP || g >= CLIP || b >= CLIP) continue;
+    n++;
+    const lr = LINEAR_OF_BYTE[r]!;
+    const lg = LINEAR_OF_BYTE[g]!;
+    const lb = LINEAR_OF_BYTE[b]!;
+    sum[0]! += lr;
+    sum[1]! += lg;
+    sum[2]! += lb;
+    sum6[0]! += lr ** 6;
+    sum6[1]! += lg ** 6;
+    sum6[2]! += lb ** 6;
+    brightness[r + g + b]!++;
+  }
+  if (n === 0) return { mean: [1, 1, 1], p6: [1, 1, 1] };
+  const mean = sum.map((s) => s / n) as [number, number, number];
+  const p6 = sum6.map((s) => (s / n) ** (1 / 6)) as [number, number, number];
+  // White patch: the brightest WHITE_PATCH_FRACTION of the unclipped pixels.
+  let need = Math.max(1, Math.round(n * WHITE_PATCH_FRACTION));
+  let threshold = 765;
+  for (; threshold > 0 && need > 0; threshold--) need -= brightness[threshold]!;
+  const w = [0, 0, 0];
+  let m = 0;
+  for (let i = 0; i < data.length; i += ch) {
+    const r = data[i]!;
+    const g = data[i + 1]!;
+    const b = data[i + 2]!;
+    if (r >= CLIP || g >= CLIP || b >= CLIP || r + g + b <= threshold) continue;
+    m++;
+    w[0]! += LINEAR_OF_BYTE[r]!;
+    w[1]! += LINEAR_OF_BYTE[g]!;
+    w[2]! += LINEAR_OF_BYTE[b]!;
+  }
+  const white = m > 0 ? (w.map((s) => s / m) as [number, number, number]) : undefined;
+  const bright = white ? (white[0] + white[1] + white[2]) / 3 >= WHITE_PATCH_MIN : false;
+  return { mean, p6, ...(white && bright ? { white } : {}) };
+}

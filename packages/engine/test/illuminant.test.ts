@@ -1,0 +1,60 @@
+import { describe, expect, it } from 'vitest';
+import { estimateIlluminant, gainsRemoving } from '../src/colour/illuminant';
+import type { Raster } from '../src/image/raster';
+
+const SIDE = 96;
+const toLin = (v: number) => (v <= 0.04045 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4);
+const toByte = (l: number) => {
+  const c = Math.min(1, Math.max(0, l));
+  return Math.round((c <= 0.0031308 ? c * 12.92 : 1.055 * c ** (1 / 2.4) - 0.055) * 255);
+};
+
+/** A 12×12 grid of 8 px patches; `colour(i)` gives each patch's linear RGB; `gains` is a camera cast. */
+function patches(colour: (i: number) => [number, number, number], gains: [number, number, number] = [1, 1, 1]): Raster {
+  const data = new Uint8Array(SIDE * SIDE * 3);
+  for (let y = 0; y < SIDE; y++) {
+    for (let x = 0; x < SIDE; x++) {
+      const c = colour(Math.floor(y / 8) * 12 + Math.floor(x / 8));
+      for (let k = 0; k < 3; k++) data[(y * SIDE + x) * 3 + k] = toByte(c[k]! * gains[k]!);
+    }
+  }
+  return { data, width: SIDE, height: SIDE, channels: 3 };
+}
+
+/** A neutral scene: greys of many levels with a few muted colours, deterministic. */
+const neutralScene = (i: number): [number, number, number] => {
+  const l = 0.05 + ((i * 37) % 60) / 100;
+  const tint = (i % 7) - 3;
+  return [l * (1 + 0.04 * tint), l, l * (1 - 0.04 * tint)];
+};
+/** A frame filled by one colourful subject (leaves), with one pale highlight. */
+const leafScene = (i: number): [number, number, number] => {
+  if (i === 77) return [0.8, 0.82, 0.8];
+  const l = 0.08 + ((i * 29) % 40) / 100;
+  return [l * 0.35, l, l * 0.12];
+};
+
+describe('estimateIlluminant', () => {
+  it('leaves a neutral scene alone', () => {
+    const { consensus } = estimateIlluminant(patches(neutralScene));
+    expect(Math.abs(consensus.u)).toBeLessThan(0.02);
+    expect(Math.abs(consensus.v)).toBeLessThan(0.02);
+  });
+
+  it('finds a warm camera cast on a neutral scene and its gains remove most of it', () => {
+    const cast: [number, number, number] = [1.3, 1, 0.65];
+    const { consensus } = estimateIlluminant(patches(neutralScene, cast));
+    // ln(1.3 / 0.65) = 0.69 on the warm-cool axis; the dead zone leaves a little.
+    expect(consensus.u).toBeGreaterThan(0.5);
+    const g = gainsRemoving(consensus, 1);
+    const rb = (cast[0] * g[0]) / (cast[2] * g[2]);
+    expect(Math.abs(Math.log(rb))).toBeLessThan(0.12);
+  });
+
+  it('does not take a frame filled by one colourful subject for a cast', () => {
+    const { consensus, greyWorld } = estimateIlluminant(patches(leafScene));
+    expect(greyWorld.v).toBeGreaterThan(1); // grey-world alone would turn the leaves grey
+    expect(Math.abs(consensus.u)).toBeLessThan(0.05);
+    expect(Math.abs(consensus.v)).toBeLessThan(0.05);
+  });
+});
