@@ -64,7 +64,7 @@ async function finishedRunStatus(): Promise<string> {
 beforeAll(async () => {
   emu = await startEmulator({ webPort: 0 });
   await createWebBackend({ baseURL: emu.web, apiKey: API_KEY }).presets.create({ name: 'Brand look', description: 'e2e', file: new TextEncoder().encode('look=brand') });
-  [harness, noCors, browser] = await Promise.all([serveHarness(), serveWithoutCors(), launchBrowser()]);
+  [harness, noCors, browser] = await Promise.all([serveHarness(), serveWithoutCors(new URL(emu.web).origin), launchBrowser()]);
   page = await browser.context.newPage();
   // Uncaught errors in the page or the plugin window are printed; the blocked-request test's CORS console lines are expected.
   page.on('pageerror', (err) => console.error('[page error]', err.message));
@@ -212,14 +212,40 @@ describe('Figma plugin in Chromium with the emulator', () => {
     expect([meta.width, meta.height]).toEqual([640, 427]);
     expect(soloCopy.relaunch).toEqual({ correct: 'Perfectly Clear: preset Brand look, background #3366ff with soft shadow' });
 
-    // A server that sends no CORS headers: the UI names the host instead of failing silently.
+    // The emulator without CORS headers: the UI names the host and says what the server must send.
     await ui.getByRole('button', { name: 'Settings' }).click();
     await ui.getByLabel('Emulator URL').fill(`${noCors.url}/v2`);
     await ui.getByRole('button', { name: 'Save' }).click();
     const host = new URL(noCors.url).host;
-    await ui.locator('#settings-status', { hasText: `Could not reach ${host}` }).waitFor();
-    expect(await ui.locator('#settings-status').textContent()).toMatch(/^Saved, but your presets could not be loaded: .*Origin: null.*Access-Control-Allow-Origin/);
+    await ui.locator('#settings-status', { hasText: `${host} answered, but did not allow the request` }).waitFor();
+    expect(await ui.locator('#settings-status').textContent()).toMatch(/^Saved, but your presets could not be loaded: .*CORS.*Origin: null.*Access-Control-Allow-Origin: \*/);
     expect(noCors.origins).toContain('null');
+  });
+
+  it('says Figma blocked a host missing from networkAccess (CSP), distinct from CORS and from a host that does not answer', async () => {
+    // A published plugin whose manifest allowed only the hosted API: Chromium enforces the CSP Figma derives from it.
+    await page.evaluate(() => window.harness.setNetwork({ allowedDomains: ['https://api.perfectlyclear.io'] }, 'published'));
+    await page.evaluate(() => window.harness.launch('settings', 'light'));
+    await ui.getByLabel('Local emulator').check();
+    await ui.getByLabel('Emulator URL').fill(emu.web);
+    await ui.getByRole('button', { name: 'Save' }).click();
+    const emuHost = new URL(emu.web).host;
+    const status = ui.locator('#settings-status', { hasText: `Figma blocked the request to ${emuHost}` });
+    await status.waitFor();
+    expect(await status.textContent()).toMatch(/network access list \(manifest\.json "networkAccess"\)/);
+    // With the real manifest (allowedDomains ["*"]) the same address works once published.
+    await page.evaluate(() => window.harness.setNetwork(null, 'published'));
+    await page.evaluate(() => window.harness.launch('settings', 'light'));
+    await ui.getByRole('button', { name: 'Save' }).click();
+    await ui.locator('#settings-status', { hasText: /^Saved$/ }).waitFor();
+    // Nothing listening: neither CSP nor CORS.
+    await ui.getByLabel('Emulator URL').fill('http://127.0.0.1:9/v2');
+    await ui.getByRole('button', { name: 'Save' }).click();
+    await ui.locator('#settings-status', { hasText: 'Could not reach 127.0.0.1:9: nothing answered' }).waitFor();
+    await ui.getByLabel('Emulator URL').fill(emu.web);
+    await ui.getByRole('button', { name: 'Save' }).click();
+    await ui.locator('#settings-status', { hasText: /^Saved$/ }).waitFor();
+    await page.evaluate(() => window.harness.setNetwork(null, 'development'));
   });
 
   it('fits results Figma would refuse (over 4096 px, or not PNG/JPEG) in the browser before they go back', async () => {
