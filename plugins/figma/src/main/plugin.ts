@@ -101,11 +101,11 @@ export function startPlugin(figma: FigmaApi, html: string): void {
   }
 
   async function plan(req: RequestOf<'run/plan'>): Promise<Requests['run/plan']['result']> {
+    planCancelled = false;
     if (figma.currentPage.selection.length === 0) throw new Error('Select one or more layers with image fills first');
     const options = normaliseOptions(req.options);
     const { placement, resize, includeHidden } = options;
     await figma.clientStorage.setAsync(LAST_OPTIONS_KEY, options);
-    planCancelled = false;
     const collection = collectSelection(figma, placement, includeHidden);
     const control = { cancelled: () => planCancelled, progress: (done: number, total: number) => post({ type: 'plan/progress', done, total }) };
     const { images, skipped } = await planImages(figma, collection, resize, control);

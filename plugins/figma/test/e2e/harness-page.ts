@@ -133,9 +133,12 @@ class Harness implements HarnessApi {
         type: n.type,
         parentId: n.parent?.id ?? null,
         x: n.x,
+        y: n.y,
         width: n.width,
+        visible: n.visible,
         fills: 'fills' in n ? ((n as SimShape).fills === this.sim.mixed ? 'mixed' : ((n as SimShape).fills as Paint[]).map((p) => ({ ...p }))) : [],
         relaunch: n.getRelaunchData(),
+        pluginData: Object.fromEntries(n.getPluginDataKeys().map((k) => [k, n.getPluginData(k)])),
       }));
   }
 

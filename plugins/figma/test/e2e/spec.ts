@@ -28,9 +28,12 @@ export interface DumpNode {
   type: string;
   parentId: string | null;
   x: number;
+  y: number;
   width: number;
+  visible: boolean;
   fills: DumpFill[] | 'mixed';
   relaunch: Record<string, string>;
+  pluginData: Record<string, string>;
 }
 
 export interface HarnessApi {

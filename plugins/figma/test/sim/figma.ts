@@ -27,8 +27,10 @@ class SimImage implements Image {
     readonly hash: string,
     private readonly bytes: Uint8Array,
     private readonly size: { width: number; height: number },
+    private readonly onRead: () => void,
   ) {}
   async getBytesAsync(): Promise<Uint8Array> {
+    this.onRead();
     return this.bytes.slice();
   }
   async getSizeAsync(): Promise<{ width: number; height: number }> {
@@ -132,6 +134,8 @@ export class SimFigma implements FigmaApi {
   readonly clientStorage: SimClientStorage;
   /** `figma.skipInvisibleInstanceChildren`: false by default in Figma Design (typings). */
   skipInvisibleInstanceChildren = false;
+  /** How many times the plugin read image bytes (`getBytesAsync`). */
+  byteReads = 0;
   /** Fills changes that will fail, by node id (a test's fault injection). */
   readonly fillsFaults = new Map<string, Error>();
   readonly ui: SimUi;
@@ -217,7 +221,7 @@ export class SimFigma implements FigmaApi {
     const hash = sha1Hex(data);
     const existing = this.images.get(hash);
     if (existing) return existing;
-    const image = new SimImage(hash, data.slice(), { width: h.width, height: h.height });
+    const image = new SimImage(hash, data.slice(), { width: h.width, height: h.height }, () => void (this.byteReads += 1));
     this.images.set(hash, image);
     return image;
   }
@@ -238,6 +242,11 @@ export class SimFigma implements FigmaApi {
   }
 
   // ---- test-side controls (not part of Figma's API) ----
+
+  /** The id the next created node will get. */
+  nextIdPeek(): string {
+    return `1:${this.idCounter + 1}`;
+  }
 
   /** Select layers and fire `selectionchange`, as a click on the canvas does. */
   select(...nodes: SimNode[]): void {
