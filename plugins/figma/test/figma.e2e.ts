@@ -51,11 +51,6 @@ async function dump(): Promise<Dumped[]> {
   return page.evaluate(() => window.harness.dump());
 }
 const imageHashes = (n: Dumped) => (n.fills === 'mixed' ? [] : n.fills.filter((f) => f.type === 'IMAGE').map((f) => f.imageHash ?? ''));
-async function decode(hash: string) {
-  const b64 = await page.evaluate((h) => window.harness.imageBase64(h), hash);
-  if (!b64) throw new Error(`no image ${hash}`);
-  return sharp(Buffer.from(b64, 'base64')).metadata();
-}
 /** The service's own record of every job (the emulator's control API), oldest first. */
 async function serviceJobs(): Promise<{ jobId: string; state: string; requested: Record<string, unknown>; inputSha256: string; record: { correctedFile?: string } }[]> {
   const res = await fetch(`${new URL(emu.web).origin}/_emulator/jobs`);
