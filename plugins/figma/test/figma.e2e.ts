@@ -70,7 +70,13 @@ async function pixels(bytes: Uint8Array) {
 }
 /** Wait for the review step: every image corrected, nothing written yet. */
 async function reviewReady(): Promise<string> {
-  await ui.locator('#review-actions:not([hidden])').waitFor({ timeout: 240_000 });
+  try {
+    await ui.locator('#review-actions:not([hidden])').waitFor({ timeout: 240_000 });
+  } catch (err) {
+    await page.locator('#plugin-ui').screenshot({ path: join(SHOTS, 'figma-review-timeout.png') });
+    console.error('[review timeout]', await ui.locator('#run-status').textContent(), await ui.locator('#items').innerText());
+    throw err;
+  }
   return (await ui.locator('#run-status').textContent()) ?? '';
 }
 /** Every node of the document as the harness sees it, by id. */
@@ -141,7 +147,7 @@ describe('Figma plugin in Chromium with the emulator', () => {
     await ui.getByLabel('Preset').selectOption('Brand look');
     await ui.getByLabel('Remove glare from glasses').check();
     await ui.getByLabel('Resize', { exact: true }).selectOption('long');
-    await ui.getByLabel('Resize value').fill('6000');
+    await ui.getByLabel('Resize value').fill('1200');
     const before = await snapshot();
     const jobsBefore = (await serviceJobs()).length;
     emu.setFaults({ jobs: { failRate: 1, count: 1 } });
@@ -174,7 +180,7 @@ describe('Figma plugin in Chromium with the emulator', () => {
     // The service's record: one job per distinct JPEG/PNG image, each with the user's options.
     const jobs = (await serviceJobs()).slice(jobsBefore);
     expect(jobs).toHaveLength(5);
-    for (const job of jobs) expect(job.requested, job.jobId).toMatchObject({ preset: 'Brand look', removeGlares: true, long: 4096 });
+    for (const job of jobs) expect(job.requested, job.jobId).toMatchObject({ preset: 'Brand look', removeGlares: true, long: 1200 });
     // Each image put back is the service's output for that image's bytes (compared by pixels).
     const after = await snapshot();
     const originalBySha = new Map<string, string>();
@@ -209,7 +215,7 @@ describe('Figma plugin in Chromium with the emulator', () => {
       const now = after.get(id)!;
       imageHashes(node).forEach((h, i) => expect(imageHashes(now)[i], node.name).toBe(newHashOf.get(h) ?? h));
       if (imageHashes(node).some((h) => newHashOf.has(h))) {
-        expect(now.relaunch, node.name).toEqual({ 'correct-again': 'Perfectly Clear: preset Brand look, glare removed, long edge 6000 px', restore: 'Put the original image back' });
+        expect(now.relaunch, node.name).toEqual({ 'correct-again': 'Perfectly Clear: preset Brand look, glare removed, long edge 1200 px', restore: 'Put the original image back' });
       }
     }
     const state = await page.evaluate(() => window.harness.state());
@@ -242,7 +248,7 @@ describe('Figma plugin in Chromium with the emulator', () => {
     // The last run's options come back (the custom preset once the account's list has loaded).
     await ui.locator('#custom-presets option', { hasText: 'Brand look' }).waitFor({ state: 'attached' });
     expect(await ui.getByLabel('Preset').inputValue()).toBe('Brand look');
-    expect(await ui.getByLabel('Resize value').inputValue()).toBe('6000');
+    expect(await ui.getByLabel('Resize value').inputValue()).toBe('1200');
     await ui.getByLabel('Resize', { exact: true }).selectOption('none');
     await ui.getByLabel('Remove glare from glasses').uncheck();
     await ui.getByLabel('Transparent').check();
