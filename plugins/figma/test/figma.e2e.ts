@@ -74,7 +74,7 @@ async function reviewReady(): Promise<string> {
     await ui.locator('#review-actions:not([hidden])').waitFor({ timeout: 240_000 });
   } catch (err) {
     await page.locator('#plugin-ui').screenshot({ path: join(SHOTS, 'figma-review-timeout.png') });
-    console.error('[review timeout]', await ui.locator('#run-status').textContent(), await ui.locator('#items').innerText());
+    console.error('[review timeout]', await ui.locator('#run-status').textContent(), JSON.stringify(await ui.locator('#items li').allTextContents()));
     throw err;
   }
   return (await ui.locator('#run-status').textContent()) ?? '';
@@ -167,6 +167,7 @@ describe('Figma plugin in Chromium with the emulator', () => {
     const failedHash = await failed.getAttribute('data-hash');
     expect(await ui.locator('.item.skipped', { hasText: /GIF/ }).count()).toBe(1);
     expect(await ui.locator('.item.skipped', { hasText: /mixed fills/ }).count()).toBe(1);
+    await ui.locator('#items').scrollIntoViewIfNeeded();
     await page.locator('#plugin-ui').screenshot({ path: join(SHOTS, 'figma-preview-light.png') });
 
     // Reject one result, accept the rest.
@@ -213,6 +214,11 @@ describe('Figma plugin in Chromium with the emulator', () => {
     // Every layer of a corrected image holds the same new image, with the relaunch buttons.
     for (const [id, node] of before) {
       const now = after.get(id)!;
+      // Rocket solo shares an image with a layer in Hero but was not selected: it keeps its original.
+      if (node.name === 'Rocket solo') {
+        expect(now, node.name).toEqual(node);
+        continue;
+      }
       imageHashes(node).forEach((h, i) => expect(imageHashes(now)[i], node.name).toBe(newHashOf.get(h) ?? h));
       if (imageHashes(node).some((h) => newHashOf.has(h))) {
         expect(now.relaunch, node.name).toEqual({ 'correct-again': 'Perfectly Clear: preset Brand look, glare removed, long edge 1200 px', restore: 'Put the original image back' });
@@ -256,6 +262,7 @@ describe('Figma plugin in Chromium with the emulator', () => {
     const jobsBefore = (await serviceJobs()).length;
     await ui.getByRole('button', { name: 'Correct 6 images' }).click();
     await reviewReady();
+    await ui.locator('#items').scrollIntoViewIfNeeded();
     await page.locator('#plugin-ui').screenshot({ path: join(SHOTS, 'figma-preview-dark.png') });
     await ui.getByRole('button', { name: 'Apply accepted' }).click();
     expect(await finishedRunStatus()).toBe('5 images corrected, 2 skipped');
