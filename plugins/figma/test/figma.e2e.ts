@@ -202,6 +202,7 @@ describe('Figma plugin in Chromium with the emulator', () => {
         expect(newHashOf.has(originalHash!), 'a rejected result is not written').toBe(false);
         continue;
       }
+      expect(newHashOf.has(originalHash!), 'an accepted result replaced the original image').toBe(true);
       const output = new Uint8Array(await (await fetch(job.record.correctedFile!)).arrayBuffer());
       const inFigma = await pixels(await imageBytes(newHashOf.get(originalHash!)!));
       const fromService = await pixels(output);
