@@ -5,18 +5,13 @@ import { mkdirSync, readFileSync, writeFileSync, renameSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { mainBuildOptions, uiBuildOptions } from './build-options.mjs';
 
 const root = dirname(fileURLToPath(import.meta.url));
 const dist = join(root, 'dist');
 mkdirSync(dist, { recursive: true });
 
-// Figma's main-thread sandbox runs modern JavaScript (ES2020+), but no DOM or Node.
-const common = { bundle: true, minify: true, legalComments: 'none', logLevel: 'warning', write: false };
-
-const [code, ui] = await Promise.all([
-  build({ ...common, entryPoints: [join(root, 'src/main/code.ts')], format: 'iife', target: 'es2020', platform: 'neutral' }),
-  build({ ...common, entryPoints: [join(root, 'src/ui/main.ts')], format: 'iife', target: 'es2020', platform: 'browser' }),
-]);
+const [code, ui] = await Promise.all([build(mainBuildOptions(root)), build(uiBuildOptions(root))]);
 
 function writeAtomic(path, text) {
   writeFileSync(`${path}.tmp`, text);

@@ -3,6 +3,7 @@
  * simulated figma, the BUILT ui.html in a sandboxed iframe, the emulator is
  * the backend, and the test drives the UI as a person would.
  */
+import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createWebBackend } from '@pfc/core';
@@ -50,11 +51,39 @@ async function dump(): Promise<Dumped[]> {
   return page.evaluate(() => window.harness.dump());
 }
 const imageHashes = (n: Dumped) => (n.fills === 'mixed' ? [] : n.fills.filter((f) => f.type === 'IMAGE').map((f) => f.imageHash ?? ''));
-async function decode(hash: string) {
+/** The service's own record of every job (the emulator's control API), oldest first. */
+async function serviceJobs(): Promise<{ jobId: string; state: string; requested: Record<string, unknown>; inputSha256: string; record: { correctedFile?: string } }[]> {
+  const res = await fetch(`${new URL(emu.web).origin}/_emulator/jobs`);
+  expect(res.status).toBe(200);
+  return ((await res.json()) as { jobs: Awaited<ReturnType<typeof serviceJobs>> }).jobs;
+}
+const sha256 = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
+async function imageBytes(hash: string): Promise<Buffer> {
   const b64 = await page.evaluate((h) => window.harness.imageBase64(h), hash);
   if (!b64) throw new Error(`no image ${hash}`);
-  return sharp(Buffer.from(b64, 'base64')).metadata();
+  return Buffer.from(b64, 'base64');
 }
+/** Decoded RGBA pixels, to compare images by what they show. */
+async function pixels(bytes: Uint8Array) {
+  const { data, info } = await sharp(bytes).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
+  return { data, width: info.width, height: info.height };
+}
+/** Wait for the review step: every image corrected, nothing written yet. */
+async function reviewReady(): Promise<string> {
+  try {
+    await ui.locator('#review-actions:not([hidden])').waitFor({ timeout: 240_000 });
+  } catch (err) {
+    await page.locator('#plugin-ui').screenshot({ path: join(SHOTS, 'figma-review-timeout.png') });
+    console.error('[review timeout]', await ui.locator('#run-status').textContent(), JSON.stringify(await ui.locator('#items li').allTextContents()));
+    throw err;
+  }
+  return (await ui.locator('#run-status').textContent()) ?? '';
+}
+/** Every node of the document as the harness sees it, by id. */
+async function snapshot(): Promise<Map<string, Dumped>> {
+  return new Map((await dump()).map((n) => [n.id, n]));
+}
+
 /** Wait until the run's closing message is shown (it carries the ok or error class). */
 async function finishedRunStatus(): Promise<string> {
   await ui.locator('#run-status.ok, #run-status.error').waitFor({ timeout: 240_000 });
@@ -62,12 +91,15 @@ async function finishedRunStatus(): Promise<string> {
 }
 
 beforeAll(async () => {
-  emu = await startEmulator({ webPort: 0 });
+  emu = await startEmulator({ webPort: 0, control: true });
   await createWebBackend({ baseURL: emu.web, apiKey: API_KEY }).presets.create({ name: 'Brand look', description: 'e2e', file: new TextEncoder().encode('look=brand') });
-  [harness, noCors, browser] = await Promise.all([serveHarness(), serveWithoutCors(), launchBrowser()]);
+  [harness, noCors, browser] = await Promise.all([serveHarness(), serveWithoutCors(new URL(emu.web).origin), launchBrowser()]);
   page = await browser.context.newPage();
   // Uncaught errors in the page or the plugin window are printed; the blocked-request test's CORS console lines are expected.
   page.on('pageerror', (err) => console.error('[page error]', err.message));
+  page.on('console', (m) => {
+    if (m.type() === 'error' && !/CORS|Content Security Policy|ERR_FAILED|ERR_CONNECTION_REFUSED|Failed to load resource/.test(m.text())) console.error('[console]', m.text());
+  });
   await page.setViewportSize({ width: 420, height: 680 });
   await page.goto(harness.url);
   await page.waitForFunction(() => window.harness !== undefined);
@@ -91,7 +123,7 @@ afterAll(async () => {
 });
 
 describe('Figma plugin in Chromium with the emulator', () => {
-  it('corrects every distinct image once, in place, with an injected failure reported per image (light theme)', async () => {
+  it('previews, then puts back exactly what the service made with the chosen options; a rejected result and a failed job change nothing (light theme)', async () => {
     await page.evaluate(() => {
       window.harness.select('Hero');
       return window.harness.launch('correct', 'light');
@@ -110,116 +142,187 @@ describe('Figma plugin in Chromium with the emulator', () => {
     expect(await ui.locator('body').innerHTML()).not.toContain(API_KEY);
     await ui.getByRole('button', { name: 'Back' }).click();
 
-    // Options: the account's custom preset, and a resize beyond Figma's limit.
+    // Options: the account's custom preset, glare removal, a resize beyond Figma's limit.
     await ui.locator('#custom-presets option', { hasText: 'Brand look' }).waitFor({ state: 'attached' });
     await ui.getByLabel('Preset').selectOption('Brand look');
+    await ui.getByLabel('Remove glare from glasses').check();
     await ui.getByLabel('Resize', { exact: true }).selectOption('long');
-    await ui.getByLabel('Resize value').fill('6000');
+    await ui.getByLabel('Resize value').fill('1200');
+    const before = await snapshot();
+    const jobsBefore = (await serviceJobs()).length;
     emu.setFaults({ jobs: { failRate: 1, count: 1 } });
     await ui.getByRole('button', { name: /Correct 6 images/ }).click();
-    const text = await finishedRunStatus();
+    expect(await reviewReady()).toMatch(/^4 results to review/);
     emu.setFaults({});
-    expect(text).toBe('4 images corrected, 1 failed, 2 skipped');
 
-    // The UI: one row per distinct image, one failure with its reason, the skips with theirs.
-    expect(await ui.locator('.item[data-phase=done]').count()).toBe(4);
+    // Nothing on the canvas changed while the results wait for review.
+    expect(await snapshot()).toEqual(before);
+    expect(await ui.locator('.item[data-phase=ready]').count()).toBe(4);
+    expect(await ui.locator('.item[data-phase=ready] img.thumb.before[src^="blob:"]').count()).toBe(4);
+    expect(await ui.locator('.item[data-phase=ready] img.thumb.after[src^="blob:"]').count()).toBe(4);
+    expect(await ui.locator('.item[data-phase=ready] .notes', { hasText: /Usage: imageCorrectionCount 1/ }).count()).toBe(4);
     const failed = ui.locator('.item[data-phase=failed]');
     expect(await failed.count()).toBe(1);
     expect(await failed.locator('.error').textContent()).toMatch(/could not correct this image/);
     const failedHash = await failed.getAttribute('data-hash');
     expect(await ui.locator('.item.skipped', { hasText: /GIF/ }).count()).toBe(1);
     expect(await ui.locator('.item.skipped', { hasText: /mixed fills/ }).count()).toBe(1);
-    expect(await ui.locator('.item[data-phase=done] .notes').first().textContent()).toMatch(/6000 px long edge.*4096/);
-    expect(await ui.locator('.item[data-phase=done] img.thumb[src^="blob:"]').count()).toBe(4);
-    await failed.scrollIntoViewIfNeeded();
-    await page.locator('#plugin-ui').screenshot({ path: join(SHOTS, 'figma-ui-light.png') });
+    await ui.locator('#items').scrollIntoViewIfNeeded();
+    await page.locator('#plugin-ui').screenshot({ path: join(SHOTS, 'figma-preview-light.png') });
 
-    // The document: every fill of a corrected image holds the same new image, ≤ 4096 px.
-    expect(emu.stats().jobs.total).toBe(5); // 5 distinct JPEG/PNG images, the shared ones once
-    const nodes = await dump();
-    const byName = new Map(nodes.map((n) => [n.name, n]));
+    // Reject one result, accept the rest.
+    const rejected = ui.locator('.item[data-phase=ready]').first();
+    const rejectedHash = await rejected.getAttribute('data-hash');
+    await rejected.getByLabel('Accept').uncheck();
+    await ui.getByRole('button', { name: 'Apply accepted' }).click();
+    const text = await finishedRunStatus();
+    expect(text).toBe('3 images corrected, 1 rejected, 1 failed, 2 skipped');
+
+    // The service's record: one job per distinct JPEG/PNG image, each with the user's options.
+    const jobs = (await serviceJobs()).slice(jobsBefore);
+    expect(jobs).toHaveLength(5);
+    for (const job of jobs) expect(job.requested, job.jobId).toMatchObject({ preset: 'Brand look', removeGlares: true, long: 1200 });
+    // Each image put back is the service's output for that image's bytes (compared by pixels).
+    const after = await snapshot();
+    const originalBySha = new Map<string, string>();
+    for (const hashes of original.values()) for (const h of hashes) originalBySha.set(sha256(await imageBytes(h)), h);
     const newHashOf = new Map<string, string>();
-    const gifHash = original.get('Animated')?.[0];
-    for (const [name, hashesBefore] of original) {
-      if (name === 'Rocket solo') continue; // not selected in this run
-      const now = imageHashes(byName.get(name)!);
-      expect(now, name).toHaveLength(hashesBefore.length);
-      hashesBefore.forEach((before, i) => {
-        const after = now[i] ?? '';
-        if (before === failedHash || before === gifHash) return expect(after, name).toBe(before);
-        expect(after, name).not.toBe(before);
-        // Layers sharing an image get the same corrected image.
-        if (newHashOf.has(before)) expect(after, `${name} shares its image`).toBe(newHashOf.get(before));
-        newHashOf.set(before, after);
+    for (const [id, node] of before) {
+      const was = imageHashes(node);
+      const now = imageHashes(after.get(id)!);
+      was.forEach((h, i) => {
+        if (now[i] !== h) newHashOf.set(h, now[i] ?? '');
       });
-      if (hashesBefore.some((h) => h !== failedHash && h !== gifHash)) {
-        expect(byName.get(name)!.relaunch, name).toEqual({ correct: 'Perfectly Clear: preset Brand look, long edge 6000 px' });
+    }
+    let checked = 0;
+    for (const job of jobs.filter((j) => j.state === 'COMPLETED')) {
+      const originalHash = originalBySha.get(job.inputSha256);
+      expect(originalHash, 'the job processed an image of the selection').toBeDefined();
+      if (originalHash === rejectedHash) {
+        expect(newHashOf.has(originalHash!), 'a rejected result is not written').toBe(false);
+        continue;
+      }
+      expect(newHashOf.has(originalHash!), 'an accepted result replaced the original image').toBe(true);
+      const output = new Uint8Array(await (await fetch(job.record.correctedFile!)).arrayBuffer());
+      const inFigma = await pixels(await imageBytes(newHashOf.get(originalHash!)!));
+      const fromService = await pixels(output);
+      expect([inFigma.width, inFigma.height]).toEqual([fromService.width, fromService.height]);
+      expect(Buffer.compare(inFigma.data, fromService.data), 'Figma holds the service output').toBe(0);
+      checked += 1;
+    }
+    expect(checked).toBe(3);
+    expect(newHashOf.has(failedHash ?? '')).toBe(false);
+    // Every layer of a corrected image holds the same new image, with the relaunch buttons.
+    for (const [id, node] of before) {
+      const now = after.get(id)!;
+      // Rocket solo shares an image with a layer in Hero but was not selected: it keeps its original.
+      if (node.name === 'Rocket solo') {
+        expect(now, node.name).toEqual(node);
+        continue;
+      }
+      imageHashes(node).forEach((h, i) => expect(imageHashes(now)[i], node.name).toBe(newHashOf.get(h) ?? h));
+      if (imageHashes(node).some((h) => newHashOf.has(h))) {
+        expect(now.relaunch, node.name).toEqual({ 'correct-again': 'Perfectly Clear: preset Brand look, glare removed, long edge 1200 px', restore: 'Put the original image back' });
       }
     }
-    expect(newHashOf.size).toBe(4);
-    for (const hash of newHashOf.values()) {
-      const meta = await decode(hash);
-      expect(Math.max(meta.width ?? 0, meta.height ?? 0)).toBe(4096);
-    }
-    const hero = byName.get('Hero')!;
-    expect(hero.fills !== 'mixed' && hero.fills.map((f) => f.type)).toEqual(['SOLID', 'IMAGE']);
     const state = await page.evaluate(() => window.harness.state());
     expect(state.undoSteps).toBe(1);
     expect(state.notifications.at(-1)).toEqual({ message: text, error: false });
   });
 
-  it('inserts corrected copies beside the originals, and names the host when a request is blocked (dark theme)', async () => {
-    const before = await dump();
-    // Hero now holds corrected images while Rocket solo still has the original rocket: count what is selected.
-    const parentOf = new Map(before.map((n) => [n.id, n.parentId]));
-    const heroId = before.find((n) => n.name === 'Hero')?.id;
-    const inHero = (id: string | null): boolean => id !== null && (id === heroId || inHero(parentOf.get(id) ?? null));
-    const selected = before.filter((n) => inHero(n.id) || n.name === 'Rocket solo');
-    const distinct = new Set(selected.flatMap(imageHashes)).size;
+  it('restores the original images from the plugin data, in a later session', async () => {
     await page.evaluate(() => {
-      window.harness.select('Hero', 'Rocket solo');
+      window.harness.select('Hero');
+      return window.harness.launch('restore', 'light');
+    });
+    await expect.poll(async () => (await page.evaluate(() => window.harness.state())).notifications.at(-1)?.message).toMatch(/^Restored the original image on \d+ layers$/);
+    const now = await dump();
+    for (const [name, hashes] of original) {
+      if (name === 'Rocket solo') continue;
+      expect(imageHashes(now.find((n) => n.name === name)!), name).toEqual(hashes);
+      expect(now.find((n) => n.name === name)!.relaunch, name).toEqual({});
+    }
+  });
+
+  it('inserts transparent corrected copies and leaves every original node unchanged, with a layer selected inside its frame (dark theme)', async () => {
+    const before = await snapshot();
+    await page.evaluate(() => {
+      window.harness.select('Hero', 'Portrait', 'Rocket solo');
       return window.harness.launch('remove-background', 'dark');
     });
-    await ui.locator('#selection', { hasText: `${distinct} images` }).waitFor();
+    await ui.locator('#selection', { hasText: '6 images' }).waitFor();
     expect(await ui.getByLabel('Remove background').isChecked()).toBe(true);
     // The last run's options come back (the custom preset once the account's list has loaded).
     await ui.locator('#custom-presets option', { hasText: 'Brand look' }).waitFor({ state: 'attached' });
     expect(await ui.getByLabel('Preset').inputValue()).toBe('Brand look');
-    expect(await ui.getByLabel('Resize value').inputValue()).toBe('6000');
+    expect(await ui.getByLabel('Resize value').inputValue()).toBe('1200');
     await ui.getByLabel('Resize', { exact: true }).selectOption('none');
-    await ui.getByLabel('Colour + shadow').check();
-    await ui.locator('#bg-color').fill('#3366ff');
+    await ui.getByLabel('Remove glare from glasses').uncheck();
+    await ui.getByLabel('Transparent').check();
     await ui.getByLabel('Insert as copy').check();
-    const jobsBefore = emu.stats().jobs.total;
-    await ui.getByRole('button', { name: `Correct ${distinct} images` }).click();
-    expect(await finishedRunStatus()).toBe(`${distinct - 1} images corrected, 2 skipped`); // the GIF and the mixed text
-    expect(emu.stats().jobs.total - jobsBefore).toBe(distinct - 1);
-    await page.locator('#plugin-ui').screenshot({ path: join(SHOTS, 'figma-ui-dark.png') });
+    const jobsBefore = (await serviceJobs()).length;
+    await ui.getByRole('button', { name: 'Correct 6 images' }).click();
+    await reviewReady();
+    await ui.locator('#items').scrollIntoViewIfNeeded();
+    await page.locator('#plugin-ui').screenshot({ path: join(SHOTS, 'figma-preview-dark.png') });
+    await ui.getByRole('button', { name: 'Apply accepted' }).click();
+    expect(await finishedRunStatus()).toBe('5 images corrected, 2 skipped');
+    const jobs = (await serviceJobs()).slice(jobsBefore);
+    expect(jobs).toHaveLength(5);
+    for (const job of jobs) expect(job.requested, job.jobId).toMatchObject({ preset: 'Brand look', removeBackground: true, outputType: 'png' });
+    for (const job of jobs) expect(job.requested.removeGlares, job.jobId).toBeUndefined();
 
+    // Every original node, deep: same fills, place, parent, relaunch data.
+    const after = await snapshot();
+    for (const [id, node] of before) expect(after.get(id), node.name).toEqual(node);
     const top = await page.evaluate(() => window.harness.childNames());
     expect(top).toEqual(['Hero', 'Hero (corrected)', 'Rocket solo', 'Rocket solo (corrected)']);
-    const nodes = await dump();
-    const hero = nodes.find((n) => n.name === 'Hero')!;
-    const heroCopy = nodes.find((n) => n.name === 'Hero (corrected)')!;
-    expect(heroCopy.x).toBe(hero.x + hero.width + 40);
-    // Originals untouched by this run.
-    for (const n of before) expect(nodes.find((m) => m.id === n.id)?.fills, n.name).toEqual(n.fills);
-    // The copies hold new images wherever the originals had a corrected image.
-    const soloCopy = nodes.find((n) => n.name === 'Rocket solo (corrected)')!;
-    const copyHash = imageHashes(soloCopy)[0] ?? '';
-    expect(copyHash).not.toBe(original.get('Rocket solo')?.[0]);
-    const meta = await decode(copyHash);
-    expect([meta.width, meta.height]).toEqual([640, 427]);
-    expect(soloCopy.relaunch).toEqual({ correct: 'Perfectly Clear: preset Brand look, background #3366ff with soft shadow' });
+    expect(await page.evaluate(() => window.harness.childNames('Hero'))).not.toContain('Portrait (corrected)');
+    // The copies hold transparent PNGs: background removal, checked by pixels.
+    const soloCopy = [...after.values()].find((n) => n.name === 'Rocket solo (corrected)')!;
+    const png = await pixels(await imageBytes(imageHashes(soloCopy)[0]!));
+    let transparent = 0;
+    for (let i = 3; i < png.data.length; i += 4) if ((png.data[i] ?? 255) < 255) transparent += 1;
+    expect(transparent / (png.width * png.height)).toBeGreaterThan(0.05);
+    expect([png.width, png.height]).toEqual([640, 427]);
 
-    // A server that sends no CORS headers: the UI names the host instead of failing silently.
+    // The emulator without CORS headers: the UI names the host and says what the server must send.
     await ui.getByRole('button', { name: 'Settings' }).click();
     await ui.getByLabel('Emulator URL').fill(`${noCors.url}/v2`);
     await ui.getByRole('button', { name: 'Save' }).click();
     const host = new URL(noCors.url).host;
-    await ui.locator('#settings-status', { hasText: `Could not reach ${host}` }).waitFor();
-    expect(await ui.locator('#settings-status').textContent()).toMatch(/^Saved, but your presets could not be loaded: .*Origin: null.*Access-Control-Allow-Origin/);
+    await ui.locator('#settings-status', { hasText: `${host} answered, but did not allow the request` }).waitFor();
+    expect(await ui.locator('#settings-status').textContent()).toMatch(/^Saved, but your presets could not be loaded: .*CORS.*Origin: null.*Access-Control-Allow-Origin: \*/);
     expect(noCors.origins).toContain('null');
+    await ui.getByLabel('Emulator URL').fill(emu.web);
+    await ui.getByRole('button', { name: 'Save' }).click();
+    await ui.locator('#settings-status', { hasText: /^Saved$/ }).waitFor();
+  });
+
+  it('says Figma blocked a host missing from networkAccess (CSP), distinct from CORS and from a host that does not answer', async () => {
+    // A published plugin whose manifest allowed only the hosted API: Chromium enforces the CSP Figma derives from it.
+    await page.evaluate(() => window.harness.setNetwork({ allowedDomains: ['https://api.perfectlyclear.io'] }, 'published'));
+    await page.evaluate(() => window.harness.launch('settings', 'light'));
+    await ui.getByLabel('Local emulator').check();
+    await ui.getByLabel('Emulator URL').fill(emu.web);
+    await ui.getByRole('button', { name: 'Save' }).click();
+    const emuHost = new URL(emu.web).host;
+    const status = ui.locator('#settings-status', { hasText: `Figma blocked the request to ${emuHost}` });
+    await status.waitFor();
+    expect(await status.textContent()).toMatch(/network access list \(manifest\.json "networkAccess"\)/);
+    // With the real manifest (allowedDomains ["*"]) the same address works once published.
+    await page.evaluate(() => window.harness.setNetwork(null, 'published'));
+    await page.evaluate(() => window.harness.launch('settings', 'light'));
+    await ui.getByRole('button', { name: 'Save' }).click();
+    await ui.locator('#settings-status', { hasText: /^Saved$/ }).waitFor();
+    // Nothing listening: neither CSP nor CORS.
+    await ui.getByLabel('Emulator URL').fill('http://127.0.0.1:9/v2');
+    await ui.getByRole('button', { name: 'Save' }).click();
+    await ui.locator('#settings-status', { hasText: 'Could not reach 127.0.0.1:9: nothing answered' }).waitFor();
+    await ui.getByLabel('Emulator URL').fill(emu.web);
+    await ui.getByRole('button', { name: 'Save' }).click();
+    await ui.locator('#settings-status', { hasText: /^Saved$/ }).waitFor();
+    await page.evaluate(() => window.harness.setNetwork(null, 'development'));
   });
 
   it('fits results Figma would refuse (over 4096 px, or not PNG/JPEG) in the browser before they go back', async () => {

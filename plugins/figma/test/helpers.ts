@@ -1,11 +1,32 @@
 /**
- * Unit-test harness: the plugin's main thread started on a simulated `figma`,
- * driven through the same typed messages the UI sends.
+ * Unit-test harness: the plugin's main thread — the bundle Figma would load,
+ * built with the same esbuild options — run in the simulated Figma sandbox
+ * (only the language built-ins, `figma` and `__html__`) on a simulated
+ * `figma`, and driven through the same typed messages the UI sends.
  */
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
 import sharp from 'sharp';
-import { startPlugin } from '../src/main/plugin';
+import { mainBuildOptions } from '../build-options.mjs';
 import type { MainToUi, RequestType, Requests, UiEvent, UiRequest } from '../src/shared/messages';
 import { SimFigma, type SimOptions } from './sim/figma';
+import { runInFigmaSandbox } from './sim/sandbox';
+
+const PLUGIN_DIR = join(dirname(fileURLToPath(import.meta.url)), '..');
+let bundle: Promise<string> | undefined;
+
+/** The main-thread bundle (built once per test file, in memory). */
+export function mainBundle(): Promise<string> {
+  bundle ??= build({ ...mainBuildOptions(PLUGIN_DIR), minify: false }).then((r) => r.outputFiles?.[0]?.text ?? '');
+  return bundle;
+}
+
+let storageScope = 0;
+/** A simulated Figma with its own clientStorage (a plugin id of its own), so tests do not share settings. */
+export function freshSim(options: SimOptions = {}): SimFigma {
+  return new SimFigma({ pluginId: `pfc-test-${++storageScope}`, ...options });
+}
 
 /** A solid-colour image of the given size and format, made with sharp. */
 export async function makeImage(width: number, height: number, format: 'png' | 'jpeg' | 'gif' | 'webp' = 'jpeg', colour = { r: 200, g: 120, b: 60 }): Promise<Uint8Array> {
@@ -24,8 +45,8 @@ export interface Connected {
   next<T extends MainToUi['type']>(type: T): Promise<Extract<MainToUi, { type: T }>>;
 }
 
-/** Start the plugin on `sim` (or a new one) and connect a scripted UI to it. */
-export function connect(sim: SimFigma = new SimFigma(), options: SimOptions = {}): Connected {
+/** Start the plugin on `sim` (or a new one) in the sandbox and connect a scripted UI to it. */
+export async function connect(sim: SimFigma = freshSim(), options: SimOptions = {}): Promise<Connected> {
   if (options.command !== undefined) sim.command = options.command;
   const received: MainToUi[] = [];
   const waiters: { type: string; resolve: (m: MainToUi) => void }[] = [];
@@ -40,7 +61,7 @@ export function connect(sim: SimFigma = new SimFigma(), options: SimOptions = {}
       if (i !== -1) waiters.splice(i, 1)[0]?.resolve(msg);
     },
   };
-  startPlugin(sim, '<html><body>ui</body></html>');
+  runInFigmaSandbox(await mainBundle(), { figma: sim, __html__: '<html><body>ui</body></html>' });
   let seq = 0;
   return {
     sim,

@@ -4,12 +4,12 @@
  * copy, undo steps, relaunch data and notifications.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { COPY_GAP, RELAUNCH_COMMAND } from '../src/main/apply';
+import { COPY_GAP, RELAUNCH } from '../src/main/apply';
 import type { ResizeChoice } from '../src/shared/fit';
 import { readImageHeader } from '../src/shared/image-header';
 import type { Placement } from '../src/shared/messages';
 import { DEFAULT_OPTIONS } from '../src/shared/run-options';
-import { connect, makeImage } from './helpers';
+import { connect, freshSim, makeImage } from './helpers';
 import { imageFill, SimFigma, solidFill } from './sim/figma';
 import type { SimShape } from './sim/nodes';
 
@@ -49,14 +49,14 @@ const optionsFor = (placement: Placement, resize: ResizeChoice = none) => ({ opt
 
 describe('selection walk', () => {
   it('finds every image fill under frames, groups, components and instances, once per distinct image, and says what it skips', async () => {
-    const t = connect();
+    const t = await connect();
     const d = buildDocument(t.sim);
     t.sim.select(d.hero, d.text, d.video, d.empty, d.r1);
     const plan = await t.request('run/plan', optionsFor('replace', none));
     const byHash = new Map(plan.images.map((i) => [i.hash, i]));
     expect([...byHash.keys()].sort()).toEqual([d.a, d.b, d.c].sort());
-    expect(byHash.get(d.a)).toMatchObject({ fillCount: 3, nodeCount: 3, format: 'jpeg', width: 64, height: 48 });
-    expect(byHash.get(d.b)).toMatchObject({ fillCount: 2, nodeCount: 2, format: 'png', width: 80, height: 60 });
+    expect(byHash.get(d.a)).toMatchObject({ fillCount: 3, nodeCount: 3, width: 64, height: 48 });
+    expect(byHash.get(d.b)).toMatchObject({ fillCount: 2, nodeCount: 2, width: 80, height: 60 });
     expect(byHash.get(d.c)).toMatchObject({ fillCount: 1, nodeCount: 1 });
     expect(plan.skipped.map((s) => [s.nodeName, s.reason])).toEqual([
       ['Mixed text', expect.stringContaining('mixed fills')],
@@ -66,46 +66,46 @@ describe('selection walk', () => {
   });
 
   it('skips GIFs with a reason and caps resizes that would exceed 4096 px', async () => {
-    const t = connect();
+    const t = await connect();
     const gif = t.sim.rect('Animated', [imageFill(t.sim.addImage(GIF))]);
     const big = t.sim.rect('Big', [imageFill(t.sim.addImage(BIG))]);
     t.sim.place(gif, big);
     t.sim.select(gif, big);
     const plan = await t.request('run/plan', optionsFor('replace', { kind: 'scale', percent: 200 }));
-    expect(plan.skipped).toEqual([{ nodeId: gif.id, nodeName: 'Animated', reason: expect.stringMatching(/GIF.*JPEG and PNG/) }]);
-    expect(plan.images).toHaveLength(1);
-    expect(plan.images[0]).toMatchObject({ width: 3000, height: 2000, resize: { long: 4096 }, expected: { width: 4096, height: 2731 } });
-    expect(plan.images[0]?.notes[0]).toMatch(/6000×4000.*4096/);
+    // Planning reads no bytes; the GIF is skipped when its bytes are read for correction.
+    expect(plan.images.map((i) => i.hash)).toEqual([gif.fills !== t.sim.mixed ? (gif.fills[0] as ImagePaint).imageHash : '', (big.fills as ImagePaint[])[0]?.imageHash]);
+    expect(await t.request('image/read', { runId: plan.runId, hash: plan.images[0]!.hash })).toEqual({ skip: expect.stringMatching(/GIF.*JPEG and PNG/) });
+    expect(plan.images[1]).toMatchObject({ width: 3000, height: 2000, resize: { long: 4096 }, expected: { width: 4096, height: 2731 } });
+    expect(plan.images[1]?.notes[0]).toMatch(/6000×4000.*4096/);
   });
 
   it('refuses to plan without a selection', async () => {
-    const t = connect();
+    const t = await connect();
     await expect(t.request('run/plan', optionsFor('replace', none))).rejects.toThrow(/Select one or more layers/);
   });
 });
 
 describe('replace in place', () => {
   it('swaps the image in every fill that used it, keeping paint properties and other fills; one undo step per run', async () => {
-    const t = connect();
+    const t = await connect();
     const d = buildDocument(t.sim);
     t.sim.select(d.hero);
     const plan = await t.request('run/plan', optionsFor('replace', none));
-    const { bytes } = await t.request('image/read', { runId: plan.runId, hash: d.a });
-    expect(bytes).toEqual(A);
+    expect(await t.request('image/read', { runId: plan.runId, hash: d.a })).toEqual({ bytes: A, format: 'jpeg' });
     const r = await t.request('image/apply', { runId: plan.runId, hash: d.a, bytes: OUT1, relaunchNote: 'Perfectly Clear: preset Pro' });
     expect(r).toMatchObject({ fillsChanged: 3, nodesChanged: 3, copiesCreated: 0 });
     expect(t.sim.imageBytes(r.newHash)).toEqual(OUT1);
     expect(d.hero.fills).toEqual([solidFill(1, 1, 1), imageFill(r.newHash)]);
     expect(d.r1.fills).toEqual([imageFill(r.newHash, { opacity: 0.8 }), imageFill(d.b, { scaleMode: 'FIT', filters: { exposure: 0.3 }, rotation: 90 })]);
     expect(d.r4.fills).toEqual([imageFill(r.newHash)]);
-    expect(d.r1.getRelaunchData()).toEqual({ [RELAUNCH_COMMAND]: 'Perfectly Clear: preset Pro' });
+    expect(d.r1.getRelaunchData()).toEqual({ [RELAUNCH.again]: 'Perfectly Clear: preset Pro', [RELAUNCH.restore]: 'Put the original image back' });
     const r2 = await t.request('image/apply', { runId: plan.runId, hash: d.b, bytes: OUT2, relaunchNote: 'x' });
     expect(r2.fillsChanged).toBe(2);
     expect((d.r1.fills as ImagePaint[])[1]).toEqual(imageFill(r2.newHash, { scaleMode: 'FIT', filters: { exposure: 0.3 }, rotation: 90 }));
     expect(d.r3.fills).toEqual([imageFill(r2.newHash)]);
 
     expect(t.sim.undoSteps).toHaveLength(0);
-    const end = await t.request('run/end', { runId: plan.runId, summary: { done: 2, failed: 1, skipped: 0, cancelled: false } });
+    const end = await t.request('run/end', { runId: plan.runId, summary: { done: 2, failed: 1, skipped: 0, rejected: 0, cancelled: false } });
     expect(end.message).toBe('2 images corrected, 1 failed');
     expect(t.sim.undoSteps).toHaveLength(1);
     expect(t.sim.notifications).toEqual([{ message: '2 images corrected, 1 failed', error: false }]);
@@ -113,7 +113,7 @@ describe('replace in place', () => {
   });
 
   it('refuses results Figma cannot take, naming the limit, and changes nothing', async () => {
-    const t = connect();
+    const t = await connect();
     const d = buildDocument(t.sim);
     t.sim.select(d.r2);
     const plan = await t.request('run/plan', optionsFor('replace', none));
@@ -125,7 +125,7 @@ describe('replace in place', () => {
 
 describe('insert as copy', () => {
   it('adds one corrected duplicate beside each selected layer and leaves the originals alone', async () => {
-    const t = connect();
+    const t = await connect();
     const d = buildDocument(t.sim);
     const solo = t.sim.rect('Solo', [imageFill(d.a)]);
     solo.x = 900;
@@ -142,19 +142,21 @@ describe('insert as copy', () => {
     expect(page).toEqual(['Hero', 'Hero (corrected)', 'Mixed text', 'Video', 'No data', 'Solo', 'Solo (corrected)']);
     const heroCopy = t.sim.page.children[1] as unknown as SimShape & { findAll: FrameNode['findAll'] };
     expect(heroCopy.x).toBe(100 + 500 + COPY_GAP);
-    expect(heroCopy.getRelaunchData()).toEqual({ [RELAUNCH_COMMAND]: 'again' });
+    expect(heroCopy.getRelaunchData()).toEqual({ [RELAUNCH.again]: 'again', [RELAUNCH.restore]: 'Put the original image back' });
     const hashes = heroCopy.findAll(() => true).flatMap((n) => ('fills' in n && Array.isArray(n.fills) ? (n.fills as Paint[]) : []).filter((p): p is ImagePaint => p.type === 'IMAGE').map((p) => p.imageHash));
     expect(hashes.sort()).toEqual([first.newHash, first.newHash, second.newHash, second.newHash, d.c].sort());
     expect(d.r1.fills).toEqual([imageFill(d.a, { opacity: 0.8 }), imageFill(d.b, { scaleMode: 'FIT', filters: { exposure: 0.3 }, rotation: 90 })]);
     expect(d.hero.fills).toEqual([solidFill(1, 1, 1), imageFill(d.a)]);
   });
 
-  it('places copies by order in auto-layout frames and skips layers inside instances', async () => {
-    const t = connect();
+  it('places copies in auto-layout frames without moving the siblings, and skips layers inside instances', async () => {
+    const t = await connect();
     const a = t.sim.addImage(A);
     const inRow = t.sim.rect('In row', [imageFill(a)]);
-    const row = t.sim.frame('Row', [inRow]);
+    const next = t.sim.rect('Next', []);
+    const row = t.sim.frame('Row', [inRow, next]);
     row.layoutMode = 'HORIZONTAL';
+    row.layout();
     const nested = t.sim.rect('Nested', [imageFill(a)]);
     const instance = t.sim.frame('Instance', [nested], [], 'INSTANCE');
     t.sim.place(row, instance);
@@ -162,14 +164,48 @@ describe('insert as copy', () => {
     const plan = await t.request('run/plan', optionsFor('copy', none));
     expect(plan.skipped).toEqual([{ nodeId: nested.id, nodeName: 'Nested', reason: expect.stringContaining('inside an instance') }]);
     await t.request('image/apply', { runId: plan.runId, hash: a, bytes: OUT1, relaunchNote: '' });
-    expect(row.children.map((n) => n.name)).toEqual(['In row', 'In row (corrected)']);
-    expect(row.children[1]?.x).toBe(0);
+    expect(row.children.map((n) => n.name)).toEqual(['In row', 'In row (corrected)', 'Next']);
+    expect(next.x).toBe(100);
+    expect(row.children[1]).toMatchObject({ layoutPositioning: 'ABSOLUTE', x: 100 + COPY_GAP });
+  });
+
+  it('keeps a copy inside a clipping frame within its bounds', async () => {
+    const t = await connect();
+    const a = t.sim.addImage(A);
+    const photo = t.sim.rect('Photo', [imageFill(a)]);
+    photo.x = 50;
+    const card = t.sim.frame('Card', [photo]);
+    card.clipsContent = true;
+    card.width = 200;
+    card.height = 150;
+    t.sim.place(card);
+    t.sim.select(photo);
+    const plan = await t.request('run/plan', optionsFor('copy', none));
+    const applied = await t.request('image/apply', { runId: plan.runId, hash: a, bytes: OUT1, relaunchNote: '' });
+    const copy = card.children[1]!;
+    expect([copy.name, copy.x, copy.y]).toEqual(['Photo (corrected)', 100, 0]);
+    expect(applied.warnings.join()).toMatch(/clips its content/);
+  });
+
+  it('never changes the original when a frame and a layer inside it are both selected', async () => {
+    const t = await connect();
+    const a = t.sim.addImage(A);
+    const photo = t.sim.rect('Photo', [imageFill(a)]);
+    const card = t.sim.frame('Card', [photo]);
+    t.sim.place(card);
+    t.sim.select(card, photo);
+    const before = JSON.stringify(card.children.map((n) => [n.id, n.name]));
+    const plan = await t.request('run/plan', optionsFor('copy', none));
+    await t.request('image/apply', { runId: plan.runId, hash: a, bytes: OUT1, relaunchNote: '' });
+    expect(JSON.stringify(card.children.map((n) => [n.id, n.name]))).toBe(before);
+    expect(photo.fills).toEqual([imageFill(a)]);
+    expect(t.sim.page.children.map((n) => n.name)).toEqual(['Card', 'Card (corrected)']);
   });
 });
 
 describe('messages and settings', () => {
   it('answers ui/ready with the command and selection, and reports selection changes', async () => {
-    const t = connect(new SimFigma({ command: 'remove-background' }));
+    const t = await connect(freshSim({ command: 'remove-background' }));
     const d = buildDocument(t.sim);
     const init = t.next('init');
     t.send({ type: 'ui/ready' });
@@ -181,32 +217,33 @@ describe('messages and settings', () => {
   });
 
   it('remembers the last options for the next session ("Correct again")', async () => {
-    const sim = new SimFigma();
-    const t = connect(sim);
+    const sim = freshSim();
+    const t = await connect(sim);
     const d = buildDocument(sim);
     sim.select(d.r2);
     const options = { ...DEFAULT_OPTIONS, preset: 'Brand look', removeBackground: true, background: 'shadow' as const, resize: { kind: 'long' as const, px: 1200 } };
     await t.request('run/plan', { options });
     sim.closePlugin();
-    const again = connect(sim, { command: 'correct' });
+    const again = await connect(sim, { command: 'correct' });
     const init = again.next('init');
     again.send({ type: 'ui/ready' });
     expect((await init).lastOptions).toEqual(options);
   });
 
   it('answers concurrent requests by request id', async () => {
-    const t = connect();
+    const t = await connect();
     const d = buildDocument(t.sim);
     t.sim.select(d.hero);
     const plan = await t.request('run/plan', optionsFor('replace', none));
     const [ra, rb, rc] = await Promise.all([d.a, d.b, d.c].map((hash) => t.request('image/read', { runId: plan.runId, hash })));
-    expect(readImageHeader(ra!.bytes)).toMatchObject({ width: 64 });
-    expect(readImageHeader(rb!.bytes)).toMatchObject({ width: 80 });
-    expect(readImageHeader(rc!.bytes)).toMatchObject({ width: 50 });
+    const bytesOf = (r: typeof ra) => (r && 'bytes' in r ? r.bytes : new Uint8Array());
+    expect(readImageHeader(bytesOf(ra))).toMatchObject({ width: 64 });
+    expect(readImageHeader(bytesOf(rb))).toMatchObject({ width: 80 });
+    expect(readImageHeader(bytesOf(rc))).toMatchObject({ width: 50 });
   });
 
   it('keeps the API key in clientStorage and shows only a hint', async () => {
-    const t = connect();
+    const t = await connect();
     const key = 'sk-test-0123456789abcdef';
     const saved = await t.request('settings/save', { settings: { backend: 'emulator', containerURL: '', bgrURL: '', emulatorURL: 'http://127.0.0.1:8787/v2' }, apiKey: { action: 'set', value: key } });
     expect(saved).toMatchObject({ backend: 'emulator', apiKeyHint: '••••cdef' });

@@ -6,19 +6,19 @@
 import { JobFailedError, UserAbortError, validatePfcParams, type CorrectionBackend, type CorrectionResult, type PfcParams } from '@pfc/core';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
-import { startPlugin } from '../src/main/plugin';
 import { openBackend } from '../src/ui/backend';
 import { MainBridge } from '../src/ui/bridge';
 import { DEFAULT_OPTIONS, describeOptions, toPfcParams, type RunOptions } from '../src/ui/options';
 import { runCorrection, type ItemUpdate } from '../src/ui/runner';
-import { makeImage } from './helpers';
+import { freshSim, mainBundle, makeImage } from './helpers';
+import { runInFigmaSandbox } from './sim/sandbox';
 import { imageFill, SimFigma } from './sim/figma';
 
-/** The plugin started on a simulated figma, with the UI's bridge wired to it as Figma wires the iframe. */
-function wired(sim = new SimFigma()): MainBridge {
+/** The plugin's bundle started in the sandbox on a simulated figma, with the UI's bridge wired to it as Figma wires the iframe. */
+async function wired(sim: SimFigma): Promise<MainBridge> {
   const bridge = new MainBridge((env) => sim.ui.receive(env.pluginMessage), () => undefined);
   sim.channel = { open: () => undefined, close: () => undefined, deliver: (m) => bridge.receive(m) };
-  startPlugin(sim, '<html></html>');
+  runInFigmaSandbox(await mainBundle(), { figma: sim, __html__: '<html></html>' });
   return bridge;
 }
 
@@ -60,15 +60,15 @@ async function documentWith(sim: SimFigma, widths: number[]) {
 
 describe('runCorrection (UI run loop)', () => {
   it('corrects each image, reports a failed one and finishes the rest, in one undo step', async () => {
-    const sim = new SimFigma();
+    const sim = freshSim();
     const nodes = await documentWith(sim, [50, 60, 70]);
     const { backend, calls } = scriptedBackend({ failWidth: 60 });
     const updates: [string, ItemUpdate][] = [];
-    const { summary, message } = await runCorrection(wired(sim), backend, DEFAULT_OPTIONS, new AbortController().signal, {
+    const { summary, message } = await runCorrection(await wired(sim), backend, DEFAULT_OPTIONS, new AbortController().signal, {
       onPlan: () => undefined,
       onItem: (hash, u) => updates.push([hash, u]),
     });
-    expect(summary).toEqual({ done: 2, failed: 1, skipped: 0, cancelled: false });
+    expect(summary).toEqual({ done: 2, failed: 1, skipped: 0, rejected: 0, cancelled: false });
     expect(message).toBe('2 images corrected, 1 failed');
     expect(calls).toHaveLength(3);
     const failed = updates.find(([, u]) => u.phase === 'failed')?.[1];
@@ -79,12 +79,12 @@ describe('runCorrection (UI run loop)', () => {
   });
 
   it('sends the resize the main thread planned to fit 4096 px', async () => {
-    const sim = new SimFigma();
+    const sim = freshSim();
     const [node] = await documentWith(sim, [2000]);
     const { backend, calls } = scriptedBackend();
     const options: RunOptions = { ...DEFAULT_OPTIONS, resize: { kind: 'scale', percent: 300 } };
     const updates: ItemUpdate[] = [];
-    await runCorrection(wired(sim), backend, options, new AbortController().signal, { onPlan: () => undefined, onItem: (_, u) => updates.push(u) });
+    await runCorrection(await wired(sim), backend, options, new AbortController().signal, { onPlan: () => undefined, onItem: (_, u) => updates.push(u) });
     expect(calls[0]).toMatchObject({ preset: 'Universal', long: 4096 });
     expect(calls[0]?.scale).toBeUndefined();
     expect(updates.find((u) => u.phase === 'done')?.notes?.[0]).toMatch(/300 % of 2000×40.*4096/);
@@ -93,12 +93,12 @@ describe('runCorrection (UI run loop)', () => {
   });
 
   it('cancel aborts what is in flight and starts nothing new; nothing changes', async () => {
-    const sim = new SimFigma();
+    const sim = freshSim();
     await documentWith(sim, [50, 60, 70, 80]);
     const { backend, calls } = scriptedBackend({ hang: true });
     const controller = new AbortController();
     const phases: string[] = [];
-    const done = runCorrection(wired(sim), backend, DEFAULT_OPTIONS, controller.signal, {
+    const done = runCorrection(await wired(sim), backend, DEFAULT_OPTIONS, controller.signal, {
       onPlan: () => undefined,
       onItem: (_, u) => {
         phases.push(u.phase);
@@ -107,7 +107,7 @@ describe('runCorrection (UI run loop)', () => {
       },
     });
     const { summary } = await done;
-    expect(summary).toEqual({ done: 0, failed: 0, skipped: 0, cancelled: true });
+    expect(summary).toEqual({ done: 0, failed: 0, skipped: 0, rejected: 0, cancelled: true });
     expect(calls).toHaveLength(2);
     expect(phases.filter((p) => p === 'cancelled')).toHaveLength(4);
     expect(sim.undoSteps).toHaveLength(0);

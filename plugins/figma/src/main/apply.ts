@@ -2,14 +2,18 @@
  * Putting a corrected image back: swap the image in every fill that used the
  * original (keeping scale mode, transform, filters, opacity and every other
  * fill, through a copied fills array), or into a duplicate of each selected
- * layer placed beside it.
+ * layer placed beside it — for all the image's layers or, when one refuses,
+ * for none (see fills.ts).
  */
 import { FIGMA_MAX_SIDE, figmaAccepts, readImageHeader } from '../shared/image-header';
 import type { ApplyResult, Placement } from '../shared/messages';
+import { commitChanges, isShown, planSwap, recordOriginal, type FillChange } from './fills';
 import { hasChildren, hasFills, type FigmaApi } from './host';
 
-/** The relaunch button's command in manifest.json ("Correct again"). */
-export const RELAUNCH_COMMAND = 'correct';
+/** The relaunch buttons' commands in manifest.json `relaunchButtons`. */
+export const RELAUNCH = { again: 'correct-again', restore: 'restore' } as const;
+/** Plugin data key: the options (JSON `RunOptions`) of the correction a layer holds, for "Correct again". */
+export const OPTIONS_KEY = 'pfc.options';
 /** Space between an original and its copy (canvas units). */
 export const COPY_GAP = 40;
 
@@ -24,27 +28,15 @@ export interface RunState {
   /** Original layer id → id of its copy, made on the first result that needs it. */
   copies: Map<string, string>;
   changed: Set<string>;
-}
-
-/** Replace `oldHash` by `newHash` in the node's fills; returns how many fills changed. */
-export function swapImage(figma: Pick<FigmaApi, 'mixed'>, node: BaseNode, oldHash: string, newHash: string): number {
-  if (!hasFills(node)) return 0;
-  const fills = node.fills;
-  if (fills === figma.mixed) return 0;
-  let count = 0;
-  // Fills are read-only: build a new array from copies, keeping each paint's other properties.
-  const next = fills.map((paint) => {
-    if (paint.type !== 'IMAGE' || paint.imageHash !== oldHash) return paint;
-    count += 1;
-    return { ...paint, imageHash: newHash };
-  });
-  if (count > 0) node.fills = next;
-  return count;
+  /** Whether hidden layers and paints are corrected too (off by default). */
+  includeHidden: boolean;
+  /** The run's options, recorded on each changed layer for "Correct again". */
+  optionsJson: string;
 }
 
 function setRelaunch(node: BaseNode, note: string, warnings: string[]): void {
   try {
-    node.setRelaunchData({ [RELAUNCH_COMMAND]: note.slice(0, 1000) });
+    node.setRelaunchData({ [RELAUNCH.again]: note.slice(0, 1000), [RELAUNCH.restore]: 'Put the original image back' });
   } catch (err) {
     // Not every layer takes relaunch data (e.g. some instance sublayers); the image is in place regardless.
     warnings.push(`"${node.name}": no "Correct again" button (${err instanceof Error ? err.message : String(err)})`);
@@ -61,20 +53,36 @@ export function checkResult(bytes: Uint8Array): void {
   throw new Error(`the result is ${h.width ?? '?'}×${h.height ?? '?'} px; Figma takes images up to ${FIGMA_MAX_SIDE}×${FIGMA_MAX_SIDE} px`);
 }
 
-function copyBeside(original: SceneNode, note: string, warnings: string[]): SceneNode {
+/**
+ * Where a copy goes: 40 px right of the original, in the same parent. In an
+ * auto-layout parent the copy is positioned absolutely, so the siblings do
+ * not move; in a parent that clips its content it is kept inside the
+ * parent's bounds, so it can be seen (over the original if there is no room).
+ */
+function placeCopy(original: SceneNode, copy: SceneNode, parent: BaseNode & ChildrenMixin, warnings: string[]): void {
+  const frame = 'layoutMode' in parent ? (parent as FrameNode) : null;
+  if (frame && frame.layoutMode !== 'NONE' && 'layoutPositioning' in copy) copy.layoutPositioning = 'ABSOLUTE';
+  let x = original.x + original.width + COPY_GAP;
+  let y = original.y;
+  if (frame?.clipsContent) {
+    const maxX = Math.max(0, frame.width - copy.width);
+    const maxY = Math.max(0, frame.height - copy.height);
+    if (x > maxX) warnings.push(`"${frame.name}" clips its content: the copy was placed inside it, over part of the original`);
+    x = Math.min(Math.max(0, x), maxX);
+    y = Math.min(Math.max(0, y), maxY);
+  }
+  copy.x = x;
+  copy.y = y;
+}
+
+function copyBeside(original: SceneNode, warnings: string[]): SceneNode {
   const parent = original.parent;
   if (!parent || !('insertChild' in parent)) throw new Error(`"${original.name}" has no parent to put a copy in`);
   const copy = original.clone();
   copy.name = `${original.name} (corrected)`;
   const index = parent.children.findIndex((c) => c.id === original.id);
   parent.insertChild(index + 1, copy);
-  // In an auto-layout frame the position follows from the order; elsewhere put it to the right.
-  const autoLayout = 'layoutMode' in parent && parent.layoutMode !== 'NONE';
-  if (!autoLayout) {
-    copy.x = original.x + original.width + COPY_GAP;
-    copy.y = original.y;
-  }
-  setRelaunch(copy, note, warnings);
+  placeCopy(original, copy, parent, warnings);
   return copy;
 }
 
@@ -83,45 +91,78 @@ async function findNode(figma: FigmaApi, id: string): Promise<SceneNode | null> 
   return node && !node.removed && 'visible' in node ? (node as SceneNode) : null;
 }
 
-/** Put one corrected image into the document. */
-export async function applyResult(figma: FigmaApi, run: RunState, oldHash: string, bytes: Uint8Array, note: string): Promise<ApplyResult> {
-  checkResult(bytes);
-  const newHash = figma.createImage(bytes).hash;
-  const warnings: string[] = [];
-  let fillsChanged = 0;
-  let nodesChanged = 0;
-  let copiesCreated = 0;
-  const swapIn = (node: BaseNode, relaunch: boolean) => {
-    const n = swapImage(figma, node, oldHash, newHash);
-    if (n === 0) return;
-    fillsChanged += n;
-    nodesChanged += 1;
-    run.changed.add(node.id);
-    if (relaunch) setRelaunch(node, note, warnings);
-  };
+/** Whether `node` and every ancestor up to `root` are shown (or hidden ones are included). */
+function shownWithin(node: BaseNode, root: BaseNode, includeHidden: boolean): boolean {
+  for (let n: BaseNode | null = node; n && n !== root.parent; n = n.parent) {
+    if ('visible' in n && !isShown(n, includeHidden)) return false;
+    if (n === root) break;
+  }
+  return true;
+}
 
+/** Pixel width of an image in the file (for TILE fills), or undefined when unknown. */
+async function widthOf(figma: FigmaApi, hash: string): Promise<number | undefined> {
+  const image = figma.getImageByHash(hash);
+  return image ? (await image.getSizeAsync()).width : undefined;
+}
+
+/** The layers whose fills use `oldHash` for this run: the originals (replace) or their copies, made as needed (copy). */
+async function targets(figma: FigmaApi, run: RunState, oldHash: string, warnings: string[], made: SceneNode[]): Promise<SceneNode[]> {
+  const out: SceneNode[] = [];
   if (run.placement === 'replace') {
     for (const id of run.nodesByHash.get(oldHash) ?? []) {
       const node = await findNode(figma, id);
-      if (!node) warnings.push(`a layer using this image was deleted during the run`);
-      else swapIn(node, true);
+      if (!node) warnings.push('a layer using this image was deleted during the run');
+      else out.push(node);
     }
-  } else {
-    for (const root of run.roots) {
-      if (!root.hashes.has(oldHash)) continue;
-      let copy = run.copies.has(root.id) ? await findNode(figma, run.copies.get(root.id) ?? '') : null;
-      if (!copy) {
-        const original = await findNode(figma, root.id);
-        if (!original) {
-          warnings.push('a selected layer was deleted during the run');
-          continue;
-        }
-        copy = copyBeside(original, note, warnings);
-        run.copies.set(root.id, copy.id);
-        copiesCreated += 1;
-      }
-      for (const node of [copy, ...(hasChildren(copy) ? copy.findAll((n) => hasFills(n)) : [])]) swapIn(node, false);
-    }
+    return out;
   }
-  return { newHash, fillsChanged, nodesChanged, copiesCreated, warnings };
+  for (const root of run.roots) {
+    if (!root.hashes.has(oldHash)) continue;
+    let copy = run.copies.has(root.id) ? await findNode(figma, run.copies.get(root.id) ?? '') : null;
+    if (!copy) {
+      const original = await findNode(figma, root.id);
+      if (!original) {
+        warnings.push('a selected layer was deleted during the run');
+        continue;
+      }
+      copy = copyBeside(original, warnings);
+      run.copies.set(root.id, copy.id);
+      made.push(copy);
+    }
+    const scope = copy;
+    const below = hasChildren(copy) ? copy.findAll((n) => hasFills(n) && shownWithin(n, scope, run.includeHidden)) : [];
+    out.push(copy, ...below);
+  }
+  return out;
+}
+
+/** Put one corrected image into the document: every layer of the run, or none of them. */
+export async function applyResult(figma: FigmaApi, run: RunState, oldHash: string, bytes: Uint8Array, note: string): Promise<ApplyResult> {
+  checkResult(bytes);
+  const newHash = figma.createImage(bytes).hash;
+  const [oldWidth, newWidth] = [await widthOf(figma, oldHash), readImageHeader(bytes).width];
+  const ratio = oldWidth && newWidth ? oldWidth / newWidth : 1;
+  const warnings: string[] = [];
+  const made: SceneNode[] = [];
+  try {
+    const nodes = await targets(figma, run, oldHash, warnings, made);
+    const changes = nodes.map((n) => planSwap(figma, n, oldHash, newHash, ratio, run.includeHidden)).filter((c): c is FillChange => c !== null);
+    await commitChanges(changes);
+    for (const c of changes) {
+      recordOriginal(c.node, oldHash, newHash);
+      c.node.setPluginData(OPTIONS_KEY, run.optionsJson);
+      run.changed.add(c.node.id);
+    }
+    // The relaunch buttons go on the layers the user selected (replace) or the copies (copy).
+    const buttons = run.placement === 'replace' ? changes.map((c) => c.node) : made;
+    for (const node of buttons) setRelaunch(node, note, warnings);
+    const fillsChanged = changes.reduce((sum, c) => sum + c.count, 0);
+    return { newHash, fillsChanged, nodesChanged: changes.length, copiesCreated: made.length, warnings };
+  } catch (err) {
+    // All or nothing: copies made for this image go again; changed fills were put back by commitChanges.
+    for (const copy of made) copy.remove();
+    for (const [rootId, copyId] of run.copies) if (made.some((m) => m.id === copyId)) run.copies.delete(rootId);
+    throw err;
+  }
 }

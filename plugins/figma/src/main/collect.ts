@@ -23,10 +23,17 @@ export interface Collection {
   /** Ids of the selected layers the run works on, and the images under each (for insert-as-copy). */
   roots: { id: string; hashes: Set<string> }[];
   layers: number;
+  /** Main components whose layers the run would change in place. */
+  components: ComponentNode[];
 }
 
 function skip(node: SceneNode, reason: string): Skip {
   return { nodeId: node.id, nodeName: node.name, reason };
+}
+
+function hasSelectedAncestor(node: BaseNode, selected: ReadonlySet<string>): boolean {
+  for (let p = node.parent; p; p = p.parent) if (selected.has(p.id)) return true;
+  return false;
 }
 
 /** The layer and every descendant that has fills, each once. */
@@ -39,20 +46,32 @@ function layersWithFills(root: SceneNode): SceneNode[] {
  * Walk the selection. With `placement: 'copy'`, selected layers inside an
  * instance are skipped: a duplicate cannot be added there.
  */
-export function collectSelection(figma: FigmaApi, placement: Placement = 'replace'): Collection {
+export function collectSelection(figma: FigmaApi, placement: Placement = 'replace', includeHidden = false): Collection {
   const images = new Map<string, CollectedImage>();
   const skipped: Skip[] = [];
   const roots: Collection['roots'] = [];
   const seen = new Set<string>();
-  for (const root of figma.currentPage.selection) {
+  const components = new Map<string, ComponentNode>();
+  const selection = figma.currentPage.selection;
+  const selectedIds = new Set(selection.map((n) => n.id));
+  for (const root of selection) {
+    // A layer selected together with a frame around it is copied as part of the frame's copy:
+    // a copy of its own would be inserted into the original frame, changing it.
+    if (placement === 'copy' && hasSelectedAncestor(root, selectedIds)) continue;
     if (placement === 'copy' && isInsideInstance(root)) {
       skipped.push(skip(root, 'is inside an instance, where a copy cannot be inserted; use "Replace in place" for it'));
+      continue;
+    }
+    if (!includeHidden && !root.visible) {
+      skipped.push(skip(root, 'is hidden; hidden layers are not sent (tick "Include hidden layers and fills" to correct them)'));
       continue;
     }
     const hashes = new Set<string>();
     roots.push({ id: root.id, hashes });
     for (const node of layersWithFills(root)) {
       if (!hasFills(node)) continue;
+      if (!includeHidden && !shownBelow(node, root)) continue;
+      if (placement === 'replace') noteComponent(node, components);
       // A layer selected on its own and inside a selected frame is corrected once,
       // but its images still count for the frame's copy.
       const first = !seen.has(node.id);
@@ -65,6 +84,7 @@ export function collectSelection(figma: FigmaApi, placement: Placement = 'replac
       for (const paint of fills) {
         if (paint.type === 'VIDEO' && first) skipped.push(skip(node, 'has a video fill; only images can be corrected'));
         if (paint.type !== 'IMAGE') continue;
+        if (!includeHidden && paint.visible === false) continue;
         if (!paint.imageHash) {
           if (first) skipped.push(skip(node, 'has an image fill without image data'));
           continue;
@@ -84,7 +104,37 @@ export function collectSelection(figma: FigmaApi, placement: Placement = 'replac
       }
     }
   }
-  return { images, skipped, roots, layers: seen.size };
+  return { images, skipped, roots, layers: seen.size, components: [...components.values()] };
+}
+
+/** Whether a layer found below `root` is shown: it and every ancestor up to `root`. */
+function shownBelow(node: BaseNode, root: BaseNode): boolean {
+  for (let n: BaseNode | null = node; n && n !== root; n = n.parent) if ('visible' in n && !n.visible) return false;
+  return true;
+}
+
+/** The main component a layer belongs to (itself or an ancestor), if any. */
+function noteComponent(node: BaseNode, into: Map<string, ComponentNode>): void {
+  for (let n: BaseNode | null = node; n; n = n.parent) {
+    if (n.type === 'INSTANCE') return; // an instance's layers are overrides, local to it
+    if (n.type === 'COMPONENT') {
+      into.set(n.id, n);
+      return;
+    }
+  }
+}
+
+/**
+ * Warnings for replacing images in main components: the change shows in
+ * every instance that does not override the image.
+ */
+export async function componentWarnings(components: readonly ComponentNode[]): Promise<string[]> {
+  const out: string[] = [];
+  for (const c of components) {
+    const instances = (await c.getInstancesAsync()).length;
+    if (instances > 0) out.push(`"${c.name}" is a main component: replacing its images changes its ${instances} instance${instances === 1 ? '' : 's'} as well. Use "Insert as copy" to leave them as they are.`);
+  }
+  return out;
 }
 
 /** Counts for the header; reads no image bytes. */
@@ -100,43 +150,37 @@ function where(img: CollectedImage): string {
   return img.nodeNames.join(', ') + (more > 0 ? ` and ${more} more` : '');
 }
 
+/** Progress of planning, and a way to stop it (set by the UI's Cancel). */
+export interface PlanControl {
+  cancelled(): boolean;
+  progress(done: number, total: number): void;
+}
+
 /**
- * Read each distinct image once: skip GIFs and formats the service does not
- * take, and plan a resize that keeps the output within Figma's 4096 px.
+ * Plan each distinct image without reading its bytes (its pixel size comes
+ * from `getSizeAsync`): a resize that keeps the output within Figma's
+ * 4096 px. The bytes are read once, when the image's turn comes
+ * (`image/read`), which is also where GIFs and other formats are skipped.
  */
-export async function planImages(
-  figma: FigmaApi,
-  collection: Collection,
-  resize: ResizeChoice,
-): Promise<{ images: ImageJob[]; skipped: Skip[] }> {
+export async function planImages(figma: FigmaApi, collection: Collection, resize: ResizeChoice, control: PlanControl): Promise<{ images: ImageJob[]; skipped: Skip[] }> {
   const images: ImageJob[] = [];
   const skipped: Skip[] = [];
+  const total = collection.images.size;
+  let done = 0;
   for (const img of collection.images.values()) {
+    if (control.cancelled()) throw new Error('Cancelled');
     const firstId = img.nodeIds.values().next().value ?? '';
-    const skipImage = (reason: string) => skipped.push({ nodeId: firstId, nodeName: where(img), reason });
     const image = figma.getImageByHash(img.hash);
     if (!image) {
-      skipImage('image data is not available in this file');
+      skipped.push({ nodeId: firstId, nodeName: where(img), reason: 'image data is not available in this file' });
       continue;
     }
-    const bytes = await image.getBytesAsync();
-    const header = readImageHeader(bytes);
-    if (header.format === 'gif') {
-      skipImage('is a GIF; the correction service takes JPEG and PNG only, so it was left unchanged');
-      continue;
-    }
-    if (header.format !== 'png' && header.format !== 'jpeg') {
-      skipImage(`is in a format the correction service does not take (${header.format}); JPEG and PNG only`);
-      continue;
-    }
-    const size = header.width && header.height ? { width: header.width, height: header.height } : await image.getSizeAsync();
+    const size = await image.getSizeAsync();
     const plan = planResize(resize, size);
     images.push({
       hash: img.hash,
-      format: header.format,
       width: size.width,
       height: size.height,
-      byteLength: bytes.byteLength,
       fillCount: img.fillCount,
       nodeCount: img.nodeIds.size,
       nodeNames: img.nodeNames,
@@ -144,6 +188,18 @@ export async function planImages(
       expected: plan.expected,
       notes: plan.notes,
     });
+    control.progress(++done, total);
   }
   return { images, skipped };
+}
+
+/** An image's bytes and format for correction, or why it is skipped (GIF, other formats). */
+export async function readForCorrection(figma: FigmaApi, hash: string): Promise<{ bytes: Uint8Array; format: 'png' | 'jpeg' } | { skip: string }> {
+  const image = figma.getImageByHash(hash);
+  if (!image) throw new Error('the image is no longer in this file');
+  const bytes = await image.getBytesAsync();
+  const header = readImageHeader(bytes);
+  if (header.format === 'gif') return { skip: 'is a GIF; the correction service takes JPEG and PNG only, so it was left unchanged' };
+  if (header.format !== 'png' && header.format !== 'jpeg') return { skip: `is in a format the correction service does not take (${header.format}); JPEG and PNG only` };
+  return { bytes, format: header.format };
 }

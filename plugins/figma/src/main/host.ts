@@ -20,6 +20,7 @@ export type FigmaApi = Pick<
   | 'getImageByHash'
   | 'getNodeByIdAsync'
   | 'clientStorage'
+  | 'skipInvisibleInstanceChildren'
 > & {
   readonly currentPage: Pick<PageNode, 'selection'>;
   on(type: 'selectionchange', callback: () => void): void;

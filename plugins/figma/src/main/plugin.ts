@@ -12,13 +12,15 @@ import {
   type OkReply,
   type RequestType,
   type Requests,
+  type RunSummary,
   type UiRequest,
   type UiToMain,
 } from '../shared/messages';
-import { applyResult, type RunState } from './apply';
-import { collectSelection, planImages, summarise } from './collect';
-import type { FigmaApi } from './host';
-import { normaliseOptions } from '../shared/run-options';
+import { applyResult, OPTIONS_KEY, type RunState } from './apply';
+import { collectSelection, componentWarnings, planImages, readForCorrection, summarise } from './collect';
+import { hasChildren, type FigmaApi } from './host';
+import { restoreMessage, restoreSelection } from './restore';
+import { normaliseOptions, type RunOptions } from '../shared/run-options';
 import { loadBackendConfig, loadSettings, saveSettings } from './settings-store';
 
 /** clientStorage name of the last run's options. */
@@ -34,18 +36,47 @@ function message(err: unknown): string {
 }
 
 /** Finish words for the notification at the end of a run. */
-function runMessage(s: { done: number; failed: number; skipped: number; cancelled: boolean }): string {
+function runMessage(s: RunSummary): string {
   const parts = [`${s.done} image${s.done === 1 ? '' : 's'} corrected`];
+  if (s.rejected) parts.push(`${s.rejected} rejected`);
   if (s.failed) parts.push(`${s.failed} failed`);
   if (s.skipped) parts.push(`${s.skipped} skipped`);
   return (s.cancelled ? 'Cancelled: ' : '') + parts.join(', ');
 }
 
+/** The options saved on the first selected layer (or one below it) that a correction changed. */
+function savedOptions(figma: FigmaApi): RunOptions | null {
+  for (const root of figma.currentPage.selection) {
+    const candidates = [root, ...(hasChildren(root) ? root.findAll((n) => n.getPluginData(OPTIONS_KEY) !== '') : [])];
+    for (const n of candidates) {
+      const raw = n.getPluginData(OPTIONS_KEY);
+      if (!raw) continue;
+      try {
+        return normaliseOptions(JSON.parse(raw));
+      } catch {
+        // Not ours to interpret; look further.
+      }
+    }
+  }
+  return null;
+}
+
 /** Start the plugin on `figma` with the UI document `html` (Figma's `__html__`). */
 export function startPlugin(figma: FigmaApi, html: string): void {
+  // The plugin never needs invisible layers inside instances; skipping them makes every walk much faster
+  // (typings, `PluginAPI.skipInvisibleInstanceChildren`).
+  figma.skipInvisibleInstanceChildren = true;
   const command: Command = isCommand(figma.command) ? figma.command : 'correct';
+  if (command === 'restore') {
+    restoreSelection(figma).then(
+      (r) => figma.closePlugin(restoreMessage(r)),
+      (err: unknown) => figma.closePlugin(`Perfectly Clear: the originals could not be restored (${message(err)}); nothing was changed`),
+    );
+    return;
+  }
   const runs = new Map<string, RunState>();
   let runCounter = 0;
+  let planCancelled = false;
 
   const post = (msg: MainToUi) => figma.ui.postMessage(msg);
 
@@ -70,22 +101,24 @@ export function startPlugin(figma: FigmaApi, html: string): void {
   }
 
   async function plan(req: RequestOf<'run/plan'>): Promise<Requests['run/plan']['result']> {
+    planCancelled = false;
     if (figma.currentPage.selection.length === 0) throw new Error('Select one or more layers with image fills first');
-    const { placement, resize } = req.options;
-    await figma.clientStorage.setAsync(LAST_OPTIONS_KEY, normaliseOptions(req.options));
-    const collection = collectSelection(figma, placement);
-    const { images, skipped } = await planImages(figma, collection, resize);
+    const options = normaliseOptions(req.options);
+    const { placement, resize, includeHidden } = options;
+    await figma.clientStorage.setAsync(LAST_OPTIONS_KEY, options);
+    const collection = collectSelection(figma, placement, includeHidden);
+    const control = { cancelled: () => planCancelled, progress: (done: number, total: number) => post({ type: 'plan/progress', done, total }) };
+    const { images, skipped } = await planImages(figma, collection, resize, control);
+    const warnings = await componentWarnings(collection.components);
     const runId = `run-${++runCounter}`;
     const nodesByHash = new Map([...collection.images].map(([hash, img]) => [hash, img.nodeIds]));
-    runs.set(runId, { runId, placement, nodesByHash, roots: collection.roots, copies: new Map(), changed: new Set() });
-    return { runId, placement, images, skipped: [...collection.skipped, ...skipped] };
+    runs.set(runId, { runId, placement, nodesByHash, roots: collection.roots, copies: new Map(), changed: new Set(), includeHidden, optionsJson: JSON.stringify(options) });
+    return { runId, placement, images, skipped: [...collection.skipped, ...skipped], warnings };
   }
 
   async function readImage(req: RequestOf<'image/read'>): Promise<Requests['image/read']['result']> {
     runOf(req.runId);
-    const image = figma.getImageByHash(req.hash);
-    if (!image) throw new Error('the image is no longer in this file');
-    return { bytes: await image.getBytesAsync() };
+    return readForCorrection(figma, req.hash);
   }
 
   async function endRun(req: RequestOf<'run/end'>): Promise<Requests['run/end']['result']> {
@@ -101,7 +134,17 @@ export function startPlugin(figma: FigmaApi, html: string): void {
   async function dispatch(msg: UiToMain): Promise<void> {
     switch (msg.type) {
       case 'ui/ready':
-        post({ type: 'init', command, settings: await loadSettings(figma.clientStorage), selection: summarise(figma), lastOptions: await lastOptions() });
+        post({
+          type: 'init',
+          command,
+          settings: await loadSettings(figma.clientStorage),
+          selection: summarise(figma),
+          lastOptions: await lastOptions(),
+          againOptions: command === 'correct-again' ? savedOptions(figma) : null,
+        });
+        return;
+      case 'plan/cancel':
+        planCancelled = true;
         return;
       case 'notify':
         figma.notify(msg.message, { error: msg.error === true });

@@ -9,8 +9,13 @@ import type { ResizeRequest } from './fit';
 import type { RunOptions } from './run-options';
 import type { ApiKeyChange, BackendConfig, PublicSettings, Settings } from './settings';
 
-/** Menu commands (`figma.command`), as named in manifest.json. `correct` is also the relaunch button. */
-export const COMMANDS = ['correct', 'remove-background', 'ai-art', 'settings'] as const;
+/**
+ * Menu and relaunch commands (`figma.command`), as named in manifest.json.
+ * `correct-again` (relaunch button) re-runs with the options saved on the
+ * layer; `restore` (menu and relaunch button) puts the original images back
+ * without opening a window.
+ */
+export const COMMANDS = ['correct', 'remove-background', 'ai-art', 'settings', 'correct-again', 'restore'] as const;
 export type Command = (typeof COMMANDS)[number];
 
 export function isCommand(v: unknown): v is Command {
@@ -31,12 +36,9 @@ export interface Skip {
 export interface ImageJob {
   /** Figma's image hash (the id of the image bytes). */
   hash: string;
-  format: 'png' | 'jpeg';
   /** Pixels. */
   width: number;
   height: number;
-  /** Size of the encoded image in bytes. */
-  byteLength: number;
   /** How many image fills use it, on how many layers. */
   fillCount: number;
   nodeCount: number;
@@ -56,6 +58,8 @@ export interface RunPlan {
   placement: Placement;
   images: ImageJob[];
   skipped: Skip[];
+  /** What the user should know before accepting (e.g. a main component's instances change too). */
+  warnings: string[];
 }
 
 /** A short count of the selection for the header (no bytes read). */
@@ -76,9 +80,12 @@ export interface ApplyResult {
 }
 
 export interface RunSummary {
+  /** Images put back into the document. */
   done: number;
   failed: number;
   skipped: number;
+  /** Corrected, but the user rejected the result. */
+  rejected: number;
   cancelled: boolean;
 }
 
@@ -86,7 +93,8 @@ export interface RunSummary {
 export interface Requests {
   /** Plan a run with these options (the main thread also remembers them for the next run). */
   'run/plan': { params: { options: RunOptions }; result: RunPlan };
-  'image/read': { params: { runId: string; hash: string }; result: { bytes: Uint8Array } };
+  /** The image's bytes once, for correction; or why it is skipped (GIF, other formats). */
+  'image/read': { params: { runId: string; hash: string }; result: { bytes: Uint8Array; format: 'png' | 'jpeg' } | { skip: string } };
   'image/apply': {
     params: { runId: string; hash: string; bytes: Uint8Array; relaunchNote: string };
     result: ApplyResult;
@@ -105,6 +113,8 @@ export type UiRequest = { [K in RequestType]: { type: K; requestId: string } & R
 export type UiEvent =
   | { type: 'ui/ready' }
   | { type: 'notify'; message: string; error?: boolean }
+  /** Stop a planning in progress (the reply to `run/plan` then fails with "Cancelled"). */
+  | { type: 'plan/cancel' }
   | { type: 'close' };
 
 export type UiToMain = UiRequest | UiEvent;
@@ -121,8 +131,17 @@ export interface ErrorReply {
 }
 
 export type MainToUi =
-  | { type: 'init'; command: Command; settings: PublicSettings; selection: SelectionSummary; lastOptions: RunOptions | null }
+  | {
+      type: 'init';
+      command: Command;
+      settings: PublicSettings;
+      selection: SelectionSummary;
+      lastOptions: RunOptions | null;
+      /** For `correct-again`: the options saved on the selected layers by their last correction. */
+      againOptions: RunOptions | null;
+    }
   | { type: 'selection'; selection: SelectionSummary }
+  | { type: 'plan/progress'; done: number; total: number }
   | OkReply
   | ErrorReply;
 

@@ -21,6 +21,17 @@ export interface RunOptions {
   aiArtOutputSize: '2k' | '4k';
   resize: ResizeChoice;
   placement: Placement;
+  /** The service's `removeGlares` (glasses glare) and `removeBlemish` (skin blemishes). */
+  removeGlares: boolean;
+  removeBlemish: boolean;
+  /** The service's `autocrop` (crop to the detected subject). */
+  autocrop: boolean;
+  /** `auto` keeps the input's type (PNG when the background is removed); else the service's `outputType`. */
+  outputType: 'auto' | 'jpg' | 'png';
+  /** JPEG quality 1–100 (the service's `outputQuality`), used when the output is JPEG. */
+  outputQuality: number;
+  /** Correct hidden layers and hidden image fills too (off: they are skipped and not sent). */
+  includeHidden: boolean;
 }
 
 export const DEFAULT_OPTIONS: RunOptions = {
@@ -33,6 +44,12 @@ export const DEFAULT_OPTIONS: RunOptions = {
   aiArtOutputSize: '2k',
   resize: { kind: 'none' },
   placement: 'replace',
+  removeGlares: false,
+  removeBlemish: false,
+  autocrop: false,
+  outputType: 'auto',
+  outputQuality: 92,
+  includeHidden: false,
 };
 
 function oneOf<T extends string>(v: unknown, allowed: readonly T[], fallback: T): T {
@@ -60,5 +77,11 @@ export function normaliseOptions(raw: unknown): RunOptions {
     aiArtOutputSize: oneOf(o.aiArtOutputSize, ['2k', '4k'], d.aiArtOutputSize),
     resize: resizeOf(o.resize),
     placement: oneOf(o.placement, ['replace', 'copy'], d.placement),
+    removeGlares: typeof o.removeGlares === 'boolean' ? o.removeGlares : d.removeGlares,
+    removeBlemish: typeof o.removeBlemish === 'boolean' ? o.removeBlemish : d.removeBlemish,
+    autocrop: typeof o.autocrop === 'boolean' ? o.autocrop : d.autocrop,
+    outputType: oneOf(o.outputType, ['auto', 'jpg', 'png'], d.outputType),
+    outputQuality: Number.isInteger(o.outputQuality) && (o.outputQuality as number) >= 1 && (o.outputQuality as number) <= 100 ? (o.outputQuality as number) : d.outputQuality,
+    includeHidden: typeof o.includeHidden === 'boolean' ? o.includeHidden : d.includeHidden,
   };
 }

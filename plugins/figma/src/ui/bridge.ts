@@ -59,6 +59,7 @@ export class MainBridge {
       }
       case 'init':
       case 'selection':
+      case 'plan/progress':
         this.onEvent(msg);
         return;
       default:

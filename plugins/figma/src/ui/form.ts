@@ -1,5 +1,5 @@
 /** The options form: filling its lists, reading it into `RunOptions`, and presetting it per menu command. */
-import { AI_ART_CHARACTERS, AI_ART_STYLES, BUILT_IN_PRESETS, DIMENSION_RANGE, SCALE_RANGE } from '@pfc/core';
+import { AI_ART_CHARACTERS, AI_ART_STYLES, BUILT_IN_PRESETS, DIMENSION_RANGE, QUALITY_RANGE, SCALE_RANGE } from '@pfc/core';
 import type { ResizeChoice } from '../shared/fit';
 import type { Command, Placement } from '../shared/messages';
 import { AI_ART_NAMES, DEFAULT_OPTIONS, type BackgroundKind, type RunOptions } from './options';
@@ -74,6 +74,12 @@ export function writeOptions(o: RunOptions): void {
   const value = o.resize.kind === 'long' ? o.resize.px : o.resize.kind === 'scale' ? o.resize.percent : '';
   byId<HTMLInputElement>('resize-value').value = String(value);
   setChecked('placement', o.placement);
+  byId<HTMLInputElement>('remove-glares').checked = o.removeGlares;
+  byId<HTMLInputElement>('remove-blemish').checked = o.removeBlemish;
+  byId<HTMLInputElement>('autocrop').checked = o.autocrop;
+  byId<HTMLSelectElement>('output-type').value = o.outputType;
+  byId<HTMLInputElement>('output-quality').value = String(o.outputQuality);
+  byId<HTMLInputElement>('include-hidden').checked = o.includeHidden;
   syncForm();
 }
 
@@ -86,6 +92,7 @@ export function syncForm(): void {
   byId('bg-shadow').hidden = bg !== 'shadow';
   byId('bg-shadow-label').hidden = bg !== 'shadow';
   byId<HTMLSelectElement>('ai-art-size').disabled = byId<HTMLSelectElement>('ai-art').value === '';
+  byId('output-quality').hidden = byId<HTMLSelectElement>('output-type').value !== 'jpg';
   const kind = byId<HTMLSelectElement>('resize-kind').value;
   const value = byId<HTMLInputElement>('resize-value');
   value.hidden = kind === 'none';
@@ -110,6 +117,12 @@ function readResize(): ResizeChoice | string {
 export function readOptions(): { ok: true; options: RunOptions } | { ok: false; error: string } {
   const resize = readResize();
   if (typeof resize === 'string') return { ok: false, error: resize };
+  const outputType = byId<HTMLSelectElement>('output-type').value as RunOptions['outputType'];
+  const qualityRaw = byId<HTMLInputElement>('output-quality').value.trim();
+  const outputQuality = Number(qualityRaw);
+  if (outputType === 'jpg' && (!/^\d+$/.test(qualityRaw) || outputQuality < QUALITY_RANGE.min || outputQuality > QUALITY_RANGE.max)) {
+    return { ok: false, error: `JPEG quality must be a whole number from ${QUALITY_RANGE.min} to ${QUALITY_RANGE.max} (got ${qualityRaw || 'nothing'})` };
+  }
   const aiArt = byId<HTMLSelectElement>('ai-art').value;
   return {
     ok: true,
@@ -123,6 +136,12 @@ export function readOptions(): { ok: true; options: RunOptions } | { ok: false; 
       aiArtOutputSize: byId<HTMLSelectElement>('ai-art-size').value as RunOptions['aiArtOutputSize'],
       resize,
       placement: (checkedValue('placement') || 'replace') as Placement,
+      removeGlares: byId<HTMLInputElement>('remove-glares').checked,
+      removeBlemish: byId<HTMLInputElement>('remove-blemish').checked,
+      autocrop: byId<HTMLInputElement>('autocrop').checked,
+      outputType,
+      outputQuality: outputType === 'jpg' ? outputQuality : DEFAULT_OPTIONS.outputQuality,
+      includeHidden: byId<HTMLInputElement>('include-hidden').checked,
     },
   };
 }

@@ -1,4 +1,8 @@
-/** The progress list: one row per distinct image (thumbnail, phase, notes, error) and one per skipped layer. */
+/**
+ * The progress and preview list: one row per distinct image (before and after
+ * thumbnails, phase, notes, error, and — once corrected — an Accept box) and
+ * one per skipped layer.
+ */
 import type { ImageJob, RunPlan, Skip } from '../shared/messages';
 import { byId } from './form';
 import type { ItemPhase, ItemUpdate } from './runner';
@@ -9,14 +13,17 @@ const PHASE_TEXT: Record<ItemPhase, string> = {
   uploading: 'Uploading',
   processing: 'Correcting',
   downloading: 'Downloading',
+  ready: 'Ready: compare, then accept or reject',
   applying: 'Putting back into Figma',
   done: 'Done',
+  rejected: 'Rejected: left unchanged',
+  skipped: 'Skipped',
   failed: 'Failed',
   cancelled: 'Cancelled',
 };
 
 const PHASE_PROGRESS: Record<ItemPhase, number> = {
-  queued: 0, reading: 10, uploading: 25, processing: 55, downloading: 80, applying: 92, done: 100, failed: 100, cancelled: 100,
+  queued: 0, reading: 10, uploading: 25, processing: 55, downloading: 75, ready: 85, applying: 92, done: 100, rejected: 100, skipped: 100, failed: 100, cancelled: 100,
 };
 
 function el<K extends keyof HTMLElementTagNameMap>(tag: K, className: string, text?: string): HTMLElementTagNameMap[K] {
@@ -48,22 +55,33 @@ export class ItemsView {
     const li = el('li', 'item');
     li.dataset.hash = job.hash;
     li.dataset.phase = 'queued';
-    const img = el('img', 'thumb');
-    img.alt = '';
+    const pair = el('div', 'pair');
+    const before = el('img', 'thumb before');
+    before.alt = 'Before';
+    const after = el('img', 'thumb after');
+    after.alt = 'After';
+    pair.append(before, after);
     const info = el('div', 'info');
     const uses = job.fillCount > 1 ? ` · used by ${job.fillCount} fills on ${job.nodeCount} layer${job.nodeCount === 1 ? '' : 's'}` : '';
     const name = el('div', 'name', job.nodeNames.join(', ') || 'Image');
     name.title = name.textContent ?? '';
     info.append(
       name,
-      el('div', 'muted small', `${job.width}×${job.height} ${job.format.toUpperCase()}${uses}`),
+      el('div', 'muted small', `${job.width}×${job.height}${uses}`),
       el('div', 'phase', PHASE_TEXT.queued),
     );
     const track = el('div', 'bar-track');
     track.append(el('div', 'bar-fill'));
     info.append(track);
     if (job.notes.length > 0) info.append(this.notes(job.notes));
-    li.append(img, info);
+    const decide = el('label', 'check accept');
+    const box = el('input', '');
+    box.type = 'checkbox';
+    box.checked = true;
+    decide.append(box, document.createTextNode(' Accept'));
+    decide.hidden = true;
+    info.append(decide);
+    li.append(pair, info);
     this.rows.set(job.hash, li);
     return li;
   }
@@ -83,12 +101,27 @@ export class ItemsView {
     return ul;
   }
 
-  private thumb(li: HTMLLIElement, bytes: Uint8Array): void {
-    const img = li.querySelector('img.thumb');
+  private thumb(li: HTMLLIElement, which: 'before' | 'after', bytes: Uint8Array): void {
+    const img = li.querySelector(`img.thumb.${which}`);
     if (!(img instanceof HTMLImageElement)) return;
     const url = URL.createObjectURL(new Blob([bytes as BlobPart]));
     this.urls.push(url);
     img.src = url;
+  }
+
+  /** Hashes of the results the user left accepted. */
+  accepted(): Set<string> {
+    const out = new Set<string>();
+    for (const [hash, li] of this.rows) {
+      const box = li.querySelector<HTMLInputElement>('label.accept:not([hidden]) input');
+      if (li.dataset.phase === 'ready' && box?.checked) out.add(hash);
+    }
+    return out;
+  }
+
+  /** Accept or reject every result at once. */
+  setAll(accept: boolean): void {
+    for (const box of this.list.querySelectorAll<HTMLInputElement>('label.accept input')) box.checked = accept;
   }
 
   update(hash: string, u: ItemUpdate): void {
@@ -99,7 +132,10 @@ export class ItemsView {
     if (phase) phase.textContent = PHASE_TEXT[u.phase];
     const fill = li.querySelector<HTMLElement>('.bar-fill');
     if (fill) fill.style.width = `${PHASE_PROGRESS[u.phase]}%`;
-    if (u.bytes) this.thumb(li, u.bytes);
+    if (u.bytes) this.thumb(li, u.phase === 'ready' ? 'after' : 'before', u.bytes);
+    const decide = li.querySelector<HTMLLabelElement>('label.accept');
+    if (decide) decide.hidden = u.phase !== 'ready';
+    if (u.phase === 'skipped') li.classList.add('skipped');
     const info = li.querySelector('.info');
     if (!info) return;
     if (u.notes && u.notes.length > 0) {

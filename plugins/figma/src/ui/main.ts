@@ -10,7 +10,8 @@ import { MainBridge, type MainEvent } from './bridge';
 import { applyCommand, byId, fillStaticLists, readOptions, setChecked, setCustomPresets, syncForm, writeOptions } from './form';
 import { ItemsView } from './items';
 import { describeError } from './network';
-import { runCorrection } from './runner';
+import { applyAccepted, correctForPreview, discardRun, type PreviewRun } from './runner';
+import type { RunOptions } from './options';
 
 /** Most custom presets listed. */
 const MAX_PRESETS = 200;
@@ -18,6 +19,8 @@ const MAX_PRESETS = 200;
 let settings: PublicSettings | undefined;
 let selection: SelectionSummary = { layers: 0, images: 0, fills: 0 };
 let running: AbortController | undefined;
+/** A corrected run waiting for the user to accept or reject its results. */
+let review: PreviewRun | undefined;
 const items = new ItemsView();
 
 function status(id: 'run-status' | 'settings-status' | 'presets-status', text: string, kind: 'ok' | 'error' | '' = ''): void {
@@ -33,7 +36,7 @@ function showSelection(): void {
   const run = byId<HTMLButtonElement>('run');
   if (!running) {
     run.textContent = s.images > 0 ? `Correct ${s.images} image${s.images === 1 ? '' : 's'}` : 'Correct images';
-    run.disabled = s.images === 0;
+    run.disabled = s.images === 0 || review !== undefined;
   }
 }
 
@@ -110,31 +113,78 @@ async function saveSettings(bridge: MainBridge, apiKey: ApiKeyChange): Promise<v
   }
 }
 
-async function run(bridge: MainBridge): Promise<void> {
-  const read = readOptions();
+function showReview(on: boolean): void {
+  byId('review-actions').hidden = !on;
+  byId<HTMLButtonElement>('run').disabled = on || selection.images === 0;
+}
+
+/** End a pending review without applying anything (a new run, or Discard). */
+async function discardReview(bridge: MainBridge): Promise<void> {
+  const pending = review;
+  review = undefined;
+  showReview(false);
+  if (!pending) return;
+  const { message } = await discardRun(bridge, pending);
+  status('run-status', `Discarded: ${message}`, 'ok');
+}
+
+/** Correct the selection and show the results for review; nothing on the canvas changes yet. */
+async function run(bridge: MainBridge, preset?: RunOptions): Promise<void> {
+  const read = preset ? { ok: true as const, options: preset } : readOptions();
   if (!read.ok) return status('run-status', read.error, 'error');
+  await discardReview(bridge);
   const controller = new AbortController();
   running = controller;
-  const runButton = byId<HTMLButtonElement>('run');
-  runButton.disabled = true;
+  byId<HTMLButtonElement>('run').disabled = true;
   byId('cancel').hidden = false;
+  byId('run-warnings').hidden = true;
   items.clear();
   status('run-status', 'Reading the selection…');
   try {
     const backend = openBackend(await bridge.request('backend/config', {}));
-    const result = await runCorrection(bridge, backend, read.options, controller.signal, {
+    const pending = await correctForPreview(bridge, backend, read.options, controller.signal, {
       onPlan: (plan) => {
         items.show(plan);
         status('run-status', `Correcting ${plan.images.length} image${plan.images.length === 1 ? '' : 's'}…`);
+        if (plan.warnings.length > 0) {
+          byId('run-warnings').textContent = plan.warnings.join(' ');
+          byId('run-warnings').hidden = false;
+        }
       },
       onItem: (hash, update) => items.update(hash, update),
     });
-    status('run-status', result.message, result.summary.failed > 0 || result.summary.cancelled ? 'error' : 'ok');
+    if (pending.previews.size === 0) {
+      const { summary, message } = await discardRun(bridge, pending);
+      status('run-status', message, summary.failed > 0 || summary.cancelled ? 'error' : 'ok');
+      return;
+    }
+    review = pending;
+    const n = pending.previews.size;
+    status('run-status', `${n} result${n === 1 ? '' : 's'} to review: untick any you do not want, then Apply accepted. Nothing has changed yet.`);
+    showReview(true);
   } catch (err) {
     status('run-status', describeError(err), 'error');
   } finally {
     running = undefined;
     byId('cancel').hidden = true;
+    showSelection();
+    if (review) showReview(true);
+  }
+}
+
+/** Put the accepted results into the document. */
+async function applyReview(bridge: MainBridge): Promise<void> {
+  const pending = review;
+  if (!pending) return;
+  review = undefined;
+  showReview(false);
+  status('run-status', 'Putting the accepted results into Figma…');
+  try {
+    const { summary, message } = await applyAccepted(bridge, pending, items.accepted(), (hash, u) => items.update(hash, u));
+    status('run-status', message, summary.failed > 0 || summary.cancelled ? 'error' : 'ok');
+  } catch (err) {
+    status('run-status', describeError(err), 'error');
+  } finally {
     showSelection();
   }
 }
@@ -149,6 +199,14 @@ function onEvent(bridge: MainBridge, msg: MainEvent): void {
       if (msg.lastOptions) writeOptions(msg.lastOptions);
       start(msg.command);
       void loadPresets(bridge);
+      // "Correct again": the options saved on the layer, at once (the results still wait for review).
+      if (msg.command === 'correct-again') {
+        if (msg.againOptions) writeOptions(msg.againOptions);
+        void run(bridge, msg.againOptions ?? undefined);
+      }
+      return;
+    case 'plan/progress':
+      if (running) status('run-status', `Reading the selection… ${msg.done} of ${msg.total} images`);
       return;
     case 'selection':
       selection = msg.selection;
@@ -163,14 +221,19 @@ function start(command: Command): void {
 }
 
 function wire(bridge: MainBridge): void {
-  for (const id of ['remove-bg', 'ai-art', 'resize-kind']) byId(id).addEventListener('change', syncForm);
+  for (const id of ['remove-bg', 'ai-art', 'resize-kind', 'output-type']) byId(id).addEventListener('change', syncForm);
   for (const r of document.querySelectorAll('input[name="bg"]')) r.addEventListener('change', syncForm);
   for (const r of document.querySelectorAll('input[name="backend"]')) r.addEventListener('change', syncSettingsForm);
   byId('run').addEventListener('click', () => void run(bridge));
   byId('cancel').addEventListener('click', () => {
     running?.abort();
+    bridge.send({ type: 'plan/cancel' });
     status('run-status', 'Cancelling…');
   });
+  byId('apply').addEventListener('click', () => void applyReview(bridge));
+  byId('discard').addEventListener('click', () => void discardReview(bridge));
+  byId('accept-all').addEventListener('click', () => items.setAll(true));
+  byId('reject-all').addEventListener('click', () => items.setAll(false));
   byId('open-settings').addEventListener('click', () => {
     if (settings) showSettings(settings);
     status('settings-status', '');

@@ -39,8 +39,14 @@ export function isAiArtToken(v: string): v is AiArtToken {
  */
 export function toPfcParams(o: RunOptions, resize: ResizeRequest): PfcParams {
   const p: PfcParams = { preset: o.preset, ...resize };
+  if (o.removeGlares) p.removeGlares = true;
+  if (o.removeBlemish) p.removeBlemish = true;
+  if (o.autocrop) p.autocrop = true;
+  if (o.outputType !== 'auto') p.outputType = o.outputType;
+  if (o.outputType === 'jpg') p.outputQuality = o.outputQuality;
   if (o.removeBackground) {
     p.removeBackground = true;
+    // A transparent background needs PNG whatever else was chosen.
     if (o.background === 'transparent') p.outputType = 'png';
     else p.bgColor = o.bgColor;
     if (o.background === 'shadow') p.bgShadow = o.bgShadow;
@@ -60,6 +66,10 @@ export function describeOptions(o: RunOptions): string {
     parts.push(o.background === 'transparent' ? 'background removed' : `background ${o.bgColor}${o.background === 'shadow' ? ` with ${o.bgShadow} shadow` : ''}`);
   }
   if (o.aiArt) parts.push(`AI Art ${isAiArtToken(o.aiArt) ? AI_ART_NAMES[o.aiArt] : o.aiArt}`);
+  if (o.removeGlares) parts.push('glare removed');
+  if (o.removeBlemish) parts.push('blemishes removed');
+  if (o.autocrop) parts.push('auto crop');
+  if (o.outputType !== 'auto') parts.push(o.outputType === 'jpg' ? `JPEG ${o.outputQuality}` : 'PNG');
   if (o.resize.kind === 'long') parts.push(`long edge ${o.resize.px} px`);
   if (o.resize.kind === 'scale') parts.push(`scaled ${o.resize.percent} %`);
   return `Perfectly Clear: ${parts.join(', ')}`;

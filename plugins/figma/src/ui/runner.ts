@@ -1,11 +1,17 @@
 /**
- * One run from the UI's side: ask the main thread for the plan, then correct
- * each distinct image (two at a time), fit it to Figma and hand it back. A
- * failed image is reported and the others go on; cancel aborts what is in
- * flight and starts nothing new. The run always ends with `run/end`, which
- * makes everything it changed one undo step.
+ * One run from the UI's side, in two steps so nothing on the canvas changes
+ * before the user has seen the results:
+ *
+ * 1. `correctForPreview`: ask the main thread for the plan, then correct each
+ *    distinct image (two at a time) and fit it to Figma — a before/after pair
+ *    per image, kept here. A failed image is reported and the others go on;
+ *    cancel aborts what is in flight and starts nothing new.
+ * 2. `applyAccepted`: hand the accepted results to the main thread (each
+ *    image's layers change together or not at all), then `run/end`, which
+ *    makes everything the run changed one undo step. `discardRun` ends a run
+ *    with nothing applied.
  */
-import { readAll, type CorrectionBackend } from '@pfc/core';
+import { readAll, type CorrectionBackend, type JobUsage } from '@pfc/core';
 import { mimeOf } from '../shared/image-header';
 import type { ApplyResult, ImageJob, RunPlan, RunSummary } from '../shared/messages';
 import type { MainBridge } from './bridge';
@@ -16,21 +22,41 @@ import { describeOptions, toPfcParams, type RunOptions } from './options';
 /** Images corrected at the same time. */
 export const CONCURRENCY = 2;
 
-export type ItemPhase = 'queued' | 'reading' | 'uploading' | 'processing' | 'downloading' | 'applying' | 'done' | 'failed' | 'cancelled';
+export type ItemPhase =
+  | 'queued' | 'reading' | 'uploading' | 'processing' | 'downloading'
+  | 'ready' | 'applying' | 'done' | 'rejected' | 'skipped' | 'failed' | 'cancelled';
 
 export interface ItemUpdate {
   phase: ItemPhase;
-  /** Notes for the user (resizes made to fit Figma, service warnings). */
+  /** Notes for the user (resizes made to fit Figma, service warnings, usage). */
   notes?: string[];
   error?: string;
-  /** The input bytes (on `reading`) or the result bytes (on `done`), for thumbnails. */
+  /** The input bytes (on `reading`), or the result (on `ready`), for the before/after thumbnails. */
   bytes?: Uint8Array;
   applied?: ApplyResult;
+  /** What the service counted for this job (Web API). */
+  usage?: JobUsage;
 }
 
 export interface RunCallbacks {
   onPlan(plan: RunPlan): void;
   onItem(hash: string, update: ItemUpdate): void;
+}
+
+/** A corrected image waiting for the user's decision. */
+export interface Preview {
+  job: ImageJob;
+  /** The result as it would go into Figma (already fitted to its limits). */
+  bytes: Uint8Array;
+  notes: string[];
+  usage?: JobUsage;
+}
+
+export interface PreviewRun {
+  plan: RunPlan;
+  previews: Map<string, Preview>;
+  summary: RunSummary;
+  options: RunOptions;
 }
 
 /** Run `worker` over `items`, at most `limit` at once, in order of start. */
@@ -45,6 +71,12 @@ async function pool<T>(items: readonly T[], limit: number, worker: (item: T) => 
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
 }
 
+/** The usage counters worth showing (non-zero), e.g. `imageCorrectionCount 1, removeBackgroundCount 1 (MEDIUM)`. */
+export function describeUsage(usage: JobUsage): string {
+  const counts = Object.entries(usage).filter(([k, v]) => k !== 'size' && typeof v === 'number' && v > 0).map(([k, v]) => `${k} ${String(v)}`);
+  return `Usage: ${counts.length > 0 ? counts.join(', ') : 'nothing counted'}${usage.size ? ` (${usage.size})` : ''}`;
+}
+
 async function correctOne(
   bridge: MainBridge,
   backend: CorrectionBackend,
@@ -53,19 +85,21 @@ async function correctOne(
   options: RunOptions,
   signal: AbortSignal,
   report: (u: ItemUpdate) => void,
-): Promise<void> {
+): Promise<Preview | { skip: string }> {
   const notes = [...job.notes];
   report({ phase: 'reading' });
-  const { bytes } = await bridge.request('image/read', { runId: plan.runId, hash: job.hash });
+  const read = await bridge.request('image/read', { runId: plan.runId, hash: job.hash });
+  if ('skip' in read) return read;
+  const { bytes, format } = read;
   report({ phase: 'reading', bytes });
   const params = toPfcParams(options, job.resize);
   const check = backend.validate(params);
   if (check.errors.length > 0) throw new Error(`Invalid options: ${check.errors.map((e) => e.message).join('; ')}`);
   const result = await backend.correct(bytes, params, {
     signal,
-    contentType: mimeOf(job.format),
+    contentType: mimeOf(format),
     size: bytes.byteLength,
-    fileName: `${job.nodeNames[0] ?? 'image'}.${job.format === 'png' ? 'png' : 'jpg'}`,
+    fileName: `${job.nodeNames[0] ?? 'image'}.${format === 'png' ? 'png' : 'jpg'}`,
     onProgress: (p) => {
       if (p.phase === 'uploading' || p.phase === 'downloading') report({ phase: p.phase });
       else if (p.phase === 'queued' || p.phase === 'processing') report({ phase: 'processing' });
@@ -76,37 +110,35 @@ async function correctOne(
   if (signal.aborted) throw signal.reason ?? new Error('Cancelled');
   const fitted = await fitForFigma(output);
   notes.push(...fitted.notes);
-  report({ phase: 'applying', notes });
-  const applied = await bridge.request('image/apply', {
-    runId: plan.runId,
-    hash: job.hash,
-    bytes: fitted.bytes,
-    relaunchNote: describeOptions(options),
-  });
-  report({ phase: 'done', notes: [...notes, ...applied.warnings], bytes: fitted.bytes, applied });
+  const usage = result.job?.usage;
+  if (usage) notes.push(describeUsage(usage));
+  const preview: Preview = { job, bytes: fitted.bytes, notes, ...(usage ? { usage } : {}) };
+  report({ phase: 'ready', notes, bytes: fitted.bytes, ...(usage ? { usage } : {}) });
+  return preview;
 }
 
-/** Run the selection with `options`; resolves with the summary once the main thread has closed the run. */
-export async function runCorrection(
+/** Plan and correct the selection with `options`; nothing in the document changes. */
+export async function correctForPreview(
   bridge: MainBridge,
   backend: CorrectionBackend,
   options: RunOptions,
   signal: AbortSignal,
   callbacks: RunCallbacks,
-): Promise<{ plan: RunPlan; summary: RunSummary; message: string }> {
+): Promise<PreviewRun> {
   const plan = await bridge.request('run/plan', { options });
   callbacks.onPlan(plan);
-  const summary: RunSummary = { done: 0, failed: 0, skipped: plan.skipped.length, cancelled: false };
+  const summary: RunSummary = { done: 0, failed: 0, skipped: plan.skipped.length, rejected: 0, cancelled: false };
+  const previews = new Map<string, Preview>();
   try {
     await pool(plan.images, CONCURRENCY, async (job) => {
       const report = (u: ItemUpdate) => callbacks.onItem(job.hash, u);
-      if (signal.aborted) {
-        report({ phase: 'cancelled' });
-        return;
-      }
+      if (signal.aborted) return report({ phase: 'cancelled' });
       try {
-        await correctOne(bridge, backend, plan, job, options, signal, report);
-        summary.done += 1;
+        const out = await correctOne(bridge, backend, plan, job, options, signal, report);
+        if ('skip' in out) {
+          summary.skipped += 1;
+          report({ phase: 'skipped', notes: [out.skip] });
+        } else previews.set(job.hash, out);
       } catch (err) {
         if (signal.aborted) report({ phase: 'cancelled' });
         else {
@@ -118,6 +150,56 @@ export async function runCorrection(
   } finally {
     summary.cancelled = signal.aborted;
   }
-  const { message } = await bridge.request('run/end', { runId: plan.runId, summary });
-  return { plan, summary, message };
+  return { plan, previews, summary, options };
+}
+
+/**
+ * Put the accepted results into the document (in plan order), mark the rest
+ * rejected, and end the run; resolves with the summary the user sees.
+ */
+export async function applyAccepted(
+  bridge: MainBridge,
+  run: PreviewRun,
+  accepted: ReadonlySet<string>,
+  onItem: RunCallbacks['onItem'],
+): Promise<{ summary: RunSummary; message: string }> {
+  const summary = { ...run.summary };
+  const note = describeOptions(run.options);
+  for (const [hash, preview] of run.previews) {
+    if (!accepted.has(hash)) {
+      summary.rejected += 1;
+      onItem(hash, { phase: 'rejected' });
+      continue;
+    }
+    onItem(hash, { phase: 'applying' });
+    try {
+      const applied = await bridge.request('image/apply', { runId: run.plan.runId, hash, bytes: preview.bytes, relaunchNote: note });
+      summary.done += 1;
+      onItem(hash, { phase: 'done', notes: [...preview.notes, ...applied.warnings], applied });
+    } catch (err) {
+      summary.failed += 1;
+      onItem(hash, { phase: 'failed', error: `Not put back, nothing changed: ${describeError(err)}` });
+    }
+  }
+  const { message } = await bridge.request('run/end', { runId: run.plan.runId, summary });
+  return { summary, message };
+}
+
+/** End a run without changing anything (the user discarded every result, or cancelled). */
+export async function discardRun(bridge: MainBridge, run: PreviewRun): Promise<{ summary: RunSummary; message: string }> {
+  return applyAccepted(bridge, run, new Set(), () => undefined);
+}
+
+/** Correct and apply every result without asking (the tests' and scripted runs' shortcut). */
+export async function runCorrection(
+  bridge: MainBridge,
+  backend: CorrectionBackend,
+  options: RunOptions,
+  signal: AbortSignal,
+  callbacks: RunCallbacks,
+): Promise<{ plan: RunPlan; summary: RunSummary; message: string }> {
+  const run = await correctForPreview(bridge, backend, options, signal, callbacks);
+  const accepted = signal.aborted ? new Set<string>() : new Set(run.previews.keys());
+  const { summary, message } = await applyAccepted(bridge, run, accepted, callbacks.onItem);
+  return { plan: run.plan, summary, message };
 }

@@ -7,9 +7,15 @@
  */
 import { fitForFigma } from '../../src/ui/fit-output';
 import { imageFill, SimFigma, solidFill, type UiChannel } from '../sim/figma';
+import { MANIFEST, type NetworkAccess } from '../sim/manifest';
 import type { SimFrame, SimNode, SimShape } from '../sim/nodes';
+import { runInFigmaSandbox } from '../sim/sandbox';
+import { uiContentSecurityPolicy, type PluginMode } from './csp';
 import type { DumpNode, HarnessApi, NodeSpec } from './spec';
 import { THEME_VARIABLES } from './theme';
+
+/** The network rules the next launch applies: the manifest's, or a test's narrower variant. */
+const network: { access: NetworkAccess; mode: PluginMode } = { access: MANIFEST.networkAccess, mode: 'development' };
 
 function iframeChannel(): UiChannel {
   let frame: HTMLIFrameElement | undefined;
@@ -20,9 +26,11 @@ function iframeChannel(): UiChannel {
   };
   return {
     open(html, options, theme) {
+      // The policy comes first in <head>, so it covers everything the document loads or runs.
+      const csp = uiContentSecurityPolicy(network.access, network.mode).replace(/"/g, '&quot;');
       const themed = html
         .replace('<html', `<html class="figma-${theme}"`)
-        .replace('<head>', `<head><style id="figma-style">:root{${THEME_VARIABLES[theme]}}</style>`);
+        .replace('<head>', `<head><meta http-equiv="Content-Security-Policy" content="${csp}"><style id="figma-style">:root{${THEME_VARIABLES[theme]}}</style>`);
       frame = document.createElement('iframe');
       frame.id = 'plugin-ui';
       frame.title = options.title ?? 'plugin';
@@ -108,10 +116,12 @@ class Harness implements HarnessApi {
     this.sim.theme = theme;
     this.sim.closed = false;
     const html = await (await fetch('/dist/ui.html')).text();
-    // The main thread has no DOM and no network: shadow the browser's globals.
-    const blocked = ['window', 'self', 'document', 'fetch', 'XMLHttpRequest', 'WebSocket', 'parent', 'top', 'localStorage'];
-    const run = new Function('figma', '__html__', ...blocked, this.code);
-    run(this.sim, html, ...blocked.map(() => undefined));
+    runInFigmaSandbox(this.code, { figma: this.sim, __html__: html });
+  }
+
+  setNetwork(access: NetworkAccess | null, mode: PluginMode): void {
+    network.access = access ?? MANIFEST.networkAccess;
+    network.mode = mode;
   }
 
   dump(): DumpNode[] {
@@ -123,9 +133,12 @@ class Harness implements HarnessApi {
         type: n.type,
         parentId: n.parent?.id ?? null,
         x: n.x,
+        y: n.y,
         width: n.width,
+        visible: n.visible,
         fills: 'fills' in n ? ((n as SimShape).fills === this.sim.mixed ? 'mixed' : ((n as SimShape).fills as Paint[]).map((p) => ({ ...p }))) : [],
         relaunch: n.getRelaunchData(),
+        pluginData: Object.fromEntries(n.getPluginDataKeys().map((k) => [k, n.getPluginData(k)])),
       }));
   }
 

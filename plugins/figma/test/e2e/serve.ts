@@ -5,7 +5,7 @@
  * answers without CORS headers, to show what a blocked request looks like.
  */
 import { readFile } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
+import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -59,13 +59,24 @@ export async function serveHarness(): Promise<{ url: string; close: () => Promis
   return listen(server);
 }
 
-/** A server that answers every request but sends no CORS headers; records each request's Origin. */
-export async function serveWithoutCors(): Promise<{ url: string; origins: (string | undefined)[]; close: () => Promise<void> }> {
+/**
+ * The emulator as a server without CORS headers: every request is passed on
+ * to `target` and the answer comes back with its `Access-Control-*` headers
+ * removed (preflights included), so a browser refuses it for `Origin: null`.
+ * Records each request's Origin.
+ */
+export async function serveWithoutCors(target: string): Promise<{ url: string; origins: (string | undefined)[]; close: () => Promise<void> }> {
   const origins: (string | undefined)[] = [];
+  const to = new URL(target);
   const server = createServer((req, res) => {
     origins.push(req.headers.origin);
-    res.writeHead(200, { 'content-type': 'application/json' });
-    res.end('{"presets":[]}');
+    const upstream = request({ host: to.hostname, port: to.port, method: req.method, path: req.url, headers: { ...req.headers, host: to.host } }, (answer) => {
+      const headers = Object.fromEntries(Object.entries(answer.headers).filter(([k]) => !k.startsWith('access-control-')));
+      res.writeHead(answer.statusCode ?? 502, headers);
+      answer.pipe(res);
+    });
+    upstream.on('error', () => res.writeHead(502).end());
+    req.pipe(upstream);
   });
   return { ...(await listen(server)), origins };
 }

@@ -28,15 +28,23 @@ export interface DumpNode {
   type: string;
   parentId: string | null;
   x: number;
+  y: number;
   width: number;
+  visible: boolean;
   fills: DumpFill[] | 'mixed';
   relaunch: Record<string, string>;
+  pluginData: Record<string, string>;
 }
 
 export interface HarnessApi {
   /** Load the built plugin files, add the images (base64 by key) and build the document. */
   setup(images: Record<string, string>, spec: NodeSpec[]): Promise<void>;
   select(...names: string[]): void;
+  /**
+   * The `networkAccess` (null: the manifest's) and mode the next launch's UI
+   * iframe gets its Content-Security-Policy from.
+   */
+  setNetwork(access: { allowedDomains: string[]; devAllowedDomains?: string[] } | null, mode: 'development' | 'published'): void;
   /** Run a menu command in a theme, as Figma does: a fresh run of the built code.js. */
   launch(command: string, theme: 'light' | 'dark'): Promise<void>;
   dump(): DumpNode[];

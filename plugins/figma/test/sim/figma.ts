@@ -9,6 +9,8 @@
  */
 import type { FigmaApi } from '../../src/main/host';
 import { FIGMA_MAX_SIDE, readImageHeader } from '../../src/shared/image-header';
+import { CLIENT_STORAGE_QUOTA, figmaClone, storageSize } from './clone';
+import { MANIFEST_ID, RELAUNCH_COMMANDS } from './manifest';
 import { asScene, SimFrame, SimGroup, SimPage, SimShape, type SimDocument, type SimNode } from './nodes';
 import { sha1Hex } from './sha1';
 
@@ -25,8 +27,10 @@ class SimImage implements Image {
     readonly hash: string,
     private readonly bytes: Uint8Array,
     private readonly size: { width: number; height: number },
+    private readonly onRead: () => void,
   ) {}
   async getBytesAsync(): Promise<Uint8Array> {
+    this.onRead();
     return this.bytes.slice();
   }
   async getSizeAsync(): Promise<{ width: number; height: number }> {
@@ -34,13 +38,30 @@ class SimImage implements Image {
   }
 }
 
+/**
+ * clientStorage as Figma documents it: per plugin id (a store outlives the
+ * plugin run and is shared by every run with the same id, on this "machine"),
+ * only the documented value types, and the 5 MB quota.
+ */
 class SimClientStorage implements ClientStorageAPI {
-  readonly data = new Map<string, unknown>();
+  /** Stores by plugin id, for the life of the test process (like the user's machine). */
+  static readonly machine = new Map<string, Map<string, unknown>>();
+  readonly data: Map<string, unknown>;
+  constructor(pluginId: string) {
+    let store = SimClientStorage.machine.get(pluginId);
+    if (!store) SimClientStorage.machine.set(pluginId, (store = new Map()));
+    this.data = store;
+  }
   async getAsync(key: string): Promise<unknown> {
-    return this.data.has(key) ? structuredClone(this.data.get(key)) : undefined;
+    return this.data.has(key) ? figmaClone(this.data.get(key), 'clientStorage') : undefined;
   }
   async setAsync(key: string, value: unknown): Promise<void> {
-    this.data.set(key, structuredClone(value));
+    if (typeof key !== 'string') throw new TypeError('clientStorage: key must be a string');
+    const copy = figmaClone(value, 'clientStorage', key);
+    let used = storageSize(key, copy);
+    for (const [k, v] of this.data) if (k !== key) used += storageSize(k, v);
+    if (used > CLIENT_STORAGE_QUOTA) throw new Error(`clientStorage: quota of ${CLIENT_STORAGE_QUOTA} bytes exceeded (${used} bytes)`);
+    this.data.set(key, copy);
   }
   async deleteAsync(key: string): Promise<void> {
     this.data.delete(key);
@@ -71,8 +92,8 @@ class SimUi implements UIAPI {
     this.channel().close();
   }
   postMessage(pluginMessage: unknown): void {
-    // Figma clones messages and delivers them later, never synchronously.
-    const copy = structuredClone(pluginMessage);
+    // Figma checks and copies messages, and delivers them later, never synchronously.
+    const copy = figmaClone(pluginMessage, 'postMessage', 'pluginMessage');
     setTimeout(() => this.channel().deliver(copy), 0);
   }
   on(_type: 'message', callback: MessageEventHandler): void {
@@ -90,7 +111,7 @@ class SimUi implements UIAPI {
   }
   /** A UI → main message (the `pluginMessage` of an envelope). */
   receive(message: unknown): void {
-    const copy = structuredClone(message);
+    const copy = figmaClone(message, 'postMessage', 'pluginMessage');
     this.onmessage?.(copy, { origin: 'null' });
     for (const l of this.listeners) l(copy, { origin: 'null' });
   }
@@ -98,6 +119,10 @@ class SimUi implements UIAPI {
 
 export interface SimOptions {
   command?: string;
+  /** The manifest's `id`; clientStorage is kept per id. */
+  pluginId?: string;
+  /** The commands of the manifest's `relaunchButtons` (setRelaunchData refuses others). */
+  relaunchCommands?: readonly string[];
   theme?: 'light' | 'dark';
   channel?: UiChannel;
 }
@@ -106,7 +131,13 @@ export class SimFigma implements FigmaApi {
   readonly mixed: PluginAPI['mixed'] = Symbol('figma.mixed') as PluginAPI['mixed'];
   command: string;
   theme: 'light' | 'dark';
-  readonly clientStorage = new SimClientStorage();
+  readonly clientStorage: SimClientStorage;
+  /** `figma.skipInvisibleInstanceChildren`: false by default in Figma Design (typings). */
+  skipInvisibleInstanceChildren = false;
+  /** How many times the plugin read image bytes (`getBytesAsync`). */
+  byteReads = 0;
+  /** Fills changes that will fail, by node id (a test's fault injection). */
+  readonly fillsFaults = new Map<string, Error>();
   readonly ui: SimUi;
   readonly images = new Map<string, SimImage>();
   readonly nodes = new Map<string, SimNode>();
@@ -127,7 +158,17 @@ export class SimFigma implements FigmaApi {
     this.theme = options.theme ?? 'light';
     this.channel = options.channel ?? { open() {}, deliver() {}, close() {} };
     this.ui = new SimUi(() => this.channel);
+    this.clientStorage = new SimClientStorage(options.pluginId ?? MANIFEST_ID);
+    const relaunch = new Set(options.relaunchCommands ?? RELAUNCH_COMMANDS);
     this.doc = {
+      relaunchCommands: relaunch,
+      skipInvisibleInstanceChildren: () => this.skipInvisibleInstanceChildren,
+      fillsFault: (n) => {
+        const err = this.fillsFaults.get(n.id);
+        this.fillsFaults.delete(n.id);
+        return err;
+      },
+      hasNode: (id) => this.nodes.has(id) && !this.nodes.get(id)?.removed,
       mixed: this.mixed,
       nextId: () => `1:${++this.idCounter}`,
       register: (n) => void this.nodes.set(n.id, n),
@@ -163,7 +204,8 @@ export class SimFigma implements FigmaApi {
   }
 
   /** Like Figma: the UI goes away and the plugin's handlers with it (a relaunch starts from scratch). */
-  closePlugin(): void {
+  closePlugin(message?: string): void {
+    if (message !== undefined) this.notifications.push({ message, error: false });
     this.closed = true;
     this.ui.close();
     this.ui.onmessage = undefined;
@@ -179,7 +221,7 @@ export class SimFigma implements FigmaApi {
     const hash = sha1Hex(data);
     const existing = this.images.get(hash);
     if (existing) return existing;
-    const image = new SimImage(hash, data.slice(), { width: h.width, height: h.height });
+    const image = new SimImage(hash, data.slice(), { width: h.width, height: h.height }, () => void (this.byteReads += 1));
     this.images.set(hash, image);
     return image;
   }
@@ -190,7 +232,7 @@ export class SimFigma implements FigmaApi {
 
   async getNodeByIdAsync(id: string): Promise<BaseNode | null> {
     const n = this.nodes.get(id);
-    return n && !n.removed ? (n as unknown as BaseNode) : null;
+    return n && !n.removed && !n.hiddenFromPlugin() ? (n as unknown as BaseNode) : null;
   }
 
   on(type: 'selectionchange', callback: () => void): void {
@@ -200,6 +242,11 @@ export class SimFigma implements FigmaApi {
   }
 
   // ---- test-side controls (not part of Figma's API) ----
+
+  /** The id the next created node will get. */
+  nextIdPeek(): string {
+    return `1:${this.idCounter + 1}`;
+  }
 
   /** Select layers and fire `selectionchange`, as a click on the canvas does. */
   select(...nodes: SimNode[]): void {

@@ -2,10 +2,23 @@
  * In-memory layers of the simulated document. Each class implements the
  * members the plugin uses, picked from the real `@figma/plugin-typings`
  * interfaces, so the compiler checks every one of them against Figma's types.
- * Behaviour follows Figma's documentation where the plugin relies on it:
- * fills arrays and paints are frozen (they must be copied to change), an
- * image fill must name an image the file has, `clone()` parents the duplicate
- * under the current page, and `insertChild` moves a node from its old parent.
+ * Behaviour follows Figma's documentation where the plugin relies on it, and
+ * is stricter where the documentation leaves room:
+ * - fills arrays and paints are frozen (they must be copied to change), an
+ *   image fill must name an image the file has;
+ * - pattern paints can only be set through `setFillsAsync` ("In order to set
+ *   pattern fills, you must use the setFillsAsync method", typings
+ *   `MinimalFillsMixin.fills`);
+ * - a main component's change shows in every instance whose layer has no
+ *   override of its own (component → instance propagation);
+ * - auto-layout frames place their children themselves (inserting one moves
+ *   the siblings after it) unless a child is `layoutPositioning: 'ABSOLUTE'`;
+ * - with `figma.skipInvisibleInstanceChildren`, invisible layers inside
+ *   instances are left out of `children`/`findAll` and cannot be read (typings
+ *   `PluginAPI.skipInvisibleInstanceChildren`);
+ * - `setRelaunchData` takes only commands the manifest's `relaunchButtons`
+ *   declare; plugin data entries are limited to 100 kB
+ *   (https://developers.figma.com/docs/plugins/api/properties/nodes-setplugindata).
  */
 
 /** What a simulated node reports to the document (for undo steps and lookups). */
@@ -15,7 +28,14 @@ export interface SimDocument {
   register(node: SimNode): void;
   changed(what: string): void;
   hasImage(hash: string): boolean;
+  hasNode(id: string): boolean;
   readonly page: SimPage;
+  /** The commands of the manifest's `relaunchButtons`. */
+  readonly relaunchCommands: ReadonlySet<string>;
+  /** `figma.skipInvisibleInstanceChildren`. */
+  skipInvisibleInstanceChildren(): boolean;
+  /** A test may make the next fills change of a node fail, as a locked or broken layer would. */
+  fillsFault(node: SimNode): Error | undefined;
 }
 
 /** Cast at the boundary: the plugin receives full `SceneNode`s; ours implement the members it uses. */
@@ -23,7 +43,12 @@ export function asScene(node: SimNode): SceneNode {
   return node as unknown as SceneNode;
 }
 
-type NodeMembers = 'id' | 'name' | 'removed' | 'visible' | 'x' | 'y' | 'width' | 'height' | 'setRelaunchData' | 'getRelaunchData' | 'remove';
+/** Size of one plugin data entry Figma accepts (plugin id + key + value). */
+export const PLUGIN_DATA_LIMIT = 100 * 1024;
+
+type NodeMembers =
+  | 'id' | 'name' | 'removed' | 'visible' | 'x' | 'y' | 'width' | 'height'
+  | 'setRelaunchData' | 'getRelaunchData' | 'remove' | 'setPluginData' | 'getPluginData' | 'getPluginDataKeys';
 
 export abstract class SimNode implements Pick<RectangleNode, NodeMembers> {
   abstract readonly type: NodeType;
@@ -35,7 +60,9 @@ export abstract class SimNode implements Pick<RectangleNode, NodeMembers> {
   y = 0;
   width = 100;
   height = 100;
+  private positioning: 'AUTO' | 'ABSOLUTE' = 'AUTO';
   private relaunch: { [command: string]: string } = {};
+  private pluginData = new Map<string, string>();
 
   constructor(
     readonly doc: SimDocument,
@@ -48,13 +75,39 @@ export abstract class SimNode implements Pick<RectangleNode, NodeMembers> {
   get name(): string {
     return this.nodeName;
   }
+
+  /** Figma: settable only on children of auto-layout frames; the parent lays out again. */
+  get layoutPositioning(): 'AUTO' | 'ABSOLUTE' {
+    return this.positioning;
+  }
+  set layoutPositioning(v: 'AUTO' | 'ABSOLUTE') {
+    const parent = this.parent as (SimContainer & { layoutMode?: string; layout?: () => void }) | null;
+    if (!parent || !parent.layoutMode || parent.layoutMode === 'NONE') throw new Error('layoutPositioning can only be set on children of auto-layout frames');
+    this.positioning = v;
+    parent.layout?.();
+  }
   set name(v: string) {
     this.nodeName = v;
     this.doc.changed(`rename ${this.id}`);
   }
 
+  /** Whether this layer or an ancestor is an instance sublayer hidden from the plugin by `skipInvisibleInstanceChildren`. */
+  hiddenFromPlugin(): boolean {
+    if (!this.doc.skipInvisibleInstanceChildren()) return false;
+    // An invisible layer (or one below it) with an instance above the invisible one.
+    let hidden = !this.visible;
+    for (let n: SimNode | null = this.parent as SimNode | null; n && n.type !== 'PAGE'; n = n.parent as SimNode | null) {
+      if (n.type === 'INSTANCE' && hidden) return true;
+      if (!n.visible) hidden = true;
+    }
+    return false;
+  }
+
   setRelaunchData(data: { [command: string]: string }): void {
-    for (const description of Object.values(data)) {
+    for (const [command, description] of Object.entries(data)) {
+      if (!this.doc.relaunchCommands.has(command)) {
+        throw new Error(`setRelaunchData: "${command}" is not a command of the manifest's relaunchButtons`);
+      }
       if (description.length > 1000) throw new Error('relaunch description exceeds 1000 characters');
     }
     this.relaunch = { ...data };
@@ -63,6 +116,22 @@ export abstract class SimNode implements Pick<RectangleNode, NodeMembers> {
 
   getRelaunchData(): { [command: string]: string } {
     return { ...this.relaunch };
+  }
+
+  setPluginData(key: string, value: string): void {
+    if (typeof value !== 'string') throw new TypeError('setPluginData: value must be a string');
+    if (key.length + value.length > PLUGIN_DATA_LIMIT) throw new Error(`setPluginData: entry "${key}" exceeds 100 kB`);
+    if (value === '') this.pluginData.delete(key);
+    else this.pluginData.set(key, value);
+    this.doc.changed(`plugin data ${this.id}`);
+  }
+
+  getPluginData(key: string): string {
+    return this.pluginData.get(key) ?? '';
+  }
+
+  getPluginDataKeys(): string[] {
+    return [...this.pluginData.keys()];
   }
 
   remove(): void {
@@ -81,6 +150,7 @@ export abstract class SimNode implements Pick<RectangleNode, NodeMembers> {
     into.height = this.height;
     into.visible = this.visible;
     into.relaunch = { ...this.relaunch };
+    into.pluginData = new Map(this.pluginData);
     return into;
   }
 
@@ -96,8 +166,12 @@ function freezePaints(paints: ReadonlyArray<Paint>): ReadonlyArray<Paint> {
 }
 
 /** Layers with fills: rectangles, ellipses, text, and (through SimFrame) frames, components, instances. */
-export class SimShape extends SimNode implements Pick<RectangleNode, 'fills'> {
+export class SimShape extends SimNode implements Pick<RectangleNode, 'fills' | 'setFillsAsync'> {
   private paints: ReadonlyArray<Paint> | PluginAPI['mixed'] = Object.freeze([]);
+  /** The same layer in each instance of the component this layer belongs to. */
+  readonly instanceCopies: SimShape[] = [];
+  /** An instance layer whose fills were set on it directly (an override) no longer follows its component. */
+  overridden = false;
 
   constructor(
     doc: SimDocument,
@@ -109,21 +183,63 @@ export class SimShape extends SimNode implements Pick<RectangleNode, 'fills'> {
     this.paints = fills === doc.mixed ? fills : freezePaints(fills as ReadonlyArray<Paint>);
   }
 
+  private readable(): void {
+    if (this.hiddenFromPlugin()) throw new Error(`The node (instance sublayer or table cell) with id "${this.id}" does not exist`);
+  }
+
   get fills(): ReadonlyArray<Paint> | PluginAPI['mixed'] {
+    this.readable();
     return this.paints;
   }
   set fills(value: ReadonlyArray<Paint> | PluginAPI['mixed']) {
+    if (value !== this.doc.mixed && (value as ReadonlyArray<Paint>).some((p) => p.type === 'PATTERN')) {
+      throw new Error('in set_fills: pattern paints can only be set with setFillsAsync');
+    }
+    this.writeFills(value);
+  }
+
+  async setFillsAsync(paints: ReadonlyArray<Paint>): Promise<void> {
+    for (const p of paints) {
+      if (p.type === 'PATTERN' && !this.doc.hasNode(p.sourceNodeId)) throw new Error(`pattern source node ${p.sourceNodeId} does not exist`);
+    }
+    this.writeFills(paints);
+  }
+
+  private writeFills(value: ReadonlyArray<Paint> | PluginAPI['mixed']): void {
+    this.readable();
     if (value === this.doc.mixed) throw new Error('cannot set fills to figma.mixed');
+    const fault = this.doc.fillsFault(this);
+    if (fault) throw fault;
     const paints = value as ReadonlyArray<Paint>;
     for (const p of paints) {
       if (p.type === 'IMAGE' && p.imageHash && !this.doc.hasImage(p.imageHash)) throw new Error(`no image with hash ${p.imageHash} in this file`);
     }
     this.paints = freezePaints(paints);
+    this.overridden = true;
     this.doc.changed(`fills ${this.id}`);
+    this.propagate();
+  }
+
+  /** A component's change reaches every instance layer without an override of its own. */
+  private propagate(): void {
+    for (const c of this.instanceCopies) {
+      if (c.removed || (c.overridden && c.paints !== this.paints)) continue;
+      c.paints = this.paints;
+      this.doc.changed(`fills ${c.id} (from its component)`);
+      c.propagate();
+    }
   }
 
   copy(): SimNode {
     return this.copyBase(new SimShape(this.doc, this.name, this.type, this.paints));
+  }
+
+  /** The instance's counterpart of this component layer: same content, following its changes. */
+  instanceCopy(): SimShape {
+    const c = this.copy() as SimShape;
+    c.overridden = false;
+    this.instanceCopies.push(c);
+    return c;
   }
 }
 
@@ -140,7 +256,7 @@ export interface SimContainer extends Pick<FrameNode, ChildMembers> {
 /** Shared child handling; `owner` is the node the children belong to. */
 class Children {
   readonly list: SimNode[] = [];
-  constructor(private readonly owner: SimContainer & { readonly doc: SimDocument }) {}
+  constructor(private readonly owner: SimContainer & SimNode) {}
 
   /** `building`: the simulator itself assembling a document (an instance gets its sublayers this way). */
   insert(index: number, child: SceneNode, building = false): void {
@@ -156,11 +272,17 @@ class Children {
     this.list.splice(at, 0, node);
     node.parent = this.owner;
     this.owner.doc.changed(`insert ${node.id} into ${this.owner.id}`);
+    if (this.owner instanceof SimFrame) this.owner.layout();
+  }
+
+  visible(): SimNode[] {
+    return this.list.filter((n) => !n.hiddenFromPlugin());
   }
 
   findAll(callback?: (node: SceneNode) => boolean): SceneNode[] {
     const out: SceneNode[] = [];
     const visit = (n: SimNode) => {
+      if (n.hiddenFromPlugin()) return;
       if (!callback || callback(asScene(n))) out.push(asScene(n));
       if (n instanceof SimFrame || n instanceof SimGroup) for (const c of n.kids.list) visit(c);
     };
@@ -178,39 +300,99 @@ function withChildren<Base extends NodeClass>(base: Base) {
   abstract class Parent extends base implements SimContainer {
     readonly kids = new Children(this);
 
-  get children(): ReadonlyArray<SceneNode> {
-    return this.kids.list.map(asScene);
-  }
-  appendChild(child: SceneNode): void {
-    this.kids.insert(this.kids.list.length, child);
-  }
-  insertChild(index: number, child: SceneNode): void {
-    this.kids.insert(index, child);
-  }
-  findAll(callback?: (node: SceneNode) => boolean): SceneNode[] {
-    return this.kids.findAll(callback);
-  }
-  detach(node: SimNode): void {
-    this.kids.list.splice(this.kids.list.indexOf(node), 1);
-    node.parent = null;
-  }
+    get children(): ReadonlyArray<SceneNode> {
+      return this.kids.visible().map(asScene);
+    }
+    appendChild(child: SceneNode): void {
+      this.kids.insert(this.kids.list.length, child);
+    }
+    insertChild(index: number, child: SceneNode): void {
+      this.kids.insert(index, child);
+    }
+    findAll(callback?: (node: SceneNode) => boolean): SceneNode[] {
+      return this.kids.findAll(callback);
+    }
+    detach(node: SimNode): void {
+      this.kids.list.splice(this.kids.list.indexOf(node), 1);
+      node.parent = null;
+      if (this instanceof SimFrame) this.layout();
+    }
   }
   return Parent;
 }
 
-export class SimFrame extends withChildren(SimShape) implements Pick<FrameNode, 'layoutMode'> {
+export class SimFrame extends withChildren(SimShape) implements Pick<FrameNode, 'layoutMode' | 'clipsContent' | 'itemSpacing'> {
   layoutMode: FrameNode['layoutMode'] = 'NONE';
+  itemSpacing = 0;
+  /** Frames clip their content by default in Figma's UI; tests set it as their document needs. */
+  clipsContent = false;
+  /** For a component: its instances (made by `createInstance`). */
+  readonly instances: SimFrame[] = [];
 
   /** Add a sublayer while building the document (allowed for instances too). */
   adopt(child: SimNode): void {
     this.kids.insert(this.kids.list.length, asScene(child), true);
   }
+
+  /** Auto layout: children in flow sit one after another; absolutely positioned ones keep their place. */
+  layout(): void {
+    if (this.layoutMode === 'NONE' || this.layoutMode === 'GRID') return;
+    let at = 0;
+    for (const c of this.kids.list) {
+      if (c.layoutPositioning === 'ABSOLUTE' || !c.visible) continue;
+      if (this.layoutMode === 'HORIZONTAL') c.x = at;
+      else c.y = at;
+      at += (this.layoutMode === 'HORIZONTAL' ? c.width : c.height) + this.itemSpacing;
+    }
+  }
+
   override copy(): SimNode {
     const c = new SimFrame(this.doc, this.name, this.type, this.fills);
     c.layoutMode = this.layoutMode;
-    for (const k of this.kids.list) c.adopt(k.copy());
+    c.itemSpacing = this.itemSpacing;
+    c.clipsContent = this.clipsContent;
+    for (const k of this.kids.list) c.adopt(copyChild(k));
     return this.copyBase(c);
   }
+
+  /** A component's instance: its layers follow the component's until overridden. */
+  createInstance(): SimFrame {
+    if (this.type !== 'COMPONENT') throw new Error('createInstance: only components have instances');
+    const inst = new SimFrame(this.doc, this.name, 'INSTANCE', this.fills);
+    const link = (from: SimNode): SimNode => {
+      const to = from instanceof SimFrame ? new SimFrame(this.doc, from.name, from.type === 'COMPONENT' ? 'FRAME' : from.type, from.fills) : from instanceof SimShape ? from.instanceCopy() : from.copy();
+      if (from instanceof SimFrame && to instanceof SimFrame) {
+        from.instanceCopies.push(to);
+        to.overridden = false;
+        for (const k of from.kids.list) to.adopt(link(k));
+      }
+      to.visible = from.visible;
+      to.width = from.width;
+      to.height = from.height;
+      to.x = from.x;
+      to.y = from.y;
+      return to;
+    };
+    for (const k of this.kids.list) inst.adopt(link(k));
+    this.instanceCopies.push(inst);
+    inst.overridden = false;
+    inst.width = this.width;
+    inst.height = this.height;
+    inst.x = this.x;
+    inst.y = this.y;
+    inst.visible = this.visible;
+    this.instances.push(inst);
+    return inst;
+  }
+
+  async getInstancesAsync(): Promise<SceneNode[]> {
+    return this.instances.filter((i) => !i.removed).map(asScene);
+  }
+}
+
+/** "Nested components will be cloned as instances whose master is the original component" (typings, `FrameNode.clone`). */
+function copyChild(k: SimNode): SimNode {
+  return k instanceof SimFrame && k.type === 'COMPONENT' ? k.createInstance() : k.copy();
 }
 
 /** Groups have children but no fills of their own. */
@@ -225,7 +407,7 @@ export class SimGroup extends withChildren(SimNode) {
 
   copy(): SimNode {
     const c = new SimGroup(this.doc, this.name);
-    for (const k of this.kids.list) c.appendChild(asScene(k.copy()));
+    for (const k of this.kids.list) c.appendChild(asScene(copyChild(k)));
     return this.copyBase(c);
   }
 }

@@ -1,0 +1,110 @@
+/**
+ * The simulated Figma is at least as strict as Figma where the plugin relies
+ * on it (each limit cites its source in test/sim): these tests prove the
+ * simulator refuses what Figma refuses, so the plugin's tests can fail.
+ */
+import { describe, expect, it } from 'vitest';
+import { freshSim, makeImage } from './helpers';
+import { CLIENT_STORAGE_QUOTA } from './sim/clone';
+import { imageFill, SimFigma } from './sim/figma';
+import { runInFigmaSandbox } from './sim/sandbox';
+
+const run = (code: string) => runInFigmaSandbox(code, { figma: {}, __html__: '' });
+
+describe('main-thread sandbox', () => {
+  it.each(['setTimeout(() => 0, 1)', 'new URL("https://x")', 'new TextEncoder()', 'crypto.getRandomValues(new Uint8Array(1))', 'new Blob([])', 'fetch("https://x")', 'structuredClone({})', 'document.body', 'window.location', 'globalThis.setTimeout(() => 0)', 'process.env', 'queueMicrotask(() => 0)'])(
+    'has no %s',
+    (code) => {
+      expect(() => run(code)).toThrow(TypeError);
+    },
+  );
+
+  it('has the language built-ins, figma, __html__ and console', () => {
+    const seen: unknown[] = [];
+    runInFigmaSandbox('figma.push([typeof Promise, typeof Uint8Array, typeof Map, typeof JSON, typeof __html__, typeof console.log, typeof globalThis.figma])', { figma: seen, __html__: '<p>' });
+    expect(seen).toEqual([['function', 'function', 'function', 'object', 'string', 'function', 'object']]);
+  });
+});
+
+describe('messages and clientStorage carry only what Figma documents', () => {
+  it('postMessage refuses Map, Blob, ArrayBuffer, typed arrays other than Uint8Array, functions and class instances', () => {
+    const sim = freshSim();
+    for (const bad of [new Map(), new Blob([]), new ArrayBuffer(2), new Uint16Array(2), () => 1, new (class X {})()]) {
+      expect(() => sim.ui.postMessage({ bad })).toThrow(/postMessage: pluginMessage\.bad is a/);
+    }
+    expect(() => sim.ui.postMessage({ a: [1, 'x', null, undefined, true, new Date(0), new Uint8Array([1])] })).not.toThrow();
+  });
+
+  it('clientStorage refuses Dates and other types, enforces the 5 MB quota and is kept per plugin id', async () => {
+    const a = new SimFigma({ pluginId: 'quota-test' });
+    await expect(a.clientStorage.setAsync('d', new Date())).rejects.toThrow(/Date/);
+    await a.clientStorage.setAsync('big', new Uint8Array(CLIENT_STORAGE_QUOTA - 100));
+    await expect(a.clientStorage.setAsync('more', new Uint8Array(200))).rejects.toThrow(/quota/);
+    // The same id on a later run reads it; another id does not.
+    expect(((await new SimFigma({ pluginId: 'quota-test' }).clientStorage.getAsync('big')) as Uint8Array).byteLength).toBe(CLIENT_STORAGE_QUOTA - 100);
+    expect(await new SimFigma({ pluginId: 'other-id' }).clientStorage.getAsync('big')).toBeUndefined();
+  });
+});
+
+describe('document model', () => {
+  it('setRelaunchData takes only commands of the manifest', () => {
+    const sim = freshSim();
+    const r = sim.rect('r', []);
+    expect(() => r.setRelaunchData({ 'not-in-manifest': 'x' })).toThrow(/relaunchButtons/);
+    expect(() => r.setRelaunchData({ 'correct-again': 'x' })).not.toThrow();
+  });
+
+  it('pattern paints need setFillsAsync; a component change reaches instances without an override', async () => {
+    const sim = freshSim();
+    const a = sim.addImage(await makeImage(8, 8, 'png'));
+    const b = sim.addImage(await makeImage(9, 9, 'png'));
+    const photo = sim.rect('Photo', [imageFill(a)]);
+    const card = sim.frame('Card', [photo], [], 'COMPONENT');
+    const inst1 = card.createInstance();
+    const inst2 = card.createInstance();
+    sim.place(card, inst1, inst2);
+    const pattern: PatternPaint = { type: 'PATTERN', sourceNodeId: card.id, tileType: 'RECTANGULAR', scalingFactor: 1, spacing: { x: 0, y: 0 }, horizontalAlignment: 'START' };
+    expect(() => (photo.fills = [pattern])).toThrow(/setFillsAsync/);
+    // An override on the second instance keeps it.
+    const override = inst2.findAll((n) => n.name === 'Photo')[0] as unknown as { fills: Paint[] };
+    override.fills = [imageFill(b)];
+    await photo.setFillsAsync([imageFill(b), pattern]);
+    const fillsOf = (n: SceneNode) => ((n as unknown as { fills: Paint[] }).fills).map((p) => p.type);
+    expect(fillsOf(inst1.findAll((n) => n.name === 'Photo')[0]!)).toEqual(['IMAGE', 'PATTERN']);
+    expect(fillsOf(inst2.findAll((n) => n.name === 'Photo')[0]!)).toEqual(['IMAGE']);
+  });
+
+  it('skipInvisibleInstanceChildren hides invisible instance sublayers from findAll and getNodeByIdAsync', async () => {
+    const sim = freshSim();
+    const hidden = sim.rect('Hidden', []);
+    hidden.visible = false;
+    const card = sim.frame('Card', [hidden], [], 'COMPONENT');
+    const inst = card.createInstance();
+    sim.place(card, inst);
+    const inner = inst.findAll()[0]!;
+    expect(inst.findAll().map((n) => n.name)).toEqual(['Hidden']);
+    sim.skipInvisibleInstanceChildren = true;
+    expect(inst.findAll()).toEqual([]);
+    expect(card.findAll().map((n) => n.name)).toEqual(['Hidden']); // not inside an instance
+    expect(await sim.getNodeByIdAsync(inner.id)).toBeNull();
+    expect(() => (inner as unknown as { fills: unknown }).fills).toThrow(/does not exist/);
+  });
+
+  it('auto layout moves the siblings after an inserted layer unless it is absolutely positioned', () => {
+    const sim = freshSim();
+    const [p, q] = [sim.rect('P', []), sim.rect('Q', [])];
+    const row = sim.frame('Row', [p, q]);
+    row.layoutMode = 'HORIZONTAL';
+    row.layout();
+    expect(q.x).toBe(100);
+    const extra = sim.rect('Extra', []);
+    row.insertChild(1, extra as unknown as SceneNode);
+    expect(q.x).toBe(200);
+    const loose = sim.rect('Loose', []);
+    expect(() => (loose.layoutPositioning = 'ABSOLUTE')).toThrow(/auto-layout/);
+    row.insertChild(1, loose as unknown as SceneNode);
+    expect(q.x).toBe(300);
+    loose.layoutPositioning = 'ABSOLUTE';
+    expect(q.x).toBe(200);
+  });
+});
