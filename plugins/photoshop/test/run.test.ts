@@ -120,11 +120,11 @@ describe('runCorrections with the emulator', () => {
   it('opens a resized result as a new document at the requested size', async () => {
     const { host, sim, docs } = await setup(['objects/coffee.jpg']);
     const outcomes = await runCorrections(host, backend(), resolveTargets(host, 'document'), toParams({ ...DEFAULT_CHOICES, resize: 'long', resizeValue: 320 }));
-    expect(outcomes[0]).toMatchObject({ status: 'done', message: 'resized result opened as a new document, "coffee (Perfectly Clear).jpg"' });
+    expect(outcomes[0]).toMatchObject({ status: 'done', message: 'resized result opened as a new document, "coffee (Perfectly Clear).png"' });
     const opened = [...sim.core.docs.values()].find((d) => d.id !== docs[0]!.id)!;
     expect(Math.max(opened.width, opened.height)).toBe(320);
     expect(docs[0]!.layers).toHaveLength(1);
-    expect(sim.temp.files.has('coffee (Perfectly Clear).jpg')).toBe(true);
+    expect(sim.temp.files.has('coffee (Perfectly Clear).png')).toBe(true);
   });
 
   it('corrects the active layer only, keeping its shape, and says when a CMYK document was converted', async () => {
@@ -143,7 +143,7 @@ describe('runCorrections with the emulator', () => {
     const outcomes = await runCorrections(host, backend(), resolveTargets(host, 'layer'), toParams(DEFAULT_CHOICES));
 
     expect(outcomes[0]!.status).toBe('done');
-    expect(outcomes[0]!.notes.join(' ')).toContain('CMYK 8-bit');
+    expect(outcomes[0]!.notes.join(' ')).toContain('CMYK to RGB');
     expect(doc.layers.map((l) => l.name)).toEqual(['Perfectly Clear: Universal', 'left half', 'Background']);
     const px = doc.layers[0]!.pixels!;
     const right = ((doc.height >> 1) * doc.width + doc.width - 5) * 4;
@@ -152,10 +152,10 @@ describe('runCorrections with the emulator', () => {
     expect(px[left + 3]).toBe(255);
   });
 
-  it('sends a valid JPEG upload the service can read', async () => {
+  it('sends a valid PNG upload the service can read', async () => {
     const { host } = await setup(['outdoors/rocket.jpg']);
     const upload = await inModal(host, 'read', () => exportPixels(host, host.ps.app.activeDocument!));
-    expect((await sharp(upload.bytes).metadata()).format).toBe('jpeg');
+    expect((await sharp(upload.bytes).metadata()).format).toBe('png');
   });
 
   it('says what to do when the key is refused or the service cannot be reached', async () => {

@@ -116,7 +116,7 @@ async function correctOne(
     signal,
     contentType: exported.contentType,
     size: exported.bytes.byteLength,
-    fileName: `${target.title}.${exported.contentType === 'image/png' ? 'png' : 'jpg'}`,
+    fileName: `${baseName(target.title)}.png`,
     onProgress: (p) => report(p.phase === 'done' ? 'downloading' : p.phase),
   });
   report('downloading');

@@ -64,10 +64,11 @@ export class SimImaging implements PsImaging {
     this.getPixelsLog.push({ ...options });
     const doc = this.docOf(options.documentID);
     const docDepth = DEPTH[doc.bits] ?? 8;
-    const converting = options.colorSpace === 'RGB' && options.componentSize === 8;
-    if (!converting && (doc.mode !== 'RGBColorMode' || docDepth !== 8)) {
-      throw new Error(`simulator: pixels of a ${doc.mode} ${docDepth}-bit document are only simulated converted to 8-bit RGB`);
+    const size = options.componentSize === undefined || options.componentSize === -1 ? docDepth : options.componentSize;
+    if (options.colorSpace !== 'RGB' && doc.mode !== 'RGBColorMode') {
+      throw new Error(`simulator: pixels of a ${doc.mode} document are only simulated converted to RGB`);
     }
+    if (size === 32) throw new Error('simulator: 32-bit reads are not simulated');
     let rgba: Uint8Array;
     let rect: PsRect;
     let opaque: boolean;
@@ -85,12 +86,14 @@ export class SimImaging implements PsImaging {
     const width = rect.right - rect.left;
     const height = rect.bottom - rect.top;
     const components = opaque ? 3 : 4;
-    const out = new Uint8Array(width * height * components);
+    // Documents store 8-bit samples; a 16-bit read widens them to Photoshop's 0–32768 range (imaging.md "componentSize").
+    const out = size === 16 ? new Uint16Array(width * height * components) : new Uint8Array(width * height * components);
+    const widen = size === 16 ? (v: number) => Math.round((v * 32768) / 255) : (v: number) => v;
     for (let y = 0; y < height; y++) {
       for (let x = 0; x < width; x++) {
         const s = ((rect.top + y) * doc.width + rect.left + x) * 4;
         const o = (y * width + x) * components;
-        for (let c = 0; c < components; c++) out[o + c] = rgba[s + c]!;
+        for (let c = 0; c < components; c++) out[o + c] = widen(rgba[s + c]!);
       }
     }
     return { imageData: this.track(new SimImageData(width, height, components, out)), sourceBounds: rect, level: 0 };
