@@ -91,6 +91,15 @@ async function outcomes(): Promise<{ status: string; text: string }[]> {
 }
 
 describe('Photoshop panel in Chromium on the simulated host', () => {
+  it('starts on a page cut down to UXP\'s globals (no TextDecoder/TextEncoder, event-less AbortSignal, fetch without signal)', async () => {
+    const removed = await sim((s) => s.removedGlobals());
+    for (const g of ['TextDecoder', 'TextEncoder', 'structuredClone', 'atob', 'btoa', 'queueMicrotask', 'DOMException']) expect(removed).toContain(g);
+    expect(await page.evaluate(() => typeof (globalThis as { TextDecoder?: unknown }).TextDecoder)).toBe('undefined');
+    // The panel got past its load: the presets are listed and nothing threw.
+    expect(await page.$$eval('#preset option', (o) => o.length)).toBeGreaterThan(3);
+    expect(pageErrors).toEqual([]);
+  });
+
   it('saves the emulator as backend and the key in secure storage, and lists the account\'s presets', async () => {
     await page.click('#toggle-settings');
     await page.selectOption('#backend', 'emulator');
@@ -174,7 +183,7 @@ describe('Photoshop panel in Chromium on the simulated host', () => {
     const got = await outcomes();
     expect(got.map((o) => o.status)).toEqual(['failed', 'done', 'done']);
     expect(got[0]!.text).toBe('astronaut.jpg — the service could not correct it: processing failed (injected fault)');
-    expect(got[2]!.text).toContain('coffee.psd is CMYK 16-bit'.replace('coffee.psd', '"coffee.psd"'));
+    expect(got[2]!.text).toContain('"coffee.psd" was converted for the upload only (CMYK to RGB), sent as a lossless 16-bit PNG');
     expect(await page.textContent('#message')).toBe('2 of 3 corrected, 1 failed.');
     const after = await sim((s) => s.documents());
     expect(after.map((d) => d.layers.length)).toEqual(before.map((d, i) => d.layers.length + (i === 0 ? 0 : 1)));
@@ -220,12 +229,12 @@ describe('Photoshop panel in Chromium on the simulated host', () => {
     const before = await sim((s) => s.documents());
     await runButton('#correct-document');
     await page.selectOption('#resize', 'none');
-    expect(await outcomes()).toEqual([{ status: 'done', text: 'grace.jpg — resized result opened as a new document, "grace (Perfectly Clear).jpg"' }]);
+    expect(await outcomes()).toEqual([{ status: 'done', text: 'grace.jpg — resized result opened as a new document, "grace (Perfectly Clear).png"' }]);
     const after = await sim((s) => s.documents());
     expect(after).toHaveLength(before.length + 1);
-    const opened = after.find((d) => d.title === 'grace (Perfectly Clear).jpg')!;
+    const opened = after.find((d) => d.title === 'grace (Perfectly Clear).png')!;
     expect(Math.max(opened.width, opened.height)).toBe(300);
-    expect(await sim((s) => s.tempFiles())).toContain('grace (Perfectly Clear).jpg');
+    expect(await sim((s) => s.tempFiles())).toContain('grace (Perfectly Clear).png');
     expect(after.find((d) => d.id === doc.id)!.history).toEqual(cut.history); // the source is untouched
   });
 

@@ -7,6 +7,8 @@ import { startEmulator, type EmulatorHandle } from '@pfc/emulator';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBackend } from '../src/backend/factory';
+
+const UXP_73 = { uxpVersion: 'uxp-7.3.0' };
 import { toParams, DEFAULT_CHOICES } from '../src/correct/options';
 import { DEFAULT_SETTINGS } from '../src/settings/store';
 import { runCorrections } from '../src/correct/run';
@@ -180,14 +182,14 @@ describe('runCorrections with the emulator', () => {
     const { host, docs } = await setup(['portraits/grace_hopper.jpg']);
     const doc = docs[0]!;
     const settings = { ...DEFAULT_SETTINGS, backend: 'container' as const, containerURL: emu.urls.container!, bgrURL: emu.urls.bgr! };
-    const selfHosted = createBackend(settings, { bgrLicenceKey: 'studio-licence' }, fetch);
+    const selfHosted = createBackend(settings, { bgrLicenceKey: 'studio-licence' }, fetch, UXP_73);
     const outcomes = await runCorrections(host, selfHosted, resolveTargets(host, 'document'), toParams({ ...DEFAULT_CHOICES, background: 'transparent' }));
     expect(outcomes[0]).toMatchObject({ status: 'done', message: 'added layer "Perfectly Clear: Universal, background removed"' });
     const px = doc.layers[0]!.pixels!;
     expect(px[3]).toBe(0);
     expect(px[((doc.height >> 1) * doc.width + (doc.width >> 1)) * 4 + 3]).toBe(255);
     // The colour container alone has no AI Art: refused before anything is read or sent.
-    const containerOnly = createBackend({ ...settings, bgrURL: '' }, {}, fetch);
+    const containerOnly = createBackend({ ...settings, bgrURL: '' }, {}, fetch, UXP_73);
     await expect(runCorrections(host, containerOnly, resolveTargets(host, 'document'), toParams({ ...DEFAULT_CHOICES, aiArt: 'cartoon' }))).rejects.toThrow(ParameterError);
     expect(doc.layers).toHaveLength(2);
   });

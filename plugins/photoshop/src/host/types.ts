@@ -185,6 +185,8 @@ export interface UxpSecureStorage {
 
 /** The `uxp` module, as far as the panel uses it. */
 export interface UxpModule {
+  /** `require('uxp').versions` (`uxp`: e.g. `uxp-7.3.0` or `7.3.0`). */
+  versions: { readonly uxp: string };
   storage: {
     localFileSystem: {
       getTemporaryFolder(): Promise<PsFolderEntry>;

@@ -5,6 +5,7 @@
  * descriptor, as Photoshop does for an unknown command), and the imaging API
  * (in `imaging.ts`). Changes outside a modal scope throw, as in Photoshop.
  */
+import { native } from './native';
 import type {
   PhotoshopModule, PsBatchPlayOptions, PsDescriptor, PsDocument, PsExecutionContext, PsFileEntry,
 } from '../../src/host/types';
@@ -98,7 +99,7 @@ export class SimPhotoshopCore {
   }
 
   async batchPlay(commands: PsDescriptor[], _options: PsBatchPlayOptions): Promise<PsDescriptor[]> {
-    this.batchPlayLog.push(structuredClone(commands));
+    this.batchPlayLog.push(native.structuredClone(commands));
     const results: PsDescriptor[] = [];
     for (const d of commands) {
       try {
