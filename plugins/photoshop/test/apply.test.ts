@@ -76,8 +76,8 @@ describe('addResultLayer', () => {
     expect(names(doc.layers)).toEqual(['PFC', 'Group 1', 'Background']);
     expect(names(doc.layers[1]!.children!)).toEqual(['inner']);
     expect(sim.core.batchPlayLog).toEqual([
-      [{ _obj: 'select', _target: [{ _ref: 'layer', _id: 9100 }], makeVisible: false, layerID: [9100], _options: { dialogOptions: 'dontDisplay' } }],
-      [{ _obj: 'make', _target: [{ _ref: 'layer' }], using: { _obj: 'layer', name: 'PFC' }, _options: { dialogOptions: 'dontDisplay' } }],
+      [{ _obj: 'select', _target: [{ _ref: 'layer', _id: 9100 }], makeVisible: false, layerID: [9100], _options: { dialogOptions: 'silent' } }],
+      [{ _obj: 'make', _target: [{ _ref: 'layer' }], using: { _obj: 'layer', name: 'PFC' }, _options: { dialogOptions: 'silent' } }],
     ]);
     expect(doc.history).toHaveLength(2);
   });
@@ -161,7 +161,7 @@ describe('addResultLayer', () => {
     await inModal(host, 'x', (ctx) =>
       addResultLayer(host, ctx, { documentId: doc.id, rect: fullRect(doc), image: { width: doc.width, height: doc.height, data: rgba }, name: 'PFC' }),
     );
-    expect(sim.core.batchPlayLog[0]).toEqual([{ _obj: 'select', _target: [{ _ref: 'document', _id: doc.id }], documentID: doc.id, _options: { dialogOptions: 'dontDisplay' } }]);
+    expect(sim.core.batchPlayLog[0]).toEqual([{ _obj: 'select', _target: [{ _ref: 'document', _id: doc.id }], documentID: doc.id, _options: { dialogOptions: 'silent' } }]);
     expect(names(doc.layers)).toEqual(['PFC', 'Background']);
     expect(names(other.layers)).toEqual(['Background']);
   });

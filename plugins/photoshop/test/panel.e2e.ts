@@ -140,8 +140,8 @@ describe('Photoshop panel in Chromium on the simulated host', () => {
     expect(sameBytes(await layerRgba(doc.id, background), original)).toBe(true);
     // batchPlay got exactly the descriptors Photoshop records for "select layer" and "new layer".
     expect(await sim((s) => s.batchPlayLog())).toEqual([
-      [{ _obj: 'select', _target: [{ _ref: 'layer', _id: background }], makeVisible: false, layerID: [background], _options: { dialogOptions: 'dontDisplay' } }],
-      [{ _obj: 'make', _target: [{ _ref: 'layer' }], using: { _obj: 'layer', name: 'Perfectly Clear: Universal' }, _options: { dialogOptions: 'dontDisplay' } }],
+      [{ _obj: 'select', _target: [{ _ref: 'layer', _id: background }], makeVisible: false, layerID: [background], _options: { dialogOptions: 'silent' } }],
+      [{ _obj: 'make', _target: [{ _ref: 'layer' }], using: { _obj: 'layer', name: 'Perfectly Clear: Universal' }, _options: { dialogOptions: 'silent' } }],
     ]);
     expect(await sim((s) => s.getPixelsLog())).toEqual([{ documentID: doc.id, colorSpace: 'RGB', colorProfile: 'sRGB IEC61966-2.1', componentSize: 8 }]);
     expect(await sim((s) => s.modalLog())).toEqual(['Reading pixels for Perfectly Clear', 'Perfectly Clear: Universal']);

@@ -62,6 +62,7 @@ export class SimImaging implements PsImaging {
 
   async getPixels(options: PsGetPixelsOptions) {
     this.getPixelsLog.push({ ...options });
+    this.core.checkNotCancelled();
     const doc = this.docOf(options.documentID);
     const docDepth = DEPTH[doc.bits] ?? 8;
     const size = options.componentSize === undefined || options.componentSize === -1 ? docDepth : options.componentSize;
@@ -104,6 +105,7 @@ export class SimImaging implements PsImaging {
     const img = options.imageData as SimImageData;
     this.putPixelsLog.push({ documentID: options.documentID, layerID: options.layerID, targetBounds: options.targetBounds, componentSize: img.componentSize });
     if (img.disposed) throw new Error('image data was disposed');
+    this.core.checkNotCancelled();
     const depth = DEPTH[doc.bits] ?? 8;
     if (img.componentSize !== depth) throw new Error(`putPixels: ${img.componentSize}-bit data into a ${depth}-bit document`);
     if (img.colorSpace !== 'RGB' || img.components !== 4) throw new Error('simulator: putPixels takes RGBA data');

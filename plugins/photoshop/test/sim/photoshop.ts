@@ -24,6 +24,10 @@ export class SimPhotoshopCore {
   readonly modalLog: string[] = [];
   private modalDepth = 0;
   private cancelNext = false;
+  /** The running modal scope; Photoshop runs one at a time, for all plug-ins (executeasmodal.md:71). */
+  private scope: { cancelled: boolean } | undefined;
+  /** Another plug-in (or a dialog) holds Photoshop's modal state. */
+  heldByOther: string | undefined;
   /** Called at the start of every modal scope; tests use it to pause or cancel mid-run. */
   onModal: ((commandName: string) => Promise<void> | void) | undefined;
 
@@ -46,6 +50,16 @@ export class SimPhotoshopCore {
     this.cancelNext = true;
   }
 
+  /** Escape in Photoshop's progress bar, now: `isCancelled` turns true and Photoshop calls throw. */
+  cancelCurrentModal(): void {
+    if (this.scope) this.scope.cancelled = true;
+  }
+
+  /** Photoshop refuses commands in a cancelled scope (executeasmodal.md:104). */
+  checkNotCancelled(): void {
+    if (this.scope?.cancelled) throw new Error('User cancelled the operation');
+  }
+
   get inModal(): boolean {
     return this.modalDepth > 0;
   }
@@ -60,11 +74,17 @@ export class SimPhotoshopCore {
 
   async executeAsModal<T>(fn: (context: PsExecutionContext) => Promise<T>, options: { commandName: string }): Promise<T> {
     if (typeof options?.commandName !== 'string') throw new Error('executeAsModal needs options.commandName');
+    if (this.heldByOther !== undefined || this.modalDepth > 0) {
+      throw new Error(`host is in a modal state${this.heldByOther ? ` (Plugin: ${this.heldByOther} is running a modal command)` : ''}`);
+    }
     this.modalLog.push(options.commandName);
-    const cancelled = this.cancelNext;
+    const scope = { cancelled: this.cancelNext };
     this.cancelNext = false;
+    this.scope = scope;
     const context: PsExecutionContext = {
-      isCancelled: cancelled,
+      get isCancelled() {
+        return scope.cancelled;
+      },
       reportProgress: () => undefined,
       hostControl: {
         suspendHistory: async ({ documentID, name }) => {
@@ -85,14 +105,20 @@ export class SimPhotoshopCore {
       },
     };
     this.modalDepth++;
+    let threw = false;
     try {
       await this.onModal?.(options.commandName);
       return await fn(context);
+    } catch (err) {
+      threw = true;
+      throw err;
     } finally {
       this.modalDepth--;
-      // Photoshop ends an unresumed suspension with the modal scope, keeping its changes.
+      this.scope = undefined;
+      // executeasmodal.md:271: an unresumed suspension is committed when the scope returns, rolled back when it throws.
       for (const doc of this.docs.values()) if (doc.suspension && !this.inModal) {
-        doc.history.push(snapshot(doc, doc.suspension.name));
+        if (threw) restore(doc, doc.suspension.before);
+        else doc.history.push(snapshot(doc, doc.suspension.name));
         doc.suspension = undefined;
       }
     }
@@ -100,6 +126,7 @@ export class SimPhotoshopCore {
 
   async batchPlay(commands: PsDescriptor[], _options: PsBatchPlayOptions): Promise<PsDescriptor[]> {
     this.batchPlayLog.push(native.structuredClone(commands));
+    this.checkNotCancelled();
     const results: PsDescriptor[] = [];
     for (const d of commands) {
       try {
