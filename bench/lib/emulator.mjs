@@ -37,7 +37,8 @@ const CLOCK_TICKS = 100;
 
 /** Command line of the `pfc-emulator` bin for these options. */
 function binArgs(opts) {
-  const args = [EMULATOR_BIN, '--web-port', '0'];
+  // Benchmarks read stats and set faults: the control routes are on.
+  const args = [EMULATOR_BIN, '--web-port', '0', '--control'];
   if (opts.dataDir) args.push('--data-dir', opts.dataDir);
   if (opts.processingMs !== undefined) args.push('--processing-ms', String(opts.processingMs));
   if (opts.workers !== undefined) args.push('--workers', String(opts.workers));
@@ -53,7 +54,7 @@ function binArgs(opts) {
 
 /** Command line of the engine-less launcher: the same options as one JSON argument. */
 function launcherArgs(opts) {
-  const o = { webPort: 0, dataDir: opts.dataDir, processingMs: opts.processingMs, workers: opts.workers, apiKeys: opts.apiKeys, faults: opts.faults, verbose: opts.verbose };
+  const o = { webPort: 0, control: true, dataDir: opts.dataDir, processingMs: opts.processingMs, workers: opts.workers, apiKeys: opts.apiKeys, faults: opts.faults, verbose: opts.verbose };
   if (!opts.containers) Object.assign(o, { container: false, bgr: false });
   return [LAUNCHER, JSON.stringify(o)];
 }
@@ -102,6 +103,8 @@ export async function startEmulatorProcess(opts = {}) {
     });
   });
   const origin = new URL(urls.web).origin;
+  // The control routes need a configured key when there is one.
+  const controlHeaders = opts.apiKeys?.length ? { 'x-api-key': opts.apiKeys[0] } : {};
   let stopped = false;
   // Under a wrapper (strace) the emulator is the wrapper's child: signals go to it, so
   // the wrapper sees its tracee exit and ends too (killing strace would detach and orphan it).
@@ -131,15 +134,15 @@ export async function startEmulatorProcess(opts = {}) {
     },
     /** GET /_emulator/stats */
     async stats() {
-      return (await fetch(`${origin}/_emulator/stats`)).json();
+      return (await fetch(`${origin}/_emulator/stats`, { headers: controlHeaders })).json();
     },
     /** DELETE /_emulator/stats (request counters back to zero). */
     async resetStats() {
-      await fetch(`${origin}/_emulator/stats`, { method: 'DELETE' });
+      await fetch(`${origin}/_emulator/stats`, { method: 'DELETE', headers: controlHeaders });
     },
     /** POST /_emulator/faults (replaces the configuration). */
     async setFaults(faults) {
-      const res = await fetch(`${origin}/_emulator/faults`, { method: 'POST', body: JSON.stringify(faults), headers: { 'content-type': 'application/json' } });
+      const res = await fetch(`${origin}/_emulator/faults`, { method: 'POST', body: JSON.stringify(faults), headers: { ...controlHeaders, 'content-type': 'application/json' } });
       if (!res.ok) throw new Error(`setting faults: ${res.status} ${await res.text()}`);
     },
     /** SIGTERM, then SIGKILL after `graceMs`; resolves with how it exited. */

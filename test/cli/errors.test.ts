@@ -2,17 +2,17 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { copySamples, emulator, runPfc, summaryOf } from './helpers';
+import { copySamples, emulator, runPfc, summaryOf, TEST_KEY } from './helpers';
 
 describe('pfc exit codes and refusals', () => {
   let emu: Awaited<ReturnType<typeof emulator>>;
   const dir = copySamples();
   beforeAll(async () => {
-    emu = await emulator();
+    emu = await emulator({ control: true });
   });
   afterAll(() => emu.close());
   beforeEach(async () => {
-    const res = await fetch(new URL('/_emulator/stats', emu.web), { method: 'DELETE' });
+    const res = await fetch(new URL('/_emulator/stats', emu.web), { method: 'DELETE', headers: { 'X-API-KEY': TEST_KEY } });
     expect(res.ok).toBe(true);
     await res.body?.cancel();
   });

@@ -28,6 +28,9 @@ containers (real image work with sharp).
   --workers N                 jobs processed at once; others wait PENDING (default 2)
   --retention-minutes MIN     result URLs expire after this (default 1440)
   --upload-url-ttl-seconds S  pre-signed upload addresses expire after this (default 3600)
+  --control                   serve the /_emulator/* control routes (stats, job
+                              records, faults); off by default: any web page could
+                              reach them. They need --api-key when keys are set
   --faults JSON               fault configuration, as POST /_emulator/faults takes
   --fault-seed N              seed for repeatable fault draws
   --fault-429 RATE            share (0-1) of API requests answered 429
@@ -69,6 +72,7 @@ function parse(argv: string[]): EmulatorOptions & { verbose: boolean; help: bool
       workers: str,
       'retention-minutes': str,
       'upload-url-ttl-seconds': str,
+      control: { type: 'boolean', default: false },
       faults: str,
       'fault-seed': str,
       'fault-429': str,
@@ -130,6 +134,7 @@ function parse(argv: string[]): EmulatorOptions & { verbose: boolean; help: bool
     retentionMinutes: num('retention-minutes', v['retention-minutes']),
     uploadUrlTtlSeconds: num('upload-url-ttl-seconds', v['upload-url-ttl-seconds'], { min: 1 }),
     faults,
+    control: v.control ?? false,
     verbose: v.verbose ?? false,
     help: v.help ?? false,
   };

@@ -5,7 +5,7 @@
 export { startEmulator, type EmulatorHandle, type EmulatorUrls } from './server';
 export { DEFAULT_LIMITS, type EmulatorLimits, type EmulatorOptions } from './options';
 export { validateFaultConfig, type FaultConfig, type JobFaults, type RouteFaults } from './faults';
-export type { EmulatorStats } from './control/routes-control';
+export type { EmulatorJobRecord, EmulatorStats } from './control/routes-control';
 export type { Detection, ImagingEngine, LookContext, RawImage } from './engine';
 export { processImage, jobParams, type ProcessContext, type ProcessResult } from './webapi/process';
 export { JobRejection } from './webapi/limits';

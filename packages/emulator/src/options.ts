@@ -79,7 +79,15 @@ export interface EmulatorOptions {
   uploadUrlTtlSeconds?: number;
   /** Size limits; unspecified fields keep the documented defaults. */
   limits?: Partial<EmulatorLimits>;
-  /** Initial fault injection (also settable at run time via `POST /_emulator/faults`). */
+  /**
+   * Serve the `/_emulator/*` control routes (stats, faults, sweep, job records).
+   * Default false: a running emulator is reachable from any web page the user
+   * visits, which must not be able to inject faults or read job records. When
+   * `apiKeys` are configured the routes need one of them; they never carry
+   * CORS headers and take only JSON bodies.
+   */
+  control?: boolean;
+  /** Initial fault injection (also settable at run time via `POST /_emulator/faults` when `control` is on). */
   faults?: FaultConfig;
   /**
    * Imaging engine hooks (look, faces, background mask, AI Art, video) of the

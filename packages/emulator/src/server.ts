@@ -3,7 +3,7 @@
  * returns their URLs and a `close()`. Today that is the Web API v2; the
  * self-hosted container emulations add their servers here (one `urls` key each).
  */
-import { emulatorStats, type EmulatorStats } from './control/routes-control';
+import { emulatorJobs, emulatorStats, type EmulatorJobRecord, type EmulatorStats } from './control/routes-control';
 import type { FaultConfig } from './faults';
 import type { EmulatorOptions } from './options';
 import { startSelfHosted, type SelfHostedEmulation } from './container/start';
@@ -31,6 +31,8 @@ export interface EmulatorHandle {
   selfHosted: Pick<SelfHostedEmulation, 'container' | 'bgr'>;
   /** Request, job and fault counters (as `GET /_emulator/stats`). */
   stats(): EmulatorStats;
+  /** Every Web API job with the parameters the service received (as `GET /_emulator/jobs`). */
+  jobs(): EmulatorJobRecord[];
   /** Replaces the fault configuration (as `POST /_emulator/faults`); throws on an invalid one. */
   setFaults(config: FaultConfig): void;
   /** Deletes expired results and uploads now (as `POST /_emulator/sweep`). */
@@ -68,6 +70,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       dataDir: store.root,
       selfHosted: { container: selfHosted.container, bgr: selfHosted.bgr },
       stats: () => emulatorStats(web.app),
+      jobs: () => emulatorJobs(web.app),
       setFaults: (config) => web.app.faults.set(config),
       sweep: () => sweep(web.app),
       close() {

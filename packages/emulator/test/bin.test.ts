@@ -98,7 +98,7 @@ describe('pfc-emulator bin', () => {
   });
 
   it('applies fault flags and serves the control routes', async () => {
-    const { child, ready } = await startBin(['--web-port', '0', '--fault-503', '1', '--fault-retry-after', '4', '--fault-seed', '3', '--faults', '{"jobs":{"rejectRate":1}}']);
+    const { child, ready } = await startBin(['--web-port', '0', '--control', '--fault-503', '1', '--fault-retry-after', '4', '--fault-seed', '3', '--faults', '{"jobs":{"rejectRate":1}}']);
     const res = await fetch(`${ready.web}/upload`, { headers: { 'X-API-KEY': 'any' } });
     expect(res.status).toBe(503);
     expect(res.headers.get('retry-after')).toBe('4');

@@ -6,11 +6,11 @@ afterEach(closeAll);
 
 const control = (web: string): string => web.replace(/\/v2$/, '/_emulator');
 const setFaults = async (web: string, body: unknown): Promise<Response> =>
-  fetch(`${control(web)}/faults`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+  fetch(`${control(web)}/faults`, { method: 'POST', headers: { ...H, 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
 
 describe('route faults', () => {
   it('429 with Retry-After for `count` requests, then normal answers', async () => {
-    const emu = await emulator();
+    const emu = await emulator({ control: true });
     const set = await setFaults(emu.web, { routes: { upload: { rate429: 1, retryAfterSeconds: 7, count: 2 } } });
     expect(set.status).toBe(200);
     for (let i = 0; i < 2; i++) {
@@ -26,7 +26,7 @@ describe('route faults', () => {
   });
 
   it('500 and 503 (with Retry-After) by path patterns', async () => {
-    const emu = await emulator({ faults: { routes: { '/status/*': { rate503: 1, count: 1 }, 'GET /v2/pfc': { rate500: 1, count: 1 } } } });
+    const emu = await emulator({ control: true, faults: { routes: { '/status/*': { rate503: 1, count: 1 }, 'GET /v2/pfc': { rate500: 1, count: 1 } } } });
     const fileKey = await upload(emu.web, COFFEE);
     const pfc = await fetch(`${emu.web}/pfc?fileKey=${fileKey}`, { headers: H });
     expect(pfc.status).toBe(500);
@@ -38,7 +38,7 @@ describe('route faults', () => {
   });
 
   it('drops connections without an answer', async () => {
-    const emu = await emulator();
+    const emu = await emulator({ control: true });
     emu.setFaults({ routes: { upload: { dropRate: 1, count: 1 } } });
     await expect(fetch(`${emu.web}/upload`, { headers: H })).rejects.toThrow();
     expect((await fetch(`${emu.web}/upload`, { headers: H })).status).toBe(200);
@@ -46,7 +46,7 @@ describe('route faults', () => {
   });
 
   it('adds latency', async () => {
-    const emu = await emulator({ faults: { routes: { upload: { latencyMs: 150 } } } });
+    const emu = await emulator({ control: true, faults: { routes: { upload: { latencyMs: 150 } } } });
     const t = Date.now();
     expect((await fetch(`${emu.web}/upload`, { headers: H })).status).toBe(200);
     expect(Date.now() - t).toBeGreaterThanOrEqual(140);
@@ -54,7 +54,7 @@ describe('route faults', () => {
   });
 
   it('is repeatable with a seed', async () => {
-    const emu = await emulator();
+    const emu = await emulator({ control: true });
     const run = async (): Promise<number[]> => {
       await setFaults(emu.web, { seed: 42, routes: { '*': { rate429: 0.5 } } });
       const out: number[] = [];
@@ -68,15 +68,15 @@ describe('route faults', () => {
   });
 
   it('never touches the control routes, and a DELETE clears the faults', async () => {
-    const emu = await emulator({ faults: { routes: { '*': { rate500: 1 } } } });
-    expect((await fetch(`${control(emu.web)}/stats`)).status).toBe(200);
+    const emu = await emulator({ control: true, faults: { routes: { '*': { rate500: 1 } } } });
+    expect((await fetch(`${control(emu.web)}/stats`, { headers: H })).status).toBe(200);
     expect((await fetch(`${emu.web}/upload`, { headers: H })).status).toBe(500);
-    expect(await json(await fetch(`${control(emu.web)}/faults`, { method: 'DELETE' }))).toEqual({});
+    expect(await json(await fetch(`${control(emu.web)}/faults`, { method: 'DELETE', headers: H }))).toEqual({});
     expect((await fetch(`${emu.web}/upload`, { headers: H })).status).toBe(200);
   });
 
   it('answers 400 naming the field for an invalid configuration', async () => {
-    const emu = await emulator();
+    const emu = await emulator({ control: true });
     for (const [body, message] of [
       [{ routes: { upload: { rate429: 2 } } }, /rate429 must be a share from 0 to 1/],
       [{ routes: { upload: { rate429: 0.6, rate500: 0.6 } } }, /add up to more than 1/],
@@ -95,7 +95,7 @@ describe('route faults', () => {
 
 describe('job faults', () => {
   it('FAILED and REJECTED jobs with an injected-fault status text, then normal jobs', async () => {
-    const emu = await emulator();
+    const emu = await emulator({ control: true });
     await setFaults(emu.web, { jobs: { failRate: 1, count: 1 } });
     const failed = await runJob(emu.web, COFFEE);
     expect([failed.status, failed.statusText]).toEqual(['FAILED', 'processing failed (injected fault)']);
@@ -109,7 +109,7 @@ describe('job faults', () => {
   });
 
   it('a hanging job stays PROCESSING while later jobs complete, and close() still returns', async () => {
-    const emu = await emulator({ workers: 2, faults: { jobs: { hangRate: 1, count: 1 } } });
+    const emu = await emulator({ control: true, workers: 2, faults: { jobs: { hangRate: 1, count: 1 } } });
     const hung = await startJob(emu.web, { fileKey: await upload(emu.web, COFFEE) });
     expect((await runJob(emu.web, COFFEE)).status).toBe('COMPLETED');
     expect((await runJob(emu.web, COFFEE)).status).toBe('COMPLETED');
@@ -121,15 +121,15 @@ describe('job faults', () => {
 
 describe('stats', () => {
   it('counts requests per route and answers per status, and resets', async () => {
-    const emu = await emulator();
+    const emu = await emulator({ control: true });
     await runJob(emu.web, COFFEE);
     await fetch(`${emu.web}/nowhere`);
-    const s = await json<{ requests: Record<string, number>; responses: Record<string, number>; jobs: { total: number } }>(await fetch(`${control(emu.web)}/stats`));
+    const s = await json<{ requests: Record<string, number>; responses: Record<string, number>; jobs: { total: number } }>(await fetch(`${control(emu.web)}/stats`, { headers: H }));
     expect(s.requests).toMatchObject({ upload: 1, 'upload.put': 1, pfc: 1, unrouted: 1 });
     expect(s.requests.status).toBeGreaterThanOrEqual(1);
     expect(s.responses['404']).toBe(1);
     expect(s.jobs.total).toBe(1);
-    const reset = await json<{ requests: Record<string, number> }>(await fetch(`${control(emu.web)}/stats`, { method: 'DELETE' }));
+    const reset = await json<{ requests: Record<string, number> }>(await fetch(`${control(emu.web)}/stats`, { method: 'DELETE', headers: H }));
     expect(reset.requests).toEqual({});
   });
 });

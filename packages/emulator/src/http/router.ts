@@ -30,6 +30,11 @@ export interface RouteDef {
   path: string;
   /** Whether injected faults may hit this route (false for the control routes). Default true. */
   faults?: boolean;
+  /**
+   * Whether answers carry CORS headers (and preflights succeed). Default true;
+   * false keeps browsers on other origins from calling the route at all.
+   */
+  cors?: boolean;
   /** A GET route that also answers HEAD (Node drops the body). Default false. */
   head?: boolean;
   handle(ctx: RequestContext): Promise<void> | void;
@@ -48,6 +53,13 @@ export class Router {
   add(...routes: RouteDef[]): this {
     for (const route of routes) this.compiled.push({ route, segments: splitPath(route.path) });
     return this;
+  }
+
+  /** Whether any route at this (still encoded) path allows cross-origin calls; true when none matches. */
+  allowsCors(pathname: string): boolean {
+    const parts = splitPath(pathname);
+    const routes = this.compiled.filter((c) => matchSegments(c.segments, parts)).map((c) => c.route);
+    return routes.length === 0 || routes.some((r) => r.cors !== false);
   }
 
   /** The route for a method and (still encoded) path; `{allowed}` when only the method is wrong; undefined when no path matches. */
@@ -88,6 +100,18 @@ function matchSegments(template: string[], parts: string[]): Record<string, stri
   return params;
 }
 
+/** The request's path and query as a URL, or undefined when the target is malformed. */
+function requestUrl(req: IncomingMessage): URL | undefined {
+  const raw = req.url ?? '/';
+  if (!raw.startsWith('/')) return undefined;
+  // Concatenation (not `new URL(raw, base)`) so `//host/x` stays a path, never an authority.
+  try {
+    return new URL(`http://emulator.invalid${raw}`);
+  } catch {
+    return undefined;
+  }
+}
+
 /** Hooks around every routed request: stats, fault injection, logging. */
 export interface DispatchHooks {
   /** Runs before the handler; return true when it already answered (an injected fault). */
@@ -112,23 +136,16 @@ async function dispatch(router: Router, hooks: DispatchHooks, req: IncomingMessa
   req.on('error', () => undefined); // an aborted upload must not become an unhandled error
   res.on('finish', () => hooks.onResponse?.(routeName, res.statusCode));
   try {
-    applyCors(req, res);
     const requestId = randomUUID();
     res.setHeader('X-Request-Id', requestId);
+    const url = requestUrl(req);
+    if (url === undefined || router.allowsCors(url.pathname)) applyCors(req, res);
     if (req.method === 'OPTIONS') {
       res.writeHead(204, { 'Content-Length': '0' });
       res.end();
       return;
     }
-    const raw = req.url ?? '/';
-    if (!raw.startsWith('/')) throw new HttpError(400, 'malformed request target');
-    // Concatenation (not `new URL(raw, base)`) so `//host/x` stays a path, never an authority.
-    let url: URL;
-    try {
-      url = new URL(`http://emulator.invalid${raw}`);
-    } catch {
-      throw new HttpError(400, 'malformed request target');
-    }
+    if (url === undefined) throw new HttpError(400, 'malformed request target');
     const m = router.match(req.method ?? 'GET', url.pathname);
     if (!m) {
       hooks.onRequest?.(routeName);

@@ -17,6 +17,11 @@ export class KeyCheck {
     this.accepted = keys.map(digest);
   }
 
+  /** Whether specific keys were configured (otherwise any non-empty key is accepted). */
+  get configured(): boolean {
+    return this.accepted.length > 0;
+  }
+
   /** Returns the caller's account id (hex digest of its key); throws 401 when the key is missing or wrong. */
   check(req: IncomingMessage): string {
     const raw = req.headers['x-api-key'];

@@ -21,7 +21,8 @@ export interface StartedWebApi {
 export async function startWebApi(options: EmulatorOptions, store: DataStore): Promise<StartedWebApi> {
   const app = createWebApiApp(options, store);
   const log = options.log;
-  const router = new Router().add(...uploadRoutes(app), ...jobRoutes(app), ...presetRoutes(app), ...resultRoutes(app), ...controlRoutes(app));
+  const router = new Router().add(...uploadRoutes(app), ...jobRoutes(app), ...presetRoutes(app), ...resultRoutes(app));
+  if (options.control === true) router.add(...controlRoutes(app));
   const listener = createRequestListener(router, {
     before: (ctx) => app.faults.beforeRequest(ctx),
     onRequest: (name) => app.stats.onRequest(name),

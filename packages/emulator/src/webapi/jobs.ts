@@ -13,6 +13,8 @@ import type { UploadedFile } from './uploads';
 export interface JobSpec {
   /** Effective parameters (see `jobParams`). */
   params: PfcParams;
+  /** The parameters as the client sent them (validated, before defaults are applied). */
+  requested: PfcParams;
   /** Whether an identical earlier output may be reused (`cache`, default true). */
   useCache: boolean;
   /** Known before processing (from the upload's header), so PENDING records have them. */
@@ -105,6 +107,11 @@ export class JobQueue {
 
   get(id: string): Job | undefined {
     return this.jobs.get(id);
+  }
+
+  /** Every job the queue still knows, in creation order. */
+  list(): IterableIterator<Job> {
+    return this.jobs.values();
   }
 
   /** Number of jobs in each state. */

@@ -54,6 +54,7 @@ export function jobRoutes(app: WebApiApp): RouteDef[] {
 
         const job = app.queue.create({
           params,
+          requested: p,
           useCache: params.cache !== false,
           file,
           presetPath,
