@@ -7,7 +7,8 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { createWebBackend } from '@pfc/core';
-import { startEmulator, type EmulatorHandle } from '@pfc/emulator';
+import { startEmulator, type EmulatorHandle, type EmulatorJobRecord } from '@pfc/emulator';
+import { createHash } from 'node:crypto';
 import type { Page } from 'playwright-core';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -33,10 +34,19 @@ let page: Page;
 const pageErrors: string[] = [];
 /** Bodies of the corrected files the panel downloaded, in order. */
 const downloads: Buffer[] = [];
+/** Bodies of the files the panel uploaded, in order. */
+const uploads: Buffer[] = [];
+
+/** The service's own record of its jobs, read through the emulator's control route (not the panel). */
+async function serviceJobs(): Promise<EmulatorJobRecord[]> {
+  const res = await fetch(`${new URL(emu.web).origin}/_emulator/jobs`);
+  expect(res.status).toBe(200);
+  return ((await res.json()) as { jobs: EmulatorJobRecord[] }).jobs;
+}
 
 beforeAll(async () => {
   if (!existsSync(join(DIST, 'index.js'))) throw new Error('the panel is not built: run `npm run build` first');
-  emu = await startEmulator({ webPort: 0, engine: testEngine });
+  emu = await startEmulator({ webPort: 0, engine: testEngine, control: true });
   // A custom preset in the account, which the panel should offer.
   await createWebBackend({ baseURL: emu.web, apiKey: API_KEY }).presets.create({
     name: 'Studio Warm', description: 'made by the e2e test', file: new TextEncoder().encode('exported preset'),
@@ -49,6 +59,10 @@ beforeAll(async () => {
   const emuOrigin = new URL(emu.web).origin;
   page.on('pageerror', (e) => pageErrors.push(e.message));
   if (process.env.PFC_E2E_DEBUG) page.on('console', (m) => console.log(`[page] ${m.text()}`));
+  page.on('request', (r) => {
+    const body = r.postDataBuffer();
+    if (r.url().startsWith(emuOrigin) && r.method() === 'PUT' && body) uploads.push(body);
+  });
   page.on('response', async (r) => {
     if (r.url().startsWith(emuOrigin) && r.request().method() === 'GET' && (r.headers()['content-type'] ?? '').startsWith('image/')) {
       downloads.push(await r.body());
@@ -123,8 +137,20 @@ describe('Photoshop panel in Chromium on the simulated host', () => {
     const background = (doc.layers[0] as { id: number }).id;
     const original = await layerRgba(doc.id, background);
     downloads.length = 0;
+    uploads.length = 0;
+    const jobsBefore = (await serviceJobs()).length;
 
     await runButton('#correct-document');
+
+    // The service received the user's choice and exactly the document's pixels (a lossless PNG).
+    const jobs = await serviceJobs();
+    expect(jobs).toHaveLength(jobsBefore + 1);
+    const job = jobs.at(-1)!;
+    expect(job.requested.preset).toBe('Universal');
+    expect(uploads).toHaveLength(1);
+    expect(job.inputSha256).toBe(createHash('sha256').update(uploads[0]!).digest('hex'));
+    const sent = await sharp(uploads[0]!).ensureAlpha().raw().toBuffer();
+    expect(sameBytes(new Uint8Array(sent), original)).toBe(true);
 
     expect(await outcomes()).toEqual([{ status: 'done', text: 'astronaut.jpg — added layer "Perfectly Clear: Universal"' }]);
     const after = await sim((s) => s.documents());
@@ -135,7 +161,8 @@ describe('Photoshop panel in Chromium on the simulated host', () => {
     const layer = await layerRgba(doc.id, (now.layers[0] as { id: number }).id);
     await expect.poll(() => downloads.length).toBe(1); // the response listener reads the body asynchronously
     const { data } = await sharp(downloads[0]!).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
-    expect(meanDiff(layer, new Uint8Array(data))).toBeLessThan(2.5);
+    // PNG in, PNG out: the layer holds the service's pixels exactly.
+    expect(sameBytes(layer, new Uint8Array(data))).toBe(true);
     expect(meanDiff(layer, original)).toBeGreaterThan(8);
     expect(sameBytes(await layerRgba(doc.id, background), original)).toBe(true);
     // batchPlay got exactly the descriptors Photoshop records for "select layer" and "new layer".
@@ -160,6 +187,7 @@ describe('Photoshop panel in Chromium on the simulated host', () => {
     await runButton('#correct-layer');
 
     expect(await outcomes()).toEqual([{ status: 'done', text: 'rocket.jpg — added layer "Perfectly Clear: Studio Warm"' }]);
+    expect((await serviceJobs()).at(-1)!.requested.preset).toBe('Studio Warm');
     const now = await page.evaluate((id) => window.__sim.document(id), doc.id);
     expect(now.layers.map((l) => (l as { name: string }).name)).toEqual(['Perfectly Clear: Studio Warm', 'cut-out', 'Background']);
     expect(now.history).toEqual(['Open', 'Perfectly Clear: Studio Warm']);
@@ -218,6 +246,7 @@ describe('Photoshop panel in Chromium on the simulated host', () => {
     await page.selectOption('#background', 'transparent');
     await runButton('#correct-document');
     expect(await outcomes()).toEqual([{ status: 'done', text: 'grace.jpg — added layer "Perfectly Clear: Universal, background removed"' }]);
+    expect((await serviceJobs()).at(-1)!.requested).toMatchObject({ preset: 'Universal', removeBackground: true, outputType: 'png' });
     const cut = await page.evaluate((id) => window.__sim.document(id), doc.id);
     const px = await layerRgba(doc.id, (cut.layers[0] as { id: number }).id);
     expect(px[3]).toBe(0); // corner: removed
@@ -229,6 +258,7 @@ describe('Photoshop panel in Chromium on the simulated host', () => {
     const before = await sim((s) => s.documents());
     await runButton('#correct-document');
     await page.selectOption('#resize', 'none');
+    expect((await serviceJobs()).at(-1)!.requested.long).toBe(300);
     expect(await outcomes()).toEqual([{ status: 'done', text: 'grace.jpg — resized result opened as a new document, "grace (Perfectly Clear).png"' }]);
     const after = await sim((s) => s.documents());
     expect(after).toHaveLength(before.length + 1);
