@@ -25,7 +25,7 @@ declare global {
 }
 
 const API_KEY = 'e2e-account-key';
-const SCREENSHOT = join(PANEL_DIR, '../../test-results/photoshop-panel.png');
+const SCREENSHOTS = join(PANEL_DIR, '../../test-results');
 
 let emu: EmulatorHandle;
 let server: Awaited<ReturnType<typeof startPanelServer>>;
@@ -217,8 +217,16 @@ describe('Photoshop panel in Chromium on the simulated host', () => {
     expect(after.map((d) => d.layers.length)).toEqual(before.map((d, i) => d.layers.length + (i === 0 ? 0 : 1)));
     expect(after[0]!.history).toEqual(before[0]!.history);
     expect(after.find((d) => d.id === coffee.id)!.history).toEqual(['Open', 'Perfectly Clear: Universal']);
-    mkdirSync(join(SCREENSHOT, '..'), { recursive: true });
-    await page.screenshot({ path: SCREENSHOT, fullPage: true });
+    // Photoshop's dark and light themes (prefers-color-scheme; Chromium knows dark and light).
+    mkdirSync(SCREENSHOTS, { recursive: true });
+    const background = () => page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+    await page.emulateMedia({ colorScheme: 'dark' });
+    expect(await background()).toBe('rgb(50, 50, 50)');
+    await page.screenshot({ path: join(SCREENSHOTS, 'photoshop-panel-dark.png'), fullPage: true });
+    await page.emulateMedia({ colorScheme: 'light' });
+    expect(await background()).toBe('rgb(240, 240, 240)');
+    await page.screenshot({ path: join(SCREENSHOTS, 'photoshop-panel-light.png'), fullPage: true });
+    await page.emulateMedia({ colorScheme: 'dark' });
   });
 
   it('Cancel while the service works leaves the document unchanged', async () => {
@@ -293,6 +301,15 @@ describe('Photoshop panel in Chromium on the simulated host', () => {
     const px = await layerRgba(doc.id, (now.layers[0] as { id: number }).id);
     expect(px[3]).toBe(0);
     expect(px[((now.height >> 1) * now.width + (now.width >> 1)) * 4 + 3]).toBe(255);
+
+    // A saved key can be removed, not only replaced.
+    await page.click('#toggle-settings');
+    expect(await page.isVisible('#remove-bgr-key')).toBe(true);
+    await page.click('#remove-bgr-key');
+    await expect.poll(() => page.textContent('#message')).toBe('The saved licence key was removed.');
+    expect(await sim((s) => s.secureKeys())).toEqual(['pfc.apiKey']);
+    expect(await page.isVisible('#remove-bgr-key')).toBe(false);
+    await page.click('#toggle-settings');
     expect(pageErrors).toEqual([]);
   });
 });
