@@ -1,9 +1,9 @@
 /** `addResultLayer` / `openResultDocument`: results back into the simulated Photoshop. */
 import { describe, expect, it } from 'vitest';
-import { addResultLayer, openResultDocument } from '../src/ps/apply';
+import { addResultLayer, newResultDocument } from '../src/ps/apply';
 import { inModal } from '../src/ps/modal';
 import { compositeOf, locate, restore, type DocState, type LayerNode } from './sim/index';
-import { brighten, decodeWithSharp, loadSample, meanDiff, rgbToRgba, simHost } from './helpers';
+import { brighten, loadSample, meanDiff, rgbToRgba, simHost } from './helpers';
 import sharp from 'sharp';
 
 async function photoDoc(opts: { bits?: 'bitDepth8' | 'bitDepth16' | 'bitDepth32'; width?: number } = {}) {
@@ -167,19 +167,32 @@ describe('addResultLayer', () => {
   });
 });
 
-describe('openResultDocument', () => {
-  it('writes the result to the temporary folder and opens it as a new document with its pixels', async () => {
+describe('newResultDocument', () => {
+  it('puts a resized result into a new untitled document, exactly its pixels, with no file anywhere', async () => {
     const { host, sim, rgba, doc } = await photoDoc({ width: 50 });
-    const jpeg = new Uint8Array(await sharp(Buffer.from(rgba), { raw: { width: doc.width, height: doc.height, channels: 4 } }).resize(100).jpeg().toBuffer());
+    const big = { width: 100, height: Math.round((doc.height * 100) / doc.width), data: new Uint8Array(0) };
+    big.data = new Uint8Array(await sharp(Buffer.from(rgba), { raw: { width: doc.width, height: doc.height, channels: 4 } }).resize(big.width, big.height).raw().toBuffer());
 
-    const opened = await inModal(host, 'x', () => openResultDocument(host, jpeg, 'grace (Perfectly Clear).jpg'));
+    const opened = await inModal(host, 'x', (ctx) => newResultDocument(host, ctx, big, 'grace (Perfectly Clear)', 300));
 
-    expect(opened.title).toBe('grace (Perfectly Clear).jpg');
-    expect([opened.width, opened.height]).toEqual([100, Math.round((doc.height * 100) / doc.width)]);
-    expect(sim.temp.files.get('grace (Perfectly Clear).jpg')?.bytes).toEqual(jpeg);
+    expect(opened.title).toBe('grace (Perfectly Clear)');
+    expect([opened.width, opened.height, opened.resolution]).toEqual([big.width, big.height, 300]);
     const state = sim.core.doc(opened.id);
-    const decoded = await decodeWithSharp(jpeg);
-    expect(compositeOf(state, state.layers)).toEqual(decoded.data);
+    expect(compositeOf(state, state.layers)).toEqual(big.data);
+    expect(sim.temp.files.size).toBe(0);
     expect(doc.history).toHaveLength(1); // the source document is untouched
+  });
+
+  it('closes the half-made document when the user cancels while it is filled', async () => {
+    const { host, sim, doc } = await photoDoc({ width: 40 });
+    const count = sim.core.docs.size;
+    const image = { width: 20, height: 20, data: new Uint8Array(20 * 20 * 4).fill(200) };
+    const run = inModal(host, 'x', async (ctx) => {
+      sim.imaging.beforePut = () => sim.core.cancelCurrentModal();
+      return newResultDocument(host, ctx, image, 'cancelled', 72);
+    });
+    await expect(run).rejects.toThrow();
+    expect(sim.core.docs.size).toBe(count);
+    expect(sim.core.activeId).toBe(doc.id);
   });
 });

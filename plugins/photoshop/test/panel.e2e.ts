@@ -249,7 +249,7 @@ describe('Photoshop panel in Chromium on the simulated host', () => {
     expect(await page.isEnabled('#correct-document')).toBe(true);
   });
 
-  it('keeps the transparency of a background removal, and opens a resized result as a new document via the temporary folder', async () => {
+  it('keeps the transparency of a background removal, and opens a resized result as a new untitled document', async () => {
     const doc = await openPhoto('portraits/grace_hopper.jpg', 'grace.jpg');
     await page.selectOption('#background', 'transparent');
     await runButton('#correct-document');
@@ -267,12 +267,12 @@ describe('Photoshop panel in Chromium on the simulated host', () => {
     await runButton('#correct-document');
     await page.selectOption('#resize', 'none');
     expect((await serviceJobs()).at(-1)!.requested.long).toBe(300);
-    expect(await outcomes()).toEqual([{ status: 'done', text: 'grace.jpg — resized result opened as a new document, "grace (Perfectly Clear).png"' }]);
+    expect(await outcomes()).toEqual([{ status: 'done', text: 'grace.jpg — resized result opened as a new document, "grace (Perfectly Clear)"' }]);
     const after = await sim((s) => s.documents());
     expect(after).toHaveLength(before.length + 1);
-    const opened = after.find((d) => d.title === 'grace (Perfectly Clear).png')!;
+    const opened = after.find((d) => d.title === 'grace (Perfectly Clear)')!;
     expect(Math.max(opened.width, opened.height)).toBe(300);
-    expect(await sim((s) => s.tempFiles())).toContain('grace (Perfectly Clear).png');
+    expect(await sim((s) => s.tempFiles())).toEqual([]); // no file: nothing left behind, Ctrl+S asks where to save
     expect(after.find((d) => d.id === doc.id)!.history).toEqual(cut.history); // the source is untouched
   });
 

@@ -122,11 +122,11 @@ describe('runCorrections with the emulator', () => {
   it('opens a resized result as a new document at the requested size', async () => {
     const { host, sim, docs } = await setup(['objects/coffee.jpg']);
     const outcomes = await runCorrections(host, backend(), resolveTargets(host, 'document'), toParams({ ...DEFAULT_CHOICES, resize: 'long', resizeValue: 320 }));
-    expect(outcomes[0]).toMatchObject({ status: 'done', message: 'resized result opened as a new document, "coffee (Perfectly Clear).png"' });
+    expect(outcomes[0]).toMatchObject({ status: 'done', message: 'resized result opened as a new document, "coffee (Perfectly Clear)"' });
     const opened = [...sim.core.docs.values()].find((d) => d.id !== docs[0]!.id)!;
     expect(Math.max(opened.width, opened.height)).toBe(320);
     expect(docs[0]!.layers).toHaveLength(1);
-    expect(sim.temp.files.has('coffee (Perfectly Clear).png')).toBe(true);
+    expect(sim.temp.files.size).toBe(0);
   });
 
   it('corrects the active layer only, keeping its shape, and says when a CMYK document was converted', async () => {

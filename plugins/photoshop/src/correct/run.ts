@@ -9,8 +9,8 @@ import {
   type CorrectionBackend, type CorrectionProgress, type PfcParams,
 } from '@pfc/core';
 import type { Host } from '../host/types';
-import { decodeImage, sniffFormat } from '../image/codec';
-import { addResultLayer, openResultDocument } from '../ps/apply';
+import { decodeImage } from '../image/codec';
+import { addResultLayer, newResultDocument } from '../ps/apply';
 import { activateDocument, findDocument } from '../ps/commands';
 import { exportPixels, unsupportedReason } from '../ps/export';
 import { CancelledError, inModal } from '../ps/modal';
@@ -125,13 +125,13 @@ async function correctOne(
   const notes = [...(exported.conversion ? [exported.conversion] : []), ...warnings, ...result.warnings];
 
   report('applying');
+  const image = decodeImage(bytes);
   if (isResize(params)) {
-    const ext = sniffFormat(bytes) === 'png' ? 'png' : 'jpg';
-    const opened = await inModal(host, name, () => openResultDocument(host, bytes, `${baseName(target.title)} (Perfectly Clear).${ext}`));
+    const title = `${baseName(target.title)} (Perfectly Clear)`;
+    const opened = await inModal(host, name, (context) => newResultDocument(host, context, image, title, doc.resolution));
     report('done');
     return { title: target.title, status: 'done', message: `resized result opened as a new document, "${opened.title}"`, notes };
   }
-  const image = decodeImage(bytes);
   const added = await inModal(host, name, (context) =>
     addResultLayer(host, context, {
       documentId: doc.id,

@@ -97,6 +97,9 @@ export interface PsExecutionContext {
     suspendHistory(params: { documentID: number; name: string }): Promise<PsHistorySuspension>;
     /** `commit: false` drops every change since `suspendHistory`. */
     resumeHistory(params: PsHistorySuspension & { finalName?: string }, commit?: boolean): Promise<void>;
+    /** Close this document without saving if the scope ends by an exception or a cancel. */
+    registerAutoCloseDocument(documentID: number): Promise<void>;
+    unregisterAutoCloseDocument(documentID: number): Promise<void>;
   };
   reportProgress(params: { value?: number; commandName?: string }): void;
 }
@@ -132,7 +135,8 @@ export interface PsImaging {
     layerID: number;
     imageData: PsImageData;
     replace?: boolean;
-    targetBounds?: PsRect | { left: number; top: number; width: number; height: number };
+    /** Where the pixels go; only `left` and `top` are used (imaging.md:194). */
+    targetBounds?: PsRect | { left: number; top: number; width?: number; height?: number };
     commandName?: string;
   }): Promise<void>;
   createImageDataFromBuffer(
@@ -146,11 +150,12 @@ export interface PsImaging {
 /** The `photoshop` module, as far as the panel uses it. */
 export interface PhotoshopModule {
   app: {
-    readonly documents: readonly PsDocument[];
+    readonly documents: readonly PsDocument[] & {
+      /** A new document (inside `executeAsModal`); `mode` and `fill` take `constants` string values. */
+      add(options: PsDocumentCreateOptions): Promise<PsDocument | null>;
+    };
     /** Null at run time when no document is open. */
     readonly activeDocument: PsDocument | null;
-    /** Open a file as a new document (inside `executeAsModal`). */
-    open(entry: PsFileEntry): Promise<PsDocument>;
   };
   core: {
     executeAsModal<T>(fn: (context: PsExecutionContext) => Promise<T>, options: { commandName: string }): Promise<T>;
@@ -162,6 +167,18 @@ export interface PhotoshopModule {
   constants: {
     ElementPlacement: { readonly PLACEBEFORE: string };
   };
+}
+
+/** `DocumentCreateOptions` of `documents.add`, as far as the panel sets them. */
+export interface PsDocumentCreateOptions {
+  name?: string;
+  width?: number;
+  height?: number;
+  resolution?: number;
+  mode?: string;
+  fill?: string;
+  depth?: number;
+  profile?: string;
 }
 
 /** A file in UXP's file system (`storage.File`). */

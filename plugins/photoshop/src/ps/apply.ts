@@ -1,14 +1,14 @@
 /**
  * Results back into Photoshop: as a new layer above the source in one
  * history step, or (resized results, which no longer fit the canvas) as a
- * new document opened from a temporary file. Existing layers are never written.
+ * new untitled document. Existing layers are never written.
  */
 import type { Host, PsDocument, PsExecutionContext, PsLayer, PsRect } from '../host/types';
 import type { Rgba } from '../image/codec';
 import { applyShape, resample, toDepth } from '../image/pixels';
 import { activateDocument, createLayerAbove, findDocument, findLayer } from './commands';
 import { documentBits, SRGB_PROFILE } from './export';
-import { inOneHistoryStep } from './modal';
+import { CancelledError, inOneHistoryStep } from './modal';
 
 export interface LayerResult {
   /** The document that receives the layer. */
@@ -89,16 +89,30 @@ function anchorLayer(doc: PsDocument, sourceLayerId: number | undefined): PsLaye
 }
 
 /**
- * Open an encoded result as a new document: it is written to the plugin's
- * temporary folder and opened by Photoshop, which decodes it at full size
- * with its embedded profile. The file name becomes the document's title.
- * Runs inside `executeAsModal`.
+ * A resized result as a new, untitled document holding its pixels: made with
+ * `documents.add` and filled with `putPixels`, so no file is involved (a
+ * document opened from a temporary file would save back into the plug-in's
+ * hidden folder on Ctrl+S, and the file would stay behind). Registered to be
+ * closed if the scope is cancelled or fails before it is complete
+ * (executeasmodal.md "Automatic document closing"). Runs inside `executeAsModal`.
  */
-export async function openResultDocument(host: Host, bytes: Uint8Array, fileName: string): Promise<PsDocument> {
-  const { localFileSystem, formats } = host.uxp.storage;
-  const folder = await localFileSystem.getTemporaryFolder();
-  const file = await folder.createFile(fileName, { overwrite: true });
-  const copy = bytes.slice().buffer;
-  await file.write(copy, { format: formats.binary });
-  return host.ps.app.open(file);
+export async function newResultDocument(host: Host, context: PsExecutionContext, image: Rgba, name: string, resolution: number): Promise<PsDocument> {
+  const doc = await host.ps.app.documents.add({
+    name, width: image.width, height: image.height, resolution, mode: 'RGBColorMode', fill: 'transparent', depth: 8, profile: SRGB_PROFILE,
+  });
+  if (!doc) throw new Error('Photoshop did not create the new document');
+  await context.hostControl.registerAutoCloseDocument(doc.id);
+  const layer = doc.layers[0];
+  if (!layer) throw new Error('the new document has no layer');
+  const imageData = await host.ps.imaging.createImageDataFromBuffer(image.data, {
+    width: image.width, height: image.height, components: 4, chunky: true, colorSpace: 'RGB', colorProfile: SRGB_PROFILE,
+  });
+  try {
+    await host.ps.imaging.putPixels({ documentID: doc.id, layerID: layer.id, imageData, replace: true, targetBounds: { left: 0, top: 0 } });
+  } finally {
+    await imageData.dispose();
+  }
+  if (context.isCancelled) throw new CancelledError();
+  await context.hostControl.unregisterAutoCloseDocument(doc.id);
+  return doc;
 }

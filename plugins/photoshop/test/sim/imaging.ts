@@ -100,7 +100,11 @@ export class SimImaging implements PsImaging {
     return { imageData: this.track(new SimImageData(width, height, components, out)), sourceBounds: rect, level: 0 };
   }
 
+  /** Called as putPixels starts; tests use it to cancel at that moment. */
+  beforePut: (() => void) | undefined;
+
   async putPixels(options: Parameters<PsImaging['putPixels']>[0]): Promise<void> {
+    this.beforePut?.();
     const doc = this.docOf(options.documentID);
     const img = options.imageData as SimImageData;
     this.putPixelsLog.push({ documentID: options.documentID, layerID: options.layerID, targetBounds: options.targetBounds, componentSize: img.componentSize });
