@@ -1,6 +1,7 @@
 /** `addResultLayer` / `openResultDocument`: results back into the simulated Photoshop. */
 import { describe, expect, it } from 'vitest';
 import { addResultLayer, newResultDocument } from '../src/ps/apply';
+import { checkStrength } from '../src/correct/run';
 import { inModal } from '../src/ps/modal';
 import { compositeOf, locate, restore, type DocState, type LayerNode } from './sim/index';
 import { brighten, loadSample, meanDiff, rgbToRgba, simHost } from './helpers';
@@ -194,5 +195,44 @@ describe('newResultDocument', () => {
     await expect(run).rejects.toThrow();
     expect(sim.core.docs.size).toBe(count);
     expect(sim.core.activeId).toBe(doc.id);
+  });
+});
+
+describe('the new layer keeps its source\'s look', () => {
+  it('copies the source layer\'s user mask, blend mode and opacity, and applies the strength as opacity', async () => {
+    const { host, sim, doc, rgba } = await photoDoc({ width: 40 });
+    // A pixel layer over the Background with a mask hiding its left half, in Multiply at 80 %.
+    const mask = new Uint8Array(doc.width * doc.height);
+    for (let y = 0; y < doc.height; y++) mask.fill(255, y * doc.width + (doc.width >> 1), (y + 1) * doc.width);
+    const masked: LayerNode = { id: 7700, name: 'masked', kind: 'pixel', visible: true, isBackground: false, pixels: rgba.slice(), children: null, mask, blendMode: 'multiply', opacity: 80 };
+    doc.layers.unshift(masked);
+    doc.activeLayerIds = [7700];
+    const result = { width: doc.width, height: doc.height, data: brighten(rgba) };
+
+    const added = await inModal(host, 'PFC', (ctx) =>
+      addResultLayer(host, ctx, { documentId: doc.id, sourceLayerId: 7700, rect: fullRect(doc), image: result, name: 'PFC', strength: 50 }),
+    );
+
+    const node = locate(doc.layers, added.layerId)!.node;
+    expect(node.mask).toEqual(mask); // what the mask hid stays hidden
+    expect(node.blendMode).toBe('multiply');
+    expect(node.opacity).toBe(40); // 80 % × strength 50 %
+    expect(doc.history.map((h) => h.name)).toEqual(['Open', 'PFC']); // still one step
+    expect(sim.imaging.live.size).toBe(0);
+  });
+
+  it('a whole-document result takes the strength as its opacity', async () => {
+    const { host, doc, rgba } = await photoDoc({ width: 30 });
+    const added = await inModal(host, 'PFC', (ctx) =>
+      addResultLayer(host, ctx, { documentId: doc.id, rect: fullRect(doc), image: { width: doc.width, height: doc.height, data: rgba }, name: 'PFC', strength: 65 }),
+    );
+    expect(locate(doc.layers, added.layerId)!.node.opacity).toBe(65);
+  });
+});
+
+describe('strength', () => {
+  it('is refused outside 1–100 with a message naming it and the range, before anything runs', () => {
+    for (const bad of [0, 101, 12.5, Number.NaN]) expect(() => checkStrength(bad)).toThrow(/strength must be a whole number from 1 to 100/);
+    expect(() => checkStrength(1)).not.toThrow();
   });
 });

@@ -42,6 +42,8 @@ export interface Outcome {
 
 export interface RunOptions {
   signal?: AbortSignal;
+  /** Strength of the correction, 1–100 %: the new layer's opacity. Default 100. */
+  strength?: number;
   onProgress?: (p: RunProgress) => void;
 }
 
@@ -64,6 +66,7 @@ export async function runCorrections(
 ): Promise<Outcome[]> {
   const check = backend.validate(params);
   if (check.errors.length > 0) throw new ParameterError(check.errors);
+  checkStrength(options.strength);
   const { signal, onProgress } = options;
   const name = describeCorrection(params);
   const startedOn = host.ps.app.activeDocument?.id;
@@ -76,7 +79,7 @@ export async function runCorrections(
     const report = (phase: Phase) =>
       onProgress?.({ index, total: targets.length, title: target.title, phase, fraction: (index + PHASE_AT[phase]) / targets.length });
     try {
-      outcomes.push(await correctOne(host, backend, target, params, name, check.warnings, signal, report));
+      outcomes.push(await correctOne(host, backend, target, params, name, check.warnings, { signal, strength: options.strength ?? 100 }, report));
     } catch (err) {
       const cancelled = err instanceof CancelledError || err instanceof UserAbortError || signal?.aborted === true;
       outcomes.push({
@@ -101,7 +104,7 @@ async function correctOne(
   params: PfcParams,
   name: string,
   warnings: readonly string[],
-  signal: AbortSignal | undefined,
+  { signal, strength }: { signal: AbortSignal | undefined; strength: number },
   report: (phase: Phase) => void,
 ): Promise<Outcome> {
   report('reading');
@@ -140,11 +143,20 @@ async function correctOne(
       image,
       keepShapeOf: params.removeBackground ? undefined : exported.alpha,
       name,
+      strength,
     }, signal),
   );
   if (added.resampled) notes.push(`the result came back at ${image.width}×${image.height} px and was fitted to the source`);
   report('done');
   return { title: target.title, status: 'done', message: `added layer "${name}"`, notes, layerId: added.layerId };
+}
+
+/** The strength is checked with the other choices, before anything is read or sent. */
+export function checkStrength(strength: number | undefined): void {
+  if (strength === undefined) return;
+  if (!Number.isInteger(strength) || strength < 1 || strength > 100) {
+    throw new RangeError(`strength must be a whole number from 1 to 100 (%), got ${String(strength)}`);
+  }
 }
 
 function baseName(title: string): string {

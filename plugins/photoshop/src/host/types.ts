@@ -48,6 +48,10 @@ export interface PsLayer {
   /** Child layers of a group; null for other kinds. */
   readonly layers: readonly PsLayer[] | null;
   readonly parent: PsLayer | null;
+  /** `constants.BlendMode` value, e.g. `normal`, `multiply` (settable inside `executeAsModal`). */
+  blendMode: string;
+  /** Master opacity in percent (settable inside `executeAsModal`). */
+  opacity: number;
   /** Restack this layer relative to another (must run inside `executeAsModal`). */
   move(relativeObject: PsLayer, insertLocation: string): unknown;
 }
@@ -143,6 +147,9 @@ export interface PsImaging {
     buffer: Uint8Array | Uint16Array | Float32Array,
     options: { width: number; height: number; components: number; chunky?: boolean; colorSpace: string; colorProfile?: string; fullRange?: boolean },
   ): Promise<PsImageData>;
+  /** The layer's user (pixel) mask as one grey component (imaging.md "getLayerMask"). */
+  getLayerMask(options: { documentID?: number; layerID: number; kind?: 'user' }): Promise<{ imageData: PsImageData; sourceBounds: PsRect }>;
+  putLayerMask(options: { documentID?: number; layerID: number; kind?: 'user'; imageData: PsImageData; replace?: boolean; targetBounds?: { left: number; top: number } }): Promise<void>;
   /** JPEG bytes of the image data (a number array, or base64 text with `base64: true`). */
   encodeImageData(options: { imageData: PsImageData; base64?: boolean }): Promise<number[] | string>;
 }

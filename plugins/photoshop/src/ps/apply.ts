@@ -23,6 +23,8 @@ export interface LayerResult {
   keepShapeOf?: Uint8Array;
   /** Name of the new layer, and of the history step. */
   name: string;
+  /** Strength of the correction, 1–100 %: the new layer's opacity (times the source layer's). Default 100. */
+  strength?: number;
 }
 
 export interface AddedLayer {
@@ -66,8 +68,40 @@ export async function addResultLayer(host: Host, context: PsExecutionContext, re
     } finally {
       await imageData.dispose();
     }
+    await matchLook(host, doc.id, result.sourceLayerId === undefined ? undefined : findLayer(doc.layers, result.sourceLayerId), layer, result.strength ?? 100);
     return { layerId: layer.id, resampled };
   });
+}
+
+/**
+ * Give the new layer what made its source look as it does: the source's user
+ * mask (without it, correcting a masked layer would reveal what the mask hid),
+ * blend mode and opacity, the latter times the chosen strength. Layer effects
+ * are not copied.
+ */
+async function matchLook(host: Host, documentID: number, source: PsLayer | undefined, layer: PsLayer, strength: number): Promise<void> {
+  if (source) {
+    await copyUserMask(host, documentID, source.id, layer.id);
+    if (source.blendMode !== layer.blendMode) layer.blendMode = source.blendMode;
+  }
+  const opacity = Math.round(((source?.opacity ?? 100) * strength) / 100);
+  if (opacity !== layer.opacity) layer.opacity = opacity;
+}
+
+async function copyUserMask(host: Host, documentID: number, fromLayerID: number, toLayerID: number): Promise<void> {
+  let mask: Awaited<ReturnType<Host['ps']['imaging']['getLayerMask']>>;
+  try {
+    mask = await host.ps.imaging.getLayerMask({ documentID, layerID: fromLayerID, kind: 'user' });
+  } catch {
+    return; // The source has no user mask.
+  }
+  try {
+    if (mask.imageData.width === 0 || mask.imageData.height === 0) return;
+    const { left, top } = mask.sourceBounds;
+    await host.ps.imaging.putLayerMask({ documentID, layerID: toLayerID, kind: 'user', imageData: mask.imageData, replace: true, targetBounds: { left, top } });
+  } finally {
+    await mask.imageData.dispose();
+  }
 }
 
 function requireDocument(host: Host, documentId: number): PsDocument {

@@ -128,6 +128,7 @@ export class Panel {
       this.setRunning(abort);
       outcomes = await runCorrections(this.host, backend, targets, params, {
         signal: abort.signal,
+        strength: Number(input('strength').value),
         onProgress: (p) => this.progress(p),
       });
     } catch (err) {

@@ -134,6 +134,40 @@ export class SimImaging implements PsImaging {
     });
   }
 
+  /** `getLayerMask` (imaging.md:206-226): the user mask as grey data; a layer without one is refused. */
+  async getLayerMask(options: { documentID?: number; layerID: number; kind?: 'user' }) {
+    this.core.checkNotCancelled();
+    const doc = this.docOf(options.documentID);
+    const found = locate(doc.layers, options.layerID);
+    if (!found) throw new Error(`layer ${options.layerID} not found`);
+    if (!found.node.mask) throw new Error('The layer has no user mask');
+    const img = new SimImageData(doc.width, doc.height, 1, found.node.mask.slice(), 'Grayscale', 'Gray Gamma 2.2');
+    return { imageData: this.track(img), sourceBounds: { left: 0, top: 0, right: doc.width, bottom: doc.height } };
+  }
+
+  /** `putLayerMask` (imaging.md:241-255): single-component grey data only. */
+  async putLayerMask(options: { documentID?: number; layerID: number; imageData: PsImageData; replace?: boolean; targetBounds?: { left: number; top: number } }) {
+    this.core.checkNotCancelled();
+    const doc = this.docOf(options.documentID);
+    const img = options.imageData as SimImageData;
+    if (img.components !== 1 || img.colorSpace !== 'Grayscale') throw new Error('putLayerMask takes image data with a single grayscale component');
+    if (img.componentSize !== 8) throw new Error('simulator: 8-bit masks only');
+    const found = locate(doc.layers, options.layerID);
+    if (!found) throw new Error(`layer ${options.layerID} not found`);
+    const left = options.targetBounds?.left ?? 0;
+    const top = options.targetBounds?.top ?? 0;
+    this.core.mutate(doc.id, 'Add Layer Mask', () => {
+      const mask = options.replace === false && found.node.mask ? found.node.mask : new Uint8Array(doc.width * doc.height).fill(255);
+      for (let y = 0; y < img.height; y++) {
+        for (let x = 0; x < img.width; x++) {
+          const dx = left + x, dy = top + y;
+          if (dx >= 0 && dy >= 0 && dx < doc.width && dy < doc.height) mask[dy * doc.width + dx] = img.data[y * img.width + x]!;
+        }
+      }
+      found.node.mask = mask;
+    });
+  }
+
   async createImageDataFromBuffer(buffer: Uint8Array | Uint16Array | Float32Array, options: Parameters<PsImaging['createImageDataFromBuffer']>[1]) {
     if (options.colorSpace !== 'RGB') throw new Error('simulator: only RGB image data is simulated');
     return this.track(new SimImageData(options.width, options.height, options.components, buffer, 'RGB', options.colorProfile ?? ''));
