@@ -249,6 +249,17 @@ describe('Photoshop panel in Chromium on the simulated host', () => {
     expect(await page.isEnabled('#correct-document')).toBe(true);
   });
 
+  it('Escape in Photoshop\'s progress bar while the result is applied: reported cancelled, documents unchanged, Correct All stops', async () => {
+    const before = await sim((s) => s.documents());
+    await page.evaluate(() => window.__sim.escapeDuringModal('Perfectly Clear:'));
+    await runButton('#correct-all');
+    const got = await outcomes();
+    expect(got[0]).toEqual({ status: 'cancelled', text: `${before[0]!.title} — cancelled: the document was left unchanged` });
+    expect(got.slice(1).every((o) => o.status === 'cancelled')).toBe(true); // the rest were not started
+    const after = await sim((s) => s.documents());
+    expect(after.map((d) => [d.layers, d.history])).toEqual(before.map((d) => [d.layers, d.history]));
+  });
+
   it('keeps the transparency of a background removal, and opens a resized result as a new untitled document', async () => {
     const doc = await openPhoto('portraits/grace_hopper.jpg', 'grace.jpg');
     await page.selectOption('#background', 'transparent');

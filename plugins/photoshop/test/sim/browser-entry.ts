@@ -64,6 +64,14 @@ const api = {
     restore(doc, doc.history[doc.history.length - 1]!);
     return summary(doc);
   },
+  /** Press Escape in Photoshop's progress bar during the next modal scope whose name starts with `prefix`. */
+  escapeDuringModal(prefix: string) {
+    sim.core.onModal = (name) => {
+      if (!name.startsWith(prefix)) return;
+      sim.core.onModal = undefined;
+      sim.core.cancelCurrentModal();
+    };
+  },
   batchPlayLog: () => sim.core.batchPlayLog,
   modalLog: () => sim.core.modalLog,
   getPixelsLog: () => sim.imaging.getPixelsLog,
