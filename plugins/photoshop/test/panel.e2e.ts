@@ -86,6 +86,11 @@ async function layerRgba(docId: number, layerId: number): Promise<Uint8Array> {
   return new Uint8Array(Buffer.from(b64, 'base64'));
 }
 
+async function layerMask(docId: number, layerId: number): Promise<Uint8Array> {
+  const b64 = await page.evaluate(([d, l]) => window.__sim.layerMask(d!, l!), [docId, layerId]);
+  return new Uint8Array(Buffer.from(b64, 'base64'));
+}
+
 async function openPhoto(sample: string, title: string, options: Parameters<SimApi['openPhoto']>[2] = {}) {
   return page.evaluate(([url, t, o]) => window.__sim.openPhoto(url as string, t as string, o as never), [`/samples/${sample}`, title, options] as const);
 }
@@ -267,9 +272,10 @@ describe('Photoshop panel in Chromium on the simulated host', () => {
     expect(await outcomes()).toEqual([{ status: 'done', text: 'grace.jpg — added layer "Perfectly Clear: Universal, background removed"' }]);
     expect((await serviceJobs()).at(-1)!.requested).toMatchObject({ preset: 'Universal', removeBackground: true, outputType: 'png' });
     const cut = await page.evaluate((id) => window.__sim.document(id), doc.id);
-    const px = await layerRgba(doc.id, (cut.layers[0] as { id: number }).id);
-    expect(px[3]).toBe(0); // corner: removed
-    expect(px[((cut.height >> 1) * cut.width + (cut.width >> 1)) * 4 + 3]).toBe(255); // subject: kept
+    const mask = await layerMask(doc.id, (cut.layers[0] as { id: number }).id);
+    expect(mask[0]).toBe(0); // corner: masked out, non-destructively
+    expect(mask[(cut.height >> 1) * cut.width + (cut.width >> 1)]).toBe(255); // subject: shown
+    expect(cut.history).toEqual(['Open', 'Perfectly Clear: Universal, background removed']);
 
     await page.selectOption('#background', 'keep');
     await page.selectOption('#resize', 'long');
@@ -309,9 +315,9 @@ describe('Photoshop panel in Chromium on the simulated host', () => {
     expect(await page.textContent('#outcomes .note')).toContain('corrected_url'); // the container's own note, shown
     const now = await page.evaluate((id) => window.__sim.document(id), doc.id);
     expect(now.history).toEqual(['Open', 'Perfectly Clear: Universal, background removed']);
-    const px = await layerRgba(doc.id, (now.layers[0] as { id: number }).id);
-    expect(px[3]).toBe(0);
-    expect(px[((now.height >> 1) * now.width + (now.width >> 1)) * 4 + 3]).toBe(255);
+    const mask = await layerMask(doc.id, (now.layers[0] as { id: number }).id);
+    expect(mask[0]).toBe(0);
+    expect(mask[(now.height >> 1) * now.width + (now.width >> 1)]).toBe(255);
 
     // A saved key can be removed, not only replaced.
     await page.click('#toggle-settings');

@@ -16,6 +16,7 @@ import { decodeImage } from '../src/image/codec';
 import { resolveTargets } from '../src/correct/targets';
 import { exportPixels } from '../src/ps/export';
 import { inModal } from '../src/ps/modal';
+import { compositeOf } from './sim/index';
 import { testEngine } from './emulator-engine';
 import { decodeWithSharp, loadSample, meanDiff, simHost } from './helpers';
 
@@ -108,15 +109,20 @@ describe('runCorrections with the emulator', () => {
     expect(emu.stats().requests).toEqual(before);
   });
 
-  it('keeps the transparency of a background-removal result in the new layer', async () => {
+  it('removes a background non-destructively: a layer mask from the result over a full copy, the background kept under the mask', async () => {
     const { host, docs } = await setup(['portraits/grace_hopper.jpg']);
     const doc = docs[0]!;
+    const source = doc.layers[0]!.pixels!.slice();
     const outcomes = await runCorrections(host, backend(), resolveTargets(host, 'document'), toParams({ ...DEFAULT_CHOICES, background: 'transparent' }));
     expect(outcomes[0]).toMatchObject({ status: 'done', message: 'added layer "Perfectly Clear: Universal, background removed"' });
-    const px = doc.layers[0]!.pixels!;
-    expect(px[3]).toBe(0); // corner: background removed
-    const centre = ((doc.height >> 1) * doc.width + (doc.width >> 1)) * 4;
-    expect(px[centre + 3]).toBe(255); // subject kept
+    const layer = doc.layers[0]!;
+    const centre = (doc.height >> 1) * doc.width + (doc.width >> 1);
+    expect(layer.mask![0]).toBe(0); // corner: masked out
+    expect(layer.mask![centre]).toBe(255); // subject shown
+    expect([...layer.pixels!.subarray(0, 4)]).toEqual([...source.subarray(0, 4)]); // the removed background is still there
+    const shown = compositeOf(doc, doc.layers.slice(0, 1));
+    expect(shown[3]).toBe(0); // as seen: the background is gone
+    expect(doc.history.map((h) => h.name)).toEqual(['Open', 'Perfectly Clear: Universal, background removed']);
   });
 
   it('opens a resized result as a new document at the requested size', async () => {
@@ -185,9 +191,9 @@ describe('runCorrections with the emulator', () => {
     const selfHosted = createBackend(settings, { bgrLicenceKey: 'studio-licence' }, fetch, UXP_73);
     const outcomes = await runCorrections(host, selfHosted, resolveTargets(host, 'document'), toParams({ ...DEFAULT_CHOICES, background: 'transparent' }));
     expect(outcomes[0]).toMatchObject({ status: 'done', message: 'added layer "Perfectly Clear: Universal, background removed"' });
-    const px = doc.layers[0]!.pixels!;
-    expect(px[3]).toBe(0);
-    expect(px[((doc.height >> 1) * doc.width + (doc.width >> 1)) * 4 + 3]).toBe(255);
+    const mask = doc.layers[0]!.mask!;
+    expect(mask[0]).toBe(0);
+    expect(mask[(doc.height >> 1) * doc.width + (doc.width >> 1)]).toBe(255);
     // The colour container alone has no AI Art: refused before anything is read or sent.
     const containerOnly = createBackend({ ...settings, bgrURL: '' }, {}, fetch, UXP_73);
     await expect(runCorrections(host, containerOnly, resolveTargets(host, 'document'), toParams({ ...DEFAULT_CHOICES, aiArt: 'cartoon' }))).rejects.toThrow(ParameterError);

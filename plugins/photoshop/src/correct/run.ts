@@ -144,11 +144,17 @@ async function correctOne(
       keepShapeOf: params.removeBackground ? undefined : exported.alpha,
       name,
       strength,
+      // A transparent background becomes a mask over the layer: the removed background stays editable.
+      ...(removesToTransparent(params) ? { cutoutOf: decodeImage(exported.bytes) } : {}),
     }, signal),
   );
   if (added.resampled) notes.push(`the result came back at ${image.width}×${image.height} px and was fitted to the source`);
   report('done');
   return { title: target.title, status: 'done', message: `added layer "${name}"`, notes, layerId: added.layerId };
+}
+
+function removesToTransparent(p: PfcParams): boolean {
+  return p.removeBackground === true && (!p.bgColor || p.bgColor.toLowerCase() === 'transparent');
 }
 
 /** The strength is checked with the other choices, before anything is read or sent. */

@@ -5,7 +5,7 @@
  */
 import type { Host, PsDocument, PsExecutionContext, PsLayer, PsRect } from '../host/types';
 import type { Rgba } from '../image/codec';
-import { applyShape, resample, toDepth } from '../image/pixels';
+import { applyShape, cutoutParts, maskToDepth, resample, toDepth } from '../image/pixels';
 import { activateDocument, createLayerAbove, findDocument, findLayer } from './commands';
 import { documentBits, SRGB_PROFILE } from './export';
 import { CancelledError, inOneHistoryStep } from './modal';
@@ -25,6 +25,11 @@ export interface LayerResult {
   name: string;
   /** Strength of the correction, 1–100 %: the new layer's opacity (times the source layer's). Default 100. */
   strength?: number;
+  /**
+   * The source's pixels (same size as `rect`), for a background removal: the result's alpha then
+   * becomes a layer mask over corrected pixels, the removed background kept underneath.
+   */
+  cutoutOf?: Rgba;
 }
 
 export interface AddedLayer {
@@ -46,6 +51,10 @@ export async function addResultLayer(host: Host, context: PsExecutionContext, re
   const resampled = result.image.width !== width || result.image.height !== height;
   let image = resample(result.image, width, height);
   if (result.keepShapeOf && result.keepShapeOf.length === width * height) image = applyShape(image, result.keepShapeOf);
+  let mask: Uint8Array | undefined;
+  if (result.cutoutOf && result.cutoutOf.width === width && result.cutoutOf.height === height) {
+    ({ pixels: image, mask } = cutoutParts(image, result.cutoutOf));
+  }
 
   const doc = requireDocument(host, result.documentId);
   await activateDocument(host, doc.id);
@@ -68,7 +77,8 @@ export async function addResultLayer(host: Host, context: PsExecutionContext, re
     } finally {
       await imageData.dispose();
     }
-    await matchLook(host, doc.id, result.sourceLayerId === undefined ? undefined : findLayer(doc.layers, result.sourceLayerId), layer, result.strength ?? 100);
+    if (mask) await putMask(host, doc.id, layer.id, maskToDepth(mask, bits), rect);
+    else await matchLook(host, doc.id, result.sourceLayerId === undefined ? undefined : findLayer(doc.layers, result.sourceLayerId), layer, result.strength ?? 100);
     return { layerId: layer.id, resampled };
   });
 }
@@ -86,6 +96,18 @@ async function matchLook(host: Host, documentID: number, source: PsLayer | undef
   }
   const opacity = Math.round(((source?.opacity ?? 100) * strength) / 100);
   if (opacity !== layer.opacity) layer.opacity = opacity;
+}
+
+/** Write a grey mask (imaging.md:368-388: one component, Grayscale, Gray Gamma 2.2) as the layer's user mask. */
+async function putMask(host: Host, documentID: number, layerID: number, mask: Uint8Array | Uint16Array | Float32Array, rect: PsRect): Promise<void> {
+  const imageData = await host.ps.imaging.createImageDataFromBuffer(mask, {
+    width: rect.right - rect.left, height: rect.bottom - rect.top, components: 1, chunky: true, colorSpace: 'Grayscale', colorProfile: 'Gray Gamma 2.2',
+  });
+  try {
+    await host.ps.imaging.putLayerMask({ documentID, layerID, kind: 'user', imageData, replace: true, targetBounds: { left: rect.left, top: rect.top } });
+  } finally {
+    await imageData.dispose();
+  }
 }
 
 async function copyUserMask(host: Host, documentID: number, fromLayerID: number, toLayerID: number): Promise<void> {

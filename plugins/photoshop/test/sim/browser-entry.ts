@@ -56,6 +56,11 @@ const api = {
     if (!found?.node.pixels) throw new Error('no such pixel layer');
     return toBase64(found.node.pixels);
   },
+  /** A layer's canvas-sized user mask, base64; empty when it has none. */
+  layerMask(docId: number, layerId: number): string {
+    const found = locate(sim.core.doc(docId).layers, layerId);
+    return found?.node.mask ? toBase64(found.node.mask) : '';
+  },
   /** Edit > Undo: back to the previous history state. */
   undo(docId: number) {
     const doc = sim.core.doc(docId);

@@ -169,7 +169,10 @@ export class SimImaging implements PsImaging {
   }
 
   async createImageDataFromBuffer(buffer: Uint8Array | Uint16Array | Float32Array, options: Parameters<PsImaging['createImageDataFromBuffer']>[1]) {
-    if (options.colorSpace !== 'RGB') throw new Error('simulator: only RGB image data is simulated');
+    if (options.colorSpace === 'Grayscale' && options.components === 1) {
+      return this.track(new SimImageData(options.width, options.height, 1, buffer, 'Grayscale', options.colorProfile ?? ''));
+    }
+    if (options.colorSpace !== 'RGB') throw new Error('simulator: only RGB and one-component Grayscale image data are simulated');
     return this.track(new SimImageData(options.width, options.height, options.components, buffer, 'RGB', options.colorProfile ?? ''));
   }
 
