@@ -217,6 +217,7 @@ describe('the new layer keeps its source\'s look', () => {
     expect(node.mask).toEqual(mask); // what the mask hid stays hidden
     expect(node.blendMode).toBe('multiply');
     expect(node.opacity).toBe(40); // 80 % × strength 50 %
+    expect(sim.core.progressLog.map((p) => p.value)).toEqual([0.1, 0.4, 0.8]); // Photoshop's progress bar moves
     expect(doc.history.map((h) => h.name)).toEqual(['Open', 'PFC']); // still one step
     expect(sim.imaging.live.size).toBe(0);
   });

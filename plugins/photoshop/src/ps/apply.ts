@@ -59,8 +59,11 @@ export async function addResultLayer(host: Host, context: PsExecutionContext, re
   const doc = requireDocument(host, result.documentId);
   await activateDocument(host, doc.id);
   return inOneHistoryStep(context, doc.id, result.name, signal, async () => {
+    // Photoshop's own progress bar, shown when a modal step takes over two seconds (executeasmodal.md:170-178).
+    context.reportProgress({ value: 0.1, commandName: result.name });
     const anchor = anchorLayer(doc, result.sourceLayerId);
     const layer = await createLayerAbove(host, doc.id, anchor, result.name);
+    context.reportProgress({ value: 0.4 });
     const bits = documentBits(doc);
     const imageData = await host.ps.imaging.createImageDataFromBuffer(toDepth(image.data, bits), {
       width, height, components: 4, chunky: true, colorSpace: 'RGB', colorProfile: SRGB_PROFILE,
@@ -77,6 +80,7 @@ export async function addResultLayer(host: Host, context: PsExecutionContext, re
     } finally {
       await imageData.dispose();
     }
+    context.reportProgress({ value: 0.8 });
     if (mask) await putMask(host, doc.id, layer.id, maskToDepth(mask, bits), rect);
     else await matchLook(host, doc.id, result.sourceLayerId === undefined ? undefined : findLayer(doc.layers, result.sourceLayerId), layer, result.strength ?? 100);
     return { layerId: layer.id, resampled };

@@ -19,6 +19,8 @@ export class SimPhotoshopCore {
   activeId: number | undefined;
   /** Every batchPlay call, in order, as sent. */
   readonly batchPlayLog: PsDescriptor[][] = [];
+  /** Every reportProgress call, with the modal scope's name. */
+  readonly progressLog: { command: string; value?: number; commandName?: string }[] = [];
   /** Every executeAsModal command name, in order. */
   readonly modalLog: string[] = [];
   private modalDepth = 0;
@@ -84,7 +86,10 @@ export class SimPhotoshopCore {
       get isCancelled() {
         return scope.cancelled;
       },
-      reportProgress: () => undefined,
+      reportProgress: (p) => {
+        if (p.value !== undefined && !(p.value >= 0 && p.value <= 1)) throw new Error('reportProgress: value must be between 0 and 1');
+        this.progressLog.push({ command: options.commandName, ...p });
+      },
       hostControl: {
         suspendHistory: async ({ documentID, name }) => {
           const doc = this.doc(documentID);
