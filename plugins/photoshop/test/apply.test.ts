@@ -237,3 +237,32 @@ describe('strength', () => {
     expect(() => checkStrength(1)).not.toThrow();
   });
 });
+
+describe('selection only', () => {
+  it('masks the result to the active selection, combined with the source layer\'s own mask', async () => {
+    const { host, doc, rgba } = await photoDoc({ width: 40 });
+    const selection = new Uint8Array(doc.width * doc.height);
+    for (let y = 0; y < doc.height >> 1; y++) selection.fill(255, y * doc.width, (y + 1) * doc.width); // top half selected
+    doc.selection = selection;
+    const result = { width: doc.width, height: doc.height, data: brighten(rgba) };
+    const added = await inModal(host, 'PFC', (ctx) =>
+      addResultLayer(host, ctx, { documentId: doc.id, rect: fullRect(doc), image: result, name: 'PFC', selectionOnly: true }),
+    );
+    const node = locate(doc.layers, added.layerId)!.node;
+    expect(node.mask).toEqual(selection);
+    const shown = compositeOf(doc, doc.layers);
+    const bottom = ((doc.height - 1) * doc.width + 3) * 4;
+    expect([...shown.subarray(bottom, bottom + 4)]).toEqual([...rgba.subarray(bottom, bottom + 4)]); // outside: the original
+    expect(doc.history.map((h) => h.name)).toEqual(['Open', 'PFC']);
+  });
+
+  it('without a selection, or unchecked, adds no mask', async () => {
+    const { host, doc, rgba } = await photoDoc({ width: 30 });
+    const image = { width: doc.width, height: doc.height, data: rgba };
+    const a = await inModal(host, 'PFC', (ctx) => addResultLayer(host, ctx, { documentId: doc.id, rect: fullRect(doc), image, name: 'PFC', selectionOnly: true }));
+    expect(locate(doc.layers, a.layerId)!.node.mask).toBeUndefined();
+    doc.selection = new Uint8Array(doc.width * doc.height).fill(255);
+    const b = await inModal(host, 'PFC2', (ctx) => addResultLayer(host, ctx, { documentId: doc.id, rect: fullRect(doc), image, name: 'PFC2' }));
+    expect(locate(doc.layers, b.layerId)!.node.mask).toBeUndefined();
+  });
+});

@@ -44,6 +44,8 @@ export interface RunOptions {
   signal?: AbortSignal;
   /** Strength of the correction, 1–100 %: the new layer's opacity. Default 100. */
   strength?: number;
+  /** Mask each result to its document's active selection, when it has one. */
+  selectionOnly?: boolean;
   onProgress?: (p: RunProgress) => void;
 }
 
@@ -79,7 +81,7 @@ export async function runCorrections(
     const report = (phase: Phase) =>
       onProgress?.({ index, total: targets.length, title: target.title, phase, fraction: (index + PHASE_AT[phase]) / targets.length });
     try {
-      outcomes.push(await correctOne(host, backend, target, params, name, check.warnings, { signal, strength: options.strength ?? 100 }, report));
+      outcomes.push(await correctOne(host, backend, target, params, name, check.warnings, { signal, strength: options.strength ?? 100, selectionOnly: options.selectionOnly === true }, report));
     } catch (err) {
       const cancelled = err instanceof CancelledError || err instanceof UserAbortError || signal?.aborted === true;
       outcomes.push({
@@ -104,7 +106,7 @@ async function correctOne(
   params: PfcParams,
   name: string,
   warnings: readonly string[],
-  { signal, strength }: { signal: AbortSignal | undefined; strength: number },
+  { signal, strength, selectionOnly }: { signal: AbortSignal | undefined; strength: number; selectionOnly: boolean },
   report: (phase: Phase) => void,
 ): Promise<Outcome> {
   report('reading');
@@ -144,6 +146,7 @@ async function correctOne(
       keepShapeOf: params.removeBackground ? undefined : exported.alpha,
       name,
       strength,
+      selectionOnly,
       // A transparent background becomes a mask over the layer: the removed background stays editable.
       ...(removesToTransparent(params) ? { cutoutOf: decodeImage(exported.bytes) } : {}),
     }, signal),

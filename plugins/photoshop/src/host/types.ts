@@ -149,6 +149,8 @@ export interface PsImaging {
   ): Promise<PsImageData>;
   /** The layer's user (pixel) mask as one grey component (imaging.md "getLayerMask"). */
   getLayerMask(options: { documentID?: number; layerID: number; kind?: 'user' }): Promise<{ imageData: PsImageData; sourceBounds: PsRect }>;
+  /** The active selection as one grey component; rejects (or comes back empty) when nothing is selected. */
+  getSelection(options: { documentID?: number }): Promise<{ imageData: PsImageData; sourceBounds: PsRect }>;
   putLayerMask(options: { documentID?: number; layerID: number; kind?: 'user'; imageData: PsImageData; replace?: boolean; targetBounds?: { left: number; top: number } }): Promise<void>;
   /** JPEG bytes of the image data (a number array, or base64 text with `base64: true`). */
   encodeImageData(options: { imageData: PsImageData; base64?: boolean }): Promise<number[] | string>;

@@ -8,6 +8,7 @@ import type { Rgba } from '../image/codec';
 import { applyShape, cutoutParts, maskToDepth, resample, toDepth } from '../image/pixels';
 import { activateDocument, createLayerAbove, findDocument, findLayer } from './commands';
 import { documentBits, SRGB_PROFILE } from './export';
+import { combineMasks, layerMaskOver, selectionOver } from './masks';
 import { CancelledError, inOneHistoryStep } from './modal';
 
 export interface LayerResult {
@@ -30,6 +31,8 @@ export interface LayerResult {
    * becomes a layer mask over corrected pixels, the removed background kept underneath.
    */
   cutoutOf?: Rgba;
+  /** Mask the result to the document's active selection, if there is one. */
+  selectionOnly?: boolean;
 }
 
 export interface AddedLayer {
@@ -81,23 +84,21 @@ export async function addResultLayer(host: Host, context: PsExecutionContext, re
       await imageData.dispose();
     }
     context.reportProgress({ value: 0.8 });
-    if (mask) await putMask(host, doc.id, layer.id, maskToDepth(mask, bits), rect);
-    else await matchLook(host, doc.id, result.sourceLayerId === undefined ? undefined : findLayer(doc.layers, result.sourceLayerId), layer, result.strength ?? 100);
+    const source = result.sourceLayerId === undefined ? undefined : findLayer(doc.layers, result.sourceLayerId);
+    const combined = combineMasks([
+      mask,
+      source ? await layerMaskOver(host, doc.id, source.id, rect) : undefined,
+      result.selectionOnly ? await selectionOver(host, doc.id, rect) : undefined,
+    ]);
+    if (combined) await putMask(host, doc.id, layer.id, maskToDepth(combined, bits), rect);
+    await matchLook(source, layer, result.strength ?? 100);
     return { layerId: layer.id, resampled };
   });
 }
 
-/**
- * Give the new layer what made its source look as it does: the source's user
- * mask (without it, correcting a masked layer would reveal what the mask hid),
- * blend mode and opacity, the latter times the chosen strength. Layer effects
- * are not copied.
- */
-async function matchLook(host: Host, documentID: number, source: PsLayer | undefined, layer: PsLayer, strength: number): Promise<void> {
-  if (source) {
-    await copyUserMask(host, documentID, source.id, layer.id);
-    if (source.blendMode !== layer.blendMode) layer.blendMode = source.blendMode;
-  }
+/** Give the new layer its source's blend mode and opacity, the latter times the chosen strength (effects are not copied). */
+function matchLook(source: PsLayer | undefined, layer: PsLayer, strength: number): void {
+  if (source && source.blendMode !== layer.blendMode) layer.blendMode = source.blendMode;
   const opacity = Math.round(((source?.opacity ?? 100) * strength) / 100);
   if (opacity !== layer.opacity) layer.opacity = opacity;
 }
@@ -111,22 +112,6 @@ async function putMask(host: Host, documentID: number, layerID: number, mask: Ui
     await host.ps.imaging.putLayerMask({ documentID, layerID, kind: 'user', imageData, replace: true, targetBounds: { left: rect.left, top: rect.top } });
   } finally {
     await imageData.dispose();
-  }
-}
-
-async function copyUserMask(host: Host, documentID: number, fromLayerID: number, toLayerID: number): Promise<void> {
-  let mask: Awaited<ReturnType<Host['ps']['imaging']['getLayerMask']>>;
-  try {
-    mask = await host.ps.imaging.getLayerMask({ documentID, layerID: fromLayerID, kind: 'user' });
-  } catch {
-    return; // The source has no user mask.
-  }
-  try {
-    if (mask.imageData.width === 0 || mask.imageData.height === 0) return;
-    const { left, top } = mask.sourceBounds;
-    await host.ps.imaging.putLayerMask({ documentID, layerID: toLayerID, kind: 'user', imageData: mask.imageData, replace: true, targetBounds: { left, top } });
-  } finally {
-    await mask.imageData.dispose();
   }
 }
 

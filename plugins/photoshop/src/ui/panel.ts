@@ -129,6 +129,7 @@ export class Panel {
       outcomes = await runCorrections(this.host, backend, targets, params, {
         signal: abort.signal,
         strength: Number(input('strength').value),
+        selectionOnly: input('selection-only').checked,
         onProgress: (p) => this.progress(p),
       });
     } catch (err) {

@@ -145,6 +145,15 @@ export class SimImaging implements PsImaging {
     return { imageData: this.track(img), sourceBounds: { left: 0, top: 0, right: doc.width, bottom: doc.height } };
   }
 
+  /** `getSelection` (imaging.md:268-286): the selection as grey data; refused when nothing is selected. */
+  async getSelection(options: { documentID?: number }) {
+    this.core.checkNotCancelled();
+    const doc = this.docOf(options.documentID);
+    if (!doc.selection) throw new Error('There is no selection');
+    const img = new SimImageData(doc.width, doc.height, 1, doc.selection.slice(), 'Grayscale', 'Gray Gamma 2.2');
+    return { imageData: this.track(img), sourceBounds: { left: 0, top: 0, right: doc.width, bottom: doc.height } };
+  }
+
   /** `putLayerMask` (imaging.md:241-255): single-component grey data only. */
   async putLayerMask(options: { documentID?: number; layerID: number; imageData: PsImageData; replace?: boolean; targetBounds?: { left: number; top: number } }) {
     this.core.checkNotCancelled();

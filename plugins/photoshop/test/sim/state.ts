@@ -45,6 +45,8 @@ export interface DocState {
   /** The History panel; each entry holds the state after its step. */
   history: HistoryEntry[];
   suspension?: { id: number; name: string; before: HistoryEntry };
+  /** Canvas-sized selection (0 unselected – 255 selected); none when nothing is selected. */
+  selection?: Uint8Array;
 }
 
 let nextId = 1;
