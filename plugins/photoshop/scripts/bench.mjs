@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Photoshop panel benchmark: bundle size (what UXP loads), .ccx size, and the
 // cost of the panel's own JavaScript pixel work on a 12 MP result (UXP has no
-// native decoder for it): JPEG decode (jpeg-js), PNG decode (fast-png) and a
+// native decoder for it): JPEG decode (jpeg-js), PNG decode (src/image/png.ts) and a
 // resample. Writes bench-results/photoshop-panel.json at the repository root.
 // Needs the panel built (`npm run build`).
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';

@@ -2,9 +2,6 @@
 // Builds the panel into dist/ (the folder the UXP Developer Tool loads:
 // manifest.json, index.html, index.js, icons/) and packs that folder into
 // ccx/pfc-photoshop-<version>.ccx (a zip, the format Creative Cloud installs).
-//
-// PFC_PS_NETWORK_DOMAINS (comma-separated, e.g. "http://192.168.1.20") adds
-// domains to the manifest's network permission, for containers on other hosts.
 import { mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync, copyFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -41,8 +38,6 @@ copyFileSync(join(root, 'src/index.html'), join(dist, 'index.html'));
 
 const manifest = JSON.parse(readFileSync(join(root, 'manifest.json'), 'utf8'));
 manifest.version = pkg.version;
-const extra = (process.env.PFC_PS_NETWORK_DOMAINS ?? '').split(',').map((d) => d.trim()).filter(Boolean);
-manifest.requiredPermissions.network.domains.push(...extra);
 writeFileSync(join(dist, 'manifest.json'), JSON.stringify(manifest, null, 2) + '\n');
 
 // Icons from one SVG: light strokes for dark themes and the reverse, at 1x and 2x.

@@ -1,9 +1,10 @@
 /** `addResultLayer` / `openResultDocument`: results back into the simulated Photoshop. */
 import { describe, expect, it } from 'vitest';
-import { addResultLayer, openResultDocument } from '../src/ps/apply';
+import { addResultLayer, newResultDocument } from '../src/ps/apply';
+import { checkStrength } from '../src/correct/run';
 import { inModal } from '../src/ps/modal';
 import { compositeOf, locate, restore, type DocState, type LayerNode } from './sim/index';
-import { brighten, decodeWithSharp, loadSample, meanDiff, rgbToRgba, simHost } from './helpers';
+import { brighten, loadSample, meanDiff, rgbToRgba, simHost } from './helpers';
 import sharp from 'sharp';
 
 async function photoDoc(opts: { bits?: 'bitDepth8' | 'bitDepth16' | 'bitDepth32'; width?: number } = {}) {
@@ -76,8 +77,8 @@ describe('addResultLayer', () => {
     expect(names(doc.layers)).toEqual(['PFC', 'Group 1', 'Background']);
     expect(names(doc.layers[1]!.children!)).toEqual(['inner']);
     expect(sim.core.batchPlayLog).toEqual([
-      [{ _obj: 'select', _target: [{ _ref: 'layer', _id: 9100 }], makeVisible: false, layerID: [9100], _options: { dialogOptions: 'dontDisplay' } }],
-      [{ _obj: 'make', _target: [{ _ref: 'layer' }], using: { _obj: 'layer', name: 'PFC' }, _options: { dialogOptions: 'dontDisplay' } }],
+      [{ _obj: 'select', _target: [{ _ref: 'layer', _id: 9100 }], makeVisible: false, layerID: [9100], _options: { dialogOptions: 'silent' } }],
+      [{ _obj: 'make', _target: [{ _ref: 'layer' }], using: { _obj: 'layer', name: 'PFC' }, _options: { dialogOptions: 'silent' } }],
     ]);
     expect(doc.history).toHaveLength(2);
   });
@@ -161,25 +162,107 @@ describe('addResultLayer', () => {
     await inModal(host, 'x', (ctx) =>
       addResultLayer(host, ctx, { documentId: doc.id, rect: fullRect(doc), image: { width: doc.width, height: doc.height, data: rgba }, name: 'PFC' }),
     );
-    expect(sim.core.batchPlayLog[0]).toEqual([{ _obj: 'select', _target: [{ _ref: 'document', _id: doc.id }], documentID: doc.id, _options: { dialogOptions: 'dontDisplay' } }]);
+    expect(sim.core.batchPlayLog[0]).toEqual([{ _obj: 'select', _target: [{ _ref: 'document', _id: doc.id }], documentID: doc.id, _options: { dialogOptions: 'silent' } }]);
     expect(names(doc.layers)).toEqual(['PFC', 'Background']);
     expect(names(other.layers)).toEqual(['Background']);
   });
 });
 
-describe('openResultDocument', () => {
-  it('writes the result to the temporary folder and opens it as a new document with its pixels', async () => {
+describe('newResultDocument', () => {
+  it('puts a resized result into a new untitled document, exactly its pixels, with no file anywhere', async () => {
     const { host, sim, rgba, doc } = await photoDoc({ width: 50 });
-    const jpeg = new Uint8Array(await sharp(Buffer.from(rgba), { raw: { width: doc.width, height: doc.height, channels: 4 } }).resize(100).jpeg().toBuffer());
+    const big = { width: 100, height: Math.round((doc.height * 100) / doc.width), data: new Uint8Array(0) };
+    big.data = new Uint8Array(await sharp(Buffer.from(rgba), { raw: { width: doc.width, height: doc.height, channels: 4 } }).resize(big.width, big.height).raw().toBuffer());
 
-    const opened = await inModal(host, 'x', () => openResultDocument(host, jpeg, 'grace (Perfectly Clear).jpg'));
+    const opened = await inModal(host, 'x', (ctx) => newResultDocument(host, ctx, big, 'grace (Perfectly Clear)', 300));
 
-    expect(opened.title).toBe('grace (Perfectly Clear).jpg');
-    expect([opened.width, opened.height]).toEqual([100, Math.round((doc.height * 100) / doc.width)]);
-    expect(sim.temp.files.get('grace (Perfectly Clear).jpg')?.bytes).toEqual(jpeg);
+    expect(opened.title).toBe('grace (Perfectly Clear)');
+    expect([opened.width, opened.height, opened.resolution]).toEqual([big.width, big.height, 300]);
     const state = sim.core.doc(opened.id);
-    const decoded = await decodeWithSharp(jpeg);
-    expect(compositeOf(state, state.layers)).toEqual(decoded.data);
+    expect(compositeOf(state, state.layers)).toEqual(big.data);
+    expect(sim.temp.files.size).toBe(0);
     expect(doc.history).toHaveLength(1); // the source document is untouched
+  });
+
+  it('closes the half-made document when the user cancels while it is filled', async () => {
+    const { host, sim, doc } = await photoDoc({ width: 40 });
+    const count = sim.core.docs.size;
+    const image = { width: 20, height: 20, data: new Uint8Array(20 * 20 * 4).fill(200) };
+    const run = inModal(host, 'x', async (ctx) => {
+      sim.imaging.beforePut = () => sim.core.cancelCurrentModal();
+      return newResultDocument(host, ctx, image, 'cancelled', 72);
+    });
+    await expect(run).rejects.toThrow();
+    expect(sim.core.docs.size).toBe(count);
+    expect(sim.core.activeId).toBe(doc.id);
+  });
+});
+
+describe('the new layer keeps its source\'s look', () => {
+  it('copies the source layer\'s user mask, blend mode and opacity, and applies the strength as opacity', async () => {
+    const { host, sim, doc, rgba } = await photoDoc({ width: 40 });
+    // A pixel layer over the Background with a mask hiding its left half, in Multiply at 80 %.
+    const mask = new Uint8Array(doc.width * doc.height);
+    for (let y = 0; y < doc.height; y++) mask.fill(255, y * doc.width + (doc.width >> 1), (y + 1) * doc.width);
+    const masked: LayerNode = { id: 7700, name: 'masked', kind: 'pixel', visible: true, isBackground: false, pixels: rgba.slice(), children: null, mask, blendMode: 'multiply', opacity: 80 };
+    doc.layers.unshift(masked);
+    doc.activeLayerIds = [7700];
+    const result = { width: doc.width, height: doc.height, data: brighten(rgba) };
+
+    const added = await inModal(host, 'PFC', (ctx) =>
+      addResultLayer(host, ctx, { documentId: doc.id, sourceLayerId: 7700, rect: fullRect(doc), image: result, name: 'PFC', strength: 50 }),
+    );
+
+    const node = locate(doc.layers, added.layerId)!.node;
+    expect(node.mask).toEqual(mask); // what the mask hid stays hidden
+    expect(node.blendMode).toBe('multiply');
+    expect(node.opacity).toBe(40); // 80 % × strength 50 %
+    expect(sim.core.progressLog.map((p) => p.value)).toEqual([0.1, 0.4, 0.8]); // Photoshop's progress bar moves
+    expect(doc.history.map((h) => h.name)).toEqual(['Open', 'PFC']); // still one step
+    expect(sim.imaging.live.size).toBe(0);
+  });
+
+  it('a whole-document result takes the strength as its opacity', async () => {
+    const { host, doc, rgba } = await photoDoc({ width: 30 });
+    const added = await inModal(host, 'PFC', (ctx) =>
+      addResultLayer(host, ctx, { documentId: doc.id, rect: fullRect(doc), image: { width: doc.width, height: doc.height, data: rgba }, name: 'PFC', strength: 65 }),
+    );
+    expect(locate(doc.layers, added.layerId)!.node.opacity).toBe(65);
+  });
+});
+
+describe('strength', () => {
+  it('is refused outside 1–100 with a message naming it and the range, before anything runs', () => {
+    for (const bad of [0, 101, 12.5, Number.NaN]) expect(() => checkStrength(bad)).toThrow(/strength must be a whole number from 1 to 100/);
+    expect(() => checkStrength(1)).not.toThrow();
+  });
+});
+
+describe('selection only', () => {
+  it('masks the result to the active selection, combined with the source layer\'s own mask', async () => {
+    const { host, doc, rgba } = await photoDoc({ width: 40 });
+    const selection = new Uint8Array(doc.width * doc.height);
+    for (let y = 0; y < doc.height >> 1; y++) selection.fill(255, y * doc.width, (y + 1) * doc.width); // top half selected
+    doc.selection = selection;
+    const result = { width: doc.width, height: doc.height, data: brighten(rgba) };
+    const added = await inModal(host, 'PFC', (ctx) =>
+      addResultLayer(host, ctx, { documentId: doc.id, rect: fullRect(doc), image: result, name: 'PFC', selectionOnly: true }),
+    );
+    const node = locate(doc.layers, added.layerId)!.node;
+    expect(node.mask).toEqual(selection);
+    const shown = compositeOf(doc, doc.layers);
+    const bottom = ((doc.height - 1) * doc.width + 3) * 4;
+    expect([...shown.subarray(bottom, bottom + 4)]).toEqual([...rgba.subarray(bottom, bottom + 4)]); // outside: the original
+    expect(doc.history.map((h) => h.name)).toEqual(['Open', 'PFC']);
+  });
+
+  it('without a selection, or unchecked, adds no mask', async () => {
+    const { host, doc, rgba } = await photoDoc({ width: 30 });
+    const image = { width: doc.width, height: doc.height, data: rgba };
+    const a = await inModal(host, 'PFC', (ctx) => addResultLayer(host, ctx, { documentId: doc.id, rect: fullRect(doc), image, name: 'PFC', selectionOnly: true }));
+    expect(locate(doc.layers, a.layerId)!.node.mask).toBeUndefined();
+    doc.selection = new Uint8Array(doc.width * doc.height).fill(255);
+    const b = await inModal(host, 'PFC2', (ctx) => addResultLayer(host, ctx, { documentId: doc.id, rect: fullRect(doc), image, name: 'PFC2' }));
+    expect(locate(doc.layers, b.layerId)!.node.mask).toBeUndefined();
   });
 });

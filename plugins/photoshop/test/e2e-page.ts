@@ -21,7 +21,9 @@ const TYPES: Record<string, string> = {
 
 /** The simulated `photoshop`/`uxp` modules and `window.__sim`, as one script for the page. */
 export async function bundleSim(): Promise<string> {
+  const manifest = JSON.parse(await readFile(join(DIST, 'manifest.json'), 'utf8')) as { requiredPermissions: { network: { domains: unknown } } };
   const out = await build({
+    define: { __PANEL_NETWORK_DOMAINS__: JSON.stringify(manifest.requiredPermissions.network.domains) },
     entryPoints: [join(PANEL_DIR, 'test/sim/browser-entry.ts')],
     bundle: true,
     format: 'iife',

@@ -2,10 +2,11 @@
 import { describe, expect, it } from 'vitest';
 import { exportPixels } from '../src/ps/export';
 import { inModal } from '../src/ps/modal';
-import { decodeWithSharp, loadSample, meanDiff, rgbToRgba, simHost } from './helpers';
+import sharp from 'sharp';
+import { decodeWithSharp, loadSample, rgbToRgba, sameBytes, simHost } from './helpers';
 
 describe('exportPixels', () => {
-  it('sends the composite of an RGB photo as an 8-bit sRGB JPEG of the same size and content', async () => {
+  it('sends the composite of an 8-bit RGB photo as a lossless 8-bit sRGB PNG: the same pixels exactly', async () => {
     const { host, sim } = simHost();
     const photo = await loadSample('portraits/astronaut.jpg', 256);
     const doc = sim.openDocument({ title: 'astronaut.jpg', width: photo.width, height: photo.height, pixels: photo.pixels, channels: 3 });
@@ -13,12 +14,12 @@ describe('exportPixels', () => {
 
     const out = await inModal(host, 'read', () => exportPixels(host, psDoc));
 
-    expect(out.contentType).toBe('image/jpeg');
+    expect(out.contentType).toBe('image/png');
     expect(out.rect).toEqual({ left: 0, top: 0, right: doc.width, bottom: doc.height });
     const decoded = await decodeWithSharp(out.bytes);
-    expect(decoded.format).toBe('jpeg');
+    expect(decoded.format).toBe('png');
     expect([decoded.width, decoded.height]).toEqual([photo.width, photo.height]);
-    expect(meanDiff(decoded.data, rgbToRgba(photo.pixels))).toBeLessThan(4);
+    expect(sameBytes(decoded.data, rgbToRgba(photo.pixels))).toBe(true);
     expect(sim.imaging.getPixelsLog).toEqual([{ documentID: doc.id, colorSpace: 'RGB', colorProfile: 'sRGB IEC61966-2.1', componentSize: 8 }]);
     expect(out.conversion).toBeUndefined();
     expect(sim.imaging.live.size).toBe(0); // every PhotoshopImageData was disposed
@@ -50,6 +51,21 @@ describe('exportPixels', () => {
     expect(sim.imaging.getPixelsLog[0]).toMatchObject({ layerID: layerId, colorSpace: 'RGB', componentSize: 8 });
   });
 
+  it('sends a 16-bit RGB document as a 16-bit PNG (no 8-bit step) and says nothing was converted', async () => {
+    const { host, sim } = simHost();
+    const photo = await loadSample('objects/coffee.jpg', 50);
+    sim.openDocument({ title: 'deep.psd', width: photo.width, height: photo.height, pixels: photo.pixels, channels: 3, bits: 'bitDepth16' });
+    const out = await inModal(host, 'read', () => exportPixels(host, host.ps.app.activeDocument!));
+    const meta = await sharp(out.bytes).metadata();
+    expect(meta.depth).toBe('ushort');
+    expect(sim.imaging.getPixelsLog[0]).toMatchObject({ colorSpace: 'RGB', componentSize: 16 });
+    const { data } = await sharp(out.bytes).toColourspace('rgb16').raw({ depth: 'ushort' }).toBuffer({ resolveWithObject: true });
+    const samples = new Uint16Array(data.buffer, data.byteOffset, data.byteLength / 2);
+    // Photoshop's 0–32768 mapped to PNG's 0–65535: 255 (8-bit white) stays white, 0 black.
+    expect(samples[0]).toBe(Math.round((Math.round((photo.pixels[0]! * 32768) / 255) * 65535) / 32768));
+    expect(out.conversion).toBeUndefined();
+  });
+
   it('asks Photoshop to convert a 16-bit CMYK document and tells the user', async () => {
     const { host, sim } = simHost();
     const photo = await loadSample('objects/coffee.jpg', 120);
@@ -58,9 +74,9 @@ describe('exportPixels', () => {
       mode: 'CMYKColorMode', bits: 'bitDepth16', profile: 'U.S. Web Coated (SWOP) v2',
     });
     const out = await inModal(host, 'read', () => exportPixels(host, host.ps.app.activeDocument!));
-    expect(out.contentType).toBe('image/jpeg');
-    expect(out.conversion).toContain('CMYK 16-bit');
-    expect(out.conversion).toContain('8-bit sRGB');
+    expect(out.contentType).toBe('image/png');
+    expect(out.conversion).toContain('CMYK to RGB');
+    expect(out.conversion).toContain('16-bit PNG');
   });
 
   it('tells the user when an 8-bit RGB document has another profile than sRGB', async () => {

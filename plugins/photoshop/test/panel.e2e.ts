@@ -7,7 +7,8 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { createWebBackend } from '@pfc/core';
-import { startEmulator, type EmulatorHandle } from '@pfc/emulator';
+import { startEmulator, type EmulatorHandle, type EmulatorJobRecord } from '@pfc/emulator';
+import { createHash } from 'node:crypto';
 import type { Page } from 'playwright-core';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -24,7 +25,7 @@ declare global {
 }
 
 const API_KEY = 'e2e-account-key';
-const SCREENSHOT = join(PANEL_DIR, '../../test-results/photoshop-panel.png');
+const SCREENSHOTS = join(PANEL_DIR, '../../test-results');
 
 let emu: EmulatorHandle;
 let server: Awaited<ReturnType<typeof startPanelServer>>;
@@ -33,10 +34,19 @@ let page: Page;
 const pageErrors: string[] = [];
 /** Bodies of the corrected files the panel downloaded, in order. */
 const downloads: Buffer[] = [];
+/** Bodies of the files the panel uploaded, in order. */
+const uploads: Buffer[] = [];
+
+/** The service's own record of its jobs, read through the emulator's control route (not the panel). */
+async function serviceJobs(): Promise<EmulatorJobRecord[]> {
+  const res = await fetch(`${new URL(emu.web).origin}/_emulator/jobs`);
+  expect(res.status).toBe(200);
+  return ((await res.json()) as { jobs: EmulatorJobRecord[] }).jobs;
+}
 
 beforeAll(async () => {
   if (!existsSync(join(DIST, 'index.js'))) throw new Error('the panel is not built: run `npm run build` first');
-  emu = await startEmulator({ webPort: 0, engine: testEngine });
+  emu = await startEmulator({ webPort: 0, engine: testEngine, control: true });
   // A custom preset in the account, which the panel should offer.
   await createWebBackend({ baseURL: emu.web, apiKey: API_KEY }).presets.create({
     name: 'Studio Warm', description: 'made by the e2e test', file: new TextEncoder().encode('exported preset'),
@@ -49,6 +59,10 @@ beforeAll(async () => {
   const emuOrigin = new URL(emu.web).origin;
   page.on('pageerror', (e) => pageErrors.push(e.message));
   if (process.env.PFC_E2E_DEBUG) page.on('console', (m) => console.log(`[page] ${m.text()}`));
+  page.on('request', (r) => {
+    const body = r.postDataBuffer();
+    if (r.url().startsWith(emuOrigin) && r.method() === 'PUT' && body) uploads.push(body);
+  });
   page.on('response', async (r) => {
     if (r.url().startsWith(emuOrigin) && r.request().method() === 'GET' && (r.headers()['content-type'] ?? '').startsWith('image/')) {
       downloads.push(await r.body());
@@ -72,6 +86,11 @@ async function layerRgba(docId: number, layerId: number): Promise<Uint8Array> {
   return new Uint8Array(Buffer.from(b64, 'base64'));
 }
 
+async function layerMask(docId: number, layerId: number): Promise<Uint8Array> {
+  const b64 = await page.evaluate(([d, l]) => window.__sim.layerMask(d!, l!), [docId, layerId]);
+  return new Uint8Array(Buffer.from(b64, 'base64'));
+}
+
 async function openPhoto(sample: string, title: string, options: Parameters<SimApi['openPhoto']>[2] = {}) {
   return page.evaluate(([url, t, o]) => window.__sim.openPhoto(url as string, t as string, o as never), [`/samples/${sample}`, title, options] as const);
 }
@@ -91,6 +110,15 @@ async function outcomes(): Promise<{ status: string; text: string }[]> {
 }
 
 describe('Photoshop panel in Chromium on the simulated host', () => {
+  it('starts on a page cut down to UXP\'s globals (no TextDecoder/TextEncoder, event-less AbortSignal, fetch without signal)', async () => {
+    const removed = await sim((s) => s.removedGlobals());
+    for (const g of ['TextDecoder', 'TextEncoder', 'structuredClone', 'atob', 'btoa', 'queueMicrotask', 'DOMException']) expect(removed).toContain(g);
+    expect(await page.evaluate(() => typeof (globalThis as { TextDecoder?: unknown }).TextDecoder)).toBe('undefined');
+    // The panel got past its load: the presets are listed and nothing threw.
+    expect(await page.$$eval('#preset option', (o) => o.length)).toBeGreaterThan(3);
+    expect(pageErrors).toEqual([]);
+  });
+
   it('saves the emulator as backend and the key in secure storage, and lists the account\'s presets', async () => {
     await page.click('#toggle-settings');
     await page.selectOption('#backend', 'emulator');
@@ -114,8 +142,20 @@ describe('Photoshop panel in Chromium on the simulated host', () => {
     const background = (doc.layers[0] as { id: number }).id;
     const original = await layerRgba(doc.id, background);
     downloads.length = 0;
+    uploads.length = 0;
+    const jobsBefore = (await serviceJobs()).length;
 
     await runButton('#correct-document');
+
+    // The service received the user's choice and exactly the document's pixels (a lossless PNG).
+    const jobs = await serviceJobs();
+    expect(jobs).toHaveLength(jobsBefore + 1);
+    const job = jobs.at(-1)!;
+    expect(job.requested.preset).toBe('Universal');
+    expect(uploads).toHaveLength(1);
+    expect(job.inputSha256).toBe(createHash('sha256').update(uploads[0]!).digest('hex'));
+    const sent = await sharp(uploads[0]!).ensureAlpha().raw().toBuffer();
+    expect(sameBytes(new Uint8Array(sent), original)).toBe(true);
 
     expect(await outcomes()).toEqual([{ status: 'done', text: 'astronaut.jpg — added layer "Perfectly Clear: Universal"' }]);
     const after = await sim((s) => s.documents());
@@ -126,13 +166,14 @@ describe('Photoshop panel in Chromium on the simulated host', () => {
     const layer = await layerRgba(doc.id, (now.layers[0] as { id: number }).id);
     await expect.poll(() => downloads.length).toBe(1); // the response listener reads the body asynchronously
     const { data } = await sharp(downloads[0]!).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
-    expect(meanDiff(layer, new Uint8Array(data))).toBeLessThan(2.5);
+    // PNG in, PNG out: the layer holds the service's pixels exactly.
+    expect(sameBytes(layer, new Uint8Array(data))).toBe(true);
     expect(meanDiff(layer, original)).toBeGreaterThan(8);
     expect(sameBytes(await layerRgba(doc.id, background), original)).toBe(true);
     // batchPlay got exactly the descriptors Photoshop records for "select layer" and "new layer".
     expect(await sim((s) => s.batchPlayLog())).toEqual([
-      [{ _obj: 'select', _target: [{ _ref: 'layer', _id: background }], makeVisible: false, layerID: [background], _options: { dialogOptions: 'dontDisplay' } }],
-      [{ _obj: 'make', _target: [{ _ref: 'layer' }], using: { _obj: 'layer', name: 'Perfectly Clear: Universal' }, _options: { dialogOptions: 'dontDisplay' } }],
+      [{ _obj: 'select', _target: [{ _ref: 'layer', _id: background }], makeVisible: false, layerID: [background], _options: { dialogOptions: 'silent' } }],
+      [{ _obj: 'make', _target: [{ _ref: 'layer' }], using: { _obj: 'layer', name: 'Perfectly Clear: Universal' }, _options: { dialogOptions: 'silent' } }],
     ]);
     expect(await sim((s) => s.getPixelsLog())).toEqual([{ documentID: doc.id, colorSpace: 'RGB', colorProfile: 'sRGB IEC61966-2.1', componentSize: 8 }]);
     expect(await sim((s) => s.modalLog())).toEqual(['Reading pixels for Perfectly Clear', 'Perfectly Clear: Universal']);
@@ -151,6 +192,7 @@ describe('Photoshop panel in Chromium on the simulated host', () => {
     await runButton('#correct-layer');
 
     expect(await outcomes()).toEqual([{ status: 'done', text: 'rocket.jpg — added layer "Perfectly Clear: Studio Warm"' }]);
+    expect((await serviceJobs()).at(-1)!.requested.preset).toBe('Studio Warm');
     const now = await page.evaluate((id) => window.__sim.document(id), doc.id);
     expect(now.layers.map((l) => (l as { name: string }).name)).toEqual(['Perfectly Clear: Studio Warm', 'cut-out', 'Background']);
     expect(now.history).toEqual(['Open', 'Perfectly Clear: Studio Warm']);
@@ -174,14 +216,22 @@ describe('Photoshop panel in Chromium on the simulated host', () => {
     const got = await outcomes();
     expect(got.map((o) => o.status)).toEqual(['failed', 'done', 'done']);
     expect(got[0]!.text).toBe('astronaut.jpg — the service could not correct it: processing failed (injected fault)');
-    expect(got[2]!.text).toContain('coffee.psd is CMYK 16-bit'.replace('coffee.psd', '"coffee.psd"'));
+    expect(got[2]!.text).toContain('"coffee.psd" was converted for the upload only (CMYK to RGB), sent as a lossless 16-bit PNG');
     expect(await page.textContent('#message')).toBe('2 of 3 corrected, 1 failed.');
     const after = await sim((s) => s.documents());
     expect(after.map((d) => d.layers.length)).toEqual(before.map((d, i) => d.layers.length + (i === 0 ? 0 : 1)));
     expect(after[0]!.history).toEqual(before[0]!.history);
     expect(after.find((d) => d.id === coffee.id)!.history).toEqual(['Open', 'Perfectly Clear: Universal']);
-    mkdirSync(join(SCREENSHOT, '..'), { recursive: true });
-    await page.screenshot({ path: SCREENSHOT, fullPage: true });
+    // Photoshop's dark and light themes (prefers-color-scheme; Chromium knows dark and light).
+    mkdirSync(SCREENSHOTS, { recursive: true });
+    const background = () => page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+    await page.emulateMedia({ colorScheme: 'dark' });
+    expect(await background()).toBe('rgb(50, 50, 50)');
+    await page.screenshot({ path: join(SCREENSHOTS, 'photoshop-panel-dark.png'), fullPage: true });
+    await page.emulateMedia({ colorScheme: 'light' });
+    expect(await background()).toBe('rgb(240, 240, 240)');
+    await page.screenshot({ path: join(SCREENSHOTS, 'photoshop-panel-light.png'), fullPage: true });
+    await page.emulateMedia({ colorScheme: 'dark' });
   });
 
   it('Cancel while the service works leaves the document unchanged', async () => {
@@ -204,15 +254,28 @@ describe('Photoshop panel in Chromium on the simulated host', () => {
     expect(await page.isEnabled('#correct-document')).toBe(true);
   });
 
-  it('keeps the transparency of a background removal, and opens a resized result as a new document via the temporary folder', async () => {
+  it('Escape in Photoshop\'s progress bar while the result is applied: reported cancelled, documents unchanged, Correct All stops', async () => {
+    const before = await sim((s) => s.documents());
+    await page.evaluate(() => window.__sim.escapeDuringModal('Perfectly Clear:'));
+    await runButton('#correct-all');
+    const got = await outcomes();
+    expect(got[0]).toEqual({ status: 'cancelled', text: `${before[0]!.title} — cancelled: the document was left unchanged` });
+    expect(got.slice(1).every((o) => o.status === 'cancelled')).toBe(true); // the rest were not started
+    const after = await sim((s) => s.documents());
+    expect(after.map((d) => [d.layers, d.history])).toEqual(before.map((d) => [d.layers, d.history]));
+  });
+
+  it('keeps the transparency of a background removal, and opens a resized result as a new untitled document', async () => {
     const doc = await openPhoto('portraits/grace_hopper.jpg', 'grace.jpg');
     await page.selectOption('#background', 'transparent');
     await runButton('#correct-document');
     expect(await outcomes()).toEqual([{ status: 'done', text: 'grace.jpg — added layer "Perfectly Clear: Universal, background removed"' }]);
+    expect((await serviceJobs()).at(-1)!.requested).toMatchObject({ preset: 'Universal', removeBackground: true, outputType: 'png' });
     const cut = await page.evaluate((id) => window.__sim.document(id), doc.id);
-    const px = await layerRgba(doc.id, (cut.layers[0] as { id: number }).id);
-    expect(px[3]).toBe(0); // corner: removed
-    expect(px[((cut.height >> 1) * cut.width + (cut.width >> 1)) * 4 + 3]).toBe(255); // subject: kept
+    const mask = await layerMask(doc.id, (cut.layers[0] as { id: number }).id);
+    expect(mask[0]).toBe(0); // corner: masked out, non-destructively
+    expect(mask[(cut.height >> 1) * cut.width + (cut.width >> 1)]).toBe(255); // subject: shown
+    expect(cut.history).toEqual(['Open', 'Perfectly Clear: Universal, background removed']);
 
     await page.selectOption('#background', 'keep');
     await page.selectOption('#resize', 'long');
@@ -220,12 +283,13 @@ describe('Photoshop panel in Chromium on the simulated host', () => {
     const before = await sim((s) => s.documents());
     await runButton('#correct-document');
     await page.selectOption('#resize', 'none');
-    expect(await outcomes()).toEqual([{ status: 'done', text: 'grace.jpg — resized result opened as a new document, "grace (Perfectly Clear).jpg"' }]);
+    expect((await serviceJobs()).at(-1)!.requested.long).toBe(300);
+    expect(await outcomes()).toEqual([{ status: 'done', text: 'grace.jpg — resized result opened as a new document, "grace (Perfectly Clear)"' }]);
     const after = await sim((s) => s.documents());
     expect(after).toHaveLength(before.length + 1);
-    const opened = after.find((d) => d.title === 'grace (Perfectly Clear).jpg')!;
+    const opened = after.find((d) => d.title === 'grace (Perfectly Clear)')!;
     expect(Math.max(opened.width, opened.height)).toBe(300);
-    expect(await sim((s) => s.tempFiles())).toContain('grace (Perfectly Clear).jpg');
+    expect(await sim((s) => s.tempFiles())).toEqual([]); // no file: nothing left behind, Ctrl+S asks where to save
     expect(after.find((d) => d.id === doc.id)!.history).toEqual(cut.history); // the source is untouched
   });
 
@@ -251,9 +315,18 @@ describe('Photoshop panel in Chromium on the simulated host', () => {
     expect(await page.textContent('#outcomes .note')).toContain('corrected_url'); // the container's own note, shown
     const now = await page.evaluate((id) => window.__sim.document(id), doc.id);
     expect(now.history).toEqual(['Open', 'Perfectly Clear: Universal, background removed']);
-    const px = await layerRgba(doc.id, (now.layers[0] as { id: number }).id);
-    expect(px[3]).toBe(0);
-    expect(px[((now.height >> 1) * now.width + (now.width >> 1)) * 4 + 3]).toBe(255);
+    const mask = await layerMask(doc.id, (now.layers[0] as { id: number }).id);
+    expect(mask[0]).toBe(0);
+    expect(mask[(now.height >> 1) * now.width + (now.width >> 1)]).toBe(255);
+
+    // A saved key can be removed, not only replaced.
+    await page.click('#toggle-settings');
+    expect(await page.isVisible('#remove-bgr-key')).toBe(true);
+    await page.click('#remove-bgr-key');
+    await expect.poll(() => page.textContent('#message')).toBe('The saved licence key was removed.');
+    expect(await sim((s) => s.secureKeys())).toEqual(['pfc.apiKey']);
+    expect(await page.isVisible('#remove-bgr-key')).toBe(false);
+    await page.click('#toggle-settings');
     expect(pageErrors).toEqual([]);
   });
 });

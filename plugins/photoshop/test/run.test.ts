@@ -7,6 +7,8 @@ import { startEmulator, type EmulatorHandle } from '@pfc/emulator';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBackend } from '../src/backend/factory';
+
+const UXP_73 = { uxpVersion: 'uxp-7.3.0' };
 import { toParams, DEFAULT_CHOICES } from '../src/correct/options';
 import { DEFAULT_SETTINGS } from '../src/settings/store';
 import { runCorrections } from '../src/correct/run';
@@ -14,6 +16,7 @@ import { decodeImage } from '../src/image/codec';
 import { resolveTargets } from '../src/correct/targets';
 import { exportPixels } from '../src/ps/export';
 import { inModal } from '../src/ps/modal';
+import { compositeOf } from './sim/index';
 import { testEngine } from './emulator-engine';
 import { decodeWithSharp, loadSample, meanDiff, simHost } from './helpers';
 
@@ -106,25 +109,30 @@ describe('runCorrections with the emulator', () => {
     expect(emu.stats().requests).toEqual(before);
   });
 
-  it('keeps the transparency of a background-removal result in the new layer', async () => {
+  it('removes a background non-destructively: a layer mask from the result over a full copy, the background kept under the mask', async () => {
     const { host, docs } = await setup(['portraits/grace_hopper.jpg']);
     const doc = docs[0]!;
+    const source = doc.layers[0]!.pixels!.slice();
     const outcomes = await runCorrections(host, backend(), resolveTargets(host, 'document'), toParams({ ...DEFAULT_CHOICES, background: 'transparent' }));
     expect(outcomes[0]).toMatchObject({ status: 'done', message: 'added layer "Perfectly Clear: Universal, background removed"' });
-    const px = doc.layers[0]!.pixels!;
-    expect(px[3]).toBe(0); // corner: background removed
-    const centre = ((doc.height >> 1) * doc.width + (doc.width >> 1)) * 4;
-    expect(px[centre + 3]).toBe(255); // subject kept
+    const layer = doc.layers[0]!;
+    const centre = (doc.height >> 1) * doc.width + (doc.width >> 1);
+    expect(layer.mask![0]).toBe(0); // corner: masked out
+    expect(layer.mask![centre]).toBe(255); // subject shown
+    expect([...layer.pixels!.subarray(0, 4)]).toEqual([...source.subarray(0, 4)]); // the removed background is still there
+    const shown = compositeOf(doc, doc.layers.slice(0, 1));
+    expect(shown[3]).toBe(0); // as seen: the background is gone
+    expect(doc.history.map((h) => h.name)).toEqual(['Open', 'Perfectly Clear: Universal, background removed']);
   });
 
   it('opens a resized result as a new document at the requested size', async () => {
     const { host, sim, docs } = await setup(['objects/coffee.jpg']);
     const outcomes = await runCorrections(host, backend(), resolveTargets(host, 'document'), toParams({ ...DEFAULT_CHOICES, resize: 'long', resizeValue: 320 }));
-    expect(outcomes[0]).toMatchObject({ status: 'done', message: 'resized result opened as a new document, "coffee (Perfectly Clear).jpg"' });
+    expect(outcomes[0]).toMatchObject({ status: 'done', message: 'resized result opened as a new document, "coffee (Perfectly Clear)"' });
     const opened = [...sim.core.docs.values()].find((d) => d.id !== docs[0]!.id)!;
     expect(Math.max(opened.width, opened.height)).toBe(320);
     expect(docs[0]!.layers).toHaveLength(1);
-    expect(sim.temp.files.has('coffee (Perfectly Clear).jpg')).toBe(true);
+    expect(sim.temp.files.size).toBe(0);
   });
 
   it('corrects the active layer only, keeping its shape, and says when a CMYK document was converted', async () => {
@@ -143,7 +151,7 @@ describe('runCorrections with the emulator', () => {
     const outcomes = await runCorrections(host, backend(), resolveTargets(host, 'layer'), toParams(DEFAULT_CHOICES));
 
     expect(outcomes[0]!.status).toBe('done');
-    expect(outcomes[0]!.notes.join(' ')).toContain('CMYK 8-bit');
+    expect(outcomes[0]!.notes.join(' ')).toContain('CMYK to RGB');
     expect(doc.layers.map((l) => l.name)).toEqual(['Perfectly Clear: Universal', 'left half', 'Background']);
     const px = doc.layers[0]!.pixels!;
     const right = ((doc.height >> 1) * doc.width + doc.width - 5) * 4;
@@ -152,10 +160,10 @@ describe('runCorrections with the emulator', () => {
     expect(px[left + 3]).toBe(255);
   });
 
-  it('sends a valid JPEG upload the service can read', async () => {
+  it('sends a valid PNG upload the service can read', async () => {
     const { host } = await setup(['outdoors/rocket.jpg']);
     const upload = await inModal(host, 'read', () => exportPixels(host, host.ps.app.activeDocument!));
-    expect((await sharp(upload.bytes).metadata()).format).toBe('jpeg');
+    expect((await sharp(upload.bytes).metadata()).format).toBe('png');
   });
 
   it('says what to do when the key is refused or the service cannot be reached', async () => {
@@ -180,14 +188,14 @@ describe('runCorrections with the emulator', () => {
     const { host, docs } = await setup(['portraits/grace_hopper.jpg']);
     const doc = docs[0]!;
     const settings = { ...DEFAULT_SETTINGS, backend: 'container' as const, containerURL: emu.urls.container!, bgrURL: emu.urls.bgr! };
-    const selfHosted = createBackend(settings, { bgrLicenceKey: 'studio-licence' }, fetch);
+    const selfHosted = createBackend(settings, { bgrLicenceKey: 'studio-licence' }, fetch, UXP_73);
     const outcomes = await runCorrections(host, selfHosted, resolveTargets(host, 'document'), toParams({ ...DEFAULT_CHOICES, background: 'transparent' }));
     expect(outcomes[0]).toMatchObject({ status: 'done', message: 'added layer "Perfectly Clear: Universal, background removed"' });
-    const px = doc.layers[0]!.pixels!;
-    expect(px[3]).toBe(0);
-    expect(px[((doc.height >> 1) * doc.width + (doc.width >> 1)) * 4 + 3]).toBe(255);
+    const mask = doc.layers[0]!.mask!;
+    expect(mask[0]).toBe(0);
+    expect(mask[(doc.height >> 1) * doc.width + (doc.width >> 1)]).toBe(255);
     // The colour container alone has no AI Art: refused before anything is read or sent.
-    const containerOnly = createBackend({ ...settings, bgrURL: '' }, {}, fetch);
+    const containerOnly = createBackend({ ...settings, bgrURL: '' }, {}, fetch, UXP_73);
     await expect(runCorrections(host, containerOnly, resolveTargets(host, 'document'), toParams({ ...DEFAULT_CHOICES, aiArt: 'cartoon' }))).rejects.toThrow(ParameterError);
     expect(doc.layers).toHaveLength(2);
   });

@@ -20,7 +20,25 @@ export class SettingsError extends Error {
   override name = 'SettingsError';
 }
 
-export function createBackend(settings: PanelSettings, secrets: BackendSecrets, fetch: FetchLike): CorrectionBackend {
+/** What the running UXP can do, where the panel's backends differ. */
+export interface RuntimeFeatures {
+  /** `require('uxp').versions.uxp`, e.g. `uxp-7.3.0`. */
+  uxpVersion: string;
+}
+
+/**
+ * Multipart `FormData` with a `Blob` part (the background-removal container's
+ * upload) arrived with UXP 7.3.0 (AdobeDocs/uxp-photoshop `src/pages/uxp-api/changelog3-p.md:91-106`),
+ * which Photoshop 25.2 carries (`src/pages/ps-reference/changelog/index.md:210-212`).
+ */
+export function supportsMultipartBlob(features: RuntimeFeatures): boolean {
+  const m = /(\d+)\.(\d+)/.exec(features.uxpVersion);
+  if (!m) return false;
+  const [major, minor] = [Number(m[1]), Number(m[2])];
+  return major > 7 || (major === 7 && minor >= 3);
+}
+
+export function createBackend(settings: PanelSettings, secrets: BackendSecrets, fetch: FetchLike, features: RuntimeFeatures): CorrectionBackend {
   switch (settings.backend) {
     case 'hosted':
       if (!secrets.apiKey) throw new SettingsError('Enter your API key under Settings (hosted Web API) first.');
@@ -31,6 +49,11 @@ export function createBackend(settings: PanelSettings, secrets: BackendSecrets, 
       if (!settings.containerURL) throw new SettingsError('Enter the colour-correction container address under Settings first.');
       const container = { baseURL: settings.containerURL, fetch };
       if (!settings.bgrURL) return createContainerBackend({ container });
+      if (!supportsMultipartBlob(features)) {
+        throw new SettingsError(
+          `The background-removal container needs Photoshop 25.2 or later (UXP 7.3; this is ${features.uxpVersion}): its upload is a multipart form with a file, which earlier versions cannot send. Update Photoshop, or clear "BG removal" under Settings.`,
+        );
+      }
       // With a background-removal container, removeBackground runs there after the colour correction.
       const bgr = { baseURL: settings.bgrURL, fetch, ...(secrets.bgrLicenceKey ? { licenseKey: secrets.bgrLicenceKey } : {}) };
       return createSelfHostedBackend({ container, bgr });

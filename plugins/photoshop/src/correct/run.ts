@@ -9,8 +9,8 @@ import {
   type CorrectionBackend, type CorrectionProgress, type PfcParams,
 } from '@pfc/core';
 import type { Host } from '../host/types';
-import { decodeImage, sniffFormat } from '../image/codec';
-import { addResultLayer, openResultDocument } from '../ps/apply';
+import { decodeImage } from '../image/codec';
+import { addResultLayer, newResultDocument } from '../ps/apply';
 import { activateDocument, findDocument } from '../ps/commands';
 import { exportPixels, unsupportedReason } from '../ps/export';
 import { CancelledError, inModal } from '../ps/modal';
@@ -42,6 +42,10 @@ export interface Outcome {
 
 export interface RunOptions {
   signal?: AbortSignal;
+  /** Strength of the correction, 1–100 %: the new layer's opacity. Default 100. */
+  strength?: number;
+  /** Mask each result to its document's active selection, when it has one. */
+  selectionOnly?: boolean;
   onProgress?: (p: RunProgress) => void;
 }
 
@@ -64,6 +68,7 @@ export async function runCorrections(
 ): Promise<Outcome[]> {
   const check = backend.validate(params);
   if (check.errors.length > 0) throw new ParameterError(check.errors);
+  checkStrength(options.strength);
   const { signal, onProgress } = options;
   const name = describeCorrection(params);
   const startedOn = host.ps.app.activeDocument?.id;
@@ -76,7 +81,7 @@ export async function runCorrections(
     const report = (phase: Phase) =>
       onProgress?.({ index, total: targets.length, title: target.title, phase, fraction: (index + PHASE_AT[phase]) / targets.length });
     try {
-      outcomes.push(await correctOne(host, backend, target, params, name, check.warnings, signal, report));
+      outcomes.push(await correctOne(host, backend, target, params, name, check.warnings, { signal, strength: options.strength ?? 100, selectionOnly: options.selectionOnly === true }, report));
     } catch (err) {
       const cancelled = err instanceof CancelledError || err instanceof UserAbortError || signal?.aborted === true;
       outcomes.push({
@@ -101,7 +106,7 @@ async function correctOne(
   params: PfcParams,
   name: string,
   warnings: readonly string[],
-  signal: AbortSignal | undefined,
+  { signal, strength, selectionOnly }: { signal: AbortSignal | undefined; strength: number; selectionOnly: boolean },
   report: (phase: Phase) => void,
 ): Promise<Outcome> {
   report('reading');
@@ -116,7 +121,7 @@ async function correctOne(
     signal,
     contentType: exported.contentType,
     size: exported.bytes.byteLength,
-    fileName: `${target.title}.${exported.contentType === 'image/png' ? 'png' : 'jpg'}`,
+    fileName: `${baseName(target.title)}.png`,
     onProgress: (p) => report(p.phase === 'done' ? 'downloading' : p.phase),
   });
   report('downloading');
@@ -125,13 +130,13 @@ async function correctOne(
   const notes = [...(exported.conversion ? [exported.conversion] : []), ...warnings, ...result.warnings];
 
   report('applying');
+  const image = decodeImage(bytes);
   if (isResize(params)) {
-    const ext = sniffFormat(bytes) === 'png' ? 'png' : 'jpg';
-    const opened = await inModal(host, name, () => openResultDocument(host, bytes, `${baseName(target.title)} (Perfectly Clear).${ext}`));
+    const title = `${baseName(target.title)} (Perfectly Clear)`;
+    const opened = await inModal(host, name, (context) => newResultDocument(host, context, image, title, doc.resolution));
     report('done');
     return { title: target.title, status: 'done', message: `resized result opened as a new document, "${opened.title}"`, notes };
   }
-  const image = decodeImage(bytes);
   const added = await inModal(host, name, (context) =>
     addResultLayer(host, context, {
       documentId: doc.id,
@@ -140,11 +145,27 @@ async function correctOne(
       image,
       keepShapeOf: params.removeBackground ? undefined : exported.alpha,
       name,
+      strength,
+      selectionOnly,
+      // A transparent background becomes a mask over the layer: the removed background stays editable.
+      ...(removesToTransparent(params) ? { cutoutOf: decodeImage(exported.bytes) } : {}),
     }, signal),
   );
   if (added.resampled) notes.push(`the result came back at ${image.width}×${image.height} px and was fitted to the source`);
   report('done');
   return { title: target.title, status: 'done', message: `added layer "${name}"`, notes, layerId: added.layerId };
+}
+
+function removesToTransparent(p: PfcParams): boolean {
+  return p.removeBackground === true && (!p.bgColor || p.bgColor.toLowerCase() === 'transparent');
+}
+
+/** The strength is checked with the other choices, before anything is read or sent. */
+export function checkStrength(strength: number | undefined): void {
+  if (strength === undefined) return;
+  if (!Number.isInteger(strength) || strength < 1 || strength > 100) {
+    throw new RangeError(`strength must be a whole number from 1 to 100 (%), got ${String(strength)}`);
+  }
 }
 
 function baseName(title: string): string {

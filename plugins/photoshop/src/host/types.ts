@@ -48,6 +48,10 @@ export interface PsLayer {
   /** Child layers of a group; null for other kinds. */
   readonly layers: readonly PsLayer[] | null;
   readonly parent: PsLayer | null;
+  /** `constants.BlendMode` value, e.g. `normal`, `multiply` (settable inside `executeAsModal`). */
+  blendMode: string;
+  /** Master opacity in percent (settable inside `executeAsModal`). */
+  opacity: number;
   /** Restack this layer relative to another (must run inside `executeAsModal`). */
   move(relativeObject: PsLayer, insertLocation: string): unknown;
 }
@@ -97,6 +101,9 @@ export interface PsExecutionContext {
     suspendHistory(params: { documentID: number; name: string }): Promise<PsHistorySuspension>;
     /** `commit: false` drops every change since `suspendHistory`. */
     resumeHistory(params: PsHistorySuspension & { finalName?: string }, commit?: boolean): Promise<void>;
+    /** Close this document without saving if the scope ends by an exception or a cancel. */
+    registerAutoCloseDocument(documentID: number): Promise<void>;
+    unregisterAutoCloseDocument(documentID: number): Promise<void>;
   };
   reportProgress(params: { value?: number; commandName?: string }): void;
 }
@@ -132,13 +139,19 @@ export interface PsImaging {
     layerID: number;
     imageData: PsImageData;
     replace?: boolean;
-    targetBounds?: PsRect | { left: number; top: number; width: number; height: number };
+    /** Where the pixels go; only `left` and `top` are used (imaging.md:194). */
+    targetBounds?: PsRect | { left: number; top: number; width?: number; height?: number };
     commandName?: string;
   }): Promise<void>;
   createImageDataFromBuffer(
     buffer: Uint8Array | Uint16Array | Float32Array,
     options: { width: number; height: number; components: number; chunky?: boolean; colorSpace: string; colorProfile?: string; fullRange?: boolean },
   ): Promise<PsImageData>;
+  /** The layer's user (pixel) mask as one grey component (imaging.md "getLayerMask"). */
+  getLayerMask(options: { documentID?: number; layerID: number; kind?: 'user' }): Promise<{ imageData: PsImageData; sourceBounds: PsRect }>;
+  /** The active selection as one grey component; rejects (or comes back empty) when nothing is selected. */
+  getSelection(options: { documentID?: number }): Promise<{ imageData: PsImageData; sourceBounds: PsRect }>;
+  putLayerMask(options: { documentID?: number; layerID: number; kind?: 'user'; imageData: PsImageData; replace?: boolean; targetBounds?: { left: number; top: number } }): Promise<void>;
   /** JPEG bytes of the image data (a number array, or base64 text with `base64: true`). */
   encodeImageData(options: { imageData: PsImageData; base64?: boolean }): Promise<number[] | string>;
 }
@@ -146,11 +159,12 @@ export interface PsImaging {
 /** The `photoshop` module, as far as the panel uses it. */
 export interface PhotoshopModule {
   app: {
-    readonly documents: readonly PsDocument[];
+    readonly documents: readonly PsDocument[] & {
+      /** A new document (inside `executeAsModal`); `mode` and `fill` take `constants` string values. */
+      add(options: PsDocumentCreateOptions): Promise<PsDocument | null>;
+    };
     /** Null at run time when no document is open. */
     readonly activeDocument: PsDocument | null;
-    /** Open a file as a new document (inside `executeAsModal`). */
-    open(entry: PsFileEntry): Promise<PsDocument>;
   };
   core: {
     executeAsModal<T>(fn: (context: PsExecutionContext) => Promise<T>, options: { commandName: string }): Promise<T>;
@@ -162,6 +176,18 @@ export interface PhotoshopModule {
   constants: {
     ElementPlacement: { readonly PLACEBEFORE: string };
   };
+}
+
+/** `DocumentCreateOptions` of `documents.add`, as far as the panel sets them. */
+export interface PsDocumentCreateOptions {
+  name?: string;
+  width?: number;
+  height?: number;
+  resolution?: number;
+  mode?: string;
+  fill?: string;
+  depth?: number;
+  profile?: string;
 }
 
 /** A file in UXP's file system (`storage.File`). */
@@ -185,6 +211,8 @@ export interface UxpSecureStorage {
 
 /** The `uxp` module, as far as the panel uses it. */
 export interface UxpModule {
+  /** `require('uxp').versions` (`uxp`: e.g. `uxp-7.3.0` or `7.3.0`). */
+  versions: { readonly uxp: string };
   storage: {
     localFileSystem: {
       getTemporaryFolder(): Promise<PsFolderEntry>;

@@ -10,10 +10,11 @@
  * the module's top level, while UXP serves it as `require('uxp').storage.secureStorage`.
  */
 import type * as Photoshop from 'photoshop';
-import type { storage, SecureStorage } from 'uxp';
+import type { storage, SecureStorage, versions } from 'uxp';
 import type {
   PhotoshopModule,
   PsDocument,
+  PsDocumentCreateOptions,
   PsExecutionContext,
   PsFileEntry,
   PsImaging,
@@ -28,6 +29,8 @@ type Fits<Real extends Narrow, Narrow> = [Real, Narrow];
 type RealLayer = import('photoshop/dom/Layer').Layer;
 type RealDocument = import('photoshop/dom/Document').Document;
 type RealContext = import('photoshop/dom/CoreModules').ExecutionContext;
+type RealDocuments = import('photoshop/dom/collections/Documents').Documents;
+type RealCreateOptions = import('photoshop/dom/types/DocumentTypes').DocumentCreateOptions;
 
 export type Checks = [
   Fits<RealLayer, PsLayer>,
@@ -36,11 +39,19 @@ export type Checks = [
   Fits<typeof Photoshop.imaging, PsImaging>,
   Fits<typeof Photoshop.core, PhotoshopModule['core']>,
   Fits<typeof Photoshop.action, PhotoshopModule['action']>,
-  Fits<typeof Photoshop.app, PhotoshopModule['app']>,
+  Fits<Omit<typeof Photoshop.app, 'documents'>, Omit<PhotoshopModule['app'], 'documents'>>,
+  Fits<RealDocuments, readonly PsDocument[]>,
+  Fits<ReturnType<RealDocuments['add']>, ReturnType<PhotoshopModule['app']['documents']['add']>>,
+  // The panel's options go into the real add(): its `mode` and `fill` are Constants enums whose values are
+  // the strings the panel passes ('RGBColorMode', 'transparent': Constants.d.ts NewDocumentMode.RGB, DocumentFill.TRANSPARENT).
+  Fits<Omit<PsDocumentCreateOptions, 'mode' | 'fill'>, Omit<RealCreateOptions, 'mode' | 'fill'>>,
+  Fits<`${typeof Photoshop.constants.NewDocumentMode.RGB}`, 'RGBColorMode'>,
+  Fits<`${typeof Photoshop.constants.DocumentFill.TRANSPARENT}`, 'transparent'>,
   Fits<typeof Photoshop.constants, PhotoshopModule['constants']>,
   // The typings' File class omits its Entry base (name, delete); UXP's File is an Entry.
   Fits<storage.File & storage.Entry, PsFileEntry>,
   Fits<storage.FileSystemProvider, UxpModule['storage']['localFileSystem']>,
   Fits<typeof storage.formats, UxpModule['storage']['formats']>,
   Fits<SecureStorage, UxpSecureStorage>,
+  Fits<typeof versions, UxpModule['versions']>,
 ];

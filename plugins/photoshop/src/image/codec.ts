@@ -1,10 +1,10 @@
 /**
  * JPEG and PNG in and out of 8-bit RGBA, in plain JavaScript: UXP has no
  * canvas decoder, and Photoshop's own encoder (`imaging.encodeImageData`)
- * writes JPEG only, which has no alpha.
+ * writes JPEG only, which has no alpha and 8 bits.
  */
 import decodeJpeg from 'jpeg-js/lib/decoder.js';
-import { convertIndexedToRgb, decode as decodePngFile, encode as encodePngFile } from 'fast-png';
+import { decodePng, encodePng as encodePngFile } from './png';
 
 /** Straight (not premultiplied) 8-bit RGBA, row by row, top row first. */
 export interface Rgba {
@@ -37,46 +37,16 @@ export function decodeImage(bytes: Uint8Array): Rgba {
     });
     return { width, height, data };
   }
-  if (format === 'png') return pngToRgba(decodePngFile(bytes));
+  if (format === 'png') {
+    const { width, height, data } = decodePng(bytes);
+    return { width, height, data };
+  }
   throw new Error('the result is neither JPEG nor PNG');
 }
 
-function pngToRgba(png: ReturnType<typeof decodePngFile>): Rgba {
-  const { width, height } = png;
-  const pixels = width * height;
-  let channels = png.channels;
-  let data: ArrayLike<number> = png.data;
-  let max = png.depth === 16 ? 65535 : 255;
-  if (png.palette) {
-    data = convertIndexedToRgb(png);
-    // Palette entries carry the tRNS alpha when there is one: RGB or RGBA.
-    channels = png.palette[0]?.length ?? 3;
-    max = 255;
-  }
-  const out = new Uint8Array(pixels * 4);
-  const scale = 255 / max;
-  for (let i = 0; i < pixels; i++) {
-    const s = i * channels;
-    const o = i * 4;
-    if (channels >= 3) {
-      out[o] = Math.round(data[s]! * scale);
-      out[o + 1] = Math.round(data[s + 1]! * scale);
-      out[o + 2] = Math.round(data[s + 2]! * scale);
-      out[o + 3] = channels === 4 ? Math.round(data[s + 3]! * scale) : 255;
-    } else {
-      const g = Math.round(data[s]! * scale);
-      out[o] = g;
-      out[o + 1] = g;
-      out[o + 2] = g;
-      out[o + 3] = channels === 2 ? Math.round(data[s + 1]! * scale) : 255;
-    }
-  }
-  return { width, height, data: out };
-}
-
-/** Encode 8-bit RGB (3 channels) or RGBA (4 channels) pixels as PNG. */
-export function encodePng(width: number, height: number, data: Uint8Array, channels: 3 | 4): Uint8Array {
-  return encodePngFile({ width, height, data, channels, depth: 8 });
+/** Encode RGB (3 channels) or RGBA (4 channels) pixels as PNG: 8-bit from a Uint8Array, 16-bit from a Uint16Array. */
+export function encodePng(width: number, height: number, data: Uint8Array | Uint16Array, channels: 3 | 4): Uint8Array {
+  return encodePngFile({ width, height, data, channels });
 }
 
 /** Whether any pixel of chunky RGBA data is less than fully opaque. */
@@ -84,16 +54,4 @@ export function hasTransparency(data: Uint8Array, channels: number): boolean {
   if (channels !== 4) return false;
   for (let i = 3; i < data.length; i += 4) if (data[i] !== 255) return true;
   return false;
-}
-
-/** Chunky RGBA to RGB (drops alpha). */
-export function stripAlpha(data: Uint8Array): Uint8Array {
-  const pixels = data.length / 4;
-  const out = new Uint8Array(pixels * 3);
-  for (let i = 0; i < pixels; i++) {
-    out[i * 3] = data[i * 4]!;
-    out[i * 3 + 1] = data[i * 4 + 1]!;
-    out[i * 3 + 2] = data[i * 4 + 2]!;
-  }
-  return out;
 }

@@ -129,3 +129,34 @@ export function toDepth(data: Uint8Array, bits: 8 | 16 | 32): Uint8Array | Uint1
   for (let i = 0; i < data.length; i++) out[i] = (i & 3) === 3 ? data[i]! / 255 : lut[data[i]!]!;
   return out;
 }
+
+/**
+ * A background removal made non-destructive, as Photoshop's own Remove
+ * Background does: the layer holds the corrected pixels where the subject is
+ * and the source's own pixels where the background was (nothing is lost), and
+ * the result's alpha becomes a layer mask the user can paint on. Both images
+ * are the same size; the layer keeps the source's alpha (its shape).
+ */
+export function cutoutParts(result: Rgba, source: Rgba): { pixels: Rgba; mask: Uint8Array } {
+  const n = result.width * result.height;
+  const data = new Uint8Array(n * 4);
+  const mask = new Uint8Array(n);
+  for (let i = 0; i < n; i++) {
+    const o = i * 4;
+    const a = result.data[o + 3]!;
+    const from = a > 0 ? result.data : source.data;
+    data[o] = from[o]!;
+    data[o + 1] = from[o + 1]!;
+    data[o + 2] = from[o + 2]!;
+    data[o + 3] = source.data[o + 3]!;
+    mask[i] = a;
+  }
+  return { pixels: { width: result.width, height: result.height, data }, mask };
+}
+
+/** An 8-bit grey mask at the document's depth for `putLayerMask` (16-bit: 0–32768; 32-bit: 0–1). */
+export function maskToDepth(mask: Uint8Array, bits: 8 | 16 | 32): Uint8Array | Uint16Array | Float32Array {
+  if (bits === 8) return mask;
+  if (bits === 16) return Uint16Array.from(mask, (v) => Math.round((v * 32768) / 255));
+  return Float32Array.from(mask, (v) => v / 255);
+}

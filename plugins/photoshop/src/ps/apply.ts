@@ -1,14 +1,15 @@
 /**
  * Results back into Photoshop: as a new layer above the source in one
  * history step, or (resized results, which no longer fit the canvas) as a
- * new document opened from a temporary file. Existing layers are never written.
+ * new untitled document. Existing layers are never written.
  */
 import type { Host, PsDocument, PsExecutionContext, PsLayer, PsRect } from '../host/types';
 import type { Rgba } from '../image/codec';
-import { applyShape, resample, toDepth } from '../image/pixels';
+import { applyShape, cutoutParts, maskToDepth, resample, toDepth } from '../image/pixels';
 import { activateDocument, createLayerAbove, findDocument, findLayer } from './commands';
 import { documentBits, SRGB_PROFILE } from './export';
-import { inOneHistoryStep } from './modal';
+import { combineMasks, layerMaskOver, selectionOver } from './masks';
+import { CancelledError, inOneHistoryStep } from './modal';
 
 export interface LayerResult {
   /** The document that receives the layer. */
@@ -23,6 +24,15 @@ export interface LayerResult {
   keepShapeOf?: Uint8Array;
   /** Name of the new layer, and of the history step. */
   name: string;
+  /** Strength of the correction, 1–100 %: the new layer's opacity (times the source layer's). Default 100. */
+  strength?: number;
+  /**
+   * The source's pixels (same size as `rect`), for a background removal: the result's alpha then
+   * becomes a layer mask over corrected pixels, the removed background kept underneath.
+   */
+  cutoutOf?: Rgba;
+  /** Mask the result to the document's active selection, if there is one. */
+  selectionOnly?: boolean;
 }
 
 export interface AddedLayer {
@@ -44,12 +54,19 @@ export async function addResultLayer(host: Host, context: PsExecutionContext, re
   const resampled = result.image.width !== width || result.image.height !== height;
   let image = resample(result.image, width, height);
   if (result.keepShapeOf && result.keepShapeOf.length === width * height) image = applyShape(image, result.keepShapeOf);
+  let mask: Uint8Array | undefined;
+  if (result.cutoutOf && result.cutoutOf.width === width && result.cutoutOf.height === height) {
+    ({ pixels: image, mask } = cutoutParts(image, result.cutoutOf));
+  }
 
   const doc = requireDocument(host, result.documentId);
   await activateDocument(host, doc.id);
   return inOneHistoryStep(context, doc.id, result.name, signal, async () => {
+    // Photoshop's own progress bar, shown when a modal step takes over two seconds (executeasmodal.md:170-178).
+    context.reportProgress({ value: 0.1, commandName: result.name });
     const anchor = anchorLayer(doc, result.sourceLayerId);
     const layer = await createLayerAbove(host, doc.id, anchor, result.name);
+    context.reportProgress({ value: 0.4 });
     const bits = documentBits(doc);
     const imageData = await host.ps.imaging.createImageDataFromBuffer(toDepth(image.data, bits), {
       width, height, components: 4, chunky: true, colorSpace: 'RGB', colorProfile: SRGB_PROFILE,
@@ -66,8 +83,36 @@ export async function addResultLayer(host: Host, context: PsExecutionContext, re
     } finally {
       await imageData.dispose();
     }
+    context.reportProgress({ value: 0.8 });
+    const source = result.sourceLayerId === undefined ? undefined : findLayer(doc.layers, result.sourceLayerId);
+    const combined = combineMasks([
+      mask,
+      source ? await layerMaskOver(host, doc.id, source.id, rect) : undefined,
+      result.selectionOnly ? await selectionOver(host, doc.id, rect) : undefined,
+    ]);
+    if (combined) await putMask(host, doc.id, layer.id, maskToDepth(combined, bits), rect);
+    await matchLook(source, layer, result.strength ?? 100);
     return { layerId: layer.id, resampled };
   });
+}
+
+/** Give the new layer its source's blend mode and opacity, the latter times the chosen strength (effects are not copied). */
+function matchLook(source: PsLayer | undefined, layer: PsLayer, strength: number): void {
+  if (source && source.blendMode !== layer.blendMode) layer.blendMode = source.blendMode;
+  const opacity = Math.round(((source?.opacity ?? 100) * strength) / 100);
+  if (opacity !== layer.opacity) layer.opacity = opacity;
+}
+
+/** Write a grey mask (imaging.md:368-388: one component, Grayscale, Gray Gamma 2.2) as the layer's user mask. */
+async function putMask(host: Host, documentID: number, layerID: number, mask: Uint8Array | Uint16Array | Float32Array, rect: PsRect): Promise<void> {
+  const imageData = await host.ps.imaging.createImageDataFromBuffer(mask, {
+    width: rect.right - rect.left, height: rect.bottom - rect.top, components: 1, chunky: true, colorSpace: 'Grayscale', colorProfile: 'Gray Gamma 2.2',
+  });
+  try {
+    await host.ps.imaging.putLayerMask({ documentID, layerID, kind: 'user', imageData, replace: true, targetBounds: { left: rect.left, top: rect.top } });
+  } finally {
+    await imageData.dispose();
+  }
 }
 
 function requireDocument(host: Host, documentId: number): PsDocument {
@@ -89,16 +134,30 @@ function anchorLayer(doc: PsDocument, sourceLayerId: number | undefined): PsLaye
 }
 
 /**
- * Open an encoded result as a new document: it is written to the plugin's
- * temporary folder and opened by Photoshop, which decodes it at full size
- * with its embedded profile. The file name becomes the document's title.
- * Runs inside `executeAsModal`.
+ * A resized result as a new, untitled document holding its pixels: made with
+ * `documents.add` and filled with `putPixels`, so no file is involved (a
+ * document opened from a temporary file would save back into the plug-in's
+ * hidden folder on Ctrl+S, and the file would stay behind). Registered to be
+ * closed if the scope is cancelled or fails before it is complete
+ * (executeasmodal.md "Automatic document closing"). Runs inside `executeAsModal`.
  */
-export async function openResultDocument(host: Host, bytes: Uint8Array, fileName: string): Promise<PsDocument> {
-  const { localFileSystem, formats } = host.uxp.storage;
-  const folder = await localFileSystem.getTemporaryFolder();
-  const file = await folder.createFile(fileName, { overwrite: true });
-  const copy = bytes.slice().buffer;
-  await file.write(copy, { format: formats.binary });
-  return host.ps.app.open(file);
+export async function newResultDocument(host: Host, context: PsExecutionContext, image: Rgba, name: string, resolution: number): Promise<PsDocument> {
+  const doc = await host.ps.app.documents.add({
+    name, width: image.width, height: image.height, resolution, mode: 'RGBColorMode', fill: 'transparent', depth: 8, profile: SRGB_PROFILE,
+  });
+  if (!doc) throw new Error('Photoshop did not create the new document');
+  await context.hostControl.registerAutoCloseDocument(doc.id);
+  const layer = doc.layers[0];
+  if (!layer) throw new Error('the new document has no layer');
+  const imageData = await host.ps.imaging.createImageDataFromBuffer(image.data, {
+    width: image.width, height: image.height, components: 4, chunky: true, colorSpace: 'RGB', colorProfile: SRGB_PROFILE,
+  });
+  try {
+    await host.ps.imaging.putPixels({ documentID: doc.id, layerID: layer.id, imageData, replace: true, targetBounds: { left: 0, top: 0 } });
+  } finally {
+    await imageData.dispose();
+  }
+  if (context.isCancelled) throw new CancelledError();
+  await context.hostControl.unregisterAutoCloseDocument(doc.id);
+  return doc;
 }

@@ -5,8 +5,11 @@
  * Type aliases, not interfaces, so they fit `batchPlay`'s open descriptor type.
  */
 
-/** Dialogs never pop up mid-run: a panel action must not block on a modal dialog. */
-const NO_DIALOG = { dialogOptions: 'dontDisplay' } as const;
+/**
+ * No dialog, ever: `silent` fails with a scripting error where `dontDisplay` would
+ * still show UI on an error or a missing parameter (batchplay.md:148-151).
+ */
+const NO_DIALOG = { dialogOptions: 'silent' } as const;
 
 export type SelectDocumentDescriptor = {
   _obj: 'select';

@@ -15,9 +15,29 @@ export class CancelledError extends Error {
   }
 }
 
-/** Run `fn` in a modal scope named `commandName` (shown in Photoshop's progress bar). */
-export function inModal<T>(host: Host, commandName: string, fn: (context: PsExecutionContext) => Promise<T>): Promise<T> {
-  return host.ps.core.executeAsModal(fn, { commandName });
+/**
+ * Run `fn` in a modal scope named `commandName` (shown in Photoshop's progress
+ * bar). Escape there sets `isCancelled`, and Photoshop's APIs then throw
+ * (AdobeDocs/uxp-photoshop `src/pages/ps-reference/media/executeasmodal.md:99-104`):
+ * whatever `fn` threw, a cancelled scope ends in `CancelledError`, so the user
+ * sees "cancelled", not a failure, and "Correct All" stops.
+ */
+export async function inModal<T>(host: Host, commandName: string, fn: (context: PsExecutionContext) => Promise<T>): Promise<T> {
+  let cancelled = false;
+  try {
+    return await host.ps.core.executeAsModal(async (context) => {
+      try {
+        const result = await fn(context);
+        if (context.isCancelled) throw new CancelledError();
+        return result;
+      } finally {
+        cancelled = context.isCancelled;
+      }
+    }, { commandName });
+  } catch (err) {
+    if (cancelled && !(err instanceof CancelledError)) throw new CancelledError();
+    throw err;
+  }
 }
 
 /**
@@ -38,7 +58,12 @@ export async function inOneHistoryStep<T>(
     result = await fn();
     if (signal?.aborted || context.isCancelled) throw new CancelledError();
   } catch (err) {
-    await context.hostControl.resumeHistory(suspension, false);
+    try {
+      await context.hostControl.resumeHistory(suspension, false);
+    } catch {
+      // The error that stopped the step is what the user needs; Photoshop also rolls back
+      // suspended history when the modal scope ends by an exception (executeasmodal.md:271).
+    }
     throw err;
   }
   await context.hostControl.resumeHistory(suspension, true);

@@ -3,6 +3,7 @@
  * secret), keys in UXP `secureStorage` (encrypted per user and plugin). Keys
  * are never written anywhere else, never logged and never shown again once saved.
  */
+import { decodeUtf8 } from '../backend/fetch';
 import type { UxpSecureStorage } from '../host/types';
 
 export type BackendChoice = 'hosted' | 'container' | 'emulator';
@@ -93,7 +94,7 @@ export async function loadSecret(secure: UxpSecureStorage, name: SecretName): Pr
   try {
     const bytes = await secure.getItem(SECRET_KEYS[name]);
     if (!bytes || bytes.byteLength === 0) return undefined;
-    return utf8(bytes);
+    return decodeUtf8(bytes);
   } catch {
     return undefined;
   }
@@ -107,12 +108,4 @@ export async function saveSecret(secure: UxpSecureStorage, name: SecretName, val
     return;
   }
   await secure.removeItem(SECRET_KEYS[name]).catch(() => undefined);
-}
-
-/** UTF-8 bytes to text, without relying on `TextDecoder` (not in every UXP version). */
-function utf8(bytes: Uint8Array): string {
-  if (typeof TextDecoder !== 'undefined') return new TextDecoder().decode(bytes);
-  let binary = '';
-  for (const b of bytes) binary += String.fromCharCode(b);
-  return decodeURIComponent(Array.from(binary, (c) => `%${c.charCodeAt(0).toString(16).padStart(2, '0')}`).join(''));
 }

@@ -18,6 +18,8 @@ const PHASE_TEXT: Record<RunProgress['phase'], string> = {
 };
 /** Most custom presets listed (the selector stays usable). */
 const MAX_CUSTOM_PRESETS = 200;
+/** Longest wait for the account's preset list, in ms. */
+const PRESET_LIST_TIMEOUT_MS = 20_000;
 
 export interface PanelEnv {
   fetch: FetchLike;
@@ -83,7 +85,7 @@ export class Panel {
   }
 
   private backend(): CorrectionBackend {
-    return createBackend(this.settings.settings, this.settings.secrets, this.env.fetch);
+    return createBackend(this.settings.settings, this.settings.secrets, this.env.fetch, { uxpVersion: this.host.uxp.versions.uxp });
   }
 
   /** Load the account's custom presets; a failure is said, and the built-in ones stay usable. */
@@ -96,8 +98,11 @@ export class Panel {
     }
     if (!backend.listPresets) return;
     const names: string[] = [];
+    // UXP's AbortSignal has no static timeout() (abort-signal.md:9-33): a controller and a timer instead.
+    const limit = new AbortController();
+    const timer = setTimeout(() => limit.abort(), PRESET_LIST_TIMEOUT_MS);
     try {
-      for await (const p of backend.listPresets({ signal: AbortSignal.timeout?.(20_000) })) {
+      for await (const p of backend.listPresets({ signal: limit.signal })) {
         if (!names.includes(p.name)) names.push(p.name);
         if (names.length >= MAX_CUSTOM_PRESETS) break;
       }
@@ -105,6 +110,8 @@ export class Panel {
       this.renderPresets();
     } catch (err) {
       this.say(`Your custom presets could not be loaded: ${messageOf(err)}`, 'error');
+    } finally {
+      clearTimeout(timer);
     }
   }
 
@@ -121,6 +128,8 @@ export class Panel {
       this.setRunning(abort);
       outcomes = await runCorrections(this.host, backend, targets, params, {
         signal: abort.signal,
+        strength: Number(input('strength').value),
+        selectionOnly: input('selection-only').checked,
         onProgress: (p) => this.progress(p),
       });
     } catch (err) {

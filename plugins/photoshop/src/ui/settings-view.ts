@@ -6,7 +6,7 @@
 import type { Host } from '../host/types';
 import { describeBackend, type BackendSecrets } from '../backend/factory';
 import {
-  loadSecret, loadSettings, saveSecret, saveSettings, type BackendChoice, type KeyValueStore, type PanelSettings,
+  loadSecret, loadSettings, saveSecret, saveSettings, type BackendChoice, type KeyValueStore, type PanelSettings, type SecretName,
 } from '../settings/store';
 import { button, byId, input, select, show } from './dom';
 
@@ -31,6 +31,20 @@ export class SettingsView {
     select('backend').addEventListener('change', () => this.showFields());
     button('toggle-settings').addEventListener('click', () => show(byId('settings'), byId('settings').classList.contains('hidden')));
     button('save-settings').addEventListener('click', () => void this.save());
+    button('remove-api-key').addEventListener('click', () => void this.removeKey('apiKey'));
+    button('remove-bgr-key').addEventListener('click', () => void this.removeKey('bgrLicenceKey'));
+  }
+
+  /** Delete a saved key from secure storage (the hosted backend then asks for one again). */
+  private async removeKey(name: SecretName): Promise<void> {
+    try {
+      await saveSecret(this.host.uxp.storage.secureStorage, name, '');
+      delete this.secrets[name];
+      this.showFields();
+      this.say(name === 'apiKey' ? 'The saved API key was removed.' : 'The saved licence key was removed.', 'info');
+    } catch (err) {
+      this.say(`The key could not be removed: ${err instanceof Error ? err.message : String(err)}`, 'error');
+    }
   }
 
   private fill(): void {
@@ -54,6 +68,8 @@ export class SettingsView {
     show(byId('key-fields'), backend !== 'container');
     input('api-key').placeholder = this.secrets.apiKey ? 'saved — type to replace' : backend === 'emulator' ? 'optional' : 'your API key';
     input('bgr-key').placeholder = this.secrets.bgrLicenceKey ? 'saved — type to replace' : 'optional';
+    show(button('remove-api-key'), !!this.secrets.apiKey);
+    show(button('remove-bgr-key'), !!this.secrets.bgrLicenceKey);
     byId('key-hint').textContent = backend === 'hosted' ? 'Stored encrypted in Photoshop’s secure storage.' : 'The emulator accepts any key.';
   }
 

@@ -1,4 +1,5 @@
 /** The simulated host's codec in Chromium: the browser's own JPEG/PNG codecs. */
+import { native } from './native';
 import type { SimCodec } from './codec';
 
 export const browserCodec: SimCodec = {
@@ -10,14 +11,14 @@ export const browserCodec: SimCodec = {
       rgba[i * 4 + 2] = rgb[i * 3 + 2]!;
       rgba[i * 4 + 3] = 255;
     }
-    const canvas = new OffscreenCanvas(width, height);
-    canvas.getContext('2d')!.putImageData(new ImageData(rgba, width, height), 0, 0);
+    const canvas = new native.OffscreenCanvas(width, height);
+    canvas.getContext('2d')!.putImageData(new native.ImageData(rgba, width, height), 0, 0);
     const blob = await canvas.convertToBlob({ type: 'image/jpeg', quality: 0.92 });
     return new Uint8Array(await blob.arrayBuffer());
   },
   async decode(bytes) {
-    const bitmap = await createImageBitmap(new Blob([bytes.slice()]), { premultiplyAlpha: 'none', colorSpaceConversion: 'none' });
-    const canvas = new OffscreenCanvas(bitmap.width, bitmap.height);
+    const bitmap = await native.createImageBitmap(new native.Blob([bytes.slice()]), { premultiplyAlpha: 'none', colorSpaceConversion: 'none' });
+    const canvas = new native.OffscreenCanvas(bitmap.width, bitmap.height);
     const ctx = canvas.getContext('2d')!;
     ctx.drawImage(bitmap, 0, 0);
     const { data } = ctx.getImageData(0, 0, bitmap.width, bitmap.height);

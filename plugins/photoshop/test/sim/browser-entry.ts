@@ -4,9 +4,14 @@
  * test open documents (real photos, decoded by the browser) and read back
  * layers, pixels, history and the recorded batchPlay descriptors.
  */
+import { native } from './native';
 import { browserCodec } from './browser-codec';
 import { createSimHost } from './index';
 import { locate, restore, type DocState, type LayerNode } from './state';
+import { restrictToUxpGlobals } from './strict-globals';
+
+/** The built manifest's `requiredPermissions.network.domains`, put in by the bundler (`e2e-page.ts`). */
+declare const __PANEL_NETWORK_DOMAINS__: string[] | 'all';
 
 const { host, sim } = createSimHost(browserCodec);
 
@@ -18,13 +23,13 @@ function summary(doc: DocState) {
 function toBase64(bytes: Uint8Array): string {
   let bin = '';
   for (let i = 0; i < bytes.length; i += 0x8000) bin += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  return btoa(bin);
+  return native.btoa(bin);
 }
 
 const api = {
   /** Open a photo (fetched from the test server) as a document with one Background layer. */
   async openPhoto(url: string, title: string, options: { mode?: DocState['mode']; bits?: DocState['bits'] } = {}) {
-    const bytes = new Uint8Array(await (await fetch(url)).arrayBuffer());
+    const bytes = new Uint8Array(await (await native.fetch(url)).arrayBuffer());
     const { width, height, data } = await browserCodec.decode(bytes);
     const doc = sim.openDocument({ title, width, height, pixels: data, channels: 4, ...options });
     return summary(flattenToBackground(doc));
@@ -51,6 +56,11 @@ const api = {
     if (!found?.node.pixels) throw new Error('no such pixel layer');
     return toBase64(found.node.pixels);
   },
+  /** A layer's canvas-sized user mask, base64; empty when it has none. */
+  layerMask(docId: number, layerId: number): string {
+    const found = locate(sim.core.doc(docId).layers, layerId);
+    return found?.node.mask ? toBase64(found.node.mask) : '';
+  },
   /** Edit > Undo: back to the previous history state. */
   undo(docId: number) {
     const doc = sim.core.doc(docId);
@@ -58,6 +68,14 @@ const api = {
     doc.history.pop();
     restore(doc, doc.history[doc.history.length - 1]!);
     return summary(doc);
+  },
+  /** Press Escape in Photoshop's progress bar during the next modal scope whose name starts with `prefix`. */
+  escapeDuringModal(prefix: string) {
+    sim.core.onModal = (name) => {
+      if (!name.startsWith(prefix)) return;
+      sim.core.onModal = undefined;
+      sim.core.cancelCurrentModal();
+    };
   },
   batchPlayLog: () => sim.core.batchPlayLog,
   modalLog: () => sim.core.modalLog,
@@ -72,17 +90,20 @@ function flattenToBackground(doc: DocState): DocState {
   const layer = doc.layers[0]!;
   layer.isBackground = true;
   layer.name = 'Background';
-  doc.history = [{ name: 'Open', layers: structuredClone(doc.layers), active: [...doc.activeLayerIds] }];
+  doc.history = [{ name: 'Open', layers: native.structuredClone(doc.layers), active: [...doc.activeLayerIds] }];
   return doc;
 }
 
 const modules: Record<string, unknown> = { photoshop: host.ps, uxp: host.uxp };
+const removedGlobals: string[] = [];
 Object.assign(globalThis, {
   require: (id: string) => {
     if (!(id in modules)) throw new Error(`Cannot find module '${id}'`);
     return modules[id];
   },
-  __sim: api,
+  __sim: { ...api, removedGlobals: () => removedGlobals },
 });
+// Last: from here on the page has only what a UXP panel has.
+removedGlobals.push(...restrictToUxpGlobals(__PANEL_NETWORK_DOMAINS__));
 
-export type SimApi = typeof api;
+export type SimApi = typeof api & { removedGlobals: () => string[] };

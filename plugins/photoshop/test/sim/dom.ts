@@ -28,6 +28,23 @@ export class SimLayer implements PsLayer {
   get visible(): boolean {
     return this.found.node.visible;
   }
+  get blendMode(): string {
+    return this.found.node.blendMode ?? 'normal';
+  }
+  set blendMode(mode: string) {
+    this.core.mutate(this.docId, 'Blending Change', () => {
+      this.found.node.blendMode = mode;
+    });
+  }
+  get opacity(): number {
+    return this.found.node.opacity ?? 100;
+  }
+  set opacity(value: number) {
+    if (!(value >= 0 && value <= 100)) throw new Error('opacity must be between 0 and 100');
+    this.core.mutate(this.docId, 'Opacity Change', () => {
+      this.found.node.opacity = value;
+    });
+  }
   get isBackgroundLayer(): boolean {
     return this.found.node.isBackground;
   }

@@ -62,12 +62,14 @@ export class SimImaging implements PsImaging {
 
   async getPixels(options: PsGetPixelsOptions) {
     this.getPixelsLog.push({ ...options });
+    this.core.checkNotCancelled();
     const doc = this.docOf(options.documentID);
     const docDepth = DEPTH[doc.bits] ?? 8;
-    const converting = options.colorSpace === 'RGB' && options.componentSize === 8;
-    if (!converting && (doc.mode !== 'RGBColorMode' || docDepth !== 8)) {
-      throw new Error(`simulator: pixels of a ${doc.mode} ${docDepth}-bit document are only simulated converted to 8-bit RGB`);
+    const size = options.componentSize === undefined || options.componentSize === -1 ? docDepth : options.componentSize;
+    if (options.colorSpace !== 'RGB' && doc.mode !== 'RGBColorMode') {
+      throw new Error(`simulator: pixels of a ${doc.mode} document are only simulated converted to RGB`);
     }
+    if (size === 32) throw new Error('simulator: 32-bit reads are not simulated');
     let rgba: Uint8Array;
     let rect: PsRect;
     let opaque: boolean;
@@ -85,22 +87,29 @@ export class SimImaging implements PsImaging {
     const width = rect.right - rect.left;
     const height = rect.bottom - rect.top;
     const components = opaque ? 3 : 4;
-    const out = new Uint8Array(width * height * components);
+    // Documents store 8-bit samples; a 16-bit read widens them to Photoshop's 0–32768 range (imaging.md "componentSize").
+    const out = size === 16 ? new Uint16Array(width * height * components) : new Uint8Array(width * height * components);
+    const widen = size === 16 ? (v: number) => Math.round((v * 32768) / 255) : (v: number) => v;
     for (let y = 0; y < height; y++) {
       for (let x = 0; x < width; x++) {
         const s = ((rect.top + y) * doc.width + rect.left + x) * 4;
         const o = (y * width + x) * components;
-        for (let c = 0; c < components; c++) out[o + c] = rgba[s + c]!;
+        for (let c = 0; c < components; c++) out[o + c] = widen(rgba[s + c]!);
       }
     }
     return { imageData: this.track(new SimImageData(width, height, components, out)), sourceBounds: rect, level: 0 };
   }
 
+  /** Called as putPixels starts; tests use it to cancel at that moment. */
+  beforePut: (() => void) | undefined;
+
   async putPixels(options: Parameters<PsImaging['putPixels']>[0]): Promise<void> {
+    this.beforePut?.();
     const doc = this.docOf(options.documentID);
     const img = options.imageData as SimImageData;
     this.putPixelsLog.push({ documentID: options.documentID, layerID: options.layerID, targetBounds: options.targetBounds, componentSize: img.componentSize });
     if (img.disposed) throw new Error('image data was disposed');
+    this.core.checkNotCancelled();
     const depth = DEPTH[doc.bits] ?? 8;
     if (img.componentSize !== depth) throw new Error(`putPixels: ${img.componentSize}-bit data into a ${depth}-bit document`);
     if (img.colorSpace !== 'RGB' || img.components !== 4) throw new Error('simulator: putPixels takes RGBA data');
@@ -125,8 +134,54 @@ export class SimImaging implements PsImaging {
     });
   }
 
+  /** `getLayerMask` (imaging.md:206-226): the user mask as grey data; a layer without one is refused. */
+  async getLayerMask(options: { documentID?: number; layerID: number; kind?: 'user' }) {
+    this.core.checkNotCancelled();
+    const doc = this.docOf(options.documentID);
+    const found = locate(doc.layers, options.layerID);
+    if (!found) throw new Error(`layer ${options.layerID} not found`);
+    if (!found.node.mask) throw new Error('The layer has no user mask');
+    const img = new SimImageData(doc.width, doc.height, 1, found.node.mask.slice(), 'Grayscale', 'Gray Gamma 2.2');
+    return { imageData: this.track(img), sourceBounds: { left: 0, top: 0, right: doc.width, bottom: doc.height } };
+  }
+
+  /** `getSelection` (imaging.md:268-286): the selection as grey data; refused when nothing is selected. */
+  async getSelection(options: { documentID?: number }) {
+    this.core.checkNotCancelled();
+    const doc = this.docOf(options.documentID);
+    if (!doc.selection) throw new Error('There is no selection');
+    const img = new SimImageData(doc.width, doc.height, 1, doc.selection.slice(), 'Grayscale', 'Gray Gamma 2.2');
+    return { imageData: this.track(img), sourceBounds: { left: 0, top: 0, right: doc.width, bottom: doc.height } };
+  }
+
+  /** `putLayerMask` (imaging.md:241-255): single-component grey data only. */
+  async putLayerMask(options: { documentID?: number; layerID: number; imageData: PsImageData; replace?: boolean; targetBounds?: { left: number; top: number } }) {
+    this.core.checkNotCancelled();
+    const doc = this.docOf(options.documentID);
+    const img = options.imageData as SimImageData;
+    if (img.components !== 1 || img.colorSpace !== 'Grayscale') throw new Error('putLayerMask takes image data with a single grayscale component');
+    if (img.componentSize !== 8) throw new Error('simulator: 8-bit masks only');
+    const found = locate(doc.layers, options.layerID);
+    if (!found) throw new Error(`layer ${options.layerID} not found`);
+    const left = options.targetBounds?.left ?? 0;
+    const top = options.targetBounds?.top ?? 0;
+    this.core.mutate(doc.id, 'Add Layer Mask', () => {
+      const mask = options.replace === false && found.node.mask ? found.node.mask : new Uint8Array(doc.width * doc.height).fill(255);
+      for (let y = 0; y < img.height; y++) {
+        for (let x = 0; x < img.width; x++) {
+          const dx = left + x, dy = top + y;
+          if (dx >= 0 && dy >= 0 && dx < doc.width && dy < doc.height) mask[dy * doc.width + dx] = img.data[y * img.width + x]!;
+        }
+      }
+      found.node.mask = mask;
+    });
+  }
+
   async createImageDataFromBuffer(buffer: Uint8Array | Uint16Array | Float32Array, options: Parameters<PsImaging['createImageDataFromBuffer']>[1]) {
-    if (options.colorSpace !== 'RGB') throw new Error('simulator: only RGB image data is simulated');
+    if (options.colorSpace === 'Grayscale' && options.components === 1) {
+      return this.track(new SimImageData(options.width, options.height, 1, buffer, 'Grayscale', options.colorProfile ?? ''));
+    }
+    if (options.colorSpace !== 'RGB') throw new Error('simulator: only RGB and one-component Grayscale image data are simulated');
     return this.track(new SimImageData(options.width, options.height, options.components, buffer, 'RGB', options.colorProfile ?? ''));
   }
 

@@ -5,24 +5,30 @@
  * descriptor, as Photoshop does for an unknown command), and the imaging API
  * (in `imaging.ts`). Changes outside a modal scope throw, as in Photoshop.
  */
+import { native } from './native';
 import type {
-  PhotoshopModule, PsBatchPlayOptions, PsDescriptor, PsDocument, PsExecutionContext, PsFileEntry,
+  PhotoshopModule, PsBatchPlayOptions, PsDescriptor, PsDocument, PsDocumentCreateOptions, PsExecutionContext,
 } from '../../src/host/types';
 import type { SimCodec } from './codec';
 import { SimDocument } from './dom';
 import { SimImaging } from './imaging';
 import { locate, newDocument, newId, restore, snapshot, type DocState, type LayerNode } from './state';
-import type { SimFile } from './uxp';
 
 export class SimPhotoshopCore {
   readonly docs = new Map<number, DocState>();
   activeId: number | undefined;
   /** Every batchPlay call, in order, as sent. */
   readonly batchPlayLog: PsDescriptor[][] = [];
+  /** Every reportProgress call, with the modal scope's name. */
+  readonly progressLog: { command: string; value?: number; commandName?: string }[] = [];
   /** Every executeAsModal command name, in order. */
   readonly modalLog: string[] = [];
   private modalDepth = 0;
   private cancelNext = false;
+  /** The running modal scope; Photoshop runs one at a time, for all plug-ins (executeasmodal.md:71). */
+  private scope: { cancelled: boolean; autoClose: Set<number> } | undefined;
+  /** Another plug-in (or a dialog) holds Photoshop's modal state. */
+  heldByOther: string | undefined;
   /** Called at the start of every modal scope; tests use it to pause or cancel mid-run. */
   onModal: ((commandName: string) => Promise<void> | void) | undefined;
 
@@ -45,6 +51,16 @@ export class SimPhotoshopCore {
     this.cancelNext = true;
   }
 
+  /** Escape in Photoshop's progress bar, now: `isCancelled` turns true and Photoshop calls throw. */
+  cancelCurrentModal(): void {
+    if (this.scope) this.scope.cancelled = true;
+  }
+
+  /** Photoshop refuses commands in a cancelled scope (executeasmodal.md:104). */
+  checkNotCancelled(): void {
+    if (this.scope?.cancelled) throw new Error('User cancelled the operation');
+  }
+
   get inModal(): boolean {
     return this.modalDepth > 0;
   }
@@ -59,12 +75,21 @@ export class SimPhotoshopCore {
 
   async executeAsModal<T>(fn: (context: PsExecutionContext) => Promise<T>, options: { commandName: string }): Promise<T> {
     if (typeof options?.commandName !== 'string') throw new Error('executeAsModal needs options.commandName');
+    if (this.heldByOther !== undefined || this.modalDepth > 0) {
+      throw new Error(`host is in a modal state${this.heldByOther ? ` (Plugin: ${this.heldByOther} is running a modal command)` : ''}`);
+    }
     this.modalLog.push(options.commandName);
-    const cancelled = this.cancelNext;
+    const scope = { cancelled: this.cancelNext, autoClose: new Set<number>() };
     this.cancelNext = false;
+    this.scope = scope;
     const context: PsExecutionContext = {
-      isCancelled: cancelled,
-      reportProgress: () => undefined,
+      get isCancelled() {
+        return scope.cancelled;
+      },
+      reportProgress: (p) => {
+        if (p.value !== undefined && !(p.value >= 0 && p.value <= 1)) throw new Error('reportProgress: value must be between 0 and 1');
+        this.progressLog.push({ command: options.commandName, ...p });
+      },
       hostControl: {
         suspendHistory: async ({ documentID, name }) => {
           const doc = this.doc(documentID);
@@ -72,6 +97,13 @@ export class SimPhotoshopCore {
           const id = newId();
           doc.suspension = { id, name, before: snapshot(doc, name) };
           return { historySuspensionID: id };
+        },
+        registerAutoCloseDocument: async (documentID) => {
+          this.doc(documentID);
+          scope.autoClose.add(documentID);
+        },
+        unregisterAutoCloseDocument: async (documentID) => {
+          scope.autoClose.delete(documentID);
         },
         resumeHistory: async ({ historySuspensionID }, commit = true) => {
           const doc = [...this.docs.values()].find((d) => d.suspension?.id === historySuspensionID);
@@ -84,21 +116,30 @@ export class SimPhotoshopCore {
       },
     };
     this.modalDepth++;
+    let threw = false;
     try {
       await this.onModal?.(options.commandName);
       return await fn(context);
+    } catch (err) {
+      threw = true;
+      throw err;
     } finally {
       this.modalDepth--;
-      // Photoshop ends an unresumed suspension with the modal scope, keeping its changes.
+      this.scope = undefined;
+      // executeasmodal.md "Automatic document closing": closed without saving when the scope fails or is cancelled.
+      if (threw || scope.cancelled) for (const id of scope.autoClose) this.closeDocument(id);
+      // executeasmodal.md:271: an unresumed suspension is committed when the scope returns, rolled back when it throws.
       for (const doc of this.docs.values()) if (doc.suspension && !this.inModal) {
-        doc.history.push(snapshot(doc, doc.suspension.name));
+        if (threw) restore(doc, doc.suspension.before);
+        else doc.history.push(snapshot(doc, doc.suspension.name));
         doc.suspension = undefined;
       }
     }
   }
 
   async batchPlay(commands: PsDescriptor[], _options: PsBatchPlayOptions): Promise<PsDescriptor[]> {
-    this.batchPlayLog.push(structuredClone(commands));
+    this.batchPlayLog.push(native.structuredClone(commands));
+    this.checkNotCancelled();
     const results: PsDescriptor[] = [];
     for (const d of commands) {
       try {
@@ -147,14 +188,26 @@ export class SimPhotoshopCore {
     throw new Error(`simulator: "${d._obj}" is not simulated`);
   }
 
-  /** `app.open`: decode an image file into a new document (modal scope only). */
-  async open(entry: PsFileEntry): Promise<PsDocument> {
+  /** `documents.add` (modal scope only): an RGB document with one empty (transparent) layer. */
+  async addNewDocument(o: PsDocumentCreateOptions): Promise<PsDocument> {
     if (!this.inModal) throw new Error('Photoshop is not in a modal state');
-    const bytes = (entry as SimFile).bytes;
-    if (!bytes) throw new Error('simulator: open() needs a file from the simulated file system');
-    const { width, height, data } = await this.codec.decode(bytes);
-    const doc = this.addDocument(newDocument({ title: entry.name, width, height, pixels: data, channels: 4 }));
-    return new SimDocument(this, doc.id);
+    this.checkNotCancelled();
+    if (o.mode !== 'RGBColorMode' || o.fill !== 'transparent') throw new Error('simulator: only transparent RGB documents are simulated');
+    const width = o.width ?? 0;
+    const height = o.height ?? 0;
+    if (!(width >= 1 && height >= 1)) throw new Error('documents.add: width and height must be at least 1 pixel');
+    const doc = newDocument({
+      title: o.name ?? 'Untitled-1', width, height, pixels: new Uint8Array(width * height * 4), channels: 4,
+      bits: o.depth === 16 ? 'bitDepth16' : o.depth === 32 ? 'bitDepth32' : 'bitDepth8', profile: o.profile, resolution: o.resolution,
+    });
+    doc.layers[0]!.name = 'Layer 1';
+    doc.history = [{ ...doc.history[0]!, name: 'New' }];
+    return new SimDocument(this, this.addDocument(doc).id);
+  }
+
+  closeDocument(id: number): void {
+    this.docs.delete(id);
+    if (this.activeId === id) this.activeId = [...this.docs.keys()].at(-1);
   }
 }
 
@@ -163,12 +216,12 @@ export function createSimPhotoshop(core: SimPhotoshopCore): PhotoshopModule {
   return {
     app: {
       get documents() {
-        return [...core.docs.keys()].map((id) => new SimDocument(core, id));
+        const list = [...core.docs.keys()].map((id) => new SimDocument(core, id));
+        return Object.assign(list, { add: (o: PsDocumentCreateOptions) => core.addNewDocument(o) });
       },
       get activeDocument() {
         return core.activeId !== undefined && core.docs.has(core.activeId) ? new SimDocument(core, core.activeId) : null;
       },
-      open: (entry) => core.open(entry),
     },
     core: { executeAsModal: (fn, options) => core.executeAsModal(fn, options) },
     action: { batchPlay: (commands, options) => core.batchPlay(commands, options) },

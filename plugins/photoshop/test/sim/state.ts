@@ -16,6 +16,12 @@ export interface LayerNode {
   pixels: Uint8Array | null;
   /** Children, topmost first (groups); null otherwise. */
   children: LayerNode[] | null;
+  /** `constants.BlendMode` value; compositing treats every mode as normal. Default normal. */
+  blendMode?: string;
+  /** Percent. Default 100. */
+  opacity?: number;
+  /** Canvas-sized user mask (0 hides, 255 shows); none when absent. */
+  mask?: Uint8Array | null;
 }
 
 export interface HistoryEntry {
@@ -39,6 +45,8 @@ export interface DocState {
   /** The History panel; each entry holds the state after its step. */
   history: HistoryEntry[];
   suspension?: { id: number; name: string; before: HistoryEntry };
+  /** Canvas-sized selection (0 unselected – 255 selected); none when nothing is selected. */
+  selection?: Uint8Array;
 }
 
 let nextId = 1;
@@ -47,7 +55,7 @@ export function newId(): number {
 }
 
 export function cloneLayers(layers: LayerNode[]): LayerNode[] {
-  return layers.map((l) => ({ ...l, pixels: l.pixels ? l.pixels.slice() : null, children: l.children ? cloneLayers(l.children) : null }));
+  return layers.map((l) => ({ ...l, pixels: l.pixels ? l.pixels.slice() : null, children: l.children ? cloneLayers(l.children) : null, ...(l.mask ? { mask: l.mask.slice() } : {}) }));
 }
 
 export function snapshot(doc: DocState, name: string): HistoryEntry {
@@ -98,8 +106,9 @@ export function compositeOf(doc: DocState, layers: LayerNode[], includeHidden = 
     if (!layer.visible && !includeHidden) continue;
     const src = layer.children ? compositeOf(doc, layer.children, includeHidden) : layer.pixels;
     if (!src) continue;
+    const opacity = (layer.opacity ?? 100) / 100;
     for (let p = 0; p < out.length; p += 4) {
-      const sa = src[p + 3]! / 255;
+      const sa = (src[p + 3]! / 255) * opacity * (layer.mask ? layer.mask[p >> 2]! / 255 : 1);
       if (sa === 0) continue;
       const da = out[p + 3]! / 255;
       const a = sa + da * (1 - sa);

@@ -2,6 +2,7 @@
  * A simulated `uxp` module: the plugin's temporary folder with binary file
  * I/O (kept in memory, inspectable by tests) and `secureStorage`.
  */
+import { native } from './native';
 import type { PsFileEntry, PsFolderEntry, UxpModule, UxpSecureStorage } from '../../src/host/types';
 
 const formats = { binary: Symbol('binary'), utf8: Symbol('utf8') } as const;
@@ -15,7 +16,7 @@ export class SimFile implements PsFileEntry {
   async read(options: { format?: symbol }): Promise<string | ArrayBuffer> {
     if (!this.bytes) throw new Error(`Could not find the file ${this.name}`);
     if (options.format === formats.binary) return this.bytes.slice().buffer;
-    return new TextDecoder().decode(this.bytes);
+    return new native.TextDecoder().decode(this.bytes);
   }
   async write(data: string | ArrayBuffer, options: { format?: symbol; append?: boolean }): Promise<number> {
     if (options.format === formats.binary) {
@@ -24,7 +25,7 @@ export class SimFile implements PsFileEntry {
       this.bytes = new Uint8Array(data.slice(0));
     } else {
       if (typeof data !== 'string') throw new Error('utf8 data must be a string');
-      this.bytes = new TextEncoder().encode(data);
+      this.bytes = new native.TextEncoder().encode(data);
     }
     return this.bytes.byteLength;
   }
@@ -53,7 +54,7 @@ export class SimSecureStorage implements UxpSecureStorage {
     return v.slice();
   }
   async setItem(key: string, value: string | ArrayBuffer | Uint8Array): Promise<void> {
-    const bytes = typeof value === 'string' ? new TextEncoder().encode(value) : new Uint8Array(value instanceof ArrayBuffer ? value : value.slice());
+    const bytes = typeof value === 'string' ? new native.TextEncoder().encode(value) : new Uint8Array(value instanceof ArrayBuffer ? value : value.slice());
     if (bytes.byteLength === 0) throw new Error('value is empty');
     this.items.set(key, bytes);
   }
@@ -64,6 +65,8 @@ export class SimSecureStorage implements UxpSecureStorage {
 
 export function createSimUxp(temp: SimFolder, secureStorage: SimSecureStorage): UxpModule {
   return {
+    // The UXP of Photoshop 25.2 (ps-reference/changelog/index.md:210-212); tests change it.
+    versions: { uxp: 'uxp-7.3.0' },
     storage: {
       localFileSystem: { getTemporaryFolder: async () => temp },
       formats,

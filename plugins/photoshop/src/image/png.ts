@@ -1,0 +1,232 @@
+/**
+ * PNG in and out, on fflate's zlib only. fast-png (through iobuffer) built a
+ * `TextDecoder('latin1')` and a `TextEncoder` when the bundle loaded; neither is
+ * among UXP's globals (`@adobe/cc-ext-uxp-types/uxp/index.d.ts` declares no
+ * TextDecoder/TextEncoder; the global-member index of AdobeDocs/uxp-photoshop,
+ * `src/pages/uxp-api/reference-js/global-members/index.md`, lists none), so the
+ * panel stayed blank. fflate only uses them when present (`typeof` guards).
+ *
+ * Encodes 8- and 16-bit RGB/RGBA; decodes every non-interlaced PNG (grey,
+ * grey+alpha, RGB, RGBA, palette; 1–16 bits) to 8-bit straight RGBA.
+ */
+import { unzlibSync, zlibSync } from 'fflate';
+
+const SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
+
+const CRC_TABLE = (() => {
+  const t = new Uint32Array(256);
+  for (let n = 0; n < 256; n++) {
+    let c = n;
+    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+    t[n] = c >>> 0;
+  }
+  return t;
+})();
+
+function crc32(bytes: Uint8Array, start: number, end: number): number {
+  let c = 0xffffffff;
+  for (let i = start; i < end; i++) c = CRC_TABLE[(c ^ bytes[i]!) & 0xff]! ^ (c >>> 8);
+  return (c ^ 0xffffffff) >>> 0;
+}
+
+function ascii(text: string): number[] {
+  return Array.from(text, (ch) => ch.charCodeAt(0));
+}
+
+function chunk(type: string, data: Uint8Array): Uint8Array {
+  const out = new Uint8Array(12 + data.length);
+  const view = new DataView(out.buffer);
+  view.setUint32(0, data.length);
+  out.set(ascii(type), 4);
+  out.set(data, 8);
+  view.setUint32(8 + data.length, crc32(out, 4, 8 + data.length));
+  return out;
+}
+
+export interface PngInput {
+  width: number;
+  height: number;
+  /** Chunky samples, row by row: 8-bit in a Uint8Array, 16-bit (0–65535) in a Uint16Array. */
+  data: Uint8Array | Uint16Array;
+  channels: 3 | 4;
+}
+
+/** Encode RGB or RGBA samples as PNG; the sample type sets the bit depth (8 or 16). */
+export function encodePng(input: PngInput): Uint8Array {
+  const { width, height, data, channels } = input;
+  const depth = data instanceof Uint16Array ? 16 : 8;
+  if (data.length !== width * height * channels) throw new Error(`PNG encoder: ${data.length} samples for ${width}×${height}×${channels}`);
+  const bpp = channels * (depth / 8);
+  const stride = width * bpp;
+  // Each row: filter type 1 (Sub), which shrinks photos well at almost no cost.
+  const raw = new Uint8Array(height * (stride + 1));
+  const row = new Uint8Array(stride);
+  for (let y = 0; y < height; y++) {
+    if (depth === 8) row.set((data as Uint8Array).subarray(y * stride, (y + 1) * stride));
+    else {
+      const base = y * width * channels;
+      for (let i = 0; i < width * channels; i++) {
+        const v = (data as Uint16Array)[base + i]!;
+        row[i * 2] = v >> 8;
+        row[i * 2 + 1] = v & 0xff;
+      }
+    }
+    const o = y * (stride + 1);
+    raw[o] = 1;
+    for (let i = 0; i < stride; i++) raw[o + 1 + i] = (row[i]! - (i >= bpp ? row[i - bpp]! : 0)) & 0xff;
+  }
+  const ihdr = new Uint8Array(13);
+  const v = new DataView(ihdr.buffer);
+  v.setUint32(0, width);
+  v.setUint32(4, height);
+  ihdr[8] = depth;
+  ihdr[9] = channels === 4 ? 6 : 2;
+  const parts = [
+    Uint8Array.from(SIGNATURE),
+    chunk('IHDR', ihdr),
+    // sRGB chunk (rendering intent perceptual): the pixels are sRGB, as asked of getPixels.
+    chunk('sRGB', Uint8Array.of(0)),
+    chunk('IDAT', zlibSync(raw, { level: 6 })),
+    chunk('IEND', new Uint8Array(0)),
+  ];
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
+
+export interface DecodedPng {
+  width: number;
+  height: number;
+  /** 8-bit straight RGBA. */
+  data: Uint8Array;
+  /** Bits per sample in the file (16 when the file had more precision than the result keeps). */
+  depth: number;
+}
+
+const CHANNELS: Record<number, number> = { 0: 1, 2: 3, 3: 1, 4: 2, 6: 4 };
+
+/** Decode a PNG file to 8-bit straight RGBA. */
+export function decodePng(bytes: Uint8Array): DecodedPng {
+  for (let i = 0; i < 8; i++) if (bytes[i] !== SIGNATURE[i]) throw new Error('not a PNG file');
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  let width = 0, height = 0, depth = 0, colourType = 0, interlace = 0;
+  let palette: Uint8Array | undefined;
+  let transparency: Uint8Array | undefined;
+  const idat: Uint8Array[] = [];
+  for (let at = 8; at + 8 <= bytes.length;) {
+    const length = view.getUint32(at);
+    const type = String.fromCharCode(bytes[at + 4]!, bytes[at + 5]!, bytes[at + 6]!, bytes[at + 7]!);
+    const body = bytes.subarray(at + 8, at + 8 + length);
+    if (type === 'IHDR') {
+      width = view.getUint32(at + 8);
+      height = view.getUint32(at + 12);
+      depth = body[8]!;
+      colourType = body[9]!;
+      interlace = body[12]!;
+    } else if (type === 'PLTE') palette = body;
+    else if (type === 'tRNS') transparency = body;
+    else if (type === 'IDAT') idat.push(body);
+    else if (type === 'IEND') break;
+    at += 12 + length;
+  }
+  const channels = CHANNELS[colourType];
+  if (!width || !height || !channels) throw new Error('the PNG result has no valid header');
+  if (interlace !== 0) throw new Error('the PNG result is interlaced, which the panel does not decode');
+  const joined = new Uint8Array(idat.reduce((n, c) => n + c.length, 0));
+  let at = 0;
+  for (const c of idat) {
+    joined.set(c, at);
+    at += c.length;
+  }
+  const raw = unzlibSync(joined);
+  const bitsPerPixel = channels * depth;
+  const stride = Math.ceil((width * bitsPerPixel) / 8);
+  const bpp = Math.max(1, bitsPerPixel / 8);
+  const rows = unfilter(raw, height, stride, bpp);
+  return { width, height, data: toRgba(rows, { width, height, depth, colourType, channels, stride, palette, transparency }), depth };
+}
+
+function unfilter(raw: Uint8Array, height: number, stride: number, bpp: number): Uint8Array {
+  if (raw.length < height * (stride + 1)) throw new Error('the PNG result is truncated');
+  const out = new Uint8Array(height * stride);
+  for (let y = 0; y < height; y++) {
+    const filter = raw[y * (stride + 1)]!;
+    const src = y * (stride + 1) + 1;
+    const o = y * stride;
+    for (let i = 0; i < stride; i++) {
+      const a = i >= bpp ? out[o + i - bpp]! : 0;
+      const b = y > 0 ? out[o - stride + i]! : 0;
+      const c = i >= bpp && y > 0 ? out[o - stride + i - bpp]! : 0;
+      const x = raw[src + i]!;
+      let v: number;
+      switch (filter) {
+        case 0: v = x; break;
+        case 1: v = x + a; break;
+        case 2: v = x + b; break;
+        case 3: v = x + ((a + b) >> 1); break;
+        case 4: {
+          const p = a + b - c;
+          const pa = Math.abs(p - a), pb = Math.abs(p - b), pc = Math.abs(p - c);
+          v = x + (pa <= pb && pa <= pc ? a : pb <= pc ? b : c);
+          break;
+        }
+        default: throw new Error(`the PNG result has an unknown row filter ${filter}`);
+      }
+      out[o + i] = v & 0xff;
+    }
+  }
+  return out;
+}
+
+interface Layout {
+  width: number;
+  height: number;
+  depth: number;
+  colourType: number;
+  channels: number;
+  stride: number;
+  palette: Uint8Array | undefined;
+  transparency: Uint8Array | undefined;
+}
+
+function toRgba(rows: Uint8Array, l: Layout): Uint8Array {
+  const out = new Uint8Array(l.width * l.height * 4);
+  const max = (1 << Math.min(l.depth, 8)) - 1;
+  const sample = (y: number, index: number): number => {
+    const row = y * l.stride;
+    if (l.depth === 16) return rows[row + index * 2]!; // the high byte: 16 → 8 bits
+    if (l.depth === 8) return rows[row + index]!;
+    const bit = index * l.depth;
+    return (rows[row + (bit >> 3)]! >> (8 - l.depth - (bit & 7))) & max;
+  };
+  const scale = l.depth < 8 && l.colourType !== 3 ? 255 / max : 1;
+  for (let y = 0; y < l.height; y++) {
+    for (let x = 0; x < l.width; x++) {
+      const o = (y * l.width + x) * 4;
+      const s = x * l.channels;
+      if (l.colourType === 3) {
+        const i = sample(y, s);
+        out[o] = l.palette?.[i * 3] ?? 0;
+        out[o + 1] = l.palette?.[i * 3 + 1] ?? 0;
+        out[o + 2] = l.palette?.[i * 3 + 2] ?? 0;
+        out[o + 3] = l.transparency?.[i] ?? 255;
+      } else if (l.channels >= 3) {
+        out[o] = sample(y, s) * scale;
+        out[o + 1] = sample(y, s + 1) * scale;
+        out[o + 2] = sample(y, s + 2) * scale;
+        out[o + 3] = l.channels === 4 ? sample(y, s + 3) * scale : 255;
+      } else {
+        const g = sample(y, s) * scale;
+        out[o] = g;
+        out[o + 1] = g;
+        out[o + 2] = g;
+        out[o + 3] = l.channels === 2 ? sample(y, s + 1) * scale : 255;
+      }
+    }
+  }
+  return out;
+}

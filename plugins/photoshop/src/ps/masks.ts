@@ -1,0 +1,67 @@
+/**
+ * Masks of the result layer: the source layer's user mask (so correcting a
+ * masked layer does not reveal what it hid), the active selection ("selection
+ * only": the correction shows inside it), and a background removal's cut-out.
+ * Each is read as 8-bit grey over the result's rectangle and multiplied into
+ * one layer mask (imaging.md "getLayerMask", "getSelection", "putLayerMask").
+ */
+import type { Host, PsImageData, PsRect } from '../host/types';
+
+/** Values 0 (hidden) – 255 (shown), one per pixel of `rect`, row by row. */
+export type Mask = Uint8Array;
+
+/** The source layer's user mask over `rect`; undefined when it has none. Outside its bounds: shown. */
+export async function layerMaskOver(host: Host, documentID: number, layerID: number, rect: PsRect): Promise<Mask | undefined> {
+  let got: { imageData: PsImageData; sourceBounds: PsRect };
+  try {
+    got = await host.ps.imaging.getLayerMask({ documentID, layerID, kind: 'user' });
+  } catch {
+    return undefined; // no user mask
+  }
+  return placed(got, rect, 255);
+}
+
+/** The active selection over `rect`; undefined when nothing is selected. Outside it: hidden. */
+export async function selectionOver(host: Host, documentID: number, rect: PsRect): Promise<Mask | undefined> {
+  let got: { imageData: PsImageData; sourceBounds: PsRect };
+  try {
+    got = await host.ps.imaging.getSelection({ documentID });
+  } catch {
+    return undefined; // no selection
+  }
+  return placed(got, rect, 0);
+}
+
+/** Grey image data placed at its bounds into a `rect`-sized 8-bit mask filled with `outside`. */
+async function placed(got: { imageData: PsImageData; sourceBounds: PsRect }, rect: PsRect, outside: number): Promise<Mask | undefined> {
+  const { imageData, sourceBounds: b } = got;
+  try {
+    if (imageData.width === 0 || imageData.height === 0) return undefined;
+    const data = await imageData.getData({ chunky: true });
+    const scale = imageData.componentSize === 16 ? 255 / 32768 : imageData.componentSize === 32 ? 255 : 1;
+    const width = rect.right - rect.left;
+    const height = rect.bottom - rect.top;
+    const out = new Uint8Array(width * height).fill(outside);
+    for (let y = 0; y < imageData.height; y++) {
+      const ty = b.top + y - rect.top;
+      if (ty < 0 || ty >= height) continue;
+      for (let x = 0; x < imageData.width; x++) {
+        const tx = b.left + x - rect.left;
+        if (tx < 0 || tx >= width) continue;
+        out[ty * width + tx] = Math.min(255, Math.round(data[y * imageData.width + x]! * scale));
+      }
+    }
+    return out;
+  } finally {
+    await imageData.dispose();
+  }
+}
+
+/** The product of the masks given (all the same size); undefined when none is. */
+export function combineMasks(masks: readonly (Mask | undefined)[]): Mask | undefined {
+  const present = masks.filter((m): m is Mask => m !== undefined);
+  if (present.length === 0) return undefined;
+  const out = present[0]!.slice();
+  for (const m of present.slice(1)) for (let i = 0; i < out.length; i++) out[i] = Math.round((out[i]! * m[i]!) / 255);
+  return out;
+}
