@@ -2,7 +2,7 @@
  * Where outputs, backups, manifests and partial files go. Names only: nothing
  * here touches the disk.
  */
-import { extname, isAbsolute, relative, sep } from 'node:path';
+import { extname, isAbsolute, join, relative, sep } from 'node:path';
 import { effectivePfcParams, type PfcParams } from '@pfc/core';
 import { isTempName, TEMP_SUFFIX } from '@pfc/node-io';
 import type { MediaFormat } from './sniff';

@@ -3,7 +3,6 @@ import { estimateIlluminant, gainsRemoving } from '../src/colour/illuminant';
 import type { Raster } from '../src/image/raster';
 
 const SIDE = 96;
-const toLin = (v: number) => (v <= 0.04045 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4);
 const toByte = (l: number) => {
   const c = Math.min(1, Math.max(0, l));
   return Math.round((c <= 0.0031308 ? c * 12.92 : 1.055 * c ** (1 / 2.4) - 0.055) * 255);
