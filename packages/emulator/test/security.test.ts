@@ -122,9 +122,9 @@ describe('malformed requests', () => {
 });
 
 describe('the data folder', () => {
-  it('holds only uploads/, outputs/, presets/ and tmp/ files named by server ids', () => {
+  it('holds only its owner marker and uploads/, outputs/, presets/ files named by server ids', () => {
     for (const f of filesUnder(emu.dataDir)) {
-      expect(relative(emu.dataDir, f)).toMatch(/^(uploads\/[0-9a-f-]{36}|outputs\/[0-9a-f-]{36}\.(jpg|png)|presets\/[0-9a-f-]{36}\.preset)$/);
+      expect(relative(emu.dataDir, f)).toMatch(/^(\.pfc-owner\.json|uploads\/[0-9a-f-]{36}|outputs\/[0-9a-f-]{36}\.(jpg|png)|presets\/[0-9a-f-]{36}\.preset)$/);
     }
   });
 });

@@ -3,6 +3,7 @@
  * canvas decoder, and Photoshop's own encoder (`imaging.encodeImageData`)
  * writes JPEG only, which has no alpha and 8 bits.
  */
+import { sniffMedia } from '@pfc/core';
 import decodeJpeg from 'jpeg-js/lib/decoder.js';
 import { decodePng, encodePng as encodePngFile } from './png';
 
@@ -15,11 +16,10 @@ export interface Rgba {
 
 export type ImageFormat = 'jpeg' | 'png';
 
-/** The format of an encoded image, from its first bytes; undefined when neither. */
+/** The format of an encoded image, from its first bytes (core's one sniffer); undefined when neither. */
 export function sniffFormat(bytes: Uint8Array): ImageFormat | undefined {
-  if (bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff) return 'jpeg';
-  if (bytes[0] === 0x89 && bytes[1] === 0x50 && bytes[2] === 0x4e && bytes[3] === 0x47) return 'png';
-  return undefined;
+  const format = sniffMedia(bytes)?.format;
+  return format === 'jpeg' || format === 'png' ? format : undefined;
 }
 
 /** Largest image decoded, in megapixels: the service's own input limit. */
