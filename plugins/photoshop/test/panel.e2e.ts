@@ -56,15 +56,16 @@ beforeAll(async () => {
   page = await browser.context.newPage();
   await page.setViewportSize({ width: 300, height: 980 });
   await page.addInitScript({ content: await bundleSim() });
-  const emuOrigin = new URL(emu.web).origin;
+  // Pre-signed uploads and results live on the emulator's storage origin, as on the real service.
+  const fromEmulator = (url: string): boolean => [emu.web, emu.storage].some((base) => url.startsWith(new URL(base).origin));
   page.on('pageerror', (e) => pageErrors.push(e.message));
   if (process.env.PFC_E2E_DEBUG) page.on('console', (m) => console.log(`[page] ${m.text()}`));
   page.on('request', (r) => {
     const body = r.postDataBuffer();
-    if (r.url().startsWith(emuOrigin) && r.method() === 'PUT' && body) uploads.push(body);
+    if (fromEmulator(r.url()) && r.method() === 'PUT' && body) uploads.push(body);
   });
   page.on('response', async (r) => {
-    if (r.url().startsWith(emuOrigin) && r.request().method() === 'GET' && (r.headers()['content-type'] ?? '').startsWith('image/')) {
+    if (fromEmulator(r.url()) && r.request().method() === 'GET' && (r.headers()['content-type'] ?? '').startsWith('image/')) {
       downloads.push(await r.body());
     }
   });
