@@ -12,28 +12,15 @@
  * with `{"status": "processing"}` and `Retry-After: 1`. fetch ignores the
  * interim 102s and sees only the final status; curl prints them with `-i`.
  */
-import { mkdir, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import {
-  isProcessId,
-  validateBgrSubmitOptions,
-  type BgrCheckResponse,
-  type BgrErrorCode,
-  type BgrLicenceStatus,
-  type BgrMode,
-  type BgrRemoveResponse,
-  type BgrSubmitResponse,
-} from '@pfc/core';
-import sharp from 'sharp';
-import { streamFile } from '../http/files';
-import { listen } from '../http/listen';
-import { HttpError, sendJson } from '../http/respond';
-import { createRequestListener, Router, type RequestContext } from '../http/router';
+import { listen, type StartedServer } from '../http/listen';
+import { createRequestListener } from '../http/router';
 import type { ImagingEngine } from '../engine';
 import { defaultImagingEngine } from '../default-engine';
-import { BgrJobs, type BgrJob } from './jobs';
+import { BgrJobs } from './jobs';
+import { bgrRouter, type BgrState } from './routes';
 
 export interface BgrServerOptions {
   /** Interface to listen on. Default `127.0.0.1`. */
@@ -86,176 +73,66 @@ export interface BgrServer {
 
 export const EMULATED_MODEL_VERSION = 'emulator-border-heuristic-1';
 
-function fail(status: number, code: BgrErrorCode, detail: string, extra: Record<string, unknown> = {}): never {
-  throw new HttpError(status, detail, { detail, code, ...extra });
-}
-
 /** Starts the BGR emulation; resolves once it listens. */
 export async function createBgrServer(options: BgrServerOptions = {}): Promise<BgrServer> {
-  const ownsDir = options.workDir === undefined;
-  const dir = options.workDir ?? (await mkdtemp(join(tmpdir(), 'pfc-bgr-')));
-  if (!ownsDir) await mkdir(dir, { recursive: true });
-  let licensed = false;
-  let held = 0;
-  const engine = options.engine ?? defaultImagingEngine();
-  const jobs = new BgrJobs(dir, { engine, licensed: () => licensed });
-  const expires = options.licenceExpires ?? new Date(Date.now() + 365 * 24 * 3600_000);
-  const org = options.licensedOrg ?? 'Emulated Studio';
-  const holdMs = options.downloadHoldMs ?? 30_000;
-  const beatMs = options.processingHeartbeatMs ?? 5_000;
-  const maxUpload = options.maxUploadBytes ?? 100_000_000;
+  const { dir, ownsDir } = await prepareWorkDir(options.workDir);
+  const state = createBgrState(dir, options);
   const requests: Record<string, number> = {};
-  const modelVersion = engine.segment ? 'emulator-engine-segmentation' : EMULATED_MODEL_VERSION;
+  const listener = createRequestListener(bgrRouter(state), requestHooks(requests, options.log));
+  const server = await listen(listener, options.host ?? '127.0.0.1', options.port ?? 0);
+  return serverHandle(state, server, dir, ownsDir, requests);
+}
 
-  const licence = (form: 'authorize' | 'status', message: string): BgrLicenceStatus => ({
-    status: licensed ? 'Licensed' : 'Unlicensed',
-    message,
-    'licensed org': licensed ? org : '',
-    'expiration date': licensed ? (form === 'authorize' ? expires.toISOString().slice(0, 7) : expires.toISOString()) : '',
-    ...(form === 'status' ? { model_version: modelVersion } : {}),
-  });
+/** The given work folder (created if missing), or a fresh temporary one that `close()` removes. */
+async function prepareWorkDir(workDir: string | undefined): Promise<{ dir: string; ownsDir: boolean }> {
+  if (workDir === undefined) return { dir: await mkdtemp(join(tmpdir(), 'pfc-bgr-')), ownsDir: true };
+  await mkdir(workDir, { recursive: true });
+  return { dir: workDir, ownsDir: false };
+}
 
-  const idOf = (ctx: RequestContext): string => {
-    const id = ctx.params.id ?? '';
-    if (!isProcessId(id)) fail(400, 'invalidProcessId', 'process_id must be a UUID');
-    return id;
+/** The state the routes share, with every option resolved to its default. */
+function createBgrState(dir: string, options: BgrServerOptions): BgrState {
+  const engine = options.engine ?? defaultImagingEngine();
+  const state: BgrState = {
+    licensed: false,
+    held: 0,
+    // Jobs read the activation live: a deactivated container stops processing.
+    jobs: new BgrJobs(dir, { engine, licensed: () => state.licensed }),
+    licenseKey: options.licenseKey,
+    org: options.licensedOrg ?? 'Emulated Studio',
+    expires: options.licenceExpires ?? new Date(Date.now() + 365 * 24 * 3600_000),
+    holdMs: options.downloadHoldMs ?? 30_000,
+    beatMs: options.processingHeartbeatMs ?? 5_000,
+    maxUpload: options.maxUploadBytes ?? 100_000_000,
+    modelVersion: engine.segment ? 'emulator-engine-segmentation' : EMULATED_MODEL_VERSION,
   };
-  const jobOf = (ctx: RequestContext): BgrJob => {
-    const job = jobs.get(idOf(ctx));
-    if (!job) fail(404, 'notFound', 'processed image not found');
-    return job;
-  };
+  return state;
+}
 
-  async function submit({ req, res, url }: RequestContext): Promise<void> {
-    if (!licensed) fail(403, 'unlicensed', 'Unlicensed: activate the container with GET /Authorize/{license_key}', { status: 'Unlicensed' });
-    const q = { preprocessing: url.searchParams.get('preprocessing') ?? undefined, postprocessing: url.searchParams.get('postprocessing') ?? undefined };
-    const form = await readForm(req, maxUpload);
-    const file = form.get('file');
-    if (!(file instanceof Blob)) fail(422, 'missingFile', 'file missing', { detail: [{ loc: ['body', 'file'], msg: 'field required', type: 'value_error.missing' }] });
-    const mode = form.get('mode');
-    const cfg = form.get('preprocessing_config');
-    const { errors } = validateBgrSubmitOptions({ ...q, mode: typeof mode === 'string' ? mode : undefined, preprocessing_config: typeof cfg === 'string' ? cfg : undefined });
-    if (errors.length > 0) fail(422, 'invalidParameter', errors.map((e) => e.message).join('; '), { detail: errors.map((e) => ({ loc: ['body', e.param], msg: e.message, type: 'value_error' })) });
-    const bytes = Buffer.from(await file.arrayBuffer());
-    // An empty part (a form sent with no file chosen) carries no file: 422 like a missing one, not a decode error.
-    if (bytes.length === 0) fail(422, 'missingFile', 'file missing: the file part is empty (0 bytes)', { detail: [{ loc: ['body', 'file'], msg: 'file is empty', type: 'value_error.missing' }] });
-    const meta = await sharp(bytes).metadata().catch(() => undefined);
-    if (!meta?.width || !meta.height) fail(404, 'invalidFile', 'file content is not an image the container can read');
-    const job = await jobs.submit(bytes, (file as File).name || 'image', {
-      mode: (mode || 'general') as BgrMode,
-      preprocessing: /^true$/i.test(q.preprocessing ?? ''),
-      postprocessing: /^true$/i.test(q.postprocessing ?? ''),
-    });
-    const body: BgrSubmitResponse = { status: 'processing', process_id: job.id, mode: job.mode, preprocessing_enabled: job.preprocessing ? 'true' : 'false', message: 'Image processing started' };
-    sendJson(res, 200, body);
-  }
-
-  function check(ctx: RequestContext): void {
-    const job = jobOf(ctx);
-    const body: BgrCheckResponse = {
-      status: job.state,
-      original_name: job.originalName,
-      mode: job.mode,
-      ...(job.state === 'completed' ? { processing_time: job.processingTime ?? 0 } : {}),
-      ...(job.state === 'failed' ? { error: job.error ?? 'processing failed' } : {}),
-    };
-    sendJson(ctx.res, 200, body);
-  }
-
-  async function download(ctx: RequestContext): Promise<void> {
-    const job = jobOf(ctx);
-    if (job.state === 'queued' || job.state === 'processing') await hold(ctx.req, ctx.res, job);
-    if (ctx.res.destroyed || ctx.res.writableEnded) return;
-    if (!jobs.get(job.id)) fail(404, 'notFound', 'processed image not found (removed)');
-    if (job.state === 'failed') fail(500, 'processingFailed', job.error ?? 'processing failed');
-    if (job.state !== 'completed') {
-      sendJson(ctx.res, 202, { status: job.state, process_id: job.id, detail: 'still processing; poll CheckImage' }, { 'Retry-After': '1' });
-      return;
-    }
-    const path = jobs.resultPath(job);
-    const info = await stat(path).catch(() => undefined);
-    if (!info) fail(404, 'notFound', 'processed image not found');
-    streamFile(ctx.res, path, info.size, 'image/png', { 'Content-Disposition': `attachment; filename="${job.id}.png"` });
-  }
-
-  /** Hold a DownloadImage until the job settles or `holdMs` passes, sending interim 102s to HTTP/1.1 clients. */
-  async function hold(req: IncomingMessage, res: ServerResponse, job: BgrJob): Promise<void> {
-    const interim = req.httpVersion !== '1.0';
-    if (interim) res.writeProcessing();
-    held++;
-    const beat = setInterval(() => interim && !res.destroyed && res.writeProcessing(), beatMs);
-    let timer: NodeJS.Timeout | undefined;
-    let onClose: (() => void) | undefined;
-    try {
-      await Promise.race([
-        job.settled,
-        new Promise<void>((r) => (timer = setTimeout(r, holdMs))),
-        new Promise<void>((r) => res.once('close', (onClose = r))),
-      ]);
-    } finally {
-      held--;
-      clearInterval(beat);
-      clearTimeout(timer);
-      if (onClose) res.off('close', onClose);
-    }
-  }
-
-  async function remove(ctx: RequestContext): Promise<void> {
-    const id = idOf(ctx);
-    const r = await jobs.remove(id);
-    if (!r) fail(404, 'notFound', 'processed image not found');
-    const body: BgrRemoveResponse = { status: 'deleted', process_id: id, files_deleted: r.filesDeleted, previous_status: r.previous };
-    sendJson(ctx.res, 200, body);
-  }
-
-  const missingId = (name: string, method: 'GET' | 'DELETE', path: string) => ({
-    name,
-    method,
-    path,
-    handle: () => fail(400, 'invalidProcessId', 'process_id missing'),
-  });
-  const router = new Router().add(
-    {
-      name: 'bgr.authorize',
-      method: 'GET',
-      path: '/Authorize/:key',
-      handle: ({ res, params }) => {
-        const key = params.key ?? '';
-        if (key.trim() === '') fail(400, 'licenceKeyMissing', 'licence key missing');
-        licensed = options.licenseKey === undefined || key === options.licenseKey;
-        sendJson(res, 200, licence('authorize', licensed ? 'Licence activated' : 'Licence key rejected'));
-      },
-    },
-    { name: 'bgr.authorize', method: 'GET', path: '/Authorize', handle: () => fail(400, 'licenceKeyMissing', 'licence key missing') },
-    { name: 'bgr.status', method: 'GET', path: '/Status', handle: ({ res }) => sendJson(res, 200, licence('status', licensed ? 'Licensed' : 'Not activated: call /Authorize/{license_key}')) },
-    { name: 'bgr.submit', method: 'POST', path: '/SubmitImage', handle: submit },
-    { name: 'bgr.check', method: 'GET', path: '/CheckImage/:id', handle: check },
-    missingId('bgr.check', 'GET', '/CheckImage'),
-    { name: 'bgr.download', method: 'GET', path: '/DownloadImage/:id', handle: download },
-    missingId('bgr.download', 'GET', '/DownloadImage'),
-    { name: 'bgr.remove', method: 'DELETE', path: '/RemoveImage/:id', handle: remove },
-    missingId('bgr.remove', 'DELETE', '/RemoveImage'),
-  );
-  const log = options.log;
-  const listener = createRequestListener(router, {
+/** Count requests by route and log one line per response and per unexpected error. */
+function requestHooks(requests: Record<string, number>, log: BgrServerOptions['log']): Parameters<typeof createRequestListener>[1] {
+  return {
     onRequest: (name) => (requests[name] = (requests[name] ?? 0) + 1),
     // Route names only: the Authorize path holds the key.
     onResponse: (name, status) => log?.(`bgr ${name} ${status}`),
     onError: (name, err) => log?.(`bgr ${name} error: ${err instanceof Error ? err.message : String(err)}`),
-  });
-  const server = await listen(listener, options.host ?? '127.0.0.1', options.port ?? 0);
+  };
+}
 
+/** The public handle; `close()` is idempotent and lets running jobs finish before removing an owned folder. */
+function serverHandle(state: BgrState, server: StartedServer, dir: string, ownsDir: boolean, requests: Record<string, number>): BgrServer {
+  const { jobs } = state;
   let closing: Promise<void> | undefined;
   return {
     url: server.origin,
     get licensed() {
-      return licensed;
+      return state.licensed;
     },
     get heldDownloads() {
-      return held;
+      return state.held;
     },
     deactivate: () => {
-      licensed = false;
+      state.licensed = false;
     },
     hold: () => jobs.hold(),
     release: () => jobs.release(),
@@ -273,25 +150,3 @@ export async function createBgrServer(options: BgrServerOptions = {}): Promise<B
     },
   };
 }
-
-/** Read a multipart body (up to `max` bytes) as FormData; 413 above, 422 when it is not a form. */
-async function readForm(req: IncomingMessage, max: number): Promise<FormData> {
-  const declared = Number(req.headers['content-length']);
-  const tooLarge = () => new HttpError(413, `the body is larger than the limit of ${max} bytes`, { detail: `the body is larger than the limit of ${max} bytes` });
-  if (Number.isFinite(declared) && declared > max) throw tooLarge();
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > max) throw tooLarge();
-    chunks.push(chunk);
-  }
-  const type = String(req.headers['content-type'] ?? '');
-  if (!/^multipart\/form-data/i.test(type)) fail(422, 'missingFile', 'file missing: send multipart/form-data with a file field', { detail: [{ loc: ['body', 'file'], msg: 'field required', type: 'value_error.missing' }] });
-  try {
-    return await new Response(Buffer.concat(chunks), { headers: { 'content-type': type } }).formData();
-  } catch {
-    return fail(422, 'missingFile', 'the multipart body could not be parsed');
-  }
-}
-

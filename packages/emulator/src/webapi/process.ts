@@ -1,16 +1,18 @@
 /**
  * The image pipeline of a job: decode, EXIF auto-orient, auto crop, resize
  * (documented priority and aspect rules), look, background, output type and
- * quality, metadata kept or stripped. One function, `processImage`, so the
- * look-producing steps can be swapped for the imaging engine's.
+ * quality, metadata kept or stripped. One entry point, `processImage`, whose
+ * named steps follow, so the look-producing steps can be swapped for the
+ * imaging engine's. The raw-pixel helpers are in `raw-pixels.ts`.
  */
 import { backgroundMode, colourToHex, effectivePfcParams, regeneratesThumbnail, usageSizeOf, type CropBox, type DetectionData, type Dimensions, type JobUsage, type PfcParams } from '@pfc/core';
 import { autoCropBox } from '@pfc/engine';
-import sharp, { type Metadata, type Sharp } from 'sharp';
+import sharp, { type Metadata, type OutputInfo, type Sharp } from 'sharp';
 import type { Detection, ImagingEngine, RawImage } from '../engine';
 import type { EmulatorLimits } from '../options';
 import { capLongSide, resizeTarget } from './geometry';
 import { checkBackgroundInput, checkInputImage, checkOutput, checkUpscale, JobRejection } from './limits';
+import { flatten, overBackground, replacePixels, toRaw, withMask } from './raw-pixels';
 
 export interface ProcessContext {
   limits: EmulatorLimits;
@@ -49,13 +51,80 @@ export function jobParams(validated: PfcParams): PfcParams {
 /** Runs the pipeline on one image. Throws `JobRejection` for inputs outside the limits; other errors mean FAILED. */
 export async function processImage(input: Buffer, params: PfcParams, ctx: ProcessContext): Promise<ProcessResult> {
   const { limits, engine } = ctx;
-  if (params.aiArt !== undefined && !engine?.art) throw new JobRejection('AI Art (aiArt) is not available in the emulator without an imaging engine that renders it', 501);
-  const art = params.aiArt !== undefined ? engine?.art?.bind(engine) : undefined;
   const bgMode = backgroundMode(params);
+  rejectUnavailableFeatures(params, bgMode, engine);
+  const { inputFormat, original, hasAlpha } = await readInput(input, bgMode, limits);
+  const detection = await detectIfWanted(input, params, ctx);
+  const plan = planGeometry(input.length, original, params, bgMode, detection, limits);
+  const job: Job = {
+    input,
+    params,
+    ctx,
+    plan,
+    bgMode,
+    detection,
+    hasAlpha,
+    format: params.outputType === 'jpg' ? 'jpeg' : params.outputType === 'png' ? 'png' : inputFormat,
+    bgHex: bgMode === 'colour' && params.bgColor ? colourToHex(params.bgColor) : undefined,
+    art: params.aiArt !== undefined ? engine?.art?.bind(engine) : undefined,
+    // Enlarging with an engine `upscale` hook: the pixels come from the model, not from Lanczos.
+    aiUpscale: plan.target !== undefined && plan.enlarges && engine?.upscale !== undefined,
+  };
+  const notes: string[] = [];
+  const rendered = needsRawPixels(job) ? await renderRawPixels(job, notes) : renderWithSharp(job);
+  const { data, info } = await encode(rendered, job);
+  return {
+    output: data,
+    contentType: job.format === 'jpeg' ? 'image/jpeg' : 'image/png',
+    extension: job.format === 'jpeg' ? 'jpg' : 'png',
+    originalDimensions: original,
+    outputDimensions: { width: info.width, height: info.height },
+    ...(plan.crop ? { autoCrop: plan.crop } : {}),
+    ...(params.includeDetectionData ? { detectionData: detectionData(detection, engine) } : {}),
+    ...(notes.length > 0 ? { notes } : {}),
+    usage: usageOf(job, original),
+    aiserver: usesAiServer(job),
+  };
+}
+
+/** One job's inputs and the decisions the rendering steps share. */
+interface Job {
+  input: Buffer;
+  params: PfcParams;
+  ctx: ProcessContext;
+  plan: GeometryPlan;
+  bgMode: BackgroundMode | undefined;
+  detection: Detection | undefined;
+  hasAlpha: boolean;
+  format: 'jpeg' | 'png';
+  /** Background colour of `bgColor` mode. */
+  bgHex: string | undefined;
+  art: ImagingEngine['art'];
+  aiUpscale: boolean;
+}
+
+type BackgroundMode = NonNullable<ReturnType<typeof backgroundMode>>;
+
+/** The crop applied (undefined for none or `autocropDetectOnly`), the resize target and the output size. */
+interface GeometryPlan {
+  /** The auto-crop box found, applied or not. */
+  crop: CropBox | undefined;
+  applied: CropBox | undefined;
+  target: Dimensions | undefined;
+  enlarges: boolean;
+  outSize: Dimensions;
+}
+
+/** 501 for features this emulator can only render with an engine hook that is missing. */
+function rejectUnavailableFeatures(params: PfcParams, bgMode: BackgroundMode | undefined, engine: ImagingEngine | undefined): void {
+  if (params.aiArt !== undefined && !engine?.art) throw new JobRejection('AI Art (aiArt) is not available in the emulator without an imaging engine that renders it', 501);
   if (bgMode === 'generative' && !(engine?.background && engine.segment)) {
     throw new JobRejection('generative backgrounds (bgGenerativePrompt) are not available in the emulator', 501);
   }
+}
 
+/** The input's format and auto-oriented size, rejected (415, or the limits' status) when the service would not take it. */
+async function readInput(input: Buffer, bgMode: BackgroundMode | undefined, limits: EmulatorLimits): Promise<{ inputFormat: 'jpeg' | 'png'; original: Dimensions; hasAlpha: boolean }> {
   let meta: Metadata;
   try {
     meta = await sharp(input, { limitInputPixels: false }).metadata();
@@ -67,85 +136,118 @@ export async function processImage(input: Buffer, params: PfcParams, ctx: Proces
   const original: Dimensions = meta.autoOrient ?? { width: meta.width, height: meta.height };
   checkInputImage(original, limits);
   if (bgMode) checkBackgroundInput(input.length, limits);
+  return { inputFormat: meta.format, original, hasAlpha: meta.hasAlpha === true };
+}
 
+/** Faces, scene and glare from the engine, for the parameters that use them. */
+async function detectIfWanted(input: Buffer, params: PfcParams, { engine, limits }: ProcessContext): Promise<Detection | undefined> {
   const wantsDetection = params.autocrop === true || params.includeDetectionData === true || params.removeGlares === true;
-  const detection = wantsDetection && engine?.detect ? await engine.detect(await toRaw(decode(input, limits).removeAlpha())) : undefined;
+  return wantsDetection && engine?.detect ? await engine.detect(await toRaw(decode(input, limits).removeAlpha())) : undefined;
+}
 
+/** Crop, then resize (upscale and output limits checked; background removal caps the long side). */
+function planGeometry(inputBytes: number, original: Dimensions, params: PfcParams, bgMode: BackgroundMode | undefined, detection: Detection | undefined, limits: EmulatorLimits): GeometryPlan {
   const crop = params.autocrop ? autoCropBox(original, params, detection?.faces) : undefined;
-  const applyCrop = crop !== undefined && params.autocropDetectOnly !== true;
-  const cropped: Dimensions = applyCrop ? { width: crop.width, height: crop.height } : original;
+  const applied = crop !== undefined && params.autocropDetectOnly !== true ? crop : undefined;
+  const cropped: Dimensions = applied ? { width: applied.width, height: applied.height } : original;
   let target = resizeTarget(cropped, params);
   const enlarges = target !== undefined && (target.width > cropped.width || target.height > cropped.height);
-  if (target && enlarges) checkUpscale(cropped, target, input.length, params, limits);
+  if (target && enlarges) checkUpscale(cropped, target, inputBytes, params, limits);
   if (bgMode) {
     const capped = capLongSide(target ?? cropped, limits.maxBackgroundOutputSide);
     if (capped !== (target ?? cropped)) target = capped;
   }
   const outSize = target ?? cropped;
   checkOutput(outSize, limits);
+  return { crop, applied, target, enlarges, outSize };
+}
 
-  // Enlarging with an engine `upscale` hook: the pixels come from the model, not from Lanczos.
-  const aiUpscale = target !== undefined && enlarges && engine?.upscale !== undefined;
-  const geometry = (resize = true): Sharp => {
-    let s = decode(input, limits);
-    if (applyCrop) s = s.extract({ left: crop.x, top: crop.y, width: crop.width, height: crop.height });
-    if (target && resize) s = s.resize(target.width, target.height, { fit: 'fill', kernel: 'lanczos3' });
-    return s;
-  };
+/** The decoded input with the planned crop and (unless `resize` is false) resize; it carries the input's metadata. */
+function geometry({ input, ctx, plan }: Job, resize = true): Sharp {
+  let s = decode(input, ctx.limits);
+  if (plan.applied) s = s.extract({ left: plan.applied.x, top: plan.applied.y, width: plan.applied.width, height: plan.applied.height });
+  if (plan.target && resize) s = s.resize(plan.target.width, plan.target.height, { fit: 'fill', kernel: 'lanczos3' });
+  return s;
+}
 
-  const format: 'jpeg' | 'png' = params.outputType === 'jpg' ? 'jpeg' : params.outputType === 'png' ? 'png' : meta.format;
-  const bgHex = bgMode === 'colour' && params.bgColor ? colourToHex(params.bgColor) : undefined;
-  const colourCorrects = params.preset !== 'none';
-  // The look also does retouching, which preset=none does not skip ("other tools").
-  const looks = colourCorrects || params.removeBlemish === true || params.removeGlares === true;
-  const hasAlpha = meta.hasAlpha === true;
-  const needsRaw =
+/** Whether colour correction runs: every preset but `none`. */
+const colourCorrects = (params: PfcParams): boolean => params.preset !== 'none';
+
+/** The look also does retouching, which preset=none does not skip ("other tools"). */
+const looks = (params: PfcParams): boolean => colourCorrects(params) || params.removeBlemish === true || params.removeGlares === true;
+
+/** Engine hooks work on raw pixels; so does laying a transparent PNG over a background image. */
+function needsRawPixels({ art, aiUpscale, params, ctx: { engine }, bgMode, hasAlpha }: Job): boolean {
+  return (
     art !== undefined ||
     aiUpscale ||
-    (looks && engine?.look !== undefined) || (bgMode !== undefined && engine?.segment !== undefined) || (bgMode === 'image' && hasAlpha);
+    (looks(params) && engine?.look !== undefined) || (bgMode !== undefined && engine?.segment !== undefined) || (bgMode === 'image' && hasAlpha)
+  );
+}
 
-  const notes: string[] = [];
-  let out: Sharp;
-  if (needsRaw) {
-    let img = await toRaw(geometry(!aiUpscale));
-    if (aiUpscale && target) img = await engine!.upscale!(img, target, { params });
-    if (looks && engine?.look) {
-      const looked = await engine.look(img, { params, presetFile: ctx.presetFile, detection });
-      notes.push(...(looked.notes ?? []));
-      img = looked;
-    }
-    if (art) {
-      // After the look, before the background: AI Art re-renders the corrected photo, at its own output size.
-      img = await art(img, { params, reference: ctx.artReference, segment: engine?.segment?.bind(engine) });
-      checkOutput(img, limits);
-    }
-    if (bgMode && engine?.segment && engine.background) {
-      // The engine composes every mode itself (generated backdrops, bgShadow).
-      img = await engine.background(img, await engine.segment(img), { params, background: ctx.background });
-      if (format === 'jpeg' && img.channels === 4) img = await flatten(img, '#ffffff');
-    } else {
-      if (bgMode && engine?.segment) img = await withMask(img, await engine.segment(img));
-      if (bgMode === 'colour' || (format === 'jpeg' && img.channels === 4)) img = await flatten(img, bgHex ?? '#ffffff');
-      else if (bgMode === 'image' && ctx.background) img = await overBackground(img, ctx.background);
-      else if (bgMode === 'transparent' && img.channels === 3) img = await flatten(img, undefined);
-    }
-    out = params.preserveMetadata === false ? sharp(img.data, { raw: img }) : replacePixels(geometry(), img, outSize);
-  } else {
-    out = geometry();
-    if (format === 'jpeg' && (hasAlpha || bgMode !== undefined)) out = out.flatten({ background: bgHex ?? '#ffffff' });
-    else if (bgMode === 'colour' && hasAlpha) out = out.flatten({ background: bgHex ?? '#ffffff' });
-    else if (bgMode === 'transparent') out = out.ensureAlpha();
+/** Geometry, upscale, look, AI Art and background on raw pixels; the engine's remarks go to `notes`. */
+async function renderRawPixels(job: Job, notes: string[]): Promise<Sharp> {
+  const { params, ctx, plan, detection, art } = job;
+  const engine = ctx.engine;
+  let img = await toRaw(geometry(job, !job.aiUpscale));
+  if (job.aiUpscale && plan.target) img = await engine!.upscale!(img, plan.target, { params });
+  if (looks(params) && engine?.look) {
+    const looked = await engine.look(img, { params, presetFile: ctx.presetFile, detection });
+    notes.push(...(looked.notes ?? []));
+    img = looked;
   }
+  if (art) {
+    // After the look, before the background: AI Art re-renders the corrected photo, at its own output size.
+    img = await art(img, { params, reference: ctx.artReference, segment: engine?.segment?.bind(engine) });
+    checkOutput(img, ctx.limits);
+  }
+  img = await withBackground(job, img);
+  return params.preserveMetadata === false ? sharp(img.data, { raw: img }) : replacePixels(geometry(job), img, plan.outSize);
+}
+
+/** The background step on raw pixels; a JPEG output has no alpha, so it ends flattened. */
+async function withBackground({ bgMode, format, bgHex, params, ctx }: Job, img: RawImage): Promise<RawImage> {
+  const engine = ctx.engine;
+  if (bgMode && engine?.segment && engine.background) {
+    // The engine composes every mode itself (generated backdrops, bgShadow).
+    const composed = await engine.background(img, await engine.segment(img), { params, background: ctx.background });
+    return format === 'jpeg' && composed.channels === 4 ? flatten(composed, '#ffffff') : composed;
+  }
+  const masked = bgMode && engine?.segment ? await withMask(img, await engine.segment(img)) : img;
+  if (bgMode === 'colour' || (format === 'jpeg' && masked.channels === 4)) return flatten(masked, bgHex ?? '#ffffff');
+  if (bgMode === 'image' && ctx.background) return overBackground(masked, ctx.background);
+  if (bgMode === 'transparent' && masked.channels === 3) return flatten(masked, undefined);
+  return masked;
+}
+
+/** Geometry and alpha handling in one sharp pipeline, when no step needs raw pixels. */
+function renderWithSharp(job: Job): Sharp {
+  const { format, hasAlpha, bgMode, bgHex } = job;
+  const out = geometry(job);
+  if (format === 'jpeg' && (hasAlpha || bgMode !== undefined)) return out.flatten({ background: bgHex ?? '#ffffff' });
+  if (bgMode === 'colour' && hasAlpha) return out.flatten({ background: bgHex ?? '#ffffff' });
+  if (bgMode === 'transparent') return out.ensureAlpha();
+  return out;
+}
+
+/** Metadata kept or stripped, the output type and quality; then the engine's thumbnail regeneration. */
+async function encode(rendered: Sharp, { params, format, ctx: { engine } }: Job): Promise<{ data: Buffer; info: OutputInfo }> {
+  let out = rendered;
   // Without keepMetadata sharp strips EXIF, ICC, XMP and IPTC and converts to sRGB: preserveMetadata=false.
   if (params.preserveMetadata !== false) out = out.keepMetadata();
   out = format === 'jpeg' ? out.jpeg({ quality: params.outputQuality ?? 90 }) : out.png();
   const { data: encoded, info } = await out.toBuffer({ resolveWithObject: true });
   // Kept EXIF still carries the source's thumbnail: the engine regenerates it when asked.
   const data = engine?.thumbnail && regeneratesThumbnail(params, format) ? await engine.thumbnail(encoded) : encoded;
+  return { data, info };
+}
 
-  const usage: JobUsage = {
+/** The job's usage counters, as the service bills them. */
+function usageOf({ params, plan, bgMode, detection }: Job, original: Dimensions): JobUsage {
+  const { target, enlarges } = plan;
+  return {
     size: usageSizeOf(original.width * original.height),
-    imageCorrectionCount: colourCorrects ? 1 : 0,
+    imageCorrectionCount: colourCorrects(params) ? 1 : 0,
     imageResizeCount: target && enlarges ? 1 : 0,
     classicResizeCount: target && !enlarges ? 1 : 0,
     videoCorrectionCount: 0,
@@ -155,61 +257,19 @@ export async function processImage(input: Buffer, params: PfcParams, ctx: Proces
     removeGlaresTotalCount: params.removeGlares ? 1 : 0,
     removeGlaresCount: params.removeGlares && detection?.glare ? 1 : 0,
   };
-  return {
-    output: data,
-    contentType: format === 'jpeg' ? 'image/jpeg' : 'image/png',
-    extension: format === 'jpeg' ? 'jpg' : 'png',
-    originalDimensions: original,
-    outputDimensions: { width: info.width, height: info.height },
-    ...(crop ? { autoCrop: crop } : {}),
-    ...(params.includeDetectionData ? { detectionData: detectionData(detection, engine) } : {}),
-    ...(notes.length > 0 ? { notes } : {}),
-    usage,
-    aiserver:
-      (colourCorrects && AI_PRESET_GROUPS.has(params.preset)) || enlarges || bgMode !== undefined ||
-      params.removeBlemish === true || params.removeGlares === true || params.autocrop === true || art !== undefined,
-  };
+}
+
+/** Whether the service would route the job to its AI server (`aiserver` of the job record). */
+function usesAiServer({ params, plan, bgMode, art }: Job): boolean {
+  return (
+    (colourCorrects(params) && AI_PRESET_GROUPS.has(params.preset)) || plan.enlarges || bgMode !== undefined ||
+    params.removeBlemish === true || params.removeGlares === true || params.autocrop === true || art !== undefined
+  );
 }
 
 function decode(input: Buffer, limits: EmulatorLimits): Sharp {
   // failOn 'error': minor decoder warnings (common in real-world JPEGs) do not fail a job.
   return sharp(input, { limitInputPixels: limits.maxImagePixels, failOn: 'error' }).autoOrient();
-}
-
-async function toRaw(s: Sharp): Promise<RawImage> {
-  const { data, info } = await s.toColourspace('srgb').raw({ depth: 'uchar' }).toBuffer({ resolveWithObject: true });
-  return { data, width: info.width, height: info.height, channels: info.channels as 1 | 3 | 4 };
-}
-
-/** Puts new pixels into the geometry pipeline so the input's metadata is kept (`blend: source` replaces pixels and alpha). */
-function replacePixels(base: Sharp, img: RawImage, size: Dimensions): Sharp {
-  let shaped = img.channels === 4 ? base.ensureAlpha() : base.removeAlpha();
-  // AI Art may change the size: the last resize of a pipeline wins, so the metadata-carrying base takes the new one.
-  if (img.width !== size.width || img.height !== size.height) shaped = shaped.resize(img.width, img.height, { fit: 'fill' });
-  return shaped.composite([{ input: img.data, raw: { width: img.width, height: img.height, channels: img.channels }, blend: 'source' }]);
-}
-
-async function withMask(img: RawImage, mask: RawImage): Promise<RawImage> {
-  const rgb = img.channels === 4 ? await toRaw(sharp(img.data, { raw: img }).removeAlpha()) : img;
-  let m = mask;
-  if (m.width !== img.width || m.height !== img.height || m.channels !== 1) {
-    const data = await sharp(mask.data, { raw: mask }).resize(img.width, img.height, { fit: 'fill' }).extractChannel(0).raw().toBuffer();
-    m = { data, width: img.width, height: img.height, channels: 1 };
-  }
-  return toRaw(sharp(rgb.data, { raw: rgb }).joinChannel(m.data, { raw: { width: m.width, height: m.height, channels: 1 } }));
-}
-
-/** Flattens onto a colour, or (colour undefined) adds an opaque alpha channel. */
-async function flatten(img: RawImage, hex: string | undefined): Promise<RawImage> {
-  const s = sharp(img.data, { raw: img });
-  return toRaw(hex === undefined ? s.ensureAlpha() : s.flatten({ background: hex }));
-}
-
-async function overBackground(img: RawImage, background: Buffer): Promise<RawImage> {
-  const bg = await toRaw(sharp(background, { failOn: 'error' }).autoOrient().resize(img.width, img.height, { fit: 'cover' }).removeAlpha());
-  const over = await toRaw(sharp(bg.data, { raw: bg }).composite([{ input: img.data, raw: img }]));
-  // composite keeps the overlay's alpha channel; the result is opaque, so drop it (a second pipeline: removeAlpha runs last).
-  return over.channels === 4 ? toRaw(sharp(over.data, { raw: over }).removeAlpha()) : over;
 }
 
 function detectionData(d: Detection | undefined, engine: ImagingEngine | undefined): DetectionData {
