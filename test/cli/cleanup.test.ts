@@ -5,28 +5,13 @@
  * next start, while anything that is not provably ours and dead stays.
  */
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cleanEnv, copySamples, runPfc, spawnPfc } from './helpers';
+import { cleanEnv, copySamples, manyPhotos, runPfc, spawnPfc, until } from './helpers';
 
 const scratch = (tmp: string) => readdirSync(tmp).filter((n) => n.startsWith('pfc-emulator-'));
-
-function manyPhotos(n: number): string {
-  const dir = copySamples();
-  mkdirSync(join(dir, 'photos/many'));
-  for (let i = 0; i < n; i++) copyFileSync(join(dir, 'photos/objects/coffee.jpg'), join(dir, `photos/many/c${String(i).padStart(2, '0')}.jpg`));
-  return dir;
-}
-
-async function until(check: () => boolean, what: string, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 describe('the embedded emulator’s scratch folder', () => {
   it.each([

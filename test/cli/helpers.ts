@@ -4,7 +4,7 @@
  * process whose counters and faults the tests read and set.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { cpSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { startEmulator, type EmulatorHandle, type EmulatorOptions } from '@pfc/emulator';
@@ -89,4 +89,21 @@ export async function emulator(options: EmulatorOptions = {}): Promise<EmulatorH
     webArgs: ['--backend', 'web', '--base-url', emu.web, '--api-key', TEST_KEY],
     uploads: () => (emu.stats().requests.upload ?? 0) + (emu.stats().requests['upload.put'] ?? 0),
   });
+}
+
+/** A copy of the samples plus `n` copies of one photo in photos/many/. */
+export function manyPhotos(n: number): string {
+  const dir = copySamples();
+  mkdirSync(join(dir, 'photos/many'));
+  for (let i = 0; i < n; i++) copyFileSync(join(dir, 'photos/objects/coffee.jpg'), join(dir, `photos/many/c${String(i).padStart(2, '0')}.jpg`));
+  return dir;
+}
+
+/** Polls `check` every 50 ms until it holds; throws naming `what` after `timeoutMs`. */
+export async function until(check: () => boolean, what: string, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
 }

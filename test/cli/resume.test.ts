@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { emulator, filesBelow, jsonLines, runPfc, SAMPLES, SAMPLE_PHOTOS, snapshot, spawnPfc, summaryOf } from './helpers';
+import { emulator, filesBelow, jsonLines, runPfc, SAMPLES, SAMPLE_PHOTOS, snapshot, spawnPfc, summaryOf, until } from './helpers';
 
 /** Ten photos in two nested copies of the sample tree. */
 function tenPhotos(): { dir: string; inputs: string[] } {
@@ -15,14 +15,6 @@ function tenPhotos(): { dir: string; inputs: string[] } {
 }
 
 /** Wait (bounded) until `check` holds. */
-async function until(check: () => boolean, what: string, timeoutMs = 60_000): Promise<void> {
-  const start = Date.now();
-  while (!check()) {
-    if (Date.now() - start > timeoutMs) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
-
 const count = (stdout: string, type: string) => stdout.split('\n').filter((l) => l.includes(`"type":"${type}"`)).length;
 
 async function expectCompleteOutputs(out: string, inputs: string[]): Promise<void> {

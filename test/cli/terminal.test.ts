@@ -8,25 +8,9 @@ import { copyFileSync, mkdirSync, mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cleanEnv, copySamples, jsonLines, runPfc, spawnPfc } from './helpers';
+import { cleanEnv, copySamples, jsonLines, manyPhotos, runPfc, spawnPfc, until } from './helpers';
 
 const EVIL = 'evil\x1b]0;pwned\x07\x1b[31mred\n✓ fake line\u202Egpj.jpg';
-
-/** A copy of the samples plus `n` copies of one photo in photos/many/. */
-function manyPhotos(n: number): string {
-  const dir = copySamples();
-  mkdirSync(join(dir, 'photos/many'));
-  for (let i = 0; i < n; i++) copyFileSync(join(dir, 'photos/objects/coffee.jpg'), join(dir, `photos/many/c${String(i).padStart(2, '0')}.jpg`));
-  return dir;
-}
-
-async function until(check: () => boolean, what: string, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 describe('pfc on a terminal', () => {
   it('escapes control characters of file names in human output; --json keeps the exact name', async () => {
