@@ -13,6 +13,7 @@ import { hostname } from 'node:os';
 import { link, mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { defaultSleep } from '@pfc/core';
+import { processAlive } from '@pfc/node-io';
 import { BatchUsageError } from './errors';
 import { LOCK_FILE } from './paths';
 
@@ -137,16 +138,6 @@ async function isStale(path: string, holder: LockHolder | undefined): Promise<bo
   if (holder.host !== hostname()) return false;
   if (holder.pid === process.pid) return false;
   return !processAlive(holder.pid);
-}
-
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    // EPERM: the process exists but belongs to another user.
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 /**

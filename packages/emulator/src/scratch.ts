@@ -12,6 +12,7 @@ import { rmSync } from 'node:fs';
 import { lstat, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { processAlive } from '@pfc/node-io';
 
 /** Name prefix of scratch folders in the system's temporary folder. */
 export const SCRATCH_PREFIX = 'pfc-emulator-';
@@ -90,7 +91,7 @@ async function isStale(dir: string): Promise<boolean> {
   if (!info?.isDirectory()) return false;
   if (process.getuid && info.uid !== process.getuid()) return false;
   const owner = await readFile(join(dir, OWNER_FILE), 'utf8').then(parseOwner, () => undefined);
-  return owner !== undefined && owner.host === hostname() && !isRunning(owner.pid);
+  return owner !== undefined && owner.host === hostname() && !processAlive(owner.pid);
 }
 
 function parseOwner(text: string): Owner | undefined {
@@ -99,16 +100,6 @@ function parseOwner(text: string): Owner | undefined {
     return Number.isInteger(o.pid) && (o.pid as number) > 0 && typeof o.host === 'string' ? (o as Owner) : undefined;
   } catch {
     return undefined;
-  }
-}
-
-/** Whether a process with this id exists (EPERM: it exists but belongs to someone else). */
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 

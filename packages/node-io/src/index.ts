@@ -9,3 +9,4 @@ export {
   type AtomicWriteOptions,
 } from './atomic';
 export { HashTap, writeStreamAtomic, type WrittenFile } from './stream';
+export { processAlive } from './process';
