@@ -5,7 +5,6 @@
  * stops new work and aborts work in flight.
  */
 import { setMaxListeners } from 'node:events';
-import { createHash } from 'node:crypto';
 import type { Stats } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
@@ -279,23 +278,15 @@ async function attemptOnce(job: FileJob, decision: CorrectDecision, source: { si
   const jobId = job.jobId;
   const expected = outputFormat(file.media.format, job.params);
   let got: MediaFormat = expected;
-  // The result's hash as it streams to disk, for `Manifest.intend` before the rename (no second read).
-  const resultHash = createHash('sha256');
-  const body = res.body.pipeThrough(new TransformStream<Uint8Array, Uint8Array>({
-    transform(chunk, controller) {
-      resultHash.update(chunk);
-      controller.enqueue(chunk);
-    },
-  }));
-  const written = await writeStreamAtomic(file.output, body, {
+  const written = await writeStreamAtomic(file.output, res.body, {
     ...(signal ? { signal } : {}),
     ...(mode !== undefined ? { mode } : {}),
-    verify: async (tmp) => {
+    verify: async (tmp, streamed) => {
       got = await verifyOutput(tmp, expected);
       if (kept) await assertUnchangedSince(file.input, kept);
       else if (!ctx.overwrite) await assertNoForeignFile(file.output, job.manifest, signal);
       // Known as pfc's before it is in place, so a kill before `record` does not leave a stranger's file.
-      await job.manifest.intend(file.output, `sha256:${resultHash.copy().digest('hex')}`);
+      await job.manifest.intend(file.output, streamed.hash);
     },
   });
   const out = await stat(file.output);

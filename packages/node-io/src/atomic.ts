@@ -23,13 +23,17 @@ export const TEMP_SUFFIX = '.pfc-partial';
  */
 const TEMP_STEM_BYTES = 64;
 
-export interface AtomicWriteOptions {
+export interface AtomicWriteOptions<T = unknown> {
   /** Abort the write; the temporary file is removed and the destination left as it was. */
   signal?: AbortSignal;
   /** File mode of the result (e.g. the original's, in in-place mode); default: the process umask's. */
   mode?: number;
-  /** Check the complete temporary file before it replaces the destination; throw to refuse it. */
-  verify?: (tempPath: string) => Promise<void>;
+  /**
+   * Check the complete temporary file before it replaces the destination; throw
+   * to refuse it. `produced` is what the write produced (the stream variant's
+   * byte count and hash), so a check needs no second read of the file.
+   */
+  verify?: (tempPath: string, produced: T) => Promise<void>;
   /** Folder for the temporary file (same file system as the destination); default: the destination's folder. */
   tempDir?: string;
   /**
@@ -65,7 +69,7 @@ export function isTempName(fileName: string): boolean {
  * @example
  * await writeAtomic('out/a.mp4', (tmp) => encodeVideo(input, tmp));
  */
-export async function writeAtomic<T>(dest: string, produce: (tempPath: string) => Promise<T>, options: AtomicWriteOptions = {}): Promise<T> {
+export async function writeAtomic<T>(dest: string, produce: (tempPath: string) => Promise<T>, options: AtomicWriteOptions<T> = {}): Promise<T> {
   const durable = options.durable ?? true;
   await mkdir(dirname(dest), { recursive: true });
   const tmp = tempPathFor(dest, options.tempDir);
@@ -73,7 +77,7 @@ export async function writeAtomic<T>(dest: string, produce: (tempPath: string) =
     options.signal?.throwIfAborted();
     const result = await produce(tmp);
     await settleFile(tmp, options.mode, durable);
-    await options.verify?.(tmp);
+    await options.verify?.(tmp, result);
     options.signal?.throwIfAborted();
     await rename(tmp, dest);
     if (durable) await syncFolder(dirname(dest));

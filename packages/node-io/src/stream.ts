@@ -42,7 +42,7 @@ export interface WrittenFile {
  * @example
  * const { bytes, hash } = await writeStreamAtomic('out/a.jpg', response.body, { signal });
  */
-export async function writeStreamAtomic(dest: string, body: ReadableStream<Uint8Array> | NodeJS.ReadableStream, options: AtomicWriteOptions = {}): Promise<WrittenFile> {
+export async function writeStreamAtomic(dest: string, body: ReadableStream<Uint8Array> | NodeJS.ReadableStream, options: AtomicWriteOptions<WrittenFile> = {}): Promise<WrittenFile> {
   return writeAtomic(
     dest,
     async (tmp) => {
