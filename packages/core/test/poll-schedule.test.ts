@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { json } from './helpers/fake-fetch';
-import { DEFAULT_POLL, pollDelays, WebApiClient } from '@pfc/core';
-import { JobDurations, PollSchedule } from '../src/webapi/poll-schedule';
+import { DEFAULT_POLL, pollDelays, seededRandom, WebApiClient } from '@pfc/core';
+import { type Expectation, JobDurations, PollSchedule } from '../src/webapi/poll-schedule';
 import { BASE, FakeApi, KEY } from './helpers/fake-api';
 import { recordingSleep } from './helpers/fake-fetch';
 
@@ -13,10 +13,10 @@ const { adaptive: _a, ...SPACING } = DEFAULT_POLL;
  * clock is frozen: the schedule takes the larger of the wall clock and its
  * own waits, so a millisecond passing on a loaded machine would shift them.
  */
-function run(expectedMs: number | undefined, statuses: string[], phase = 0): number[] {
+function run(expected: Expectation | number | undefined, statuses: string[], phase = 0): number[] {
   vi.useFakeTimers({ toFake: ['Date'] });
   try {
-    const s = new PollSchedule(SPACING, expectedMs, phase);
+    const s = new PollSchedule(SPACING, expected, phase);
     return statuses.map((st) => {
       const d = s.next();
       s.observe(st);
@@ -35,6 +35,15 @@ describe('PollSchedule', () => {
   it('polls sparsely until the expected time, then densely from 2 % of it', () => {
     // Expected 2 s: sparse 150, 300, 600, then the rest up to 2 s; dense 40, 60, 90 …
     expect(run(2000, Array<string>(7).fill('PROCESSING'))).toEqual([150, 300, 600, 950, 40, 60, 90]);
+  });
+
+  it('polls varied job times by their age: from a third of the shortest, then 18 % of the age, wider off the middle', () => {
+    // Shortest 1 s, middle 2 s, longest 3 s: sparse 333, then up to 1 s; then 18 % of the age
+    // × 2 s / age before the middle (360 each), 18 % up to 3 s (2080 → 374, …), then × (age / 3 s)²: 3417 → 798.
+    const delays = run({ shortestMs: 1000, typicalMs: 2000, longestMs: 3000 }, Array<string>(9).fill('PROCESSING'));
+    expect(delays).toEqual([333, 667, 360, 360, 360, 374, 442, 521, 798]);
+    // Within 10 % of each other, the times count as constant: fine steps from 2 % of the shortest.
+    expect(run({ shortestMs: 2000, typicalMs: 2150, longestMs: 2300 }, Array<string>(7).fill('PROCESSING'))).toEqual(run(2000, Array<string>(7).fill('PROCESSING')));
   });
 
   it('caps the dense steps at maxDelayMs when the job runs far longer than expected', () => {
@@ -97,15 +106,17 @@ describe('PollSchedule', () => {
 describe('JobDurations', () => {
   it('expects the shortest of the last 8 completed jobs and ignores unusable values', () => {
     const d = new JobDurations();
-    expect(d.expectedMs).toBeUndefined();
+    expect(d.expected).toBeUndefined();
     for (const v of [undefined, 0, -1, Number.NaN, '2']) d.record(v);
-    expect(d.expectedMs).toBeUndefined();
+    expect(d.expected).toBeUndefined();
     d.record(3);
     d.record(1.5);
     d.record(2);
-    expect(d.expectedMs).toBe(1500);
+    expect(d.expected).toEqual({ shortestMs: 1500, typicalMs: 2000, longestMs: 3000 });
+    d.record(2.5);
+    expect(d.expected).toEqual({ shortestMs: 1500, typicalMs: 2500, longestMs: 3000 }); // the upper middle of four
     for (let i = 0; i < 8; i++) d.record(4);
-    expect(d.expectedMs).toBe(4000);
+    expect(d.expected).toEqual({ shortestMs: 4000, typicalMs: 4000, longestMs: 4000 });
   });
 });
 
@@ -167,5 +178,48 @@ describe('waitForJob with history', () => {
     s.delays.length = 0;
     await client.waitForJob(await client.jobs.start({ fileKey: FILE_KEY }), { poll: { adaptive: false } });
     expect(s.delays).toEqual(pollDelays({}, 4));
+  });
+});
+
+describe('waitForJob with varied job times', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  /** A standard normal draw (Box–Muller). */
+  function gaussian(random: () => number): number {
+    return Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random());
+  }
+
+  it('notices log-normal jobs (median 2 s, σ 0.5) within 15 % of the median, with at most 10 requests each', async () => {
+    vi.useFakeTimers();
+    const api = new FakeApi();
+    const random = seededRandom(1);
+    const times = Array.from({ length: 40 }, () => Math.round(2000 * Math.exp(0.5 * gaussian(random))));
+    let current = 0;
+    let startedAt = 0;
+    let polls = 0;
+    api.http.on('GET', /^https:\/\/api\.test\/v2\/status\/([^?]+)/, (_req, _url, m) => {
+      polls++;
+      const t = times[current]!;
+      const done = Date.now() - startedAt >= t;
+      return json({ _id: m[1], status: done ? 'COMPLETED' : 'PROCESSING', timeTaken: t / 1000, ...(done ? { correctedFile: `https://files.test/out/${m[1]}` } : {}) });
+    });
+    const client = new WebApiClient({ apiKey: KEY, baseURL: BASE, fetch: api.fetch });
+    const delays: number[] = [];
+    const requests: number[] = [];
+    for (current = 0; current < times.length; current++) {
+      const job = await client.jobs.start({ fileKey: FILE_KEY });
+      startedAt = Date.now();
+      polls = 0;
+      const noticed = client.waitForJob(job).then(() => Date.now());
+      await vi.advanceTimersByTimeAsync(30_000);
+      delays.push((await noticed) - startedAt - times[current]!);
+      requests.push(polls);
+    }
+    // The first job is polled blind; from the second on the client goes by what it has seen.
+    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[(xs.length - 1) >> 1]!;
+    expect(median(delays.slice(1))).toBeLessThanOrEqual(0.15 * median(times));
+    expect(Math.max(...requests.slice(1))).toBeLessThanOrEqual(10);
   });
 });

@@ -35,15 +35,15 @@ export function waitForJob(
   return withDeadline(options.signal, timeoutMs, `waiting for ${label}`, async (signal) => {
     const { adaptive, ...spacing } = policy;
     const { durations } = ctx;
-    const expected = adaptive ? durations.expectedMs : undefined;
+    const expected = adaptive ? durations.expected : undefined;
     const phase = adaptive && expected === undefined ? durations.nextBlindPhase() : 0;
     const schedule = new PollSchedule(spacing, expected, phase);
     for (;;) {
       // Another job taught the client the duration while this one's last request was under way.
-      if (adaptive && schedule.blind && durations.expectedMs !== undefined) schedule.learn(durations.expectedMs, false);
+      if (adaptive && schedule.blind && durations.expected !== undefined) schedule.learn(durations.expected, false);
       if (adaptive && schedule.blind) {
         if (await sleepUnlessLearned(ctx, schedule.next(), signal)) {
-          schedule.learn(durations.expectedMs, true);
+          schedule.learn(durations.expected, true);
           continue;
         }
       } else await ctx.sleep(schedule.next(), signal);
