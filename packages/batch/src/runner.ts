@@ -13,10 +13,10 @@ import {
   TimeoutError, UserAbortError,
 } from '@pfc/core';
 import { keepOriginal } from './backup';
-import { type Decision, decide, fileParams, outputOwner } from './decide';
+import { type Decision, decide, fileParams, type OutputOwner, outputOwner } from './decide';
 import { JobTimeoutError } from './errors';
 import type { BatchEvent, BatchSummary, FileResult } from './events';
-import { fileInputFromPath, removePartials, unreadableInput, writeStreamAtomic } from './files';
+import { DestinationExistsError, fileInputFromPath, removePartials, unreadableInput, writeStreamAtomic } from './files';
 import { hashFile } from './hash';
 import { type HeldLocks, type LockHolder, lockFolders } from './lock';
 import { Manifest, type ManifestEntry, settingsKey } from './manifest';
@@ -278,16 +278,21 @@ async function attemptOnce(job: FileJob, decision: CorrectDecision, source: { si
   const jobId = job.jobId;
   const expected = outputFormat(file.media.format, job.params);
   let got: MediaFormat = expected;
+  // No file at the output at the last check: put in place only if still none (no window before the rename).
+  let absent = false;
   const written = await writeStreamAtomic(file.output, res.body, {
     ...(signal ? { signal } : {}),
     ...(mode !== undefined ? { mode } : {}),
     verify: async (tmp, streamed) => {
       got = await verifyOutput(tmp, expected);
       if (kept) await assertUnchangedSince(file.input, kept);
-      else if (!ctx.overwrite) await assertNoForeignFile(file.output, job.manifest, signal);
+      else if (!ctx.overwrite) absent = (await assertNoForeignFile(file.output, job.manifest, signal)) === 'absent';
       // Known as pfc's before it is in place, so a kill before `record` does not leave a stranger's file.
       await job.manifest.intend(file.output, streamed.hash);
     },
+    exclusive: () => absent,
+  }).catch((err: unknown) => {
+    throw err instanceof DestinationExistsError ? foreignFileError(file.output) : err;
   });
   const out = await stat(file.output);
   const durationMs = Date.now() - job.t0;
@@ -327,10 +332,14 @@ class OutputExistsError extends Error {
 }
 
 /** Just before the result is renamed into place: the decision's no-clobber check again, for a file that appeared meanwhile. */
-async function assertNoForeignFile(output: string, manifest: Manifest, signal: AbortSignal | undefined): Promise<void> {
-  if ((await outputOwner(output, manifest, signal)) === 'foreign') {
-    throw new OutputExistsError(`would overwrite a file pfc did not write: ${output} (it appeared while this file was being corrected); use --overwrite to replace it`);
-  }
+async function assertNoForeignFile(output: string, manifest: Manifest, signal: AbortSignal | undefined): Promise<OutputOwner> {
+  const owner = await outputOwner(output, manifest, signal);
+  if (owner === 'foreign') throw foreignFileError(output);
+  return owner;
+}
+
+function foreignFileError(output: string): OutputExistsError {
+  return new OutputExistsError(`would overwrite a file pfc did not write: ${output} (it appeared while this file was being corrected); use --overwrite to replace it`);
 }
 
 async function assertUnchangedSince(path: string, kept: Stats): Promise<void> {

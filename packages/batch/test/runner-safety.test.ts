@@ -1,10 +1,15 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { Manifest } from '../src/manifest';
 import { planBatch, runBatch } from '../src/index';
 import { FakeBackend, jpegBytes, tempDir, writeTree } from './helpers';
 
 describe('runBatch never replaces a file it did not write', () => {
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+
   it('leaves a file that appears at the output path while the input is corrected (OutputExistsError), and keeps it', async () => {
     const root = tempDir();
     writeTree(root, { 'a.jpg': jpegBytes(100, 100), 'b.jpg': jpegBytes(120, 100) });
@@ -14,6 +19,22 @@ describe('runBatch never replaces a file it did not write', () => {
     const summary = await runBatch(plan, { backend, retryDelayMs: 1 });
     expect(summary.results.map((r) => [r.rel, r.status, r.errorName])).toEqual([['a.jpg', 'failed', 'OutputExistsError'], ['b.jpg', 'corrected', undefined]]);
     expect(readFileSync(join(out, 'a.jpg'), 'utf8')).toBe('the user put this here');
+  });
+
+  it('leaves a file that appears after the last check, in the instant before the result is put in place', async () => {
+    const root = tempDir();
+    writeTree(root, { 'a.jpg': jpegBytes(100, 100) });
+    const out = join(root, 'corrected');
+    // `intend` runs after the check, just before the result goes into place: the user's file arrives there.
+    const intend = Manifest.prototype.intend;
+    vi.spyOn(Manifest.prototype, 'intend').mockImplementation(async function (this: Manifest, ...args: Parameters<Manifest['intend']>) {
+      await intend.apply(this, args);
+      writeTree(out, { 'a.jpg': 'saved by the user just now' });
+    });
+    const plan = await planBatch({ inputs: [root] });
+    const summary = await runBatch(plan, { backend: new FakeBackend(), retryDelayMs: 1 });
+    expect(summary.results.map((r) => [r.rel, r.status, r.errorName])).toEqual([['a.jpg', 'failed', 'OutputExistsError']]);
+    expect(readFileSync(join(out, 'a.jpg'), 'utf8')).toBe('saved by the user just now');
   });
 
   it('in place, leaves a file the user changed while it was corrected (its original kept)', async () => {

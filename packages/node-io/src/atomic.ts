@@ -9,7 +9,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { constants as fsConstants } from 'node:fs';
-import { copyFile, mkdir, open, rename, rm, writeFile } from 'node:fs/promises';
+import { copyFile, link, lstat, mkdir, open, rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 
 /** Suffix of temporary files; they are renamed into place when complete. */
@@ -42,6 +42,25 @@ export interface AtomicWriteOptions<T = unknown> {
    * turn it off.
    */
   durable?: boolean;
+  /**
+   * Never replace an existing destination (asked after `verify`, so a check in
+   * `verify` can decide it): the result is put in place with a hard link, which
+   * the kernel refuses when the name exists, so a file that appears between a
+   * caller's check and the write is never replaced; then the temporary name is
+   * removed. Throws {@link DestinationExistsError}. On a file system without
+   * hard links (FAT, some network mounts) the name is checked just before the
+   * rename instead: the best such a file system allows.
+   */
+  exclusive?: boolean | (() => boolean);
+}
+
+/** {@link AtomicWriteOptions.exclusive}: the destination exists; nothing was written there. */
+export class DestinationExistsError extends Error {
+  override name = 'DestinationExistsError';
+  readonly code = 'EEXIST';
+  constructor(readonly path: string) {
+    super(`${path} already exists; it was left as it is`);
+  }
 }
 
 /**
@@ -79,7 +98,8 @@ export async function writeAtomic<T>(dest: string, produce: (tempPath: string) =
     await settleFile(tmp, options.mode, durable);
     await options.verify?.(tmp, result);
     options.signal?.throwIfAborted();
-    await rename(tmp, dest);
+    const exclusive = typeof options.exclusive === 'function' ? options.exclusive() : options.exclusive === true;
+    await (exclusive ? placeExclusive(tmp, dest) : rename(tmp, dest));
     if (durable) await syncFolder(dirname(dest));
     return result;
   } catch (err) {
@@ -136,6 +156,21 @@ export async function appendFileDurable(path: string, data: string | Uint8Array)
     await fh.close();
   }
   if (created) await syncFolder(dirname(path));
+}
+
+/** Put `tmp` in place as `dest` only if `dest` does not exist (see {@link AtomicWriteOptions.exclusive}). */
+async function placeExclusive(tmp: string, dest: string): Promise<void> {
+  try {
+    await link(tmp, dest);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST') throw new DestinationExistsError(dest);
+    if (!isUnsupported(err) && code !== 'EMLINK' && code !== 'ENOSYS') throw err;
+    if (await lstat(dest).then(() => true, () => false)) throw new DestinationExistsError(dest);
+    await rename(tmp, dest);
+    return;
+  }
+  await rm(tmp, { force: true });
 }
 
 /** Give the complete temporary file its mode and flush its bytes to disk. */

@@ -6,7 +6,7 @@
  */
 export {
   TEMP_SUFFIX, tempPathFor, isTempName, writeAtomic, writeFileAtomic, appendFileDurable, copyFileAtomic, moveFileAtomic, syncFolder, truncateUtf8,
-  type AtomicWriteOptions,
+  DestinationExistsError, type AtomicWriteOptions,
 } from './atomic';
 export { HashTap, writeStreamAtomic, type WrittenFile } from './stream';
 export { processAlive } from './process';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { appendFileDurable, copyFileAtomic, isTempName, moveFileAtomic, tempPathFor, truncateUtf8, writeAtomic, writeFileAtomic, writeStreamAtomic } from '../src/index';
+import { appendFileDurable, copyFileAtomic, DestinationExistsError, isTempName, moveFileAtomic, tempPathFor, truncateUtf8, writeAtomic, writeFileAtomic, writeStreamAtomic } from '../src/index';
 
 let dir: string;
 beforeEach(() => {
@@ -74,6 +74,28 @@ describe('writeAtomic', () => {
     await expect(writeFileAtomic(dest, 'late', { signal: ctrl.signal })).rejects.toThrow();
     expect(readFileSync(dest, 'utf8')).toBe('original');
     expect(files()).toEqual(['photo.jpg']);
+  });
+
+  it('exclusive: never replaces a file that appears after the caller\'s last check, and leaves no temporary file', async () => {
+    const dest = join(dir, 'photo.jpg');
+    let checkedAbsent = false;
+    const write = writeFileAtomic(dest, 'result', {
+      verify: async () => {
+        checkedAbsent = !files().includes('photo.jpg');
+        // The user saves a file of that name between the check and the write.
+        writeFileSync(dest, 'the user\'s');
+      },
+      exclusive: () => checkedAbsent,
+    });
+    await expect(write).rejects.toBeInstanceOf(DestinationExistsError);
+    expect(readFileSync(dest, 'utf8')).toBe('the user\'s');
+    expect(files()).toEqual(['photo.jpg']);
+    // Absent at the write: it is put in place, with one name only.
+    const fresh = join(dir, 'fresh.jpg');
+    await writeFileAtomic(fresh, 'result', { exclusive: true });
+    expect(readFileSync(fresh, 'utf8')).toBe('result');
+    expect(statSync(fresh).nlink).toBe(1);
+    expect(files().sort()).toEqual(['fresh.jpg', 'photo.jpg']);
   });
 
   it('works for a destination whose name is 255 bytes long (multi-byte characters included)', async () => {
