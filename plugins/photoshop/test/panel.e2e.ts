@@ -70,7 +70,7 @@ beforeAll(async () => {
     }
   });
   await page.goto(`${server.origin}/`);
-  await page.waitForSelector('#preset option', { state: 'attached' });
+  await until(() => document.querySelectorAll('#preset option').length > 0);
 });
 
 afterAll(async () => {
@@ -78,6 +78,19 @@ afterAll(async () => {
   await server?.close();
   await emu?.close();
 });
+
+/**
+ * Wait until `predicate` holds in the page. Polled from Node with plain evaluations: Playwright's own
+ * waitForFunction/$$eval run its injected script in the page's world, which needs MutationObserver and
+ * requestAnimationFrame, and the strict page has neither (a UXP panel has neither).
+ */
+async function until(predicate: () => boolean, timeout = 30_000): Promise<void> {
+  const deadline = Date.now() + timeout;
+  while (!(await page.evaluate(predicate))) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${predicate.toString()}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
 
 const sim = <T>(fn: (api: SimApi) => T | Promise<T>): Promise<T> =>
   page.evaluate(`(${fn.toString()})(window.__sim)`) as Promise<T>;
@@ -99,24 +112,25 @@ async function openPhoto(sample: string, title: string, options: Parameters<SimA
 /** Click a button and wait for the run to end: its outcomes listed, the progress area hidden again. */
 async function runButton(selector: string): Promise<void> {
   await page.click(selector); // the click handler clears the previous outcomes synchronously
-  await page.waitForFunction(
+  await until(
     () => document.querySelectorAll('#outcomes li').length > 0 && document.getElementById('progress-area')!.classList.contains('hidden'),
-    undefined,
-    { timeout: 120_000 },
+    120_000,
   );
 }
 
 async function outcomes(): Promise<{ status: string; text: string }[]> {
-  return page.$$eval('#outcomes li', (items) => items.map((li) => ({ status: li.className, text: li.textContent ?? '' })));
+  return page.evaluate(() => [...document.querySelectorAll('#outcomes li')].map((li) => ({ status: li.className, text: li.textContent ?? '' })));
 }
 
 describe('Photoshop panel in Chromium on the simulated host', () => {
   it('starts on a page cut down to UXP\'s globals (no TextDecoder/TextEncoder, event-less AbortSignal, fetch without signal)', async () => {
     const removed = await sim((s) => s.removedGlobals());
-    for (const g of ['TextDecoder', 'TextEncoder', 'structuredClone', 'atob', 'btoa', 'queueMicrotask', 'DOMException']) expect(removed).toContain(g);
+    for (const g of ['TextDecoder', 'TextEncoder', 'structuredClone', 'atob', 'btoa', 'queueMicrotask', 'DOMException', 'MutationObserver', 'requestAnimationFrame']) {
+      expect(removed).toContain(g);
+    }
     expect(await page.evaluate(() => typeof (globalThis as { TextDecoder?: unknown }).TextDecoder)).toBe('undefined');
     // The panel got past its load: the presets are listed and nothing threw.
-    expect(await page.$$eval('#preset option', (o) => o.length)).toBeGreaterThan(3);
+    expect(await page.evaluate(() => document.querySelectorAll('#preset option').length)).toBeGreaterThan(3);
     expect(pageErrors).toEqual([]);
   });
 
@@ -134,7 +148,7 @@ describe('Photoshop panel in Chromium on the simulated host', () => {
     expect(stored).toContain('emulator');
     expect(stored).not.toContain(API_KEY);
     expect(await page.textContent('#backend-label')).toContain('Emulator');
-    await expect.poll(() => page.$$eval('#preset option', (o) => o.map((x) => x.textContent))).toContain('Studio Warm');
+    await expect.poll(() => page.evaluate(() => [...document.querySelectorAll('#preset option')].map((x) => x.textContent))).toContain('Studio Warm');
     await page.click('#toggle-settings');
   });
 
@@ -242,9 +256,9 @@ describe('Photoshop panel in Chromium on the simulated host', () => {
     emu.setFaults({ jobs: { hangRate: 1 } });
     try {
       await page.click('#correct-document');
-      await page.waitForFunction(() => document.getElementById('progress-text')?.textContent?.includes('processing'), undefined, { timeout: 60_000 });
+      await until(() => document.getElementById('progress-text')?.textContent?.includes('processing') === true, 60_000);
       await page.click('#cancel');
-      await page.waitForSelector('#progress-area.hidden', { state: 'attached', timeout: 60_000 });
+      await until(() => document.getElementById('progress-area')!.classList.contains('hidden'), 60_000);
     } finally {
       emu.setFaults({});
     }
