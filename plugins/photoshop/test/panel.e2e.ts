@@ -232,6 +232,8 @@ describe('Photoshop panel in Chromium on the simulated host', () => {
     expect(got.map((o) => o.status)).toEqual(['failed', 'done', 'done']);
     expect(got[0]!.text).toBe('astronaut.jpg — the service could not correct it: processing failed (injected fault)');
     expect(got[2]!.text).toContain('"coffee.psd" was converted for the upload only (CMYK to RGB), sent as a lossless 16-bit PNG');
+    expect(got[2]!.text).toContain("the result is an 8-bit correction widened to the document's 16 bits per channel");
+    expect(got[1]!.text).not.toContain('8-bit correction'); // astronaut.jpg is 8-bit
     expect(await page.textContent('#message')).toBe('2 of 3 corrected, 1 failed.');
     const after = await sim((s) => s.documents());
     expect(after.map((d) => d.layers.length)).toEqual(before.map((d, i) => d.layers.length + (i === 0 ? 0 : 1)));

@@ -152,12 +152,27 @@ describe('runCorrections with the emulator', () => {
 
     expect(outcomes[0]!.status).toBe('done');
     expect(outcomes[0]!.notes.join(' ')).toContain('CMYK to RGB');
+    expect(outcomes[0]!.notes.join(' ')).not.toContain('8-bit correction'); // an 8-bit document loses no depth
     expect(doc.layers.map((l) => l.name)).toEqual(['Perfectly Clear: Universal', 'left half', 'Background']);
     const px = doc.layers[0]!.pixels!;
     const right = ((doc.height >> 1) * doc.width + doc.width - 5) * 4;
     expect(px[right + 3]).toBe(0); // nothing added outside the source layer
     const left = ((doc.height >> 1) * doc.width + 5) * 4;
     expect(px[left + 3]).toBe(255);
+  });
+
+  it('says that a 16-bit document gets an 8-bit correction widened to its depth', async () => {
+    const { host, sim } = simHost();
+    const photo = await loadSample('portraits/astronaut.jpg', 96);
+    sim.openDocument({ title: 'deep.psd', width: photo.width, height: photo.height, pixels: photo.pixels, channels: 3, bits: 'bitDepth16' });
+
+    const outcomes = await runCorrections(host, backend(), resolveTargets(host, 'document'), toParams(DEFAULT_CHOICES));
+
+    expect(outcomes[0]!.status).toBe('done');
+    // 16-bit sRGB RGB is sent exactly (no conversion note); the only loss is the result's depth, and it is said.
+    expect(outcomes[0]!.notes).toEqual([
+      "the result is an 8-bit correction widened to the document's 16 bits per channel (the service returns 8-bit images); the original layers keep their full 16-bit precision",
+    ]);
   });
 
   it('sends a valid PNG upload the service can read', async () => {

@@ -12,7 +12,7 @@ import type { Host } from '../host/types';
 import { decodeImage } from '../image/codec';
 import { addResultLayer, newResultDocument } from '../ps/apply';
 import { activateDocument, findDocument } from '../ps/commands';
-import { exportPixels, unsupportedReason } from '../ps/export';
+import { depthNote, exportPixels, unsupportedReason } from '../ps/export';
 import { CancelledError, inModal } from '../ps/modal';
 import { describeCorrection, isResize } from './options';
 import type { Target } from './targets';
@@ -137,6 +137,8 @@ async function correctOne(
     report('done');
     return { title: target.title, status: 'done', message: `resized result opened as a new document, "${opened.title}"`, notes };
   }
+  const widened = depthNote(doc);
+  if (widened) notes.push(widened);
   const added = await inModal(host, name, (context) =>
     addResultLayer(host, context, {
       documentId: doc.id,
