@@ -87,7 +87,7 @@ afterAll(async () => {
 async function until(predicate: () => boolean, timeout = 30_000): Promise<void> {
   const deadline = Date.now() + timeout;
   while (!(await page.evaluate(predicate))) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${predicate.toString()}`);
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${predicate.toString()} (panel says: ${await page.textContent('#message')})`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
@@ -280,6 +280,60 @@ describe('Photoshop panel in Chromium on the simulated host', () => {
     expect(got.slice(1).every((o) => o.status === 'cancelled')).toBe(true); // the rest were not started
     const after = await sim((s) => s.documents());
     expect(after.map((d) => [d.layers, d.history])).toEqual(before.map((d) => [d.layers, d.history]));
+  });
+
+  it('Preview shows a small corrected copy, toggled Before/After, without touching the document; Apply then makes one step', async () => {
+    const doc = await openPhoto('outdoors/rocket.jpg', 'preview.jpg');
+    await page.selectOption('#preset', 'Pro');
+    await page.selectOption('#background', 'colour');
+    await page.fill('#bg-colour', '#204080');
+    const jobsBefore = (await serviceJobs()).length;
+    const descriptorsBefore = (await sim((s) => s.batchPlayLog())).length;
+    uploads.length = 0;
+    downloads.length = 0;
+
+    await page.click('#preview');
+    await until(() => !document.getElementById('preview-area')!.classList.contains('hidden') && document.getElementById('progress-area')!.classList.contains('hidden'));
+
+    // The service ran one job with the user's options, on a copy scaled down by Photoshop (getPixels targetSize).
+    const jobs = await serviceJobs();
+    expect(jobs).toHaveLength(jobsBefore + 1);
+    expect(jobs.at(-1)!.requested).toMatchObject({ preset: 'Pro', removeBackground: true, bgColor: '#204080' });
+    expect(uploads).toHaveLength(1);
+    const sent = await sharp(uploads[0]!).metadata();
+    expect(Math.max(sent.width!, sent.height!)).toBe(400);
+    expect((await sim((s) => s.getPixelsLog())).at(-1)).toMatchObject({ documentID: doc.id, targetSize: expect.any(Object), componentSize: 8 });
+    // The document is untouched: same layers, same history, no batchPlay command, no image data left over.
+    const now = await page.evaluate((id) => window.__sim.document(id), doc.id);
+    expect(now.layers).toEqual(doc.layers);
+    expect(now.history).toEqual(['Open']);
+    expect((await sim((s) => s.batchPlayLog())).length).toBe(descriptorsBefore);
+    expect(await sim((s) => s.liveImageData())).toBe(0);
+
+    // What the user sees: After is the service's result, Before is the upload; they differ.
+    const shown = async () => {
+      const src = (await page.getAttribute('#preview-image', 'src'))!;
+      expect(src.startsWith('data:image/jpeg;base64,')).toBe(true);
+      return new Uint8Array(await sharp(Buffer.from(src.slice(src.indexOf(',') + 1), 'base64')).raw().toBuffer());
+    };
+    const rgb = async (bytes: Buffer) => new Uint8Array(await sharp(bytes).flatten({ background: '#ffffff' }).removeAlpha().raw().toBuffer());
+    await expect.poll(() => downloads.length).toBe(1);
+    const after = await shown();
+    expect(meanDiff(after, await rgb(downloads[0]!))).toBeLessThan(3); // JPEG re-encoding only
+    expect(await page.textContent('#preview-caption')).toBe('preview.jpg: after — Perfectly Clear: Pro, background #204080');
+    await page.click('#show-before');
+    const before = await shown();
+    expect(meanDiff(before, await rgb(uploads[0]!))).toBeLessThan(3);
+    expect(meanDiff(before, after)).toBeGreaterThan(8);
+    expect(await page.textContent('#preview-caption')).toBe('preview.jpg: before');
+    await page.click('#show-after');
+    expect(meanDiff(await shown(), after)).toBe(0);
+
+    // Applying is the usual correction: exactly one history step.
+    await runButton('#correct-document');
+    expect((await page.evaluate((id) => window.__sim.document(id), doc.id)).history).toEqual(['Open', 'Perfectly Clear: Pro, background #204080']);
+    await page.selectOption('#preset', 'Universal');
+    await page.selectOption('#background', 'keep');
   });
 
   it('keeps the transparency of a background removal, and opens a resized result as a new untitled document', async () => {
