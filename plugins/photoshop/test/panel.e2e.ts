@@ -118,6 +118,19 @@ async function runButton(selector: string): Promise<void> {
   );
 }
 
+/** The panel in Photoshop's dark and light themes (prefers-color-scheme; Chromium knows dark and light) → test-results/<name>-dark|light.png. */
+async function themeScreenshots(name: string): Promise<void> {
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  const background = () => page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+  await page.emulateMedia({ colorScheme: 'dark' });
+  expect(await background()).toBe('rgb(50, 50, 50)');
+  await page.screenshot({ path: join(SCREENSHOTS, `${name}-dark.png`), fullPage: true });
+  await page.emulateMedia({ colorScheme: 'light' });
+  expect(await background()).toBe('rgb(240, 240, 240)');
+  await page.screenshot({ path: join(SCREENSHOTS, `${name}-light.png`), fullPage: true });
+  await page.emulateMedia({ colorScheme: 'dark' });
+}
+
 async function outcomes(): Promise<{ status: string; text: string }[]> {
   return page.evaluate(() => [...document.querySelectorAll('#outcomes li')].map((li) => ({ status: li.className, text: li.textContent ?? '' })));
 }
@@ -239,16 +252,7 @@ describe('Photoshop panel in Chromium on the simulated host', () => {
     expect(after.map((d) => d.layers.length)).toEqual(before.map((d, i) => d.layers.length + (i === 0 ? 0 : 1)));
     expect(after[0]!.history).toEqual(before[0]!.history);
     expect(after.find((d) => d.id === coffee.id)!.history).toEqual(['Open', 'Perfectly Clear: Universal']);
-    // Photoshop's dark and light themes (prefers-color-scheme; Chromium knows dark and light).
-    mkdirSync(SCREENSHOTS, { recursive: true });
-    const background = () => page.evaluate(() => getComputedStyle(document.body).backgroundColor);
-    await page.emulateMedia({ colorScheme: 'dark' });
-    expect(await background()).toBe('rgb(50, 50, 50)');
-    await page.screenshot({ path: join(SCREENSHOTS, 'photoshop-panel-dark.png'), fullPage: true });
-    await page.emulateMedia({ colorScheme: 'light' });
-    expect(await background()).toBe('rgb(240, 240, 240)');
-    await page.screenshot({ path: join(SCREENSHOTS, 'photoshop-panel-light.png'), fullPage: true });
-    await page.emulateMedia({ colorScheme: 'dark' });
+    await themeScreenshots('photoshop-panel');
   });
 
   it('Cancel while the service works leaves the document unchanged', async () => {
@@ -328,6 +332,7 @@ describe('Photoshop panel in Chromium on the simulated host', () => {
     expect(await page.textContent('#preview-caption')).toBe('preview.jpg: before');
     await page.click('#show-after');
     expect(meanDiff(await shown(), after)).toBe(0);
+    await themeScreenshots('photoshop-panel-preview');
 
     // Applying is the usual correction: exactly one history step.
     await runButton('#correct-document');
