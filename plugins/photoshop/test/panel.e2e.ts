@@ -46,7 +46,8 @@ async function serviceJobs(): Promise<EmulatorJobRecord[]> {
 
 beforeAll(async () => {
   if (!existsSync(join(DIST, 'index.js'))) throw new Error('the panel is not built: run `npm run build` first');
-  emu = await startEmulator({ webPort: 0, engine: testEngine, control: true });
+  // Two tests cancel a job the service keeps hanging; extra workers keep later jobs from queueing behind them.
+  emu = await startEmulator({ webPort: 0, engine: testEngine, control: true, workers: 4 });
   // A custom preset in the account, which the panel should offer.
   await createWebBackend({ baseURL: emu.web, apiKey: API_KEY }).presets.create({
     name: 'Studio Warm', description: 'made by the e2e test', file: new TextEncoder().encode('exported preset'),
@@ -87,7 +88,10 @@ afterAll(async () => {
 async function until(predicate: () => boolean, timeout = 30_000): Promise<void> {
   const deadline = Date.now() + timeout;
   while (!(await page.evaluate(predicate))) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${predicate.toString()} (panel says: ${await page.textContent('#message')})`);
+    if (Date.now() > deadline) {
+      const state = await page.evaluate(() => `${document.getElementById('progress-text')?.textContent ?? ''} | ${document.getElementById('message')?.textContent ?? ''}`);
+      throw new Error(`timed out waiting for ${predicate.toString()} (panel: ${state})`);
+    }
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
@@ -333,6 +337,20 @@ describe('Photoshop panel in Chromium on the simulated host', () => {
     await page.click('#show-after');
     expect(meanDiff(await shown(), after)).toBe(0);
     await themeScreenshots('photoshop-panel-preview');
+
+    // Cancel during a preview: said, nothing changed, the shown preview stays the last finished one.
+    emu.setFaults({ jobs: { hangRate: 1 } });
+    try {
+      await page.click('#preview');
+      await until(() => document.getElementById('progress-text')?.textContent === 'Preview: processing', 60_000);
+      await page.click('#cancel');
+      await until(() => document.getElementById('progress-area')!.classList.contains('hidden'), 60_000);
+    } finally {
+      emu.setFaults({});
+    }
+    expect(await page.textContent('#message')).toBe('Preview cancelled.');
+    expect((await page.evaluate((id) => window.__sim.document(id), doc.id)).history).toEqual(['Open']);
+    expect(meanDiff(await shown(), after)).toBe(0);
 
     // Applying is the usual correction: exactly one history step.
     await runButton('#correct-document');

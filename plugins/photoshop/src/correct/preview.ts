@@ -8,7 +8,7 @@
  *
  * A preview is a real job on the service (the panel says so next to the button).
  */
-import { ParameterError, readAll, type CorrectionBackend, type PfcParams } from '@pfc/core';
+import { ParameterError, readAll, type CorrectionBackend, type CorrectionProgress, type PfcParams } from '@pfc/core';
 import type { Host, PsImageData } from '../host/types';
 import { decodeImage, encodePng, type Rgba } from '../image/codec';
 import { SRGB_PROFILE, unsupportedReason } from '../ps/export';
@@ -36,7 +36,13 @@ export interface Preview {
  * anything is read when the options are invalid, `NothingToCorrectError` when no
  * document is open, `CancelledError` when `signal` aborts.
  */
-export async function makePreview(host: Host, backend: CorrectionBackend, params: PfcParams, signal?: AbortSignal): Promise<Preview> {
+export async function makePreview(
+  host: Host,
+  backend: CorrectionBackend,
+  params: PfcParams,
+  signal?: AbortSignal,
+  onPhase?: (phase: CorrectionProgress['phase']) => void,
+): Promise<Preview> {
   const check = backend.validate(params);
   if (check.errors.length > 0) throw new ParameterError(check.errors);
   const doc = host.ps.app.activeDocument;
@@ -50,6 +56,7 @@ export async function makePreview(host: Host, backend: CorrectionBackend, params
     signal,
     contentType: 'image/png',
     fileName: 'preview.png',
+    onProgress: (p) => onPhase?.(p.phase),
   });
   const bytes = await readAll(result.body);
   if (signal?.aborted) throw new CancelledError();

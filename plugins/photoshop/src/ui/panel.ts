@@ -156,7 +156,9 @@ export class Panel {
       const params = toParams(this.choices());
       this.setRunning(abort);
       byId('progress-text').textContent = 'Preview: the service is correcting a small copy…';
-      const preview = await makePreview(this.host, backend, params, abort.signal);
+      const preview = await makePreview(this.host, backend, params, abort.signal, (phase) => {
+        if (!abort.signal.aborted) byId('progress-text').textContent = `Preview: ${PHASE_TEXT[phase]}`;
+      });
       this.shown = { preview, name: describeCorrection(params) };
       this.showPreview('after');
       if (preview.notes.length > 0) this.say(preview.notes.join(' · '), 'info');
