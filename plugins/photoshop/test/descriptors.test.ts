@@ -29,6 +29,19 @@ describe('batchPlay descriptors', () => {
     }
   });
 
+  /*
+   * "select layer" and "select document": no recording is published. Searched: AdobeDocs/uxp-photoshop (snapshot
+   * 6edd63fc0: batchplay.md shows only "make layer" (:115) and "get" (:226-240); no `_obj: "select"` anywhere) and
+   * AdobeDocs/uxp-photoshop-plugin-samples (snapshot 1928d83: no select descriptor in any sample). The one published
+   * trace of Photoshop's select is a notification: vanilla-js-sample/index.js:16-19 listens for "select" and reads
+   * the `documentID` field the notification carries when a document was the target, the field selectDocument sends.
+   * The rest (id references, makeVisible, layerID) follows the documented reference forms checked below; a real
+   * recording (Plugins > Development > Record Action Commands, batchplay.md:137) should replace these checks.
+   */
+  it('select document carries documentID, as Photoshop\'s "select" notification does (vanilla-js-sample/index.js:16-19)', () => {
+    expect(selectDocument(9)).toMatchObject({ _obj: 'select', documentID: 9 });
+  });
+
   it('select targets by id references (_ref + _id), the form of action references batchplay.md:50-54 describes', () => {
     expect(selectLayer(4)._target).toEqual([{ _ref: 'layer', _id: 4 }]);
     expect(selectDocument(9)._target).toEqual([{ _ref: 'document', _id: 9 }]);

@@ -46,7 +46,8 @@ async function serviceJobs(): Promise<EmulatorJobRecord[]> {
 
 beforeAll(async () => {
   if (!existsSync(join(DIST, 'index.js'))) throw new Error('the panel is not built: run `npm run build` first');
-  emu = await startEmulator({ webPort: 0, engine: testEngine, control: true });
+  // Two tests cancel a job the service keeps hanging; extra workers keep later jobs from queueing behind them.
+  emu = await startEmulator({ webPort: 0, engine: testEngine, control: true, workers: 4 });
   // A custom preset in the account, which the panel should offer.
   await createWebBackend({ baseURL: emu.web, apiKey: API_KEY }).presets.create({
     name: 'Studio Warm', description: 'made by the e2e test', file: new TextEncoder().encode('exported preset'),
@@ -70,7 +71,7 @@ beforeAll(async () => {
     }
   });
   await page.goto(`${server.origin}/`);
-  await page.waitForSelector('#preset option', { state: 'attached' });
+  await until(() => document.querySelectorAll('#preset option').length > 0);
 });
 
 afterAll(async () => {
@@ -78,6 +79,22 @@ afterAll(async () => {
   await server?.close();
   await emu?.close();
 });
+
+/**
+ * Wait until `predicate` holds in the page. Polled from Node with plain evaluations: Playwright's own
+ * waitForFunction/$$eval run its injected script in the page's world, which needs MutationObserver and
+ * requestAnimationFrame, and the strict page has neither (a UXP panel has neither).
+ */
+async function until(predicate: () => boolean, timeout = 30_000): Promise<void> {
+  const deadline = Date.now() + timeout;
+  while (!(await page.evaluate(predicate))) {
+    if (Date.now() > deadline) {
+      const state = await page.evaluate(() => `${document.getElementById('progress-text')?.textContent ?? ''} | ${document.getElementById('message')?.textContent ?? ''}`);
+      throw new Error(`timed out waiting for ${predicate.toString()} (panel: ${state})`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
 
 const sim = <T>(fn: (api: SimApi) => T | Promise<T>): Promise<T> =>
   page.evaluate(`(${fn.toString()})(window.__sim)`) as Promise<T>;
@@ -99,24 +116,38 @@ async function openPhoto(sample: string, title: string, options: Parameters<SimA
 /** Click a button and wait for the run to end: its outcomes listed, the progress area hidden again. */
 async function runButton(selector: string): Promise<void> {
   await page.click(selector); // the click handler clears the previous outcomes synchronously
-  await page.waitForFunction(
+  await until(
     () => document.querySelectorAll('#outcomes li').length > 0 && document.getElementById('progress-area')!.classList.contains('hidden'),
-    undefined,
-    { timeout: 120_000 },
+    120_000,
   );
 }
 
+/** The panel in Photoshop's dark and light themes (prefers-color-scheme; Chromium knows dark and light) → test-results/<name>-dark|light.png. */
+async function themeScreenshots(name: string): Promise<void> {
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  const background = () => page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+  await page.emulateMedia({ colorScheme: 'dark' });
+  expect(await background()).toBe('rgb(50, 50, 50)');
+  await page.screenshot({ path: join(SCREENSHOTS, `${name}-dark.png`), fullPage: true });
+  await page.emulateMedia({ colorScheme: 'light' });
+  expect(await background()).toBe('rgb(240, 240, 240)');
+  await page.screenshot({ path: join(SCREENSHOTS, `${name}-light.png`), fullPage: true });
+  await page.emulateMedia({ colorScheme: 'dark' });
+}
+
 async function outcomes(): Promise<{ status: string; text: string }[]> {
-  return page.$$eval('#outcomes li', (items) => items.map((li) => ({ status: li.className, text: li.textContent ?? '' })));
+  return page.evaluate(() => [...document.querySelectorAll('#outcomes li')].map((li) => ({ status: li.className, text: li.textContent ?? '' })));
 }
 
 describe('Photoshop panel in Chromium on the simulated host', () => {
   it('starts on a page cut down to UXP\'s globals (no TextDecoder/TextEncoder, event-less AbortSignal, fetch without signal)', async () => {
     const removed = await sim((s) => s.removedGlobals());
-    for (const g of ['TextDecoder', 'TextEncoder', 'structuredClone', 'atob', 'btoa', 'queueMicrotask', 'DOMException']) expect(removed).toContain(g);
+    for (const g of ['TextDecoder', 'TextEncoder', 'structuredClone', 'atob', 'btoa', 'queueMicrotask', 'DOMException', 'MutationObserver', 'requestAnimationFrame']) {
+      expect(removed).toContain(g);
+    }
     expect(await page.evaluate(() => typeof (globalThis as { TextDecoder?: unknown }).TextDecoder)).toBe('undefined');
     // The panel got past its load: the presets are listed and nothing threw.
-    expect(await page.$$eval('#preset option', (o) => o.length)).toBeGreaterThan(3);
+    expect(await page.evaluate(() => document.querySelectorAll('#preset option').length)).toBeGreaterThan(3);
     expect(pageErrors).toEqual([]);
   });
 
@@ -134,7 +165,7 @@ describe('Photoshop panel in Chromium on the simulated host', () => {
     expect(stored).toContain('emulator');
     expect(stored).not.toContain(API_KEY);
     expect(await page.textContent('#backend-label')).toContain('Emulator');
-    await expect.poll(() => page.$$eval('#preset option', (o) => o.map((x) => x.textContent))).toContain('Studio Warm');
+    await expect.poll(() => page.evaluate(() => [...document.querySelectorAll('#preset option')].map((x) => x.textContent))).toContain('Studio Warm');
     await page.click('#toggle-settings');
   });
 
@@ -218,21 +249,14 @@ describe('Photoshop panel in Chromium on the simulated host', () => {
     expect(got.map((o) => o.status)).toEqual(['failed', 'done', 'done']);
     expect(got[0]!.text).toBe('astronaut.jpg — the service could not correct it: processing failed (injected fault)');
     expect(got[2]!.text).toContain('"coffee.psd" was converted for the upload only (CMYK to RGB), sent as a lossless 16-bit PNG');
+    expect(got[2]!.text).toContain("the result is an 8-bit correction widened to the document's 16 bits per channel");
+    expect(got[1]!.text).not.toContain('8-bit correction'); // astronaut.jpg is 8-bit
     expect(await page.textContent('#message')).toBe('2 of 3 corrected, 1 failed.');
     const after = await sim((s) => s.documents());
     expect(after.map((d) => d.layers.length)).toEqual(before.map((d, i) => d.layers.length + (i === 0 ? 0 : 1)));
     expect(after[0]!.history).toEqual(before[0]!.history);
     expect(after.find((d) => d.id === coffee.id)!.history).toEqual(['Open', 'Perfectly Clear: Universal']);
-    // Photoshop's dark and light themes (prefers-color-scheme; Chromium knows dark and light).
-    mkdirSync(SCREENSHOTS, { recursive: true });
-    const background = () => page.evaluate(() => getComputedStyle(document.body).backgroundColor);
-    await page.emulateMedia({ colorScheme: 'dark' });
-    expect(await background()).toBe('rgb(50, 50, 50)');
-    await page.screenshot({ path: join(SCREENSHOTS, 'photoshop-panel-dark.png'), fullPage: true });
-    await page.emulateMedia({ colorScheme: 'light' });
-    expect(await background()).toBe('rgb(240, 240, 240)');
-    await page.screenshot({ path: join(SCREENSHOTS, 'photoshop-panel-light.png'), fullPage: true });
-    await page.emulateMedia({ colorScheme: 'dark' });
+    await themeScreenshots('photoshop-panel');
   });
 
   it('Cancel while the service works leaves the document unchanged', async () => {
@@ -242,9 +266,9 @@ describe('Photoshop panel in Chromium on the simulated host', () => {
     emu.setFaults({ jobs: { hangRate: 1 } });
     try {
       await page.click('#correct-document');
-      await page.waitForFunction(() => document.getElementById('progress-text')?.textContent?.includes('processing'), undefined, { timeout: 60_000 });
+      await until(() => document.getElementById('progress-text')?.textContent?.includes('processing') === true, 60_000);
       await page.click('#cancel');
-      await page.waitForSelector('#progress-area.hidden', { state: 'attached', timeout: 60_000 });
+      await until(() => document.getElementById('progress-area')!.classList.contains('hidden'), 60_000);
     } finally {
       emu.setFaults({});
     }
@@ -264,6 +288,75 @@ describe('Photoshop panel in Chromium on the simulated host', () => {
     expect(got.slice(1).every((o) => o.status === 'cancelled')).toBe(true); // the rest were not started
     const after = await sim((s) => s.documents());
     expect(after.map((d) => [d.layers, d.history])).toEqual(before.map((d) => [d.layers, d.history]));
+  });
+
+  it('Preview shows a small corrected copy, toggled Before/After, without touching the document; Apply then makes one step', async () => {
+    const doc = await openPhoto('outdoors/rocket.jpg', 'preview.jpg');
+    await page.selectOption('#preset', 'Pro');
+    await page.selectOption('#background', 'colour');
+    await page.fill('#bg-colour', '#204080');
+    const jobsBefore = (await serviceJobs()).length;
+    const descriptorsBefore = (await sim((s) => s.batchPlayLog())).length;
+    uploads.length = 0;
+    downloads.length = 0;
+
+    await page.click('#preview');
+    await until(() => !document.getElementById('preview-area')!.classList.contains('hidden') && document.getElementById('progress-area')!.classList.contains('hidden'));
+
+    // The service ran one job with the user's options, on a copy scaled down by Photoshop (getPixels targetSize).
+    const jobs = await serviceJobs();
+    expect(jobs).toHaveLength(jobsBefore + 1);
+    expect(jobs.at(-1)!.requested).toMatchObject({ preset: 'Pro', removeBackground: true, bgColor: '#204080' });
+    expect(uploads).toHaveLength(1);
+    const sent = await sharp(uploads[0]!).metadata();
+    expect(Math.max(sent.width!, sent.height!)).toBe(400);
+    expect((await sim((s) => s.getPixelsLog())).at(-1)).toMatchObject({ documentID: doc.id, targetSize: expect.any(Object), componentSize: 8 });
+    // The document is untouched: same layers, same history, no batchPlay command, no image data left over.
+    const now = await page.evaluate((id) => window.__sim.document(id), doc.id);
+    expect(now.layers).toEqual(doc.layers);
+    expect(now.history).toEqual(['Open']);
+    expect((await sim((s) => s.batchPlayLog())).length).toBe(descriptorsBefore);
+    expect(await sim((s) => s.liveImageData())).toBe(0);
+
+    // What the user sees: After is the service's result, Before is the upload; they differ.
+    const shown = async () => {
+      const src = (await page.getAttribute('#preview-image', 'src'))!;
+      expect(src.startsWith('data:image/jpeg;base64,')).toBe(true);
+      return new Uint8Array(await sharp(Buffer.from(src.slice(src.indexOf(',') + 1), 'base64')).raw().toBuffer());
+    };
+    const rgb = async (bytes: Buffer) => new Uint8Array(await sharp(bytes).flatten({ background: '#ffffff' }).removeAlpha().raw().toBuffer());
+    await expect.poll(() => downloads.length).toBe(1);
+    const after = await shown();
+    expect(meanDiff(after, await rgb(downloads[0]!))).toBeLessThan(3); // JPEG re-encoding only
+    expect(await page.textContent('#preview-caption')).toBe('preview.jpg: after — Perfectly Clear: Pro, background #204080');
+    await page.click('#show-before');
+    const before = await shown();
+    expect(meanDiff(before, await rgb(uploads[0]!))).toBeLessThan(3);
+    expect(meanDiff(before, after)).toBeGreaterThan(8);
+    expect(await page.textContent('#preview-caption')).toBe('preview.jpg: before');
+    await page.click('#show-after');
+    expect(meanDiff(await shown(), after)).toBe(0);
+    await themeScreenshots('photoshop-panel-preview');
+
+    // Cancel during a preview: said, nothing changed, the shown preview stays the last finished one.
+    emu.setFaults({ jobs: { hangRate: 1 } });
+    try {
+      await page.click('#preview');
+      await until(() => document.getElementById('progress-text')?.textContent === 'Preview: processing', 60_000);
+      await page.click('#cancel');
+      await until(() => document.getElementById('progress-area')!.classList.contains('hidden'), 60_000);
+    } finally {
+      emu.setFaults({});
+    }
+    expect(await page.textContent('#message')).toBe('Preview cancelled.');
+    expect((await page.evaluate((id) => window.__sim.document(id), doc.id)).history).toEqual(['Open']);
+    expect(meanDiff(await shown(), after)).toBe(0);
+
+    // Applying is the usual correction: exactly one history step.
+    await runButton('#correct-document');
+    expect((await page.evaluate((id) => window.__sim.document(id), doc.id)).history).toEqual(['Open', 'Perfectly Clear: Pro, background #204080']);
+    await page.selectOption('#preset', 'Universal');
+    await page.selectOption('#background', 'keep');
   });
 
   it('keeps the transparency of a background removal, and opens a resized result as a new untitled document', async () => {

@@ -5,7 +5,7 @@
 import { createWebBackend, ParameterError } from '@pfc/core';
 import { startEmulator, type EmulatorHandle } from '@pfc/emulator';
 import sharp from 'sharp';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createBackend } from '../src/backend/factory';
 
 const UXP_73 = { uxpVersion: 'uxp-7.3.0' };
@@ -152,12 +152,59 @@ describe('runCorrections with the emulator', () => {
 
     expect(outcomes[0]!.status).toBe('done');
     expect(outcomes[0]!.notes.join(' ')).toContain('CMYK to RGB');
+    expect(outcomes[0]!.notes.join(' ')).not.toContain('8-bit correction'); // an 8-bit document loses no depth
     expect(doc.layers.map((l) => l.name)).toEqual(['Perfectly Clear: Universal', 'left half', 'Background']);
     const px = doc.layers[0]!.pixels!;
     const right = ((doc.height >> 1) * doc.width + doc.width - 5) * 4;
     expect(px[right + 3]).toBe(0); // nothing added outside the source layer
     const left = ((doc.height >> 1) * doc.width + 5) * 4;
     expect(px[left + 3]).toBe(255);
+  });
+
+  it('refuses a layer with a vector mask before anything is sent, and says a layer\'s effects were not copied', async () => {
+    const { host, sim } = simHost();
+    const photo = await loadSample('outdoors/rocket.jpg', 96);
+    const doc = sim.openDocument({ title: 'shapes.psd', width: photo.width, height: photo.height, pixels: photo.pixels, channels: 3 });
+    const layer = (id: number, name: string) => ({ id, name, kind: 'pixel' as const, visible: true, isBackground: false, pixels: doc.layers[0]!.pixels!.slice(), children: null });
+    doc.layers.unshift({ ...layer(801, 'styled'), effects: { _obj: 'layerEffects', scale: { _unit: 'percentUnit', _value: 100 }, dropShadow: { _obj: 'dropShadow', enabled: true } } });
+    doc.layers.unshift({ ...layer(802, 'vector-masked'), vectorMask: true });
+    const counting = backend();
+    const correct = vi.spyOn(counting, 'correct');
+
+    doc.activeLayerIds = [802];
+    const [refused] = await runCorrections(host, counting, resolveTargets(host, 'layer'), toParams(DEFAULT_CHOICES));
+    expect(refused).toMatchObject({ status: 'failed' });
+    expect(refused!.message).toBe('"vector-masked" has a vector mask, which the result layer cannot take over: rasterize it first (Layer > Rasterize > Vector Mask) or use Correct Document; nothing was sent');
+    expect(correct).not.toHaveBeenCalled();
+    expect(doc.history.map((h) => h.name)).toEqual(['Open']);
+    // The property was read with Photoshop's documented "get" form (batchplay.md:226-240).
+    expect(sim.core.batchPlayLog[0]).toEqual([{ _obj: 'get', _target: [{ _property: 'hasVectorMask' }, { _ref: 'layer', _id: 802 }, { _ref: 'document', _id: doc.id }], _options: { dialogOptions: 'silent' } }]);
+
+    doc.activeLayerIds = [801];
+    const [styled] = await runCorrections(host, counting, resolveTargets(host, 'layer'), toParams(DEFAULT_CHOICES));
+    expect(styled!.status).toBe('done');
+    expect(correct).toHaveBeenCalledTimes(1);
+    expect(styled!.notes).toContain('the effects (layer style) of "styled" stay on that layer below the result and were not copied to it; effects drawn inside the layer (overlays, inner shadow, bevel) are covered by the result');
+
+    // Disabled effects are no effects: no note.
+    doc.layers.find((l) => l.id === 801)!.effects = { _obj: 'layerEffects', dropShadow: { _obj: 'dropShadow', enabled: false } };
+    doc.activeLayerIds = [801];
+    const [plain] = await runCorrections(host, counting, resolveTargets(host, 'layer'), toParams(DEFAULT_CHOICES));
+    expect(plain!.notes.join(' ')).not.toContain('layer style');
+  });
+
+  it('says that a 16-bit document gets an 8-bit correction widened to its depth', async () => {
+    const { host, sim } = simHost();
+    const photo = await loadSample('portraits/astronaut.jpg', 96);
+    sim.openDocument({ title: 'deep.psd', width: photo.width, height: photo.height, pixels: photo.pixels, channels: 3, bits: 'bitDepth16' });
+
+    const outcomes = await runCorrections(host, backend(), resolveTargets(host, 'document'), toParams(DEFAULT_CHOICES));
+
+    expect(outcomes[0]!.status).toBe('done');
+    // 16-bit sRGB RGB is sent exactly (no conversion note); the only loss is the result's depth, and it is said.
+    expect(outcomes[0]!.notes).toEqual([
+      "the result is an 8-bit correction widened to the document's 16 bits per channel (the service returns 8-bit images); the original layers keep their full 16-bit precision",
+    ]);
   });
 
   it('sends a valid PNG upload the service can read', async () => {

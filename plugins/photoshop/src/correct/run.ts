@@ -11,8 +11,8 @@ import {
 import type { Host } from '../host/types';
 import { decodeImage } from '../image/codec';
 import { addResultLayer, newResultDocument } from '../ps/apply';
-import { activateDocument, findDocument } from '../ps/commands';
-import { exportPixels, unsupportedReason } from '../ps/export';
+import { activateDocument, findDocument, layerExtras } from '../ps/commands';
+import { depthNote, exportPixels, unsupportedReason } from '../ps/export';
 import { CancelledError, inModal } from '../ps/modal';
 import { describeCorrection, isResize } from './options';
 import type { Target } from './targets';
@@ -114,7 +114,10 @@ async function correctOne(
   if (!doc) throw new Error('the document was closed');
   const unsupported = unsupportedReason(doc);
   if (unsupported) throw new Error(unsupported);
-  const exported = await inModal(host, 'Reading pixels for Perfectly Clear', () => exportPixels(host, doc, target.layerId));
+  const { exported, effectsNote } = await inModal(host, 'Reading pixels for Perfectly Clear', async () => {
+    const note = target.layerId === undefined ? undefined : await layerCheck(host, doc.id, target.layerId, target.layerName ?? target.title);
+    return { exported: await exportPixels(host, doc, target.layerId), effectsNote: note };
+  });
   if (signal?.aborted) throw new CancelledError();
 
   const result = await backend.correct(exported.bytes, params, {
@@ -127,7 +130,7 @@ async function correctOne(
   report('downloading');
   const bytes = await readAll(result.body);
   if (signal?.aborted) throw new CancelledError();
-  const notes = [...(exported.conversion ? [exported.conversion] : []), ...warnings, ...result.warnings];
+  const notes = [...(exported.conversion ? [exported.conversion] : []), ...(effectsNote ? [effectsNote] : []), ...warnings, ...result.warnings];
 
   report('applying');
   const image = decodeImage(bytes);
@@ -137,6 +140,8 @@ async function correctOne(
     report('done');
     return { title: target.title, status: 'done', message: `resized result opened as a new document, "${opened.title}"`, notes };
   }
+  const widened = depthNote(doc);
+  if (widened) notes.push(widened);
   const added = await inModal(host, name, (context) =>
     addResultLayer(host, context, {
       documentId: doc.id,
@@ -154,6 +159,23 @@ async function correctOne(
   if (added.resampled) notes.push(`the result came back at ${image.width}×${image.height} px and was fitted to the source`);
   report('done');
   return { title: target.title, status: 'done', message: `added layer "${name}"`, notes, layerId: added.layerId };
+}
+
+/**
+ * A layer with a vector mask is refused before anything is sent: no documented API copies a vector path to another
+ * layer (the DOM has only its density and feather; batchPlay's path commands are not documented), and a result
+ * without it would show what the mask hides. Layer effects stay on the source layer, drawn below the result; they
+ * are not copied (a copied drop shadow or stroke would be drawn twice), and the user is told.
+ */
+async function layerCheck(host: Host, documentId: number, layerId: number, layerName: string): Promise<string | undefined> {
+  const extras = await layerExtras(host, documentId, layerId);
+  if (extras.vectorMask) {
+    throw new Error(
+      `"${layerName}" has a vector mask, which the result layer cannot take over: rasterize it first (Layer > Rasterize > Vector Mask) or use Correct Document; nothing was sent`,
+    );
+  }
+  if (!extras.effects) return undefined;
+  return `the effects (layer style) of "${layerName}" stay on that layer below the result and were not copied to it; effects drawn inside the layer (overlays, inner shadow, bevel) are covered by the result`;
 }
 
 function removesToTransparent(p: PfcParams): boolean {

@@ -126,6 +126,8 @@ export interface PsGetPixelsOptions {
   documentID?: number;
   layerID?: number;
   sourceBounds?: PsRect;
+  /** Scale the pixels down to this size (one side keeps the aspect ratio); Photoshop may read a cached pyramid level. */
+  targetSize?: { width?: number; height?: number };
   colorSpace?: string;
   colorProfile?: string;
   componentSize?: -1 | 8 | 16 | 32;

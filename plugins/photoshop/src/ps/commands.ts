@@ -4,7 +4,7 @@
  * `executeAsModal` (see `modal.ts`); none touches an existing layer's pixels.
  */
 import type { Host, PsDescriptor, PsDocument, PsLayer } from '../host/types';
-import { makePixelLayer, selectDocument, selectLayer, type PanelDescriptor } from './descriptors';
+import { getLayerProperty, makePixelLayer, selectDocument, selectLayer, type PanelDescriptor } from './descriptors';
 
 /** Photoshop refused a command; carries its message and result code. */
 export class PhotoshopCommandError extends Error {
@@ -68,4 +68,33 @@ export async function createLayerAbove(host: Host, documentId: number, anchor: P
   // Awaited: the DOM call is synchronous in Photoshop 25 and returns a promise in earlier versions.
   if (at <= 0 || siblings[at - 1]?.id !== created.id) await created.move(anchor, host.ps.constants.ElementPlacement.PLACEBEFORE);
   return created;
+}
+
+/** What a layer carries besides pixels and its user mask, which a pixel result layer cannot take over. */
+export interface LayerExtras {
+  /** At least one enabled layer effect (layer style). */
+  effects: boolean;
+  vectorMask: boolean;
+}
+
+/**
+ * Read whether a layer has enabled effects and a vector mask (no DOM property says either; the vector mask's
+ * density and feather are all `Layer` offers, layer.md:62-63). `hasVectorMask` is a boolean Photoshop always
+ * answers; for `layerEffects` a layer without effects gives an answer without it (or an error descriptor, which is read as none).
+ */
+export async function layerExtras(host: Host, documentId: number, layerId: number): Promise<LayerExtras> {
+  const vector = await play(host, 'read the layer\'s vector mask', getLayerProperty('hasVectorMask', layerId, documentId));
+  if (typeof vector.hasVectorMask !== 'boolean') throw new PhotoshopCommandError('read the layer\'s vector mask', 'no hasVectorMask in the answer', undefined);
+  const [fx] = await host.ps.action.batchPlay([getLayerProperty('layerEffects', layerId, documentId)], {});
+  return { vectorMask: vector.hasVectorMask, effects: anyEnabled(fx && fx._obj !== 'error' ? fx.layerEffects : undefined) };
+}
+
+/** Whether a `layerEffects` descriptor has an enabled effect (single effects are objects, multiple ones arrays). */
+function anyEnabled(effects: unknown): boolean {
+  if (!effects || typeof effects !== 'object') return false;
+  return Object.entries(effects as Record<string, unknown>).some(([key, value]) => {
+    if (key === 'scale' || key === '_obj') return false;
+    const list = Array.isArray(value) ? value : [value];
+    return list.some((e) => !!e && typeof e === 'object' && (e as { enabled?: unknown }).enabled === true);
+  });
 }

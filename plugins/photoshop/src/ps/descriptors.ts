@@ -54,5 +54,22 @@ export function makePixelLayer(name: string): MakeLayerDescriptor {
   return { _obj: 'make', _target: [{ _ref: 'layer' }], using: { _obj: 'layer', name }, _options: NO_DIALOG };
 }
 
+/** Layer properties the panel reads before correcting a layer. */
+export type LayerProperty = 'layerEffects' | 'hasVectorMask';
+
+export type GetLayerPropertyDescriptor = {
+  _obj: 'get';
+  _target: [{ _property: LayerProperty }, { _ref: 'layer'; _id: number }, { _ref: 'document'; _id: number }];
+  _options: typeof NO_DIALOG;
+};
+
+/**
+ * Read one property of a layer: the "get" command with a property reference first, then the object's id
+ * references (batchplay.md:226-240, "Getting state from Photoshop"; reference forms at batchplay.md:216-222).
+ */
+export function getLayerProperty(property: LayerProperty, layerId: number, documentId: number): GetLayerPropertyDescriptor {
+  return { _obj: 'get', _target: [{ _property: property }, { _ref: 'layer', _id: layerId }, { _ref: 'document', _id: documentId }], _options: NO_DIALOG };
+}
+
 /** Every descriptor this panel can send. */
-export type PanelDescriptor = SelectDocumentDescriptor | SelectLayerDescriptor | MakeLayerDescriptor;
+export type PanelDescriptor = SelectDocumentDescriptor | SelectLayerDescriptor | MakeLayerDescriptor | GetLayerPropertyDescriptor;

@@ -60,6 +60,17 @@ export function conversionNote(doc: PsDocument): string | undefined {
   return `"${doc.title}" was converted for the upload only (${changes.join(', ')}), sent as a lossless ${uploadBits(doc)}-bit PNG; the result was converted back into the document's mode`;
 }
 
+/**
+ * What the user is told when the document is deeper than the result: the service's results are 8-bit, and the
+ * panel widens them to the document's depth, so a 16/32-bit document gets an 8-bit correction (its own layers keep
+ * their full depth).
+ */
+export function depthNote(doc: PsDocument): string | undefined {
+  const bits = documentBits(doc);
+  if (bits === 8) return undefined;
+  return `the result is an 8-bit correction widened to the document's ${bits} bits per channel (the service returns 8-bit images); the original layers keep their full ${bits}-bit precision`;
+}
+
 /** Bits per channel of the upload: 16 for 16- and 32-bit documents (PNG has no floats), else 8. */
 export function uploadBits(doc: PsDocument): 8 | 16 {
   return documentBits(doc) === 8 ? 8 : 16;

@@ -5,7 +5,8 @@
 import { AI_ART_STYLES, BUILT_IN_PRESETS, type AiArtToken, type CorrectionBackend, type FetchLike } from '@pfc/core';
 import { createBackend } from '../backend/factory';
 import type { Host } from '../host/types';
-import { DEFAULT_CHOICES, toParams, type BackgroundChoice, type PanelChoices, type ResizeChoice, type ShadowChoice } from '../correct/options';
+import { DEFAULT_CHOICES, describeCorrection, toParams, type BackgroundChoice, type PanelChoices, type ResizeChoice, type ShadowChoice } from '../correct/options';
+import { makePreview, type Preview } from '../correct/preview';
 import { messageOf, runCorrections, type Outcome, type RunProgress } from '../correct/run';
 import { resolveTargets, type Scope } from '../correct/targets';
 import type { KeyValueStore } from '../settings/store';
@@ -30,6 +31,7 @@ export class Panel {
   private readonly settings: SettingsView;
   private running: AbortController | undefined;
   private customPresets: string[] = [];
+  private shown: { preview: Preview; name: string } | undefined;
 
   constructor(
     private readonly host: Host,
@@ -48,6 +50,9 @@ export class Panel {
     button('correct-layer').addEventListener('click', () => void this.run('layer'));
     button('correct-all').addEventListener('click', () => void this.run('all'));
     button('cancel').addEventListener('click', () => this.cancel());
+    button('preview').addEventListener('click', () => void this.preview());
+    button('show-before').addEventListener('click', () => this.showPreview('before'));
+    button('show-after').addEventListener('click', () => this.showPreview('after'));
     button('refresh-presets').addEventListener('click', () => void this.refreshPresets());
     await this.settings.init();
     await this.refreshPresets();
@@ -141,6 +146,41 @@ export class Panel {
     this.renderOutcomes(outcomes);
   }
 
+  /** Correct a small copy of the active document and show it; the document is not touched. */
+  private async preview(): Promise<void> {
+    if (this.running) return;
+    this.say('', 'info');
+    const abort = new AbortController();
+    try {
+      const backend = this.backend();
+      const params = toParams(this.choices());
+      this.setRunning(abort);
+      byId('progress-text').textContent = 'Preview: the service is correcting a small copy…';
+      const preview = await makePreview(this.host, backend, params, abort.signal, (phase) => {
+        if (!abort.signal.aborted) byId('progress-text').textContent = `Preview: ${PHASE_TEXT[phase]}`;
+      });
+      this.shown = { preview, name: describeCorrection(params) };
+      this.showPreview('after');
+      if (preview.notes.length > 0) this.say(preview.notes.join(' · '), 'info');
+    } catch (err) {
+      this.say(abort.signal.aborted ? 'Preview cancelled.' : `No preview: ${messageOf(err)}`, abort.signal.aborted ? 'info' : 'error');
+    } finally {
+      this.setRunning(undefined);
+    }
+  }
+
+  private showPreview(which: 'before' | 'after'): void {
+    if (!this.shown) return;
+    const { preview, name } = this.shown;
+    (byId('preview-image') as HTMLImageElement).src = which === 'before' ? preview.before : preview.after;
+    byId('preview-caption').textContent = which === 'before' ? `${preview.title}: before` : `${preview.title}: after — ${name}`;
+    button('show-before').disabled = false;
+    button('show-after').disabled = false;
+    button('show-before').classList.toggle('on', which === 'before');
+    button('show-after').classList.toggle('on', which === 'after');
+    show(byId('preview-area'), true);
+  }
+
   private cancel(): void {
     if (!this.running) return;
     this.running.abort();
@@ -150,7 +190,7 @@ export class Panel {
 
   private setRunning(abort: AbortController | undefined): void {
     this.running = abort;
-    for (const id of ['correct-document', 'correct-layer', 'correct-all', 'refresh-presets', 'save-settings']) button(id).disabled = !!abort;
+    for (const id of ['correct-document', 'correct-layer', 'correct-all', 'preview', 'refresh-presets', 'save-settings']) button(id).disabled = !!abort;
     button('cancel').disabled = !abort;
     show(byId('progress-area'), !!abort);
     if (abort) {

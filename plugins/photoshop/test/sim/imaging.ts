@@ -6,6 +6,7 @@
  */
 import type { PsGetPixelsOptions, PsImageData, PsImaging, PsRect } from '../../src/host/types';
 import type { SimPhotoshopCore } from './photoshop';
+import { native } from './native';
 import { boundsOf, compositeOf, locate } from './state';
 
 const DEPTH: Record<string, 8 | 16 | 32> = { bitDepth8: 8, bitDepth16: 16, bitDepth32: 32 };
@@ -96,6 +97,10 @@ export class SimImaging implements PsImaging {
         const o = (y * width + x) * components;
         for (let c = 0; c < components; c++) out[o + c] = widen(rgba[s + c]!);
       }
+    }
+    if (options.targetSize) {
+      const small = scaleDown(out, width, height, components, options.targetSize);
+      return { imageData: this.track(new SimImageData(small.width, small.height, components, small.data)), sourceBounds: { left: 0, top: 0, right: small.width, bottom: small.height }, level: small.level };
     }
     return { imageData: this.track(new SimImageData(width, height, components, out)), sourceBounds: rect, level: 0 };
   }
@@ -193,10 +198,31 @@ export class SimImaging implements PsImaging {
     if (options.base64) {
       let bin = '';
       for (const b of jpeg) bin += String.fromCharCode(b);
-      return btoa(bin);
+      return native.btoa(bin);
     }
     return Array.from(jpeg);
   }
+}
+
+/**
+ * `targetSize` of getPixels (ImagingModule.d.ts:25-33): the region scaled down, aspect kept when one side is
+ * given; never scaled up. Photoshop may answer from a pyramid level; the simulator samples the nearest pixel.
+ */
+function scaleDown<T extends Uint8Array | Uint16Array>(data: T, width: number, height: number, components: number, target: { width?: number; height?: number }) {
+  if (target.width === undefined && target.height === undefined) throw new Error('getPixels: targetSize needs a width or a height');
+  for (const v of [target.width, target.height]) if (v !== undefined && (!Number.isInteger(v) || v < 1)) throw new Error(`getPixels: invalid targetSize ${String(v)}`);
+  const factor = Math.min(1, target.width !== undefined ? target.width / width : Infinity, target.height !== undefined ? target.height / height : Infinity);
+  const w = Math.max(1, Math.round(width * factor));
+  const h = Math.max(1, Math.round(height * factor));
+  const out = new (data.constructor as new (n: number) => T)(w * h * components);
+  for (let y = 0; y < h; y++) {
+    const sy = Math.min(height - 1, Math.floor(((y + 0.5) * height) / h));
+    for (let x = 0; x < w; x++) {
+      const sx = Math.min(width - 1, Math.floor(((x + 0.5) * width) / w));
+      for (let c = 0; c < components; c++) out[(y * w + x) * components + c] = data[(sy * width + sx) * components + c]!;
+    }
+  }
+  return { width: w, height: h, data: out, level: Math.max(0, Math.floor(Math.log2(1 / factor))) };
 }
 
 /** A component of 8-, 16- (0–32768) or 32-bit (linear float) data as 8-bit sRGB. */

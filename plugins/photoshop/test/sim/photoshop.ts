@@ -160,6 +160,7 @@ export class SimPhotoshopCore {
       this.activeId = target._id;
       return { _obj: 'select' };
     }
+    if (d._obj === 'get') return this.getProperty(d);
     const docId = this.activeId;
     if (docId === undefined) throw new Error('no document is open');
     if (d._obj === 'select' && target?._ref === 'layer' && typeof target._id === 'number') {
@@ -186,6 +187,24 @@ export class SimPhotoshopCore {
       return { _obj: 'make', layerID: id };
     }
     throw new Error(`simulator: "${d._obj}" is not simulated`);
+  }
+
+  /**
+   * "get" with a property reference, then layer and document id references (batchplay.md:226-240). Only the
+   * layer properties the panel reads are simulated: `hasVectorMask` is always answered, `layerEffects` only when
+   * the layer has effects (an empty answer otherwise).
+   */
+  private getProperty(d: PsDescriptor): PsDescriptor {
+    const [prop, layer, doc] = (d._target ?? []) as { _property?: string; _ref?: string; _id?: number }[];
+    if (!prop?._property || layer?._ref !== 'layer' || doc?._ref !== 'document' || typeof layer._id !== 'number' || typeof doc._id !== 'number') {
+      throw new Error('simulator: only "get" of a layer property by layer and document id is simulated');
+    }
+    const found = locate(this.doc(doc._id).layers, layer._id);
+    if (!found) throw new Error(`The layer ${layer._id} is not available`);
+    // A "get" answer carries the properties only, no _obj (batchplay.md:241-244); PsDescriptor types it with one.
+    if (prop._property === 'hasVectorMask') return { hasVectorMask: found.node.vectorMask === true } as unknown as PsDescriptor;
+    if (prop._property === 'layerEffects') return (found.node.effects ? { layerEffects: native.structuredClone(found.node.effects) } : {}) as PsDescriptor;
+    throw new Error(`simulator: the layer property "${prop._property}" is not simulated`);
   }
 
   /** `documents.add` (modal scope only): an RGB document with one empty (transparent) layer. */

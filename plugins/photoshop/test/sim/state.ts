@@ -22,6 +22,10 @@ export interface LayerNode {
   opacity?: number;
   /** Canvas-sized user mask (0 hides, 255 shows); none when absent. */
   mask?: Uint8Array | null;
+  /** The `layerEffects` descriptor of its layer style (not rendered by the simulator); none when absent. */
+  effects?: Record<string, unknown>;
+  /** Whether it has a vector mask (not rendered by the simulator). */
+  vectorMask?: boolean;
 }
 
 export interface HistoryEntry {

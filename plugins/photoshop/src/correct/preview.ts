@@ -1,0 +1,126 @@
+/**
+ * Before/after preview of the active document, as Photoshop intends its imaging
+ * API to be used for previews: a small `getPixels` (with `targetSize`, which lets
+ * Photoshop read a cached pyramid level), sent to the service with the chosen
+ * options, and both images shown through `encodeImageData` (base64 JPEG) in an
+ * `<img>` (ImagingModule.d.ts "encodeImageData" example). Nothing is written to
+ * the document: no layer, no history step.
+ *
+ * A preview is a real job on the service (the panel says so next to the button).
+ */
+import { ParameterError, readAll, type CorrectionBackend, type CorrectionProgress, type PfcParams } from '@pfc/core';
+import type { Host, PsImageData } from '../host/types';
+import { decodeImage, encodePng, type Rgba } from '../image/codec';
+import { SRGB_PROFILE, unsupportedReason } from '../ps/export';
+import { CancelledError, inModal } from '../ps/modal';
+import { NothingToCorrectError } from './targets';
+
+/** Long edge of the preview, in pixels: enough for the panel, small enough to be a cheap job. */
+export const PREVIEW_LONG_EDGE = 400;
+
+export interface Preview {
+  /** Title of the previewed document. */
+  title: string;
+  /** `data:image/jpeg;base64,…` of the document as it is. */
+  before: string;
+  /** `data:image/jpeg;base64,…` of the service's result. */
+  after: string;
+  width: number;
+  height: number;
+  /** Parameters the service ignored, conversions. */
+  notes: string[];
+}
+
+/**
+ * Preview `params` on the active document. Rejects with `ParameterError` before
+ * anything is read when the options are invalid, `NothingToCorrectError` when no
+ * document is open, `CancelledError` when `signal` aborts.
+ */
+export async function makePreview(
+  host: Host,
+  backend: CorrectionBackend,
+  params: PfcParams,
+  signal?: AbortSignal,
+  onPhase?: (phase: CorrectionProgress['phase']) => void,
+): Promise<Preview> {
+  const check = backend.validate(params);
+  if (check.errors.length > 0) throw new ParameterError(check.errors);
+  const doc = host.ps.app.activeDocument;
+  if (!doc) throw new NothingToCorrectError('No document is open: open one to preview the correction.');
+  const unsupported = unsupportedReason(doc);
+  if (unsupported) throw new Error(unsupported);
+
+  const small = await inModal(host, 'Perfectly Clear preview', () => readSmall(host, doc.id, targetSize(doc.width, doc.height)));
+  if (signal?.aborted) throw new CancelledError();
+  const result = await backend.correct(encodePng(small.width, small.height, small.data, 4), params, {
+    signal,
+    contentType: 'image/png',
+    fileName: 'preview.png',
+    onProgress: (p) => onPhase?.(p.phase),
+  });
+  const bytes = await readAll(result.body);
+  if (signal?.aborted) throw new CancelledError();
+  const after = decodeImage(bytes);
+  return {
+    title: doc.title,
+    before: await jpegDataUrl(host, small),
+    after: await jpegDataUrl(host, after),
+    width: after.width,
+    height: after.height,
+    notes: [...check.warnings, ...result.warnings],
+  };
+}
+
+/** `targetSize` for a long edge of at most PREVIEW_LONG_EDGE (Photoshop keeps the aspect ratio when one side is given). */
+function targetSize(width: number, height: number): { width: number } | { height: number } {
+  return width >= height ? { width: Math.min(width, PREVIEW_LONG_EDGE) } : { height: Math.min(height, PREVIEW_LONG_EDGE) };
+}
+
+/** The composite, scaled down by Photoshop, as 8-bit sRGB RGBA. */
+async function readSmall(host: Host, documentID: number, size: { width: number } | { height: number }): Promise<Rgba> {
+  const { imageData } = await host.ps.imaging.getPixels({ documentID, targetSize: size, colorSpace: 'RGB', colorProfile: SRGB_PROFILE, componentSize: 8 });
+  try {
+    const { width, height, components } = imageData;
+    if (components !== 3 && components !== 4) throw new Error(`Photoshop returned ${components} channels for an RGB read`);
+    const data = (await imageData.getData({ chunky: true })) as Uint8Array;
+    return { width, height, data: components === 4 ? data.slice() : withOpaqueAlpha(data) };
+  } finally {
+    await imageData.dispose();
+  }
+}
+
+function withOpaqueAlpha(rgb: Uint8Array): Uint8Array {
+  const out = new Uint8Array((rgb.length / 3) * 4);
+  for (let i = 0, o = 0; i < rgb.length; i += 3, o += 4) {
+    out[o] = rgb[i]!;
+    out[o + 1] = rgb[i + 1]!;
+    out[o + 2] = rgb[i + 2]!;
+    out[o + 3] = 255;
+  }
+  return out;
+}
+
+/** RGBA over white as 8-bit RGB (a JPEG has no alpha; Photoshop's own previews show transparency on white too). */
+function overWhite(image: Rgba): Uint8Array {
+  const out = new Uint8Array(image.width * image.height * 3);
+  for (let p = 0; p < image.width * image.height; p++) {
+    const a = image.data[p * 4 + 3]!;
+    for (let c = 0; c < 3; c++) out[p * 3 + c] = Math.round((image.data[p * 4 + c]! * a + 255 * (255 - a)) / 255);
+  }
+  return out;
+}
+
+/** Photoshop's encoder (`imaging.encodeImageData`, 8-bit RGB → JPEG) as a data URL for an `<img>`. */
+async function jpegDataUrl(host: Host, image: Rgba): Promise<string> {
+  let imageData: PsImageData | undefined;
+  try {
+    imageData = await host.ps.imaging.createImageDataFromBuffer(overWhite(image), {
+      width: image.width, height: image.height, components: 3, chunky: true, colorSpace: 'RGB', colorProfile: SRGB_PROFILE,
+    });
+    const base64 = await host.ps.imaging.encodeImageData({ imageData, base64: true });
+    if (typeof base64 !== 'string') throw new Error('Photoshop returned no base64 text for the preview');
+    return `data:image/jpeg;base64,${base64}`;
+  } finally {
+    await imageData?.dispose();
+  }
+}
