@@ -256,7 +256,9 @@ type Probe = { info: Stats; media: MediaInfo | undefined; real: Promise<string>;
 /** `realDir`: the real path of the file's folder, for a file that is not a symbolic link. */
 async function probe(path: string, realDir?: Promise<string>): Promise<Probe> {
   try {
-    const [info, own] = await Promise.all([stat(path), lstat(path)]);
+    // One call for a plain file (its own stat is the target's); a link's target needs a second.
+    const own = await lstat(path);
+    const info = own.isSymbolicLink() ? await stat(path) : own;
     const media = await sniffFile(path);
     const link = own.isSymbolicLink();
     const real = realDir && !link ? realDir.then((d) => join(d, basename(path))) : realpath(path);

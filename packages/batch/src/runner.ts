@@ -299,7 +299,7 @@ async function attemptOnce(job: FileJob, decision: CorrectDecision, source: { si
   });
   const warnings = got === expected ? res.warnings : [...res.warnings, `the service returned ${got.toUpperCase()} where ${expected.toUpperCase()} was expected; the file keeps its planned name`];
   emit({ type: 'corrected', ...ids, output: file.output, bytesIn: source.size, bytesOut: written.bytes, durationMs, ...(jobId ? { jobId } : {}), warnings, ...(file.backup ? { backup: file.backup } : {}) });
-  return { ...base, status: 'corrected', reason: decision.reason, bytesIn: source.size, bytesOut: written.bytes, durationMs, warnings, ...(jobId ? { jobId } : {}), ...(res.job ? { job: res.job } : {}) };
+  return { ...base, status: 'corrected', reason: decision.reason, bytesIn: source.size, bytesOut: written.bytes, durationMs, warnings, ...(jobId ? { jobId } : {}), ...(res.job ? { job: { _id: res.job._id, status: res.job.status, timeTaken: res.job.timeTaken } } : {}) };
 }
 
 /** Rethrow what another attempt cannot fix; otherwise report the retry and wait its backoff. */
