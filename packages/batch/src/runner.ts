@@ -116,11 +116,7 @@ async function runLocked(plan: BatchPlan, options: RunOptions, params: PfcParams
   emit({ type: 'plan', files: plan.files.length, bytes: plan.totalBytes, excluded: plan.skipped.length, outputRoots: plan.outputRoots, concurrency, backend: backendId });
   for (const s of plan.skipped) emit({ type: 'skipped', input: s.path, code: s.code, reason: s.reason });
 
-  const removed = await removePartials([
-    ...plan.outputRoots,
-    ...plan.files.map((f) => dirname(f.output)),
-    ...plan.files.flatMap((f) => (f.backup ? [dirname(f.backup)] : [])),
-  ]);
+  const removed = await removePartials(foldersOf(plan));
   if (removed.length > 0) emit({ type: 'cleanup', removed });
 
   const manifests = new Map<string, Manifest>();
@@ -177,6 +173,13 @@ async function runLocked(plan: BatchPlan, options: RunOptions, params: PfcParams
     results: final,
     excludedPaths: plan.skipped,
   };
+}
+
+/** The folders a run writes to, each file's one at a time (no array of every file's folder). */
+function* foldersOf(plan: BatchPlan): Generator<string> {
+  yield* plan.outputRoots;
+  for (const f of plan.files) yield dirname(f.output);
+  for (const f of plan.files) if (f.backup) yield dirname(f.backup);
 }
 
 interface FileContext extends RunOptions {

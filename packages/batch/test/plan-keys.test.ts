@@ -69,7 +69,8 @@ describe('planBatch with short keys', () => {
 
       const fresh = plan.files.map((f) => {
         const { refusal: _r, ...rest } = f;
-        return { ...rest, output: join(dirname(f.output), outputName(basename(f.input), f.media.format, params)) };
+        const file: PlannedFile = { ...rest, output: join(dirname(f.output), outputName(basename(f.input), f.media.format, params)) };
+        return file;
       });
       const realDirs = new Map<string, string>();
       for (const f of fresh) realDirs.set(dirname(f.output), await realPathOf(dirname(f.output)));
