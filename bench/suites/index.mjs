@@ -7,7 +7,8 @@ import memory from './memory.mjs';
 import pipeline from './pipeline.mjs';
 import polling from './polling.mjs';
 import quality from './quality.mjs';
+import scale from './scale.mjs';
 import soak from './soak.mjs';
 import soakLimits from './soak-limits.mjs';
 
-export const SUITES = [pipeline, polling, memory, engine, soak, soakLimits, crash, fuzz, quality, hosts];
+export const SUITES = [pipeline, polling, memory, engine, soak, soakLimits, crash, fuzz, quality, hosts, scale];

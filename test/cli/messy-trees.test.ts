@@ -214,8 +214,8 @@ function checkManifests(runs: PfcRun[], where: string): void {
       const root = roots.filter((r) => output.startsWith(`${r}/`)).sort((a, b) => b.length - a.length)[0];
       expect(root, `${where}: no output root for ${output}`).toBeDefined();
       const manifest = join(root!, '.pfc-manifest.jsonl');
-      const entries = jsonLines(readFileSync(manifest, 'utf8')).filter((l) => l.type === 'done');
-      expect(entries.some((l) => l.output === relative(root!, output)), `${where}: ${output} missing from ${manifest}`).toBe(true);
+      const entries = jsonLines(readFileSync(manifest, 'utf8')).filter((l) => l.t === 'd');
+      expect(entries.some((l) => l.o === relative(root!, output)), `${where}: ${output} missing from ${manifest}`).toBe(true);
     }
   }
 }

@@ -158,10 +158,10 @@ describe('pfc correct never loses a file (issue 14)', () => {
       })]);
       expect(summaryOf(r.stdout)).toMatchObject(run === 0 ? { corrected: 4 } : { corrected: 0, upToDate: 4 });
     }
-    const manifest = jsonLines(readFileSync(join(dir, 'out/.pfc-manifest.jsonl'), 'utf8')).filter((l) => l.type === 'done');
-    const pairs = Object.fromEntries(manifest.map((e) => [e.output, e.input]));
+    const manifest = jsonLines(readFileSync(join(dir, 'out/.pfc-manifest.jsonl'), 'utf8')).filter((l) => l.t === 'd');
+    const pairs = Object.fromEntries(manifest.map((e) => [e.o, e.i]));
     // Compared case-insensitively: no two outputs of these inputs share a name on macOS or Windows either.
-    expect(new Set(manifest.map((e) => String(e.output).toLowerCase())).size).toBe(manifest.length);
+    expect(new Set(manifest.map((e) => String(e.o).toLowerCase())).size).toBe(manifest.length);
     expect(pairs['a.png.jpg']).toBe('../in/a.png.jpg');
     expect(pairs['a.jpg']).toBe('../in/a.jpg');
     expectNoneChanged(dir, before);
@@ -189,8 +189,8 @@ describe('pfc correct never loses a file (issue 14)', () => {
     expect(three.stderr).toMatch(/Waiting for the run holding/);
     expect(summaryOf(three.stdout)).toMatchObject({ corrected: 0, upToDate: 4 });
     expect(jobs() - jobsBefore).toBe(4);
-    const manifest = jsonLines(readFileSync(join(dir, 'out/.pfc-manifest.jsonl'), 'utf8')).filter((l) => l.type === 'done');
-    expect(manifest.map((e) => e.output).sort()).toEqual(['a.jpg', 'b.jpg', 'c.jpg', 'd.jpg']);
+    const manifest = jsonLines(readFileSync(join(dir, 'out/.pfc-manifest.jsonl'), 'utf8')).filter((l) => l.t === 'd');
+    expect(manifest.map((e) => e.o).sort()).toEqual(['a.jpg', 'b.jpg', 'c.jpg', 'd.jpg']);
     expect(filesBelow(join(dir, 'out')).filter((f) => f.startsWith('.pfc-lock'))).toEqual([]);
     expectNoneChanged(dir, before);
   });

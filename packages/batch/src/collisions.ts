@@ -10,15 +10,14 @@ import { basename, dirname, extname, join } from 'node:path';
 import type { PfcParams } from '@pfc/core';
 import { disambiguatedName } from './paths';
 import type { PlannedFile } from './plan';
-import { realFolderCache } from './realpaths';
+import { pathKey, realFolderCache } from './realpaths';
 
 /** Settle the outputs of `files` (mirror and suffix modes): rename or refuse (`refusal`) so no two share a real path. */
 export async function settleCollisions(files: PlannedFile[], params: PfcParams, suffix: string): Promise<void> {
   const realDir = realFolderCache();
-  const keyOf = async (f: PlannedFile): Promise<string> => join(await realDir(dirname(f.output)), basename(f.output)).normalize('NFC').toLowerCase();
+  const keyOf = async (f: PlannedFile): Promise<string> => pathKey(join(await realDir(dirname(f.output)), basename(f.output)).normalize('NFC').toLowerCase());
   const renamed = new Set<PlannedFile>();
   for (const group of await groupBy(files, keyOf)) {
-    if (group.length < 2) continue;
     const keeper = pickKeeper(group);
     for (const f of group) {
       if (f === keeper) continue;
@@ -36,11 +35,15 @@ export async function settleCollisions(files: PlannedFile[], params: PfcParams, 
   }
 }
 
+/** The groups of more than one file with equal keys (one key per file is all that is kept of the others). */
 async function groupBy(files: PlannedFile[], keyOf: (f: PlannedFile) => Promise<string>): Promise<PlannedFile[][]> {
+  const first = new Map<string, PlannedFile>();
   const groups = new Map<string, PlannedFile[]>();
   for (const f of files) {
     const key = await keyOf(f);
-    groups.set(key, [...(groups.get(key) ?? []), f]);
+    const owner = first.get(key);
+    if (!owner) first.set(key, f);
+    else groups.set(key, [...(groups.get(key) ?? [owner]), f]);
   }
   return [...groups.values()];
 }

@@ -4,10 +4,10 @@
  * from the kept original rather than from an earlier result.
  */
 import { lstat } from 'node:fs/promises';
-import type { PfcParams } from '@pfc/core';
+import { effectivePfcParams, type PfcParams } from '@pfc/core';
 import type { CorrectReason } from './events';
 import { hashFile } from './hash';
-import type { Manifest, ManifestEntry } from './manifest';
+import { type Manifest, type ManifestEntry, settingsKey } from './manifest';
 import type { PlannedFile } from './plan';
 
 export type Decision =
@@ -109,4 +109,31 @@ async function decideInPlace(file: PlannedFile, backup: string, manifest: Manife
 /** The parameters of one file: the run's, with its `fileType`. */
 export function fileParams(file: PlannedFile, params: PfcParams): PfcParams {
   return file.media.fileType === 'video' ? { ...params, fileType: 'video' } : params;
+}
+
+/** A file's parameters as sent, as in effect, and their settings key. */
+export interface FileSettings {
+  params: PfcParams;
+  effective: PfcParams;
+  key: string;
+}
+
+/**
+ * The settings of each file of a run, worked out once per kind of file (image,
+ * video) and shared: a run of 100,000 files holds two parameter objects, not
+ * 100,000, and hashes the settings key twice.
+ */
+export function fileSettings(params: PfcParams, backendId: string): (file: PlannedFile) => FileSettings {
+  const byType = new Map<string, FileSettings>();
+  return (file) => {
+    const type = file.media.fileType;
+    let s = byType.get(type);
+    if (!s) {
+      const own = fileParams(file, params);
+      const effective = effectivePfcParams(own);
+      s = { params: own, effective, key: settingsKey(backendId, effective) };
+      byType.set(type, s);
+    }
+    return s;
+  };
 }

@@ -27,6 +27,13 @@ export type BatchEvent =
   /** A file in flight when the run was cancelled. */
   | { type: 'cancelled'; input: string; rel: string };
 
+/**
+ * What a result keeps of the final job record (Web API): its id, state and the
+ * service's time. The whole record (usage, dates, dimensions) is not kept per
+ * file, so a run's results stay small at 100,000 files.
+ */
+export type ResultJob = Pick<JobRecord, '_id' | 'status' | 'timeTaken'>;
+
 export type FileStatus = 'corrected' | 'up-to-date' | 'failed' | 'cancelled';
 
 /** The outcome for one planned file. */
@@ -49,8 +56,8 @@ export interface FileResult {
   error?: string;
   errorName?: string;
   jobId?: string;
-  /** The final job record, when the backend has one (Web API). */
-  job?: JobRecord;
+  /** Of the final job record, when the backend has one (Web API): see `ResultJob`. */
+  job?: ResultJob;
   warnings: string[];
   /** In-place mode: where the original is kept. */
   backup?: string;

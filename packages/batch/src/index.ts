@@ -8,9 +8,9 @@
  */
 export { planBatch, type BatchPlan, type PlanOptions, type PlannedFile, type SkipCode, type SkippedPath } from './plan';
 export { runBatch, worthAnotherAttempt, type RunOptions } from './runner';
-export type { BatchEvent, BatchSummary, CorrectReason, FileResult, FileStatus } from './events';
+export type { BatchEvent, BatchSummary, CorrectReason, FileResult, FileStatus, ResultJob } from './events';
 export { Manifest, MANIFEST_VERSION, settingsKey, isMirrorOutputFolder, type ManifestEntry } from './manifest';
-export { decide, fileParams, outputOwner, type Decision, type DecideOptions, type OutputOwner } from './decide';
+export { decide, fileParams, fileSettings, outputOwner, type Decision, type DecideOptions, type FileSettings, type OutputOwner } from './decide';
 export { restoreOriginals, type RestoreOutcome, type RestoreRequest } from './restore';
 export { lockFolders, FolderLockedError, type HeldLocks, type LockHolder, type LockOptions } from './lock';
 export { checkReportPath, REPORT_MARKER } from './report-path';

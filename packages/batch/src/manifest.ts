@@ -3,68 +3,60 @@
  * content hash and the settings it was made with, so a rerun skips finished
  * work, redoes changed work and resumes after an interruption.
  *
- * It is a JSON-lines file: a header line, then one `done` line appended per
- * finished output. Appending keeps each update O(1) and survives `kill -9`
- * (a torn last line is ignored on load); the file is compacted to one line per
- * output at the end of a run, written to a temporary file and renamed.
+ * It is a JSON-lines file (see `manifest-lines.ts`): a header line, settings
+ * lines (each parameter set once), then one `done` line appended per finished
+ * output. Appending keeps each update O(1) and survives `kill -9` (a torn last
+ * line is ignored on load). When many lines are superseded (redone outputs,
+ * `writing` notes of recorded results) or the file is of an older version,
+ * `tidy` rewrites it to one line per output (temporary file + rename).
  */
 import { mkdir, open, readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import { Readable } from 'node:stream';
 import type { PfcParams } from '@pfc/core';
-import { appendFileDurable } from '@pfc/node-io';
-import { writeFileAtomic } from './files';
+import { appendFileDurable, writeStreamAtomic } from '@pfc/node-io';
 import { hashValue } from './hash';
+import {
+  doneLine, entryOf, type HeaderLine, MANIFEST_VERSION, type ManifestEntry, parseLine, settingsLine, writingLine,
+} from './manifest-lines';
 import { MANIFEST_FILE, type OutputMode, portableRelative } from './paths';
 
-export const MANIFEST_VERSION = 1;
-
-/** One finished output. Paths are relative to the manifest's folder, `/`-separated. */
-export interface ManifestEntry {
-  output: string;
-  input: string;
-  /** `sha256:<hex>` of the input the output was made from (in in-place mode: of the original). */
-  inputHash: string;
-  /** Input size in bytes and modification time in ms, to skip re-hashing unchanged files. */
-  inputSize: number;
-  inputMtimeMs: number;
-  /** Hash of the backend id and the effective parameters; equal keys mean equal settings. */
-  settingsKey: string;
-  /** Effective parameters (defaults filled, ignored ones dropped), for people reading the file. */
-  params: PfcParams;
-  /** Backend id (`emulator`, `web`, `container`, `container+bgr`, `bgr`). */
-  backend: string;
-  outputHash: string;
-  /** Output size in bytes and modification time in ms. */
-  outputSize: number;
-  outputMtimeMs: number;
-  /** Web API job id, when there was one. */
-  jobId?: string;
-  /** Wall time of the correction in ms. */
-  durationMs: number;
-  /** ISO 8601 time the output was renamed into place. */
-  completedAt: string;
-}
-
-interface HeaderLine {
-  type: 'header';
-  format: 'pfc-manifest';
-  version: number;
-  mode: OutputMode['kind'];
-}
+export { MANIFEST_VERSION, type ManifestEntry } from './manifest-lines';
 
 /** The settings key of a backend and parameter set. */
 export function settingsKey(backend: string, effectiveParams: PfcParams): string {
   return hashValue({ backend, params: effectiveParams });
 }
 
+/** Superseded lines that make `tidy` rewrite the file: at least this many… */
+const TIDY_MIN_SUPERSEDED = 64;
+/** …and at least this share of its lines. */
+const TIDY_SHARE = 0.25;
+
+/** A settings key known to the manifest; `written` once its line is in the file. */
+interface Settings {
+  id: number;
+  key: string;
+  backend: string;
+  params: PfcParams;
+  written: boolean;
+}
+
 export class Manifest {
   /** Absolute path of the manifest file. */
   readonly path: string;
   private readonly entries = new Map<string, ManifestEntry>();
-  /** Hashes of results being renamed into place, by output: a kill between the rename and `record` leaves pfc's own file. */
+  /** Hashes of results being renamed into place and not yet recorded, by output: a kill between the rename and `record` leaves pfc's own file. */
   private readonly writing = new Map<string, Set<string>>();
+  /** Settings by key; their parameter objects are shared by every entry of the key. */
+  private readonly settings = new Map<string, Settings>();
   private queue: Promise<void> = Promise.resolve();
   private exists = false;
+  /** Format version of the file on disk (0: no file). */
+  private version = 0;
+  /** `done` and `writing` lines in the file, superseded ones included. */
+  private lines = 0;
+  private nextId = 1;
 
   private constructor(
     /** Folder the manifest describes (paths in entries are relative to it). */
@@ -74,7 +66,7 @@ export class Manifest {
     this.path = join(dir, MANIFEST_FILE);
   }
 
-  /** Load the manifest of `dir`, or start an empty one (nothing is written until the first `record`). */
+  /** Load the manifest of `dir` (either format version), or start an empty one (nothing is written until the first `record`). */
   static async load(dir: string, mode: OutputMode['kind']): Promise<Manifest> {
     const m = new Manifest(resolve(dir), mode);
     let text: string;
@@ -84,16 +76,47 @@ export class Manifest {
     } catch {
       return m;
     }
-    for (const line of text.split('\n')) {
-      const rec = parseLine(line);
-      if (rec?.type === 'done') {
-        const { type: _type, ...entry } = rec;
-        m.entries.set(entry.output, entry);
-      } else if (rec?.type === 'writing') {
-        m.addWriting(rec.output, rec.outputHash);
+    m.read(text);
+    return m;
+  }
+
+  private read(text: string): void {
+    const byId = new Map<number, Settings>();
+    for (let at = 0; at < text.length;) {
+      const nl = text.indexOf('\n', at);
+      const end = nl < 0 ? text.length : nl;
+      const rec = parseLine(text.slice(at, end));
+      at = end + 1;
+      if (!rec) continue;
+      if ('type' in rec) {
+        this.version = rec.version;
+      } else if ('t' in rec) {
+        byId.set(rec.s, this.intern(rec.key, rec.backend, rec.params, rec.s, true));
+      } else if (rec.kind === 'done') {
+        const settings = byId.get(rec.line.s);
+        this.lines++;
+        if (settings) this.entries.set(rec.line.o, entryOf(rec.line, settings));
+      } else if (rec.kind === 'done-v1') {
+        const { entry } = rec;
+        this.lines++;
+        this.entries.set(entry.output, { ...entry, params: this.intern(entry.settingsKey, entry.backend, entry.params, undefined, false).params });
+      } else {
+        this.lines++;
+        this.addWriting(rec.output, rec.outputHash);
       }
     }
-    return m;
+    // Entries recorded after a writing note of the same result supersede it.
+    for (const [rel, e] of this.entries) this.dropWriting(rel, e.outputHash);
+  }
+
+  /** The settings of `key`, created on first use (`id` as read from the file, or the next free one). */
+  private intern(key: string, backend: string, params: PfcParams, id: number | undefined, written: boolean): Settings {
+    const known = this.settings.get(key);
+    if (known) return known;
+    const s: Settings = { id: id ?? this.nextId, key, backend, params, written };
+    this.nextId = Math.max(this.nextId, s.id + 1);
+    this.settings.set(key, s);
+    return s;
   }
 
   /** Number of outputs recorded. */
@@ -118,7 +141,8 @@ export class Manifest {
     this.addWriting(rel, outputHash);
     return this.enqueue(async () => {
       await this.ensureFile();
-      await appendFileDurable(this.path, `${JSON.stringify({ type: 'writing', output: rel, outputHash })}\n`);
+      await appendFileDurable(this.path, `${writingLine(rel, outputHash)}\n`);
+      this.lines++;
     });
   }
 
@@ -128,11 +152,20 @@ export class Manifest {
     this.writing.set(rel, set);
   }
 
+  private dropWriting(rel: string, hash: string): void {
+    const set = this.writing.get(rel);
+    if (!set?.delete(hash)) return;
+    if (set.size === 0) this.writing.delete(rel);
+  }
+
+  /** Creates the file, or brings one of an older format version to today's before anything is appended to it. */
   private async ensureFile(): Promise<void> {
-    if (this.exists) return;
+    if (this.exists && this.version === MANIFEST_VERSION) return;
+    if (this.exists) return this.rewrite();
     await mkdir(this.dir, { recursive: true });
     await appendFileDurable(this.path, `${JSON.stringify(this.header())}\n`);
     this.exists = true;
+    this.version = MANIFEST_VERSION;
   }
 
   /** Every entry, in recording order. */
@@ -140,29 +173,67 @@ export class Manifest {
     return [...this.entries.values()];
   }
 
-  /** Record a finished output (absolute `output` and `input` paths). Appends one line. */
+  /** Record a finished output (absolute `output` and `input` paths). Appends one line (two for a new settings key). */
   record(entry: Omit<ManifestEntry, 'output' | 'input'> & { output: string; input: string }): Promise<void> {
-    const e: ManifestEntry = { ...entry, output: portableRelative(this.dir, entry.output), input: portableRelative(this.dir, entry.input) };
+    const settings = this.intern(entry.settingsKey, entry.backend, entry.params, undefined, false);
+    const { completedAt: _dropped, ...rest } = entry;
+    const e: ManifestEntry = { ...rest, params: settings.params, output: portableRelative(this.dir, entry.output), input: portableRelative(this.dir, entry.input) };
     this.entries.set(e.output, e);
+    this.dropWriting(e.output, e.outputHash);
     return this.enqueue(async () => {
       await this.ensureFile();
+      const head = settings.written ? '' : `${settingsLine(settings.id, settings.key, settings.backend, settings.params)}\n`;
       // Flushed: the output it records is already on disk, and a later run trusts this line.
-      await appendFileDurable(this.path, `${JSON.stringify({ type: 'done', ...e })}
-`);
+      await appendFileDurable(this.path, `${head}${doneLine(e, settings.id)}\n`);
+      settings.written = true;
+      this.lines++;
     });
   }
 
-  /** Rewrite the file with one line per output (temporary file + rename). */
-  compact(): Promise<void> {
+  /** Rewrite the file with one line per output when many of its lines are superseded, or it is of an older format version. */
+  tidy(): Promise<void> {
     return this.enqueue(async () => {
       if (!this.exists) return;
-      // Results renamed into place but never recorded (the run was killed between the two) stay known as pfc's.
-      const writing = [...this.writing].flatMap(([output, hashes]) => [...hashes]
-        .filter((h) => this.entries.get(output)?.outputHash !== h)
-        .map((outputHash) => ({ type: 'writing', output, outputHash })));
-      const lines = [this.header(), ...[...this.entries.values()].map((e) => ({ type: 'done', ...e })), ...writing];
-      await writeFileAtomic(this.path, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
+      const superseded = this.lines - this.liveLines();
+      const worth = superseded >= TIDY_MIN_SUPERSEDED && superseded >= TIDY_SHARE * this.lines;
+      if (worth || this.version !== MANIFEST_VERSION) await this.rewrite();
     });
+  }
+
+  /** Rewrite the file with one line per output (temporary file + rename), whatever its state. */
+  compact(): Promise<void> {
+    return this.enqueue(async () => {
+      if (this.exists) await this.rewrite();
+    });
+  }
+
+  private liveLines(): number {
+    let n = this.entries.size;
+    for (const hashes of this.writing.values()) n += hashes.size;
+    return n;
+  }
+
+  /** Today's format, streamed to a temporary file and renamed over the manifest. */
+  private async rewrite(): Promise<void> {
+    const used = new Set<string>();
+    for (const e of this.entries.values()) used.add(e.settingsKey);
+    for (const s of this.settings.values()) s.written = used.has(s.key);
+    await writeStreamAtomic(this.path, Readable.from(this.linesOfFile()));
+    this.version = MANIFEST_VERSION;
+    this.lines = this.liveLines();
+  }
+
+  private *linesOfFile(): Generator<Buffer> {
+    const chunk: string[] = [JSON.stringify(this.header())];
+    const flush = (): Buffer => Buffer.from(`${chunk.splice(0).join('\n')}\n`);
+    for (const s of this.settings.values()) if (s.written) chunk.push(settingsLine(s.id, s.key, s.backend, s.params));
+    for (const e of this.entries.values()) {
+      chunk.push(doneLine(e, this.settings.get(e.settingsKey)!.id));
+      if (chunk.length >= 512) yield flush();
+    }
+    // Results renamed into place but never recorded (the run was killed between the two) stay known as pfc's.
+    for (const [output, hashes] of this.writing) for (const h of hashes) chunk.push(writingLine(output, h));
+    if (chunk.length > 0) yield flush();
   }
 
   /** Wait for pending writes. */
@@ -181,21 +252,6 @@ export class Manifest {
   }
 }
 
-type Line = HeaderLine | ({ type: 'done' } & ManifestEntry) | { type: 'writing'; output: string; outputHash: string };
-
-function parseLine(line: string): Line | undefined {
-  if (!line.trim()) return undefined;
-  try {
-    const v = JSON.parse(line) as Line;
-    if (v.type === 'done' && typeof v.output === 'string' && typeof v.inputHash === 'string') return v;
-    if (v.type === 'header') return v;
-    if (v.type === 'writing' && typeof v.output === 'string' && typeof v.outputHash === 'string') return v;
-  } catch {
-    // A torn last line after `kill -9`: the output it described is redone.
-  }
-  return undefined;
-}
-
 /** Whether `dir` holds the manifest of a mirror run (so it is an output folder, not input). */
 export async function isMirrorOutputFolder(dir: string): Promise<boolean> {
   let head: string;
@@ -212,5 +268,5 @@ export async function isMirrorOutputFolder(dir: string): Promise<boolean> {
     return false;
   }
   const first = parseLine(head.split('\n')[0] ?? '');
-  return first?.type === 'header' && first.mode === 'mirror';
+  return first !== undefined && 'type' in first && first.mode === 'mirror';
 }

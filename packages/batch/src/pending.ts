@@ -1,7 +1,7 @@
 /** How many planned files a run would actually send (for the cost guard), without sending anything. */
-import { effectivePfcParams, type PfcParams } from '@pfc/core';
-import { decide, fileParams } from './decide';
-import { Manifest, settingsKey } from './manifest';
+import type { PfcParams } from '@pfc/core';
+import { decide, fileSettings } from './decide';
+import { Manifest } from './manifest';
 import type { BatchPlan, PlannedFile } from './plan';
 
 export interface PendingOptions {
@@ -19,9 +19,9 @@ export async function pendingFiles(plan: BatchPlan, options: PendingOptions): Pr
   const manifests = new Map<string, Manifest>();
   for (const root of plan.outputRoots) manifests.set(root, await Manifest.load(root, plan.mode.kind));
   const pending: PlannedFile[] = [];
+  const settingsOf = fileSettings(options.params ?? {}, options.backendId);
   for (const file of plan.files) {
-    const key = settingsKey(options.backendId, effectivePfcParams(fileParams(file, options.params ?? {})));
-    const d = await decide(file, manifests.get(file.outputRoot)!, key, options);
+    const d = await decide(file, manifests.get(file.outputRoot)!, settingsOf(file).key, options);
     if (d.action === 'correct') pending.push(file);
   }
   return pending;

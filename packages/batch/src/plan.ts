@@ -15,7 +15,7 @@ import {
   BACKUP_DIR, commonAncestor, LOCK_FILE, MANIFEST_FILE, DEFAULT_OUTPUT_DIR, DEFAULT_SUFFIX, hasSuffix, isInside, isPartialName,
   type OutputMode, outputName, portableRelative,
 } from './paths';
-import { realFolderCache, realPathOf } from './realpaths';
+import { pathKey, realFolderCache, realPathOf } from './realpaths';
 import { type MediaInfo, sniffFile } from './sniff';
 
 export interface PlanOptions {
@@ -91,7 +91,7 @@ export async function planBatch(options: PlanOptions): Promise<BatchPlan> {
   const { files, skipped } = walker;
   if (mode.kind !== 'in-place') {
     await settleCollisions(files, params, walker.suffix ?? '');
-    await refuseOutputsOverInputs(files);
+    await refuseOutputsOverInputs(files, walker.planned);
   }
   const outputRoots = [...new Set(files.map((f) => f.outputRoot))];
   return { files, skipped, outputRoots, mode, totalBytes: files.reduce((n, f) => n + f.size, 0) };
@@ -102,8 +102,10 @@ class Walker {
   readonly files: PlannedFile[] = [];
   readonly skipped: SkippedPath[] = [];
   readonly suffix: string | undefined;
-  /** Real paths of planned inputs: one file reached through two paths is planned once. */
+  /** Real paths (as `pathKey`) of the files judged: one file reached through two paths is planned once. */
   private readonly seen = new Set<string>();
+  /** The planned inputs, by their real path's `pathKey`. */
+  readonly planned = new Map<string, string>();
   /** This run's output folders, by path as given and by real path (a link to one is the same folder). */
   private readonly excluded: Set<string>;
   private readonly excludedReal: Promise<Set<string>>;
@@ -139,11 +141,12 @@ class Walker {
     if (media.format === 'png' && (await isAnimatedPng(path))) {
       return this.skip(path, 'unsupported', 'animated PNG: the service would keep only its first frame');
     }
-    const real = await p.real;
+    const real = pathKey(await p.real);
     if (this.seen.has(real)) return this.skip(path, 'duplicate', 'already planned through another input');
     this.seen.add(real);
     const violation = limitViolation(media, info.size, this.params, this.backend);
     if (violation) return this.skip(path, 'over-limit', violation);
+    this.planned.set(real, path);
     this.files.push(plannedFile(path, root, mode, suffix, info, media, this.params));
   }
 
@@ -229,14 +232,15 @@ function plannedFile(path: string, root: Root, mode: OutputMode, suffix: string 
   return file;
 }
 
-/** No output may land on an input, judged by real paths (a link in the output tree can lead back to the inputs). */
-async function refuseOutputsOverInputs(files: PlannedFile[]): Promise<void> {
+/**
+ * No output may land on an input, judged by real paths (a link in the output tree can lead back to the inputs).
+ * `inputs`: the planned inputs by their real path's `pathKey` (the walker resolved each once).
+ */
+async function refuseOutputsOverInputs(files: PlannedFile[], inputs: ReadonlyMap<string, string>): Promise<void> {
   const realDir = realFolderCache();
   const realOf = async (p: string): Promise<string> => join(await realDir(dirname(p)), basename(p));
-  const inputs = new Map<string, string>();
-  for (const f of files) inputs.set(await realPathOf(f.input), f.input);
   for (const f of files) {
-    const hit = inputs.get(await realOf(f.output));
+    const hit = inputs.get(pathKey(await realOf(f.output)));
     if (hit) {
       throw new BatchUsageError(`the output of ${f.input} would overwrite the input ${hit}; choose another --out folder (or --in-place to replace originals)`, 'bad-output');
     }
@@ -252,7 +256,9 @@ type Probe = { info: Stats; media: MediaInfo | undefined; real: Promise<string>;
 /** `realDir`: the real path of the file's folder, for a file that is not a symbolic link. */
 async function probe(path: string, realDir?: Promise<string>): Promise<Probe> {
   try {
-    const [info, own] = await Promise.all([stat(path), lstat(path)]);
+    // One call for a plain file (its own stat is the target's); a link's target needs a second.
+    const own = await lstat(path);
+    const info = own.isSymbolicLink() ? await stat(path) : own;
     const media = await sniffFile(path);
     const link = own.isSymbolicLink();
     const real = realDir && !link ? realDir.then((d) => join(d, basename(path))) : realpath(path);

@@ -1,9 +1,17 @@
-/** The report page's markup: plain HTML and CSS, every value escaped. */
+/**
+ * The report page's markup. The summary and parameters are plain HTML; the
+ * files are one compact JSON row each, shown a page at a time (failures first,
+ * then the other files) by the page's own script, so a run of 100,000 files
+ * makes a page that opens in a moment and holds only the shown cards in its
+ * DOM. Every value reaches the page escaped: HTML-escaped in the markup, and
+ * as text nodes (never markup) from the rows.
+ */
 import { relative, sep } from 'node:path';
 import { PFC_PARAMS, type PfcParams } from '@pfc/core';
 import type { BatchSummary, FileResult } from './events';
 import { formatBytes, formatDuration } from './format';
 import { REPORT_MARKER } from './report-path';
+import { REPORT_CSS, REPORT_SCRIPT } from './report-script';
 import type { Thumbnail } from './report';
 
 export interface ReportCard {
@@ -18,17 +26,16 @@ export interface ReportModel {
   backend: string | undefined;
   params: PfcParams;
   summary: BatchSummary;
-  cards: ReportCard[];
+  /** One per file, in plan order. */
+  cards: Iterable<ReportCard>;
   /** Folder of the report, for relative links to the full-size files. */
   reportDir: string;
 }
 
-const STATUS_LABEL: Record<FileResult['status'], string> = {
-  corrected: 'corrected',
-  'up-to-date': 'up to date',
-  failed: 'failed',
-  cancelled: 'cancelled',
-};
+/** Cards a page of the report shows at once. */
+export const REPORT_PAGE_SIZE = 100;
+/** Left-out paths listed in the page; the rest are counted. */
+const MAX_EXCLUDED_ROWS = 1000;
 
 export function esc(s: unknown): string {
   return String(s).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -39,51 +46,68 @@ function link(model: ReportModel, file: string): string {
 }
 
 /** The parameters that differ from the service's defaults (what a person chose). */
-function chosen(p: PfcParams): PfcParams {
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(p)) {
-    const spec = PFC_PARAMS[k as keyof PfcParams] as { default?: unknown } | undefined;
-    if (spec?.default !== v) out[k] = v;
-  }
-  return out as PfcParams;
+function chosen(p: PfcParams): [string, unknown][] {
+  return Object.entries(p).filter(([k, v]) => (PFC_PARAMS[k as keyof PfcParams] as { default?: unknown } | undefined)?.default !== v);
 }
 
 function paramList(p: PfcParams): string {
-  const entries = Object.entries(chosen(p));
+  const entries = chosen(p);
   if (entries.length === 0) return '<span class="muted">service defaults</span>';
   return entries.map(([k, v]) => `<code>${esc(k)}=${esc(v)}</code>`).join(' ');
 }
 
-function image(model: ReportModel, role: 'before' | 'after', file: string, t: Thumbnail | undefined, missing: string): string {
-  if (!t) return `<div class="tile empty" data-role="${role}">${esc(missing)}</div>`;
-  return `<a class="tile" href="${esc(link(model, file))}" title="${esc(file)}"><img data-role="${role}" src="${t.dataUri}" alt="${esc(role)}: ${esc(file)}" loading="lazy"><span class="dim">${t.width}×${t.height}</span></a>`;
+/**
+ * The data the page's script renders: `rows` (fields listed in report-script.ts),
+ * `thumbs` (`[dataUri, width, height]`, referenced by index), and `params` (each
+ * distinct parameter set once, as `[name, value]` pairs).
+ */
+interface ReportData {
+  pageSize: number;
+  rows: unknown[][];
+  thumbs: [string, number, number][];
+  params: [string, string][][];
 }
 
-function card(model: ReportModel, c: ReportCard): string {
-  const r = c.result;
-  const isVideo = r.media.fileType === 'video';
-  const original = r.backup && (r.status === 'corrected' || r.status === 'up-to-date') ? r.backup : r.input;
-  const facts = [
-    `<dt>input</dt><dd>${esc(formatBytes(r.bytesIn))}${r.media.width ? ` · ${r.media.width}×${r.media.height}` : ''}</dd>`,
-    r.bytesOut !== undefined ? `<dt>output</dt><dd>${esc(formatBytes(r.bytesOut))}</dd>` : '',
-    r.durationMs !== undefined ? `<dt>time</dt><dd>${esc(formatDuration(r.durationMs))}${r.job?.timeTaken !== undefined ? ` (service ${esc(r.job.timeTaken)} s)` : ''}</dd>` : '',
-    r.jobId ? `<dt>job</dt><dd><code>${esc(r.jobId)}</code></dd>` : '',
-    r.backup ? `<dt>original kept</dt><dd>${esc(r.backup)}</dd>` : '',
-    `<dt>parameters</dt><dd>${paramList(r.params)}</dd>`,
-  ].join('');
-  const notes = [
-    r.error ? `<p class="error">${esc(r.error)}</p>` : '',
-    ...r.warnings.map((w) => `<p class="warning">${esc(w)}</p>`),
-  ].join('');
-  const video = (role: string) => `<div class="tile empty" data-role="${role}">video</div>`;
-  const before = isVideo ? video('before') : image(model, 'before', original, c.before, 'no preview');
-  const afterMissing = r.status === 'failed' ? 'not corrected' : r.status === 'cancelled' ? 'cancelled' : 'no preview';
-  const after = isVideo ? video('after') : image(model, 'after', r.output, c.after, afterMissing);
-  return `<article class="card ${r.status}" data-status="${r.status}">
-<header><h2>${esc(r.rel)}</h2><span class="badge ${r.status}">${STATUS_LABEL[r.status]}</span></header>
-<div class="pics"><figure><figcaption>before</figcaption>${before}</figure><figure><figcaption>after</figcaption>${after}</figure></div>
-<dl>${facts}</dl>${notes}
-</article>`;
+function reportData(model: ReportModel): ReportData {
+  const data: ReportData = { pageSize: REPORT_PAGE_SIZE, rows: [], thumbs: [], params: [] };
+  const paramIds = new Map<PfcParams, number>();
+  const paramIdsByText = new Map<string, number>();
+  const thumb = (t: Thumbnail | undefined): number => (t ? data.thumbs.push([t.dataUri, t.width, t.height]) - 1 : -1);
+  for (const c of model.cards) {
+    const r = c.result;
+    let pid = paramIds.get(r.params);
+    if (pid === undefined) {
+      const pairs = chosen(r.params).map(([k, v]): [string, string] => [k, String(v)]);
+      const text = JSON.stringify(pairs);
+      pid = paramIdsByText.get(text) ?? data.params.push(pairs) - 1;
+      paramIdsByText.set(text, pid);
+      paramIds.set(r.params, pid);
+    }
+    const original = r.backup && (r.status === 'corrected' || r.status === 'up-to-date') ? r.backup : r.input;
+    data.rows.push([
+      r.rel, r.status, link(model, original), link(model, r.output),
+      `${formatBytes(r.bytesIn)}${r.media.width ? ` · ${r.media.width}×${r.media.height}` : ''}`,
+      r.bytesOut !== undefined ? formatBytes(r.bytesOut) : '',
+      r.durationMs !== undefined ? `${formatDuration(r.durationMs)}${r.job?.timeTaken !== undefined ? ` (service ${r.job.timeTaken} s)` : ''}` : '',
+      r.jobId ?? '', r.backup ?? '', pid, r.error ?? '', r.warnings,
+      thumb(c.before), thumb(c.after), r.media.fileType === 'video' ? 1 : 0,
+    ]);
+  }
+  return data;
+}
+
+/** JSON inside a `<script>` element: no `<` can close it or open a comment. */
+function scriptJson(value: unknown): string {
+  return JSON.stringify(value).replace(/</g, '\\u003c');
+}
+
+function excludedTable(s: BatchSummary): string {
+  if (s.excludedPaths.length === 0) return '';
+  const shown = s.excludedPaths.slice(0, MAX_EXCLUDED_ROWS);
+  const more = s.excludedPaths.length - shown.length;
+  return `<section><h2>Left out</h2><table><thead><tr><th>path</th><th>why</th></tr></thead><tbody>${shown
+    .map((p) => `<tr><td>${esc(p.path)}</td><td>${esc(p.reason)}</td></tr>`)
+    .join('')}</tbody></table>${more > 0 ? `<p class="muted">and ${more} more</p>` : ''}</section>`;
 }
 
 export function renderReport(model: ReportModel): string {
@@ -95,11 +119,6 @@ export function renderReport(model: ReportModel): string {
     ['cancelled', s.cancelled],
     ['left out', s.excluded],
   ] as const;
-  const excluded = s.excludedPaths.length
-    ? `<section><h2>Left out</h2><table><thead><tr><th>path</th><th>why</th></tr></thead><tbody>${s.excludedPaths
-        .map((p) => `<tr><td>${esc(p.path)}</td><td>${esc(p.reason)}</td></tr>`)
-        .join('')}</tbody></table></section>`
-    : '';
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -107,7 +126,7 @@ export function renderReport(model: ReportModel): string {
 ${REPORT_MARKER}
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${esc(model.title)}</title>
-<style>${CSS}</style>
+<style>${REPORT_CSS}</style>
 </head>
 <body>
 <header class="top">
@@ -117,38 +136,13 @@ ${REPORT_MARKER}
 <p>Parameters: ${paramList(model.params)}</p>
 <p class="muted">Output folders: ${s.outputRoots.map((o) => `<code>${esc(o)}</code>`).join(', ') || 'none'}</p>
 </header>
-<main>${model.cards.map((c) => card(model, c)).join('\n')}</main>
-${excluded}
+<section id="failures" class="list" hidden><h2>Failures</h2><nav class="pager"></nav><main></main></section>
+<section id="files" class="list" hidden><h2>Files</h2><nav class="pager"></nav><main></main></section>
+${excludedTable(s)}
+<script type="application/json" id="pfc-report-data">${scriptJson(reportData(model))}</script>
+<script>${REPORT_SCRIPT}</script>
+<noscript><p>The list of files needs JavaScript.</p></noscript>
 </body>
 </html>
 `;
 }
-
-const CSS = `
-:root { color-scheme: light dark; --bg: #fafafa; --fg: #1d1d1f; --muted: #6e6e73; --card: #fff; --line: #d2d2d7; }
-@media (prefers-color-scheme: dark) { :root { --bg: #1c1c1e; --fg: #f5f5f7; --muted: #a1a1a6; --card: #2c2c2e; --line: #3a3a3c; } }
-* { box-sizing: border-box; }
-body { margin: 0; font: 14px/1.45 system-ui, sans-serif; background: var(--bg); color: var(--fg); }
-header.top { padding: 20px 24px 8px; }
-h1 { margin: 0 0 4px; font-size: 22px; }
-.muted { color: var(--muted); }
-.counts { display: flex; gap: 16px; list-style: none; padding: 0; margin: 8px 0; }
-main { display: grid; grid-template-columns: repeat(auto-fill, minmax(420px, 1fr)); gap: 16px; padding: 8px 24px 24px; }
-.card { background: var(--card); border: 1px solid var(--line); border-radius: 10px; padding: 12px 14px; }
-.card > header { display: flex; justify-content: space-between; align-items: baseline; gap: 8px; }
-.card h2 { font-size: 15px; margin: 0; overflow-wrap: anywhere; }
-.badge { font-size: 12px; padding: 2px 8px; border-radius: 10px; background: var(--line); white-space: nowrap; }
-.badge.corrected { background: #2e7d32; color: #fff; } .badge.failed { background: #c62828; color: #fff; } .badge.cancelled { background: #8d6e63; color: #fff; }
-.pics { display: grid; grid-template-columns: 1fr 1fr; gap: 8px; margin-top: 8px; }
-.pics figure { margin: 0; } figcaption { font-size: 12px; color: var(--muted); }
-.tile { position: relative; display: flex; align-items: center; justify-content: center; min-height: 120px; border-radius: 6px; overflow: hidden;
-  background: repeating-conic-gradient(#ccc 0 25%, #eee 0 50%) 0 0 / 16px 16px; }
-.tile img { display: block; max-width: 100%; height: auto; }
-.tile.empty { background: var(--line); color: var(--muted); }
-.dim { position: absolute; right: 4px; bottom: 4px; font-size: 11px; background: rgba(0,0,0,.55); color: #fff; padding: 0 4px; border-radius: 3px; }
-dl { display: grid; grid-template-columns: max-content 1fr; gap: 2px 10px; margin: 10px 0 0; font-size: 13px; }
-dt { color: var(--muted); } dd { margin: 0; overflow-wrap: anywhere; }
-code { font-size: 12px; }
-.error { color: #c62828; margin: 8px 0 0; } .warning { color: #b26a00; margin: 8px 0 0; }
-section { padding: 0 24px 24px; } table { border-collapse: collapse; width: 100%; } td, th { text-align: left; padding: 3px 8px; border-bottom: 1px solid var(--line); }
-`;

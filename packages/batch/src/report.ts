@@ -21,7 +21,7 @@ export interface ReportOptions {
   params?: PfcParams;
   /** Longest side of the thumbnails in pixels. Default 360. */
   thumbnailPx?: number;
-  /** Files shown with thumbnails; the rest are listed without, to keep the page small. Default 500. */
+  /** Files shown with thumbnails (failures first, then in plan order); the rest are listed without, to keep the page small. Default 500. */
   maxThumbnails?: number;
 }
 
@@ -32,15 +32,10 @@ export interface ReportOptions {
  */
 export async function writeReport(path: string, summary: BatchSummary, options: ReportOptions = {}): Promise<string> {
   const dest = await checkReportPath(path);
-  const px = options.thumbnailPx ?? 360;
-  const max = options.maxThumbnails ?? 500;
-  const cards: ReportCard[] = [];
-  for (const [i, r] of summary.results.entries()) {
-    const withThumbs = i < max && r.media.fileType === 'image';
-    const before = withThumbs ? await thumbnail(r.backup && (r.status === 'corrected' || r.status === 'up-to-date') ? r.backup : r.input, px) : undefined;
-    const after = withThumbs && (r.status === 'corrected' || r.status === 'up-to-date') ? await thumbnail(r.output, px) : undefined;
-    cards.push({ result: r, before, after });
-  }
+  const thumbs = await thumbnailsOf(summary.results, options.thumbnailPx ?? 360, options.maxThumbnails ?? 500);
+  const cards = (function* (): Generator<ReportCard> {
+    for (const [i, r] of summary.results.entries()) yield { result: r, ...(thumbs.get(i) ?? { before: undefined, after: undefined }) };
+  })();
   const html = renderReport({
     title: options.title ?? 'Perfectly Clear batch report',
     generatedAt: new Date(),
@@ -52,6 +47,22 @@ export async function writeReport(path: string, summary: BatchSummary, options: 
   });
   await writeFileAtomic(dest, html);
   return dest;
+}
+
+/** Before and after thumbnails of the first `max` images, failures first, by index in `results`. */
+async function thumbnailsOf(results: readonly FileResult[], px: number, max: number): Promise<Map<number, Omit<ReportCard, 'result'>>> {
+  const order = [...results.keys()].filter((i) => results[i]!.status === 'failed');
+  for (const [i, r] of results.entries()) if (r.status !== 'failed' && order.length < max) order.push(i);
+  const out = new Map<number, Omit<ReportCard, 'result'>>();
+  for (const i of order.slice(0, max)) {
+    const r = results[i]!;
+    if (r.media.fileType !== 'image') continue;
+    const done = r.status === 'corrected' || r.status === 'up-to-date';
+    const before = await thumbnail(r.backup && done ? r.backup : r.input, px);
+    const after = done ? await thumbnail(r.output, px) : undefined;
+    out.set(i, { before, after });
+  }
+  return out;
 }
 
 /** A thumbnail as a data URI with the image's own size, or undefined when it cannot be read. */

@@ -9,17 +9,17 @@ import type { Stats } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import {
-  AuthenticationError, ConnectionError, type CorrectionBackend, type CorrectionProgress, defaultSleep, PermissionDeniedError, effectivePfcParams, isRetryable, JobFailedError, ParameterError, type PfcParams, PfcError,
+  AuthenticationError, ConnectionError, type CorrectionBackend, type CorrectionProgress, defaultSleep, PermissionDeniedError, isRetryable, JobFailedError, ParameterError, type PfcParams, PfcError,
   TimeoutError, UserAbortError,
 } from '@pfc/core';
 import { keepOriginal } from './backup';
-import { type Decision, decide, fileParams, type OutputOwner, outputOwner } from './decide';
+import { type Decision, decide, type FileSettings, fileSettings, type OutputOwner, outputOwner } from './decide';
 import { JobTimeoutError } from './errors';
 import type { BatchEvent, BatchSummary, FileResult } from './events';
 import { DestinationExistsError, fileInputFromPath, removePartials, unreadableInput, writeStreamAtomic } from './files';
 import { hashFile } from './hash';
 import { type HeldLocks, type LockHolder, lockFolders } from './lock';
-import { Manifest, type ManifestEntry, settingsKey } from './manifest';
+import { Manifest, type ManifestEntry } from './manifest';
 import { outputFormat } from './paths';
 import type { BatchPlan, PlannedFile } from './plan';
 import { JobSlots } from './slots';
@@ -116,11 +116,7 @@ async function runLocked(plan: BatchPlan, options: RunOptions, params: PfcParams
   emit({ type: 'plan', files: plan.files.length, bytes: plan.totalBytes, excluded: plan.skipped.length, outputRoots: plan.outputRoots, concurrency, backend: backendId });
   for (const s of plan.skipped) emit({ type: 'skipped', input: s.path, code: s.code, reason: s.reason });
 
-  const removed = await removePartials([
-    ...plan.outputRoots,
-    ...plan.files.map((f) => dirname(f.output)),
-    ...plan.files.flatMap((f) => (f.backup ? [dirname(f.backup)] : [])),
-  ]);
+  const removed = await removePartials(foldersOf(plan));
   if (removed.length > 0) emit({ type: 'cleanup', removed });
 
   const manifests = new Map<string, Manifest>();
@@ -134,6 +130,7 @@ async function runLocked(plan: BatchPlan, options: RunOptions, params: PfcParams
   // Each file in hand listens on the run's signal (its wait for a slot, its requests).
   setMaxListeners(Math.max(10, inHand * 4), signal);
   const results: (FileResult | undefined)[] = new Array(plan.files.length);
+  const settingsOf = fileSettings(params, backendId);
   let next = 0;
   const worker = async (k: number): Promise<void> => {
     // A worker beyond `concurrency` uploads ahead: it starts once the k-th file before it
@@ -145,16 +142,16 @@ async function runLocked(plan: BatchPlan, options: RunOptions, params: PfcParams
       const i = next++;
       const file = plan.files[i];
       if (!file) return;
-      const r = await processFile(file, manifests.get(file.outputRoot)!, { ...options, signal, params, backendId, attempts, emit, slots, order: i });
+      const r = await processFile(file, manifests.get(file.outputRoot)!, { ...options, signal, params, backendId, attempts, emit, slots, order: i, settings: settingsOf(file) });
       slots?.pass(i);
       results[i] = r;
       breaker.observe(r);
     }
   };
   await Promise.all(Array.from({ length: Math.min(inHand, plan.files.length) }, (_, k) => worker(k)));
-  await Promise.all([...manifests.values()].map((m) => m.compact().catch(() => undefined)));
+  await Promise.all([...manifests.values()].map((m) => m.tidy().catch(() => undefined)));
 
-  const final = plan.files.map((f, i) => results[i] ?? cancelledResult(f, params));
+  const final = plan.files.map((f, i) => results[i] ?? cancelledResult(f, settingsOf(f)));
   const count = (s: FileResult['status']) => final.filter((r) => r.status === s).length;
   const corrected = final.filter((r) => r.status === 'corrected');
   const upToDate = count('up-to-date');
@@ -178,6 +175,13 @@ async function runLocked(plan: BatchPlan, options: RunOptions, params: PfcParams
   };
 }
 
+/** The folders a run writes to, each file's one at a time (no array of every file's folder). */
+function* foldersOf(plan: BatchPlan): Generator<string> {
+  yield* plan.outputRoots;
+  for (const f of plan.files) yield dirname(f.output);
+  for (const f of plan.files) if (f.backup) yield dirname(f.backup);
+}
+
 interface FileContext extends RunOptions {
   params: PfcParams;
   backendId: string;
@@ -186,14 +190,15 @@ interface FileContext extends RunOptions {
   slots: JobSlots | undefined;
   /** The file's position in the plan: jobs start in this order. */
   order: number;
+  /** The file's parameters and settings key (shared by every file of its kind). */
+  settings: FileSettings;
 }
 
 async function processFile(file: PlannedFile, manifest: Manifest, ctx: FileContext): Promise<FileResult> {
-  const params = fileParams(file, ctx.params);
-  const effective = effectivePfcParams(params);
+  const { params, effective, key } = ctx.settings;
   const base: FileResult = { input: file.input, output: file.output, rel: file.rel, status: 'failed', media: file.media, params: effective, bytesIn: file.size, warnings: [] };
   if (file.backup) base.backup = file.backup;
-  const job: FileJob = { file, manifest, params, effective, key: settingsKey(ctx.backendId, effective), t0: Date.now(), ids: { input: file.input, rel: file.rel } };
+  const job: FileJob = { file, manifest, params, effective, key, t0: Date.now(), ids: { input: file.input, rel: file.rel } };
   try {
     const decision = await decide(file, manifest, job.key, { force: ctx.force ?? false, overwrite: ctx.overwrite ?? false, ...(ctx.signal ? { signal: ctx.signal } : {}) });
     if (decision.action === 'skip') return upToDate(job, decision.entry, base, ctx);
@@ -302,7 +307,7 @@ async function attemptOnce(job: FileJob, decision: CorrectDecision, source: { si
   });
   const warnings = got === expected ? res.warnings : [...res.warnings, `the service returned ${got.toUpperCase()} where ${expected.toUpperCase()} was expected; the file keeps its planned name`];
   emit({ type: 'corrected', ...ids, output: file.output, bytesIn: source.size, bytesOut: written.bytes, durationMs, ...(jobId ? { jobId } : {}), warnings, ...(file.backup ? { backup: file.backup } : {}) });
-  return { ...base, status: 'corrected', reason: decision.reason, bytesIn: source.size, bytesOut: written.bytes, durationMs, warnings, ...(jobId ? { jobId } : {}), ...(res.job ? { job: res.job } : {}) };
+  return { ...base, status: 'corrected', reason: decision.reason, bytesIn: source.size, bytesOut: written.bytes, durationMs, warnings, ...(jobId ? { jobId } : {}), ...(res.job ? { job: { _id: res.job._id, status: res.job.status, timeTaken: res.job.timeTaken } } : {}) };
 }
 
 /** Rethrow what another attempt cannot fix; otherwise report the retry and wait its backoff. */
@@ -363,10 +368,10 @@ function failure(job: FileJob, err: unknown, base: FileResult, ctx: FileContext)
   return { ...base, status: 'failed', error, errorName, durationMs: Date.now() - job.t0, ...(jobId ? { jobId } : {}) };
 }
 
-function cancelledResult(file: PlannedFile, params: PfcParams): FileResult {
+function cancelledResult(file: PlannedFile, settings: FileSettings): FileResult {
   return {
     input: file.input, output: file.output, rel: file.rel, status: 'cancelled', media: file.media,
-    params: effectivePfcParams(fileParams(file, params)), bytesIn: file.size, warnings: [], ...(file.backup ? { backup: file.backup } : {}),
+    params: settings.effective, bytesIn: file.size, warnings: [], ...(file.backup ? { backup: file.backup } : {}),
   };
 }
 

@@ -5,6 +5,7 @@ import { AuthenticationError, ConnectionError, ParameterError, type CorrectOptio
 import { describe, expect, it, vi } from 'vitest';
 import { type BatchEvent, planBatch, runBatch, type RunOptions } from '../src/index';
 import { hashFile } from '../src/hash';
+import { Manifest } from '../src/manifest';
 import { CORRECTED_MARK, FakeBackend, faults, jpegBytes, pngBytes, tempDir, writeTree } from './helpers';
 
 // Counted, to show which files are read a second time just to be hashed.
@@ -207,15 +208,14 @@ describe('runBatch', () => {
 
   it('records a new input\'s hash from its upload, or reads the file when the backend did not read it to the end', async () => {
     const sha = (b: Uint8Array) => `sha256:${createHash('sha256').update(b).digest('hex')}`;
-    const manifestHashes = (root: string) => Object.fromEntries(readFileSync(join(root, 'corrected/.pfc-manifest.jsonl'), 'utf8').trim().split('\n')
-      .map((l) => JSON.parse(l) as { type: string; output?: string; inputHash?: string }).filter((r) => r.type === 'done').map((r) => [r.output, r.inputHash]));
+    const manifestHashes = async (root: string) => Object.fromEntries((await Manifest.load(join(root, 'corrected'), 'mirror')).all().map((r) => [r.output, r.inputHash]));
     const expected = (root: string) => Object.fromEntries(listAll(root).filter((f) => !f.startsWith('corrected')).map((f) => [f, sha(readFileSync(join(root, f)))]));
 
     // The backend streams the whole file (as an upload does): the hash is taken on the way.
     const streamed = photos();
     vi.mocked(hashFile).mockClear();
     await run(streamed, { backend: new FakeBackend() });
-    expect(manifestHashes(streamed)).toEqual(expected(streamed));
+    expect(await manifestHashes(streamed)).toEqual(expected(streamed));
     expect(hashFile).not.toHaveBeenCalled();
 
     // This backend reads one chunk of the stream (a sniff) and uploads bytes it got elsewhere.
@@ -234,7 +234,7 @@ describe('runBatch', () => {
     const sniffed = photos();
     vi.mocked(hashFile).mockClear();
     await run(sniffed, { backend: new SniffingBackend(sniffed) });
-    expect(manifestHashes(sniffed)).toEqual(expected(sniffed));
+    expect(await manifestHashes(sniffed)).toEqual(expected(sniffed));
     expect(hashFile).toHaveBeenCalledTimes(4);
 
     // The recorded hash is the one a rerun compares: a touched but unchanged file is not redone.

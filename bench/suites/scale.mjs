@@ -1,0 +1,165 @@
+/**
+ * Scale: 1,000 / 10,000 / 100,000 files through the built `pfc correct`
+ * against the engine-less emulator (`--processing-ms 0`, 16 workers, `-j 16`),
+ * each a fresh folder of distinct 96×64 JPEGs 100 to a sub-folder. Per size:
+ * the client's peak RSS (goal ≤ 250 MB, flat from 10,000 to 100,000), files/s
+ * over the whole command (goal: the largest within 10 % of 1,000's), manifest
+ * bytes per file (goal ≤ 300); at the largest size also the rerun with
+ * everything up to date (goal ≤ 5 s) and the time the --report page takes to
+ * show its first page of cards in Chromium (goal ≤ 2 s).
+ *
+ * --quick: 200 / 2,000 files. PFC_BENCH_SCALE_SIZES=1000,10000 picks sizes
+ * (the 100,000 run needs ~25 minutes and ~1 GB of disk on a 2-core machine).
+ */
+import { spawn } from 'node:child_process';
+import { createWriteStream, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import sharp from 'sharp';
+import { cleanEnv } from '../lib/cli.mjs';
+import { startEmulatorProcess } from '../lib/emulator.mjs';
+import { CLI_BIN, RSS_PRELOAD } from '../lib/paths.mjs';
+
+const KEY = 'bench-scale-key';
+const WORKERS = 16;
+const MB = 1e6;
+const GOALS = { rssBytes: 250 * MB, flatBytes: 25 * MB, speedShare: 0.9, manifestBytesPerFile: 300, rerunMs: 5_000, reportMs: 2_000 };
+const CHROMIUM = process.env.PFC_CHROMIUM ?? '/usr/bin/chromium';
+
+/**
+ * `count` distinct JPEGs under `dir/dNNNN/pNNNNNN.jpg`: one encoded image with
+ * a comment segment (JPEG COM, FF FE) holding the file's number, so no two
+ * files are equal (the emulator's content cache never hits) and writing
+ * 100,000 of them takes seconds, not an encoder run each.
+ */
+async function writeInputs(dir, count) {
+  const base = await sharp({ create: { width: 96, height: 64, channels: 3, background: { r: 120, g: 90, b: 60 } } }).jpeg({ quality: 85 }).toBuffer();
+  for (let i = 0; i < count; i++) {
+    const sub = path.join(dir, `d${String(Math.floor(i / 100)).padStart(4, '0')}`);
+    if (i % 100 === 0) mkdirSync(sub, { recursive: true });
+    const text = Buffer.from(`pfc-bench-scale ${i}`);
+    const com = Buffer.alloc(4);
+    com.writeUInt16BE(0xfffe, 0);
+    com.writeUInt16BE(text.length + 2, 2);
+    writeFileSync(path.join(sub, `p${String(i).padStart(6, '0')}.jpg`), Buffer.concat([base.subarray(0, 2), com, text, base.subarray(2)]));
+  }
+}
+
+/** `pfc correct` as a child process, its --json lines to a file (not held here); resolves with its summary line, wall time and peak RSS. */
+function pfc(args, { cwd, logFile, timeoutMs }) {
+  const rssFile = path.join(mkdtempSync(path.join(os.tmpdir(), 'pfc-rss-')), 'rss.json');
+  const t0 = performance.now();
+  const child = spawn(process.execPath, ['--import', RSS_PRELOAD, CLI_BIN, ...args], {
+    cwd, env: { ...cleanEnv({ PFC_API_KEY: KEY }), PFC_BENCH_RSS_FILE: rssFile }, stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const out = createWriteStream(logFile);
+  child.stdout.pipe(out);
+  let stderr = '';
+  child.stderr.setEncoding('utf8').on('data', (d) => { stderr = (stderr + d).slice(-20_000); });
+  const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+  return new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      const ms = performance.now() - t0;
+      out.end(() => {
+        const tail = readTail(logFile, 64 * 1024).split('\n').filter(Boolean).at(-1) ?? '{}';
+        let summary;
+        try { summary = JSON.parse(tail); } catch { summary = undefined; }
+        let rss = {};
+        try { rss = JSON.parse(readFileSync(rssFile, 'utf8')); } catch { /* killed before exit */ }
+        rmSync(path.dirname(rssFile), { recursive: true, force: true });
+        resolve({ code, ms, summary, stderr, maxRssBytes: rss.maxRssBytes });
+      });
+    });
+  });
+}
+
+function readTail(file, bytes) {
+  const buf = readFileSync(file);
+  return buf.subarray(Math.max(0, buf.length - bytes)).toString('utf8');
+}
+
+/** Time from navigation to the report's first page of cards on screen, in a fresh headless Chromium. */
+async function reportLoadMs(report) {
+  const { chromium } = await import('playwright-core');
+  const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'] });
+  try {
+    const page = await browser.newPage();
+    const t0 = performance.now();
+    await page.goto(pathToFileURL(report).href, { waitUntil: 'load', timeout: 120_000 });
+    await page.waitForSelector('#files article.card', { timeout: 120_000 });
+    const ms = performance.now() - t0;
+    const shown = await page.$$eval('article.card', (els) => els.length);
+    return { ms, shown };
+  } finally {
+    await browser.close();
+  }
+}
+
+async function oneSize(dir, count, log, { last }) {
+  const root = path.join(dir, String(count));
+  const input = path.join(root, 'in');
+  await writeInputs(input, count);
+  const emu = await startEmulatorProcess({ processingMs: 0, workers: WORKERS, apiKeys: [KEY], engine: false, dataDir: path.join(root, 'emulator') });
+  try {
+    const out = path.join(root, 'out');
+    const report = path.join(root, 'report.html');
+    const args = ['correct', 'in', '-o', 'out', '--backend', 'web', '--base-url', emu.web, '--json', '--yes', '-j', String(WORKERS), '-p', 'cache=false', '--report', report];
+    const r = await pfc(args, { cwd: root, logFile: path.join(root, 'run.jsonl'), timeoutMs: 3 * 3600_000 });
+    if (r.code !== 0 || r.summary?.corrected !== count) throw new Error(`pfc correct (${count}) exited ${r.code} (${JSON.stringify(r.summary)?.slice(0, 500)}): ${r.stderr.slice(-1500)}`);
+    const manifestBytes = statSync(path.join(out, '.pfc-manifest.jsonl')).size;
+    const row = { count, ms: r.ms, filesPerS: count / (r.ms / 1000), maxRssBytes: r.maxRssBytes, manifestBytesPerFile: manifestBytes / count, reportBytes: statSync(report).size, load: os.loadavg()[0] };
+    log(`${count} files: ${(r.ms / 1000).toFixed(1)} s = ${row.filesPerS.toFixed(0)} files/s, peak RSS ${(r.maxRssBytes / MB).toFixed(0)} MB, manifest ${row.manifestBytesPerFile.toFixed(0)} B/file, report ${(row.reportBytes / MB).toFixed(1)} MB (load ${row.load.toFixed(1)})`);
+    if (last) {
+      const again = await pfc(args.filter((a, i) => a !== '--report' && args[i - 1] !== '--report'), { cwd: root, logFile: path.join(root, 'rerun.jsonl'), timeoutMs: 3600_000 });
+      if (again.code !== 0 || again.summary?.upToDate !== count) throw new Error(`rerun exited ${again.code} (${JSON.stringify(again.summary)?.slice(0, 500)}): ${again.stderr.slice(-1500)}`);
+      row.rerunMs = again.ms;
+      row.rerunRssBytes = again.maxRssBytes;
+      const loaded = await reportLoadMs(report);
+      row.reportLoadMs = loaded.ms;
+      row.reportCardsShown = loaded.shown;
+      log(`${count} files: rerun all up to date ${(again.ms / 1000).toFixed(2)} s (peak RSS ${(again.maxRssBytes / MB).toFixed(0)} MB); report first page in Chromium ${loaded.ms.toFixed(0)} ms (${loaded.shown} cards)`);
+    }
+    return row;
+  } finally {
+    await emu.stop();
+    rmSync(root, { recursive: true, force: true });
+  }
+}
+
+export default {
+  name: 'scale',
+  area: 'Scale',
+  title: 'Scale: 1,000 / 10,000 / 100,000 files through pfc correct (memory, speed, manifest, rerun, report)',
+  async run({ quick, dir, log }) {
+    const sizes = process.env.PFC_BENCH_SCALE_SIZES ? process.env.PFC_BENCH_SCALE_SIZES.split(',').map(Number) : quick ? [200, 2000] : [1000, 10_000, 100_000];
+    const rows = [];
+    for (const [i, count] of sizes.entries()) rows.push(await oneSize(dir, count, log, { last: i === sizes.length - 1 }));
+    const first = rows[0];
+    const big = rows.at(-1);
+    const mid = rows.length > 2 ? rows.at(-2) : undefined;
+    const figures = rows.flatMap((r) => [
+      { name: `${r.count} files: client peak RSS`, value: +(r.maxRssBytes / MB).toFixed(1), unit: 'MB', goal: '≤ 250 MB', ok: r.maxRssBytes <= GOALS.rssBytes },
+      { name: `${r.count} files: throughput`, value: +r.filesPerS.toFixed(1), unit: 'files/s', note: `${(r.ms / 1000).toFixed(1)} s whole command, report included; load average ${r.load.toFixed(1)}` },
+      { name: `${r.count} files: manifest per file`, value: +r.manifestBytesPerFile.toFixed(0), unit: 'B', goal: '≤ 300 B', ok: r.manifestBytesPerFile <= GOALS.manifestBytesPerFile },
+    ]);
+    if (rows.length > 1) {
+      const share = big.filesPerS / first.filesPerS;
+      figures.push({ name: `throughput ${big.count} vs ${first.count} files`, value: +share.toFixed(2), unit: '×', goal: `≥ ${GOALS.speedShare}`, ok: share >= GOALS.speedShare });
+      const from = mid ?? first;
+      const growth = big.maxRssBytes - from.maxRssBytes;
+      figures.push({ name: `peak RSS growth ${from.count} → ${big.count} files`, value: +(growth / MB).toFixed(1), unit: 'MB', goal: `flat (≤ ${GOALS.flatBytes / MB} MB)`, ok: growth <= GOALS.flatBytes });
+    }
+    figures.push(
+      { name: `${big.count} files: rerun, everything up to date`, value: +(big.rerunMs / 1000).toFixed(2), unit: 's', goal: '≤ 5 s', ok: big.rerunMs <= GOALS.rerunMs, note: `peak RSS ${(big.rerunRssBytes / MB).toFixed(0)} MB` },
+      { name: `${big.count} files: report's first page in Chromium`, value: Math.round(big.reportLoadMs), unit: 'ms', goal: '≤ 2000 ms', ok: big.reportLoadMs <= GOALS.reportMs, note: `${(big.reportBytes / MB).toFixed(1)} MB page, ${big.reportCardsShown} cards on its first page` },
+    );
+    return {
+      figures,
+      data: { rows },
+      notes: [`Engine-less emulator in its own process (--processing-ms 0, ${WORKERS} workers, cache=false); pfc correct -j ${WORKERS} --backend web --json --report, its output to a file. 96×64 JPEGs, 100 a folder. Peak RSS from the kernel (getrusage maxrss) at exit. The 2-core machine is shared: see the load averages.`],
+    };
+  },
+};
