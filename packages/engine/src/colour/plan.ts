@@ -117,8 +117,8 @@ export function planCorrection(thumb: Raster, p: ColourParams, cast: CastPolicy 
 
   // 1. White balance. A still removes what the evidence agrees on (see
   // illuminant.ts); a video clip the grey-edge estimate under its policy.
-  let illuminant = greyEdgeIlluminant(thumb);
-  let castAngle = angleFromNeutral(illuminant);
+  let illuminant: [number, number, number];
+  let castAngle: number;
   let wb: [number, number, number];
   let evidence: IlluminantEvidence | undefined;
   if (cast === 'still') {
@@ -127,6 +127,8 @@ export function planCorrection(thumb: Raster, p: ColourParams, cast: CastPolicy 
     illuminant = gainsRemoving(evidence.consensus, -1);
     castAngle = angleFromNeutral(illuminant);
   } else {
+    illuminant = greyEdgeIlluminant(thumb);
+    castAngle = angleFromNeutral(illuminant);
     const k = castAngle > 0 ? (p.whiteBalance * castCorrectionDeg(castAngle, cast)) / castAngle : 0;
     const logs = illuminant.map((v) => Math.log(Math.max(v, 1e-4)));
     const meanLog = (logs[0]! + logs[1]! + logs[2]!) / 3;
