@@ -5,6 +5,7 @@
  */
 import type { FaceRecord, PfcParams } from '@pfc/core';
 import { ANALYSIS_SIDE, correctRaster } from './colour/correct';
+import { estimateIlluminant } from './colour/illuminant';
 import { NEUTRAL_COLOUR_PARAMS, type ColourParams } from './colour/params';
 import { thumbnailRaster, type Raster } from './image/raster';
 import { resolvePreset } from './presets/resolve';
@@ -62,7 +63,14 @@ export async function applyLook(image: Raster, params: PfcParams, options: LookO
   // Faces for retouching and for the scene (reported also with preset=none, so it is the same either way).
   const needFaces = retouch || (options.scene === undefined && !options.faces);
   const { findFaces, timings } = options;
-  const found = needFaces && findFaces ? await timed(timings, 'faces', () => findFaces(image)) : undefined;
+  // Face detection runs in a worker thread. Unless retouching needs the
+  // faces first, the analysis copy and the measurements that do not depend
+  // on the scene are made meanwhile; `faces` times only the wait beyond them.
+  const facesTask = needFaces && findFaces ? findFaces(image) : undefined;
+  // Awaited below; until then a failure must not count as an unhandled rejection.
+  facesTask?.catch(() => undefined);
+  const awaitFaces = () => (facesTask ? timed(timings, 'faces', () => facesTask) : Promise.resolve(undefined));
+  let found = retouch ? await awaitFaces() : undefined;
   let work = image;
   let glareFound: boolean | undefined;
   let blemishFaces: number | undefined;
@@ -79,6 +87,8 @@ export async function applyLook(image: Raster, params: PfcParams, options: LookO
 
   // One analysis copy for the scene, the skip rule and the colour plan.
   const thumb = await timed(timings, 'analysisCopy', () => thumbnailRaster(work, ANALYSIS_SIDE));
+  const evidence = params.preset === 'none' ? undefined : timedSync(timings, 'planning', () => estimateIlluminant(thumb));
+  if (!retouch) found = await awaitFaces();
   const { scene, preset, skipped } = timedSync(timings, 'planning', () => {
     let scene: SceneId;
     if (options.scene !== undefined && isSceneId(options.scene)) scene = options.scene;
@@ -93,7 +103,7 @@ export async function applyLook(image: Raster, params: PfcParams, options: LookO
   const notes = preset.note ? [preset.note] : [];
   if (skipped) notes.push(`colour correction skipped: ${skipped}`);
   const colour = skipped ? { ...NEUTRAL_COLOUR_PARAMS } : preset.params;
-  const { raster } = await correctRaster(work, colour, { thumb, ...(timings ? { timings } : {}) });
+  const { raster } = await correctRaster(work, colour, { thumb, ...(evidence ? { evidence } : {}), ...(timings ? { timings } : {}) });
   return {
     raster,
     scene,

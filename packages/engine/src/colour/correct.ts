@@ -5,6 +5,7 @@
 import { rasterToSharp, thumbnailRaster, type Raster } from '../image/raster';
 import { applyPlan, type ColourPlan } from './apply';
 import { isNeutral, type ColourParams } from './params';
+import type { IlluminantEvidence } from './illuminant';
 import { planCorrection, type PlanDiagnostics } from './plan';
 import { timed, timedSync, type StepTimings } from '../timings';
 
@@ -22,6 +23,8 @@ export interface ColourResult {
 export interface CorrectRasterOptions {
   /** The image's analysis copy (`thumbnailRaster(img, ANALYSIS_SIDE)`) when the caller already made it. */
   thumb?: Raster;
+  /** `estimateIlluminant(thumb)` when the caller already measured it (e.g. while waiting for faces). */
+  evidence?: IlluminantEvidence;
   /** A record each step's wall time is added to (see `CorrectOptions.timings`). */
   timings?: StepTimings;
 }
@@ -34,7 +37,7 @@ export async function correctRaster(img: Raster, p: ColourParams, options: Corre
   if (isNeutral(p)) return { raster: img };
   const { timings } = options;
   const thumb = options.thumb ?? (await timed(timings, 'analysisCopy', () => thumbnailRaster(img, ANALYSIS_SIDE)));
-  const { plan, diagnostics } = timedSync(timings, 'planning', () => planCorrection(thumb, p));
+  const { plan, diagnostics } = timedSync(timings, 'planning', () => planCorrection(thumb, p, 'still', options.evidence));
   const out = timedSync(timings, 'curves', () => applyPlan(img, plan));
   const raster = plan.sharpen > 0 ? await timed(timings, 'sharpen', () => sharpenRaster(out, plan.sharpen)) : out;
   return { raster, plan, diagnostics };

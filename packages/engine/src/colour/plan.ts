@@ -110,8 +110,14 @@ export interface PlanDiagnostics {
  * Plan the correction of an analysis copy under a parameter set.
  *
  * @param cast how much of an estimated colour cast is removed (default `still`; see {@link CastPolicy}).
+ * @param measured `estimateIlluminant(thumb)` when already made (stills only; measured here otherwise).
  */
-export function planCorrection(thumb: Raster, p: ColourParams, cast: CastPolicy = 'still'): { plan: ColourPlan; diagnostics: PlanDiagnostics } {
+export function planCorrection(
+  thumb: Raster,
+  p: ColourParams,
+  cast: CastPolicy = 'still',
+  measured?: IlluminantEvidence,
+): { plan: ColourPlan; diagnostics: PlanDiagnostics } {
   const plan: ColourPlan = { ...IDENTITY_PLAN, gains: [1, 1, 1], sharpen: p.sharpen, vibrance: p.vibrance, saturation: p.saturation };
   const clipped = clippedFraction(thumb);
 
@@ -122,7 +128,7 @@ export function planCorrection(thumb: Raster, p: ColourParams, cast: CastPolicy 
   let wb: [number, number, number];
   let evidence: IlluminantEvidence | undefined;
   if (cast === 'still') {
-    evidence = estimateIlluminant(thumb);
+    evidence = measured ?? estimateIlluminant(thumb);
     wb = gainsRemoving(evidence.consensus, p.whiteBalance);
     illuminant = gainsRemoving(evidence.consensus, -1);
     castAngle = angleFromNeutral(illuminant);
