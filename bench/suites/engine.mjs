@@ -19,7 +19,7 @@ import { median } from '../lib/stats.mjs';
 const STEPS = [
   ['decode', 'decode (with format probe)'],
   ['analysisCopy', 'analysis copy (400 px)'],
-  ['faces', 'face detection (1280 px copy, worker)'],
+  ['faces', 'face detection (worker; the wait beyond the overlapped analysis)'],
   ['planning', 'planning (scene, preset, colour plan)'],
   ['curves', 'look-up tables + vibrance (one pass)'],
   ['sharpen', 'sharpening'],
