@@ -13,6 +13,7 @@ import { applyLook } from './look';
 import { detectFaces } from './vision';
 import type { CorrectOptions, CorrectResult } from './types';
 import { EngineError } from './errors';
+import { timed } from './timings';
 import sharp from 'sharp';
 
 /**
@@ -24,8 +25,9 @@ import sharp from 'sharp';
  */
 export async function correctImage(input: Buffer, pfc: PfcParams, options: CorrectOptions = {}): Promise<CorrectResult> {
   const p = effectivePfcParams(pfc);
-  const sourceFormat = await probeFormat(input);
-  const image = await decodeRaster(input);
+  const { timings } = options;
+  const sourceFormat = await timed(timings, 'decode', () => probeFormat(input));
+  const image = await timed(timings, 'decode', () => decodeRaster(input));
   const originalDimensions = { width: image.width, height: image.height };
   checkCorrectionLimits(image.width, image.height);
   const usage = emptyJobUsage(usageSizeOf(image.width * image.height));
@@ -35,6 +37,7 @@ export async function correctImage(input: Buffer, pfc: PfcParams, options: Corre
     ...(options.presetFile ? { presetFile: options.presetFile } : {}),
     ...(options.findFaces !== null ? { findFaces: options.findFaces ?? detectFaces } : {}),
     ...(options.defaultSkip ? { defaultSkip: options.defaultSkip } : {}),
+    ...(timings ? { timings } : {}),
   });
   notes.push(...look.notes);
   if (p.removeGlares === true) {
@@ -51,22 +54,25 @@ export async function correctImage(input: Buffer, pfc: PfcParams, options: Corre
   if (target && (target.width !== raster.width || target.height !== raster.height)) {
     if (target.width > raster.width || target.height > raster.height) {
       checkUpscaleLimits(raster, target, input.length, p.resize ?? 'auto');
-      raster = (await upscaleRaster(raster, target, p.resize ?? 'auto')).raster;
+      raster = (await timed(timings, 'resize', () => upscaleRaster(raster, target, p.resize ?? 'auto'))).raster;
       usage.imageResizeCount = 1;
     } else {
-      raster = await resizeTo(raster, target);
+      raster = await timed(timings, 'resize', () => resizeTo(raster, target));
       usage.classicResizeCount = 1;
     }
   }
 
   const format = outputFormat(p.outputType ?? 'original', sourceFormat, p.removeBackground === true);
-  let output = await encodeRaster(raster, {
-    format,
-    quality: p.outputQuality ?? 90,
-    ...(p.preserveMetadata === false ? {} : { metadataFrom: input }),
-  });
+  const final = raster;
+  let output = await timed(timings, 'encode', () =>
+    encodeRaster(final, {
+      format,
+      quality: p.outputQuality ?? 90,
+      ...(p.preserveMetadata === false ? {} : { metadataFrom: input }),
+    }),
+  );
   // The kept EXIF still carries the source's thumbnail; regenerate it when asked.
-  if (regeneratesThumbnail(p, format)) output = await updateExifThumbnail(output);
+  if (regeneratesThumbnail(p, format)) output = await timed(timings, 'encode', () => updateExifThumbnail(output));
   const sizeChanged = raster.width !== image.width || raster.height !== image.height;
   return {
     output,

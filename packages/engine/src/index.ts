@@ -3,6 +3,7 @@
  * containers' emulations. Pure functions over buffers; no HTTP, no storage.
  */
 export { correctImage } from './correct';
+export type { CorrectionStep, StepTimings } from './timings';
 export type { CorrectOptions, CorrectResult } from './types';
 export { EngineError, type EngineErrorCode } from './errors';
 export { CORRECTION_LIMITS, UPSCALE_LIMITS, BACKGROUND_LIMITS, checkCorrectionLimits } from './limits';
@@ -12,7 +13,7 @@ export * from './retouch/index';
 export * from './upscale/index';
 export { createImagingEngine, type ImagingHooks, type ImagingEngineOptions, type ImageDetection } from './imaging';
 export { applyLook, createLookEngine, type LookOptions, type LookResult, type FaceFinder, type LookImage, type LookHookContext } from './look';
-export { correctRaster, type ColourResult } from './colour/correct';
+export { correctRaster, ANALYSIS_SIDE, type ColourResult, type CorrectRasterOptions } from './colour/correct';
 export { planCorrection, castCorrectionDeg, type PlanDiagnostics, type CastPolicy } from './colour/plan';
 export { meanDeltaE2000, ciede2000, srgbToLab, type Lab } from './colour/deltaE';
 export { SCENE, sceneName, type SceneId, type SceneName } from './scene/categories';

@@ -4,7 +4,8 @@
  * hook ({@link createLookEngine}), so both give the same pixels.
  */
 import type { FaceRecord, PfcParams } from '@pfc/core';
-import { correctRaster } from './colour/correct';
+import { ANALYSIS_SIDE, correctRaster } from './colour/correct';
+import { estimateIlluminant } from './colour/illuminant';
 import { NEUTRAL_COLOUR_PARAMS, type ColourParams } from './colour/params';
 import { thumbnailRaster, type Raster } from './image/raster';
 import { resolvePreset } from './presets/resolve';
@@ -13,9 +14,7 @@ import { detectScene, type SceneFace } from './scene/detect';
 import { skipReason } from './scene/skip';
 import { removeBlemishes } from './retouch/blemish';
 import { removeGlare } from './retouch/glare';
-
-/** Long side of the analysis copy used by scene detection, pixels. */
-const SCENE_SIDE = 400;
+import { timed, timedSync, type StepTimings } from './timings';
 
 /** Finds faces on an image (pixel boxes and eyes in that image). */
 export type FaceFinder = (image: Raster) => Promise<readonly FaceRecord[]>;
@@ -32,6 +31,8 @@ export interface LookOptions {
   findFaces?: FaceFinder;
   /** Skip mode when `params.skip` is not given (the container's PFC_SKIP_MODE). Default `clipart`. */
   defaultSkip?: 'clipart' | 'legacy' | 'none';
+  /** A record each step's wall time is added to (see `CorrectOptions.timings`). */
+  timings?: StepTimings;
 }
 
 /** What {@link applyLook} did. */
@@ -61,7 +62,15 @@ export async function applyLook(image: Raster, params: PfcParams, options: LookO
   const retouch = params.removeBlemish === true || params.removeGlares === true;
   // Faces for retouching and for the scene (reported also with preset=none, so it is the same either way).
   const needFaces = retouch || (options.scene === undefined && !options.faces);
-  const found = needFaces && options.findFaces ? await options.findFaces(image) : undefined;
+  const { findFaces, timings } = options;
+  // Face detection runs in a worker thread. Unless retouching needs the
+  // faces first, the analysis copy and the measurements that do not depend
+  // on the scene are made meanwhile; `faces` times only the wait beyond them.
+  const facesTask = needFaces && findFaces ? findFaces(image) : undefined;
+  // Awaited below; until then a failure must not count as an unhandled rejection.
+  facesTask?.catch(() => undefined);
+  const awaitFaces = () => (facesTask ? timed(timings, 'faces', () => facesTask) : Promise.resolve(undefined));
+  let found = retouch ? await awaitFaces() : undefined;
   let work = image;
   let glareFound: boolean | undefined;
   let blemishFaces: number | undefined;
@@ -76,19 +85,25 @@ export async function applyLook(image: Raster, params: PfcParams, options: LookO
     blemishFaces = b.faces;
   }
 
-  const thumb = await thumbnailRaster(work, SCENE_SIDE);
-  let scene: SceneId;
-  if (options.scene !== undefined && isSceneId(options.scene)) scene = options.scene;
-  else {
-    const faces = options.faces ?? found?.map((f) => ({ width: f.width / image.width, height: f.height / image.height })) ?? [];
-    scene = detectScene(thumb, faces).scene;
-  }
-  const preset = resolvePreset(params.preset, scene, options.presetFile);
+  // One analysis copy for the scene, the skip rule and the colour plan.
+  const thumb = await timed(timings, 'analysisCopy', () => thumbnailRaster(work, ANALYSIS_SIDE));
+  const evidence = params.preset === 'none' ? undefined : timedSync(timings, 'planning', () => estimateIlluminant(thumb));
+  if (!retouch) found = await awaitFaces();
+  const { scene, preset, skipped } = timedSync(timings, 'planning', () => {
+    let scene: SceneId;
+    if (options.scene !== undefined && isSceneId(options.scene)) scene = options.scene;
+    else {
+      const faces = options.faces ?? found?.map((f) => ({ width: f.width / image.width, height: f.height / image.height })) ?? [];
+      scene = detectScene(thumb, faces).scene;
+    }
+    const preset = resolvePreset(params.preset, scene, options.presetFile);
+    const skipped = preset.aiSelection || params.preset === 'none' ? undefined : skipReason(params.skip ?? options.defaultSkip ?? 'clipart', thumb);
+    return { scene, preset, skipped };
+  });
   const notes = preset.note ? [preset.note] : [];
-  const skipped = preset.aiSelection || params.preset === 'none' ? undefined : skipReason(params.skip ?? options.defaultSkip ?? 'clipart', thumb);
   if (skipped) notes.push(`colour correction skipped: ${skipped}`);
   const colour = skipped ? { ...NEUTRAL_COLOUR_PARAMS } : preset.params;
-  const { raster } = await correctRaster(work, colour);
+  const { raster } = await correctRaster(work, colour, { thumb, ...(evidence ? { evidence } : {}), ...(timings ? { timings } : {}) });
   return {
     raster,
     scene,

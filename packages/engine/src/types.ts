@@ -5,6 +5,7 @@ import type { CropBox, DetectionData, Dimensions, JobUsage } from '@pfc/core';
 import type { ColourParams } from './colour/params';
 import type { OutputFormat } from './image/encode';
 import type { FaceFinder } from './look';
+import type { StepTimings } from './timings';
 
 /** Resources a job refers to by key; the caller (a service) resolves the keys to bytes. */
 export interface CorrectOptions {
@@ -22,6 +23,12 @@ export interface CorrectOptions {
    * per process); `null` for none (then no portrait or group scenes).
    */
   findFaces?: FaceFinder | null;
+  /**
+   * A record the engine adds each step's wall time to, in milliseconds (see
+   * `CorrectionStep`); for benchmarks. Reuse one record over many calls to
+   * sum them. Omit it and nothing is measured.
+   */
+  timings?: StepTimings;
 }
 
 /** Everything a job record needs from the engine. */

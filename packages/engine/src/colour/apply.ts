@@ -1,6 +1,7 @@
 /**
  * Applies a colour plan to pixels: per-channel tone curves through 8-bit
- * look-up tables, then vibrance/saturation per pixel. Alpha is never touched.
+ * look-up tables, then vibrance/saturation per pixel, in one pass. Alpha is
+ * never touched.
  */
 import type { Raster } from '../image/raster';
 import { linearToSrgb, srgbToLinear } from './srgb';
@@ -121,29 +122,52 @@ export function applyCurves(img: Raster, plan: ColourPlan): Raster {
 }
 
 /**
- * Vibrance and saturation in place. Vibrance scales chroma (distance from the
- * pixel's luma) by more for muted colours than for vivid ones, and by less on
- * skin-like hues (red > green > blue), so faces do not turn orange.
+ * The plan's tone curves and vibrance/saturation in one pass over the
+ * pixels, into a new raster (alpha copied). Vibrance scales chroma (distance
+ * from the pixel's luma) by more for muted colours than for vivid ones, and
+ * by less on skin-like hues (red > green > blue), so faces do not turn
+ * orange. The scale depends only on the pixel's max − min and the skin test,
+ * so it comes from a table of 2 × 256 factors.
  */
-export function applySaturation(img: Raster, vibrance: number, saturation: number): void {
-  if (vibrance === 0 && saturation === 0) return;
+export function applyPlan(img: Raster, plan: ColourPlan): Raster {
+  const [lr, lg, lb] = channelLuts(plan);
+  const factors = saturationFactors(plan.vibrance, plan.saturation);
   const { data, channels: ch } = img;
+  const out = new Uint8Array(data.length);
   for (let i = 0; i < data.length; i += ch) {
-    const r = data[i]!;
-    const g = data[i + 1]!;
-    const b = data[i + 2]!;
-    const max = Math.max(r, g, b);
-    const min = Math.min(r, g, b);
-    if (max === min) continue;
-    const sat = (max - min) / 255;
-    const skin = r > g && g > b && r - b < 170 ? 0.5 : 1;
-    const factor = (1 + saturation) * (1 + vibrance * skin * (1 - sat) ** 2);
-    if (factor === 1) continue;
+    const r = lr[data[i]!]!;
+    const g = lg[data[i + 1]!]!;
+    const b = lb[data[i + 2]!]!;
+    if (ch === 4) out[i + 3] = data[i + 3]!;
+    const max = r > g ? (r > b ? r : b) : g > b ? g : b;
+    const min = r < g ? (r < b ? r : b) : g < b ? g : b;
+    const factor = factors && max !== min ? factors[(r > g && g > b && r - b < 170 ? 256 : 0) + max - min]! : 1;
+    if (factor === 1) {
+      out[i] = r;
+      out[i + 1] = g;
+      out[i + 2] = b;
+      continue;
+    }
     const y = luma8(r, g, b);
-    data[i] = clampByte(y + (r - y) * factor);
-    data[i + 1] = clampByte(y + (g - y) * factor);
-    data[i + 2] = clampByte(y + (b - y) * factor);
+    out[i] = clampByte(y + (r - y) * factor);
+    out[i + 1] = clampByte(y + (g - y) * factor);
+    out[i + 2] = clampByte(y + (b - y) * factor);
   }
+  return { ...img, data: out };
+}
+
+/**
+ * Chroma factors by max − min (0..255), plain then skin-like (+256); undefined
+ * when vibrance and saturation are both 0.
+ */
+function saturationFactors(vibrance: number, saturation: number): Float64Array | undefined {
+  if (vibrance === 0 && saturation === 0) return undefined;
+  const t = new Float64Array(512);
+  for (let d = 0; d < 256; d++) {
+    const sat = d / 255;
+    for (const [offset, skin] of [[0, 1], [256, 0.5]] as const) t[offset + d] = (1 + saturation) * (1 + vibrance * skin * (1 - sat) ** 2);
+  }
+  return t;
 }
 
 function clampByte(v: number): number {

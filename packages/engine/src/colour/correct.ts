@@ -3,9 +3,11 @@
  * full-resolution raster, sharpen through sharp.
  */
 import { rasterToSharp, thumbnailRaster, type Raster } from '../image/raster';
-import { applyCurves, applySaturation, type ColourPlan } from './apply';
+import { applyPlan, type ColourPlan } from './apply';
 import { isNeutral, type ColourParams } from './params';
+import type { IlluminantEvidence } from './illuminant';
 import { planCorrection, type PlanDiagnostics } from './plan';
+import { timed, timedSync, type StepTimings } from '../timings';
 
 /** Long side of the analysis copy, pixels. Large enough for stable statistics, small enough to be fast. */
 export const ANALYSIS_SIDE = 400;
@@ -17,17 +19,27 @@ export interface ColourResult {
   diagnostics?: PlanDiagnostics;
 }
 
+/** Inputs of {@link correctRaster} beyond the image and parameters. */
+export interface CorrectRasterOptions {
+  /** The image's analysis copy (`thumbnailRaster(img, ANALYSIS_SIDE)`) when the caller already made it. */
+  thumb?: Raster;
+  /** `estimateIlluminant(thumb)` when the caller already measured it (e.g. while waiting for faces). */
+  evidence?: IlluminantEvidence;
+  /** A record each step's wall time is added to (see `CorrectOptions.timings`). */
+  timings?: StepTimings;
+}
+
 /**
  * Colour-correct a raster under a parameter set. A neutral parameter set
  * returns the same raster object untouched.
  */
-export async function correctRaster(img: Raster, p: ColourParams): Promise<ColourResult> {
+export async function correctRaster(img: Raster, p: ColourParams, options: CorrectRasterOptions = {}): Promise<ColourResult> {
   if (isNeutral(p)) return { raster: img };
-  const thumb = await thumbnailRaster(img, ANALYSIS_SIDE);
-  const { plan, diagnostics } = planCorrection(thumb, p);
-  const out = applyCurves(img, plan);
-  applySaturation(out, plan.vibrance, plan.saturation);
-  const raster = plan.sharpen > 0 ? await sharpenRaster(out, plan.sharpen) : out;
+  const { timings } = options;
+  const thumb = options.thumb ?? (await timed(timings, 'analysisCopy', () => thumbnailRaster(img, ANALYSIS_SIDE)));
+  const { plan, diagnostics } = timedSync(timings, 'planning', () => planCorrection(thumb, p, 'still', options.evidence));
+  const out = timedSync(timings, 'curves', () => applyPlan(img, plan));
+  const raster = plan.sharpen > 0 ? await timed(timings, 'sharpen', () => sharpenRaster(out, plan.sharpen)) : out;
   return { raster, plan, diagnostics };
 }
 

@@ -113,6 +113,9 @@ function fade(x: number, from: number, to: number): number {
   return Math.min(1, Math.max(0, (to - x) / (to - from)));
 }
 
+/** The sixth power of each byte's linear value (the p = 6 mean's terms, computed once). */
+const LINEAR6_OF_BYTE: Float64Array = LINEAR_OF_BYTE.map((v) => v ** 6);
+
 /** Mean, Minkowski p = 6 mean and white patch of the unclipped pixels, linear RGB. */
 function channelStats(img: Raster): { mean: [number, number, number]; p6: [number, number, number]; white?: [number, number, number] } {
   const { data, channels: ch } = img;
@@ -132,9 +135,9 @@ function channelStats(img: Raster): { mean: [number, number, number]; p6: [numbe
     sum[0]! += lr;
     sum[1]! += lg;
     sum[2]! += lb;
-    sum6[0]! += lr ** 6;
-    sum6[1]! += lg ** 6;
-    sum6[2]! += lb ** 6;
+    sum6[0]! += LINEAR6_OF_BYTE[r]!;
+    sum6[1]! += LINEAR6_OF_BYTE[g]!;
+    sum6[2]! += LINEAR6_OF_BYTE[b]!;
     brightness[r + g + b]!++;
   }
   if (n === 0) return { mean: [1, 1, 1], p6: [1, 1, 1] };

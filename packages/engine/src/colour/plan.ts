@@ -110,23 +110,31 @@ export interface PlanDiagnostics {
  * Plan the correction of an analysis copy under a parameter set.
  *
  * @param cast how much of an estimated colour cast is removed (default `still`; see {@link CastPolicy}).
+ * @param measured `estimateIlluminant(thumb)` when already made (stills only; measured here otherwise).
  */
-export function planCorrection(thumb: Raster, p: ColourParams, cast: CastPolicy = 'still'): { plan: ColourPlan; diagnostics: PlanDiagnostics } {
+export function planCorrection(
+  thumb: Raster,
+  p: ColourParams,
+  cast: CastPolicy = 'still',
+  measured?: IlluminantEvidence,
+): { plan: ColourPlan; diagnostics: PlanDiagnostics } {
   const plan: ColourPlan = { ...IDENTITY_PLAN, gains: [1, 1, 1], sharpen: p.sharpen, vibrance: p.vibrance, saturation: p.saturation };
   const clipped = clippedFraction(thumb);
 
   // 1. White balance. A still removes what the evidence agrees on (see
   // illuminant.ts); a video clip the grey-edge estimate under its policy.
-  let illuminant = greyEdgeIlluminant(thumb);
-  let castAngle = angleFromNeutral(illuminant);
+  let illuminant: [number, number, number];
+  let castAngle: number;
   let wb: [number, number, number];
   let evidence: IlluminantEvidence | undefined;
   if (cast === 'still') {
-    evidence = estimateIlluminant(thumb);
+    evidence = measured ?? estimateIlluminant(thumb);
     wb = gainsRemoving(evidence.consensus, p.whiteBalance);
     illuminant = gainsRemoving(evidence.consensus, -1);
     castAngle = angleFromNeutral(illuminant);
   } else {
+    illuminant = greyEdgeIlluminant(thumb);
+    castAngle = angleFromNeutral(illuminant);
     const k = castAngle > 0 ? (p.whiteBalance * castCorrectionDeg(castAngle, cast)) / castAngle : 0;
     const logs = illuminant.map((v) => Math.log(Math.max(v, 1e-4)));
     const meanLog = (logs[0]! + logs[1]! + logs[2]!) / 3;

@@ -1,0 +1,119 @@
+/**
+ * Safety net for speed work on the correction pipeline: `correctImage` must
+ * give the pixels of the plain, step-by-step pipeline the README describes
+ * (decode → 400 px analysis copy → scene → preset → plan → per-channel
+ * look-up tables → vibrance per pixel → unsharp mask on lightness). The
+ * reference below is written for clarity, not speed, and shares only the
+ * planner and the curves with the engine; a faster pipeline that changes
+ * pixels by more than {@link MAX_LEVELS} fails here. Outputs are PNG, so no
+ * encoder noise hides a difference.
+ */
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import sharp from 'sharp';
+import { describe, expect, it } from 'vitest';
+import type { PfcParams } from '@pfc/core';
+import { channelLuts } from '../src/colour/apply';
+import { planCorrection } from '../src/colour/plan';
+import { correctImage } from '../src/correct';
+import { decodeRaster, thumbnailRaster, type Raster } from '../src/image/raster';
+import { resolvePreset } from '../src/presets/resolve';
+import { detectScene } from '../src/scene/detect';
+import type { StepTimings } from '../src/timings';
+import { png, rgb, sample } from './colour-helpers';
+
+/** Largest per-channel difference (8-bit levels) allowed between the engine and the reference. */
+const MAX_LEVELS = 1;
+
+const tune = (name: string) => readFileSync(fileURLToPath(new URL(`../../../bench/photos/tune/${name}`, import.meta.url)));
+
+/** The README's pipeline, one step after the other. Faces: none (as `findFaces: null`). */
+async function referencePixels(input: Buffer, params: PfcParams): Promise<Raster> {
+  const image = await decodeRaster(input);
+  const thumb = await thumbnailRaster(image, 400);
+  const preset = resolvePreset(params.preset, detectScene(thumb, []).scene);
+  const { plan } = planCorrection(thumb, preset.params);
+  const luts = channelLuts(plan);
+  const ch = image.channels;
+  const out = new Uint8Array(image.data);
+  for (let i = 0; i < out.length; i += ch) {
+    const [r, g, b] = [0, 1, 2].map((c) => luts[c as 0 | 1 | 2][image.data[i + c]!]!) as [number, number, number];
+    out.set([r, g, b], i);
+    const max = Math.max(r, g, b);
+    const min = Math.min(r, g, b);
+    if (max === min) continue;
+    // Vibrance: muted colours gain more chroma than vivid ones, skin-like hues half as much.
+    const sat = (max - min) / 255;
+    const skin = r > g && g > b && r - b < 170 ? 0.5 : 1;
+    const factor = (1 + plan.saturation) * (1 + plan.vibrance * skin * (1 - sat) ** 2);
+    const y = 0.299 * r + 0.587 * g + 0.114 * b;
+    out.set([r, g, b].map((v) => Math.min(255, Math.max(0, Math.round(y + (v - y) * factor)))), i);
+  }
+  if (plan.sharpen === 0) return { ...image, data: out };
+  // Unsharp mask on lightness, σ from the image size (0.6..2 px).
+  const sigma = Math.max(0.6, Math.min(2, Math.max(image.width, image.height) / 1500));
+  const sharpened = await sharp(out, { raw: { width: image.width, height: image.height, channels: ch } })
+    .sharpen({ sigma, m1: 0.5 * plan.sharpen, m2: 1.5 * plan.sharpen, x1: 2 })
+    .raw()
+    .toBuffer();
+  return { ...image, data: new Uint8Array(sharpened) };
+}
+
+async function enginePixels(input: Buffer, params: PfcParams, timings?: StepTimings): Promise<Raster> {
+  const r = await correctImage(input, { ...params, outputType: 'png' }, { findFaces: null, ...(timings ? { timings } : {}) });
+  const { data, info } = await sharp(r.output).raw().toBuffer({ resolveWithObject: true });
+  return { data: new Uint8Array(data), width: info.width, height: info.height, channels: info.channels as 3 | 4 };
+}
+
+function maxDifference(a: Raster, b: Raster): number {
+  expect([a.width, a.height, a.channels]).toEqual([b.width, b.height, b.channels]);
+  let max = 0;
+  for (let i = 0; i < a.data.length; i++) max = Math.max(max, Math.abs(a.data[i]! - b.data[i]!));
+  return max;
+}
+
+/** Coffee with a half-transparent disc cut out: RGBA in, alpha kept. */
+async function withAlpha(): Promise<Buffer> {
+  const disc = Buffer.from('<svg width="600" height="400"><circle cx="300" cy="200" r="150" fill="#000" fill-opacity="0.5"/></svg>');
+  return sharp(sample('objects/coffee.jpg')).ensureAlpha().composite([{ input: disc, blend: 'dest-out' }]).png().toBuffer();
+}
+
+const CASES: [string, () => Buffer | Promise<Buffer>, PfcParams][] = [
+  ['coffee', () => sample('objects/coffee.jpg'), {}],
+  ['rocket', () => sample('outdoors/rocket.jpg'), {}],
+  ['astronaut', () => sample('portraits/astronaut.jpg'), {}],
+  ['grace_hopper', () => sample('portraits/grace_hopper.jpg'), {}],
+  ['chelsea (PNG)', () => sample('objects/chelsea.png'), {}],
+  ['kde-eveningglow', () => tune('kde-eveningglow.jpg'), {}],
+  ['mate-greenmeadow', () => tune('mate-greenmeadow.jpg'), {}],
+  ['coffee, Pro (no vibrance)', () => sample('objects/coffee.jpg'), { preset: 'Pro' }],
+  ['coffee at 1.8 MP (larger sharpening radius)', async () => sharp(sample('objects/coffee.jpg')).resize({ width: 1650 }).jpeg({ quality: 92 }).toBuffer(), {}],
+  ['coffee with alpha', withAlpha, {}],
+  ['grey rocket', async () => sharp(sample('outdoors/rocket.jpg')).grayscale().png().toBuffer(), {}],
+];
+
+describe('correctImage against the step-by-step reference pipeline', () => {
+  it.each(CASES)('%s: same pixels (within one level)', async (_name, make, params) => {
+    const input = await make();
+    const [engine, reference] = await Promise.all([enginePixels(input, params), referencePixels(input, params)]);
+    expect(maxDifference(engine, reference)).toBeLessThanOrEqual(MAX_LEVELS);
+    // The reference does change the image, so an engine that returned its input would fail.
+    expect(maxDifference(reference, await decodeRaster(input))).toBeGreaterThan(MAX_LEVELS);
+  });
+});
+
+describe('CorrectOptions.timings', () => {
+  it('adds the wall time of each step that ran, and sums over calls', async () => {
+    const input = await png(await rgb(sample('objects/coffee.jpg')));
+    const timings: StepTimings = {};
+    await enginePixels(input, {}, timings);
+    const steps = ['decode', 'analysisCopy', 'planning', 'curves', 'sharpen', 'encode'] as const;
+    for (const s of steps) expect(timings[s], s).toBeGreaterThan(0);
+    // No face finder and no resize: those steps did not run.
+    expect(timings.faces).toBeUndefined();
+    expect(timings.resize).toBeUndefined();
+    const first = { ...timings };
+    await enginePixels(input, {}, timings);
+    for (const s of steps) expect(timings[s]!).toBeGreaterThan(first[s]!);
+  });
+});
