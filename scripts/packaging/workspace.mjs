@@ -69,7 +69,7 @@ export function expectedRepository(rel, root = ROOT) {
 
 /** Every disagreement with the one source (empty when the release is consistent). */
 export function checkRelease(root = ROOT) {
-  const { version } = releaseInfo(root);
+  const { version, bugs } = releaseInfo(root);
   const problems = [];
   const names = new Set();
   for (const { rel, pkg } of workspacePackages(root)) {
@@ -83,6 +83,9 @@ export function checkRelease(root = ROOT) {
     const want = expectedRepository(rel, root);
     if (JSON.stringify(pkg.repository) !== JSON.stringify(want)) {
       problems.push(`${rel}: repository ${JSON.stringify(pkg.repository)}, expected ${JSON.stringify(want)}`);
+    }
+    if (pkg.bugs !== undefined && JSON.stringify(pkg.bugs) !== JSON.stringify(bugs)) {
+      problems.push(`${rel}: bugs ${JSON.stringify(pkg.bugs)}, expected the root's ${JSON.stringify(bugs)}`);
     }
   }
   return problems;
