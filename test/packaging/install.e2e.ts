@@ -10,8 +10,8 @@
  *   call is still an error there (types are not `any`);
  * - an esbuild browser bundle of core pulls in no Node built-in;
  * - the installed `pfc --version` prints the release's version and `pfc correct`
- *   corrects a sample folder on the embedded emulator (engine models and
- *   ffmpeg from the installed packages, nothing downloaded).
+ *   corrects a sample folder on the embedded emulator, also enlarging with the
+ *   engine's own ESRGAN model (from the installed packages, nothing downloaded).
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -19,6 +19,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
+import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { packAll, type Packed } from '../../scripts/packaging/npm.mjs';
 import { releaseInfo, ROOT } from '../../scripts/packaging/workspace.mjs';
@@ -192,5 +193,15 @@ describe('the packed packages, installed from their tarballs', () => {
       expect(sha(join(photos, n)), `${n} original untouched`).toBe(before[n]);
       expect(readFileSync(out).subarray(0, 3)).toEqual(Buffer.from([0xff, 0xd8, 0xff]));
     }
+  }, 300_000);
+
+  test('the installed pfc enlarges with the engine\'s own model (ESRGAN, shipped in @pfc/engine\'s models/), with no network', async () => {
+    const dir = join(work, 'upscale');
+    mkdirSync(dir);
+    await sharp(join(SAMPLES, readdirSync(SAMPLES).find((f) => f.endsWith('.jpg'))!)).resize(96, 96).jpeg().toFile(join(dir, 'small.jpg'));
+    offline(join(app, 'node_modules/.bin/pfc'), ['correct', dir, '-p', 'scale=200'], { cwd: work, env: { PFC_API_KEY: '' } });
+    // Without the model files the engine refuses the enlargement and the file is reported failed.
+    const meta = await sharp(join(dir, 'corrected', 'small.jpg')).metadata();
+    expect([meta.width, meta.height]).toEqual([192, 192]);
   }, 300_000);
 });
