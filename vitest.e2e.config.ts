@@ -4,7 +4,7 @@ import { defineConfig } from 'vitest/config';
 // a real VS Code (code-server). `test/e2e/setup.mjs` installs what they need.
 export default defineConfig({
   test: {
-    include: ['test/e2e/**/*.e2e.ts', 'plugins/*/test/**/*.e2e.ts'],
+    include: ['test/e2e/**/*.e2e.ts', 'test/packaging/**/*.e2e.ts', 'plugins/*/test/**/*.e2e.ts'],
     testTimeout: 300_000,
     hookTimeout: 300_000,
     fileParallelism: false,

@@ -1,7 +1,9 @@
 /**
  * Hosts: what each host loads — bundle sizes (raw and gzip) from the builds
- * (`npm run bench` builds first) — and the VS Code activation time that the
- * real VS Code test (`npm run test:e2e`) writes to bench-results/vscode-extension.json.
+ * (`npm run bench` builds first) —, the release's artifacts (every file
+ * `npm run package` made, from its artifacts/release.json), and the VS Code
+ * activation time that the real VS Code test (`npm run test:e2e`) writes to
+ * bench-results/vscode-extension.json.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
@@ -34,6 +36,22 @@ const ARTIFACTS = [
   { name: 'Photoshop package (.ccx)', dir: 'plugins/photoshop/ccx', ext: '.ccx', packed: true },
 ];
 
+/** What `npm run package` wrote to artifacts/release.json (one figure per artifact), or a note that it has not run. */
+function releaseArtifacts() {
+  const file = path.join(ROOT, 'artifacts', 'release.json');
+  if (!existsSync(file)) {
+    return { figures: [{ name: 'Release artifacts', value: 'not packaged', note: 'run npm run package (writes artifacts/release.json)' }] };
+  }
+  const release = JSON.parse(readFileSync(file, 'utf8'));
+  const figures = release.artifacts.map((a) => ({
+    name: `Release ${release.version}: ${a.path}`,
+    value: +(a.bytes / KB).toFixed(1),
+    unit: 'KB',
+    note: a.kind === 'folder' ? `folder, ${a.files} files` : `sha256 ${a.sha256.slice(0, 12)}…`,
+  }));
+  return { figures, release };
+}
+
 function resolveArtifact(a) {
   if (a.file) return path.join(ROOT, a.file);
   const dir = path.join(ROOT, a.dir);
@@ -44,7 +62,7 @@ function resolveArtifact(a) {
 export default {
   name: 'hosts',
   area: 'Hosts',
-  title: 'Hosts: bundle sizes and VS Code activation',
+  title: 'Hosts: bundle sizes, release artifacts and VS Code activation',
   async run({ log }) {
     const figures = [];
     const sizes = {};
@@ -60,6 +78,9 @@ export default {
       figures.push({ name: a.name, value: +(s.raw / KB).toFixed(1), unit: 'KB', note: a.packed ? 'compressed package' : `${(s.gzip / KB).toFixed(1)} KB gzip` });
     }
 
+    const packaged = releaseArtifacts();
+    figures.push(...packaged.figures);
+
     const file = path.join(RESULTS_DIR, 'vscode-extension.json');
     let vscode;
     if (existsSync(file)) {
@@ -74,7 +95,7 @@ export default {
     log(figures.map((f) => `${f.name}: ${f.value}${f.unit ? ` ${f.unit}` : ''}`).join('; '));
     return {
       figures,
-      data: { sizes, vscode },
+      data: { sizes, release: packaged.release, vscode },
       notes: ['Sizes are of the builds in the work tree (npm run bench runs npm run build first). KB = 1000 bytes.'],
     };
   },

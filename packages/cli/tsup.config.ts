@@ -7,5 +7,6 @@ export default defineConfig({
   target: 'node20',
   sourcemap: true,
   clean: true,
-  dts: false,
+  // Declarations for the library entry only (the workers and the bin have no importers).
+  dts: { entry: { index: 'src/index.ts' } },
 });

@@ -7,5 +7,6 @@ export default defineConfig({
   target: 'node20',
   sourcemap: true,
   clean: true,
-  dts: false,
+  // Bundled declarations for the published package (exports.types points here).
+  dts: true,
 });

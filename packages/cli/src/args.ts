@@ -3,9 +3,11 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { UsageError } from './io';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
+// Named so the package's declarations can spell the return type (TS4058 otherwise).
+type Parsed<O extends Options> = ReturnType<typeof parseArgs<{ args: string[]; options: O; strict: true; allowPositionals: true }>>;
 
 /** Parse `argv` strictly: an unknown flag or a missing value is a `UsageError`. */
-export function parse<O extends Options>(argv: string[], options: O, command: string) {
+export function parse<O extends Options>(argv: string[], options: O, command: string): Parsed<O> {
   try {
     return parseArgs({ args: argv, options, strict: true, allowPositionals: true });
   } catch (err) {

@@ -48,10 +48,13 @@ export interface SessionOptions {
   env?: Record<string, string>;
   /** Open the folder in Restricted Mode: trust is enabled and the start-up question answered "don't trust". */
   restricted?: boolean;
+  /** The .vsix to install (default: the universal one the build makes, `VSIX`). */
+  vsix?: string;
 }
 
 export async function openSession(options: SessionOptions): Promise<Session> {
-  if (!existsSync(VSIX)) throw new Error(`${VSIX} is missing: run "npm run build -w pfc-vscode" (npm run test:e2e builds it)`);
+  const vsix = options.vsix ?? VSIX;
+  if (!existsSync(vsix)) throw new Error(`${vsix} is missing: run "npm run build -w pfc-vscode" (npm run test:e2e builds it)`);
   const workspace = mkdtempSync(join(tmpdir(), 'pfc-vscode-ws-'));
   for (const f of options.folders) addPhotoFolder(workspace, f);
   if (options.workspaceSettings) {
@@ -59,7 +62,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
     writeFileSync(join(workspace, '.vscode', 'settings.json'), JSON.stringify(options.workspaceSettings, null, 2));
   }
   const server = await startCodeServer({
-    bin: options.codeServerBin, vsix: VSIX, settings: options.settings, ...(options.env ? { env: options.env } : {}), trust: options.restricted ? 'ask' : 'off',
+    bin: options.codeServerBin, vsix, settings: options.settings, ...(options.env ? { env: options.env } : {}), trust: options.restricted ? 'ask' : 'off',
   });
   const profile = mkdtempSync(join(tmpdir(), 'pfc-chromium-'));
   let context: BrowserContext | undefined;

@@ -1,0 +1,75 @@
+/**
+ * The platform .vsix (`npm run package` → vscode/pfc-vscode-linux-x64-<version>.vsix)
+ * installed alone into a fresh VS Code: with no key, no pfc setting and no
+ * `NODE_PATH`, a folder is corrected on the embedded emulator that the package
+ * itself carries (node_modules/@pfc/emulator with sharp, the engine's models and
+ * ffmpeg) — nothing from the repository's node_modules.
+ */
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
+// @ts-expect-error a plain .mjs script without types
+import { setupCodeServer } from '../scripts/setup-e2e.mjs';
+import { packAll } from '../../../scripts/packaging/npm.mjs';
+import { vscodePlatformVsix } from '../../../scripts/packaging/vscode.mjs';
+import { releaseInfo } from '../../../scripts/packaging/workspace.mjs';
+import { expectCorrectedImage, expectNoPartials, expectOriginalsUntouched, filesBelow, sha256 } from './e2e/checks';
+import { diagnose } from './e2e/diagnose';
+import { openSession, SAMPLE_FILES, type Session } from './e2e/session';
+import { contextMenu, explorerRow, pickQuick, recordToasts, waitForToastText } from './e2e/ui';
+
+describe('the platform .vsix, installed alone, corrects on the emulator it carries', () => {
+  let s: Session;
+  let work: string;
+
+  beforeAll(async () => {
+    const codeServerBin = (setupCodeServer as () => string)();
+    work = mkdtempSync(join(tmpdir(), 'pfc-platform-vsix-'));
+    const { version } = releaseInfo();
+    const { file } = vscodePlatformVsix({ tarballs: packAll(join(work, 'npm')), dest: work, version });
+    s = await openSession({
+      codeServerBin,
+      settings: {},
+      folders: ['album'],
+      vsix: file,
+      // Nothing outside the extension's own folder to find @pfc/emulator in.
+      env: { NODE_PATH: '' },
+    });
+    await recordToasts(s.page);
+  }, 600_000);
+  afterEach((ctx) => diagnose(ctx, s));
+  afterAll(async () => {
+    await s?.close();
+    if (work) rmSync(work, { recursive: true, force: true });
+  });
+
+  test('a fresh profile with no key corrects a folder on the embedded emulator', async () => {
+    const { page, workspace } = s;
+    const album = join(workspace, 'album');
+    await contextMenu(page, explorerRow(page, 'album'), 'Perfectly Clear: Correct Images in Folder…');
+    await pickQuick(page, 'Pro');
+    await waitForToastText(page, /results come from the local emulator/, 180_000);
+    await waitForToastText(page, /Corrected 5 files/, 240_000);
+
+    const out = join(album, 'corrected');
+    expect(filesBelow(out).filter((f) => !f.split('/').pop()!.startsWith('.'))).toEqual([...SAMPLE_FILES].sort());
+    for (const rel of SAMPLE_FILES) {
+      await expectCorrectedImage(join(album, rel), join(out, rel));
+      expect(sha256(join(out, rel)), rel).not.toBe(sha256(join(album, rel)));
+    }
+    expectOriginalsUntouched(album, SAMPLE_FILES);
+    expectNoPartials(album);
+    expect(s.server.outputChannel()).toMatch(/embedded emulator started on http:\/\/127\.0\.0\.1:\d+\/v2/);
+    // The emulator that ran is the one inside the installed extension: it is there, and no other
+    // folder the extension looks in (its parents; NODE_PATH is empty) holds one.
+    const extensions = join(s.server.root, 'extensions');
+    const installed = readdirSync(extensions).filter((d) => d.startsWith('pfc.pfc-vscode-'));
+    expect(installed).toHaveLength(1);
+    const own = join(extensions, installed[0]!);
+    expect(existsSync(join(own, 'node_modules', '@pfc', 'emulator', 'dist', 'index.js'))).toBe(true);
+    for (let dir = dirname(own); dir !== dirname(dir); dir = dirname(dir)) {
+      expect(existsSync(join(dir, 'node_modules', '@pfc', 'emulator')), dir).toBe(false);
+    }
+  });
+});
