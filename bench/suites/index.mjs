@@ -1,6 +1,7 @@
 /** Every suite, in the order `npm run bench` runs them. */
 import crash from './crash.mjs';
 import engine from './engine.mjs';
+import fleet from './fleet.mjs';
 import fuzz from './fuzz.mjs';
 import hosts from './hosts.mjs';
 import memory from './memory.mjs';
@@ -10,4 +11,4 @@ import quality from './quality.mjs';
 import soak from './soak.mjs';
 import soakLimits from './soak-limits.mjs';
 
-export const SUITES = [pipeline, polling, memory, engine, soak, soakLimits, crash, fuzz, quality, hosts];
+export const SUITES = [pipeline, polling, memory, engine, soak, soakLimits, crash, fuzz, quality, hosts, fleet];
