@@ -111,8 +111,9 @@ export class JobSlots {
     return () => {
       if (done) return;
       done = true;
+      const atLimit = this.#inUse >= this.#limit();
       this.#inUse--;
-      this.#adaptive?.finished();
+      this.#adaptive?.finished(atLimit);
       this.#handOn();
     };
   }

@@ -80,9 +80,13 @@ export class AdaptiveLimit {
     this.#set(Math.max(this.#min, Math.floor(this.#current * this.#decrease)), 'congested');
   }
 
-  /** A job finished: after a whole round of them without congestion, allow one more. */
-  finished(): void {
-    if (this.#now() - this.#lastDecrease < this.#holdMs) return;
+  /**
+   * A job finished: after a whole round of them without congestion, allow one
+   * more. `atLimit` false (the host had fewer jobs out than allowed) does not
+   * count: a limit the host does not use says nothing about the service.
+   */
+  finished(atLimit = true): void {
+    if (!atLimit || this.#now() - this.#lastDecrease < this.#holdMs) return;
     if (++this.#round < this.#current) return;
     if (this.#current < this.#max) this.#set(this.#current + 1, 'kept-up');
     this.#round = 0;
