@@ -119,7 +119,7 @@ async function readRequest(v: CorrectValues, positionals: string[], io: CliIo): 
     bgrLicenseKey: v['bgr-license-key'] ?? io.env.PFC_BGR_LICENSE_KEY,
     ...containerDirect(v['container-input-dir'], v['container-output-dir'], io.cwd),
   };
-  const resolved = resolveBackendChoice(selection);
+  const resolved = resolveOrUsage(selection);
   const params = impliedParams(resolved, given);
   // The report path is judged before anything is sent: it is written only as a new file or over an earlier report.
   const report = v.report !== undefined ? await checkReportPath(resolve(io.cwd, v.report)).catch(usage) : undefined;
@@ -229,6 +229,15 @@ function containerDirect(input: string | undefined, output: string | undefined, 
     throw new UsageError(`--container-input-dir and --container-output-dir go together: give both (the local folders mounted as the container's /input and /output), got only ${input === undefined ? '--container-output-dir' : '--container-input-dir'}`);
   }
   return { containerDirect: { inputDir: resolve(cwd, input), outputDir: resolve(cwd, output) } };
+}
+
+/** The backend `auto` picks; a bad or repeated container URL is a usage error. */
+function resolveOrUsage(selection: BackendSelection): ReturnType<typeof resolveBackendChoice> {
+  try {
+    return resolveBackendChoice(selection);
+  } catch (err) {
+    return usage(err);
+  }
 }
 
 function usage(err: unknown): never {
