@@ -108,26 +108,27 @@ describe('fleet of background-removal containers', () => {
 
 describe('adaptive concurrency against the account limit', () => {
   it('drops the jobs at once on 429s and raises them again, with fewer refusals than a fixed count', async () => {
-    const emu = await startEmulator({ engine: {}, container: false, bgr: false, processingMs: 30, workers: 8, accountLimits: { jobsInProgress: 2 } });
+    const emu = await startEmulator({ engine: {}, container: false, bgr: false, processingMs: 120, workers: 8, accountLimits: { jobsInProgress: 2 } });
     try {
       const root = tempDir();
-      await photos(join(root, 'in'), 80);
+      await photos(join(root, 'in'), 60);
       const opened = await openBackend({ emulatorUrl: emu.web });
       const plan = await planBatch({ inputs: [join(root, 'in')], params: {}, backend: opened.id });
       const notices: string[] = [];
       const onEvent = (e: BatchEvent) => e.type === 'notice' && notices.push(e.message);
       const adaptive = await runBatch(plan, { backend: opened.backend, backendId: opened.id, concurrency: 8, rateLimited: opened.rateLimited!, onEvent });
-      expect(adaptive.corrected).toBe(80);
+      expect(adaptive.corrected).toBe(60);
       const refusedAdaptive = emu.stats().accountLimits.jobs;
       expect(refusedAdaptive).toBeGreaterThan(0);
       const limits = notices.map((n) => Number(n.split(' ')[0]));
       // Down from 8 first, then back up at least once after a drop.
-      expect(limits[0]).toBeLessThan(8);
-      expect(limits.some((l, i) => i > 0 && l > limits[i - 1]!)).toBe(true);
+      const path = `limits ${limits.join(' ')}, ${refusedAdaptive} refusals`;
+      expect(limits[0], path).toBeLessThan(8);
+      expect(limits.some((l, i) => i > 0 && l > limits[i - 1]!), path).toBe(true);
       // The same files again with a fixed 8: the service refuses far more job starts.
       const fixed = await runBatch(plan, { backend: opened.backend, backendId: opened.id, concurrency: 8, force: true });
-      expect(fixed.corrected + fixed.failed).toBe(80);
-      expect(emu.stats().accountLimits.jobs - refusedAdaptive).toBeGreaterThan(refusedAdaptive);
+      expect(fixed.corrected + fixed.failed).toBe(60);
+      expect(emu.stats().accountLimits.jobs - refusedAdaptive, path).toBeGreaterThan(refusedAdaptive);
       await opened.close();
     } finally {
       await emu.close();
