@@ -1,6 +1,7 @@
 /** Every suite, in the order `npm run bench` runs them. */
 import crash from './crash.mjs';
 import engine from './engine.mjs';
+import fleet from './fleet.mjs';
 import fuzz from './fuzz.mjs';
 import hosts from './hosts.mjs';
 import memory from './memory.mjs';
@@ -11,4 +12,4 @@ import scale from './scale.mjs';
 import soak from './soak.mjs';
 import soakLimits from './soak-limits.mjs';
 
-export const SUITES = [pipeline, polling, memory, engine, soak, soakLimits, crash, fuzz, quality, hosts, scale];
+export const SUITES = [pipeline, polling, memory, engine, soak, soakLimits, crash, fuzz, quality, hosts, scale, fleet];

@@ -7,12 +7,13 @@
  * emulator by URL never load it or its native `sharp`).
  */
 import {
-  type BackendKind, type CorrectionBackend, createBgrBackend, createContainerBackend, createSelfHostedBackend, DEFAULT_BASE_URL, type FetchLike, type PfcParams,
-  type RetryInfo, WebApiClient,
+  type BackendKind, type CorrectionBackend, createBgrBackend, createContainerBackend, createSelfHostedBackend, DEFAULT_BASE_URL, type FetchLike, Fleet, type FleetEvent,
+  type FleetInstanceStatus, type PfcParams, RateLimitError, type RetryInfo, WebApiClient,
 } from '@pfc/core';
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { createDirectContainerBackend } from './container-direct';
+import { bgrTarget, containerTarget, DEFAULT_BGR_INSTANCE_JOBS, DEFAULT_CONTAINER_INSTANCE_JOBS, describeTarget, instanceJobs, urlList } from './fleet';
 import { createNodeFetch } from './node-fetch';
 import { BatchUsageError } from './errors';
 
@@ -39,8 +40,13 @@ export interface BackendSelection {
    * a placeholder key, never `apiKey`. Default: start the embedded emulator.
    */
   emulatorUrl?: string;
-  /** Colour-correction container address. */
-  containerUrl?: string;
+  /**
+   * Colour-correction container address, or several (a list, or commas in one
+   * string): several make a fleet, each instance health-checked (`GET
+   * /version`) and given `instanceJobs` files at once, a file moved to another
+   * instance when its instance fails.
+   */
+  containerUrl?: string | readonly string[];
   /**
    * Direct file access to the colour-correction container (`createDirectContainerBackend`):
    * the local folders where its `/input` and `/output` are mounted. Images are
@@ -49,8 +55,14 @@ export interface BackendSelection {
    * Default: images are uploaded and downloaded over HTTP.
    */
   containerDirect?: { inputDir: string; outputDir: string };
-  /** Background-removal container address. */
-  bgrUrl?: string;
+  /** Background-removal container address, or several (as `containerUrl`; health-checked with `GET /Status`, each activated with the licence key). */
+  bgrUrl?: string | readonly string[];
+  /** Files each self-hosted instance works on at once. Default 2 per colour container, 1 per BGR container. */
+  instanceJobs?: number;
+  /** Time between health checks of a fleet's instances while work runs, ms. Default 5,000. */
+  healthIntervalMs?: number;
+  /** Told when an instance of a fleet goes down, comes back, or a file moves off a failed one (never holds a key). */
+  onFleetEvent?: (e: FleetEvent) => void;
   /** Licence key of the background-removal container (sent once to its `/Authorize`). Never printed. */
   bgrLicenseKey?: string;
   /** Extra time each embedded-emulator job spends processing, in ms (demos and tests). Default 0. */
@@ -74,7 +86,14 @@ export interface OpenedBackend {
   defaultConcurrency: number;
   /** The Web API client, when the backend speaks the Web API (hosted or emulator): presets, job status. */
   web?: WebApiClient;
-  /** Stop what was started (the embedded emulator); nothing for backends reached by URL. Idempotent. */
+  /**
+   * Subscribes to the service's 429 answers (Web API and emulator): pass it
+   * to `runBatch` (`RunOptions.rateLimited`) so the jobs at once adapt. Returns the unsubscribe function.
+   */
+  rateLimited?: (listener: () => void) => () => void;
+  /** Each self-hosted instance's state, when several were configured (which failed, how many files each did). */
+  instances?: () => FleetInstanceStatus[];
+  /** Stop what was started (the embedded emulator, a fleet's health checks); nothing for backends reached by URL. Idempotent. */
   close(): Promise<void>;
 }
 
@@ -83,18 +102,23 @@ export function resolveBackendChoice(sel: BackendSelection): Exclude<BackendChoi
   const choice = sel.backend ?? 'auto';
   if (choice !== 'auto') return choice;
   if (sel.apiKey) return 'web';
-  if (sel.containerUrl) return 'container';
-  if (sel.bgrUrl) return 'bgr';
+  if (urlList(sel.containerUrl, '--container-url').length > 0) return 'container';
+  if (urlList(sel.bgrUrl, '--bgr-url').length > 0) return 'bgr';
   return 'emulator';
 }
 
 /** Open the selected backend. Throws `BatchUsageError` (code `bad-params`) when a needed key or URL is missing. */
 export async function openBackend(selection: BackendSelection): Promise<OpenedBackend> {
-  const sel = { ...selection, fetch: selection.fetch ?? createNodeFetch() };
+  const rate = rateLimitSignal(selection.onRetry);
+  const sel = { ...selection, fetch: selection.fetch ?? createNodeFetch(), onRetry: rate.onRetry };
   const choice = resolveBackendChoice(sel);
+  const bgrUrls = urlList(sel.bgrUrl, '--bgr-url');
   // Before anything starts (the embedded emulator) or is sent.
-  if (sel.containerDirect && (choice !== 'container' || sel.bgrUrl)) {
-    throw new BatchUsageError(`direct file access (--container-input-dir, --container-output-dir) works only with the colour-correction container alone (--container-url, without --bgr-url), not with the ${sel.bgrUrl && choice === 'container' ? 'container+bgr' : choice} backend`, 'bad-params');
+  if (sel.containerDirect && (choice !== 'container' || bgrUrls.length > 0)) {
+    throw new BatchUsageError(`direct file access (--container-input-dir, --container-output-dir) works only with the colour-correction container alone (--container-url, without --bgr-url), not with the ${bgrUrls.length > 0 && choice === 'container' ? 'container+bgr' : choice} backend`, 'bad-params');
+  }
+  if (sel.containerDirect && urlList(sel.containerUrl, '--container-url').length > 1) {
+    throw new BatchUsageError('direct file access (--container-input-dir, --container-output-dir) works with one colour-correction container, not several --container-url', 'bad-params');
   }
   const noop = async () => undefined;
   switch (choice) {
@@ -102,10 +126,10 @@ export async function openBackend(selection: BackendSelection): Promise<OpenedBa
       if (!sel.apiKey) throw new BatchUsageError('the web backend needs an API key: set PFC_API_KEY or pass --api-key', 'bad-params');
       const baseURL = sel.baseURL ?? DEFAULT_BASE_URL;
       const web = new WebApiClient({ apiKey: sel.apiKey, baseURL, fetch: sel.fetch, ...(sel.onRetry ? { onRetry: sel.onRetry } : {}) });
-      return { backend: web, web, id: 'web', description: `Web API at ${web.baseURL}`, paid: true, defaultConcurrency: 4, close: noop };
+      return { backend: web, web, id: 'web', description: `Web API at ${web.baseURL}`, paid: true, defaultConcurrency: 4, rateLimited: rate.subscribe, close: noop };
     }
     case 'emulator':
-      return openEmulator(sel);
+      return { ...(await openEmulator(sel)), rateLimited: rate.subscribe };
     case 'container':
     case 'bgr':
       return openSelfHosted(choice, sel);
@@ -131,35 +155,67 @@ async function openEmulator(sel: BackendSelection): Promise<OpenedBackend> {
 
 async function openSelfHosted(choice: 'container' | 'bgr', sel: BackendSelection): Promise<OpenedBackend> {
   const retry = { ...(sel.onRetry ? { onRetry: sel.onRetry } : {}), ...(sel.fetch ? { fetch: sel.fetch } : {}) };
-  const bgr = sel.bgrUrl ? { baseURL: sel.bgrUrl, ...(sel.bgrLicenseKey ? { licenseKey: sel.bgrLicenseKey } : {}), ...retry } : undefined;
-  const close = async () => undefined;
+  const containerUrls = urlList(sel.containerUrl, '--container-url');
+  const bgrUrls = urlList(sel.bgrUrl, '--bgr-url');
+  const setup = (fallback: number) => ({ jobs: instanceJobs(sel.instanceJobs, fallback), healthIntervalMs: sel.healthIntervalMs, onEvent: sel.onFleetEvent });
+  const bgr = bgrUrls.length > 0 ? bgrTarget(bgrUrls, { ...(sel.bgrLicenseKey ? { licenseKey: sel.bgrLicenseKey } : {}), ...retry }, setup(DEFAULT_BGR_INSTANCE_JOBS)) : undefined;
   if (choice === 'bgr') {
     if (!bgr) throw new BatchUsageError('the bgr backend needs --bgr-url (or PFC_BGR_URL)', 'bad-params');
-    // One GPU job at a time is what a single BGR container does well.
-    return { backend: createBgrBackend({ bgr }), id: 'bgr', description: `background-removal container at ${bgr.baseURL}`, paid: false, defaultConcurrency: 1, close };
+    return { ...fleetFacts([bgr], 1), backend: createBgrBackend({ bgr }), id: 'bgr', description: `background-removal container${bgr instanceof Fleet ? 's' : ''} at ${describeTarget(bgr)}`, paid: false };
   }
-  if (!sel.containerUrl) throw new BatchUsageError('the container backend needs --container-url (or PFC_CONTAINER_URL)', 'bad-params');
-  const container = { baseURL: sel.containerUrl, ...retry };
+  if (containerUrls.length === 0) throw new BatchUsageError('the container backend needs --container-url (or PFC_CONTAINER_URL)', 'bad-params');
+  const container = containerTarget(containerUrls, retry, setup(DEFAULT_CONTAINER_INSTANCE_JOBS));
   if (bgr) {
     return {
+      ...fleetFacts([container, bgr], 2),
       backend: createSelfHostedBackend({ container, bgr }),
       id: 'container+bgr',
-      description: `containers at ${container.baseURL} (colour) and ${bgr.baseURL} (background removal)`,
+      description: `containers at ${describeTarget(container)} (colour) and ${describeTarget(bgr)} (background removal)`,
       paid: false,
-      defaultConcurrency: 2,
-      close,
     };
   }
-  const opened = { id: 'container', paid: false, defaultConcurrency: 2, close } as const;
-  if (sel.containerDirect) {
+  const opened = { ...fleetFacts([container], 2), id: 'container', paid: false } as const;
+  if (sel.containerDirect && !(container instanceof Fleet)) {
     const { inputDir, outputDir } = await directFolders(sel.containerDirect);
     return {
       ...opened,
       backend: createDirectContainerBackend({ container, inputDir, outputDir }),
-      description: `colour-correction container at ${container.baseURL} with direct file access (input ${inputDir}, output ${outputDir})`,
+      description: `colour-correction container at ${container.transport.baseURL} with direct file access (input ${inputDir}, output ${outputDir})`,
     };
   }
-  return { ...opened, backend: createContainerBackend({ container }), description: `colour-correction container at ${container.baseURL}` };
+  return { ...opened, backend: createContainerBackend({ container }), description: `colour-correction container${container instanceof Fleet ? 's' : ''} at ${describeTarget(container)}` };
+}
+
+/**
+ * Concurrency, status and closing of self-hosted targets: with fleets, the
+ * files at once default to what the first stage's instances take together,
+ * and `close` stops their health checks.
+ */
+function fleetFacts(targets: readonly unknown[], single: number): Pick<OpenedBackend, 'defaultConcurrency' | 'instances' | 'close'> {
+  const fleets = targets.filter((t): t is Fleet<unknown> => t instanceof Fleet);
+  const first = targets[0];
+  return {
+    defaultConcurrency: first instanceof Fleet ? first.concurrency : single,
+    ...(fleets.length > 0 ? { instances: () => fleets.flatMap((f) => f.status()) } : {}),
+    close: async () => {
+      for (const f of fleets) f.close();
+    },
+  };
+}
+
+/** Tells subscribers of each 429 the transport retries (`RateLimitError`), then passes the notice on. */
+function rateLimitSignal(onRetry: ((info: RetryInfo) => void) | undefined): { onRetry: (info: RetryInfo) => void; subscribe: (listener: () => void) => () => void } {
+  const listeners = new Set<() => void>();
+  return {
+    onRetry: (info) => {
+      if (info.error instanceof RateLimitError) for (const l of listeners) l();
+      onRetry?.(info);
+    },
+    subscribe: (listener) => {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+  };
 }
 
 /** The mounted folders, absolute; each must be an existing folder, and they must differ (the container writes `/output/<input name>`). */

@@ -25,7 +25,9 @@ export type BatchEvent =
   | { type: 'corrected'; input: string; rel: string; output: string; bytesIn: number; bytesOut: number; durationMs: number; jobId?: string; warnings: string[]; backup?: string }
   | { type: 'failed'; input: string; rel: string; error: string; errorName: string; jobId?: string }
   /** A file in flight when the run was cancelled. */
-  | { type: 'cancelled'; input: string; rel: string };
+  | { type: 'cancelled'; input: string; rel: string }
+  /** Something about the run as a whole worth a line (e.g. the jobs at once lowered after 429s). */
+  | { type: 'notice'; message: string };
 
 /**
  * What a result keeps of the final job record (Web API): its id, state and the

@@ -9,7 +9,7 @@ import type { Stats } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import {
-  AuthenticationError, ConnectionError, type CorrectionBackend, type CorrectionProgress, defaultSleep, PermissionDeniedError, isRetryable, JobFailedError, ParameterError, type PfcParams, PfcError,
+  AdaptiveLimit, AuthenticationError, ConnectionError, type CorrectionBackend, type CorrectionProgress, defaultSleep, PermissionDeniedError, isRetryable, JobFailedError, ParameterError, type PfcParams, PfcError,
   TimeoutError, UserAbortError,
 } from '@pfc/core';
 import { keepOriginal } from './backup';
@@ -69,6 +69,15 @@ export interface RunOptions {
   /** Called when the run starts waiting for another run's lock (`waitForLock`). */
   onLockWait?: (lockPath: string, holder: LockHolder | undefined) => void;
   onEvent?: (event: BatchEvent) => void;
+  /**
+   * Subscribes to the service's refusals for overload (429): with a backend
+   * that takes job slots, the jobs in the service then follow an
+   * `AdaptiveLimit` (halved on 429s, back up by one per round of jobs done,
+   * never above `concurrency`) instead of staying at `concurrency`. Returns
+   * the unsubscribe function. `OpenedBackend.rateLimited` is one. Default:
+   * a fixed `concurrency`.
+   */
+  rateLimited?: (listener: () => void) => () => void;
 }
 
 /**
@@ -125,7 +134,10 @@ async function runLocked(plan: BatchPlan, options: RunOptions, params: PfcParams
   // Job slots keep `concurrency` jobs running while the files around them upload and
   // download, so the service's workers do not idle on the client's transfers. The extra
   // files in hand are bounded (each streams from and to disk, never held in memory).
-  const slots = backend.usesJobSlot ? new JobSlots(concurrency) : undefined;
+  const adaptive = backend.usesJobSlot && options.rateLimited ? new AdaptiveLimit({ max: concurrency }) : undefined;
+  adaptive?.onChange((limit) => emit({ type: 'notice', message: `${limit} job(s) at once (${limit < concurrency ? 'the service refused work: fewer jobs' : 'the service keeps up: one more'})` }));
+  const unsubscribe = adaptive && options.rateLimited ? options.rateLimited(() => adaptive.congested()) : () => undefined;
+  const slots = backend.usesJobSlot ? new JobSlots(adaptive ?? concurrency) : undefined;
   const inHand = slots ? 2 * concurrency : concurrency;
   // Each file in hand listens on the run's signal (its wait for a slot, its requests).
   setMaxListeners(Math.max(10, inHand * 4), signal);
@@ -148,7 +160,7 @@ async function runLocked(plan: BatchPlan, options: RunOptions, params: PfcParams
       breaker.observe(r);
     }
   };
-  await Promise.all(Array.from({ length: Math.min(inHand, plan.files.length) }, (_, k) => worker(k)));
+  await Promise.all(Array.from({ length: Math.min(inHand, plan.files.length) }, (_, k) => worker(k))).finally(unsubscribe);
   await Promise.all([...manifests.values()].map((m) => m.tidy().catch(() => undefined)));
 
   const final = plan.files.map((f, i) => results[i] ?? cancelledResult(f, settingsOf(f)));

@@ -4,9 +4,11 @@
  * after every earlier file has had one (or is done without one), so jobs
  * start in the order of the plan whatever order the uploads finish in, as
  * they did when each file held its slot from upload to write. A wait ends
- * with `UserAbortError` when its signal aborts.
+ * with `UserAbortError` when its signal aborts. With an `AdaptiveLimit` the
+ * number of slots follows it: fewer after 429s (slots given back are not
+ * handed on while over the limit), more when it rises again.
  */
-import { UserAbortError } from '@pfc/core';
+import { type AdaptiveLimit, UserAbortError } from '@pfc/core';
 
 interface Waiter {
   ready: () => void;
@@ -15,7 +17,9 @@ interface Waiter {
 }
 
 export class JobSlots {
-  #free: number;
+  #inUse = 0;
+  readonly #limit: () => number;
+  readonly #adaptive: AdaptiveLimit | undefined;
   readonly #queue: Waiter[] = [];
   /** Lowest plan position whose turn has not passed. */
   #turn = 0;
@@ -23,8 +27,21 @@ export class JobSlots {
   readonly #turnWaiters = new Map<number, Waiter>();
   readonly #watchers: { order: number; resolve: () => void }[] = [];
 
-  constructor(size: number) {
-    this.#free = size;
+  constructor(size: number | AdaptiveLimit) {
+    if (typeof size === 'number') {
+      this.#limit = () => size;
+      this.#adaptive = undefined;
+    } else {
+      const adaptive = size;
+      this.#adaptive = adaptive;
+      this.#limit = () => adaptive.current;
+      adaptive.onChange(() => this.#handOn());
+    }
+  }
+
+  /** Jobs holding a slot now. */
+  get inUse(): number {
+    return this.#inUse;
   }
 
   /**
@@ -33,8 +50,8 @@ export class JobSlots {
    */
   async acquire(order: number, signal?: AbortSignal): Promise<() => void> {
     if (order > this.#turn) await this.#wait(signal, (w) => this.#turnWaiters.set(order, w), () => this.#turnWaiters.delete(order));
-    if (this.#free > 0 && this.#queue.length === 0) {
-      this.#free--;
+    if (this.#inUse < this.#limit() && this.#queue.length === 0) {
+      this.#inUse++;
       this.pass(order);
       return this.#releaser();
     }
@@ -94,13 +111,21 @@ export class JobSlots {
     return () => {
       if (done) return;
       done = true;
+      const atLimit = this.#inUse >= this.#limit();
+      this.#inUse--;
+      this.#adaptive?.finished(atLimit);
+      this.#handOn();
+    };
+  }
+
+  /** Give free slots to the waiting files, first come first served, while under the limit. */
+  #handOn(): void {
+    while (this.#inUse < this.#limit()) {
       const next = this.#queue.shift();
-      if (!next) {
-        this.#free++;
-        return;
-      }
+      if (!next) return;
+      this.#inUse++;
       next.signal?.removeEventListener('abort', next.onAbort);
       next.ready();
-    };
+    }
   }
 }

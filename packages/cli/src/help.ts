@@ -58,7 +58,11 @@ embedded emulator, started on 127.0.0.1 for this run):
       --api-key-stdin      read the key from stdin (pipe or redirect it)
       --base-url URL       Web API base (default: PFC_BASE_URL or
                            https://api.perfectlyclear.io/v2)
-      --container-url URL  colour-correction container (PFC_CONTAINER_URL)
+      --container-url URL  colour-correction container (PFC_CONTAINER_URL).
+                           Repeat it (or separate URLs with commas, also in
+                           PFC_CONTAINER_URL) for several instances: each file
+                           goes to the healthy instance with the least work,
+                           and moves to another if its instance fails
       --container-input-dir DIR, --container-output-dir DIR
                            direct file access to the colour container (both
                            flags, with --container-url, without --bgr-url):
@@ -67,7 +71,12 @@ embedded emulator, started on 127.0.0.1 for this run):
                            correction request goes over HTTP
       --bgr-url URL        background-removal container (PFC_BGR_URL); with
                            --container-url, backgrounds are removed after the
-                           colour correction when removeBackground=true
+                           colour correction when removeBackground=true.
+                           Repeatable / comma-separated like --container-url;
+                           each instance is activated with the licence key
+      --instance-jobs N    files each container instance works on at once
+                           (1-64; default 2 colour, 1 background removal);
+                           -j defaults to the sum over the instances
       --bgr-license-key K  licence key of the BGR container
                            (PFC_BGR_LICENSE_KEY); never printed
 

@@ -128,6 +128,8 @@ export function humanRenderer(io: CliIo): Renderer {
         case 'cancelled':
           inFlight.delete(e.input);
           return;
+        case 'notice':
+          return print(paint('dim', safe(e.message)));
       }
     },
   };

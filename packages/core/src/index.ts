@@ -10,3 +10,4 @@ export * from './webapi/index';
 export * from './selfhosted';
 export * from './random';
 export * from './media/sniff';
+export * from './fleet/index';

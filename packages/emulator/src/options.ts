@@ -145,4 +145,11 @@ export interface EmulatorOptions {
   container?: ContainerServerOptions | false;
   /** The background-removal container emulation; `false` to not start it. Default: started on any free port (the bin: 8000). */
   bgr?: BgrServerOptions | false;
+  /**
+   * More colour-correction container instances beside `container` (a fleet for
+   * tests and benchmarks), each on any free port with its own folders; each
+   * entry's options (e.g. `processingMs`, `workers`) override `container`'s.
+   * Their URLs are `urls.container2`, `urls.container3`… Default: none.
+   */
+  containerInstances?: ContainerServerOptions[];
 }

@@ -32,7 +32,7 @@ export interface EmulatorHandle {
   /** The data folder in use. */
   dataDir: string;
   /** The container emulations (absent when started with `container: false` / `bgr: false`). */
-  selfHosted: Pick<SelfHostedEmulation, 'container' | 'bgr'>;
+  selfHosted: Pick<SelfHostedEmulation, 'container' | 'containers' | 'bgr'>;
   /** Request, job and fault counters (as `GET /_emulator/stats`). */
   stats(): EmulatorStats;
   /** Every Web API job with the parameters the service received (as `GET /_emulator/jobs`). */
@@ -66,15 +66,14 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     closers.push(selfHosted.close);
     const urls: EmulatorUrls = { web: web.url };
     if (web.storageUrl !== web.url) urls.storage = web.storageUrl;
-    if (selfHosted.urls.container) urls.container = selfHosted.urls.container;
-    if (selfHosted.urls.bgr) urls.bgr = selfHosted.urls.bgr;
+    Object.assign(urls, selfHosted.urls);
     let closing: Promise<void> | undefined;
     return {
       web: web.url,
       storage: web.storageUrl,
       urls,
       dataDir: store.root,
-      selfHosted: { container: selfHosted.container, bgr: selfHosted.bgr },
+      selfHosted: { container: selfHosted.container, containers: selfHosted.containers, bgr: selfHosted.bgr },
       stats: () => emulatorStats(web.app),
       jobs: () => emulatorJobs(web.app),
       setFaults: (config) => web.app.faults.set(config),

@@ -14,7 +14,7 @@ import type { KeyName, KeyStore } from './keys';
 import type { BackendSetting, ExtensionSettings } from './settings';
 
 /** A backend ready to run, with what the UI and the batch engine need to know about it. */
-export interface ResolvedBackend extends Pick<OpenedBackend, 'backend' | 'id' | 'web' | 'close'> {
+export interface ResolvedBackend extends Pick<OpenedBackend, 'backend' | 'id' | 'web' | 'close' | 'rateLimited'> {
   /** What the planner checks limits against (the backend's id). */
   planKind: OpenedBackend['id'];
   /** Paid backends ask for confirmation above `pfc.confirmAboveFiles`: every backend but the local emulator. */
@@ -100,6 +100,7 @@ export async function resolveBackend(settings: ExtensionSettings, keys: Pick<Key
     backend: opened.backend,
     id: opened.id,
     ...(opened.web ? { web: opened.web } : {}),
+    ...(opened.rateLimited ? { rateLimited: opened.rateLimited } : {}),
     close: opened.close,
     planKind: opened.id,
     // As pfc.confirmAboveFiles documents, the extension's cost guard covers the containers too (the CLI's only the hosted Web API).

@@ -84,5 +84,7 @@ export function logLine(e: BatchEvent): string | undefined {
       return `FAILED ${e.rel}: ${e.error}${e.jobId ? ` (job ${e.jobId})` : ''}`;
     case 'cancelled':
       return `cancelled ${e.rel}`;
+    case 'notice':
+      return e.message;
   }
 }

@@ -252,6 +252,8 @@ async function runWithProgress(svc: RunServices, plan: BatchPlan, backend: Resol
             concurrency: settings.concurrency,
             force: !settings.skipAlreadyCorrected,
             signal: controller.signal,
+            // Fewer jobs at once while the service answers 429, more again when it keeps up.
+            ...(backend.rateLimited ? { rateLimited: backend.rateLimited } : {}),
             onEvent: (e) => {
               const line = logLine(e);
               // Left-out paths were summarised after planning; each one is a trace line.

@@ -20,10 +20,12 @@ export interface ExtensionSettings {
   /** Default `https://api.perfectlyclear.io/v2`. */
   webApiUrl: string;
   /** Default `http://127.0.0.1:8081`. */
+  /** One address, or several separated by commas (a fleet). */
   containerUrl: string;
   /** Whether the user set `pfc.containerUrl` (backend `auto` then picks the container). */
   containerConfigured: boolean;
   /** Default `http://127.0.0.1:8082`. */
+  /** One address, or several separated by commas (a fleet). */
   bgrUrl: string;
   /** Address of a running emulator; default empty: the embedded emulator. */
   emulatorUrl: string;
@@ -99,6 +101,19 @@ function checkUrl(name: string, value: unknown, issues: SettingIssue[]): string 
   return undefined;
 }
 
+/** A string of one or more comma-separated addresses, or a list of them: each checked; joined with commas. */
+function checkUrls(name: 'containerUrl' | 'bgrUrl', value: unknown, issues: SettingIssue[]): string | undefined {
+  const items = typeof value === 'string' ? value.split(',') : Array.isArray(value) ? value : undefined;
+  if (items === undefined) return undefined;
+  const urls = items.map((v) => (typeof v === 'string' ? v.trim() : v)).filter((v) => v !== '');
+  if (urls.length === 0 || urls.some((v) => typeof v !== 'string')) {
+    issues.push({ setting: `pfc.${name}`, message: `pfc.${name} must be an http(s) address or a list of them (got ${JSON.stringify(value)})` });
+    return undefined;
+  }
+  const checked = urls.map((u) => checkUrl(name, u, issues));
+  return checked.every((u) => u !== undefined) ? checked.join(',') : undefined;
+}
+
 function intIn(name: string, value: unknown, min: number, max: number, issues: SettingIssue[]): number | undefined {
   if (value === undefined) return undefined;
   if (typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max) return value;
@@ -116,8 +131,13 @@ export function readSettings(get: ConfigGetter, isSet: (key: string) => boolean 
     if (isOneOf(BACKENDS, backend)) s.backend = backend;
     else issues.push({ setting: 'pfc.backend', message: `pfc.backend must be one of ${BACKENDS.join(', ')} (got ${JSON.stringify(backend)})` });
   }
-  for (const key of ['webApiUrl', 'containerUrl', 'bgrUrl', 'emulatorUrl'] as const) {
+  for (const key of ['webApiUrl', 'emulatorUrl'] as const) {
     const v = checkUrl(key, get<unknown>(key), issues);
+    if (v !== undefined) s[key] = v;
+  }
+  // One address (as before) or a list of them (a fleet), kept as one comma-separated string.
+  for (const key of ['containerUrl', 'bgrUrl'] as const) {
+    const v = checkUrls(key, get<unknown>(key), issues);
     if (v !== undefined) s[key] = v;
   }
   s.containerConfigured = isSet('containerUrl');

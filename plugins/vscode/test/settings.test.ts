@@ -28,6 +28,15 @@ describe('readSettings', () => {
     expect(s.outputMode).toBe('suffix');
   });
 
+  test('container and BGR addresses: one string (as before), or a list for a fleet, each checked', () => {
+    expect(from({ containerUrl: 'http://gpu-1:8081/' }).containerUrl).toBe('http://gpu-1:8081');
+    const s = from({ containerUrl: ['http://gpu-1:8081', 'http://gpu-2:8081/'], bgrUrl: ['http://gpu-1:8000', 'http://gpu-2:8000'] });
+    expect(s.containerUrl).toBe('http://gpu-1:8081,http://gpu-2:8081');
+    expect(s.bgrUrl).toBe('http://gpu-1:8000,http://gpu-2:8000');
+    expect(issues({ containerUrl: ['http://gpu-1:8081', 'ftp://x'] })[0]).toMatch(/pfc\.containerUrl must be an http\(s\) address/);
+    expect(issues({ bgrUrl: [] })[0]).toMatch(/pfc\.bgrUrl must be an http\(s\) address or a list of them/);
+  });
+
   test('each bad value is named with what is allowed', () => {
     expect(issues({ concurrency: 0 })).toEqual(['pfc.concurrency must be an integer from 1 to 16 (got 0)']);
     expect(issues({ concurrency: 2.5 })[0]).toMatch(/pfc\.concurrency must be an integer from 1 to 16/);

@@ -5,7 +5,7 @@ import {
   BACKEND_CHOICES, BACKUP_DIR, impliedParams, type BackendChoice, type BackendSelection, type BatchPlan, type BatchSummary, BatchUsageError, checkReportPath, formatBytes,
   type OpenedBackend, openBackend, type OutputMode, pendingFiles, planBatch, resolveBackendChoice, runBatch,
 } from '@pfc/batch';
-import { ParameterError, type PfcParams, UserAbortError } from '@pfc/core';
+import { type FleetEvent, ParameterError, type PfcParams, UserAbortError } from '@pfc/core';
 import { intFlag, parse, secondsFlag } from '../args';
 import { CORRECT_HELP } from '../help';
 import { type CliIo, EXIT, UsageError } from '../io';
@@ -27,10 +27,11 @@ const CORRECT_OPTIONS = {
   backend: { type: 'string' },
   ...API_KEY_FLAGS,
   'base-url': { type: 'string' },
-  'container-url': { type: 'string' },
+  'container-url': { type: 'string', multiple: true },
   'container-input-dir': { type: 'string' },
   'container-output-dir': { type: 'string' },
-  'bgr-url': { type: 'string' },
+  'bgr-url': { type: 'string', multiple: true },
+  'instance-jobs': { type: 'string' },
   'bgr-license-key': { type: 'string' },
   preset: { type: 'string' },
   param: { type: 'string', short: 'p', multiple: true },
@@ -110,12 +111,15 @@ async function readRequest(v: CorrectValues, positionals: string[], io: CliIo): 
     backend: choice,
     apiKey: await readApiKey(v, io),
     baseURL: v['base-url'] ?? io.env.PFC_BASE_URL,
+    // Repeated flags, or commas in the flag or the variable, give several instances (a fleet).
     containerUrl: v['container-url'] ?? io.env.PFC_CONTAINER_URL,
     bgrUrl: v['bgr-url'] ?? io.env.PFC_BGR_URL,
+    ...(v['instance-jobs'] !== undefined ? { instanceJobs: intFlag('instance-jobs', v['instance-jobs'], 1, 64) } : {}),
+    onFleetEvent: (e) => fleetNotice(e, io),
     bgrLicenseKey: v['bgr-license-key'] ?? io.env.PFC_BGR_LICENSE_KEY,
     ...containerDirect(v['container-input-dir'], v['container-output-dir'], io.cwd),
   };
-  const resolved = resolveBackendChoice(selection);
+  const resolved = resolveOrUsage(selection);
   const params = impliedParams(resolved, given);
   // The report path is judged before anything is sent: it is written only as a new file or over an earlier report.
   const report = v.report !== undefined ? await checkReportPath(resolve(io.cwd, v.report)).catch(usage) : undefined;
@@ -158,6 +162,7 @@ async function runWithInterrupts(request: CorrectRequest, plan: BatchPlan, opene
       ...(request.jobTimeoutS !== undefined ? { jobTimeoutMs: Math.round(request.jobTimeoutS * 1000) } : {}),
       signal: ctrl.signal,
       onEvent: (e) => render.event(e),
+      ...(opened.rateLimited ? { rateLimited: opened.rateLimited } : {}),
     }).catch((err: unknown) => {
       if (err instanceof ParameterError) throw new UsageError(`invalid parameters:\n  ${err.issues.map((i) => i.message).join('\n  ')}`);
       if (err instanceof UserAbortError) process.exit(EXIT.interrupted);
@@ -181,8 +186,28 @@ async function finish(request: CorrectRequest, summary: BatchSummary, opened: Op
   } else {
     const backupRoots = output.kind === 'in-place' && summary.corrected + summary.upToDate > 0 ? summary.outputRoots.map((r) => join(r, BACKUP_DIR)) : [];
     printSummary(io, summary, { ...(report ? { report } : {}), backupRoots });
+    printInstances(opened, io);
   }
   return code;
+}
+
+/** A fleet's events as they happen, on stderr (stdout may carry --json). */
+function fleetNotice(e: FleetEvent, io: CliIo): void {
+  const line = e.type === 'down' ? `Instance ${e.instance} is down (${e.reason}); its work goes to the others.`
+    : e.type === 'up' ? `Instance ${e.instance} is back; it takes work again.`
+    : undefined;
+  if (line) io.stderr.write(`${line}\n`);
+}
+
+/** One line per instance of a fleet: the files it did, and whether and why it failed. */
+function printInstances(opened: OpenedBackend, io: CliIo): void {
+  const instances = opened.instances?.();
+  if (!instances) return;
+  io.stdout.write('Instances:\n');
+  for (const i of instances) {
+    const state = i.failed > 0 || i.healthy === false ? `FAILED ${i.failed} file(s) moved${i.lastError ? ` — ${i.lastError}` : ''}${i.healthy ? '; healthy again at the end' : ''}` : 'ok';
+    io.stdout.write(`  ${i.name}: ${i.completed} file(s), ${state}\n`);
+  }
 }
 
 function outputMode(out: string | undefined, suffix: string | undefined, inPlace: boolean): OutputMode {
@@ -204,6 +229,15 @@ function containerDirect(input: string | undefined, output: string | undefined, 
     throw new UsageError(`--container-input-dir and --container-output-dir go together: give both (the local folders mounted as the container's /input and /output), got only ${input === undefined ? '--container-output-dir' : '--container-input-dir'}`);
   }
   return { containerDirect: { inputDir: resolve(cwd, input), outputDir: resolve(cwd, output) } };
+}
+
+/** The backend `auto` picks; a bad or repeated container URL is a usage error. */
+function resolveOrUsage(selection: BackendSelection): ReturnType<typeof resolveBackendChoice> {
+  try {
+    return resolveBackendChoice(selection);
+  } catch (err) {
+    return usage(err);
+  }
 }
 
 function usage(err: unknown): never {

@@ -10,11 +10,12 @@ import { pfcToContainerParams } from '../container/from-pfc-params';
 import { withDeadline } from '../deadline';
 import { DEFAULT_JOB_TIMEOUT_MS } from '../webapi/options';
 
+import { Fleet, onInstance } from '../fleet/fleet';
 import { BgrClient, type BgrClientOptions, type BgrResult } from './client';
 
 export interface BgrBackendOptions {
-  /** A client, or the options to make one. */
-  bgr: BgrClient | BgrClientOptions;
+  /** A client, the options to make one, or a fleet of instances (`Fleet`; each instance activates its own licence). */
+  bgr: BgrClient | BgrClientOptions | Fleet<BgrClient>;
   /** Submit options of every job (mode, preprocessing, postprocessing, preprocessingConfig). */
   submit?: BgrSubmitOptions;
 }
@@ -49,7 +50,7 @@ export function bgrInfo(r: BgrResult): Record<string, unknown> {
 
 /** A `CorrectionBackend` on the self-hosted background-removal container. */
 export function createBgrBackend(options: BgrBackendOptions): CorrectionBackend {
-  const client = options.bgr instanceof BgrClient ? options.bgr : new BgrClient(options.bgr);
+  const target = options.bgr instanceof BgrClient || options.bgr instanceof Fleet ? options.bgr : new BgrClient(options.bgr);
   return {
     kind: 'bgr',
     validate: checkForBgr,
@@ -57,16 +58,17 @@ export function createBgrBackend(options: BgrBackendOptions): CorrectionBackend 
       opts.onProgress?.({ phase: 'validating' });
       const check = checkForBgr(params);
       if (check.errors.length > 0) throw new ParameterError(check.errors);
-      const r = await withDeadline(opts.signal, opts.timeoutMs ?? DEFAULT_JOB_TIMEOUT_MS, 'background removal', (signal) =>
-        client.removeBackground(input, {
-          ...options.submit,
-          signal,
-          fileName: opts.fileName,
-          contentType: opts.contentType,
-          onProgress: (p) => opts.onProgress?.({ phase: p.phase }),
-        }),
+      const { value: r, instance, notes } = await withDeadline(opts.signal, opts.timeoutMs ?? DEFAULT_JOB_TIMEOUT_MS, 'background removal', (signal) =>
+        onInstance(target, (client, s) =>
+          client.removeBackground(input, {
+            ...options.submit,
+            signal: s ?? signal,
+            fileName: opts.fileName,
+            contentType: opts.contentType,
+            onProgress: (p) => opts.onProgress?.({ phase: p.phase }),
+          }), signal),
       );
-      return { body: bytesStream(r.bytes), contentType: r.contentType, backend: 'bgr', warnings: [...check.warnings, ...r.warnings], info: bgrInfo(r) };
+      return { body: bytesStream(r.bytes), contentType: r.contentType, backend: 'bgr', warnings: [...check.warnings, ...r.warnings, ...notes], info: { ...bgrInfo(r), ...(instance ? { instance } : {}) } };
     },
   };
 }

@@ -5,7 +5,7 @@
  */
 import { readAll, type FileInput } from '../backend';
 import { ParameterError, ProtocolError, TimeoutError, UserAbortError } from '../errors';
-import { defaultSleep, Transport, type TransportOptions } from '../transport';
+import { defaultSleep, readBody, Transport, type TransportOptions } from '../transport';
 import {
   isProcessId,
   validateBgrSubmitOptions,
@@ -95,6 +95,17 @@ export class BgrClient {
   /** `GET /Status`: the licence status with `model_version`. */
   async status(options: BgrCallOptions = {}): Promise<BgrLicenceStatus> {
     return this.call('status', () => this.transport.json<BgrLicenceStatus>('/Status', { signal: options.signal }));
+  }
+
+  /** Whether the container answers `GET /Status` (one attempt, no retries; licensed or not): the health check of a fleet. */
+  async health(options: { signal?: AbortSignal; timeout?: number } = {}): Promise<boolean> {
+    try {
+      const res = await this.transport.request('/Status', { signal: options.signal, retry: false, timeout: options.timeout ?? 10_000 });
+      await readBody(res);
+      return true;
+    } catch {
+      return false;
+    }
   }
 
   /** `POST /SubmitImage`: start a job. Options are checked before anything is sent. */

@@ -9,12 +9,13 @@ import { validateContainerParams } from '../contract/container';
 import { withDeadline } from '../deadline';
 import { DEFAULT_JOB_TIMEOUT_MS } from '../webapi/options';
 
+import { Fleet, onInstance } from '../fleet/fleet';
 import { ContainerClient, containerContentType, type ContainerClientOptions, type ContainerCorrection } from './client';
 import { pfcToContainerParams, type MappingOptions } from './from-pfc-params';
 
 export interface ContainerBackendOptions {
-  /** A client, or the options to make one. */
-  container: ContainerClient | ContainerClientOptions;
+  /** A client, the options to make one, or a fleet of instances (`Fleet`): each file goes to one instance, moved to another if that one fails. */
+  container: ContainerClient | ContainerClientOptions | Fleet<ContainerClient>;
 }
 
 /**
@@ -68,6 +69,8 @@ export interface ContainerRun {
   contentType: string | undefined;
   /** Facts added to (or replacing) `containerInfo` in the result's `info`. */
   info?: Record<string, unknown>;
+  /** Notes for the user besides the parameter warnings (e.g. an instance of a fleet that failed on the way). */
+  notes?: string[];
 }
 
 /**
@@ -92,7 +95,7 @@ export function containerBackendWith(
         body: r.body,
         contentType: r.contentType,
         backend: 'container',
-        warnings: r.correction.originNote ? [...check.warnings, r.correction.originNote] : check.warnings,
+        warnings: [...check.warnings, ...(r.correction.originNote ? [r.correction.originNote] : []), ...(r.notes ?? [])],
         info: { ...containerInfo(r.correction), ...r.info },
       };
     },
@@ -101,6 +104,9 @@ export function containerBackendWith(
 
 /** A `CorrectionBackend` on the self-hosted colour-correction container. */
 export function createContainerBackend(options: ContainerBackendOptions): CorrectionBackend {
-  const client = options.container instanceof ContainerClient ? options.container : new ContainerClient(options.container);
-  return containerBackendWith((input, check, opts, signal) => runContainer(client, input, check, opts, signal));
+  const target = options.container instanceof ContainerClient || options.container instanceof Fleet ? options.container : new ContainerClient(options.container);
+  return containerBackendWith(async (input, check, opts, signal) => {
+    const r = await onInstance(target, (client, s) => runContainer(client, input, check, opts, s ?? signal), signal);
+    return { ...r.value, ...(r.instance ? { info: { instance: r.instance } } : {}), notes: r.notes };
+  });
 }

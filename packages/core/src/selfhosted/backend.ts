@@ -14,21 +14,22 @@ import { DEFAULT_JOB_TIMEOUT_MS } from '../webapi/options';
 import { BgrClient, type BgrClientOptions } from '../bgr/client';
 import { bgrInfo, bytesStream } from '../bgr/backend';
 import { withDeadline } from '../deadline';
+import { Fleet, onInstance } from '../fleet/fleet';
 
 
 export interface SelfHostedBackendOptions {
-  /** The colour-correction container: a client, or the options to make one. */
-  container: ContainerClient | ContainerClientOptions;
-  /** The background-removal container: a client, or the options to make one. */
-  bgr: BgrClient | BgrClientOptions;
+  /** The colour-correction container: a client, the options to make one, or a fleet of instances. */
+  container: ContainerClient | ContainerClientOptions | Fleet<ContainerClient>;
+  /** The background-removal container: a client, the options to make one, or a fleet of instances. */
+  bgr: BgrClient | BgrClientOptions | Fleet<BgrClient>;
   /** Submit options of every BGR job (mode, preprocessing, postprocessing, preprocessingConfig). */
   bgrSubmit?: BgrSubmitOptions;
 }
 
 /** A `CorrectionBackend` on both self-hosted containers. */
 export function createSelfHostedBackend(options: SelfHostedBackendOptions): CorrectionBackend {
-  const container = options.container instanceof ContainerClient ? options.container : new ContainerClient(options.container);
-  const bgr = options.bgr instanceof BgrClient ? options.bgr : new BgrClient(options.bgr);
+  const container = options.container instanceof ContainerClient || options.container instanceof Fleet ? options.container : new ContainerClient(options.container);
+  const bgr = options.bgr instanceof BgrClient || options.bgr instanceof Fleet ? options.bgr : new BgrClient(options.bgr);
   const check = (params: PfcParams) => checkForContainer(params, { backgroundRemoval: true });
   return {
     kind: 'container+bgr',
@@ -38,29 +39,33 @@ export function createSelfHostedBackend(options: SelfHostedBackendOptions): Corr
       const c = check(params);
       if (c.errors.length > 0) throw new ParameterError(c.errors);
       return withDeadline(opts.signal, opts.timeoutMs ?? DEFAULT_JOB_TIMEOUT_MS, 'self-hosted correction', async (signal) => {
-        const run = await runContainer(container, input, c, opts, signal);
-        const warnings = run.correction.originNote ? [...c.warnings, run.correction.originNote] : c.warnings;
+        const colour = await onInstance(container, (client, s) => runContainer(client, input, c, opts, s ?? signal), signal);
+        const run = colour.value;
+        const warnings = [...c.warnings, ...(run.correction.originNote ? [run.correction.originNote] : []), ...colour.notes];
+        const colourInfo = { ...containerInfo(run.correction), ...(colour.instance ? { instance: colour.instance } : {}) };
         if (c.params.removeBackground !== true) {
           opts.onProgress?.({ phase: 'done' });
-          return { body: run.body, contentType: run.contentType, backend: 'container', warnings, info: containerInfo(run.correction) };
+          return { body: run.body, contentType: run.contentType, backend: 'container', warnings, info: colourInfo };
         }
         // The BGR container needs the whole file in a form; the corrected PNG is read once.
         const corrected = await readAll(run.body);
-        const r = await bgr.removeBackground(corrected, {
-          ...options.bgrSubmit,
-          signal,
-          contentType: 'image/png',
-          fileName: pngName(opts.fileName),
-          onProgress: (p) => {
-            if (p.phase !== 'uploading') opts.onProgress?.({ phase: p.phase });
-          },
-        });
+        const removal = await onInstance(bgr, (client, s) =>
+          client.removeBackground(corrected, {
+            ...options.bgrSubmit,
+            signal: s ?? signal,
+            contentType: 'image/png',
+            fileName: pngName(opts.fileName),
+            onProgress: (p) => {
+              if (p.phase !== 'uploading') opts.onProgress?.({ phase: p.phase });
+            },
+          }), signal);
+        const r = removal.value;
         return {
           body: bytesStream(r.bytes),
           contentType: r.contentType,
           backend: 'container+bgr',
-          warnings: [...warnings, ...r.warnings],
-          info: { ...containerInfo(run.correction), ...bgrInfo(r) },
+          warnings: [...warnings, ...r.warnings, ...removal.notes],
+          info: { ...colourInfo, ...bgrInfo(r), ...(removal.instance ? { bgrInstance: removal.instance } : {}) },
         };
       });
     },

@@ -1,5 +1,6 @@
 /** The self-hosted container emulations: colour correction and background removal. */
 export { createContainerServer, EMULATED_SDK_VERSION, type ContainerServer } from './server';
+export type { ContainerCorrectionRecord } from './routes';
 export { containerOptionsFromEnv, logLevelOf, type ContainerServerOptions } from './options';
 export { correctContainerImage, CLIPART_ENTROPY_BITS, type ContainerImageContext, type ContainerImageResult } from './correct';
 export type { InjectableFault } from './files';

@@ -51,6 +51,10 @@ export interface ContainerServerOptions {
   now?: () => number;
   /** Receives the container's JSON log lines at `logLevel` and above. Default: silent. */
   log?: (line: string) => void;
+  /** Least time each correction (`GET /pfc/{imageKey}`) takes, its real work included, ms: a slower or faster GPU machine. Default 0. */
+  processingMs?: number;
+  /** Corrections run at once; more wait their turn (in arrival order). Default: no limit. */
+  workers?: number;
 }
 
 /** The level a `PFC_LOG_LEVEL` value selects: case-insensitive; unknown → info. */

@@ -42,6 +42,51 @@ export interface ContainerState {
   readonly fail: (err: unknown) => never;
   /** Answer with a documented error id. */
   readonly answer: (id: ContainerErrorId, message: string) => never;
+  /** Corrections run at once (`workers`) and every one started, for tests and benchmarks. */
+  readonly work: CorrectionWork;
+}
+
+/** One correction the container started: its image key, when it started and ended (ms since the epoch), and how. */
+export interface ContainerCorrectionRecord {
+  imageKey: string;
+  startedAt: number;
+  endedAt?: number;
+  status: 'running' | 'corrected' | 'failed';
+}
+
+/** The `workers` gate and the record of every correction. */
+export class CorrectionWork {
+  readonly records: ContainerCorrectionRecord[] = [];
+  #running = 0;
+  readonly #waiting: (() => void)[] = [];
+  constructor(
+    private readonly workers: number,
+    private readonly processingMs: number,
+    private readonly now: () => number,
+  ) {}
+
+  /** Run `fn` as one correction: wait for a worker, hold it at least `processingMs`, record it. */
+  async run<T>(imageKey: string, fn: () => Promise<T>): Promise<T> {
+    if (this.#running >= this.workers) await new Promise<void>((resolve) => this.#waiting.push(resolve));
+    this.#running++;
+    const record: ContainerCorrectionRecord = { imageKey, startedAt: this.now(), status: 'running' };
+    this.records.push(record);
+    const started = Date.now();
+    try {
+      const out = await fn();
+      const left = this.processingMs - (Date.now() - started);
+      if (left > 0) await new Promise((resolve) => setTimeout(resolve, left));
+      record.status = 'corrected';
+      return out;
+    } catch (err) {
+      record.status = 'failed';
+      throw err;
+    } finally {
+      record.endedAt = this.now();
+      this.#running--;
+      this.#waiting.shift()?.();
+    }
+  }
 }
 
 /** `fail` and `answer` of {@link ContainerState}, logging each failure at warning (4xx) or error (5xx). */
@@ -94,7 +139,7 @@ async function correct(state: ContainerState, { res, url, params }: RequestConte
   const presetFile = await presetOf(state, p);
   const iccProfilePath = await iccProfileOf(state, p);
   const input = await readFile(path).catch(() => answer('unknownImageIdMessage', `no image with the key ${JSON.stringify(key)}`));
-  const result = await correctContainerImage(input, p, {
+  const result = await state.work.run(key, () => correctContainerImage(input, p, {
     limits: DEFAULT_LIMITS,
     engine: state.engine,
     presetFile,
@@ -102,7 +147,7 @@ async function correct(state: ContainerState, { res, url, params }: RequestConte
     skipMode: options.skipMode ?? 'clipart',
     skipExifSoftware: options.skipExifSoftware ?? [],
     licensed: options.licensed ?? true,
-  }).catch(fail);
+  })).catch(fail);
   const preserve = p.preserveInputFileName ?? options.preserveInputFileName ?? false;
   const outName = preserve ? key : `${randomUUID()}.${result.extension}`;
   await files.writeOutput(outName, result.output).catch(fail);

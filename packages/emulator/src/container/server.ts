@@ -12,7 +12,7 @@ import { createRequestListener } from '../http/router';
 import { defaultImagingEngine } from '../default-engine';
 import { ContainerFiles, type InjectableFault } from './files';
 import { checkSiteUrl, logLevelOf, LOG_LEVELS, type ContainerServerOptions } from './options';
-import { containerFailures, containerRouter, type ContainerLog, type ContainerState } from './routes';
+import { containerFailures, containerRouter, CorrectionWork, type ContainerCorrectionRecord, type ContainerLog, type ContainerState } from './routes';
 
 export { EMULATED_SDK_VERSION } from './routes';
 
@@ -30,6 +30,8 @@ export interface ContainerServer {
   injectFault(id: InjectableFault): void;
   /** Requests answered, by route name. */
   requests: Record<string, number>;
+  /** Every correction started (`GET /pfc/{imageKey}`), oldest first: which images this instance corrected, when. */
+  corrections: readonly ContainerCorrectionRecord[];
   close(): Promise<void>;
 }
 
@@ -76,7 +78,17 @@ function createContainerState(files: ContainerFiles, options: ContainerServerOpt
     options,
     log,
     ...containerFailures(log),
+    work: new CorrectionWork(positiveOr(options.workers, 'workers', Infinity, true), positiveOr(options.processingMs, 'processingMs', 0, false), now),
   };
+}
+
+/** A checked count or duration option: a number ≥ 1 (counts, integers) or ≥ 0, else the default. */
+function positiveOr(value: number | undefined, name: string, fallback: number, count: boolean): number {
+  if (value === undefined) return fallback;
+  if (!Number.isFinite(value) || value < (count ? 1 : 0) || (count && !Number.isInteger(value))) {
+    throw new RangeError(`${name} must be ${count ? 'an integer ≥ 1' : 'a number ≥ 0'} (got ${value})`);
+  }
+  return value;
 }
 
 /** The container's JSON log lines, filtered by `logLevel`; silent without `options.log`. */
@@ -122,6 +134,7 @@ function serverHandle(
     sweep: sweeper.sweep,
     injectFault: (id) => state.files.inject(id),
     requests,
+    corrections: state.work.records,
     close() {
       closing ??= (async () => {
         clearInterval(sweeper.timer);

@@ -19,35 +19,45 @@ export interface SelfHostedStartOptions {
   container?: ContainerServerOptions | false | undefined;
   /** The background-removal container; `false` to not start it. Default: started on any free port. */
   bgr?: BgrServerOptions | false | undefined;
+  /**
+   * More colour-correction container instances (a fleet, for tests and
+   * benchmarks), each on its own port (any free one unless given) with its
+   * own folders; each entry's options override `container`'s. Needs `container`.
+   */
+  containerInstances?: ContainerServerOptions[] | undefined;
 }
 
 export interface SelfHostedEmulation {
   container?: ContainerServer;
+  /** Every colour-correction instance: `container` first, then `containerInstances` in order. */
+  containers: ContainerServer[];
   bgr?: BgrServer;
-  /** `{container, bgr}` base URLs of what was started. */
-  urls: { container?: string; bgr?: string };
+  /** `{container, bgr}` base URLs of what was started; further colour instances as `container2`, `container3`… */
+  urls: { container?: string; bgr?: string; [instance: `container${number}`]: string };
   close(): Promise<void>;
 }
 
 export async function startSelfHosted(options: SelfHostedStartOptions, dataRoot: string): Promise<SelfHostedEmulation> {
-  const started: SelfHostedEmulation = { urls: {}, close: async () => undefined };
+  const started: SelfHostedEmulation = { urls: {}, containers: [], close: async () => undefined };
   const closers: (() => Promise<void>)[] = [];
   started.close = async () => {
     await Promise.allSettled(closers.map((c) => c()));
   };
   try {
     if (options.container !== false) {
-      const c = await createContainerServer({
-        host: options.host,
-        engine: options.engine,
-        now: options.now,
-        log: options.log,
-        dataDir: join(dataRoot, 'container'),
-        ...options.container,
-      });
-      closers.push(() => c.close());
-      started.container = c;
-      started.urls.container = c.url;
+      const base = { host: options.host, engine: options.engine, now: options.now, log: options.log, ...options.container };
+      for (const [i, own] of [{}, ...(options.containerInstances ?? [])].entries()) {
+        // Each instance has its own folders; the first keeps the given port, the others take any free one unless told.
+        const c = await createContainerServer({ ...base, ...(i > 0 ? { port: 0, inputDir: undefined, outputDir: undefined } : {}), dataDir: join(dataRoot, i === 0 ? 'container' : `container${i + 1}`), ...own });
+        closers.push(() => c.close());
+        started.containers.push(c);
+        if (i === 0) {
+          started.container = c;
+          started.urls.container = c.url;
+        } else started.urls[`container${i + 1}`] = c.url;
+      }
+    } else if (options.containerInstances?.length) {
+      throw new Error('containerInstances needs the colour-correction container (container: false was given)');
     }
     if (options.bgr !== false) {
       const b = await createBgrServer({ host: options.host, engine: options.engine, log: options.log, workDir: join(dataRoot, 'bgr'), ...options.bgr });

@@ -1,0 +1,80 @@
+/**
+ * Several self-hosted instances from what the user configured: URL lists
+ * (repeated flags, comma-separated environment variables, lists in settings)
+ * become a `Fleet` of clients, each health-checked and with its own
+ * concurrency. One URL stays a single client, as before.
+ */
+import { BgrClient, type BgrClientOptions, ContainerClient, type ContainerClientOptions, Fleet, type FleetEvent } from '@pfc/core';
+import { BatchUsageError } from './errors';
+
+/** Calls one colour-correction container instance runs at once unless told otherwise. */
+export const DEFAULT_CONTAINER_INSTANCE_JOBS = 2;
+/** One GPU job at a time is what a single BGR container does well. */
+export const DEFAULT_BGR_INSTANCE_JOBS = 1;
+
+/** A URL list as given: a string (commas separate several), or a list of them; blanks dropped, duplicates refused. */
+export function urlList(value: string | readonly string[] | undefined, flag: string): string[] {
+  const items = (typeof value === 'string' ? [value] : (value ?? [])).flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean);
+  const seen = new Set<string>();
+  for (const url of items) {
+    let key: string;
+    try {
+      key = new URL(url).href.replace(/\/+$/, '');
+    } catch {
+      throw new BatchUsageError(`${flag} ${JSON.stringify(url)} is not a URL: give an address such as http://gpu-1:8081`, 'bad-params');
+    }
+    if (seen.has(key)) throw new BatchUsageError(`${flag} ${url} is given twice: each instance once`, 'bad-params');
+    seen.add(key);
+  }
+  return items;
+}
+
+/** Per-instance jobs: an integer ≥ 1, or the default. */
+export function instanceJobs(value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isInteger(value) || value < 1 || value > 64) throw new BatchUsageError(`--instance-jobs must be an integer from 1 to 64 (got ${value})`, 'bad-params');
+  return value;
+}
+
+export interface FleetSetup {
+  /** Calls per instance. */
+  jobs: number;
+  /** Time between health checks while work runs, ms. Default 5,000. */
+  healthIntervalMs?: number | undefined;
+  /** Told when an instance goes down, comes back, or a file moves. */
+  onEvent?: ((e: FleetEvent) => void) | undefined;
+}
+
+/** One client for one URL; a fleet (health-checked with `GET /version`) for several. */
+export function containerTarget(urls: string[], options: Omit<ContainerClientOptions, 'baseURL'>, setup: FleetSetup): ContainerClient | Fleet<ContainerClient> {
+  if (urls.length === 1) return new ContainerClient({ ...options, baseURL: urls[0]! });
+  return new Fleet(
+    urls.map((url) => {
+      const client = new ContainerClient({ ...options, baseURL: url });
+      return { name: client.transport.baseURL, client, concurrency: setup.jobs, health: (signal: AbortSignal) => client.health({ signal }) };
+    }),
+    fleetOptions(setup),
+  );
+}
+
+/** One client for one URL; a fleet (health-checked with `GET /Status`, each instance activating its own licence) for several. */
+export function bgrTarget(urls: string[], options: Omit<BgrClientOptions, 'baseURL'>, setup: FleetSetup): BgrClient | Fleet<BgrClient> {
+  if (urls.length === 1) return new BgrClient({ ...options, baseURL: urls[0]! });
+  return new Fleet(
+    urls.map((url) => {
+      const client = new BgrClient({ ...options, baseURL: url });
+      return { name: client.transport.baseURL, client, concurrency: setup.jobs, health: (signal: AbortSignal) => client.health({ signal }) };
+    }),
+    fleetOptions(setup),
+  );
+}
+
+function fleetOptions(setup: FleetSetup): ConstructorParameters<typeof Fleet>[1] {
+  return { ...(setup.healthIntervalMs !== undefined ? { healthIntervalMs: setup.healthIntervalMs } : {}), ...(setup.onEvent ? { onEvent: setup.onEvent } : {}) };
+}
+
+/** The URLs of a target, for descriptions. */
+export function describeTarget(target: ContainerClient | BgrClient | Fleet<unknown>): string {
+  if (target instanceof Fleet) return `${target.status().length} instances (${target.status().map((s) => s.name).join(', ')})`;
+  return target.transport.baseURL;
+}

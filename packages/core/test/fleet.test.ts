@@ -1,0 +1,143 @@
+import { describe, expect, it } from 'vitest';
+import { AdaptiveLimit, ConnectionError, Fleet, FleetUnavailableError, InternalServerError, ParameterError } from '../src/index';
+
+/** A fake instance: counts calls in flight (its own peak) and can be made to fail or go unhealthy. */
+function instance(name: string) {
+  const me = { name, healthy: true, failing: false, inFlight: 0, peak: 0, done: [] as number[] };
+  const client = {
+    async work(n: number, hold: Promise<void>): Promise<string> {
+      me.inFlight++;
+      me.peak = Math.max(me.peak, me.inFlight);
+      try {
+        await hold;
+        if (me.failing) throw new ConnectionError(`GET ${name}/pfc`);
+        me.done.push(n);
+        return `${name}:${n}`;
+      } finally {
+        me.inFlight--;
+      }
+    },
+  };
+  return { me, member: { name, client, concurrency: 2, health: async () => me.healthy } };
+}
+
+async function until(cond: () => boolean): Promise<void> {
+  for (let i = 0; i < 2000 && !cond(); i++) await new Promise((r) => setTimeout(r, 5));
+  expect(cond()).toBe(true);
+}
+
+describe('Fleet', () => {
+  it('sends work to the instance with the least outstanding work, never above its concurrency', async () => {
+    const a = instance('a');
+    const b = instance('b');
+    const fleet = new Fleet([a.member, b.member], { healthIntervalMs: 10 });
+    let open!: () => void;
+    const hold = new Promise<void>((r) => (open = r));
+    const runs = Array.from({ length: 6 }, (_, n) => fleet.use((c) => c.work(n, hold)));
+    await until(() => a.me.inFlight + b.me.inFlight === 4);
+    expect([a.me.inFlight, b.me.inFlight]).toEqual([2, 2]);
+    open();
+    const out = await Promise.all(runs);
+    expect(a.me.peak).toBe(2);
+    expect(b.me.peak).toBe(2);
+    expect(out.map((o) => o.value.split(':')[1]).sort()).toEqual(['0', '1', '2', '3', '4', '5']);
+    expect(a.me.done.length + b.me.done.length).toBe(6);
+    fleet.close();
+  });
+
+  it('moves a call off a failed instance to another, once, and says which failed', async () => {
+    const a = instance('a');
+    const b = instance('b');
+    a.me.failing = true;
+    const events: string[] = [];
+    const fleet = new Fleet([a.member, b.member], { healthIntervalMs: 10, onEvent: (e) => events.push(e.type === 'moved' ? `moved from ${e.from}` : `${e.type} ${e.instance}`) });
+    const results = await Promise.all([0, 1, 2, 3].map((n) => fleet.use((c) => c.work(n, Promise.resolve()))));
+    expect(results.every((r) => r.instance === 'b')).toBe(true);
+    expect(b.me.done.sort()).toEqual([0, 1, 2, 3]);
+    expect(a.me.done).toEqual([]);
+    expect(results.some((r) => r.notes.some((n) => n.includes('instance a failed')))).toBe(true);
+    expect(events).toContain('down a');
+    expect(fleet.status().find((s) => s.name === 'a')).toMatchObject({ healthy: false, completed: 0 });
+    fleet.close();
+  });
+
+  it('does not move a call for its own error (a 4xx or a parameter error)', async () => {
+    const a = instance('a');
+    const b = instance('b');
+    const fleet = new Fleet([a.member, b.member]);
+    let calls = 0;
+    await expect(fleet.use(async () => {
+      calls++;
+      throw new ParameterError([{ param: 'preset', message: 'bad preset' }]);
+    })).rejects.toBeInstanceOf(ParameterError);
+    expect(calls).toBe(1);
+    fleet.close();
+  });
+
+  it('does not use an instance that fails its first health check, and uses it once it recovers', async () => {
+    const a = instance('a');
+    const b = instance('b');
+    a.me.healthy = false;
+    const fleet = new Fleet([a.member, b.member], { healthIntervalMs: 10 });
+    let open!: () => void;
+    const hold = new Promise<void>((r) => (open = r));
+    const first = Array.from({ length: 4 }, (_, n) => fleet.use((c) => c.work(n, hold)));
+    await until(() => b.me.inFlight === 2);
+    expect(a.me.inFlight).toBe(0);
+    a.me.healthy = true; // recovers: the checks while work waits find it
+    await until(() => a.me.inFlight === 2);
+    open();
+    await Promise.all(first);
+    expect(a.me.done.length).toBe(2);
+    fleet.close();
+  });
+
+  it('fails with FleetUnavailableError (a connection error) when every instance is down', async () => {
+    const a = instance('a');
+    const b = instance('b');
+    a.me.healthy = false;
+    b.me.healthy = false;
+    const fleet = new Fleet([a.member, b.member]);
+    await expect(fleet.use((c) => c.work(0, Promise.resolve()))).rejects.toBeInstanceOf(FleetUnavailableError);
+    expect(a.me.done.length + b.me.done.length).toBe(0);
+    fleet.close();
+  });
+
+  it('treats a 5xx as the instance failing', async () => {
+    const a = instance('a');
+    const b = instance('b');
+    const fleet = new Fleet([a.member, b.member]);
+    const seen: string[] = [];
+    const r = await fleet.use(async (c) => {
+      const who = c === a.member.client ? 'a' : 'b';
+      seen.push(who);
+      if (seen.length === 1) throw new InternalServerError(500, undefined, undefined, 'GET /pfc/x');
+      return who;
+    });
+    expect(seen).toHaveLength(2);
+    expect(seen[0]).not.toBe(seen[1]);
+    expect(r.value).toBe(seen[1]);
+    fleet.close();
+  });
+});
+
+describe('AdaptiveLimit', () => {
+  it('halves on a 429, once per overload, and climbs by one per round of jobs done', () => {
+    let now = 0;
+    const limit = new AdaptiveLimit({ max: 8, holdMs: 100, now: () => now });
+    limit.congested();
+    limit.congested(); // same overload
+    expect(limit.current).toBe(4);
+    now = 150;
+    limit.congested();
+    expect(limit.current).toBe(2);
+    now = 300;
+    limit.finished();
+    expect(limit.current).toBe(2);
+    limit.finished();
+    expect(limit.current).toBe(3);
+    for (let i = 0; i < 100; i++) limit.finished();
+    expect(limit.current).toBe(8);
+    expect(limit.changes.map((c) => c.limit)).toEqual([4, 2, 3, 4, 5, 6, 7, 8]);
+  });
+});
