@@ -3,7 +3,8 @@ import { defineConfig } from 'tsup';
 // platform "neutral": a `node:*` import under src fails the build, which is
 // how core proves it runs in a browser iframe and in UXP as well as in Node.
 // Published as an SDK: ESM (`.js`) and CommonJS (`.cjs`) builds, each with its
-// own bundled declarations (`.d.ts` / `.d.cts`), so `import` and `require`
+// own declarations (`.d.ts` / `.d.cts`, emitted by tsc per file with declaration
+// maps, scripts/packaging/declarations.mjs), so `import` and `require`
 // consumers under every `moduleResolution` get types that match the file they
 // load (checked by publint and @arethetypeswrong/cli in test/packaging).
 export default defineConfig({
@@ -15,5 +16,6 @@ export default defineConfig({
   target: 'es2022',
   sourcemap: true,
   clean: true,
-  dts: true,
+  // Declarations (per file, with maps into the shipped `src`) come from tsc: see the build script.
+  dts: false,
 });

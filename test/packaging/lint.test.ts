@@ -6,9 +6,9 @@
  * Runs on the built packages (`npm test` builds first); everything is local.
  */
 import { execFile, execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { publint } from 'publint';
 import { formatMessage } from 'publint/utils';
@@ -71,6 +71,22 @@ describe('published packages', () => {
     }
   });
 
+  test("@pfc/core's declarations carry maps whose sources are shipped (Go to Definition lands in src)", () => {
+    const core = packed.find((p) => p.name === '@pfc/core')!;
+    const root = mkdtempSync(join(tmpdir(), 'pfc-core-maps-'));
+    try {
+      execFileSync('tar', ['-xzf', core.file, '-C', root]);
+      const pkgDir = join(root, 'package');
+      const manifest = JSON.parse(readFileSync(join(pkgDir, 'package.json'), 'utf8')) as { exports: unknown };
+      const entries = typesEntries(manifest.exports);
+      expect(entries).toEqual(expect.arrayContaining(['./dist/index.d.ts', './dist/index.d.cts']));
+      expect(entries.length).toBeGreaterThanOrEqual(4);
+      expect(entries.flatMap((entry) => declarationMapProblems(pkgDir, entry))).toEqual([]);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+
   test('publint (strict) finds nothing in any tarball', async () => {
     const report: string[] = [];
     for (const p of packed) {
@@ -99,3 +115,30 @@ describe('published packages', () => {
     expect(results.filter(Boolean)).toEqual([]);
   }, 120_000);
 });
+
+/** Every `types` target named anywhere in an `exports` map. */
+function typesEntries(node: unknown): string[] {
+  if (node === null || typeof node !== 'object') return [];
+  return Object.entries(node).flatMap(([key, value]) =>
+    key === 'types' && typeof value === 'string' ? [value] : typesEntries(value));
+}
+
+/**
+ * What keeps the declaration `entry` (relative to the unpacked package) from
+ * leading an editor to its source: a missing `sourceMappingURL`, a missing map,
+ * or a map source that is not a file inside the package.
+ */
+function declarationMapProblems(pkgDir: string, entry: string): string[] {
+  const file = resolve(pkgDir, entry);
+  if (!existsSync(file)) return [`${entry}: not in the tarball`];
+  const url = /\/\/# sourceMappingURL=(\S+)\s*$/.exec(readFileSync(file, 'utf8'))?.[1];
+  if (!url) return [`${entry}: no sourceMappingURL`];
+  const mapFile = resolve(dirname(file), url);
+  if (!existsSync(mapFile)) return [`${entry}: its map ${url} is not in the tarball`];
+  const map = JSON.parse(readFileSync(mapFile, 'utf8')) as { sources?: string[]; sourceRoot?: string };
+  if (!map.sources?.length) return [`${entry}: its map names no sources`];
+  return map.sources
+    .map((source) => resolve(dirname(mapFile), map.sourceRoot ?? '', source))
+    .filter((source) => relative(pkgDir, source).startsWith('..') || !existsSync(source))
+    .map((source) => `${entry}: map source ${relative(pkgDir, source)} is not in the tarball`);
+}
