@@ -81,6 +81,20 @@ export interface FakeOptions {
   /** State kept across "reloads": pass the previous fake's. */
   workspaceState?: FakeMemento;
   globalState?: FakeMemento;
+  /**
+   * The display language's bundle (`bundle.l10n.<locale>.json`: English message
+   * → translation). Without it `l10n.t` returns the English message, as VS Code
+   * does for English; either way `{0}`, `{1}`… are filled from the arguments.
+   */
+  l10nBundle?: Record<string, string>;
+}
+
+/** `l10n` as VS Code gives it in English (no bundle loaded): the message itself, arguments filled in. */
+export const ENGLISH_L10N = { t: (message: string, ...args: (string | number | boolean)[]): string => formatL10n(message, args) };
+
+/** VS Code's `l10n.t` formatting: `{n}` becomes the n-th argument; an index with no argument stays as written. */
+export function formatL10n(message: string, args: readonly unknown[]): string {
+  return message.replace(/\{(\d+)\}/g, (all, i: string) => (Number(i) < args.length ? String(args[Number(i)]) : all));
 }
 
 /** The fake and its recordings. */
@@ -115,12 +129,14 @@ export class FakeVscode {
   readonly globalState: FakeMemento;
   readonly host: ExtensionHost;
   readonly api: VscodeApi;
+  private readonly l10nBundle: Record<string, string> | undefined;
 
   constructor(options: FakeOptions = {}) {
     this.settings = { ...options.settings };
     this.otherSettings = { ...options.otherSettings };
     this.workspaceState = options.workspaceState ?? new FakeMemento();
     this.globalState = options.globalState ?? new FakeMemento();
+    this.l10nBundle = options.l10nBundle;
     this.host = { secrets: this.secrets, subscriptions: [], extensionUri: uri(PLUGIN_DIR), globalState: this.globalState, workspaceState: this.workspaceState };
     this.api = this.build();
   }
@@ -216,6 +232,7 @@ export class FakeVscode {
     };
     return {
       window,
+      l10n: { t: (message, ...args) => formatL10n(self.l10nBundle?.[message] ?? message, args) },
       workspace: {
         getConfiguration: (section?: string) => section !== undefined && section !== 'pfc' ? ({
           get: <T>(key: string) => self.otherSettings[section]?.[key] as T | undefined,
