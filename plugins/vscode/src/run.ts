@@ -167,6 +167,7 @@ export async function correct(svc: RunServices, req: RunRequest): Promise<LastRu
   const settings = settingsFrom(api);
   const resolved = await ensureBackend(svc, settings, (s) =>
     resolveBackend(s, svc.keys, {
+      l10n: svc.api.l10n,
       onRetry: (r) => log.line(`retrying ${r.request} in ${Math.round(r.delayMs)} ms (attempt ${r.attempt})`),
       embedded: () => svc.embedded.url(),
     }),

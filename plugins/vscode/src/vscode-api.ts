@@ -31,6 +31,11 @@ export interface VscodeL10n {
   t(message: string, ...args: (string | number | boolean)[]): string;
 }
 
+/** `l10n` as VS Code behaves without a bundle: the English message, `{n}` filled from the arguments. */
+export const ENGLISH_L10N: VscodeL10n = {
+  t: (message, ...args) => message.replace(/\{(\d+)\}/g, (all, i: string) => (Number(i) < args.length ? String(args[Number(i)]) : all)),
+};
+
 export interface VscodeApi {
   window: VscodeWindow;
   l10n: VscodeL10n;

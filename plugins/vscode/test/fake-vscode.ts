@@ -6,7 +6,7 @@
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type * as vscode from 'vscode';
-import type { ExtensionHost, VscodeApi } from '../src/vscode-api';
+import { ENGLISH_L10N, type ExtensionHost, type VscodeApi } from '../src/vscode-api';
 
 type Answer = string | undefined;
 
@@ -89,13 +89,8 @@ export interface FakeOptions {
   l10nBundle?: Record<string, string>;
 }
 
-/** `l10n` as VS Code gives it in English (no bundle loaded): the message itself, arguments filled in. */
-export const ENGLISH_L10N = { t: (message: string, ...args: (string | number | boolean)[]): string => formatL10n(message, args) };
-
-/** VS Code's `l10n.t` formatting: `{n}` becomes the n-th argument; an index with no argument stays as written. */
-export function formatL10n(message: string, args: readonly unknown[]): string {
-  return message.replace(/\{(\d+)\}/g, (all, i: string) => (Number(i) < args.length ? String(args[Number(i)]) : all));
-}
+/** `l10n` without a bundle (English), as the extension's own default. */
+export { ENGLISH_L10N };
 
 /** The fake and its recordings. */
 export class FakeVscode {
@@ -232,7 +227,7 @@ export class FakeVscode {
     };
     return {
       window,
-      l10n: { t: (message, ...args) => formatL10n(self.l10nBundle?.[message] ?? message, args) },
+      l10n: { t: (message, ...args) => ENGLISH_L10N.t(self.l10nBundle?.[message] ?? message, ...args) },
       workspace: {
         getConfiguration: (section?: string) => section !== undefined && section !== 'pfc' ? ({
           get: <T>(key: string) => self.otherSettings[section]?.[key] as T | undefined,
