@@ -13,7 +13,6 @@ export const SECRET_KEYS = {
 } as const;
 export type KeyName = keyof typeof SECRET_KEYS;
 
-
 /** The extension's keys, read from SecretStorage each time (another window may change them). */
 export class KeyStore {
   constructor(private readonly secrets: vscode.SecretStorage) {}
