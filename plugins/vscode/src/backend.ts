@@ -12,6 +12,7 @@ import { openBackend, type BackendSelection, type OpenedBackend } from '@pfc/bat
 import type { FetchLike, RetryInfo } from '@pfc/core';
 import type { KeyName, KeyStore } from './keys';
 import type { BackendSetting, ExtensionSettings } from './settings';
+import { ENGLISH_L10N, type VscodeL10n } from './vscode-api';
 
 /** A backend ready to run, with what the UI and the batch engine need to know about it. */
 export interface ResolvedBackend extends Pick<OpenedBackend, 'backend' | 'id' | 'web' | 'close' | 'rateLimited'> {
@@ -44,6 +45,8 @@ export interface ResolveOptions {
   fetch?: FetchLike;
   /** The embedded emulator's Web API address, started on demand (backend `emulator` without `pfc.emulatorUrl`). */
   embedded?: () => Promise<string>;
+  /** The display language for `label` (default: English). */
+  l10n?: VscodeL10n;
 }
 
 /** What `auto` means now: hosted with a stored API key, the container when its address is set, else the emulator. */
@@ -77,23 +80,23 @@ export async function selectionFrom(settings: ExtensionSettings, keys: Pick<KeyS
   }
 }
 
-function labelOf(backend: ConcreteBackend, s: ExtensionSettings, emulatorUrl: string | undefined): string {
+function labelOf(backend: ConcreteBackend, s: ExtensionSettings, emulatorUrl: string | undefined, { t }: VscodeL10n): string {
   switch (backend) {
     case 'hosted':
-      return `the hosted Web API at ${s.webApiUrl}`;
+      return t('the hosted Web API at {0}', s.webApiUrl);
     case 'emulator':
-      return s.emulatorUrl ? `the local emulator at ${s.emulatorUrl}` : `the embedded local emulator (${emulatorUrl ?? '127.0.0.1'})`;
+      return s.emulatorUrl ? t('the local emulator at {0}', s.emulatorUrl) : t('the embedded local emulator ({0})', emulatorUrl ?? '127.0.0.1');
     case 'container':
-      return `the container at ${s.containerUrl}`;
+      return t('the container at {0}', s.containerUrl);
     case 'container+bgr':
-      return `the containers at ${s.containerUrl} and ${s.bgrUrl}`;
+      return t('the containers at {0} and {1}', s.containerUrl, s.bgrUrl);
   }
 }
 
 /** Open the backend the settings name. Throws `MissingKeyError` when its key is not stored. `close()` it after the run. */
 export async function resolveBackend(settings: ExtensionSettings, keys: Pick<KeyStore, 'get'>, options: ResolveOptions = {}): Promise<ResolvedBackend> {
   const backend = await concreteBackend(settings, keys);
-  const { embedded, ...open } = options;
+  const { embedded, l10n = ENGLISH_L10N, ...open } = options;
   const selection = await selectionFrom({ ...settings, backend }, keys, embedded);
   const opened = await openBackend({ ...selection, ...open });
   return {
@@ -105,7 +108,7 @@ export async function resolveBackend(settings: ExtensionSettings, keys: Pick<Key
     planKind: opened.id,
     // As pfc.confirmAboveFiles documents, the extension's cost guard covers the containers too (the CLI's only the hosted Web API).
     paid: backend !== 'emulator',
-    label: labelOf(backend, settings, selection.emulatorUrl),
+    label: labelOf(backend, settings, selection.emulatorUrl, l10n),
     embedded: backend === 'emulator' && !settings.emulatorUrl,
   };
 }

@@ -18,7 +18,7 @@ import { ensureBackend } from './onboarding';
 import { showReport } from './report';
 import { correct, type LastRun, type RunRequest } from './run';
 import { settingsFrom, SettingsError } from './settings';
-import { ACTION_OPEN, ACTION_REPORT, ACTION_RETRY, summaryMessage } from './summary';
+import { summaryActions, summaryMessage } from './summary';
 import { uploadPreset } from './upload-preset';
 import type { ExtensionHost, VscodeApi } from './vscode-api';
 
@@ -88,24 +88,29 @@ export class Commands {
     } catch (err) {
       const message = err instanceof SettingsError || err instanceof ParameterError ? err.message : err instanceof Error ? err.message : String(err);
       this.log.error(message);
-      const text = message.startsWith('Perfectly Clear') ? message : `Perfectly Clear: ${message}`;
-      const choice = await this.api.window.showErrorMessage(text, ...(err instanceof SettingsError ? ['Open Settings'] : ['Show Log']));
-      if (choice === 'Open Settings') void this.api.commands.executeCommand('workbench.action.openSettings', 'pfc.');
-      if (choice === 'Show Log') this.log.show();
+      const { t } = this.api.l10n;
+      const text = err instanceof SettingsError
+        ? t('Invalid Perfectly Clear settings: {0}', err.issues.map((i) => i.message).join(t('; ')))
+        : message.startsWith('Perfectly Clear') ? message : t('Perfectly Clear: {0}', message);
+      const openSettings = t('Open Settings');
+      const showLog = t('Show Log');
+      const choice = await this.api.window.showErrorMessage(text, err instanceof SettingsError ? openSettings : showLog);
+      if (choice === openSettings) void this.api.commands.executeCommand('workbench.action.openSettings', 'pfc.');
+      if (choice === showLog) this.log.show();
       return undefined;
     }
   }
 
   async correctFolder(uri?: vscode.Uri, uris?: vscode.Uri[]): Promise<LastRun | undefined> {
     let targets = uris && uris.length > 0 ? uris : uri ? [uri] : undefined;
-    targets ??= await this.api.window.showOpenDialog({ canSelectFolders: true, canSelectFiles: false, canSelectMany: true, openLabel: 'Correct Images in Folder' });
+    targets ??= await this.api.window.showOpenDialog({ canSelectFolders: true, canSelectFiles: false, canSelectMany: true, openLabel: this.api.l10n.t('Correct Images in Folder') });
     if (!targets || targets.length === 0) return undefined;
     return this.run({ inputs: targets.map((u) => u.fsPath) });
   }
 
   async correctFiles(uri?: vscode.Uri, uris?: vscode.Uri[]): Promise<LastRun | undefined> {
     let targets = uris && uris.length > 0 ? uris : uri ? [uri] : undefined;
-    targets ??= await this.api.window.showOpenDialog({ canSelectFolders: false, canSelectFiles: true, canSelectMany: true, filters: IMAGE_FILTERS, openLabel: 'Correct' });
+    targets ??= await this.api.window.showOpenDialog({ canSelectFolders: false, canSelectFiles: true, canSelectMany: true, filters: IMAGE_FILTERS, openLabel: this.api.l10n.t('Correct') });
     if (!targets || targets.length === 0) return undefined;
     return this.run({ inputs: targets.map((u) => u.fsPath) });
   }
@@ -114,7 +119,7 @@ export class Commands {
     const last = this.last;
     const failed = last?.summary.results.filter((r) => r.status === 'failed').map((r) => r.input) ?? [];
     if (!last || failed.length === 0) {
-      void this.api.window.showInformationMessage('Perfectly Clear: the last run has no failed files.');
+      void this.api.window.showInformationMessage(this.api.l10n.t('Perfectly Clear: the last run has no failed files.'));
       return undefined;
     }
     return this.run({ inputs: last.inputs, retry: { only: failed, mode: last.mode, params: last.params } });
@@ -122,7 +127,7 @@ export class Commands {
 
   showReport(): void {
     if (!this.last) {
-      void this.api.window.showInformationMessage('Perfectly Clear: no run yet in this workspace.');
+      void this.api.window.showInformationMessage(this.api.l10n.t('Perfectly Clear: no run yet in this workspace.'));
       return;
     }
     const s = this.last.summary;
@@ -138,7 +143,7 @@ export class Commands {
   async compareWithOriginal(target?: vscode.Uri | string): Promise<ComparePair | undefined> {
     const path = typeof target === 'string' ? target : target?.fsPath;
     if (!path) {
-      void this.api.window.showInformationMessage('Perfectly Clear: right-click a corrected image in the Explorer to compare it with its original.');
+      void this.api.window.showInformationMessage(this.api.l10n.t('Perfectly Clear: right-click a corrected image in the Explorer to compare it with its original.'));
       return undefined;
     }
     let layout: { folderName?: string; suffix?: string } = {};
@@ -150,10 +155,10 @@ export class Commands {
     }
     const pair = comparePair(path, this.last?.summary.results ?? [], layout);
     if (!pair) {
-      void this.api.window.showInformationMessage(`Perfectly Clear: no original or corrected copy of ${basename(path)} is known (correct it first).`);
+      void this.api.window.showInformationMessage(this.api.l10n.t('Perfectly Clear: no original or corrected copy of {0} is known (correct it first).', basename(path)));
       return undefined;
     }
-    const title = `${basename(pair.original)} ↔ ${basename(pair.corrected)} (Original ↔ Perfectly Clear)`;
+    const title = this.api.l10n.t('{0} ↔ {1} (Original ↔ Perfectly Clear)', basename(pair.original), basename(pair.corrected));
     await this.api.commands.executeCommand('vscode.diff', this.api.Uri.file(pair.original), this.api.Uri.file(pair.corrected), title);
     return pair;
   }
@@ -164,7 +169,7 @@ export class Commands {
    */
   async restoreOriginals(uri?: vscode.Uri, uris?: vscode.Uri[]): Promise<RestoreOutcome | undefined> {
     if (this.running) {
-      void this.api.window.showInformationMessage('Perfectly Clear: a run is in progress; restore when it has finished.');
+      void this.api.window.showInformationMessage(this.api.l10n.t('Perfectly Clear: a run is in progress; restore when it has finished.'));
       return undefined;
     }
     const picked = uris && uris.length > 0 ? uris : uri ? [uri] : [];
@@ -176,15 +181,15 @@ export class Commands {
   /** "Use the Local Emulator": backend `emulator` in the user settings (the embedded one unless pfc.emulatorUrl is set). */
   async useEmulator(): Promise<void> {
     await this.api.workspace.getConfiguration('pfc').update('backend', 'emulator', this.api.ConfigurationTarget.Global);
-    void this.api.window.showInformationMessage('Perfectly Clear: corrections now run on the local emulator on this computer (pfc.backend = emulator).');
+    void this.api.window.showInformationMessage(this.api.l10n.t('Perfectly Clear: corrections now run on the local emulator on this computer (pfc.backend = emulator).'));
   }
 
   async uploadPreset(uri?: vscode.Uri): Promise<string | undefined> {
     let target = uri;
-    if (!target) target = (await this.api.window.showOpenDialog({ canSelectFiles: true, canSelectMany: false, filters: { Presets: ['preset'] }, openLabel: 'Upload Preset' }))?.[0];
+    if (!target) target = (await this.api.window.showOpenDialog({ canSelectFiles: true, canSelectMany: false, filters: { [this.api.l10n.t('Presets')]: ['preset'] }, openLabel: this.api.l10n.t('Upload Preset') }))?.[0];
     if (!target) return undefined;
     const settings = settingsFrom(this.api);
-    const resolved = await ensureBackend({ api: this.api, keys: this.keys }, settings, (s) => resolveBackend(s, this.keys, { embedded: () => this.embedded.url() }));
+    const resolved = await ensureBackend({ api: this.api, keys: this.keys }, settings, (s) => resolveBackend(s, this.keys, { embedded: () => this.embedded.url(), l10n: this.api.l10n }));
     if (!resolved) return undefined;
     try {
       return await uploadPreset(this.api, this.log, resolved.backend, target.fsPath);
@@ -195,7 +200,7 @@ export class Commands {
 
   private async run(req: RunRequest): Promise<LastRun | undefined> {
     if (this.running) {
-      void this.api.window.showInformationMessage('Perfectly Clear: a run is already in progress; cancel it from its notification first.');
+      void this.api.window.showInformationMessage(this.api.l10n.t('Perfectly Clear: a run is already in progress; cancel it from its notification first.'));
       return undefined;
     }
     this.running = true;
@@ -210,7 +215,7 @@ export class Commands {
       const s = last.summary;
       void this.api.commands.executeCommand('setContext', 'pfc.hasReport', true);
       void this.api.commands.executeCommand('setContext', 'pfc.hasFailed', s.failed > 0);
-      const msg = summaryMessage(s);
+      const msg = summaryMessage(s, this.api.l10n);
       this.log.line(msg.text);
       // The run is over when the summary shows; the buttons are handled without holding the command open.
       void this.onSummary(msg, last);
@@ -223,9 +228,10 @@ export class Commands {
   private async onSummary(msg: ReturnType<typeof summaryMessage>, last: LastRun): Promise<void> {
     const show = msg.severity === 'warning' ? this.api.window.showWarningMessage.bind(this.api.window, msg.text, {}) : this.api.window.showInformationMessage.bind(this.api.window, msg.text);
     const choice = await show(...msg.actions);
-    if (choice === ACTION_REPORT) this.showReport();
-    else if (choice === ACTION_RETRY) await this.guard(() => this.retryFailed());
-    else if (choice === ACTION_OPEN) {
+    const action = summaryActions(this.api.l10n);
+    if (choice === action.report) this.showReport();
+    else if (choice === action.retry) await this.guard(() => this.retryFailed());
+    else if (choice === action.open) {
       const root = last.summary.outputRoots[0];
       if (root) await this.api.commands.executeCommand('revealInExplorer', this.api.Uri.file(root));
     }

@@ -13,8 +13,6 @@ export const SECRET_KEYS = {
 } as const;
 export type KeyName = keyof typeof SECRET_KEYS;
 
-const LABEL: Record<KeyName, string> = { apiKey: 'API key', bgrLicenceKey: 'BGR licence key' };
-
 /** The extension's keys, read from SecretStorage each time (another window may change them). */
 export class KeyStore {
   constructor(private readonly secrets: vscode.SecretStorage) {}
@@ -41,24 +39,42 @@ export class KeyStore {
 
 /** Ask for a key in a password box and store it. Returns whether one was stored. */
 export async function promptAndStoreKey(api: VscodeApi, keys: KeyStore, name: KeyName): Promise<boolean> {
+  const { t } = api.l10n;
+  // Whole sentences per key: a translation may need the key's name in a different case or place.
+  const text = name === 'apiKey'
+    ? {
+      title: t('Perfectly Clear: API key'),
+      prompt: t("Paste your API key. It is kept in VS Code's secret storage, never in settings or logs."),
+      empty: t('The API key cannot be empty.'),
+      spaces: t('The API key cannot contain spaces.'),
+      saved: t('Perfectly Clear: API key saved in secret storage.'),
+    }
+    : {
+      title: t('Perfectly Clear: BGR licence key'),
+      prompt: t("Paste your BGR licence key. It is kept in VS Code's secret storage, never in settings or logs."),
+      empty: t('The BGR licence key cannot be empty.'),
+      spaces: t('The BGR licence key cannot contain spaces.'),
+      saved: t('Perfectly Clear: BGR licence key saved in secret storage.'),
+    };
   const value = await api.window.showInputBox({
-    title: `Perfectly Clear: ${LABEL[name]}`,
-    prompt: `Paste your ${LABEL[name]}. It is kept in VS Code's secret storage, never in settings or logs.`,
+    title: text.title,
+    prompt: text.prompt,
     password: true,
     ignoreFocusOut: true,
-    validateInput: (v) => (v.trim() === '' ? `The ${LABEL[name]} cannot be empty.` : /\s/.test(v.trim()) ? `The ${LABEL[name]} cannot contain spaces.` : undefined),
+    validateInput: (v) => (v.trim() === '' ? text.empty : /\s/.test(v.trim()) ? text.spaces : undefined),
   });
   if (value === undefined || value.trim() === '') return false;
   await keys.set(name, value);
-  void api.window.showInformationMessage(`Perfectly Clear: ${LABEL[name]} saved in secret storage.`);
+  void api.window.showInformationMessage(text.saved);
   return true;
 }
 
 /** "Clear Keys": delete both keys after a modal confirmation. */
 export async function clearKeys(api: VscodeApi, keys: KeyStore): Promise<boolean> {
-  const ok = await api.window.showWarningMessage('Remove the Perfectly Clear API key and BGR licence key from secret storage?', { modal: true }, 'Clear Keys');
-  if (ok !== 'Clear Keys') return false;
+  const clear = api.l10n.t('Clear Keys');
+  const ok = await api.window.showWarningMessage(api.l10n.t('Remove the Perfectly Clear API key and BGR licence key from secret storage?'), { modal: true }, clear);
+  if (ok !== clear) return false;
   await keys.clear();
-  void api.window.showInformationMessage('Perfectly Clear: keys cleared.');
+  void api.window.showInformationMessage(api.l10n.t('Perfectly Clear: keys cleared.'));
   return true;
 }

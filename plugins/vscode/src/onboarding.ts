@@ -9,9 +9,10 @@ import { settingsFrom, type ExtensionSettings } from './settings';
 import type { Memento } from 'vscode';
 import type { VscodeApi } from './vscode-api';
 
-export const OFFER_SET_KEY = 'Set API Key';
-export const OFFER_SET_BGR = 'Set BGR Licence Key';
-export const OFFER_EMULATOR = 'Use Local Emulator';
+/** The onboarding buttons in the display language (the choice comes back as the translated label). */
+function offers(api: VscodeApi): { setKey: string; setBgr: string; emulator: string } {
+  return { setKey: api.l10n.t('Set API Key'), setBgr: api.l10n.t('Set BGR Licence Key'), emulator: api.l10n.t('Use Local Emulator') };
+}
 
 /**
  * Resolve the backend; when its key is missing, offer the ways out and try
@@ -27,13 +28,18 @@ export async function ensureBackend(
     return { backend: await resolve(settings), settings };
   } catch (err) {
     if (!(err instanceof MissingKeyError)) throw err;
-    const offers = err.key === 'apiKey' ? [OFFER_SET_KEY, OFFER_EMULATOR] : [OFFER_SET_BGR];
-    const choice = await api.window.showWarningMessage(err.message, { modal: true }, ...offers);
-    if (choice === OFFER_SET_KEY || choice === OFFER_SET_BGR) {
+    const offer = offers(api);
+    const buttons = err.key === 'apiKey' ? [offer.setKey, offer.emulator] : [offer.setBgr];
+    // The modal says it in the display language; err.message (English) stays for logs.
+    const text = err.key === 'apiKey'
+      ? api.l10n.t('The {0} backend needs an API key: run "Perfectly Clear: Set API Key".', err.backend)
+      : api.l10n.t('The {0} backend needs a BGR licence key: run "Perfectly Clear: Set BGR Licence Key".', err.backend);
+    const choice = await api.window.showWarningMessage(text, { modal: true }, ...buttons);
+    if (choice === offer.setKey || choice === offer.setBgr) {
       if (!(await promptAndStoreKey(api, keys, err.key))) return undefined;
       return { backend: await resolve(settings), settings };
     }
-    if (choice === OFFER_EMULATOR) {
+    if (choice === offer.emulator) {
       // `auto` without a key is the embedded emulator; once a key is set, the hosted Web API again.
       await api.workspace.getConfiguration('pfc').update('backend', 'auto', api.ConfigurationTarget.Global);
       const next = settingsFrom(api);
@@ -53,9 +59,10 @@ export const EMULATOR_NOTICE_SHOWN = 'pfc.emulatorNoticeShown';
 export async function noticeEmbeddedEmulator(svc: { api: VscodeApi; keys: KeyStore; globalState: Pick<Memento, 'get' | 'update'> }): Promise<void> {
   if (svc.globalState.get<boolean>(EMULATOR_NOTICE_SHOWN)) return;
   await svc.globalState.update(EMULATOR_NOTICE_SHOWN, true);
+  const setKey = offers(svc.api).setKey;
   const choice = await svc.api.window.showInformationMessage(
-    'Perfectly Clear: no API key is set, so the results come from the local emulator, an offline stand-in for the service that runs on this computer. Set an API key to correct with Perfectly Clear itself.',
-    OFFER_SET_KEY,
+    svc.api.l10n.t('Perfectly Clear: no API key is set, so the results come from the local emulator, an offline stand-in for the service that runs on this computer. Set an API key to correct with Perfectly Clear itself.'),
+    setKey,
   );
-  if (choice === OFFER_SET_KEY) await promptAndStoreKey(svc.api, svc.keys, 'apiKey');
+  if (choice === setKey) await promptAndStoreKey(svc.api, svc.keys, 'apiKey');
 }

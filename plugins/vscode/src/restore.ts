@@ -39,19 +39,23 @@ export function restoreRequests(targets: readonly { path: string; isDir: boolean
 
 /** Ask, restore, and say what happened. Resolves the outcome, or undefined when the user declined. */
 export async function restoreWithConfirmation(api: VscodeApi, log: Log, requests: readonly RestoreRequest[]): Promise<RestoreOutcome | undefined> {
+  const { t } = api.l10n;
   if (requests.length === 0) {
-    void api.window.showInformationMessage('Perfectly Clear: the last run kept no originals (only in-place runs do). Right-click a folder corrected in place to restore its originals.');
+    void api.window.showInformationMessage(t('Perfectly Clear: the last run kept no originals (only in-place runs do). Right-click a folder corrected in place to restore its originals.'));
     return undefined;
   }
-  const what = requests.map((r) => (r.paths ? `${r.paths.length} file${r.paths.length === 1 ? '' : 's'} in ${r.folder}` : `every file in ${r.folder}`)).join('; ');
+  const what = requests
+    .map((r) => (r.paths ? (r.paths.length === 1 ? t('1 file in {0}', r.folder) : t('{0} files in {1}', r.paths.length, r.folder)) : t('every file in {0}', r.folder)))
+    .join(t('; '));
+  const restore = t('Restore');
   const go = await api.window.showWarningMessage(
-    `Restore the originals of ${what}? The corrected versions are replaced; files changed since they were corrected are left as they are.`,
+    t('Restore the originals of {0}? The corrected versions are replaced; files changed since they were corrected are left as they are.', what),
     { modal: true },
-    'Restore',
+    restore,
   );
-  if (go !== 'Restore') return undefined;
+  if (go !== restore) return undefined;
   const outcome: RestoreOutcome = { restored: [], skipped: [] };
-  await api.window.withProgress({ location: api.ProgressLocation.Notification, title: 'Perfectly Clear: restoring originals', cancellable: true }, async (_p, token) => {
+  await api.window.withProgress({ location: api.ProgressLocation.Notification, title: t('Perfectly Clear: restoring originals'), cancellable: true }, async (_p, token) => {
     const controller = new AbortController();
     const sub = token.onCancellationRequested(() => controller.abort());
     try {
@@ -67,9 +71,12 @@ export async function restoreWithConfirmation(api: VscodeApi, log: Log, requests
   for (const r of outcome.restored) log.line(`restored ${r.path} from ${r.from}`);
   for (const s of outcome.skipped) log.line(`not restored ${s.path}: ${s.reason}`);
   const n = outcome.restored.length;
-  const text = `Perfectly Clear: restored ${n} original${n === 1 ? '' : 's'}${outcome.skipped.length ? `; ${outcome.skipped.length} left as they are (see the log)` : ''}.`;
-  if (outcome.skipped.length > 0) {
-    if ((await api.window.showWarningMessage(text, {}, 'Show Log')) === 'Show Log') log.show();
+  const k = outcome.skipped.length;
+  const restored = n === 1 ? t('restored 1 original') : t('restored {0} originals', n);
+  const text = k > 0 ? t('Perfectly Clear: {0}; {1} left as they are (see the log).', restored, k) : t('Perfectly Clear: {0}.', restored);
+  if (k > 0) {
+    const showLog = t('Show Log');
+    if ((await api.window.showWarningMessage(text, {}, showLog)) === showLog) log.show();
   } else void api.window.showInformationMessage(text);
   return outcome;
 }

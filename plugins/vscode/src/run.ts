@@ -49,14 +49,15 @@ export interface RunRequest {
 }
 
 async function pickOutputMode(api: VscodeApi, current: OutputModeSetting): Promise<OutputModeSetting | undefined> {
+  const { t } = api.l10n;
   const labels: Record<OutputModeSetting, string> = {
-    folder: 'Mirror into an output folder',
-    suffix: 'Beside each file, with a suffix',
-    'in-place': 'Replace originals (backups kept)',
+    folder: t('Mirror into an output folder'),
+    suffix: t('Beside each file, with a suffix'),
+    'in-place': t('Replace originals (backups kept)'),
   };
-  const items = OUTPUT_MODES.map((m) => ({ label: labels[m], mode: m, description: m === current ? 'setting' : undefined }));
+  const items = OUTPUT_MODES.map((m) => ({ label: labels[m], mode: m, description: m === current ? t('setting') : undefined }));
   items.sort((a, b) => Number(b.mode === current) - Number(a.mode === current));
-  const picked = await api.window.showQuickPick(items, { title: 'Perfectly Clear: where should corrected files go?', ignoreFocusOut: true });
+  const picked = await api.window.showQuickPick(items, { title: t('Perfectly Clear: where should corrected files go?'), ignoreFocusOut: true });
   return picked?.mode;
 }
 
@@ -64,11 +65,11 @@ async function pickOutputMode(api: VscodeApi, current: OutputModeSetting): Promi
 async function pickPreset(svc: RunServices, resolved: ResolvedBackend, settings: ExtensionSettings): Promise<string | undefined> {
   const items = listCustomPresets(resolved.backend).then(({ names, error }) => {
     if (error) svc.log.line(`custom presets could not be listed: ${error}`);
-    return presetItems(names, settings.defaultPreset, svc.api.QuickPickItemKind.Separator);
+    return presetItems(names, settings.defaultPreset, svc.api.QuickPickItemKind.Separator, svc.api.l10n);
   });
   const picked = await svc.api.window.showQuickPick(items, {
-    title: 'Perfectly Clear: preset',
-    placeHolder: 'Pick a preset for this run',
+    title: svc.api.l10n.t('Perfectly Clear: preset'),
+    placeHolder: svc.api.l10n.t('Pick a preset for this run'),
     matchOnDescription: true,
     ignoreFocusOut: true,
   });
@@ -94,13 +95,14 @@ interface PlanRequest {
  */
 async function scanAndPlan(svc: RunServices, req: RunRequest, r: PlanRequest): Promise<{ plan: BatchPlan; pending?: number } | undefined> {
   const { api, log } = svc;
-  return api.window.withProgress({ location: api.ProgressLocation.Notification, title: 'Perfectly Clear', cancellable: true }, async (progress, token) => {
+  const { t } = api.l10n;
+  return api.window.withProgress({ location: api.ProgressLocation.Notification, title: t('Perfectly Clear'), cancellable: true }, async (progress, token) => {
     const cancelled = (): boolean => token.isCancellationRequested;
     const whenCancelled = new Promise<undefined>((resolve) => token.onCancellationRequested(() => resolve(undefined)));
-    progress.report({ message: 'Scanning… 0 files' });
-    const scan = await scanInputs(req.inputs, svc.excludes(), (n) => progress.report({ message: `Scanning… ${n} files` }), cancelled);
+    progress.report({ message: t('Scanning… {0} files', 0) });
+    const scan = await scanInputs(req.inputs, svc.excludes(), (n) => progress.report({ message: t('Scanning… {0} files', n) }), cancelled);
     if (!scan) return undefined;
-    progress.report({ message: `Planning ${scan.files} files…` });
+    progress.report({ message: t('Planning {0} files…', scan.files) });
     // planBatch cannot be interrupted; a cancel stops waiting for it and discards its plan.
     let plan = await Promise.race([planBatch({ inputs: req.inputs, output: r.output, params: r.params, backend: r.planKind }), whenCancelled]);
     if (!plan || cancelled()) return undefined;
@@ -111,7 +113,7 @@ async function scanAndPlan(svc: RunServices, req: RunRequest, r: PlanRequest): P
       for (const sk of plan.skipped) log.trace(`left out ${sk.path}: ${sk.reason}`);
     }
     if (!r.countPending || plan.files.length === 0) return { plan };
-    progress.report({ message: `Checking ${plan.files.length} files against earlier results…` });
+    progress.report({ message: t('Checking {0} files against earlier results…', plan.files.length) });
     const pending = await Promise.race([pendingFiles(plan, { backendId: r.backendId, params: r.params, force: r.force }), whenCancelled]);
     if (!pending || cancelled()) return undefined;
     return { plan, pending: pending.length };
@@ -165,6 +167,7 @@ export async function correct(svc: RunServices, req: RunRequest): Promise<LastRu
   const settings = settingsFrom(api);
   const resolved = await ensureBackend(svc, settings, (s) =>
     resolveBackend(s, svc.keys, {
+      l10n: svc.api.l10n,
       onRetry: (r) => log.line(`retrying ${r.request} in ${Math.round(r.delayMs)} ms (attempt ${r.attempt})`),
       embedded: () => svc.embedded.url(),
     }),
@@ -194,7 +197,7 @@ async function correctOn(svc: RunServices, req: RunRequest, backend: ResolvedBac
   }
   const check = backend.backend.validate(params);
   if (check.errors.length > 0) {
-    void api.window.showErrorMessage(`Perfectly Clear: invalid parameters — ${check.errors.map((e) => e.message).join('; ')}`);
+    void api.window.showErrorMessage(api.l10n.t('Perfectly Clear: invalid parameters — {0}', check.errors.map((e) => e.message).join('; ')));
     return undefined;
   }
   for (const w of check.warnings) log.line(`note: ${w}`);
@@ -206,7 +209,11 @@ async function correctOn(svc: RunServices, req: RunRequest, backend: ResolvedBac
   if (!scanned) return undefined;
   const { plan, pending } = scanned;
   if (plan.files.length === 0) {
-    void api.window.showInformationMessage(`Perfectly Clear: no image or video to correct${plan.skipped.length > 0 ? ` (${leftOutSummary(plan.skipped)})` : ''}.`);
+    void api.window.showInformationMessage(
+      plan.skipped.length > 0
+        ? api.l10n.t('Perfectly Clear: no image or video to correct ({0}).', leftOutSummary(plan.skipped))
+        : api.l10n.t('Perfectly Clear: no image or video to correct.'),
+    );
     return undefined;
   }
   const guard = effectiveSettings.confirmAboveFiles;
@@ -214,11 +221,11 @@ async function correctOn(svc: RunServices, req: RunRequest, backend: ResolvedBac
   if (backend.paid && guard > 0 && pending !== undefined) {
     if (pending > guard) {
       const go = await api.window.showWarningMessage(
-        `Correct ${pending} files on ${backend.label}? Each correction may be billed.`,
+        api.l10n.t('Correct {0} files on {1}? Each correction may be billed.', pending, backend.label),
         { modal: true },
-        'Correct',
+        api.l10n.t('Correct'),
       );
-      if (go !== 'Correct') return undefined;
+      if (go !== api.l10n.t('Correct')) return undefined;
     }
   }
 
@@ -231,19 +238,19 @@ async function runWithProgress(svc: RunServices, plan: BatchPlan, backend: Resol
   const { api, log, status } = svc;
   const model = new ProgressModel(plan.files.length);
   status.command = 'pfc.showLog';
-  status.tooltip = 'Perfectly Clear is correcting files — click for the log';
+  status.tooltip = api.l10n.t('Perfectly Clear is correcting files — click for the log');
   status.text = model.statusText();
   status.show();
   try {
     return await api.window.withProgress(
-      { location: api.ProgressLocation.Notification, title: 'Perfectly Clear', cancellable: true },
+      { location: api.ProgressLocation.Notification, title: api.l10n.t('Perfectly Clear'), cancellable: true },
       async (progress, token) => {
         const controller = new AbortController();
         const sub = token.onCancellationRequested(() => {
           log.line('cancel requested: no new file starts; files in flight are aborted');
           controller.abort();
         });
-        progress.report({ message: `0/${plan.files.length} · starting` });
+        progress.report({ message: api.l10n.t('{0}/{1} · starting', 0, plan.files.length) });
         try {
           return await runBatch(plan, {
             backend: backend.backend,

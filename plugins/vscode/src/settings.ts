@@ -6,7 +6,7 @@
 import { validatePfcParams, type ParamIssue, type PfcParams } from '@pfc/core';
 import { join, resolve, sep } from 'node:path';
 import { DEFAULT_OUTPUT_DIR, type OutputMode } from '@pfc/batch';
-import type { VscodeApi } from './vscode-api';
+import type { VscodeApi, VscodeL10n } from './vscode-api';
 
 export const BACKENDS = ['auto', 'hosted', 'container', 'container+bgr', 'emulator'] as const;
 export type BackendSetting = (typeof BACKENDS)[number];
@@ -87,7 +87,7 @@ function isOneOf<T extends string>(values: readonly T[], v: unknown): v is T {
   return typeof v === 'string' && (values as readonly string[]).includes(v);
 }
 
-function checkUrl(name: string, value: unknown, issues: SettingIssue[]): string | undefined {
+function checkUrl(name: string, value: unknown, issues: SettingIssue[], { t }: VscodeL10n): string | undefined {
   if (typeof value !== 'string') return undefined;
   // An empty emulator address means the embedded emulator.
   if (name === 'emulatorUrl' && value.trim() === '') return '';
@@ -97,47 +97,51 @@ function checkUrl(name: string, value: unknown, issues: SettingIssue[]): string 
   } catch {
     // fall through to the issue below
   }
-  issues.push({ setting: `pfc.${name}`, message: `pfc.${name} must be an http(s) address (got ${JSON.stringify(value)})` });
+  issues.push({ setting: `pfc.${name}`, message: t('pfc.{0} must be an http(s) address (got {1})', name, JSON.stringify(value)) });
   return undefined;
 }
 
 /** A string of one or more comma-separated addresses, or a list of them: each checked; joined with commas. */
-function checkUrls(name: 'containerUrl' | 'bgrUrl', value: unknown, issues: SettingIssue[]): string | undefined {
+function checkUrls(name: 'containerUrl' | 'bgrUrl', value: unknown, issues: SettingIssue[], l10n: VscodeL10n): string | undefined {
   const items = typeof value === 'string' ? value.split(',') : Array.isArray(value) ? value : undefined;
   if (items === undefined) return undefined;
   const urls = items.map((v) => (typeof v === 'string' ? v.trim() : v)).filter((v) => v !== '');
   if (urls.length === 0 || urls.some((v) => typeof v !== 'string')) {
-    issues.push({ setting: `pfc.${name}`, message: `pfc.${name} must be an http(s) address or a list of them (got ${JSON.stringify(value)})` });
+    issues.push({ setting: `pfc.${name}`, message: l10n.t('pfc.{0} must be an http(s) address or a list of them (got {1})', name, JSON.stringify(value)) });
     return undefined;
   }
-  const checked = urls.map((u) => checkUrl(name, u, issues));
+  const checked = urls.map((u) => checkUrl(name, u, issues, l10n));
   return checked.every((u) => u !== undefined) ? checked.join(',') : undefined;
 }
 
-function intIn(name: string, value: unknown, min: number, max: number, issues: SettingIssue[]): number | undefined {
+function intIn(name: string, value: unknown, min: number, max: number, issues: SettingIssue[], { t }: VscodeL10n): number | undefined {
   if (value === undefined) return undefined;
   if (typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max) return value;
-  issues.push({ setting: `pfc.${name}`, message: `pfc.${name} must be an integer from ${min} to ${max} (got ${JSON.stringify(value)})` });
+  issues.push({ setting: `pfc.${name}`, message: t('pfc.{0} must be an integer from {1} to {2} (got {3})', name, min, max, JSON.stringify(value)) });
   return undefined;
 }
 
-/** Read and check every setting; throws `SettingsError` naming each bad one. `isSet` says whether the user gave a value (not the default). */
-export function readSettings(get: ConfigGetter, isSet: (key: string) => boolean = (key) => get(key) !== undefined): ExtensionSettings {
+/**
+ * Read and check every setting; throws `SettingsError` naming each bad one, in
+ * the display language of `l10n`. `isSet` says whether the user gave a value (not the default).
+ */
+export function readSettings(get: ConfigGetter, l10n: VscodeL10n, isSet: (key: string) => boolean = (key) => get(key) !== undefined): ExtensionSettings {
+  const { t } = l10n;
   const issues: SettingIssue[] = [];
   const s: ExtensionSettings = { ...DEFAULT_SETTINGS };
 
   const backend = get<unknown>('backend');
   if (backend !== undefined) {
     if (isOneOf(BACKENDS, backend)) s.backend = backend;
-    else issues.push({ setting: 'pfc.backend', message: `pfc.backend must be one of ${BACKENDS.join(', ')} (got ${JSON.stringify(backend)})` });
+    else issues.push({ setting: 'pfc.backend', message: t('pfc.backend must be one of {0} (got {1})', BACKENDS.join(', '), JSON.stringify(backend)) });
   }
   for (const key of ['webApiUrl', 'emulatorUrl'] as const) {
-    const v = checkUrl(key, get<unknown>(key), issues);
+    const v = checkUrl(key, get<unknown>(key), issues, l10n);
     if (v !== undefined) s[key] = v;
   }
   // One address (as before) or a list of them (a fleet), kept as one comma-separated string.
   for (const key of ['containerUrl', 'bgrUrl'] as const) {
-    const v = checkUrls(key, get<unknown>(key), issues);
+    const v = checkUrls(key, get<unknown>(key), issues, l10n);
     if (v !== undefined) s[key] = v;
   }
   s.containerConfigured = isSet('containerUrl');
@@ -145,12 +149,12 @@ export function readSettings(get: ConfigGetter, isSet: (key: string) => boolean 
   const params = get<unknown>('parameters');
   if (params !== undefined && params !== null) {
     if (typeof params !== 'object' || Array.isArray(params)) {
-      issues.push({ setting: 'pfc.parameters', message: 'pfc.parameters must be an object of Web API parameters' });
+      issues.push({ setting: 'pfc.parameters', message: t('pfc.parameters must be an object of Web API parameters') });
     } else {
       // fileKey and fileType are set per file by the engine, never by the user.
       const { fileKey: _k, fileType: _t, ...rest } = params as Record<string, unknown>;
       const check = validatePfcParams(rest, { requireFileKey: false });
-      for (const e of check.errors) issues.push({ setting: 'pfc.parameters', message: `pfc.parameters: ${e.message}` });
+      for (const e of check.errors) issues.push({ setting: 'pfc.parameters', message: t('pfc.parameters: {0}', e.message) });
       if (check.errors.length === 0) s.parameters = check.params;
     }
   }
@@ -161,7 +165,7 @@ export function readSettings(get: ConfigGetter, isSet: (key: string) => boolean 
   const mode = get<unknown>('output.mode');
   if (mode !== undefined) {
     if (isOneOf(OUTPUT_MODES, mode)) s.outputMode = mode;
-    else issues.push({ setting: 'pfc.output.mode', message: `pfc.output.mode must be one of ${OUTPUT_MODES.join(', ')} (got ${JSON.stringify(mode)})` });
+    else issues.push({ setting: 'pfc.output.mode', message: t('pfc.output.mode must be one of {0} (got {1})', OUTPUT_MODES.join(', '), JSON.stringify(mode)) });
   }
   const ask = get<unknown>('output.askEachRun');
   if (typeof ask === 'boolean') s.askOutputEachRun = ask;
@@ -169,16 +173,16 @@ export function readSettings(get: ConfigGetter, isSet: (key: string) => boolean 
   const folder = get<unknown>('output.folderName');
   if (folder !== undefined) {
     if (typeof folder === 'string' && folder.trim() !== '' && !/[/\\]/.test(folder) && folder !== '.' && folder !== '..') s.outputFolderName = folder.trim();
-    else issues.push({ setting: 'pfc.output.folderName', message: `pfc.output.folderName must be a folder name without slashes (got ${JSON.stringify(folder)})` });
+    else issues.push({ setting: 'pfc.output.folderName', message: t('pfc.output.folderName must be a folder name without slashes (got {0})', JSON.stringify(folder)) });
   }
   const suffix = get<unknown>('output.suffix');
   if (suffix !== undefined) {
     if (typeof suffix === 'string' && suffix !== '' && !/[/\\]/.test(suffix)) s.outputSuffix = suffix;
-    else issues.push({ setting: 'pfc.output.suffix', message: `pfc.output.suffix must be non-empty text without slashes (got ${JSON.stringify(suffix)})` });
+    else issues.push({ setting: 'pfc.output.suffix', message: t('pfc.output.suffix must be non-empty text without slashes (got {0})', JSON.stringify(suffix)) });
   }
 
-  s.concurrency = intIn('concurrency', get<unknown>('concurrency'), 1, 16, issues) ?? s.concurrency;
-  s.confirmAboveFiles = intIn('confirmAboveFiles', get<unknown>('confirmAboveFiles'), 0, Number.MAX_SAFE_INTEGER, issues) ?? s.confirmAboveFiles;
+  s.concurrency = intIn('concurrency', get<unknown>('concurrency'), 1, 16, issues, l10n) ?? s.concurrency;
+  s.confirmAboveFiles = intIn('confirmAboveFiles', get<unknown>('confirmAboveFiles'), 0, Number.MAX_SAFE_INTEGER, issues, l10n) ?? s.confirmAboveFiles;
   const skip = get<unknown>('skipAlreadyCorrected');
   if (typeof skip === 'boolean') s.skipAlreadyCorrected = skip;
 
@@ -187,13 +191,13 @@ export function readSettings(get: ConfigGetter, isSet: (key: string) => boolean 
 }
 
 /** The current `pfc.*` settings of the window, checked. */
-export function settingsFrom(api: Pick<VscodeApi, 'workspace'>): ExtensionSettings {
+export function settingsFrom(api: Pick<VscodeApi, 'workspace' | 'l10n'>): ExtensionSettings {
   const cfg = api.workspace.getConfiguration('pfc');
   const isSet = (key: string): boolean => {
     const i = cfg.inspect(key);
     return i === undefined ? cfg.get(key) !== undefined : [i.globalValue, i.workspaceValue, i.workspaceFolderValue].some((v) => v !== undefined);
   };
-  return readSettings((key) => cfg.get(key), isSet);
+  return readSettings((key) => cfg.get(key), api.l10n, isSet);
 }
 
 /**

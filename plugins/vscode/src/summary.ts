@@ -1,26 +1,31 @@
 /** The end-of-run notification: what happened, in one sentence, and which buttons to offer. */
 import type { BatchSummary } from '@pfc/batch';
+import type { VscodeL10n } from './vscode-api';
 
-export const ACTION_OPEN = 'Open Output Folder';
-export const ACTION_REPORT = 'Show Report';
-export const ACTION_RETRY = 'Retry Failed';
-
-function plural(n: number, word: string): string {
-  return `${n} ${word}${n === 1 ? '' : 's'}`;
+/** The summary's buttons in the display language (the choice comes back as the translated label). */
+export function summaryActions(l10n: VscodeL10n): { open: string; report: string; retry: string } {
+  return { open: l10n.t('Open Output Folder'), report: l10n.t('Show Report'), retry: l10n.t('Retry Failed') };
 }
 
-/** "Corrected 5 files in 3.2 s; 2 up to date; 1 failed." and the buttons that apply. */
-export function summaryMessage(s: BatchSummary): { text: string; severity: 'info' | 'warning'; actions: string[] } {
+/**
+ * "Corrected 5 files in 3.2 s; 2 already up to date; 1 failed." and the buttons
+ * that apply. Each phrase is a whole message (singular and plural apart), so
+ * translators never get fragments glued together in English order.
+ */
+export function summaryMessage(s: BatchSummary, l10n: VscodeL10n): { text: string; severity: 'info' | 'warning'; actions: string[] } {
+  const { t } = l10n;
+  const seconds = (s.durationMs / 1000).toFixed(1);
   const parts: string[] = [];
-  const head = s.interrupted ? 'Cancelled after correcting' : 'Corrected';
-  parts.push(`${head} ${plural(s.corrected, 'file')} in ${(s.durationMs / 1000).toFixed(1)} s`);
-  if (s.upToDate > 0) parts.push(`${s.upToDate} already up to date`);
-  if (s.excluded > 0) parts.push(`${plural(s.excluded, 'path')} left out`);
-  if (s.failed > 0) parts.push(`${s.failed} failed`);
-  if (s.cancelled > 0) parts.push(`${s.cancelled} not finished`);
+  if (s.interrupted) parts.push(s.corrected === 1 ? t('Cancelled after correcting 1 file in {0} s', seconds) : t('Cancelled after correcting {0} files in {1} s', s.corrected, seconds));
+  else parts.push(s.corrected === 1 ? t('Corrected 1 file in {0} s', seconds) : t('Corrected {0} files in {1} s', s.corrected, seconds));
+  if (s.upToDate > 0) parts.push(t('{0} already up to date', s.upToDate));
+  if (s.excluded > 0) parts.push(s.excluded === 1 ? t('1 path left out') : t('{0} paths left out', s.excluded));
+  if (s.failed > 0) parts.push(t('{0} failed', s.failed));
+  if (s.cancelled > 0) parts.push(t('{0} not finished', s.cancelled));
+  const action = summaryActions(l10n);
   const actions: string[] = [];
-  if (s.corrected + s.upToDate > 0 && s.outputRoots.length > 0) actions.push(ACTION_OPEN);
-  if (s.results.length > 0) actions.push(ACTION_REPORT);
-  if (s.failed > 0) actions.push(ACTION_RETRY);
-  return { text: `Perfectly Clear: ${parts.join('; ')}.`, severity: s.failed > 0 || s.interrupted ? 'warning' : 'info', actions };
+  if (s.corrected + s.upToDate > 0 && s.outputRoots.length > 0) actions.push(action.open);
+  if (s.results.length > 0) actions.push(action.report);
+  if (s.failed > 0) actions.push(action.retry);
+  return { text: t('Perfectly Clear: {0}.', parts.join(t('; '))), severity: s.failed > 0 || s.interrupted ? 'warning' : 'info', actions };
 }

@@ -23,8 +23,22 @@ export interface VscodeWindow {
   createWebviewPanel(viewType: string, title: string, showOptions: vscode.ViewColumn, options?: vscode.WebviewPanelOptions & vscode.WebviewOptions): vscode.WebviewPanel;
 }
 
+/**
+ * `vscode.l10n`: `t` looks the English message up in the bundle of VS Code's
+ * display language (`l10n/bundle.l10n.<locale>.json`) and fills `{0}`, `{1}`….
+ */
+export interface VscodeL10n {
+  t(message: string, ...args: (string | number | boolean)[]): string;
+}
+
+/** `l10n` as VS Code behaves without a bundle: the English message, `{n}` filled from the arguments. */
+export const ENGLISH_L10N: VscodeL10n = {
+  t: (message, ...args) => message.replace(/\{(\d+)\}/g, (all, i: string) => (Number(i) < args.length ? String(args[Number(i)]) : all)),
+};
+
 export interface VscodeApi {
   window: VscodeWindow;
+  l10n: VscodeL10n;
   workspace: {
     getConfiguration(section?: string, scope?: vscode.ConfigurationScope | null): vscode.WorkspaceConfiguration;
     getWorkspaceFolder(uri: vscode.Uri): vscode.WorkspaceFolder | undefined;

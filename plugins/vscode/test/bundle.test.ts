@@ -54,4 +54,30 @@ describe('dist/extension.js', () => {
   test('the .vsix is built beside it', () => {
     expect(statSync(join(dist, 'pfc-vscode.vsix')).size).toBeGreaterThan(10_000);
   });
+
+  test('the .vsix carries the runtime messages (l10n/bundle.l10n.json, where package.json "l10n" points)', () => {
+    const names = zipEntryNames(readFileSync(join(dist, 'pfc-vscode.vsix')));
+    expect(names).toContain('extension/package.json');
+    expect(names).toContain('extension/l10n/bundle.l10n.json');
+  });
 });
+
+/** The file names in a zip's central directory (a .vsix is a zip); enough to check what was packaged. */
+function zipEntryNames(zip: Buffer): string[] {
+  // End of central directory: signature 0x06054b50, within the last 64 KiB (its comment is at most 65535 bytes).
+  let eocd = zip.length - 22;
+  while (eocd >= 0 && zip.readUInt32LE(eocd) !== 0x06054b50) eocd--;
+  if (eocd < 0) throw new Error('not a zip file');
+  const count = zip.readUInt16LE(eocd + 10);
+  let at = zip.readUInt32LE(eocd + 16);
+  const names: string[] = [];
+  for (let i = 0; i < count; i++) {
+    if (zip.readUInt32LE(at) !== 0x02014b50) throw new Error(`bad central directory entry at ${at}`);
+    const nameLength = zip.readUInt16LE(at + 28);
+    const extraLength = zip.readUInt16LE(at + 30);
+    const commentLength = zip.readUInt16LE(at + 32);
+    names.push(zip.toString('utf8', at + 46, at + 46 + nameLength));
+    at += 46 + nameLength + extraLength + commentLength;
+  }
+  return names;
+}

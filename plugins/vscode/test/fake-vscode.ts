@@ -6,7 +6,7 @@
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type * as vscode from 'vscode';
-import type { ExtensionHost, VscodeApi } from '../src/vscode-api';
+import { ENGLISH_L10N, type ExtensionHost, type VscodeApi } from '../src/vscode-api';
 
 type Answer = string | undefined;
 
@@ -81,7 +81,16 @@ export interface FakeOptions {
   /** State kept across "reloads": pass the previous fake's. */
   workspaceState?: FakeMemento;
   globalState?: FakeMemento;
+  /**
+   * The display language's bundle (`bundle.l10n.<locale>.json`: English message
+   * → translation). Without it `l10n.t` returns the English message, as VS Code
+   * does for English; either way `{0}`, `{1}`… are filled from the arguments.
+   */
+  l10nBundle?: Record<string, string>;
 }
+
+/** `l10n` without a bundle (English), as the extension's own default. */
+export { ENGLISH_L10N };
 
 /** The fake and its recordings. */
 export class FakeVscode {
@@ -115,12 +124,14 @@ export class FakeVscode {
   readonly globalState: FakeMemento;
   readonly host: ExtensionHost;
   readonly api: VscodeApi;
+  private readonly l10nBundle: Record<string, string> | undefined;
 
   constructor(options: FakeOptions = {}) {
     this.settings = { ...options.settings };
     this.otherSettings = { ...options.otherSettings };
     this.workspaceState = options.workspaceState ?? new FakeMemento();
     this.globalState = options.globalState ?? new FakeMemento();
+    this.l10nBundle = options.l10nBundle;
     this.host = { secrets: this.secrets, subscriptions: [], extensionUri: uri(PLUGIN_DIR), globalState: this.globalState, workspaceState: this.workspaceState };
     this.api = this.build();
   }
@@ -216,6 +227,7 @@ export class FakeVscode {
     };
     return {
       window,
+      l10n: { t: (message, ...args) => ENGLISH_L10N.t(self.l10nBundle?.[message] ?? message, ...args) },
       workspace: {
         getConfiguration: (section?: string) => section !== undefined && section !== 'pfc' ? ({
           get: <T>(key: string) => self.otherSettings[section]?.[key] as T | undefined,

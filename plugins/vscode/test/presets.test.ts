@@ -2,25 +2,26 @@ import { describe, expect, test } from 'vitest';
 import type { CorrectionBackend, PresetRecord } from '@pfc/core';
 import { listCustomPresets, presetItems } from '../src/presets';
 import { ProgressModel, logLine } from '../src/progress';
+import { ENGLISH_L10N } from './fake-vscode';
 
 const SEP = -1 as never;
 const labels = (items: { label: string; kind?: unknown }[]) => items.map((i) => (i.kind === SEP ? `— ${i.label}` : i.label));
 
 describe('preset picker items', () => {
   test('built-in groups first, the default leading and marked, then custom presets', () => {
-    const items = presetItems(['Warm', 'Pro', 'Cool'], 'Pro', SEP);
+    const items = presetItems(['Warm', 'Pro', 'Cool'], 'Pro', SEP, ENGLISH_L10N);
     expect(labels(items)).toEqual(['— Built-in AI preset groups', 'Pro', 'Universal', 'School and Sports', 'Attractions and Cruise Lines', '— Your custom presets', 'Warm', 'Cool']);
     expect(items[1]!.description).toBe('default');
   });
 
   test('a custom default leads the custom group', () => {
-    const items = presetItems(['Warm', 'Cool'], 'Cool', SEP);
+    const items = presetItems(['Warm', 'Cool'], 'Cool', SEP, ENGLISH_L10N);
     expect(labels(items).slice(-3)).toEqual(['— Your custom presets', 'Cool', 'Warm']);
     expect(items.at(-2)!.description).toBe('custom preset · default');
   });
 
   test('a default that is not listed (offline, other account) is still offered first', () => {
-    expect(labels(presetItems([], 'Studio', SEP))[0]).toBe('Studio');
+    expect(labels(presetItems([], 'Studio', SEP, ENGLISH_L10N))[0]).toBe('Studio');
   });
 
   test('custom presets that fail to list leave the built-ins and say why', async () => {

@@ -1,8 +1,9 @@
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { commonFolder, DEFAULT_SETTINGS, outputModeOf, readSettings, SettingsError } from '../src/settings';
+import { ENGLISH_L10N } from './fake-vscode';
 
-const from = (values: Record<string, unknown>) => readSettings(<T>(k: string) => values[k] as T | undefined);
+const from = (values: Record<string, unknown>) => readSettings(<T>(k: string) => values[k] as T | undefined, ENGLISH_L10N);
 
 function issues(values: Record<string, unknown>): string[] {
   try {
