@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 // @ts-expect-error a plain .mjs script without types
 import { setupCodeServer } from '../scripts/setup-e2e.mjs';
-import { expectCorrectedImage, expectNoPartials, expectOriginalsUntouched, filesBelow, sha256 } from './e2e/checks';
+import { expectFolderCorrected } from './e2e/checks';
 import { diagnose } from './e2e/diagnose';
 import { openSession, REPO_DIR, SAMPLE_FILES, type Session } from './e2e/session';
 import { contextMenu, explorerRow, pickQuick, recordToasts, runCommand, toast, waitForToastText } from './e2e/ui';
@@ -60,13 +60,7 @@ describe('fresh profile, untrusted folder: offline on the embedded emulator', ()
 
     // Output mode "folder" (the user's default), not the folder's "in-place": originals untouched.
     const out = join(album, 'corrected');
-    expect(filesBelow(out).filter((f) => !f.split('/').pop()!.startsWith('.'))).toEqual([...SAMPLE_FILES].sort());
-    for (const rel of SAMPLE_FILES) {
-      await expectCorrectedImage(join(album, rel), join(out, rel));
-      expect(sha256(join(out, rel)), rel).not.toBe(sha256(join(album, rel)));
-    }
-    expectOriginalsUntouched(album, SAMPLE_FILES);
-    expectNoPartials(album);
+    await expectFolderCorrected(album, out, SAMPLE_FILES);
     const log = s.server.outputChannel();
     expect(log).toMatch(/embedded emulator started on http:\/\/127\.0\.0\.1:\d+\/v2/);
     expect(log).toMatch(/on the embedded local emulator/);

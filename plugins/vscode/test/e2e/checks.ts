@@ -44,3 +44,18 @@ export function expectOriginalsUntouched(dir: string, rels: readonly string[]): 
 export function expectNoPartials(dir: string): void {
   expect(filesBelow(dir).filter((f) => f.includes('.pfc-partial'))).toEqual([]);
 }
+
+/**
+ * A folder run into `out` beside the inputs in `album`: exactly the samples came
+ * out, each a decodable image of its input's size that differs from it, the
+ * originals are byte-identical to the samples, and no temporary file is left.
+ */
+export async function expectFolderCorrected(album: string, out: string, rels: readonly string[]): Promise<void> {
+  expect(filesBelow(out).filter((f) => !f.split('/').pop()!.startsWith('.'))).toEqual([...rels].sort());
+  for (const rel of rels) {
+    await expectCorrectedImage(join(album, rel), join(out, rel));
+    expect(sha256(join(out, rel)), rel).not.toBe(sha256(join(album, rel)));
+  }
+  expectOriginalsUntouched(album, rels);
+  expectNoPartials(album);
+}
