@@ -12,10 +12,9 @@
  * with `{"status": "processing"}` and `Retry-After: 1`. fetch ignores the
  * interim 102s and sees only the final status; curl prints them with `-i`.
  */
-import { mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { mkdir, readdir } from 'node:fs/promises';
 import { listen, type StartedServer } from '../http/listen';
+import { createScratchDir, OWNER_FILE, removeScratchDir } from '../scratch';
 import { createRequestListener } from '../http/router';
 import type { ImagingEngine } from '../engine';
 import { defaultImagingEngine } from '../default-engine';
@@ -83,9 +82,9 @@ export async function createBgrServer(options: BgrServerOptions = {}): Promise<B
   return serverHandle(state, server, dir, ownsDir, requests);
 }
 
-/** The given work folder (created if missing), or a fresh temporary one that `close()` removes. */
+/** The given work folder (created if missing), or a scratch folder (it holds the user's photos) that `close()` or the exit hook removes. */
 async function prepareWorkDir(workDir: string | undefined): Promise<{ dir: string; ownsDir: boolean }> {
-  if (workDir === undefined) return { dir: await mkdtemp(join(tmpdir(), 'pfc-bgr-')), ownsDir: true };
+  if (workDir === undefined) return { dir: await createScratchDir(), ownsDir: true };
   await mkdir(workDir, { recursive: true });
   return { dir: workDir, ownsDir: false };
 }
@@ -137,14 +136,14 @@ function serverHandle(state: BgrState, server: StartedServer, dir: string, ownsD
     hold: () => jobs.hold(),
     release: () => jobs.release(),
     idle: () => jobs.idle(),
-    files: async () => (await readdir(dir)).sort(),
+    files: async () => (await readdir(dir)).filter((name) => name !== OWNER_FILE).sort(),
     requests,
     close() {
       closing ??= (async () => {
         jobs.release();
         await server.close();
         await jobs.idle();
-        if (ownsDir) await rm(dir, { recursive: true, force: true });
+        if (ownsDir) await removeScratchDir(dir);
       })();
       return closing;
     },

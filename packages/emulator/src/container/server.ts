@@ -4,10 +4,9 @@
  * documented error ids, direct file access, retention and JSON log lines.
  * Error bodies: `{"error": "<id>", "message": "<text>"}`.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { listen, type StartedServer } from '../http/listen';
+import { createScratchDir, removeScratchDir } from '../scratch';
 import { createRequestListener } from '../http/router';
 import { defaultImagingEngine } from '../default-engine';
 import { ContainerFiles, type InjectableFault } from './files';
@@ -46,7 +45,7 @@ export async function createContainerServer(options: ContainerServerOptions = {}
   const sweeper = startSweeper(state, (options.cacheTtlMinutes ?? 60) * 60_000, options.sweepIntervalMs ?? 600_000);
   state.log('info', 'container emulation started', { url: server.origin, siteUrl: state.siteUrl });
   return serverHandle(state, server, sweeper, requests, async () => {
-    if (ownsData) await rm(data, { recursive: true, force: true });
+    if (ownsData) await removeScratchDir(data);
   });
 }
 
@@ -54,7 +53,7 @@ export async function createContainerServer(options: ContainerServerOptions = {}
 async function openFolders(options: ContainerServerOptions, now: () => number): Promise<{ files: ContainerFiles; data: string; ownsData: boolean }> {
   // A temporary data folder only when some folder was not given; removed by close().
   const ownsData = options.dataDir === undefined && !(options.inputDir && options.outputDir && options.presetsDir);
-  const data = options.dataDir ?? (ownsData ? await mkdtemp(join(tmpdir(), 'pfc-container-')) : '');
+  const data = options.dataDir ?? (ownsData ? await createScratchDir() : '');
   const files = await ContainerFiles.open(
     {
       input: options.inputDir ?? join(data, 'input'),
