@@ -52,7 +52,26 @@ export async function startJob(web: string, query: Record<string, string | numbe
 export async function status(statusEndpoint: string): Promise<JobRecord> {
   const u = new URL(statusEndpoint);
   u.searchParams.set('noRedirect', 'true');
-  return json<JobRecord>(await fetch(u));
+  return json<JobRecord>(await getIdempotent(u));
+}
+
+/**
+ * A GET, sent again when the connection was reset before any answer. Tests
+ * that pass an engine run it on the emulator's own thread: a long step blocks
+ * the event loop past the server's 5 s keep-alive, the server's timer then
+ * fires before the already-arrived next request is read, and the kept-alive
+ * socket is reset under it. Every real client retries that (as `@pfc/core`
+ * does); a safe GET may be repeated.
+ */
+async function getIdempotent(url: URL | string): Promise<Response> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await fetch(url);
+    } catch (err) {
+      const code = (err as { cause?: { code?: unknown } }).cause?.code;
+      if (attempt >= 3 || (code !== 'ECONNRESET' && code !== 'UND_ERR_SOCKET')) throw err;
+    }
+  }
 }
 
 /** Polls (noRedirect) until the predicate holds; bounded by `timeoutMs`. */
@@ -77,7 +96,7 @@ export async function runJob(web: string, bytes: Uint8Array<ArrayBuffer>, query:
 /** Downloads a completed job's file. */
 export async function download(r: JobRecord): Promise<{ bytes: Buffer; contentType: string | null }> {
   if (!r.correctedFile) throw new Error(`no correctedFile in ${JSON.stringify(r)}`);
-  const res = await fetch(r.correctedFile);
+  const res = await getIdempotent(r.correctedFile);
   if (res.status !== 200) throw new Error(`GET correctedFile answered ${res.status}`);
   return { bytes: Buffer.from(await res.arrayBuffer()), contentType: res.headers.get('content-type') };
 }
