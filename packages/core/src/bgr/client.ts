@@ -18,6 +18,7 @@ import {
 import { detectContentType, inputToBlob, isReplayable } from '../selfhosted/input';
 import { BgrJobFailedError, BgrLicenceError, BgrNotReadyError, isUnlicensed, toBgrError, type BgrEndpoint } from './errors';
 import { LicenceCache } from './licence';
+import { path } from '../url-path';
 
 export interface BgrClientOptions extends TransportOptions {
   /** Address of the container, e.g. `http://gpu-box:8000`. */
@@ -136,7 +137,7 @@ export class BgrClient {
   /** `GET /CheckImage/{id}`: the job's state. */
   async check(processId: string, options: BgrCallOptions = {}): Promise<BgrCheckResponse> {
     checkId(processId);
-    return this.licensed('check', options.signal, () => this.transport.json<BgrCheckResponse>(`/CheckImage/${processId}`, { signal: options.signal }));
+    return this.licensed('check', options.signal, () => this.transport.json<BgrCheckResponse>(path`/CheckImage/${processId}`, { signal: options.signal }));
   }
 
   /**
@@ -151,7 +152,7 @@ export class BgrClient {
       if (c.status === 'failed') throw new BgrJobFailedError(processId, c.error ?? '', c);
       if (c.status !== 'completed') throw new BgrNotReadyError(processId, c.status);
     }
-    const res = await this.licensed('download', options.signal, () => this.transport.request(`/DownloadImage/${processId}`, { signal: options.signal }));
+    const res = await this.licensed('download', options.signal, () => this.transport.request(path`/DownloadImage/${processId}`, { signal: options.signal }));
     if (res.status !== 200 || !res.body) {
       await res.body?.cancel().catch(() => undefined);
       throw new BgrNotReadyError(processId, `HTTP ${res.status}`);
@@ -163,7 +164,7 @@ export class BgrClient {
   async remove(processId: string, options: BgrCallOptions = {}): Promise<BgrRemoveResponse> {
     checkId(processId);
     return this.licensed('remove', options.signal, () =>
-      this.transport.json<BgrRemoveResponse>(`/RemoveImage/${processId}`, { method: 'DELETE', signal: options.signal }),
+      this.transport.json<BgrRemoveResponse>(path`/RemoveImage/${processId}`, { method: 'DELETE', signal: options.signal }),
     );
   }
 

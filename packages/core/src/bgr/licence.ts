@@ -9,6 +9,7 @@ import { ParameterError, redactError, UserAbortError } from '../errors';
 import { Transport } from '../transport';
 import type { BgrLicenceStatus } from '../contract/bgr';
 import { BgrLicenceError, toBgrError } from './errors';
+import { path } from '../url-path';
 
 /** Activations per container base URL. */
 const activations = new Map<string, Promise<BgrLicenceStatus>>();
@@ -87,7 +88,7 @@ export class LicenceCache {
     this.keys.add(key);
     let status: BgrLicenceStatus;
     try {
-      status = await this.auth.json<BgrLicenceStatus>(`/Authorize/${encodeURIComponent(key)}`, { signal, label: AUTHORIZE_LABEL });
+      status = await this.auth.json<BgrLicenceStatus>(path`/Authorize/${key}`, { signal, label: AUTHORIZE_LABEL });
     } catch (err) {
       throw toBgrError(err, 'authorize');
     }

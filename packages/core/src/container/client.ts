@@ -22,6 +22,7 @@ import { detectContentType, isReplayable, openInput } from '../selfhosted/input'
 import type { DownloadedFile } from '../webapi/jobs';
 import { toContainerError } from './errors';
 import { rewriteOrigin } from './origin';
+import { path } from '../url-path';
 
 export interface ContainerClientOptions extends TransportOptions {
   /** Address the container is reached at, e.g. `http://studio-box:8081` (its port 80 as published). */
@@ -109,7 +110,7 @@ export class ContainerClient {
     const issues = [...(problem ? [{ param: 'imageKey', message: `imageKey ${JSON.stringify(imageKey)} is not usable: ${problem}` }] : []), ...check.errors];
     if (issues.length > 0) throw new ParameterError(issues);
     const res = await this.call(() =>
-      this.transport.json<unknown>(`/pfc/${encodeURIComponent(imageKey)}`, {
+      this.transport.json<unknown>(path`/pfc/${imageKey}`, {
         query: containerParamsToQuery(check.params),
         signal: options.signal,
         timeout: this.processingTimeout,
