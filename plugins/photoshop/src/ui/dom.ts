@@ -42,6 +42,30 @@ export function isDisabled(el: HTMLElement): boolean {
   return el.hasAttribute('disabled');
 }
 
+/** What was typed into each secret field, kept from its `input` events (see `makeSecretField`). */
+const typedSecrets = new WeakMap<HTMLElement, string>();
+
+/**
+ * A password `sp-textfield` whose `value` cannot be read on macOS (sp-textfield.md:86-88, known-issues.md:37):
+ * Adobe's workaround — plain text while focused, password again on blur — with the typed text kept from the
+ * `input` events, which fire while the field is readable. Read it with `secretValue`.
+ */
+export function makeSecretField(el: TextField): void {
+  el.addEventListener('focus', () => el.setAttribute('type', 'text'));
+  el.addEventListener('input', () => typedSecrets.set(el, el.value));
+  el.addEventListener('blur', () => el.setAttribute('type', 'password'));
+}
+
+export function secretValue(el: TextField): string {
+  return typedSecrets.get(el) ?? '';
+}
+
+/** Empty a secret field and forget what was typed. */
+export function clearSecret(el: TextField): void {
+  typedSecrets.delete(el);
+  el.value = '';
+}
+
 export interface PickerOption {
   value: string;
   label: string;

@@ -8,7 +8,7 @@ import { describeBackend, type BackendSecrets } from '../backend/factory';
 import {
   loadSecret, loadSettings, saveSecret, saveSettings, type BackendChoice, type KeyValueStore, type PanelSettings, type SecretName,
 } from '../settings/store';
-import { button, byId, field, picker, pickerValue, setPickerOptions, setPickerValue, show } from './dom';
+import { button, byId, clearSecret, field, makeSecretField, picker, pickerValue, secretValue, setPickerOptions, setPickerValue, show } from './dom';
 
 export class SettingsView {
   settings: PanelSettings;
@@ -30,6 +30,8 @@ export class SettingsView {
     setPickerOptions(picker('backend'), [
       { value: 'hosted', label: 'Hosted Web API' }, { value: 'container', label: 'Self-hosted container' }, { value: 'emulator', label: 'Local emulator' },
     ]);
+    makeSecretField(field('api-key'));
+    makeSecretField(field('bgr-key'));
     this.fill();
     picker('backend').addEventListener('change', () => this.showFields());
     button('toggle-settings').addEventListener('click', () => show(byId('settings'), byId('settings').classList.contains('hidden')));
@@ -57,8 +59,8 @@ export class SettingsView {
     field('emulator-url').value = s.emulatorURL;
     field('container-url').value = s.containerURL;
     field('bgr-url').value = s.bgrURL;
-    field('api-key').value = '';
-    field('bgr-key').value = '';
+    clearSecret(field('api-key'));
+    clearSecret(field('bgr-key'));
     this.showFields();
     byId('backend-label').textContent = describeBackend(s);
   }
@@ -88,12 +90,12 @@ export class SettingsView {
     try {
       saveSettings(this.store, next);
       const secure = this.host.uxp.storage.secureStorage;
-      const apiKey = field('api-key').value;
+      const apiKey = secretValue(field('api-key'));
       if (apiKey.trim()) {
         await saveSecret(secure, 'apiKey', apiKey);
         this.secrets.apiKey = apiKey.trim();
       }
-      const bgrKey = field('bgr-key').value;
+      const bgrKey = secretValue(field('bgr-key'));
       if (bgrKey.trim()) {
         await saveSecret(secure, 'bgrLicenceKey', bgrKey);
         this.secrets.bgrLicenceKey = bgrKey.trim();

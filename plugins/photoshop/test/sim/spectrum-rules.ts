@@ -70,12 +70,13 @@ export const WIDGETS: Readonly<Record<string, WidgetRule>> = {
   'sp-menu-divider': { since: '4.1', attributes: {}, properties: [], events: [] },
   // ui/sp-textfield.md:8 since; :21 placeholder; :35 disabled; :43 valid; :51 invalid; :59 quiet; :67-83 type
   // number/search/password (text: the default, and the documented macOS workaround at :88 switches to it);
-  // :64 no min/max/step; :91-98 change/input and `value`.
+  // :64 no min/max/step; :91-98 change/input and `value`; focus/blur: the page's own workaround for password fields
+  // (:86-88) switches `type` on them.
   'sp-textfield': {
     since: '4.1',
     attributes: { placeholder: null, disabled: null, valid: null, invalid: null, quiet: null, type: ['text', 'number', 'search', 'password'] },
     properties: ['value'],
-    events: ['change', 'input'],
+    events: ['change', 'input', 'focus', 'blur'],
   },
   // ui/sp-progressbar.md:8 since; :21 max/value; :27 value-label; :31 show-value; :35 size small; :40 variant
   // overBackground. No events and no properties are documented: it is driven through its attributes.

@@ -319,8 +319,9 @@ class SpMenuDivider extends SpWidget {
 
 class SpTextfield extends SpWidget {
   static tag = 'sp-textfield';
+  /** A password field's value cannot be read on macOS (sp-textfield.md:86-88, known-issues.md:37): the stricter platform is modelled. */
   get value(): string {
-    return (part(this, 'input') as HTMLInputElement).value;
+    return this.getAttribute('type') === 'password' ? '' : (part(this, 'input') as HTMLInputElement).value;
   }
   set value(v: string) {
     (part(this, 'input') as HTMLInputElement).value = String(v);
