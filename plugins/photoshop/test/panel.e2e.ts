@@ -71,7 +71,7 @@ beforeAll(async () => {
     }
   });
   await page.goto(`${server.origin}/`);
-  await until(() => document.querySelectorAll('#preset option').length > 0);
+  await until(() => document.querySelectorAll('#preset sp-menu-item').length > 0);
 });
 
 afterAll(async () => {
@@ -135,6 +135,32 @@ async function themeScreenshots(name: string): Promise<void> {
   await page.emulateMedia({ colorScheme: 'dark' });
 }
 
+/** Open a Spectrum picker and choose the item with this label, as a user does (sp-dropdown.md). */
+async function choose(pickerId: string, label: string): Promise<void> {
+  await page.click(`#${pickerId}`);
+  await page.click(`#${pickerId} sp-menu-item:text-is("${label}")`);
+  expect(await page.textContent(`#${pickerId} >> [data-part=label]`)).toBe(label);
+}
+
+/** Type into a Spectrum text field (its own input, inside the widget). */
+async function type(fieldId: string, text: string): Promise<void> {
+  await page.fill(`#${fieldId} input`, text);
+}
+
+/** Drag a Spectrum slider's handle to `value` with the mouse (press on the handle, move, release). */
+async function drag(sliderId: string, value: number): Promise<void> {
+  const [min, max] = await page.evaluate((id) => [Number(document.getElementById(id)!.getAttribute('min')), Number(document.getElementById(id)!.getAttribute('max'))], sliderId);
+  const track = (await page.locator(`#${sliderId} [data-part=track]`).boundingBox())!;
+  const handle = (await page.locator(`#${sliderId} [data-part=handle]`).boundingBox())!;
+  const y = track.y + track.height / 2;
+  await page.mouse.move(handle.x + handle.width / 2, y);
+  await page.mouse.down();
+  await page.mouse.move(track.x + (track.width * (value - min)) / (max - min), y, { steps: 5 });
+  await page.mouse.up();
+}
+
+const disabled = (id: string) => page.evaluate((i) => document.getElementById(i)!.hasAttribute('disabled'), id);
+
 async function outcomes(): Promise<{ status: string; text: string }[]> {
   return page.evaluate(() => [...document.querySelectorAll('#outcomes li')].map((li) => ({ status: li.className, text: li.textContent ?? '' })));
 }
@@ -147,25 +173,25 @@ describe('Photoshop panel in Chromium on the simulated host', () => {
     }
     expect(await page.evaluate(() => typeof (globalThis as { TextDecoder?: unknown }).TextDecoder)).toBe('undefined');
     // The panel got past its load: the presets are listed and nothing threw.
-    expect(await page.evaluate(() => document.querySelectorAll('#preset option').length)).toBeGreaterThan(3);
+    expect(await page.evaluate(() => document.querySelectorAll('#preset sp-menu-item').length)).toBeGreaterThan(3);
     expect(pageErrors).toEqual([]);
   });
 
   it('saves the emulator as backend and the key in secure storage, and lists the account\'s presets', async () => {
     await page.click('#toggle-settings');
-    await page.selectOption('#backend', 'emulator');
-    await page.fill('#emulator-url', emu.web);
-    await page.fill('#api-key', API_KEY);
+    await choose('backend', 'Local emulator');
+    await type('emulator-url', emu.web);
+    await type('api-key', API_KEY);
     await page.click('#save-settings');
     await expect.poll(() => page.textContent('#message')).toBe('Settings saved.');
-    expect(await page.inputValue('#api-key')).toBe(''); // never shown again
+    expect(await page.evaluate(() => (document.getElementById('api-key') as HTMLElement & { value: string }).value)).toBe(''); // never shown again
     expect(await page.getAttribute('#api-key', 'placeholder')).toContain('saved');
     expect(await sim((s) => s.secureKeys())).toEqual(['pfc.apiKey']);
     const stored = await page.evaluate(() => JSON.stringify(localStorage));
     expect(stored).toContain('emulator');
     expect(stored).not.toContain(API_KEY);
     expect(await page.textContent('#backend-label')).toContain('Emulator');
-    await expect.poll(() => page.evaluate(() => [...document.querySelectorAll('#preset option')].map((x) => x.textContent))).toContain('Studio Warm');
+    await expect.poll(() => page.evaluate(() => [...document.querySelectorAll('#preset sp-menu-item')].map((x) => x.textContent))).toContain('Studio Warm');
     await page.click('#toggle-settings');
   });
 
@@ -216,24 +242,28 @@ describe('Photoshop panel in Chromium on the simulated host', () => {
     expect(sameBytes(await layerRgba(doc.id, background), original)).toBe(true);
   });
 
-  it('Correct Layer with a custom preset puts the result directly above the layer, keeping its shape', async () => {
+  it('Correct Layer with a custom preset and the Strength slider dragged to 60 puts the result above the layer at 60% opacity, keeping its shape', async () => {
     const doc = await openPhoto('outdoors/rocket.jpg', 'rocket.jpg');
     const withCutout = await page.evaluate((id) => window.__sim.addLeftHalfLayer(id, 'cut-out'), doc.id);
-    await page.selectOption('#preset', 'Studio Warm');
+    await choose('preset', 'Studio Warm');
+    await drag('strength', 60);
+    expect(await page.textContent('#strength >> [data-part=value]')).toBe('60%');
 
     await runButton('#correct-layer');
+    await drag('strength', 100);
 
     expect(await outcomes()).toEqual([{ status: 'done', text: 'rocket.jpg — added layer "Perfectly Clear: Studio Warm"' }]);
     expect((await serviceJobs()).at(-1)!.requested.preset).toBe('Studio Warm');
     const now = await page.evaluate((id) => window.__sim.document(id), doc.id);
     expect(now.layers.map((l) => (l as { name: string }).name)).toEqual(['Perfectly Clear: Studio Warm', 'cut-out', 'Background']);
+    expect(now.layers.map((l) => (l as { opacity: number }).opacity)).toEqual([60, 100, 100]);
     expect(now.history).toEqual(['Open', 'Perfectly Clear: Studio Warm']);
     const px = await layerRgba(doc.id, (now.layers[0] as { id: number }).id);
     const row = (now.height >> 1) * now.width;
     expect(px[(row + 10) * 4 + 3]).toBe(255); // inside the cut-out
     expect(px[(row + now.width - 10) * 4 + 3]).toBe(0); // outside: still transparent
     expect((withCutout.layers[0] as { name: string }).name).toBe('cut-out');
-    await page.selectOption('#preset', 'Universal');
+    await choose('preset', 'Universal (AI preset selection)');
   });
 
   it('Correct All Open Documents reports the failing document and corrects the others', async () => {
@@ -276,7 +306,7 @@ describe('Photoshop panel in Chromium on the simulated host', () => {
     const now = await page.evaluate((id) => window.__sim.document(id), target.id);
     expect(now.layers).toEqual(target.layers);
     expect(now.history).toEqual(target.history);
-    expect(await page.isEnabled('#correct-document')).toBe(true);
+    expect(await disabled('correct-document')).toBe(false);
   });
 
   it('Escape in Photoshop\'s progress bar while the result is applied: reported cancelled, documents unchanged, Correct All stops', async () => {
@@ -292,9 +322,9 @@ describe('Photoshop panel in Chromium on the simulated host', () => {
 
   it('Preview shows a small corrected copy, toggled Before/After, without touching the document; Apply then makes one step', async () => {
     const doc = await openPhoto('outdoors/rocket.jpg', 'preview.jpg');
-    await page.selectOption('#preset', 'Pro');
-    await page.selectOption('#background', 'colour');
-    await page.fill('#bg-colour', '#204080');
+    await choose('preset', 'Pro');
+    await choose('background', 'Replace with colour');
+    await type('bg-colour', '#204080');
     const jobsBefore = (await serviceJobs()).length;
     const descriptorsBefore = (await sim((s) => s.batchPlayLog())).length;
     uploads.length = 0;
@@ -355,13 +385,13 @@ describe('Photoshop panel in Chromium on the simulated host', () => {
     // Applying is the usual correction: exactly one history step.
     await runButton('#correct-document');
     expect((await page.evaluate((id) => window.__sim.document(id), doc.id)).history).toEqual(['Open', 'Perfectly Clear: Pro, background #204080']);
-    await page.selectOption('#preset', 'Universal');
-    await page.selectOption('#background', 'keep');
+    await choose('preset', 'Universal (AI preset selection)');
+    await choose('background', 'Keep');
   });
 
   it('keeps the transparency of a background removal, and opens a resized result as a new untitled document', async () => {
     const doc = await openPhoto('portraits/grace_hopper.jpg', 'grace.jpg');
-    await page.selectOption('#background', 'transparent');
+    await choose('background', 'Remove (transparent)');
     await runButton('#correct-document');
     expect(await outcomes()).toEqual([{ status: 'done', text: 'grace.jpg — added layer "Perfectly Clear: Universal, background removed"' }]);
     expect((await serviceJobs()).at(-1)!.requested).toMatchObject({ preset: 'Universal', removeBackground: true, outputType: 'png' });
@@ -371,12 +401,12 @@ describe('Photoshop panel in Chromium on the simulated host', () => {
     expect(mask[(cut.height >> 1) * cut.width + (cut.width >> 1)]).toBe(255); // subject: shown
     expect(cut.history).toEqual(['Open', 'Perfectly Clear: Universal, background removed']);
 
-    await page.selectOption('#background', 'keep');
-    await page.selectOption('#resize', 'long');
-    await page.fill('#resize-value', '300');
+    await choose('background', 'Keep');
+    await choose('resize', 'Long edge (px)');
+    await type('resize-value', '300');
     const before = await sim((s) => s.documents());
     await runButton('#correct-document');
-    await page.selectOption('#resize', 'none');
+    await choose('resize', 'Keep size');
     expect((await serviceJobs()).at(-1)!.requested.long).toBe(300);
     expect(await outcomes()).toEqual([{ status: 'done', text: 'grace.jpg — resized result opened as a new document, "grace (Perfectly Clear)"' }]);
     const after = await sim((s) => s.documents());
@@ -389,10 +419,10 @@ describe('Photoshop panel in Chromium on the simulated host', () => {
 
   it('switches to the self-hosted containers in Settings and removes a background there', async () => {
     await page.click('#toggle-settings');
-    await page.selectOption('#backend', 'container');
-    await page.fill('#container-url', emu.urls.container!);
-    await page.fill('#bgr-url', emu.urls.bgr!);
-    await page.fill('#bgr-key', 'studio-licence');
+    await choose('backend', 'Self-hosted container');
+    await type('container-url', emu.urls.container!);
+    await type('bgr-url', emu.urls.bgr!);
+    await type('bgr-key', 'studio-licence');
     await page.click('#save-settings');
     await expect.poll(() => page.textContent('#message')).toBe('Settings saved.');
     expect(await page.textContent('#backend-label')).toContain('Container');
@@ -400,9 +430,9 @@ describe('Photoshop panel in Chromium on the simulated host', () => {
     await page.click('#toggle-settings');
 
     const doc = await openPhoto('portraits/astronaut.jpg', 'astronaut-studio.jpg');
-    await page.selectOption('#background', 'transparent');
+    await choose('background', 'Remove (transparent)');
     await runButton('#correct-document');
-    await page.selectOption('#background', 'keep');
+    await choose('background', 'Keep');
     const [outcome] = await outcomes();
     expect(outcome!.status).toBe('done');
     expect(outcome!.text).toMatch(/^astronaut-studio\.jpg — added layer "Perfectly Clear: Universal, background removed"/);
@@ -422,5 +452,103 @@ describe('Photoshop panel in Chromium on the simulated host', () => {
     expect(await page.isVisible('#remove-bgr-key')).toBe(false);
     await page.click('#toggle-settings');
     expect(pageErrors).toEqual([]);
+    // The panel used the Spectrum widgets only as UXP documents them, all along.
+    expect(await sim((s) => s.spectrumViolations())).toEqual([]);
+  });
+
+  it('Preview of the active layer reads that layer, not the composite (the same pixels Correct Layer would send)', async () => {
+    await page.click('#toggle-settings');
+    await choose('backend', 'Local emulator');
+    await page.click('#save-settings');
+    await expect.poll(() => page.textContent('#message')).toBe('Settings saved.');
+    await page.click('#toggle-settings');
+    const doc = await openPhoto('outdoors/rocket.jpg', 'layers.jpg');
+    const background = (doc.layers[0] as { id: number }).id;
+    // An opaque inverted layer on top: the composite shows it, the active layer (Background) does not.
+    await page.evaluate((id) => window.__sim.addInvertedLayerOnTop(id, 'inverted'), doc.id);
+    const original = await layerRgba(doc.id, background);
+    uploads.length = 0;
+
+    await choose('preview-target', 'Active layer');
+    await page.click('#preview');
+    await until(() => !document.getElementById('preview-area')!.classList.contains('hidden') && document.getElementById('progress-area')!.classList.contains('hidden'));
+    await choose('preview-target', 'Document');
+
+    expect(await page.textContent('#preview-caption')).toMatch(/^layers\.jpg, layer "Background": after/);
+    expect((await sim((s) => s.getPixelsLog())).at(-1)).toMatchObject({ documentID: doc.id, layerID: background, targetSize: expect.any(Object) });
+    // What reached the service (its own record) is the Background layer scaled down, pixel for pixel.
+    expect(uploads).toHaveLength(1);
+    expect((await serviceJobs()).at(-1)!.inputSha256).toBe(createHash('sha256').update(uploads[0]!).digest('hex'));
+    const { data: sent, info } = await sharp(uploads[0]!).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
+    expect(Math.max(info.width, info.height)).toBe(400);
+    const expected = new Uint8Array(info.width * info.height * 4);
+    for (let y = 0; y < info.height; y++) {
+      const sy = Math.min(doc.height - 1, Math.floor(((y + 0.5) * doc.height) / info.height));
+      for (let x = 0; x < info.width; x++) {
+        const sx = Math.min(doc.width - 1, Math.floor(((x + 0.5) * doc.width) / info.width));
+        expected.set(original.subarray((sy * doc.width + sx) * 4, (sy * doc.width + sx) * 4 + 4), (y * info.width + x) * 4);
+      }
+    }
+    expect(sameBytes(new Uint8Array(sent), expected)).toBe(true);
+    // And the panel's Before image is that layer too (JPEG re-encoding only), not the inverted composite.
+    await page.click('#show-before');
+    const src = (await page.getAttribute('#preview-image', 'src'))!;
+    const before = new Uint8Array(await sharp(Buffer.from(src.slice(src.indexOf(',') + 1), 'base64')).raw().toBuffer());
+    const rgb = new Uint8Array(await sharp(uploads[0]!).removeAlpha().raw().toBuffer());
+    expect(meanDiff(before, rgb)).toBeLessThan(3);
+    expect((await page.evaluate((id) => window.__sim.document(id), doc.id)).history).toEqual(['Open']);
+    expect(await sim((s) => s.spectrumViolations())).toEqual([]);
+  });
+
+  it('the simulated Spectrum widgets refuse what UXP does not document, and fire events as UXP does', async () => {
+    const refused = await page.evaluate(() => {
+      const attempts: Record<string, () => unknown> = {
+        'sp-button size': () => document.getElementById('correct-layer')!.setAttribute('size', 'L'),
+        'sp-button variant': () => document.getElementById('correct-layer')!.setAttribute('variant', 'accent'),
+        'sp-button disabled property': () => ((document.getElementById('correct-layer') as unknown as { disabled: boolean }).disabled = true),
+        'sp-picker input event': () => document.getElementById('preset')!.addEventListener('input', () => undefined),
+        'sp-textfield min': () => document.getElementById('resize-value')!.setAttribute('min', '1'),
+        'sp-textfield placeholder property': () => ((document.getElementById('api-key') as unknown as { placeholder: string }).placeholder = 'x'),
+        'sp-slider step': () => document.getElementById('strength')!.setAttribute('step', '5'),
+        'sp-checkbox click-only listener': () => document.getElementById('selection-only')!.addEventListener('mouseenter', () => undefined),
+      };
+      const out: Record<string, boolean> = {};
+      for (const [name, attempt] of Object.entries(attempts)) {
+        try {
+          attempt();
+          out[name] = false;
+        } catch {
+          out[name] = true;
+        }
+      }
+      document.body.appendChild(document.createElement('sp-dropdown'));
+      return out;
+    });
+    expect(Object.entries(refused).filter(([, thrown]) => !thrown)).toEqual([]);
+    await until(() => (window as unknown as { __sim: SimApi }).__sim.spectrumViolations().some((v) => v.includes('sp-dropdown')));
+    expect(await page.evaluate(() => document.getElementById('correct-layer')!.hasAttribute('size'))).toBe(false);
+
+    // A disabled sp-button swallows the click; a checkbox click toggles and fires input then change; a slider
+    // drag fires input while moving and change once, on release; setting `value` from script fires nothing.
+    await page.evaluate(() => {
+      const log: string[] = ((window as unknown as { __events: string[] }).__events = []);
+      document.getElementById('show-before')!.setAttribute('disabled', '');
+      document.getElementById('show-before')!.addEventListener('click', () => log.push('before:click'));
+      for (const type of ['input', 'change']) {
+        document.getElementById('selection-only')!.addEventListener(type, (e) => log.push(`checkbox:${type}:${String((e.target as unknown as { checked: boolean }).checked)}`));
+        document.getElementById('strength')!.addEventListener(type, () => log.push(`slider:${type}`));
+      }
+      (document.getElementById('strength') as unknown as { value: number }).value = 50;
+    });
+    await page.click('#show-before');
+    await page.click('#selection-only');
+    await drag('strength', 80);
+    const events = await page.evaluate(() => (window as unknown as { __events: string[] }).__events);
+    expect(events.slice(0, 2)).toEqual(['checkbox:input:true', 'checkbox:change:true']);
+    const slider = events.slice(2);
+    expect(slider.at(-1)).toBe('slider:change');
+    expect(slider.filter((e) => e === 'slider:change')).toHaveLength(1);
+    expect(slider.filter((e) => e === 'slider:input').length).toBeGreaterThan(1);
+    expect(await page.evaluate(() => (document.getElementById('strength') as unknown as { value: number }).value)).toBe(80);
   });
 });

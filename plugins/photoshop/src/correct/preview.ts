@@ -1,5 +1,5 @@
 /**
- * Before/after preview of the active document, as Photoshop intends its imaging
+ * Before/after preview of the active document or its active layer (whatever Apply would correct), as Photoshop intends its imaging
  * API to be used for previews: a small `getPixels` (with `targetSize`, which lets
  * Photoshop read a cached pyramid level), sent to the service with the chosen
  * options, and both images shown through `encodeImageData` (base64 JPEG) in an
@@ -13,13 +13,13 @@ import type { Host, PsImageData } from '../host/types';
 import { decodeImage, encodePng, type Rgba } from '../image/codec';
 import { SRGB_PROFILE, unsupportedReason } from '../ps/export';
 import { CancelledError, inModal } from '../ps/modal';
-import { NothingToCorrectError } from './targets';
+import { resolveTargets } from './targets';
 
 /** Long edge of the preview, in pixels: enough for the panel, small enough to be a cheap job. */
 export const PREVIEW_LONG_EDGE = 400;
 
 export interface Preview {
-  /** Title of the previewed document. */
+  /** Title of the previewed document, with the layer's name for a layer preview. */
   title: string;
   /** `data:image/jpeg;base64,…` of the document as it is. */
   before: string;
@@ -32,25 +32,31 @@ export interface Preview {
 }
 
 /**
- * Preview `params` on the active document. Rejects with `ParameterError` before
- * anything is read when the options are invalid, `NothingToCorrectError` when no
- * document is open, `CancelledError` when `signal` aborts.
+ * Preview `params` on the active document's composite (`document`) or on its active layer (`layer`, the pixels
+ * Correct Layer would send). Rejects with `ParameterError` before anything is read when the options are invalid,
+ * `NothingToCorrectError` when there is nothing to preview (no document; no correctable layer selected),
+ * `CancelledError` when `signal` aborts.
  */
 export async function makePreview(
   host: Host,
   backend: CorrectionBackend,
   params: PfcParams,
+  scope: 'document' | 'layer',
   signal?: AbortSignal,
   onPhase?: (phase: CorrectionProgress['phase']) => void,
 ): Promise<Preview> {
   const check = backend.validate(params);
   if (check.errors.length > 0) throw new ParameterError(check.errors);
-  const doc = host.ps.app.activeDocument;
-  if (!doc) throw new NothingToCorrectError('No document is open: open one to preview the correction.');
+  // The same checks as Correct Document / Correct Layer, so the preview shows what Apply would correct.
+  const [target] = resolveTargets(host, scope);
+  const doc = host.ps.app.activeDocument!;
   const unsupported = unsupportedReason(doc);
   if (unsupported) throw new Error(unsupported);
+  const layer = target!.layerId !== undefined ? doc.activeLayers.find((l) => l.id === target!.layerId) : undefined;
+  const region = layer ? layer.bounds : { width: doc.width, height: doc.height };
+  if (region.width < 1 || region.height < 1) throw new Error(`The layer "${layer?.name ?? ''}" has no pixels to preview.`);
 
-  const small = await inModal(host, 'Perfectly Clear preview', () => readSmall(host, doc.id, targetSize(doc.width, doc.height)));
+  const small = await inModal(host, 'Perfectly Clear preview', () => readSmall(host, doc.id, layer?.id, targetSize(region.width, region.height)));
   if (signal?.aborted) throw new CancelledError();
   const result = await backend.correct(encodePng(small.width, small.height, small.data, 4), params, {
     signal,
@@ -62,7 +68,7 @@ export async function makePreview(
   if (signal?.aborted) throw new CancelledError();
   const after = decodeImage(bytes);
   return {
-    title: doc.title,
+    title: layer ? `${doc.title}, layer "${layer.name}"` : doc.title,
     before: await jpegDataUrl(host, small),
     after: await jpegDataUrl(host, after),
     width: after.width,
@@ -76,9 +82,11 @@ function targetSize(width: number, height: number): { width: number } | { height
   return width >= height ? { width: Math.min(width, PREVIEW_LONG_EDGE) } : { height: Math.min(height, PREVIEW_LONG_EDGE) };
 }
 
-/** The composite, scaled down by Photoshop, as 8-bit sRGB RGBA. */
-async function readSmall(host: Host, documentID: number, size: { width: number } | { height: number }): Promise<Rgba> {
-  const { imageData } = await host.ps.imaging.getPixels({ documentID, targetSize: size, colorSpace: 'RGB', colorProfile: SRGB_PROFILE, componentSize: 8 });
+/** The composite or one layer (its bounds), scaled down by Photoshop, as 8-bit sRGB RGBA. */
+async function readSmall(host: Host, documentID: number, layerID: number | undefined, size: { width: number } | { height: number }): Promise<Rgba> {
+  const { imageData } = await host.ps.imaging.getPixels({
+    documentID, ...(layerID !== undefined ? { layerID } : {}), targetSize: size, colorSpace: 'RGB', colorProfile: SRGB_PROFILE, componentSize: 8,
+  });
   try {
     const { width, height, components } = imageData;
     if (components !== 3 && components !== 4) throw new Error(`Photoshop returned ${components} channels for an RGB read`);

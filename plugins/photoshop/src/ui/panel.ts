@@ -10,7 +10,7 @@ import { makePreview, type Preview } from '../correct/preview';
 import { messageOf, runCorrections, type Outcome, type RunProgress } from '../correct/run';
 import { resolveTargets, type Scope } from '../correct/targets';
 import type { KeyValueStore } from '../settings/store';
-import { button, byId, el, input, select, setOptions, show } from './dom';
+import { button, byId, checkbox, el, field, picker, pickerValue, setDisabled, setPickerOptions, show, slider } from './dom';
 import { SettingsView } from './settings-view';
 
 const PHASE_TEXT: Record<RunProgress['phase'], string> = {
@@ -42,9 +42,19 @@ export class Panel {
   }
 
   async start(): Promise<void> {
-    setOptions(select('ai-art'), [{ value: '', label: 'None' }, ...AI_ART_STYLES.map((s) => ({ value: s, label: s }))]);
+    setPickerOptions(picker('ai-art'), [{ value: '', label: 'None' }, ...AI_ART_STYLES.map((s) => ({ value: s, label: s }))]);
+    setPickerOptions(picker('background'), [
+      { value: 'keep', label: 'Keep' }, { value: 'transparent', label: 'Remove (transparent)' }, { value: 'colour', label: 'Replace with colour' },
+    ]);
+    setPickerOptions(picker('shadow'), [
+      { value: 'none', label: 'None' }, { value: 'soft', label: 'Soft' }, { value: 'hard', label: 'Hard' }, { value: 'floating', label: 'Floating' },
+    ]);
+    setPickerOptions(picker('resize'), [{ value: 'none', label: 'Keep size' }, { value: 'long', label: 'Long edge (px)' }, { value: 'scale', label: 'Scale (%)' }]);
+    setPickerOptions(picker('preview-target'), [{ value: 'document', label: 'Document' }, { value: 'layer', label: 'Active layer' }]);
+    field('bg-colour').value = '#ffffff';
+    field('resize-value').value = '200';
     this.renderPresets();
-    for (const id of ['background', 'resize']) select(id).addEventListener('change', () => this.showDependentFields());
+    for (const id of ['background', 'resize']) picker(id).addEventListener('change', () => this.showDependentFields());
     this.showDependentFields();
     button('correct-document').addEventListener('click', () => void this.run('document'));
     button('correct-layer').addEventListener('click', () => void this.run('layer'));
@@ -61,30 +71,31 @@ export class Panel {
   /** The choices as they stand in the form. */
   choices(): PanelChoices {
     return {
-      preset: select('preset').value || DEFAULT_CHOICES.preset,
-      background: select('background').value as BackgroundChoice,
-      backgroundColour: input('bg-colour').value.trim(),
-      shadow: select('shadow').value as ShadowChoice,
-      aiArt: select('ai-art').value as AiArtToken | '',
-      resize: select('resize').value as ResizeChoice,
-      resizeValue: Number(input('resize-value').value),
+      preset: pickerValue(picker('preset')) || DEFAULT_CHOICES.preset,
+      background: pickerValue(picker('background')) as BackgroundChoice,
+      backgroundColour: field('bg-colour').value.trim(),
+      shadow: pickerValue(picker('shadow')) as ShadowChoice,
+      aiArt: pickerValue(picker('ai-art')) as AiArtToken | '',
+      resize: pickerValue(picker('resize')) as ResizeChoice,
+      resizeValue: Number(field('resize-value').value),
     };
   }
 
   private showDependentFields(): void {
-    const bg = select('background').value;
+    const bg = pickerValue(picker('background'));
     show(byId('colour-row'), bg === 'colour');
     show(byId('shadow-row'), bg === 'colour');
-    const resize = select('resize').value;
-    show(input('resize-value'), resize !== 'none');
+    const resize = pickerValue(picker('resize'));
+    show(field('resize-value'), resize !== 'none');
     show(byId('resize-hint'), resize !== 'none');
   }
 
   private renderPresets(): void {
-    setOptions(select('preset'), [
+    setPickerOptions(picker('preset'), [
       ...BUILT_IN_PRESETS.map((p) => ({ value: p, label: p === 'Universal' ? 'Universal (AI preset selection)' : p })),
       { value: 'none', label: 'No colour correction' },
-      ...(this.customPresets.length > 0 ? [{ value: '', label: '── Your presets ──', disabled: true }] : []),
+      // The account's presets after a divider (sp-menu.md:10).
+      ...(this.customPresets.length > 0 ? (['divider'] as const) : []),
       ...this.customPresets.map((name) => ({ value: name, label: name })),
     ]);
   }
@@ -133,8 +144,8 @@ export class Panel {
       this.setRunning(abort);
       outcomes = await runCorrections(this.host, backend, targets, params, {
         signal: abort.signal,
-        strength: Number(input('strength').value),
-        selectionOnly: input('selection-only').checked,
+        strength: Math.round(Number(slider('strength').value)),
+        selectionOnly: checkbox('selection-only').checked,
         onProgress: (p) => this.progress(p),
       });
     } catch (err) {
@@ -156,7 +167,8 @@ export class Panel {
       const params = toParams(this.choices());
       this.setRunning(abort);
       byId('progress-text').textContent = 'Preview: the service is correcting a small copy…';
-      const preview = await makePreview(this.host, backend, params, abort.signal, (phase) => {
+      const scope = pickerValue(picker('preview-target')) === 'layer' ? 'layer' : 'document';
+      const preview = await makePreview(this.host, backend, params, scope, abort.signal, (phase) => {
         if (!abort.signal.aborted) byId('progress-text').textContent = `Preview: ${PHASE_TEXT[phase]}`;
       });
       this.shown = { preview, name: describeCorrection(params) };
@@ -174,8 +186,8 @@ export class Panel {
     const { preview, name } = this.shown;
     (byId('preview-image') as HTMLImageElement).src = which === 'before' ? preview.before : preview.after;
     byId('preview-caption').textContent = which === 'before' ? `${preview.title}: before` : `${preview.title}: after — ${name}`;
-    button('show-before').disabled = false;
-    button('show-after').disabled = false;
+    setDisabled(button('show-before'), false);
+    setDisabled(button('show-after'), false);
     button('show-before').classList.toggle('on', which === 'before');
     button('show-after').classList.toggle('on', which === 'after');
     show(byId('preview-area'), true);
@@ -185,22 +197,23 @@ export class Panel {
     if (!this.running) return;
     this.running.abort();
     byId('progress-text').textContent = 'Cancelling…';
-    button('cancel').disabled = true;
+    setDisabled(button('cancel'), true);
   }
 
   private setRunning(abort: AbortController | undefined): void {
     this.running = abort;
-    for (const id of ['correct-document', 'correct-layer', 'correct-all', 'preview', 'refresh-presets', 'save-settings']) button(id).disabled = !!abort;
-    button('cancel').disabled = !abort;
+    for (const id of ['correct-document', 'correct-layer', 'correct-all', 'preview', 'refresh-presets', 'save-settings']) setDisabled(button(id), !!abort);
+    setDisabled(button('cancel'), !abort);
     show(byId('progress-area'), !!abort);
     if (abort) {
-      (byId('progress') as HTMLProgressElement).value = 0;
+      // sp-progressbar documents its value as an attribute only (sp-progressbar.md:21).
+      byId('progress').setAttribute('value', '0');
       byId('progress-text').textContent = 'Starting…';
     }
   }
 
   private progress(p: RunProgress): void {
-    (byId('progress') as HTMLProgressElement).value = p.fraction;
+    byId('progress').setAttribute('value', String(Math.round(p.fraction * 100)));
     const of = p.total > 1 ? `${p.index + 1}/${p.total} ` : '';
     if (!this.running?.signal.aborted) byId('progress-text').textContent = `${of}${p.title}: ${PHASE_TEXT[p.phase]}`;
   }

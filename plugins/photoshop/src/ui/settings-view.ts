@@ -8,7 +8,7 @@ import { describeBackend, type BackendSecrets } from '../backend/factory';
 import {
   loadSecret, loadSettings, saveSecret, saveSettings, type BackendChoice, type KeyValueStore, type PanelSettings, type SecretName,
 } from '../settings/store';
-import { button, byId, input, select, show } from './dom';
+import { button, byId, clearSecret, field, makeSecretField, picker, pickerValue, secretValue, setPickerOptions, setPickerValue, show } from './dom';
 
 export class SettingsView {
   settings: PanelSettings;
@@ -27,8 +27,13 @@ export class SettingsView {
   async init(): Promise<void> {
     const secure = this.host.uxp.storage.secureStorage;
     this.secrets = { apiKey: await loadSecret(secure, 'apiKey'), bgrLicenceKey: await loadSecret(secure, 'bgrLicenceKey') };
+    setPickerOptions(picker('backend'), [
+      { value: 'hosted', label: 'Hosted Web API' }, { value: 'container', label: 'Self-hosted container' }, { value: 'emulator', label: 'Local emulator' },
+    ]);
+    makeSecretField(field('api-key'));
+    makeSecretField(field('bgr-key'));
     this.fill();
-    select('backend').addEventListener('change', () => this.showFields());
+    picker('backend').addEventListener('change', () => this.showFields());
     button('toggle-settings').addEventListener('click', () => show(byId('settings'), byId('settings').classList.contains('hidden')));
     button('save-settings').addEventListener('click', () => void this.save());
     button('remove-api-key').addEventListener('click', () => void this.removeKey('apiKey'));
@@ -49,25 +54,26 @@ export class SettingsView {
 
   private fill(): void {
     const s = this.settings;
-    select('backend').value = s.backend;
-    input('hosted-url').value = s.hostedURL;
-    input('emulator-url').value = s.emulatorURL;
-    input('container-url').value = s.containerURL;
-    input('bgr-url').value = s.bgrURL;
-    input('api-key').value = '';
-    input('bgr-key').value = '';
+    setPickerValue(picker('backend'), s.backend);
+    field('hosted-url').value = s.hostedURL;
+    field('emulator-url').value = s.emulatorURL;
+    field('container-url').value = s.containerURL;
+    field('bgr-url').value = s.bgrURL;
+    clearSecret(field('api-key'));
+    clearSecret(field('bgr-key'));
     this.showFields();
     byId('backend-label').textContent = describeBackend(s);
   }
 
   private showFields(): void {
-    const backend = select('backend').value as BackendChoice;
+    const backend = pickerValue(picker('backend')) as BackendChoice;
     show(byId('hosted-fields'), backend === 'hosted');
     show(byId('emulator-fields'), backend === 'emulator');
     show(byId('container-fields'), backend === 'container');
     show(byId('key-fields'), backend !== 'container');
-    input('api-key').placeholder = this.secrets.apiKey ? 'saved — type to replace' : backend === 'emulator' ? 'optional' : 'your API key';
-    input('bgr-key').placeholder = this.secrets.bgrLicenceKey ? 'saved — type to replace' : 'optional';
+    // sp-textfield takes `placeholder` as an attribute (sp-textfield.md:21); it documents no such property.
+    field('api-key').setAttribute('placeholder', this.secrets.apiKey ? 'saved — type to replace' : backend === 'emulator' ? 'optional' : 'your API key');
+    field('bgr-key').setAttribute('placeholder', this.secrets.bgrLicenceKey ? 'saved — type to replace' : 'optional');
     show(button('remove-api-key'), !!this.secrets.apiKey);
     show(button('remove-bgr-key'), !!this.secrets.bgrLicenceKey);
     byId('key-hint').textContent = backend === 'hosted' ? 'Stored encrypted in Photoshop’s secure storage.' : 'The emulator accepts any key.';
@@ -75,21 +81,21 @@ export class SettingsView {
 
   private async save(): Promise<void> {
     const next: PanelSettings = {
-      backend: select('backend').value as BackendChoice,
-      hostedURL: input('hosted-url').value.trim(),
-      emulatorURL: input('emulator-url').value.trim(),
-      containerURL: input('container-url').value.trim(),
-      bgrURL: input('bgr-url').value.trim(),
+      backend: pickerValue(picker('backend')) as BackendChoice,
+      hostedURL: field('hosted-url').value.trim(),
+      emulatorURL: field('emulator-url').value.trim(),
+      containerURL: field('container-url').value.trim(),
+      bgrURL: field('bgr-url').value.trim(),
     };
     try {
       saveSettings(this.store, next);
       const secure = this.host.uxp.storage.secureStorage;
-      const apiKey = input('api-key').value;
+      const apiKey = secretValue(field('api-key'));
       if (apiKey.trim()) {
         await saveSecret(secure, 'apiKey', apiKey);
         this.secrets.apiKey = apiKey.trim();
       }
-      const bgrKey = input('bgr-key').value;
+      const bgrKey = secretValue(field('bgr-key'));
       if (bgrKey.trim()) {
         await saveSecret(secure, 'bgrLicenceKey', bgrKey);
         this.secrets.bgrLicenceKey = bgrKey.trim();

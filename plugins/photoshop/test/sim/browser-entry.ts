@@ -8,6 +8,7 @@ import { native } from './native';
 import { browserCodec } from './browser-codec';
 import { createSimHost } from './index';
 import { locate, restore, type DocState, type LayerNode } from './state';
+import { installSpectrum } from './spectrum';
 import { restrictToUxpGlobals } from './strict-globals';
 
 /** The built manifest's `requiredPermissions.network.domains`, put in by the bundler (`e2e-page.ts`). */
@@ -16,7 +17,8 @@ declare const __PANEL_NETWORK_DOMAINS__: string[] | 'all';
 const { host, sim } = createSimHost(browserCodec);
 
 function summary(doc: DocState) {
-  const walk = (layers: LayerNode[]): unknown[] => layers.map((l) => ({ id: l.id, name: l.name, kind: l.kind, children: l.children ? walk(l.children) : undefined }));
+  const walk = (layers: LayerNode[]): unknown[] =>
+    layers.map((l) => ({ id: l.id, name: l.name, kind: l.kind, opacity: l.opacity ?? 100, children: l.children ? walk(l.children) : undefined }));
   return { id: doc.id, title: doc.title, width: doc.width, height: doc.height, layers: walk(doc.layers), history: doc.history.map((h) => h.name), active: doc.activeLayerIds };
 }
 
@@ -43,6 +45,17 @@ const api = {
     const node: LayerNode = { id: 100000 + docId, name, kind: 'pixel', visible: true, isBackground: false, pixels: px, children: null };
     doc.layers.unshift(node);
     doc.activeLayerIds = [node.id];
+    return summary(doc);
+  },
+  /**
+   * Put an opaque layer with the Background's colours inverted on top, leaving the Background the active layer:
+   * the composite then shows the inverted layer, and the active layer differs from it everywhere.
+   */
+  addInvertedLayerOnTop(docId: number, name: string) {
+    const doc = sim.core.doc(docId);
+    const bg = doc.layers[doc.layers.length - 1]!;
+    const px = bg.pixels!.map((v, i) => ((i & 3) === 3 ? v : 255 - v));
+    doc.layers.unshift({ id: 200000 + docId, name, kind: 'pixel', visible: true, isBackground: false, pixels: px, children: null });
     return summary(doc);
   },
   activate(docId: number) {
@@ -96,14 +109,16 @@ function flattenToBackground(doc: DocState): DocState {
 
 const modules: Record<string, unknown> = { photoshop: host.ps, uxp: host.uxp };
 const removedGlobals: string[] = [];
+// The Spectrum widgets exist before the panel's markup is parsed, as UXP's do.
+const spectrumViolations = installSpectrum(customElements);
 Object.assign(globalThis, {
   require: (id: string) => {
     if (!(id in modules)) throw new Error(`Cannot find module '${id}'`);
     return modules[id];
   },
-  __sim: { ...api, removedGlobals: () => removedGlobals },
+  __sim: { ...api, removedGlobals: () => removedGlobals, spectrumViolations },
 });
 // Last: from here on the page has only what a UXP panel has.
 removedGlobals.push(...restrictToUxpGlobals(__PANEL_NETWORK_DOMAINS__));
 
-export type SimApi = typeof api & { removedGlobals: () => string[] };
+export type SimApi = typeof api & { removedGlobals: () => string[]; spectrumViolations: () => string[] };
