@@ -77,7 +77,7 @@ describe('pfc correct --report in Chromium', () => {
       };
     });
     const summary: BatchSummary = {
-      corrected: 250, skipped: 0, upToDate: 0, excluded: 0, failed: 3, cancelled: 0, bytesIn: 0, bytesOut: 0, durationMs: 1000, interrupted: false, outputRoots: [dir], results, excludedPaths: [],
+      corrected: 250, skipped: 0, upToDate: 0, excluded: 0, failed: 3, cancelled: 0, bytesIn: 0, bytesOut: 0, durationMs: 1000, interrupted: false, outputRoots: [dir], results, failures: results.filter((r) => r.status === 'failed'), excludedPaths: [],
     };
     const report = await writeReport(join(dir, 'report.html'), summary, { maxThumbnails: 120, thumbnailPx: 64 });
 

@@ -3,7 +3,7 @@
  * with the same input and settings; redo what changed; in in-place mode, redo
  * from the kept original rather than from an earlier result.
  */
-import { lstat } from 'node:fs/promises';
+import { lstatSync, type Stats } from 'node:fs';
 import { effectivePfcParams, type PfcParams } from '@pfc/core';
 import type { CorrectReason } from './events';
 import { hashFile } from './hash';
@@ -55,7 +55,8 @@ export async function decide(file: PlannedFile, manifest: Manifest, key: string,
  * into place when it was killed (see `Manifest.intend`).
  */
 export async function outputOwner(output: string, manifest: Manifest, signal?: AbortSignal): Promise<OutputOwner> {
-  const info = await lstat(output).catch(() => undefined);
+  // Synchronous: a stat of the page cache is microseconds; an asynchronous one waits for libuv's four threads (most of a rerun's decisions).
+  const info = lstatOrUndefined(output);
   if (!info) return 'absent';
   // A link, folder or device is never a result of pfc, which writes regular files only.
   if (!info.isFile()) return 'foreign';
@@ -136,4 +137,13 @@ export function fileSettings(params: PfcParams, backendId: string): (file: Plann
     }
     return s;
   };
+}
+
+/** A path's own stat, or undefined when there is none or it cannot be read (then it is treated as absent, as before). */
+function lstatOrUndefined(path: string): Stats | undefined {
+  try {
+    return lstatSync(path, { throwIfNoEntry: false });
+  } catch {
+    return undefined;
+  }
 }

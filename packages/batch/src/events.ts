@@ -89,7 +89,14 @@ export interface BatchSummary {
   /** Why the run stopped itself early (credentials refused, service unreachable); unfinished files are `cancelled`. */
   stoppedBecause?: string;
   outputRoots: string[];
-  /** One per planned file, in plan order. */
+  /**
+   * One per planned file, in plan order, when the run kept them (`RunOptions.keepResults`,
+   * the default); empty otherwise: then every result is a line of `resultsFile`.
+   */
   results: FileResult[];
+  /** The failed files' results, the first `MAX_FAILURES_KEPT` (1,000) of them; `failed` counts them all. */
+  failures: FileResult[];
+  /** The file holding every result as a JSON line (`RunOptions.resultsFile`), in the order the files finished. */
+  resultsFile?: string;
   excludedPaths: SkippedPath[];
 }

@@ -41,9 +41,22 @@ const EXT_MATCHES: Record<MediaFormat, readonly string[]> = {
 /** The format the service will return for an input of `format` with these parameters. */
 export function outputFormat(format: MediaFormat, params: PfcParams): MediaFormat {
   if (format === 'mp4' || format === 'mov') return format;
+  const type = outputTypeOf(params);
+  return type === 'jpg' ? 'jpeg' : type === 'png' ? 'png' : format;
+}
+
+/** Output types by parameter object (with the object's text): planning names 100,000 outputs from one run's parameters. */
+const OUTPUT_TYPES = new WeakMap<PfcParams, { text: string; type: PfcParams['outputType'] }>();
+
+function outputTypeOf(params: PfcParams): PfcParams['outputType'] {
+  // The text too, so a caller that changes its parameter object in place is not served a stale type.
+  const text = JSON.stringify(params);
+  const hit = OUTPUT_TYPES.get(params);
+  if (hit?.text === text) return hit.type;
   // Core's effective parameters carry the rules (e.g. background removal without an output type gives PNG).
   const type = effectivePfcParams(params).outputType;
-  return type === 'jpg' ? 'jpeg' : type === 'png' ? 'png' : format;
+  OUTPUT_TYPES.set(params, { text, type });
+  return type;
 }
 
 /**

@@ -3,7 +3,8 @@
  * each file to its output. Everything left out is listed with a reason.
  */
 import type { Dirent, Stats } from 'node:fs';
-import { lstat, readdir, realpath, stat } from 'node:fs/promises';
+import { lstatSync, statSync } from 'node:fs';
+import { readdir, realpath, stat } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { BackendKind, PfcParams } from '@pfc/core';
 import { BatchUsageError } from './errors';
@@ -16,7 +17,7 @@ import {
   type OutputMode, outputName, portableRelative,
 } from './paths';
 import { pathKey, realFolderCache, realPathOf } from './realpaths';
-import { type MediaInfo, sniffFile } from './sniff';
+import { type MediaInfo, sniffFileSync } from './sniff';
 
 export interface PlanOptions {
   /** Files and folders to correct; relative paths resolve against `cwd`. */
@@ -257,9 +258,11 @@ type Probe = { info: Stats; media: MediaInfo | undefined; real: Promise<string>;
 async function probe(path: string, realDir?: Promise<string>): Promise<Probe> {
   try {
     // One call for a plain file (its own stat is the target's); a link's target needs a second.
-    const own = await lstat(path);
-    const info = own.isSymbolicLink() ? await stat(path) : own;
-    const media = await sniffFile(path);
+    // Synchronous, as the sniff: a stat and a header read from the page cache take microseconds,
+    // each asynchronous call a turn in libuv's four threads (most of a rerun's planning).
+    const own = lstatSync(path);
+    const info = own.isSymbolicLink() ? statSync(path) : own;
+    const media = sniffFileSync(path);
     const link = own.isSymbolicLink();
     const real = realDir && !link ? realDir.then((d) => join(d, basename(path))) : realpath(path);
     // Awaited where it is needed (a failure there fails the plan, as before); never unhandled meanwhile.

@@ -9,6 +9,7 @@ import sharp from 'sharp';
 import type { PfcParams } from '@pfc/core';
 import type { BatchSummary, FileResult } from './events';
 import { writeFileAtomic } from './files';
+import { readResults } from './results';
 import { renderReport, type ReportCard } from './report-html';
 import { checkReportPath } from './report-path';
 
@@ -32,9 +33,11 @@ export interface ReportOptions {
  */
 export async function writeReport(path: string, summary: BatchSummary, options: ReportOptions = {}): Promise<string> {
   const dest = await checkReportPath(path);
-  const thumbs = await thumbnailsOf(summary.results, options.thumbnailPx ?? 360, options.maxThumbnails ?? 500);
+  const results = resultsOf(summary);
+  const thumbs = await thumbnailsOf(results, options.thumbnailPx ?? 360, options.maxThumbnails ?? 500);
   const cards = (function* (): Generator<ReportCard> {
-    for (const [i, r] of summary.results.entries()) yield { result: r, ...(thumbs.get(i) ?? { before: undefined, after: undefined }) };
+    let i = 0;
+    for (const r of results()) yield { result: r, ...(thumbs.get(i++) ?? { before: undefined, after: undefined }) };
   })();
   const html = renderReport({
     title: options.title ?? 'Perfectly Clear batch report',
@@ -49,13 +52,31 @@ export async function writeReport(path: string, summary: BatchSummary, options: 
   return dest;
 }
 
-/** Before and after thumbnails of the first `max` images, failures first, by index in `results`. */
-async function thumbnailsOf(results: readonly FileResult[], px: number, max: number): Promise<Map<number, Omit<ReportCard, 'result'>>> {
-  const order = [...results.keys()].filter((i) => results[i]!.status === 'failed');
-  for (const [i, r] of results.entries()) if (r.status !== 'failed' && order.length < max) order.push(i);
+/**
+ * The run's results, each call a fresh pass: the summary's own when it kept
+ * them, else its results file read a chunk at a time (a run of 100,000 files
+ * never holds them all as objects).
+ */
+function resultsOf(summary: BatchSummary): () => Iterable<FileResult> {
+  const file = summary.resultsFile;
+  if (summary.results.length > 0 || !file) return () => summary.results;
+  return () => readResults(file);
+}
+
+/** Before and after thumbnails of the first `max` images, failures first, by index in the results. */
+async function thumbnailsOf(results: () => Iterable<FileResult>, px: number, max: number): Promise<Map<number, Omit<ReportCard, 'result'>>> {
+  // Two passes keep only the chosen `max` results: failures first, then the others in order.
+  const chosen = new Map<number, FileResult>();
+  for (const failedPass of [true, false]) {
+    let i = 0;
+    for (const r of results()) {
+      if (chosen.size >= max) break;
+      if ((r.status === 'failed') === failedPass) chosen.set(i, r);
+      i++;
+    }
+  }
   const out = new Map<number, Omit<ReportCard, 'result'>>();
-  for (const i of order.slice(0, max)) {
-    const r = results[i]!;
+  for (const [i, r] of chosen) {
     if (r.media.fileType !== 'image') continue;
     const done = r.status === 'corrected' || r.status === 'up-to-date';
     const before = await thumbnail(r.backup && done ? r.backup : r.input, px);

@@ -22,6 +22,7 @@ import { type HeldLocks, type LockHolder, lockFolders } from './lock';
 import { Manifest, type ManifestEntry } from './manifest';
 import { outputFormat } from './paths';
 import type { BatchPlan, PlannedFile } from './plan';
+import { ResultsWriter, Tally } from './results';
 import { JobSlots } from './slots';
 import type { MediaFormat } from './sniff';
 import { verifyOutput } from './verify';
@@ -78,6 +79,13 @@ export interface RunOptions {
    * a fixed `concurrency`.
    */
   rateLimited?: (listener: () => void) => () => void;
+  /**
+   * Keep every file's result in `BatchSummary.results` (O(files) memory). Default true.
+   * False: the summary holds counts and the first failures only; write the results out with `resultsFile`.
+   */
+  keepResults?: boolean;
+  /** Write every file's result to this file, one JSON line each (read it back with `readResults`). */
+  resultsFile?: string;
 }
 
 /**
@@ -141,7 +149,8 @@ async function runLocked(plan: BatchPlan, options: RunOptions, params: PfcParams
   const inHand = slots ? 2 * concurrency : concurrency;
   // Each file in hand listens on the run's signal (its wait for a slot, its requests).
   setMaxListeners(Math.max(10, inHand * 4), signal);
-  const results: (FileResult | undefined)[] = new Array(plan.files.length);
+  const writer = options.resultsFile ? new ResultsWriter(options.resultsFile) : undefined;
+  const tally = new Tally(options.keepResults ?? true, writer);
   const settingsOf = fileSettings(params, backendId);
   let next = 0;
   const worker = async (k: number): Promise<void> => {
@@ -156,33 +165,35 @@ async function runLocked(plan: BatchPlan, options: RunOptions, params: PfcParams
       if (!file) return;
       const r = await processFile(file, manifests.get(file.outputRoot)!, { ...options, signal, params, backendId, attempts, emit, slots, order: i, settings: settingsOf(file) });
       slots?.pass(i);
-      results[i] = r;
       breaker.observe(r);
+      await tally.add(i, r);
     }
   };
   await Promise.all(Array.from({ length: Math.min(inHand, plan.files.length) }, (_, k) => worker(k))).finally(unsubscribe);
+  // Every file a worker took has its result; the ones no worker reached are cancelled.
+  for (let i = next; i < plan.files.length; i++) await tally.add(i, cancelledResult(plan.files[i]!, settingsOf(plan.files[i]!)));
+  await writer?.close();
   await Promise.all([...manifests.values()].map((m) => m.tidy().catch(() => undefined)));
 
-  const final = plan.files.map((f, i) => results[i] ?? cancelledResult(f, settingsOf(f)));
-  const count = (s: FileResult['status']) => final.filter((r) => r.status === s).length;
-  const corrected = final.filter((r) => r.status === 'corrected');
-  const upToDate = count('up-to-date');
+  const { counts } = tally;
   // Files found but not readable are failures of the run (exit 1), not deliberate exclusions.
   const unreadable = plan.skipped.filter((p) => p.code === 'unreadable').length;
   return {
-    corrected: corrected.length,
-    skipped: upToDate + plan.skipped.length - unreadable,
-    upToDate,
+    corrected: counts.corrected,
+    skipped: counts['up-to-date'] + plan.skipped.length - unreadable,
+    upToDate: counts['up-to-date'],
     excluded: plan.skipped.length - unreadable,
-    failed: count('failed') + unreadable,
-    cancelled: count('cancelled'),
-    bytesIn: corrected.reduce((n, r) => n + r.bytesIn, 0),
-    bytesOut: corrected.reduce((n, r) => n + (r.bytesOut ?? 0), 0),
+    failed: counts.failed + unreadable,
+    cancelled: counts.cancelled,
+    bytesIn: tally.bytesIn,
+    bytesOut: tally.bytesOut,
     durationMs: Date.now() - started,
     interrupted: options.signal?.aborted ?? false,
     ...(stopReason ? { stoppedBecause: stopReason } : {}),
     outputRoots: plan.outputRoots,
-    results: final,
+    results: tally.all ?? [],
+    failures: tally.failures,
+    ...(writer ? { resultsFile: writer.path } : {}),
     excludedPaths: plan.skipped,
   };
 }

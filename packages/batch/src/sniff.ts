@@ -5,7 +5,7 @@
  * large photos is cheap. The byte-level rules are core's `sniffMedia`, shared
  * with every other host.
  */
-import { open, type FileHandle } from 'node:fs/promises';
+import { closeSync, openSync, readSync } from 'node:fs';
 import { MAX_JPEG_SEGMENTS, scanJpegFrame, sniffMedia, type SniffedMedia } from '@pfc/core';
 
 /** The formats the service corrects. */
@@ -51,21 +51,31 @@ export function sniffBytes(head: Uint8Array): MediaFormat | undefined {
  * Returns undefined for anything that is not a JPEG, PNG, MP4 or MOV file.
  */
 export async function sniffFile(path: string): Promise<MediaInfo | undefined> {
-  const fh = await open(path, 'r');
+  return sniffFileSync(path);
+}
+
+/**
+ * `sniffFile` without the thread pool: a few small reads of the page cache
+ * cost microseconds, while each asynchronous call (open, read, close) waited
+ * its turn in libuv's four threads; planning 10,000 files spent a third of a
+ * rerun there. Throws what `openSync` throws (missing, unreadable).
+ */
+export function sniffFileSync(path: string): MediaInfo | undefined {
+  const fd = openSync(path, 'r');
   try {
-    const head = await readAt(fh, 0, HEAD_BYTES);
+    const head = readAt(fd, 0, HEAD_BYTES);
     const media = sniffMedia(head);
     if (!media?.supported) return undefined;
     const format = media.format as MediaFormat;
     const info: MediaInfo = { format, fileType: media.kind, contentType: CONTENT_TYPES[format] };
-    const frame = media.jpegScanFrom !== undefined && head.length === HEAD_BYTES ? await jpegFrameBeyond(fh, media.jpegScanFrom) : media;
+    const frame = media.jpegScanFrom !== undefined && head.length === HEAD_BYTES ? jpegFrameBeyond(fd, media.jpegScanFrom) : media;
     if (frame.width !== undefined) info.width = frame.width;
     if (frame.height !== undefined) info.height = frame.height;
     if (frame.components !== undefined) info.components = frame.components;
     if (media.animated !== undefined) info.animated = media.animated;
     return info;
   } finally {
-    await fh.close();
+    closeSync(fd);
   }
 }
 
@@ -77,10 +87,10 @@ export async function sniffFile(path: string): Promise<MediaInfo | undefined> {
 const HEAD_BYTES = 16 * 1024;
 
 /** Continue the JPEG segment walk past the head, 10 bytes per segment (large EXIF or ICC blocks). */
-async function jpegFrameBeyond(fh: FileHandle, from: number): Promise<Pick<SniffedMedia, 'width' | 'height' | 'components'>> {
+function jpegFrameBeyond(fd: number, from: number): Pick<SniffedMedia, 'width' | 'height' | 'components'> {
   let pos = from;
   for (let i = 0; i < MAX_JPEG_SEGMENTS; i++) {
-    const bytes = await readAt(fh, pos, 10);
+    const bytes = readAt(fd, pos, 10);
     if (bytes.length < 10) return {};
     const scan = scanJpegFrame(bytes, pos, pos);
     if ('width' in scan) return scan;
@@ -90,8 +100,14 @@ async function jpegFrameBeyond(fh: FileHandle, from: number): Promise<Pick<Sniff
   return {};
 }
 
-async function readAt(fh: FileHandle, position: number, length: number): Promise<Uint8Array> {
-  const buf = Buffer.alloc(length);
-  const { bytesRead } = await fh.read(buf, 0, length, position);
-  return buf.subarray(0, bytesRead);
+/**
+ * One buffer for every head read (reads are synchronous, so never shared by two
+ * files at once): a fresh 16 KiB per file made planning 100,000 files allocate 1.6 GB.
+ */
+const SHARED = Buffer.allocUnsafe(HEAD_BYTES);
+
+/** Bytes at `position`, in the shared buffer: valid until the next read. */
+function readAt(fd: number, position: number, length: number): Uint8Array {
+  const bytesRead = readSync(fd, SHARED, 0, length, position);
+  return SHARED.subarray(0, bytesRead);
 }

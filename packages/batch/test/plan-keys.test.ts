@@ -80,3 +80,14 @@ describe('planBatch with short keys', () => {
     });
   }
 });
+
+describe('outputName', () => {
+  it('follows a parameter object changed in place (the output type is remembered per object and its content)', () => {
+    const params: PfcParams = {};
+    expect(outputName('a.png', 'png', params)).toBe('a.png');
+    params.outputType = 'jpg';
+    expect(outputName('a.png', 'png', params)).toBe('a.jpg');
+    params.outputType = 'original';
+    expect(outputName('a.png', 'png', params)).toBe('a.png');
+  });
+});

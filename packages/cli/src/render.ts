@@ -139,7 +139,7 @@ export function humanRenderer(io: CliIo): Renderer {
 export function printSummary(io: CliIo, s: BatchSummary, extra: { report?: string; backupRoots?: string[] }): void {
   const paint = painter(io.stdout, io.env);
   const out = (line = '') => io.stdout.write(`${line}\n`);
-  const failed = s.results.filter((r) => r.status === 'failed');
+  const failed = s.failures;
   // Paths found but not readable failed; the rest were left out on purpose.
   const unreadable = s.excludedPaths.filter((p) => p.code === 'unreadable');
   const leftOut = s.excludedPaths.filter((p) => p.code !== 'unreadable');
@@ -152,9 +152,12 @@ export function printSummary(io: CliIo, s: BatchSummary, extra: { report?: strin
   }
   if (failed.length + unreadable.length > 0) {
     out();
-    out(paint('red', `Failed (${failed.length + unreadable.length}):`));
+    out(paint('red', `Failed (${s.failed}):`));
     for (const p of unreadable) out(`  ${shown(io.cwd, p.path)}: ${safe(p.reason)}`);
     for (const r of failed) out(`  ${safe(r.rel)}: ${safe(r.error)}`);
+    // The summary holds the first failures only (a run of 100,000 files keeps no list of every file).
+    const more = s.failed - unreadable.length - failed.length;
+    if (more > 0) out(`  … and ${more} more (see --report)`);
   }
   out();
   const parts = [

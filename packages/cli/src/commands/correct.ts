@@ -1,4 +1,6 @@
 /** `pfc correct <paths...>`: plan, guard the cost, run with progress, report, and exit with a code that says how it went. */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import {
@@ -77,6 +79,7 @@ export async function correctCommand(argv: string[], io: CliIo): Promise<number>
   const plan = await planBatch({ inputs: positionals, output: request.output, params: request.params, backend: request.resolved, cwd: io.cwd }).catch(usage);
   await checkOutputWritable(plan, io.cwd);
   let opened: OpenedBackend | undefined;
+  let scratch: string | undefined;
   try {
     opened = await openBackend(request.selection).catch(usage);
     render.notice(request.resolved === 'emulator'
@@ -89,10 +92,13 @@ export async function correctCommand(argv: string[], io: CliIo): Promise<number>
       render.notice('Nothing sent.');
       return EXIT.usage;
     }
-    const summary = await runWithInterrupts(request, plan, opened, render, io);
+    // Results go to a file for the report, not into memory (a run of 100,000 files keeps counts and failures).
+    scratch = request.report ? await mkdtemp(join(tmpdir(), 'pfc-results-')) : undefined;
+    const summary = await runWithInterrupts(request, plan, opened, render, io, scratch ? join(scratch, 'results.jsonl') : undefined);
     return await finish(request, summary, opened, render, io);
   } finally {
     await opened?.close();
+    if (scratch) await rm(scratch, { recursive: true, force: true });
   }
 }
 
@@ -136,7 +142,7 @@ async function costApproved(request: CorrectRequest, plan: BatchPlan, opened: Op
 }
 
 /** Run the plan; the first Ctrl-C cancels cleanly, the second quits at once. */
-async function runWithInterrupts(request: CorrectRequest, plan: BatchPlan, opened: OpenedBackend, render: Renderer, io: CliIo): Promise<BatchSummary> {
+async function runWithInterrupts(request: CorrectRequest, plan: BatchPlan, opened: OpenedBackend, render: Renderer, io: CliIo, resultsFile: string | undefined): Promise<BatchSummary> {
   const { v } = request;
   const ctrl = new AbortController();
   let interrupts = 0;
@@ -163,6 +169,8 @@ async function runWithInterrupts(request: CorrectRequest, plan: BatchPlan, opene
       signal: ctrl.signal,
       onEvent: (e) => render.event(e),
       ...(opened.rateLimited ? { rateLimited: opened.rateLimited } : {}),
+      keepResults: false,
+      ...(resultsFile ? { resultsFile } : {}),
     }).catch((err: unknown) => {
       if (err instanceof ParameterError) throw new UsageError(`invalid parameters:\n  ${err.issues.map((i) => i.message).join('\n  ')}`);
       if (err instanceof UserAbortError) process.exit(EXIT.interrupted);
@@ -279,7 +287,7 @@ function jsonSummary(s: BatchSummary, report: string | undefined, exitCode: numb
     report: report ?? null,
     exitCode,
     failures: [
-      ...s.results.filter((r) => r.status === 'failed').map((r) => ({ input: r.input, error: r.error, errorName: r.errorName })),
+      ...s.failures.map((r) => ({ input: r.input, error: r.error, errorName: r.errorName })),
       ...s.excludedPaths.filter((p) => p.code === 'unreadable').map((p) => ({ input: p.path, error: p.reason, errorName: 'InputUnreadableError' })),
     ],
   };
