@@ -110,6 +110,8 @@ class Walker {
   /** This run's output folders, by path as given and by real path (a link to one is the same folder). */
   private readonly excluded: Set<string>;
   private readonly excludedReal: Promise<Set<string>>;
+  /** Files judged since the event loop last had a turn. */
+  private sinceYield = 0;
 
   constructor(
     private readonly mode: OutputMode,
@@ -171,8 +173,20 @@ class Walker {
         if (isPartialName(e.name) || e.name === MANIFEST_FILE || e.name.startsWith(LOCK_FILE)) continue;
         if (e.name.startsWith('.')) this.skip(path, 'hidden', 'hidden file');
         else await this.consider(path, root, probed(path));
+        await this.giveTurn();
       }
     }
+  }
+
+  /**
+   * The reads are synchronous, so a large folder would hold the event loop for
+   * its whole planning: VS Code's extension host (progress, Cancel) and the
+   * embedded emulator get a turn every {@link FILES_PER_TURN} files.
+   */
+  private async giveTurn(): Promise<void> {
+    if (++this.sinceYield < FILES_PER_TURN) return;
+    this.sinceYield = 0;
+    await new Promise<void>((resolve) => setImmediate(resolve));
   }
 
   /** A folder entry, following links to files (not to folders: they can loop or leave the tree). */
@@ -250,6 +264,8 @@ async function refuseOutputsOverInputs(files: PlannedFile[], inputs: ReadonlyMap
 
 /** How many files' reads planning runs ahead of the walk. */
 const PROBES_AHEAD = 16;
+/** Files planned between two turns of the event loop: a few milliseconds of synchronous reads. */
+const FILES_PER_TURN = 256;
 
 /** What planning reads of a file; an unreadable file is an `error`. */
 type Probe = { info: Stats; media: MediaInfo | undefined; real: Promise<string>; link: boolean } | { error: Error };
