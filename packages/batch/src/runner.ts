@@ -290,7 +290,7 @@ async function attemptOnce(job: FileJob, decision: CorrectDecision, source: { si
       phase = p.phase;
       emit({ type: 'phase', ...ids, phase });
     },
-    ...(ctx.slots ? { jobSlot: (s: AbortSignal | undefined) => ctx.slots!.acquire(ctx.order, s) } : {}),
+    ...(ctx.slots ? { jobSlot: (s: AbortSignal | undefined) => ctx.slots!.acquire(ctx.order, s), slotWanted: () => ctx.slots!.waiting > 0 } : {}),
   });
   job.jobId = res.job?._id;
   const jobId = job.jobId;

@@ -46,6 +46,11 @@ export class JobSlots {
     return this.#inUse;
   }
 
+  /** Files waiting for a free slot (their turn has come). */
+  get waiting(): number {
+    return this.#queue.length;
+  }
+
   /**
    * Wait for the turn of plan position `order`, then for a free slot; resolves
    * to the function that gives the slot back (idempotent; `'refused'` when the

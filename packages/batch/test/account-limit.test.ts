@@ -8,6 +8,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { startEmulator } from '@pfc/emulator';
 import sharp from 'sharp';
+import type { CorrectionBackend } from '@pfc/core';
 import { describe, expect, it } from 'vitest';
 import { type BatchEvent, openBackend, planBatch, runBatch } from '../src/index';
 import { tempDir } from './helpers';
@@ -31,7 +32,17 @@ describe('account limit of jobs in progress', () => {
       const onEvent = (e: BatchEvent) => {
         if (e.type === 'notice' && /job\(s\) at once/.test(e.message)) limits.push(Number(e.message.split(' ')[0]));
       };
-      const summary = await runBatch(plan, { backend: opened.backend, backendId: opened.id, concurrency: 8, attempts: 1, rateLimited: opened.rateLimited!, onEvent });
+      // Files wait for the 2 slots all along: the client is told so, to poll the running jobs' ends closely.
+      let wanted = 0;
+      const inner = opened.backend;
+      const backend: CorrectionBackend = {
+        kind: inner.kind,
+        usesJobSlot: inner.usesJobSlot,
+        validate: (p) => inner.validate(p),
+        correct: (input, params, o = {}) => inner.correct(input, params, { ...o, slotWanted: () => (o.slotWanted?.() ? ++wanted > 0 : false) }),
+      };
+      const summary = await runBatch(plan, { backend, backendId: opened.id, concurrency: 8, attempts: 1, rateLimited: opened.rateLimited!, onEvent });
+      expect(wanted).toBeGreaterThan(0);
       await opened.close();
       const stats = emu.stats();
       const path = `limits ${limits.join(' ')}; ${stats.accountLimits.jobs} refusals`;

@@ -50,6 +50,11 @@ export interface CorrectOptions {
    * host allowed) and asked for again after the service's `Retry-After`.
    */
   jobSlot?: (signal: AbortSignal | undefined) => Promise<(outcome?: 'refused') => void>;
+  /**
+   * Whether files wait for a job slot now (with `jobSlot`): the job's end is
+   * then polled for more closely, since the slot idles until it is noticed.
+   */
+  slotWanted?: () => boolean;
 }
 
 export interface CorrectionResult {

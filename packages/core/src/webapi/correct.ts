@@ -95,6 +95,7 @@ async function admittedJob(
         const job = await budget.run((signal) => jobs.wait(handle, {
           signal,
           timeoutMs: Infinity, // the budget applies
+          ...(options.slotWanted ? { urgent: options.slotWanted } : {}),
           onStatus: (j) => progress({ phase: j.status === 'PENDING' ? 'queued' : 'processing', job: j }),
         }));
         return { job, handle };

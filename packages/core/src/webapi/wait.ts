@@ -14,6 +14,12 @@ export interface WaitOptions {
   timeoutMs?: number;
   /** Overrides the client's poll policy for this job. */
   poll?: PollPolicy;
+  /**
+   * Asked before each status request: true while other work waits for this
+   * job to end (files waiting for its job slot). Its end is then looked for
+   * more closely, with more requests. Default: never.
+   */
+  urgent?: () => boolean;
 }
 
 /**
@@ -49,7 +55,7 @@ export function waitForJob(
           schedule.learn(durations.expected, true);
           continue;
         }
-      } else await ctx.sleep(schedule.next(), signal);
+      } else await ctx.sleep(schedule.next(options.urgent?.() ?? false), signal);
       const job = await statusUnlessRefused(ctx, status, signal);
       if (job === undefined) continue;
       schedule.observe(job.status);
