@@ -54,10 +54,10 @@ async function badOutputs(outputs, width, height) {
 /**
  * Run the soak in `dir`. Options: count (files), seed, concurrency,
  * processingMs, jobTimeoutS (per-job limit given to the CLI; hangs are only
- * injected when the CLI has one), accountLimits (the emulator's per-key
+ * injected when the CLI has one, and `hangs` is not false), accountLimits (the emulator's per-key
  * limits, answered 429 + Retry-After), log, onSecret (receives the API key used).
  */
-export async function runSoak({ dir, count = 1000, seed = 1, concurrency = 8, processingMs = 50, jobTimeoutS = 10, accountLimits, log = () => {}, onSecret = () => {} }) {
+export async function runSoak({ dir, count = 1000, seed = 1, concurrency = 8, processingMs = 50, jobTimeoutS = 10, accountLimits, hangs = true, log = () => {}, onSecret = () => {} }) {
   const key = `pfc-soak-key-${randomBytes(12).toString('hex')}`;
   // The caller may search its own reports for it too; it is never returned.
   onSecret(key);
@@ -66,7 +66,7 @@ export async function runSoak({ dir, count = 1000, seed = 1, concurrency = 8, pr
   const inputs = await inputFolder(inDir, count, { subdirs: 5, seed: 7 });
   const before = new Map(inputs.map((f) => [f, sha256(f)]));
   const timeout = await jobTimeoutFlag();
-  const hang = Boolean(timeout);
+  const hang = Boolean(timeout) && hangs;
   // Never-finishing jobs keep their worker: leave room for them.
   const emu = await startEmulatorProcess({ processingMs, workers: 64, apiKeys: [key], faults: soakFaults(seed, { hang }), accountLimits, engine: false, verbose: true, logFile: path.join(dir, 'emulator.log'), dataDir: path.join(dir, 'emulator') });
   try {
@@ -75,7 +75,10 @@ export async function runSoak({ dir, count = 1000, seed = 1, concurrency = 8, pr
     const first = await pfcCorrect({ input: inDir, out: outDir, web: emu.web, key, extra, timeoutMs: 60 * 60_000 });
     const s1 = first.summary ?? {};
     const failed1 = first.events.filter((e) => e.type === 'failed');
-    const { faults, accountLimits: limited } = await emu.stats();
+    const { faults, accountLimits: limited, requests: requests1 } = await emu.stats();
+    // How the client's jobs at once moved (its notices), and how often each file went up.
+    const limitPath = first.events.filter((e) => e.type === 'notice' && /job\(s\) at once/.test(e.message)).map((e) => Number(e.message.split(' ')[0]));
+    const uploads1 = requests1?.['upload.put'] ?? 0;
     log(`run 1: ${s1.corrected} corrected, ${s1.failed} failed, exit ${first.code}, ${(first.ms / 1000).toFixed(1)} s; injected ${JSON.stringify(faults)}`);
 
     await emu.setFaults({});
@@ -121,7 +124,7 @@ export async function runSoak({ dir, count = 1000, seed = 1, concurrency = 8, pr
       seed,
       hangsInjected: hang,
       jobTimeout: timeout ? `${timeout.flag} ${jobTimeoutS} s` : null,
-      run1: { corrected: s1.corrected, failed: s1.failed, timedOut: failed1.filter((e) => e.errorName === 'JobTimeoutError').length, cancelled: s1.cancelled, exitCode: first.code, ms: Math.round(first.ms), stoppedBecause: s1.stoppedBecause, failureReasons: reasons },
+      run1: { uploads: uploads1, limitPath, corrected: s1.corrected, failed: s1.failed, timedOut: failed1.filter((e) => e.errorName === 'JobTimeoutError').length, cancelled: s1.cancelled, exitCode: first.code, ms: Math.round(first.ms), stoppedBecause: s1.stoppedBecause, failureReasons: reasons },
       injected: faults,
       accountLimited: limited,
       rerun: {

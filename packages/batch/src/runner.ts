@@ -73,8 +73,9 @@ export interface RunOptions {
   /**
    * Subscribes to the service's refusals for overload (429): with a backend
    * that takes job slots, the jobs in the service then follow an
-   * `AdaptiveLimit` (halved on 429s, back up by one per round of jobs done,
-   * never above `concurrency`) instead of staying at `concurrency`. Returns
+   * `AdaptiveLimit` (down to the jobs the service holds when it refuses a
+   * start, halved on other 429s, back up by one per round of jobs done and
+   * more slowly towards a refused level, never above `concurrency`) instead of staying at `concurrency`. Returns
    * the unsubscribe function. `OpenedBackend.rateLimited` is one. Default:
    * a fixed `concurrency`.
    */
@@ -143,7 +144,7 @@ async function runLocked(plan: BatchPlan, options: RunOptions, params: PfcParams
   // download, so the service's workers do not idle on the client's transfers. The extra
   // files in hand are bounded (each streams from and to disk, never held in memory).
   const adaptive = backend.usesJobSlot && options.rateLimited ? new AdaptiveLimit({ max: concurrency }) : undefined;
-  adaptive?.onChange((limit) => emit({ type: 'notice', message: `${limit} job(s) at once (${limit < concurrency ? 'the service refused work: fewer jobs' : 'the service keeps up: one more'})` }));
+  adaptive?.onChange((limit) => emit({ type: 'notice', message: `${limit} job(s) at once (${adaptive.changes.at(-1)?.why === 'kept-up' ? 'the service keeps up: one more' : 'the service refused work: fewer jobs'})` }));
   const unsubscribe = adaptive && options.rateLimited ? options.rateLimited(() => adaptive.congested()) : () => undefined;
   const slots = backend.usesJobSlot ? new JobSlots(adaptive ?? concurrency) : undefined;
   const inHand = slots ? 2 * concurrency : concurrency;
@@ -300,7 +301,7 @@ async function attemptOnce(job: FileJob, decision: CorrectDecision, source: { si
       phase = p.phase;
       emit({ type: 'phase', ...ids, phase });
     },
-    ...(ctx.slots ? { jobSlot: (s: AbortSignal | undefined) => ctx.slots!.acquire(ctx.order, s) } : {}),
+    ...(ctx.slots ? { jobSlot: (s: AbortSignal | undefined) => ctx.slots!.acquire(ctx.order, s), slotWanted: () => ctx.slots!.waiting > 0 } : {}),
   });
   job.jobId = res.job?._id;
   const jobId = job.jobId;

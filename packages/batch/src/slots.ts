@@ -6,7 +6,9 @@
  * they did when each file held its slot from upload to write. A wait ends
  * with `UserAbortError` when its signal aborts. With an `AdaptiveLimit` the
  * number of slots follows it: fewer after 429s (slots given back are not
- * handed on while over the limit), more when it rises again.
+ * handed on while over the limit), more when it rises again. A slot given
+ * back `'refused'` (the service refused the job's start) tells the limit how
+ * many jobs the service held then: the other slots' holders.
  */
 import { type AdaptiveLimit, UserAbortError } from '@pfc/core';
 
@@ -44,11 +46,18 @@ export class JobSlots {
     return this.#inUse;
   }
 
+  /** Files waiting for a free slot (their turn has come). */
+  get waiting(): number {
+    return this.#queue.length;
+  }
+
   /**
    * Wait for the turn of plan position `order`, then for a free slot; resolves
-   * to the function that gives the slot back (idempotent). Passes the turn.
+   * to the function that gives the slot back (idempotent; `'refused'` when the
+   * job was not taken, see the class). Passes the turn; a file whose turn has
+   * passed (asking again after a refusal) queues for the next free slot.
    */
-  async acquire(order: number, signal?: AbortSignal): Promise<() => void> {
+  async acquire(order: number, signal?: AbortSignal): Promise<(outcome?: 'refused') => void> {
     if (order > this.#turn) await this.#wait(signal, (w) => this.#turnWaiters.set(order, w), () => this.#turnWaiters.delete(order));
     if (this.#inUse < this.#limit() && this.#queue.length === 0) {
       this.#inUse++;
@@ -106,14 +115,15 @@ export class JobSlots {
     });
   }
 
-  #releaser(): () => void {
+  #releaser(): (outcome?: 'refused') => void {
     let done = false;
-    return () => {
+    return (outcome) => {
       if (done) return;
       done = true;
       const atLimit = this.#inUse >= this.#limit();
       this.#inUse--;
-      this.#adaptive?.finished(atLimit);
+      if (outcome === 'refused') this.#adaptive?.refused(this.#inUse);
+      else this.#adaptive?.finished(atLimit);
       this.#handOn();
     };
   }

@@ -45,8 +45,16 @@ export interface CorrectOptions {
    * resolves, and the function it resolves to is called exactly once when the
    * job has reached a final state (before the result is downloaded) or the
    * correction failed. A rejection ends the correction with that error.
+   * When the service refuses the start for the account's limits (429), the
+   * slot is given back with `'refused'` (the service holds fewer jobs than the
+   * host allowed) and asked for again after the service's `Retry-After`.
    */
-  jobSlot?: (signal: AbortSignal | undefined) => Promise<() => void>;
+  jobSlot?: (signal: AbortSignal | undefined) => Promise<(outcome?: 'refused') => void>;
+  /**
+   * Whether files wait for a job slot now (with `jobSlot`): the job's end is
+   * then polled for more closely, since the slot idles until it is noticed.
+   */
+  slotWanted?: () => boolean;
 }
 
 export interface CorrectionResult {

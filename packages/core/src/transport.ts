@@ -5,7 +5,7 @@
  * honouring `Retry-After`, and typed errors. Runtime-agnostic: it uses only
  * `fetch`, `URL`, `AbortController`, web streams and timers.
  */
-import { APIError, isRetryable, redactError, UserAbortError } from './errors';
+import { APIError, isRetryable, RateLimitError, redactError, UserAbortError } from './errors';
 import { AttemptLink } from './link';
 
 export type FetchLike = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
@@ -62,6 +62,13 @@ export interface RequestOptions {
   timeout?: number;
   /** Retry retryable failures. Default true; a plain (non-factory) stream body is never retried. */
   retry?: boolean;
+  /**
+   * Retry a 429 here (bounded by `maxRetries`). Default true. False throws the
+   * `RateLimitError` at once, for callers that wait it out themselves without
+   * a bound on the count (a refused job start that gives its job slot back
+   * meanwhile, a status poll bounded by the job's deadline).
+   */
+  retryRateLimited?: boolean;
   /**
    * Whether repeating the request is harmless. Default: true except for POST.
    * A non-idempotent request is retried only on 408, 429 and 503, answers that
@@ -166,6 +173,7 @@ export class Transport {
           return await this.attempt(url, method, label, opts);
         } catch (err) {
           if (!mayRetry || attempt >= maxRetries || !isRetryable(err)) throw err;
+          if (opts.retryRateLimited === false && err instanceof RateLimitError) throw err;
           if (!idempotent && !(err instanceof APIError && NOT_ACTED_ON.has(err.status))) throw err;
           const delayMs = this.backoff(attempt, err);
           this.options.onRetry?.({ request: label, attempt: attempt + 1, delayMs, error: redactError(err, this.secrets()) });

@@ -13,12 +13,12 @@ const { adaptive: _a, ...SPACING } = DEFAULT_POLL;
  * clock is frozen: the schedule takes the larger of the wall clock and its
  * own waits, so a millisecond passing on a loaded machine would shift them.
  */
-function run(expected: Expectation | number | undefined, statuses: string[], phase = 0): number[] {
+function run(expected: Expectation | number | undefined, statuses: string[], phase = 0, urgent = false): number[] {
   vi.useFakeTimers({ toFake: ['Date'] });
   try {
     const s = new PollSchedule(SPACING, expected, phase);
     return statuses.map((st) => {
-      const d = s.next();
+      const d = s.next(urgent);
       s.observe(st);
       return d;
     });
@@ -44,6 +44,16 @@ describe('PollSchedule', () => {
     expect(delays).toEqual([333, 667, 360, 360, 360, 374, 442, 521, 798]);
     // Within 10 % of each other, the times count as constant: fine steps from 2 % of the shortest.
     expect(run({ shortestMs: 2000, typicalMs: 2150, longestMs: 2300 }, Array<string>(7).fill('PROCESSING'))).toEqual(run(2000, Array<string>(7).fill('PROCESSING')));
+  });
+
+  it('with files waiting for the slot, polls varied times past the expected end at 6 % of the age, not 18 %', () => {
+    const varied = { shortestMs: 1000, typicalMs: 2000, longestMs: 3000 };
+    const urgent = run(varied, Array<string>(9).fill('PROCESSING'), 0, true);
+    // The same sparse start (333, 667 up to the shortest time), then a third of each step.
+    expect(urgent.slice(0, 2)).toEqual([333, 667]);
+    expect(urgent.slice(2, 5)).toEqual([120, 120, 120]);
+    // Constant times are polled finely already: unchanged.
+    expect(run(2000, Array<string>(7).fill('PROCESSING'), 0, true)).toEqual(run(2000, Array<string>(7).fill('PROCESSING')));
   });
 
   it('caps the dense steps at maxDelayMs when the job runs far longer than expected', () => {

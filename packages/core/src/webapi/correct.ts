@@ -1,7 +1,7 @@
 /** The one-call flow of the Web API: validate → upload → start → wait → open the result. */
 import type { CorrectionResult, CorrectOptions, FileInput } from '../backend';
 import { withDeadline } from '../deadline';
-import { ParameterError, TimeoutError } from '../errors';
+import { ParameterError, RateLimitError, TimeoutError } from '../errors';
 import { checkInput } from '../contract/webapi-limits';
 import { validatePfcParams, type ParamIssue, type PfcParams } from '../contract/webapi-params';
 import type { JobRecord } from '../contract/webapi-types';
@@ -9,6 +9,7 @@ import { inputFacts } from './input';
 import type { JobHandle, Jobs } from './jobs';
 import type { WebApiContext } from './options';
 import type { Uploads } from './uploads';
+import { refusalDelayMs } from './wait';
 
 /**
  * Correct one file on the Web API. Everything that can be checked is checked
@@ -16,7 +17,8 @@ import type { Uploads } from './uploads';
  * overall limit (`timeoutMs`, default the client's `jobTimeoutMs`) runs from
  * the upload to the job's end, less any wait in `options.jobSlot` (which is
  * held from the job's start to its end); the result body then stays linked to
- * `signal` and to the per-read inactivity timeout only.
+ * `signal` and to the per-read inactivity timeout only. A start refused for
+ * the account's limits is waited out and repeated (see `admittedJob`).
  */
 export async function correctOnWebApi(
   ctx: WebApiContext,
@@ -37,35 +39,13 @@ export async function correctOnWebApi(
   }
   if (issues.length > 0) throw new ParameterError(issues);
 
-  const timeoutMs = options.timeoutMs ?? ctx.jobTimeoutMs;
-  const label = 'correction (upload to result)';
-  const begun = Date.now();
-  const fileKey = await withDeadline(options.signal, timeoutMs, label, async (signal) => {
+  const budget = new JobBudget(options.signal, options.timeoutMs ?? ctx.jobTimeoutMs);
+  const fileKey = await budget.run(async (signal) => {
     progress({ phase: 'uploading' });
     return uploads.upload(input, { ...facts, fileType: fileType.value, signal });
   });
-  // The host's wait for a job slot is not the job's time: the limit resumes after it.
-  const uploadMs = Date.now() - begun;
-  const release = options.jobSlot ? await options.jobSlot(options.signal) : undefined;
-  let job: JobRecord;
-  let handle: JobHandle;
-  try {
-    ({ job, handle } = await withDeadline(options.signal, remaining(timeoutMs, uploadMs), label, async (signal) => {
-      const started = await jobs.start({ ...check.params, fileKey, ...(fileType.value === 'video' ? { fileType: 'video' } : {}) }, { signal });
-      progress({ phase: 'queued' });
-      const done = await jobs.wait(started, {
-        signal,
-        timeoutMs: Infinity, // the enclosing deadline applies
-        onStatus: (j) => progress({ phase: j.status === 'PENDING' ? 'queued' : 'processing', job: j }),
-      });
-      return { job: done, handle: started };
-    }).catch((err: unknown) => {
-      // The deadline ran out: reported as the caller's whole limit, which is what it was part of.
-      throw err instanceof TimeoutError && err.request === label ? new TimeoutError(label, timeoutMs) : err;
-    }));
-  } finally {
-    release?.();
-  }
+  const startParams: PfcParams = { ...check.params, fileKey, ...(fileType.value === 'video' ? { fileType: 'video' } : {}) };
+  const { job, handle } = await admittedJob(ctx, jobs, startParams, budget, options, progress);
 
   progress({ phase: 'downloading', job });
   const file = await jobs.download(job, { signal: options.signal });
@@ -80,9 +60,90 @@ export async function correctOnWebApi(
   };
 }
 
-/** What is left of a limit after `usedMs` (at least 1 ms); a limit that is no deadline stays one. */
-function remaining(timeoutMs: number, usedMs: number): number {
-  return Number.isFinite(timeoutMs) && timeoutMs > 0 ? Math.max(1, timeoutMs - usedMs) : timeoutMs;
+/**
+ * Start the job and wait for its end, in a job slot when the host gives them.
+ * A start refused with 429 (the account's limit of jobs in progress, or of
+ * requests) is waited out and made again with the same `fileKey`: nothing is
+ * uploaded again and the host's attempts at the file are not spent. It is
+ * bounded by the overall limit and the signal, not by a retry count, because
+ * a refusal says the job will be taken once the account's other jobs end.
+ *
+ * This lives here, not in `Jobs.start`, because of the slot: a slot held
+ * through a refusal counts as a job the service does not have, keeps a file
+ * that could start (once a running job ends) waiting, and tells the host's
+ * adaptive limit nothing. So the slot goes back marked `'refused'` (an
+ * `AdaptiveLimit` lowers itself to the jobs the service holds), and the file
+ * asks for one again after `Retry-After`.
+ */
+async function admittedJob(
+  ctx: WebApiContext,
+  jobs: Jobs,
+  params: PfcParams,
+  budget: JobBudget,
+  options: CorrectOptions,
+  progress: NonNullable<CorrectOptions['onProgress']>,
+): Promise<{ job: JobRecord; handle: JobHandle }> {
+  for (;;) {
+    const release = options.jobSlot ? await options.jobSlot(options.signal) : undefined;
+    let refusal: RateLimitError | undefined;
+    try {
+      const handle = await budget.run((signal) => jobs.start(params, { signal, retryRateLimited: false }).catch(refusedAs));
+      if (handle instanceof RateLimitError) {
+        refusal = handle;
+      } else {
+        progress({ phase: 'queued' });
+        const job = await budget.run((signal) => jobs.wait(handle, {
+          signal,
+          timeoutMs: Infinity, // the budget applies
+          ...(options.slotWanted ? { urgent: options.slotWanted } : {}),
+          onStatus: (j) => progress({ phase: j.status === 'PENDING' ? 'queued' : 'processing', job: j }),
+        }));
+        return { job, handle };
+      }
+    } finally {
+      release?.(refusal ? 'refused' : undefined);
+    }
+    const delay = refusalDelayMs(ctx, refusal);
+    await budget.run((signal) => ctx.sleep(delay, signal));
+  }
+}
+
+/** A 429 as a value (the start was refused), anything else thrown on. */
+function refusedAs(err: unknown): RateLimitError {
+  if (err instanceof RateLimitError) return err;
+  throw err;
+}
+
+/**
+ * The overall limit of one correction (upload to the job's end) over several
+ * steps, with the waits for a job slot between them left out: each step gets
+ * what is left. A deadline that runs out is reported as the whole limit.
+ */
+class JobBudget {
+  static readonly label = 'correction (upload to result)';
+  #usedMs = 0;
+
+  constructor(
+    private readonly signal: AbortSignal | undefined,
+    private readonly timeoutMs: number,
+  ) {}
+
+  async run<T>(step: (signal: AbortSignal) => Promise<T>): Promise<T> {
+    const begun = Date.now();
+    try {
+      return await withDeadline(this.signal, this.#remaining(), JobBudget.label, step);
+    } catch (err) {
+      throw err instanceof TimeoutError && err.request === JobBudget.label ? new TimeoutError(JobBudget.label, this.timeoutMs) : err;
+    } finally {
+      this.#usedMs += Date.now() - begun;
+    }
+  }
+
+  /** What is left (at least 1 ms); a limit that is no deadline stays one. */
+  #remaining(): number {
+    const t = this.timeoutMs;
+    return Number.isFinite(t) && t > 0 ? Math.max(1, t - this.#usedMs) : t;
+  }
 }
 
 /** `fileType` from the parameters, the options or the MIME type; a conflict is an error. */

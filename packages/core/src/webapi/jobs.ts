@@ -40,11 +40,19 @@ export class Jobs {
    * Start a correction job: `GET /pfc`. Every parameter is checked first and a
    * `ParameterError` naming each bad one is thrown before anything is sent.
    * An answer without `statusEndpoint` is a `ProtocolError` carrying the body.
+   * A refusal for the account's limits (429) is retried like any retryable
+   * failure unless `retryRateLimited` is false: then the `RateLimitError`
+   * (with `retryAfterMs`) is thrown at once, for a caller that waits it out
+   * itself and starts the job again with the same `fileKey`.
    */
-  async start(params: PfcParams, options: { signal?: AbortSignal } = {}): Promise<JobHandle> {
+  async start(params: PfcParams, options: { signal?: AbortSignal; retryRateLimited?: boolean } = {}): Promise<JobHandle> {
     const check = validatePfcParams(params as Record<string, unknown>, { requireFileKey: true });
     if (check.errors.length > 0) throw new ParameterError(check.errors);
-    const res = await this.#ctx.transport.request('/pfc', { query: pfcParamsToQuery(check.params), signal: options.signal });
+    const res = await this.#ctx.transport.request('/pfc', {
+      query: pfcParamsToQuery(check.params),
+      signal: options.signal,
+      ...(options.retryRateLimited === false ? { retryRateLimited: false } : {}),
+    });
     const body = await readBody(res);
     const endpoint = typeof body === 'object' && body !== null ? (body as { statusEndpoint?: unknown }).statusEndpoint : undefined;
     if (typeof endpoint !== 'string' || endpoint === '') {
@@ -58,9 +66,13 @@ export class Jobs {
    * The job record: `GET {statusEndpoint}?noRedirect=true`, so a finished job
    * answers JSON instead of a redirect (browsers cannot read a 302's Location).
    */
-  async status(job: JobRef, options: { signal?: AbortSignal } = {}): Promise<JobRecord> {
+  async status(job: JobRef, options: { signal?: AbortSignal; retryRateLimited?: boolean } = {}): Promise<JobRecord> {
     const url = this.#ctx.transport.url(this.statusUrl(job), { noRedirect: 'true' });
-    const body = await this.#ctx.transport.json<unknown>(url, { signal: options.signal, auth: this.#ctx.isOwnOrigin(url) });
+    const body = await this.#ctx.transport.json<unknown>(url, {
+      signal: options.signal,
+      auth: this.#ctx.isOwnOrigin(url),
+      ...(options.retryRateLimited === false ? { retryRateLimited: false } : {}),
+    });
     return asJobRecord(body, `GET ${url.pathname}`);
   }
 
@@ -77,9 +89,11 @@ export class Jobs {
   /**
    * Poll until the job is COMPLETED and return its record. FAILED and REJECTED
    * throw `JobFailedError` with `statusText`; see `WaitOptions` for timing.
+   * A poll refused for the account's request rate (429) is waited out and
+   * repeated, bounded by the wait's deadline and signal, not by `maxRetries`.
    */
   wait(job: JobRef, options: WaitOptions = {}): Promise<JobRecord> {
-    return waitForJob(this.#ctx, (signal) => this.status(job, { signal }), this.statusUrl(job), options);
+    return waitForJob(this.#ctx, (signal) => this.status(job, { signal, retryRateLimited: false }), this.statusUrl(job), options);
   }
 
   /** Open the corrected file of a completed job (or a result URL) as a stream. No API key is sent. */

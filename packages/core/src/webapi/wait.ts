@@ -1,6 +1,6 @@
 /** Polling a job to its end: backoff with a cap, an overall deadline, abort, a status callback. */
 import { withDeadline } from '../deadline';
-import { JobFailedError, ProtocolError } from '../errors';
+import { JobFailedError, ProtocolError, RateLimitError } from '../errors';
 import type { JobRecord } from '../contract/webapi-types';
 import type { PollPolicy, WebApiContext } from './options';
 import { PollSchedule } from './poll-schedule';
@@ -14,6 +14,12 @@ export interface WaitOptions {
   timeoutMs?: number;
   /** Overrides the client's poll policy for this job. */
   poll?: PollPolicy;
+  /**
+   * Asked before each status request: true while other work waits for this
+   * job to end (files waiting for its job slot). Its end is then looked for
+   * more closely, with more requests. Default: never.
+   */
+  urgent?: () => boolean;
 }
 
 /**
@@ -21,8 +27,11 @@ export interface WaitOptions {
  * (blind at first, around the expected end once jobs have completed; a blind
  * wait is cut short when another job of the client completes first). States outside the
  * document are treated as still running (tolerance over guessing), bounded by
- * the deadline. A status request that keeps failing after the transport's
- * retries ends the wait with that error.
+ * the deadline. A status request refused for the account's request rate
+ * (429) is repeated after its `Retry-After` for as long as the deadline
+ * allows: the job runs on in the service, and giving up on it would only
+ * start it again. Any other status request that keeps failing after the
+ * transport's retries ends the wait with that error.
  */
 export function waitForJob(
   ctx: WebApiContext,
@@ -46,8 +55,9 @@ export function waitForJob(
           schedule.learn(durations.expected, true);
           continue;
         }
-      } else await ctx.sleep(schedule.next(), signal);
-      const job = await status(signal);
+      } else await ctx.sleep(schedule.next(options.urgent?.() ?? false), signal);
+      const job = await statusUnlessRefused(ctx, status, signal);
+      if (job === undefined) continue;
       schedule.observe(job.status);
       options.onStatus?.(job);
       if (job.status === 'COMPLETED') {
@@ -88,4 +98,33 @@ async function sleepUnlessLearned(ctx: WebApiContext, ms: number, signal: AbortS
     off();
     signal?.removeEventListener('abort', onAbort);
   }
+}
+
+/**
+ * One status request; a 429 is waited out (its `Retry-After`, or the first
+ * backoff delay without one) and answers undefined, so the caller polls again.
+ */
+async function statusUnlessRefused(
+  ctx: WebApiContext,
+  status: (signal: AbortSignal) => Promise<JobRecord>,
+  signal: AbortSignal,
+): Promise<JobRecord | undefined> {
+  try {
+    return await status(signal);
+  } catch (err) {
+    if (!(err instanceof RateLimitError)) throw err;
+    await ctx.sleep(refusalDelayMs(ctx, err), signal);
+    return undefined;
+  }
+}
+
+/**
+ * How long to wait after a 429 before asking again: the service's
+ * `Retry-After` (capped by `retryMaxDelayMs`), else the first backoff delay;
+ * plus up to 20 % so requests refused together do not return together.
+ */
+export function refusalDelayMs(ctx: WebApiContext, err: RateLimitError): number {
+  const { retryBaseDelayMs = 250, retryMaxDelayMs = 30_000 } = ctx.transport.options;
+  const base = Math.min(retryMaxDelayMs, err.retryAfterMs ?? retryBaseDelayMs);
+  return Math.round(base * (1 + Math.random() * 0.2));
 }
