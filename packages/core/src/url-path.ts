@@ -5,14 +5,15 @@
  * drop or walk up from, is refused before anything is sent (openai-node's
  * `path` tag does the same for its resource paths).
  */
+import { ParameterError } from './errors';
 
 /**
  * Builds a request path, encoding each value as one segment.
  * @example
  * path`/presets/${presetId}`   // '/presets/my%20preset'
  * path`/status/${'../upload'}` // '/status/..%2Fupload'
- * path`/status/${'..'}`        // throws RangeError
- * @throws RangeError when a value is empty, `.` or `..`.
+ * path`/status/${'..'}`        // throws ParameterError
+ * @throws ParameterError (before anything is sent) when a value is empty, `.` or `..`.
  */
 export function path(template: TemplateStringsArray, ...values: (string | number)[]): string {
   let out = template[0] ?? '';
@@ -25,7 +26,7 @@ export function path(template: TemplateStringsArray, ...values: (string | number
 function segment(value: string | number, route: string): string {
   const text = String(value);
   if (text === '' || text === '.' || text === '..') {
-    throw new RangeError(`${route}: an id must not be empty, "." or ".." (got ${JSON.stringify(text)})`);
+    throw new ParameterError([{ param: route, message: `${route}: an id must not be empty, "." or ".." (got ${JSON.stringify(text)})` }]);
   }
   return encodeURIComponent(text);
 }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { ParameterError } from '../src/errors';
 import { path } from '../src/url-path';
 
 describe('path`…`', () => {
@@ -10,6 +11,7 @@ describe('path`…`', () => {
   });
 
   it.each(['', '.', '..'])('refuses the id %j, naming the route', (id) => {
+    expect(() => path`/presets/${id}`).toThrow(ParameterError);
     expect(() => path`/presets/${id}`).toThrow(/\/presets\/\{\}: an id must not be empty/);
   });
 });

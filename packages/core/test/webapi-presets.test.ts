@@ -87,3 +87,17 @@ describe('preset lifecycle', () => {
     expect(api.http.callsTo('POST', /\/presets\//)).toHaveLength(1);
   });
 });
+
+describe('preset ids in the path', () => {
+  it('sends an id with / ? # as one segment, and refuses an empty, . or .. id before sending', async () => {
+    const { api, client } = setup();
+    await client.presets.get('a/b?c#d').catch(() => undefined);
+    expect(api.http.callsTo('GET', /\/presets\//).map((c) => c.url.pathname)).toEqual(['/v2/presets/a%2Fb%3Fc%23d']);
+    for (const id of ['', '.', '..']) {
+      await expect(client.presets.delete(id)).rejects.toBeInstanceOf(ParameterError);
+      await expect(client.presets.get(id)).rejects.toBeInstanceOf(ParameterError);
+    }
+    expect(api.http.callsTo('DELETE', /presets/)).toHaveLength(0);
+    expect(api.http.callsTo('GET', /\/presets\//)).toHaveLength(1);
+  });
+});

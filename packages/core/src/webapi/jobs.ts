@@ -7,6 +7,7 @@ import { readAll } from '../backend';
 import type { WebApiContext } from './options';
 import { preview } from './uploads';
 import { waitForJob, type WaitOptions } from './wait';
+import { path } from '../url-path';
 
 /** A started job: its id and the absolute status address the service gave. */
 export interface JobHandle {
@@ -79,11 +80,11 @@ export class Jobs {
   /** The status address of a job (absolute; without `noRedirect`). */
   statusUrl(job: JobRef): string {
     if (typeof job === 'string') {
-      return /^[a-z][a-z0-9+.-]*:/i.test(job) ? job : this.#ctx.transport.url(`/status/${encodeURIComponent(job)}`).href;
+      return /^[a-z][a-z0-9+.-]*:/i.test(job) ? job : this.#ctx.transport.url(path`/status/${job}`).href;
     }
     if ('statusEndpoint' in job && job.statusEndpoint) return this.#ctx.transport.url(job.statusEndpoint).href;
     const id = '_id' in job ? job._id : job.jobId;
-    return this.#ctx.transport.url(`/status/${encodeURIComponent(id)}`).href;
+    return this.#ctx.transport.url(path`/status/${id}`).href;
   }
 
   /**
@@ -120,8 +121,8 @@ export class Jobs {
 
 /** The job id: the last path segment of the status address. */
 export function jobIdOf(statusEndpoint: string): string {
-  const path = new URL(statusEndpoint).pathname.replace(/\/+$/, '');
-  return decodeURIComponent(path.slice(path.lastIndexOf('/') + 1));
+  const pathname = new URL(statusEndpoint).pathname.replace(/\/+$/, '');
+  return decodeURIComponent(pathname.slice(pathname.lastIndexOf('/') + 1));
 }
 
 function asJobRecord(body: unknown, request: string): JobRecord {

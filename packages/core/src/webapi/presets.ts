@@ -7,6 +7,7 @@ import { readAll } from '../backend';
 import type { InputHints } from './input';
 import type { WebApiContext } from './options';
 import { drain, preview, type Uploads } from './uploads';
+import { path } from '../url-path';
 
 export interface PresetListOptions {
   /** Presets per page (`limit`). Default 20, the service's default. */
@@ -93,7 +94,7 @@ export class Presets {
 
   /** One preset record: `GET /presets/{presetId}` (carries `uri`, the file's address). */
   async get(presetId: string, options: { signal?: AbortSignal } = {}): Promise<PresetRecord> {
-    const body = await this.#ctx.transport.json<unknown>(`/presets/${encodeURIComponent(presetId)}`, { signal: options.signal });
+    const body = await this.#ctx.transport.json<unknown>(path`/presets/${presetId}`, { signal: options.signal });
     // Tolerate a record wrapped as {preset: {...}}.
     const rec = (body as { preset?: unknown } | undefined)?.preset ?? body;
     if (typeof rec !== 'object' || rec === null || typeof (rec as PresetRecord).presetId !== 'string') {
@@ -134,7 +135,7 @@ export class Presets {
 
   /** Delete a preset: `DELETE /presets/{presetId}`. */
   async delete(presetId: string, options: { signal?: AbortSignal } = {}): Promise<void> {
-    const res = await this.#ctx.transport.request(`/presets/${encodeURIComponent(presetId)}`, { method: 'DELETE', signal: options.signal });
+    const res = await this.#ctx.transport.request(path`/presets/${presetId}`, { method: 'DELETE', signal: options.signal });
     await drain(res);
   }
 
