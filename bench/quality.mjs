@@ -19,17 +19,25 @@
  *
  * Usage: node bench/quality.mjs [--set tune|heldout|all] [--json FILE] [--sheet FILE]
  *          [--strict] [--no-install] [--detail] [--step N] [--only name,name]
+ *          [--quick] [--small N] [--engine-only] [--look-only]
  *   --set       which photos (default all; goals are judged on heldout)
  *   --json      figures as JSON (default bench/out/quality.json)
  *   --sheet     contact sheet PNG of the held-out worst cases
  *   --strict    exit 1 when a goal is missed
  *   --detail    also print every photo's figures
  *   --step N    measure every N-th pixel (default 5: ~70,000 pixels a photo)
+ *   --small N   measure copies resized to long side N (cached as PNG under
+ *               bench/out/quality-small-N/), for fast iteration
+ *   --engine-only  leave out the normalise() and -auto-level columns
+ *   --look-only the engine's look on decoded pixels (no faces, so no portraits; no encode)
+ *   --quick     the tuning loop: --set tune --small 384 --step 4 --engine-only --look-only --detail
+ *               (a few minutes on a loaded machine; goals are judged on full runs only)
  * Needs the engine built (`npm run build`; `npm run bench` does it).
  */
-import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import sharp from 'sharp';
 import { closeEngineWorkers } from '@pfc/engine';
 import { DEGRADATIONS, KINDS } from './quality/degradations.mjs';
 import { caseTiles, correctors, ensureImageMagick, measurePhoto } from './quality/measure.mjs';
@@ -38,16 +46,18 @@ import { summarise, goalsOf, printSummary } from './quality/report.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const PHOTOS = path.join(HERE, 'photos');
-const args = process.argv.slice(2);
+const rawArgs = process.argv.slice(2);
+const args = rawArgs.includes('--quick') ? [...rawArgs, '--set', 'tune', '--small', '384', '--step', '4', '--engine-only', '--look-only', '--detail'] : rawArgs;
 const argValue = (name, fallback) => {
   const i = args.indexOf(name);
   return i >= 0 && args[i + 1] ? args[i + 1] : fallback;
 };
-const jsonOut = argValue('--json', path.join(HERE, 'out', 'quality.json'));
+const jsonOut = argValue('--json', path.join(HERE, 'out', args.includes('--small') ? 'quality-small.json' : 'quality.json'));
 const sheetOut = argValue('--sheet', undefined);
 const sets = argValue('--set', 'all') === 'all' ? ['tune', 'heldout'] : [argValue('--set')];
 const only = argValue('--only', '').split(',').filter(Boolean);
-const step = Number(argValue('--step', '5'));
+const small = Number(argValue('--small', '0'));
+const step = Number(argValue('--step', small ? '2' : '5'));
 
 function listPhotos() {
   const out = [];
@@ -60,17 +70,29 @@ function listPhotos() {
   return out;
 }
 
+/** The photo's copy at long side `small` (made once, then reused), or the photo itself. */
+async function sizedCopy(p) {
+  if (!small) return p.file;
+  const file = path.join(HERE, 'out', `quality-small-${small}`, p.set, `${p.name}.png`);
+  if (!existsSync(file)) {
+    mkdirSync(path.dirname(file), { recursive: true });
+    await sharp(p.file).resize(small, small, { fit: 'inside', withoutEnlargement: true }).png().toFile(file);
+  }
+  return file;
+}
+
 async function main() {
   const photos = listPhotos();
   if (photos.length === 0) throw new Error(`no photos selected under ${PHOTOS}`);
   const im = ensureImageMagick(!args.includes('--no-install'));
   const notes = im ? [] : ['ImageMagick not available: the -auto-level column is skipped (install Debian package imagemagick).'];
   const timing = { ms: 0, runs: 0 };
-  const fix = correctors(im, timing);
+  const engineOnly = args.includes('--engine-only');
+  const fix = correctors(engineOnly ? undefined : im, timing, { engineOnly, lookOnly: args.includes('--look-only') });
   const started = performance.now();
   const results = [];
   for (const p of photos) {
-    const r = await measurePhoto(p.file, DEGRADATIONS, fix, step);
+    const r = await measurePhoto(await sizedCopy(p), DEGRADATIONS, fix, step);
     results.push({ ...p, ...r });
     if (args.includes('--detail')) {
       console.log(`${p.set.padEnd(7)} ${p.name.padEnd(22)} orig ${r.original.toFixed(2)}  ` + r.rows.map((x) => `${x.degraded.toFixed(1)}→${x.engine.toFixed(1)}`).join(' '));

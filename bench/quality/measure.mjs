@@ -6,7 +6,7 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import sharp from 'sharp';
-import { correctImage, meanDeltaE2000 } from '@pfc/engine';
+import { applyLook, correctImage, meanDeltaE2000 } from '@pfc/engine';
 
 /** Decoded 8-bit sRGB without alpha. */
 export async function rawRgb(input) {
@@ -39,17 +39,29 @@ export function ensureImageMagick(allowInstall) {
 
 const imAutoLevel = (bin, png) => execFileSync(bin, ['png:-', '-auto-level', 'png:-'], { input: png, maxBuffer: 1 << 28 });
 
-/** The correctors compared, each PNG in → raw RGB out. */
-export function correctors(im, timing) {
+/**
+ * The correctors compared, each PNG in → raw RGB out. Options (the tuning
+ * loop): `engineOnly` leaves out the baselines; `lookOnly` runs the engine's
+ * look (`applyLook`: scene, preset, colour correction) on the decoded pixels
+ * without face detection, and so without portraits (which only changes
+ * vibrance and sharpening), skipping the job's encode.
+ */
+export function correctors(im, timing, { engineOnly = false, lookOnly = false } = {}) {
+  const engine = lookOnly
+    ? async (png) => {
+        const r = await rawRgb(png);
+        return { ...r, data: (await applyLook({ ...r, channels: 3 }, {})).raster.data };
+      }
+    : async (png) => rawRgb((await correctImage(png, {})).output);
   return {
     engine: async (png) => {
       const t = performance.now();
-      const r = await correctImage(png, {});
+      const r = await engine(png);
       timing.ms += performance.now() - t;
       timing.runs++;
-      return rawRgb(r.output);
+      return r;
     },
-    normalise: async (png) => rawRgb(await sharp(png).normalise().png({ compressionLevel: 1 }).toBuffer()),
+    ...(engineOnly ? {} : { normalise: async (png) => rawRgb(await sharp(png).normalise().png({ compressionLevel: 1 }).toBuffer()) }),
     ...(im ? { autoLevel: async (png) => rawRgb(imAutoLevel(im, png)) } : {}),
   };
 }

@@ -40,10 +40,19 @@ const SPREAD_UNTRUSTED = 1.0;
 /**
  * Consensus beyond which the estimate is less plausible as a light source
  * than as a colourful subject (a leaf filling the frame), and at which it is
- * not trusted at all.
+ * not trusted at all, on the warm–cool axis `u` ...
  */
 const CAST_PLAUSIBLE = 0.9;
 const CAST_IMPLAUSIBLE = 1.6;
+/**
+ * ... and on the green–magenta axis `v`. Real light sources lie close to the
+ * Planckian (blackbody and daylight) locus, which runs along the warm–cool
+ * axis; fluorescent and LED light stray from it towards green or magenta by
+ * far less (a fluorescent tube's green is about 0.15–0.3 here). A strong
+ * shared green or magenta is a meadow, a garden or a pink subject.
+ */
+const TINT_PLAUSIBLE = 0.35;
+const TINT_IMPLAUSIBLE = 0.7;
 /**
  * Shared lean (log units) taken as the scene's own: removed from every
  * consensus, so a neutral-looking photo is left alone and a real cast is
@@ -91,20 +100,21 @@ export function estimateIlluminant(img: Raster): IlluminantEvidence {
   const greyEdge = chromaOf(greyEdgeIlluminant(img));
   const whitePatch = stats.white ? chromaOf(stats.white) : undefined;
   const all = [greyWorld, shadesOfGrey, greyEdge, ...(whitePatch ? [whitePatch] : [])];
-  const consensus = { u: agree(all.map((c) => c.u)), v: agree(all.map((c) => c.v)) };
+  const consensus = { u: agree(all.map((c) => c.u), CAST_PLAUSIBLE, CAST_IMPLAUSIBLE), v: agree(all.map((c) => c.v), TINT_PLAUSIBLE, TINT_IMPLAUSIBLE) };
   return { greyWorld, shadesOfGrey, greyEdge, ...(whitePatch ? { whitePatch } : {}), consensus };
 }
 
 /**
  * The value all estimates share on one axis: the smallest in magnitude when
  * all have one sign (else 0), scaled by the trust their spread and its size
- * allow, and capped.
+ * allow, and capped; `plausible` and `implausible` bound the size a light
+ * source's cast can have on this axis.
  */
-function agree(xs: number[]): number {
+function agree(xs: number[], plausible: number, implausible: number): number {
   const lo = Math.min(...xs);
   const hi = Math.max(...xs);
   const shared = lo > DEAD_ZONE ? lo - DEAD_ZONE : hi < -DEAD_ZONE ? hi + DEAD_ZONE : 0;
-  const trust = fade(hi - lo, SPREAD_TRUSTED, SPREAD_UNTRUSTED) * fade(Math.abs(shared), CAST_PLAUSIBLE, CAST_IMPLAUSIBLE);
+  const trust = fade(hi - lo, SPREAD_TRUSTED, SPREAD_UNTRUSTED) * fade(Math.abs(shared), plausible, implausible);
   return Math.max(-MAX_AXIS, Math.min(MAX_AXIS, shared * trust));
 }
 

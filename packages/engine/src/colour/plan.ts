@@ -56,39 +56,52 @@ export function castCorrectionDeg(angle: number, policy: CastPolicy): number {
 /** Black point: encoded levels below this are left alone (deep shadows are rarely exactly 0). */
 const BLACK_ALLOWANCE = 2 / 255;
 /** Black points (encoded) up to this are a photo's own soft blacks and kept ... */
-const BLACK_SOFT = 0.07;
+const BLACK_SOFT = 0.06;
 /** ... and from this on are removed in full (between the two, in part). */
-const BLACK_VEILED = 0.16;
-/** Percentile (each end) ignored by the levels so that a few outliers do not set them. */
-const LEVELS_CLIP = 0.003;
-/** White point: highlights within this of white are left alone. */
-const WHITE_ALLOWANCE = 3 / 255;
+const BLACK_VEILED = 0.14;
+/**
+ * Fraction of pixels (each end) ignored by the levels: a handful on the
+ * analysis copy, so that a few specks do not set them, while a photo's own
+ * small highlights (stars, a lamp, specular glints) and deepest shadows do:
+ * a photo that reaches black and white somewhere is not short of range.
+ */
+const LEVELS_CLIP = 0.0002;
+/**
+ * Domain of the black-point removal, by where the white end is. Veiling light
+ * (haze, flare) adds to linear light and leaves the whites near white, so a
+ * black lifted under full whites is removed in linear light (gamma 2.4),
+ * which also barely touches the midtones of a photo whose own blacks are
+ * soft (fog, mist). A flattened tone curve pulls both ends in on encoded
+ * values, so a black lifted under short whites is removed on encoded values.
+ * Between the two white ends, the gamma is interpolated.
+ */
+const WHITE_FLAT = 0.88;
+const WHITE_VEILED = 0.96;
+const LINEAR_GAMMA = 2.4;
 /** Largest levels stretch (gain on the encoded range). */
 const MAX_STRETCH = 3;
 /**
- * The white-point stretch may not push the median luma above this: a photo
- * whose midtones are already bright lacks highlights by nature (a soft, low
- * contrast scene), not because it is under-exposed.
+ * White ends (encoded, brightest channel) at and above this are a photo's own
+ * (a dim or soft scene) and not stretched ...
+ */
+const WHITE_OWN = 0.9;
+/** ... and at and below this clearly short (under-exposed): stretched in full. */
+const WHITE_SHORT = 0.75;
+/**
+ * Without a lifted black, the white-point stretch may not push the median luma
+ * above this: a photo whose midtones are already bright lacks highlights by
+ * nature (a soft, low contrast scene), not because it is under-exposed.
  */
 const STRETCH_KEY_LIMIT = 0.5;
-/** Dark key (median luma) below which a photo without highlights is brightened. */
+/** Dark key (median luma) below which a photo whose highlights are clearly short is brightened. */
 const DARK_KEY = 0.3;
-/** Fraction of blown pixels (see clippedFraction) above which over-exposure is assumed ... */
-const CLIPPED_OVER = 0.02;
-/** ... and the further fraction at which it is certain. */
-const CLIPPED_SURE = 0.08;
-/** Exposure reduction for certain over-exposure, stops. */
-const OVER_EV = 1.2;
-/**
- * Key (median encoded luma) above which blown highlights are read as
- * over-exposure ... (a dark key with blown areas is a contrasty scene: a
- * window, the sun; a bright key without them is a high-key scene)
- */
-const BRIGHT_KEY = 0.45;
-/** ... and the further amount at which it is certain. */
-const BRIGHT_KEY_SURE = 0.1;
 /** Largest exposure gain either way (linear light), i.e. ±2 EV. */
 const MAX_EXPOSURE_GAIN = 4;
+
+/** 0 at or below `from`, rising linearly to 1 at `to` (from < to). */
+function ramp(x: number, from: number, to: number): number {
+  return Math.min(1, Math.max(0, (x - from) / (to - from)));
+}
 
 /** What the planner measured, for reports and tests. */
 export interface PlanDiagnostics {
@@ -148,36 +161,38 @@ export function planCorrection(
   const y = LUMA[0] * wb[0] + LUMA[1] * wb[1] + LUMA[2] * wb[2];
   plan.gains = [wb[0] / y, wb[1] / y, wb[2] / y];
 
-  // 2. Levels on the white-balanced copy: darkest channel for black, then brightest for white.
+  // 2. Levels on the white-balanced copy: darkest channel for black, then
+  // brightest for white, each corrected only as far as it is clearly off.
   const balanced = applyCurves(thumb, plan);
   const lo = percentile(histogram(balanced, (r, g, b) => Math.min(r, g, b)), LEVELS_CLIP) / 255;
-  // Natural photos' darkest tones sit below ~0.07 (soft light, mist); a black
+  const hiBefore = percentile(histogram(balanced, (r, g, b) => Math.max(r, g, b)), 1 - LEVELS_CLIP) / 255;
+  // Natural photos' darkest tones sit below ~0.06 (soft light, mist); a black
   // point well above that is veiling light or a flattened curve.
-  const veil = Math.min(1, Math.max(0, (lo - BLACK_SOFT) / (BLACK_VEILED - BLACK_SOFT)));
+  const veil = ramp(lo, BLACK_SOFT, BLACK_VEILED);
+  plan.blackGamma = 1 + (LINEAR_GAMMA - 1) * ramp(hiBefore, WHITE_FLAT, WHITE_VEILED);
   plan.black = Math.min(1 - 1 / MAX_STRETCH, p.contrast * veil * Math.max(0, lo - BLACK_ALLOWANCE));
   const unveiled = applyCurves(thumb, plan);
   const hi = percentile(histogram(unveiled, (r, g, b) => Math.max(r, g, b)), 1 - LEVELS_CLIP) / 255;
   const key0 = percentile(histogram(unveiled, luma8), 0.5) / 255;
-  // The stretch may bring the key up to STRETCH_KEY_LIMIT, no further.
-  const whiteTarget = Math.min(1, Math.max(hi + WHITE_ALLOWANCE, key0 / STRETCH_KEY_LIMIT, 1 / MAX_STRETCH));
-  plan.white = 1 - p.contrast * (1 - whiteTarget);
+  // A lifted black says the whole range was squeezed: the white end is
+  // restored with it. Otherwise the white end is stretched only as far as it
+  // is clearly short, and not beyond a median of STRETCH_KEY_LIMIT.
+  const stretch = Math.max(veil, ramp(-hi, -WHITE_OWN, -WHITE_SHORT));
+  const keyLimit = (1 - veil) * (key0 / STRETCH_KEY_LIMIT);
+  const whiteTarget = Math.min(1, Math.max(hi, keyLimit, 1 / MAX_STRETCH));
+  plan.white = 1 - p.contrast * stretch * (1 - whiteTarget);
 
-  // 3. Exposure. A dark key is brightened only when the photo also lacks
-  // highlights (a night or low-key photo keeps its mood); a bright key is
-  // darkened only when highlights are clipped (a sign of over-exposure).
+  // 3. Exposure. A dark key is brightened only as far as the highlights are
+  // clearly short after the levels (a night or low-key photo with its own
+  // highlights keeps its mood). A bright key is never darkened: from the
+  // analysis copy a high-key scene, a blown sky and over-exposure cannot be
+  // told apart, and when unsure the engine does little.
   const levelled = applyCurves(thumb, plan);
   const key = percentile(histogram(levelled, luma8), 0.5) / 255;
   const highlights = percentile(histogram(levelled, (r, g, b) => Math.max(r, g, b)), 1 - LEVELS_CLIP) / 255;
-  let target = key;
-  if (key < DARK_KEY && highlights < 0.9) target = key + (DARK_KEY - key) * p.exposure;
+  const dark = ramp(-highlights, -WHITE_OWN, -WHITE_SHORT);
+  const target = key < DARK_KEY ? key + (DARK_KEY - key) * p.exposure * dark : key;
   let gain = exposureGainFor(srgbToLinear(Math.max(key, 1 / 255)), srgbToLinear(target));
-  // Over-exposure shows as blown highlights over a sizeable area together
-  // with a bright key; either alone is a scene (high-key: bright but not
-  // blown; contrasty: blown light sources over a normal key). Take the
-  // exposure down by up to OVER_EV stops, by how sure both signs are.
-  const sureClipped = Math.min(1, Math.max(0, (clipped - CLIPPED_OVER) / CLIPPED_SURE));
-  const sureKey = Math.min(1, Math.max(0, (key - BRIGHT_KEY) / BRIGHT_KEY_SURE));
-  gain *= 2 ** (-OVER_EV * sureClipped * sureKey * p.exposure);
   gain = Math.min(MAX_EXPOSURE_GAIN, Math.max(1 / MAX_EXPOSURE_GAIN, gain)) * 2 ** p.brightness;
   plan.exposure = gain;
 

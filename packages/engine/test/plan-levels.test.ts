@@ -1,0 +1,150 @@
+import { describe, expect, it } from 'vitest';
+import { planCorrection } from '../src/colour/plan';
+import { applyCurves } from '../src/colour/apply';
+import { estimateIlluminant } from '../src/colour/illuminant';
+import { NEUTRAL_COLOUR_PARAMS, type ColourParams } from '../src/colour/params';
+import type { Raster } from '../src/image/raster';
+
+/** The automatic corrections in full, nothing creative: what the plan alone does. */
+const AUTO: ColourParams = { ...NEUTRAL_COLOUR_PARAMS, exposure: 1, whiteBalance: 1, contrast: 1 };
+const W = 120;
+const H = 80;
+const lin = (v: number) => (v <= 0.04045 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4);
+const enc = (l: number) => {
+  const c = Math.min(1, Math.max(0, l));
+  return c <= 0.0031308 ? c * 12.92 : 1.055 * c ** (1 / 2.4) - 0.055;
+};
+
+/** A scene from `pixel(x, y)` giving linear RGB, then `map` applied to each linear channel value. */
+function scene(pixel: (x: number, y: number) => [number, number, number], map: (l: number, c: number) => number = (l) => l): Raster {
+  const data = new Uint8Array(W * H * 3);
+  for (let y = 0; y < H; y++) {
+    for (let x = 0; x < W; x++) {
+      const p = pixel(x, y);
+      for (let c = 0; c < 3; c++) data[(y * W + x) * 3 + c] = Math.round(enc(map(p[c]!, c)) * 255);
+    }
+  }
+  return { data, width: W, height: H, channels: 3 };
+}
+
+/** A full-range, near-neutral photo: a smooth grey ramp (black to white) with muted colour patches. */
+const ordinary = (x: number, y: number): [number, number, number] => {
+  const l = lin(x / (W - 1));
+  const t = ((Math.floor(x / 10) + Math.floor(y / 10)) % 5) - 2;
+  return [l * (1 + 0.05 * t), l, l * (1 - 0.05 * t)];
+};
+
+/** Mean absolute difference of two rasters, in 8-bit codes. */
+function moved(a: Raster, b: Raster): number {
+  let s = 0;
+  for (let i = 0; i < a.data.length; i++) s += Math.abs(a.data[i]! - b.data[i]!);
+  return s / a.data.length;
+}
+const corrected = (img: Raster) => applyCurves(img, planCorrection(img, AUTO).plan);
+
+describe('planCorrection: corrections only as far as something is clearly wrong', () => {
+  it('leaves a neutral, full-range photo as it is', () => {
+    const img = scene(ordinary);
+    const { plan } = planCorrection(img, AUTO);
+    expect(plan.black).toBe(0);
+    expect(plan.white).toBeCloseTo(1, 3);
+    expect(plan.exposure).toBeCloseTo(1, 3);
+    plan.gains.forEach((g) => expect(g).toBeCloseTo(1, 2));
+    expect(moved(img, corrected(img))).toBeLessThan(0.5);
+  });
+
+  it('keeps the exposure of a high-key scene: bright and partly blown is not over-exposed', () => {
+    // Snow under a white sky: a third of the frame blown, the rest bright, a few dark details.
+    const snow = scene((x, y) => {
+      if (y < H / 3) return [1, 1, 1];
+      const l = x % 17 === 0 && y % 9 === 0 ? 0.02 : 0.45 + 0.4 * ((x * 7 + y * 3) % 50) / 50;
+      return [l, l, l];
+    });
+    const { plan, diagnostics } = planCorrection(snow, AUTO);
+    expect(diagnostics.clipped).toBeGreaterThan(0.3);
+    expect(diagnostics.key).toBeGreaterThan(0.7);
+    expect(plan.exposure).toBeCloseTo(1, 3);
+    expect(moved(snow, corrected(snow))).toBeLessThan(0.5);
+  });
+
+  it('does not stretch a night photo whose own highlights are a few small stars', () => {
+    // A dark sky (codes ~10–60) with stars: 0.1 % of the pixels near white.
+    const night = scene((x, y) => {
+      if ((x * 31 + y * 17) % 997 === 0) return [0.9, 0.92, 0.95];
+      const l = lin(0.04 + (0.2 * y) / H);
+      return [l, l, l * 1.1];
+    });
+    const { plan } = planCorrection(night, AUTO);
+    expect(plan.white).toBeGreaterThan(0.97);
+    expect(plan.exposure).toBeLessThan(1.05);
+    expect(moved(night, corrected(night))).toBeLessThan(2);
+  });
+
+  it('stretches an under-exposed photo in full, a dim one whose whites are nearly there hardly', () => {
+    const clean = scene(ordinary);
+    const under = scene(ordinary, (l) => 0.25 * l); // −2 EV: whites at code ~137
+    expect(moved(clean, corrected(under))).toBeLessThan(moved(clean, under) / 4);
+    const dim = scene(ordinary, (l) => 0.75 * l); // whites at code ~225: the photo's own
+    expect(planCorrection(dim, AUTO).plan.white).toBeGreaterThan(0.97);
+  });
+
+  it('removes veiling haze in linear light, restoring the midtones', () => {
+    // Haze adds light: linear 0.7·x + 0.3·0.7, whites stay near white.
+    const clean = scene(ordinary);
+    const hazy = scene(ordinary, (l) => 0.7 * l + 0.21);
+    const { plan } = planCorrection(hazy, AUTO);
+    expect(plan.blackGamma).toBeGreaterThan(2);
+    const before = moved(clean, hazy);
+    const after = moved(clean, corrected(hazy));
+    expect(after).toBeLessThan(before / 4);
+  });
+
+  it('barely moves a misty photo whose soft blacks sit under full whites', () => {
+    // Mist: nothing darker than code ~31, but the brightest parts reach white.
+    const misty = scene((x, y) => {
+      const l = lin(0.12 + (0.88 * x) / (W - 1));
+      return [l, l * 1.01, l * 1.02 + 0.001 * (y % 3)];
+    });
+    expect(moved(misty, corrected(misty))).toBeLessThan(1.5);
+  });
+
+  it('restores a flattened curve (both ends pulled in on encoded values)', () => {
+    const clean = scene(ordinary);
+    const flat = scene(ordinary, (l) => lin(0.2 + 0.6 * enc(l)));
+    const { plan } = planCorrection(flat, AUTO);
+    expect(plan.blackGamma).toBeLessThan(1.2);
+    expect(moved(clean, corrected(flat))).toBeLessThan(moved(clean, flat) / 4);
+  });
+});
+
+describe('estimateIlluminant: green and magenta are bounded as a light source can make them', () => {
+  /** A meadow: every surface green to a similar degree, with pale green-lit highlights. */
+  const meadow = (x: number, y: number): [number, number, number] => {
+    const l = 0.05 + 0.5 * (((x * 13 + y * 7) % 40) / 40);
+    const k = 1 + 0.15 * (((x >> 3) + (y >> 3)) % 3);
+    return [l * 0.36 * k, l, l * 0.3 * k];
+  };
+
+  it('does not neutralise a frame of grass whose every estimate leans green', () => {
+    const ev = estimateIlluminant(scene(meadow));
+    // Every estimate agrees on a strong green ...
+    for (const c of [ev.greyWorld, ev.shadesOfGrey, ev.greyEdge, ev.whitePatch!]) expect(c.v).toBeGreaterThan(0.7);
+    // ... which no real light source makes: little of it is removed.
+    expect(Math.abs(ev.consensus.v)).toBeLessThan(0.15);
+  });
+
+  /** Grey cards of many levels with a slight warm or cool tint each (patches 8 px). */
+  const cards = (x: number, y: number): [number, number, number] => {
+    const i = (y >> 3) * 15 + (x >> 3);
+    const l = 0.05 + ((i * 37) % 60) / 100;
+    const t = (i % 7) - 3;
+    return [l * (1 + 0.04 * t), l, l * (1 - 0.04 * t)];
+  };
+
+  it('still removes a fluorescent green cast from grey cards', () => {
+    expect(Math.abs(estimateIlluminant(scene(cards)).consensus.v)).toBeLessThan(0.02);
+    const ev = estimateIlluminant(scene(cards, (l, c) => l * [0.85, 1.15, 0.85][c]!));
+    // ln 1.15 − ln 0.85 = 0.30; the dead zone keeps a little.
+    expect(ev.consensus.v).toBeGreaterThan(0.15);
+  });
+});
