@@ -7,6 +7,7 @@ import { encodeRaster, type OutputFormat } from './image/encode';
 import { updateExifThumbnail } from './image/exif-thumbnail';
 import { decodeRaster } from './image/raster';
 import { resizeTo, targetDimensions } from './image/resize';
+import { sharpenRaster } from './image/sharpen';
 import { upscaleRaster } from './upscale/upscale';
 import { checkCorrectionLimits, checkUpscaleLimits } from './limits';
 import { applyLook } from './look';
@@ -14,7 +15,7 @@ import { detectFaces } from './vision';
 import type { CorrectOptions, CorrectResult } from './types';
 import { EngineError } from './errors';
 import { timed } from './timings';
-import sharp from 'sharp';
+import sharp, { type Metadata } from 'sharp';
 
 /**
  * Correct one image under a `/pfc` parameter set.
@@ -26,7 +27,7 @@ import sharp from 'sharp';
 export async function correctImage(input: Buffer, pfc: PfcParams, options: CorrectOptions = {}): Promise<CorrectResult> {
   const p = effectivePfcParams(pfc);
   const { timings } = options;
-  const sourceFormat = await timed(timings, 'decode', () => probeFormat(input));
+  const source = await timed(timings, 'decode', () => probeFormat(input));
   const image = await timed(timings, 'decode', () => decodeRaster(input));
   const originalDimensions = { width: image.width, height: image.height };
   checkCorrectionLimits(image.width, image.height);
@@ -38,6 +39,8 @@ export async function correctImage(input: Buffer, pfc: PfcParams, options: Corre
     ...(options.findFaces !== null ? { findFaces: options.findFaces ?? detectFaces } : {}),
     ...(options.defaultSkip ? { defaultSkip: options.defaultSkip } : {}),
     ...(timings ? { timings } : {}),
+    // Sharpened by the encoder as it writes, unless the image is resized first (below).
+    deferSharpen: true,
   });
   notes.push(...look.notes);
   if (p.removeGlares === true) {
@@ -48,10 +51,15 @@ export async function correctImage(input: Buffer, pfc: PfcParams, options: Corre
   }
   const scene = look.scene;
   let raster = look.raster;
+  let sharpen = look.sharpen;
   if (p.preset !== 'none' && !look.skipped) usage.imageCorrectionCount = 1;
 
   const target = targetDimensions(raster.width, raster.height, p);
   if (target && (target.width !== raster.width || target.height !== raster.height)) {
+    // The look sharpens at the image's own size, before any resize.
+    const spec = sharpen;
+    if (spec) raster = await timed(timings, 'sharpen', () => sharpenRaster(raster, spec));
+    sharpen = undefined;
     if (target.width > raster.width || target.height > raster.height) {
       checkUpscaleLimits(raster, target, input.length, p.resize ?? 'auto');
       raster = (await timed(timings, 'resize', () => upscaleRaster(raster, target, p.resize ?? 'auto'))).raster;
@@ -62,13 +70,14 @@ export async function correctImage(input: Buffer, pfc: PfcParams, options: Corre
     }
   }
 
-  const format = outputFormat(p.outputType ?? 'original', sourceFormat, p.removeBackground === true);
+  const format = outputFormat(p.outputType ?? 'original', source.format, p.removeBackground === true);
   const final = raster;
-  let output = await timed(timings, 'encode', () =>
+  let output = await timed(timings, sharpen ? 'sharpenEncode' : 'encode', () =>
     encodeRaster(final, {
       format,
       quality: p.outputQuality ?? 90,
-      ...(p.preserveMetadata === false ? {} : { metadataFrom: input }),
+      ...(p.preserveMetadata === false ? {} : { metadataFrom: input, sourceMetadata: source.metadata }),
+      ...(sharpen ? { sharpen } : {}),
     }),
   );
   // The kept EXIF still carries the source's thumbnail; regenerate it when asked.
@@ -86,14 +95,16 @@ export async function correctImage(input: Buffer, pfc: PfcParams, options: Corre
   };
 }
 
-async function probeFormat(input: Buffer): Promise<OutputFormat> {
-  let format: string | undefined;
+/** The input's format and header (read once: the encoder reuses it for the metadata it keeps). */
+async function probeFormat(input: Buffer): Promise<{ format: OutputFormat; metadata: Metadata }> {
+  let metadata: Metadata;
   try {
-    format = (await sharp(input).metadata()).format;
+    metadata = await sharp(input).metadata();
   } catch {
     throw new EngineError('unsupported-input', 'input is not a readable image; JPEG and PNG in RGB or RGBA are supported');
   }
-  if (format === 'jpeg' || format === 'png') return format;
+  const { format } = metadata;
+  if (format === 'jpeg' || format === 'png') return { format, metadata };
   throw new EngineError('unsupported-input', `input is ${format ?? 'an unknown format'}; JPEG and PNG in RGB or RGBA are supported`);
 }
 

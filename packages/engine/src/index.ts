@@ -23,6 +23,7 @@ export { parsePresetFile, formatPresetFile, PRESET_FORMAT, type CustomPreset, ty
 export { resolvePreset, type ResolvedPreset } from './presets/resolve';
 export { decodeRaster, thumbnailRaster, type Raster } from './image/raster';
 export { encodeRaster, type OutputFormat, type EncodeOptions } from './image/encode';
+export { sharpenSpec, sharpenRaster, type SharpenSpec } from './image/sharpen';
 export { targetDimensions } from './image/resize';
 export { setExifThumbnail, updateExifThumbnail, readExifThumbnail, EXIF_THUMBNAIL_SIDE } from './image/exif-thumbnail';
 export { detectFaces, segmentPerson, createDetectionEngine, closeEngineWorkers, closeVisionWorkers, autoCropBox, headTop, AUTOCROP_TYPES, type DetectionEngine, type VisionImage, type Mask, type AutoCropParams } from './vision';

@@ -8,6 +8,7 @@ import { ANALYSIS_SIDE, correctRaster } from './colour/correct';
 import { estimateIlluminant } from './colour/illuminant';
 import { NEUTRAL_COLOUR_PARAMS, type ColourParams } from './colour/params';
 import { thumbnailRaster, type Raster } from './image/raster';
+import type { SharpenSpec } from './image/sharpen';
 import { resolvePreset } from './presets/resolve';
 import { SCENE, type SceneId } from './scene/categories';
 import { detectScene, type SceneFace } from './scene/detect';
@@ -33,6 +34,8 @@ export interface LookOptions {
   defaultSkip?: 'clipart' | 'legacy' | 'none';
   /** A record each step's wall time is added to (see `CorrectOptions.timings`). */
   timings?: StepTimings;
+  /** Return the raster unsharpened with the mask in `LookResult.sharpen`, for an encoder that sharpens as it writes. */
+  deferSharpen?: boolean;
 }
 
 /** What {@link applyLook} did. */
@@ -50,6 +53,8 @@ export interface LookResult {
   glareFound?: boolean;
   /** With `removeBlemish`: faces retouched (0 = none found, image unchanged by it). */
   blemishFaces?: number;
+  /** With `deferSharpen`: the unsharp mask `raster` still needs (absent when none). */
+  sharpen?: SharpenSpec;
 }
 
 /**
@@ -103,7 +108,12 @@ export async function applyLook(image: Raster, params: PfcParams, options: LookO
   const notes = preset.note ? [preset.note] : [];
   if (skipped) notes.push(`colour correction skipped: ${skipped}`);
   const colour = skipped ? { ...NEUTRAL_COLOUR_PARAMS } : preset.params;
-  const { raster } = await correctRaster(work, colour, { thumb, ...(evidence ? { evidence } : {}), ...(timings ? { timings } : {}) });
+  const { raster, sharpen } = await correctRaster(work, colour, {
+    thumb,
+    ...(evidence ? { evidence } : {}),
+    ...(timings ? { timings } : {}),
+    ...(options.deferSharpen ? { deferSharpen: true } : {}),
+  });
   return {
     raster,
     scene,
@@ -114,6 +124,7 @@ export async function applyLook(image: Raster, params: PfcParams, options: LookO
     notes,
     ...(glareFound !== undefined ? { glareFound } : {}),
     ...(blemishFaces !== undefined ? { blemishFaces } : {}),
+    ...(sharpen ? { sharpen } : {}),
   };
 }
 

@@ -10,10 +10,12 @@
  * planner and face detector read; `faces`: face detection; `planning`:
  * scene, preset and the colour plan; `curves`: the per-channel tone curves
  * (look-up tables) and the vibrance/saturation pass, one loop over the
- * pixels; `sharpen`: unsharp mask;
- * `resize`: output size; `encode`: pixels to JPEG/PNG bytes with metadata.
+ * pixels; `sharpen`: unsharp mask on its own (before a resize);
+ * `resize`: output size; `encode`: pixels to JPEG/PNG bytes with metadata;
+ * `sharpenEncode`: unsharp mask and encode in one libvips pipeline (the
+ * usual case: no resize), which cannot be timed apart.
  */
-export type CorrectionStep = 'decode' | 'analysisCopy' | 'faces' | 'planning' | 'curves' | 'sharpen' | 'resize' | 'encode';
+export type CorrectionStep = 'decode' | 'analysisCopy' | 'faces' | 'planning' | 'curves' | 'sharpen' | 'resize' | 'encode' | 'sharpenEncode';
 
 /** Milliseconds spent per step; steps that did not run are absent. Times add up over calls. */
 export type StepTimings = Partial<Record<CorrectionStep, number>>;

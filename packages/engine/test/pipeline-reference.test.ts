@@ -49,20 +49,35 @@ async function referencePixels(input: Buffer, params: PfcParams): Promise<Raster
     const y = 0.299 * r + 0.587 * g + 0.114 * b;
     out.set([r, g, b].map((v) => Math.min(255, Math.max(0, Math.round(y + (v - y) * factor)))), i);
   }
-  if (plan.sharpen === 0) return { ...image, data: out };
-  // Unsharp mask on lightness, σ from the image size (0.6..2 px).
-  const sigma = Math.max(0.6, Math.min(2, Math.max(image.width, image.height) / 1500));
-  const sharpened = await sharp(out, { raw: { width: image.width, height: image.height, channels: ch } })
-    .sharpen({ sigma, m1: 0.5 * plan.sharpen, m2: 1.5 * plan.sharpen, x1: 2 })
-    .raw()
-    .toBuffer();
-  return { ...image, data: new Uint8Array(sharpened) };
+  let pixels = sharp(out, { raw: { width: image.width, height: image.height, channels: ch } });
+  if (plan.sharpen > 0) {
+    // Unsharp mask on lightness, σ from the image size (0.6..2 px).
+    const sigma = Math.max(0.6, Math.min(2, Math.max(image.width, image.height) / 1500));
+    pixels = sharp(await pixels.sharpen({ sigma, m1: 0.5 * plan.sharpen, m2: 1.5 * plan.sharpen, x1: 2 }).raw().toBuffer(), {
+      raw: { width: image.width, height: image.height, channels: ch },
+    });
+  }
+  // Then the classic resize (Lanczos-3) to the width asked for, if any.
+  if (params.width !== undefined) pixels = pixels.resize({ width: params.width, kernel: 'lanczos3' });
+  const { data, info } = await pixels.raw().toBuffer({ resolveWithObject: true });
+  return { data: new Uint8Array(data), width: info.width, height: info.height, channels: ch };
 }
 
 async function enginePixels(input: Buffer, params: PfcParams, timings?: StepTimings): Promise<Raster> {
   const r = await correctImage(input, { ...params, outputType: 'png' }, { findFaces: null, ...(timings ? { timings } : {}) });
   const { data, info } = await sharp(r.output).raw().toBuffer({ resolveWithObject: true });
   return { data: new Uint8Array(data), width: info.width, height: info.height, channels: info.channels as 3 | 4 };
+}
+
+/** The input decoded (and resized as asked) without any correction. */
+async function uncorrected(input: Buffer, params: PfcParams): Promise<Raster> {
+  const image = await decodeRaster(input);
+  if (params.width === undefined) return image;
+  const { data, info } = await sharp(image.data, { raw: { width: image.width, height: image.height, channels: image.channels } })
+    .resize({ width: params.width, kernel: 'lanczos3' })
+    .raw()
+    .toBuffer({ resolveWithObject: true });
+  return { data: new Uint8Array(data), width: info.width, height: info.height, channels: image.channels };
 }
 
 function maxDifference(a: Raster, b: Raster): number {
@@ -78,6 +93,16 @@ async function withAlpha(): Promise<Buffer> {
   return sharp(sample('objects/coffee.jpg')).ensureAlpha().composite([{ input: disc, blend: 'dest-out' }]).png().toBuffer();
 }
 
+/** Rocket as a camera photo: turned on its side with EXIF orientation 6 (upright when displayed), copyright, Display P3 profile. */
+async function cameraPhoto(): Promise<Buffer> {
+  return sharp(sample('outdoors/rocket.jpg'))
+    .rotate(-90)
+    .withExif({ IFD0: { Copyright: 'Public domain, NASA', Orientation: '6' } })
+    .withIccProfile('p3')
+    .jpeg({ quality: 92 })
+    .toBuffer();
+}
+
 const CASES: [string, () => Buffer | Promise<Buffer>, PfcParams][] = [
   ['coffee', () => sample('objects/coffee.jpg'), {}],
   ['rocket', () => sample('outdoors/rocket.jpg'), {}],
@@ -90,6 +115,10 @@ const CASES: [string, () => Buffer | Promise<Buffer>, PfcParams][] = [
   ['coffee at 1.8 MP (larger sharpening radius)', async () => sharp(sample('objects/coffee.jpg')).resize({ width: 1650 }).jpeg({ quality: 92 }).toBuffer(), {}],
   ['coffee with alpha', withAlpha, {}],
   ['grey rocket', async () => sharp(sample('outdoors/rocket.jpg')).grayscale().png().toBuffer(), {}],
+  ['camera photo (EXIF kept, orientation 6, P3 profile)', cameraPhoto, {}],
+  ['camera photo, PNG out without metadata', cameraPhoto, { preserveMetadata: false }],
+  ['coffee with alpha, EXIF kept', async () => sharp(await withAlpha()).withExif({ IFD0: { Copyright: 'x' } }).png().toBuffer(), {}],
+  ['coffee resized to 450 px (sharpened before the resize)', () => sample('objects/coffee.jpg'), { width: 450 }],
 ];
 
 describe('correctImage against the step-by-step reference pipeline', () => {
@@ -98,7 +127,18 @@ describe('correctImage against the step-by-step reference pipeline', () => {
     const [engine, reference] = await Promise.all([enginePixels(input, params), referencePixels(input, params)]);
     expect(maxDifference(engine, reference)).toBeLessThanOrEqual(MAX_LEVELS);
     // The reference does change the image, so an engine that returned its input would fail.
-    expect(maxDifference(reference, await decodeRaster(input))).toBeGreaterThan(MAX_LEVELS);
+    expect(maxDifference(reference, await uncorrected(input, params))).toBeGreaterThan(MAX_LEVELS);
+  });
+});
+
+describe('metadata kept without a second decode', () => {
+  it('a camera photo keeps its EXIF and gets an sRGB profile; upright, so orientation 1', async () => {
+    const r = await correctImage(await cameraPhoto(), {}, { findFaces: null });
+    const meta = await sharp(r.output).metadata();
+    expect(meta.exif?.toString('latin1')).toContain('Public domain, NASA');
+    expect(meta.orientation ?? 1).toBe(1);
+    expect(meta.icc).toBeDefined();
+    expect([meta.width, meta.height]).toEqual([r.info.width, r.info.height]);
   });
 });
 
@@ -107,11 +147,13 @@ describe('CorrectOptions.timings', () => {
     const input = await png(await rgb(sample('objects/coffee.jpg')));
     const timings: StepTimings = {};
     await enginePixels(input, {}, timings);
-    const steps = ['decode', 'analysisCopy', 'planning', 'curves', 'sharpen', 'encode'] as const;
+    const steps = ['decode', 'analysisCopy', 'planning', 'curves', 'sharpenEncode'] as const;
     for (const s of steps) expect(timings[s], s).toBeGreaterThan(0);
-    // No face finder and no resize: those steps did not run.
+    // No face finder and no resize: those steps did not run, and the mask ran inside the encoder.
     expect(timings.faces).toBeUndefined();
     expect(timings.resize).toBeUndefined();
+    expect(timings.sharpen).toBeUndefined();
+    expect(timings.encode).toBeUndefined();
     const first = { ...timings };
     await enginePixels(input, {}, timings);
     for (const s of steps) expect(timings[s]!).toBeGreaterThan(first[s]!);

@@ -2,7 +2,8 @@
  * Colour correction of a whole image: plan on an analysis copy, apply to the
  * full-resolution raster, sharpen through sharp.
  */
-import { rasterToSharp, thumbnailRaster, type Raster } from '../image/raster';
+import { thumbnailRaster, type Raster } from '../image/raster';
+import { sharpenRaster, sharpenSpec, type SharpenSpec } from '../image/sharpen';
 import { applyPlan, type ColourPlan } from './apply';
 import { isNeutral, type ColourParams } from './params';
 import type { IlluminantEvidence } from './illuminant';
@@ -17,6 +18,8 @@ export interface ColourResult {
   raster: Raster;
   plan?: ColourPlan;
   diagnostics?: PlanDiagnostics;
+  /** With `deferSharpen`: the unsharp mask still to apply to `raster` (see {@link CorrectRasterOptions.deferSharpen}). */
+  sharpen?: SharpenSpec;
 }
 
 /** Inputs of {@link correctRaster} beyond the image and parameters. */
@@ -27,6 +30,12 @@ export interface CorrectRasterOptions {
   evidence?: IlluminantEvidence;
   /** A record each step's wall time is added to (see `CorrectOptions.timings`). */
   timings?: StepTimings;
+  /**
+   * Leave the unsharp mask to the caller: `raster` is returned unsharpened
+   * and `sharpen` says how to sharpen it, so an encoder can run the mask in
+   * its own libvips pipeline instead of making a sharpened full-size copy.
+   */
+  deferSharpen?: boolean;
 }
 
 /**
@@ -39,16 +48,8 @@ export async function correctRaster(img: Raster, p: ColourParams, options: Corre
   const thumb = options.thumb ?? (await timed(timings, 'analysisCopy', () => thumbnailRaster(img, ANALYSIS_SIDE)));
   const { plan, diagnostics } = timedSync(timings, 'planning', () => planCorrection(thumb, p, 'still', options.evidence));
   const out = timedSync(timings, 'curves', () => applyPlan(img, plan));
-  const raster = plan.sharpen > 0 ? await timed(timings, 'sharpen', () => sharpenRaster(out, plan.sharpen)) : out;
+  const sharpen = sharpenSpec(out.width, out.height, plan.sharpen);
+  if (sharpen && options.deferSharpen) return { raster: out, plan, diagnostics, sharpen };
+  const raster = sharpen ? await timed(timings, 'sharpen', () => sharpenRaster(out, sharpen)) : out;
   return { raster, plan, diagnostics };
-}
-
-/** Unsharp mask on lightness (sharp works in LAB), radius scaled to the image size. */
-async function sharpenRaster(img: Raster, amount: number): Promise<Raster> {
-  const sigma = Math.max(0.6, Math.min(2, Math.max(img.width, img.height) / 1500));
-  const { data, info } = await rasterToSharp(img)
-    .sharpen({ sigma, m1: 0.5 * amount, m2: 1.5 * amount, x1: 2 })
-    .raw()
-    .toBuffer({ resolveWithObject: true });
-  return { data: new Uint8Array(data.buffer, data.byteOffset, data.length), width: info.width, height: info.height, channels: img.channels };
 }

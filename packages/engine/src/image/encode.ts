@@ -1,9 +1,10 @@
 /**
  * Encoding a finished raster to JPEG or PNG, with or without the source's
- * metadata.
+ * metadata, optionally sharpening it on the way.
  */
 import sharp, { type Metadata, type Sharp } from 'sharp';
-import type { Raster } from './raster';
+import { rasterToSharp, type Raster } from './raster';
+import { sharpenRaster, withSharpen, type SharpenSpec } from './sharpen';
 
 /** Output formats the engine writes. */
 export type OutputFormat = 'jpeg' | 'png';
@@ -20,34 +21,59 @@ export interface EncodeOptions {
    * source's own. The EXIF orientation becomes 1 because the pixels are upright.
    */
   metadataFrom?: Buffer;
+  /** `sharp(metadataFrom).metadata()` when the caller already read it (saves a header parse). */
+  sourceMetadata?: Metadata;
+  /**
+   * An unsharp mask to apply before encoding. Without metadata to keep it
+   * runs inside the encoder's pipeline (libvips streams it in tiles on all
+   * its threads, and no sharpened copy is made); otherwise first, on its own.
+   */
+  sharpen?: SharpenSpec;
 }
 
 /** Encode a raster. */
 export async function encodeRaster(img: Raster, options: EncodeOptions): Promise<Buffer> {
-  const raw = { width: img.width, height: img.height, channels: img.channels };
-  const pixels = Buffer.from(img.data.buffer, img.data.byteOffset, img.data.length);
+  const source = options.metadataFrom ? (options.sourceMetadata ?? (await sharp(options.metadataFrom).metadata())) : undefined;
   let pipeline: Sharp;
-  const source = options.metadataFrom ? await sharp(options.metadataFrom).metadata() : undefined;
   if (options.metadataFrom && source && carriesMetadata(source)) {
-    // sharp keeps metadata only from a pipeline's own input, so the corrected
-    // pixels are laid over the (upright, resized) source with blend "source",
-    // which replaces every pixel exactly, and the source's metadata is kept.
-    // This decodes the source a second time and blends in floating point:
-    // the price of keeping metadata.
-    pipeline = sharp(options.metadataFrom).autoOrient().resize(img.width, img.height, { fit: 'fill' });
-    pipeline = img.channels === 4 ? pipeline.ensureAlpha() : pipeline.removeAlpha();
-    pipeline = pipeline.composite([{ input: pixels, raw, blend: 'source' }]).withMetadata();
-  } else if (source) {
+    const pixels = options.sharpen ? await sharpenRaster(img, options.sharpen) : img;
+    pipeline = overSource(options.metadataFrom, source, pixels).withMetadata();
+  } else {
+    pipeline = withSharpen(rasterToSharp(img), options.sharpen);
     // Nothing to carry over but the resolution: the same file as above (sRGB
     // profile, EXIF block with the resolution) straight from the pixels.
-    pipeline = sharp(pixels, { raw }).withMetadata(source.density ? { density: source.density } : {});
-  } else {
-    pipeline = sharp(pixels, { raw });
+    if (source) pipeline = pipeline.withMetadata(source.density ? { density: source.density } : {});
   }
   if (options.format === 'jpeg') {
     return pipeline.flatten({ background: '#ffffff' }).jpeg({ quality: options.quality ?? 90, chromaSubsampling: '4:4:4' }).toBuffer();
   }
   return pipeline.png({ compressionLevel: 6 }).toBuffer();
+}
+
+/**
+ * A pipeline whose input is the source (sharp keeps metadata only from a
+ * pipeline's own input) and whose pixels are exactly `img` (upright, at
+ * `img`'s size).
+ */
+function overSource(input: Buffer, source: Metadata, img: Raster): Sharp {
+  const raw = { width: img.width, height: img.height, channels: img.channels };
+  const pixels = Buffer.from(img.data.buffer, img.data.byteOffset, img.data.length);
+  const upright = sharp(input).autoOrient();
+  if (img.channels === 3 && source.channels === 3 && source.depth === 'uchar' && source.space === 'srgb' && source.hasAlpha !== true) {
+    // 8-bit RGB like the raster: none of the source's pixels are needed. Its
+    // top-left pixel (a JPEG is decoded only as far as its first rows) is
+    // extended to the output size, set to 0 and OR-ed with the pixels: exact
+    // integer work, no second full decode and no floating-point blend.
+    return upright
+      .extract({ left: 0, top: 0, width: 1, height: 1 })
+      .extend({ right: img.width - 1, bottom: img.height - 1, background: '#000000' })
+      .linear([0, 0, 0], [0, 0, 0])
+      .boolean(pixels, 'or', { raw });
+  }
+  // Alpha, grey, 16-bit or other colour spaces: decode the source and lay the
+  // pixels over it with blend "source", which replaces every pixel exactly.
+  const base = upright.resize(img.width, img.height, { fit: 'fill' });
+  return (img.channels === 4 ? base.ensureAlpha() : base.removeAlpha()).composite([{ input: pixels, raw, blend: 'source' }]);
 }
 
 /** Whether a source has metadata of its own to keep: EXIF, XMP, IPTC or a colour profile. */
