@@ -30,7 +30,9 @@ describe('the embedded emulator’s scratch folder', () => {
       await new Promise((r) => setTimeout(r, 20));
     }
     const ended = await run.done;
-    expect(ended.code).toBe(130);
+    // 130, or killed by the second SIGINT when it lands after the graceful stop, in Node's last instants of
+    // exit (its signal handlers are already reset then; the exit hooks have run): both read as Ctrl-C to a shell.
+    expect(ended.code === 130 || (ended.code === null && ended.signal === 'SIGINT')).toBe(true);
     expect(ended.stderr).not.toMatch(/\n\s+at /);
     expect(scratch(tmp)).toEqual([]);
   });

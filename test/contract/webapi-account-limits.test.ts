@@ -84,7 +84,9 @@ describe('a job start refused for the account limit', () => {
     await client.jobs.start({ fileKey: key, cache: false });
     const ctrl = new AbortController();
     const pending = client.correctBytes(JPEG, { width: 48, cache: false }, { signal: ctrl.signal });
-    while (emu.stats().accountLimits.jobs === 0) await new Promise((r) => setTimeout(r, 10));
+    // Cancelled once the client is in its wait (the emulator counts the refusal before the client has read it).
+    while (refusedWaits.length === 0) await new Promise((r) => setTimeout(r, 10));
+    expect(emu.stats().accountLimits.jobs).toBe(1);
     ctrl.abort();
     await expect(pending).rejects.toBeInstanceOf(UserAbortError);
     expect(refusedWaits.length).toBe(1);
