@@ -25,6 +25,19 @@ const LIMIT = WORKERS / (PROCESSING_MS / 1000);
 /** Spread of the varied run: log-normal σ of the job times around the median PROCESSING_MS. */
 const SIGMA = 0.5;
 
+/**
+ * Records when each file is corrected; `perSecond()` is the rate between the
+ * first and the last (start-up and planning left out).
+ */
+function finishTimes() {
+  const t0 = performance.now();
+  const doneAt = [];
+  return {
+    onEvent: (e) => e.type === 'corrected' && doneAt.push(performance.now() - t0),
+    perSecond: () => (doneAt.length - 1) / ((doneAt.at(-1) - doneAt[0]) / 1000),
+  };
+}
+
 /** Server-side time of each job (timeTaken, s) read back from the emulator. */
 async function serverTimes(web, jobIds) {
   const out = [];
@@ -43,19 +56,17 @@ async function serverTimes(web, jobIds) {
 async function variedRun({ dir, count, log, concurrency = WORKERS }) {
   const emu = await startEmulatorProcess({ processingMs: PROCESSING_MS, processingSigma: SIGMA, processingSeed: 1, workers: WORKERS, apiKeys: [KEY], engine: false });
   try {
-    const t0 = performance.now();
-    const doneAt = [];
+    const finished = finishTimes();
     const r = await pfcCorrect({
       input: path.join(dir, 'in'), out: path.join(dir, `out-varied-${concurrency}`), web: emu.web, key: KEY, extra: ['--concurrency', String(concurrency)], timeoutMs: 10 * 60_000,
-      onEvent: (e) => e.type === 'corrected' && doneAt.push(performance.now() - t0),
+      onEvent: finished.onEvent,
     });
     if (r.code !== 0 || r.summary?.corrected !== count) throw new Error(`pfc correct (varied) exited ${r.code} (${JSON.stringify(r.summary)}): ${r.stderr.slice(-1500)}`);
     const times = await serverTimes(emu.web, r.events.filter((e) => e.type === 'corrected').map((e) => e.jobId).filter(Boolean));
     const meanMs = (times.reduce((a, t) => a + t, 0) / times.length) * 1000;
     const limit = WORKERS / (meanMs / 1000);
     const filesPerS = count / (r.ms / 1000);
-    // Between the first and the last finished file: start-up and planning left out.
-    const steadyPerS = (doneAt.length - 1) / ((doneAt.at(-1) - doneAt[0]) / 1000);
+    const steadyPerS = finished.perSecond();
     log(`pfc --concurrency ${concurrency}, varied job times (σ ${SIGMA}): ${filesPerS.toFixed(1)} files/s, ${(filesPerS / limit).toFixed(2)} of ${limit.toFixed(1)} (steady ${(steadyPerS / limit).toFixed(2)}); job times median ${(median(times) * 1000).toFixed(0)} ms, mean ${meanMs.toFixed(0)} ms`);
     return { concurrency, filesPerS, steadyPerS, limit, meanMs, medianMs: median(times) * 1000, maxMs: Math.max(...times) * 1000, wallMs: r.ms };
   } finally {
@@ -74,18 +85,16 @@ export default {
     const emu = await startEmulatorProcess({ processingMs: PROCESSING_MS, workers: WORKERS, apiKeys: [KEY], engine: false });
     try {
       const emuCpu0 = emu.cpuMs();
-      const t0 = performance.now();
-      const doneAt = [];
+      const finished = finishTimes();
       const r = await pfcCorrect({
         input: path.join(dir, 'in'), out: path.join(dir, 'out'), web: emu.web, key: KEY, extra: ['--concurrency', String(WORKERS)], rss: true, timeoutMs: 10 * 60_000,
-        onEvent: (e) => e.type === 'corrected' && doneAt.push(performance.now() - t0),
+        onEvent: finished.onEvent,
       });
       if (r.code !== 0 || r.summary?.corrected !== count) throw new Error(`pfc correct exited ${r.code} (${JSON.stringify(r.summary)}): ${r.stderr.slice(-1500)}`);
       const emuCpuMs = emu.cpuMs() - emuCpu0;
       const filesPerS = count / (r.ms / 1000);
       const coresBusy = (emuCpuMs + r.cpuMs) / r.ms;
-      // Between the first and the last finished file: start-up and planning left out.
-      const steadyPerS = (doneAt.length - 1) / ((doneAt.at(-1) - doneAt[0]) / 1000);
+      const steadyPerS = finished.perSecond();
       const corrected = r.events.filter((e) => e.type === 'corrected');
       // Spot-check the outputs: whole, decodable JPEGs of the input's size.
       for (const e of corrected.filter((_, i) => i % 25 === 0)) {
