@@ -47,22 +47,22 @@ export interface FleetSetup {
 
 /** One client for one URL; a fleet (health-checked with `GET /version`) for several. */
 export function containerTarget(urls: string[], options: Omit<ContainerClientOptions, 'baseURL'>, setup: FleetSetup): ContainerClient | Fleet<ContainerClient> {
-  if (urls.length === 1) return new ContainerClient({ ...options, baseURL: urls[0]! });
-  return new Fleet(
-    urls.map((url) => {
-      const client = new ContainerClient({ ...options, baseURL: url });
-      return { name: client.transport.baseURL, client, concurrency: setup.jobs, health: (signal: AbortSignal) => client.health({ signal }) };
-    }),
-    fleetOptions(setup),
-  );
+  return target(urls, (baseURL) => new ContainerClient({ ...options, baseURL }), setup);
 }
 
 /** One client for one URL; a fleet (health-checked with `GET /Status`, each instance activating its own licence) for several. */
 export function bgrTarget(urls: string[], options: Omit<BgrClientOptions, 'baseURL'>, setup: FleetSetup): BgrClient | Fleet<BgrClient> {
-  if (urls.length === 1) return new BgrClient({ ...options, baseURL: urls[0]! });
+  return target(urls, (baseURL) => new BgrClient({ ...options, baseURL }), setup);
+}
+
+/** A client that can be one instance of a fleet: its address names it, its own probe checks it. */
+type InstanceClient = { transport: { baseURL: string }; health(options: { signal: AbortSignal }): Promise<boolean> };
+
+function target<C extends InstanceClient>(urls: string[], clientFor: (baseURL: string) => C, setup: FleetSetup): C | Fleet<C> {
+  if (urls.length === 1) return clientFor(urls[0]!);
   return new Fleet(
     urls.map((url) => {
-      const client = new BgrClient({ ...options, baseURL: url });
+      const client = clientFor(url);
       return { name: client.transport.baseURL, client, concurrency: setup.jobs, health: (signal: AbortSignal) => client.health({ signal }) };
     }),
     fleetOptions(setup),
