@@ -87,8 +87,10 @@ export interface OpenedBackend {
   /** The Web API client, when the backend speaks the Web API (hosted or emulator): presets, job status. */
   web?: WebApiClient;
   /**
-   * Subscribes to the service's 429 answers (Web API and emulator): pass it
-   * to `runBatch` (`RunOptions.rateLimited`) so the jobs at once adapt. Returns the unsubscribe function.
+   * Subscribes to the service's refusals of job starts (429 for jobs in
+   * progress; Web API and emulator; not 429s of other requests, which are a
+   * request rate): pass it to `runBatch` (`RunOptions.rateLimited`) so the
+   * jobs at once adapt. Returns the unsubscribe function.
    */
   rateLimited?: (listener: () => void) => () => void;
   /** Each self-hosted instance's state, when several were configured (which failed, how many files each did). */
@@ -203,12 +205,17 @@ function fleetFacts(targets: readonly unknown[], single: number): Pick<OpenedBac
   };
 }
 
-/** Tells subscribers of each 429 the transport retries (`RateLimitError`), then passes the notice on. */
+/**
+ * Tells subscribers of each refused job start the transport retries (429 for
+ * the account's jobs in progress), then passes every notice on. A 429 on any
+ * other request (upload ticket, status, preset) is a request rate: the
+ * transport waits its `Retry-After`, and fewer jobs at once would not help.
+ */
 function rateLimitSignal(onRetry: ((info: RetryInfo) => void) | undefined): { onRetry: (info: RetryInfo) => void; subscribe: (listener: () => void) => () => void } {
   const listeners = new Set<() => void>();
   return {
     onRetry: (info) => {
-      if (info.error instanceof RateLimitError) for (const l of listeners) l();
+      if (info.error instanceof RateLimitError && info.rateLimit === 'jobs') for (const l of listeners) l();
       onRetry?.(info);
     },
     subscribe: (listener) => {

@@ -44,7 +44,17 @@ export interface RetryInfo {
   attempt: number;
   delayMs: number;
   error: unknown;
+  /** Which of the account's limits a 429 on this request stands for (`RequestOptions.rateLimit`). */
+  rateLimit: RateLimitKind;
 }
+
+/**
+ * What a 429 on a request says: `'jobs'` — a job start refused because the
+ * account holds its most jobs in progress (fewer jobs at once would help);
+ * `'requests'` — a request rate (slowing the requests helps, the jobs at once
+ * are not the cause).
+ */
+export type RateLimitKind = 'jobs' | 'requests';
 
 /** A body, or a factory that makes a fresh one for each attempt (so streams from disk can be retried). */
 export type BodySource = BodyInit | Uint8Array | (() => BodyInit | Uint8Array | Promise<BodyInit | Uint8Array>);
@@ -80,6 +90,8 @@ export interface RequestOptions {
   redirect?: RequestRedirect;
   /** How the request is named in errors, instead of `METHOD path` (e.g. to keep a signed path out). */
   label?: string;
+  /** Which account limit a 429 on this request stands for, told in `RetryInfo.rateLimit`. Default `'requests'`; `'jobs'` for a job start. */
+  rateLimit?: RateLimitKind;
 }
 
 const DEFAULTS = { timeout: 60_000, maxRetries: 4, retryBaseDelayMs: 250, retryMaxDelayMs: 30_000 };
@@ -176,7 +188,7 @@ export class Transport {
           if (opts.retryRateLimited === false && err instanceof RateLimitError) throw err;
           if (!idempotent && !(err instanceof APIError && NOT_ACTED_ON.has(err.status))) throw err;
           const delayMs = this.backoff(attempt, err);
-          this.options.onRetry?.({ request: label, attempt: attempt + 1, delayMs, error: redactError(err, this.secrets()) });
+          this.options.onRetry?.({ request: label, attempt: attempt + 1, delayMs, error: redactError(err, this.secrets()), rateLimit: opts.rateLimit ?? 'requests' });
           await this.sleep(delayMs, opts.signal);
         }
       }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { JobFailedError, ParameterError, pollDelays, ProtocolError, TimeoutError, UserAbortError, WebApiClient } from '@pfc/core';
+import { JobFailedError, ParameterError, pollDelays, ProtocolError, RateLimitError, type RetryInfo, TimeoutError, UserAbortError, WebApiClient } from '@pfc/core';
 import { BASE, FakeApi, KEY } from './helpers/fake-api';
 import { json, recordingSleep } from './helpers/fake-fetch';
 
@@ -33,6 +33,17 @@ describe('jobs.start', () => {
     expect(call.url.search).toContain('bgColor=%2300ff00');
     expect(call.url.searchParams.get('removeBackground')).toBe('true');
     expect(call.headers.get('x-api-key')).toBe(KEY);
+  });
+
+  it('tells a retried 429 of a job start as the jobs limit, and a 429 of an upload ticket as a request rate', async () => {
+    const api = new FakeApi();
+    api.http.fail('GET', /\/pfc/, { status: 429, headers: { 'retry-after': '0' } });
+    api.http.fail('GET', /\/upload/, { status: 429, headers: { 'retry-after': '0' } });
+    const retries: RetryInfo[] = [];
+    const client = new WebApiClient({ apiKey: KEY, baseURL: BASE, fetch: api.fetch, sleep: recordingSleep().sleep, onRetry: (r) => retries.push(r) });
+    await client.jobs.start({ fileKey: FILE_KEY });
+    await client.uploads.ticket();
+    expect(retries.map((r) => [r.error instanceof RateLimitError, r.rateLimit])).toEqual([[true, 'jobs'], [true, 'requests']]);
   });
 
   it('turns a /pfc answer without statusEndpoint into a ProtocolError carrying the body', async () => {

@@ -52,6 +52,7 @@ export class Jobs {
     const res = await this.#ctx.transport.request('/pfc', {
       query: pfcParamsToQuery(check.params),
       signal: options.signal,
+      rateLimit: 'jobs',
       ...(options.retryRateLimited === false ? { retryRateLimited: false } : {}),
     });
     const body = await readBody(res);
