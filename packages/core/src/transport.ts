@@ -94,7 +94,11 @@ export interface RequestOptions {
   rateLimit?: RateLimitKind;
 }
 
-const DEFAULTS = { timeout: 60_000, maxRetries: 4, retryBaseDelayMs: 250, retryMaxDelayMs: 30_000 };
+/**
+ * The defaults of `TransportOptions`, the one place they are defined: every
+ * client built on the transport (Web API, containers) documents and uses these.
+ */
+export const TRANSPORT_DEFAULTS = { timeout: 60_000, maxRetries: 4, retryBaseDelayMs: 250, retryMaxDelayMs: 30_000 } as const satisfies Pick<Required<TransportOptions>, 'timeout' | 'maxRetries' | 'retryBaseDelayMs' | 'retryMaxDelayMs'>;
 /** Statuses that mean the server did not act on the request, so even a POST may be repeated. */
 const NOT_ACTED_ON = new Set([408, 429, 503]);
 /** Extra inactivity allowance per byte of an opaque body: 10 s per MB, i.e. a floor of 100 kB/s. */
@@ -174,7 +178,7 @@ export class Transport {
     const method = (opts.method ?? 'GET').toUpperCase();
     const url = this.url(pathOrUrl, opts.query);
     const label = opts.label ?? `${method} ${url.pathname}`;
-    const maxRetries = this.options.maxRetries ?? DEFAULTS.maxRetries;
+    const maxRetries = this.options.maxRetries ?? TRANSPORT_DEFAULTS.maxRetries;
     const streamOnce = opts.body !== undefined && typeof opts.body !== 'function' && isStream(opts.body);
     const mayRetry = opts.retry !== false && !streamOnce;
     const idempotent = opts.idempotent ?? method !== 'POST';
@@ -212,8 +216,8 @@ export class Transport {
   }
 
   private backoff(attempt: number, err: unknown): number {
-    const base = this.options.retryBaseDelayMs ?? DEFAULTS.retryBaseDelayMs;
-    const cap = this.options.retryMaxDelayMs ?? DEFAULTS.retryMaxDelayMs;
+    const base = this.options.retryBaseDelayMs ?? TRANSPORT_DEFAULTS.retryBaseDelayMs;
+    const cap = this.options.retryMaxDelayMs ?? TRANSPORT_DEFAULTS.retryMaxDelayMs;
     const retryAfter = err instanceof APIError ? err.retryAfterMs : undefined;
     if (retryAfter !== undefined) return Math.min(cap, retryAfter);
     const exp = Math.min(cap, base * 2 ** attempt);
@@ -221,7 +225,7 @@ export class Transport {
   }
 
   private async attempt(url: URL, method: string, label: string, opts: RequestOptions): Promise<Response> {
-    const timeout = opts.timeout ?? this.options.timeout ?? DEFAULTS.timeout;
+    const timeout = opts.timeout ?? this.options.timeout ?? TRANSPORT_DEFAULTS.timeout;
     // A failing body factory (e.g. a file that cannot be opened) is the caller's error, thrown as is.
     const body = typeof opts.body === 'function' ? await opts.body() : opts.body;
     const link = new AttemptLink(opts.signal, timeout, label);

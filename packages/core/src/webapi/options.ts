@@ -1,5 +1,5 @@
 /** Options of the Web API v2 client, and the context its resources share. */
-import type { FetchLike, RetryInfo, Transport } from '../transport';
+import type { Transport, TransportOptions } from '../transport';
 import type { JobDurations } from './poll-schedule';
 
 /** The vendor's public base address. */
@@ -50,8 +50,15 @@ export function pollDelays(policy: PollPolicy = {}, count = 10): number[] {
   return out;
 }
 
-/** Options of `WebApiClient`. Only `apiKey` is required. */
-export interface ClientOptions {
+/**
+ * The transport's options a `WebApiClient` passes on as they are: their
+ * documentation and defaults are `TransportOptions`' (`TRANSPORT_DEFAULTS`),
+ * so the two cannot drift apart.
+ */
+type PassedToTransport = Pick<TransportOptions, 'fetch' | 'timeout' | 'maxRetries' | 'retryBaseDelayMs' | 'retryMaxDelayMs' | 'onRetry'>;
+
+/** Options of `WebApiClient`. Only `apiKey` is required; the transport's (`fetch`, `timeout`, retries, `onRetry`) as in `TransportOptions`. */
+export interface ClientOptions extends PassedToTransport {
   /** Base address including the version segment. Default `https://api.perfectlyclear.io/v2`. */
   baseURL?: string;
   /**
@@ -60,26 +67,10 @@ export interface ClientOptions {
    * a private field: it does not appear in errors, `JSON.stringify` or `util.inspect`.
    */
   apiKey: string;
-  /** The `fetch` to use. Default `globalThis.fetch`. */
-  fetch?: FetchLike;
-  /**
-   * Inactivity limit of one HTTP attempt in ms: no answer, no upload progress
-   * and no download progress for this long fails the attempt (and it is
-   * retried). Default 60 000.
-   */
-  timeout?: number;
-  /** Further attempts after 408, 429, 5xx, connection failures and timeouts. Default 4. */
-  maxRetries?: number;
-  /** First retry delay in ms, doubled each retry with ±25 % jitter. Default 250. */
-  retryBaseDelayMs?: number;
-  /** Largest retry delay and largest honoured `Retry-After`, in ms. Default 30 000. */
-  retryMaxDelayMs?: number;
   /** How often `waitForJob` polls. Default 150 ms growing ×1.5 up to 2 s, adaptive once jobs have completed (see `PollPolicy`). */
   poll?: PollPolicy;
   /** Overall limit of `waitForJob` and of `correct()` (upload to result), in ms. Default 1 800 000 (30 min). */
   jobTimeoutMs?: number;
-  /** Called before each retry (for logs); the error never carries the key. */
-  onRetry?: (info: RetryInfo) => void;
   /** Timer seam for tests: waits between retries and between polls. Default `setTimeout`. */
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
 }

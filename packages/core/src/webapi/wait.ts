@@ -4,6 +4,7 @@ import { JobFailedError, ProtocolError, RateLimitError } from '../errors';
 import type { JobRecord } from '../contract/webapi-types';
 import type { PollPolicy, WebApiContext } from './options';
 import { PollSchedule } from './poll-schedule';
+import { TRANSPORT_DEFAULTS } from '../transport';
 
 export interface WaitOptions {
   /** Stops the polling; the promise rejects with `UserAbortError`. */
@@ -124,7 +125,7 @@ async function statusUnlessRefused(
  * plus up to 20 % so requests refused together do not return together.
  */
 export function refusalDelayMs(ctx: WebApiContext, err: RateLimitError): number {
-  const { retryBaseDelayMs = 250, retryMaxDelayMs = 30_000 } = ctx.transport.options;
+  const { retryBaseDelayMs = TRANSPORT_DEFAULTS.retryBaseDelayMs, retryMaxDelayMs = TRANSPORT_DEFAULTS.retryMaxDelayMs } = ctx.transport.options;
   const base = Math.min(retryMaxDelayMs, err.retryAfterMs ?? retryBaseDelayMs);
   return Math.round(base * (1 + Math.random() * 0.2));
 }
