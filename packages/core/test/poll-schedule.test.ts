@@ -46,12 +46,12 @@ describe('PollSchedule', () => {
     expect(run({ shortestMs: 2000, typicalMs: 2150, longestMs: 2300 }, Array<string>(7).fill('PROCESSING'))).toEqual(run(2000, Array<string>(7).fill('PROCESSING')));
   });
 
-  it('with files waiting for the slot, polls varied times past the expected end at 3 % of the age, not 18 %', () => {
+  it('with files waiting for the slot, polls varied times past the expected end at 6 % of the age, not 18 %', () => {
     const varied = { shortestMs: 1000, typicalMs: 2000, longestMs: 3000 };
     const urgent = run(varied, Array<string>(9).fill('PROCESSING'), 0, true);
-    // The same sparse start (333, 667 up to the shortest time), then a sixth of each step.
+    // The same sparse start (333, 667 up to the shortest time), then a third of each step.
     expect(urgent.slice(0, 2)).toEqual([333, 667]);
-    expect(urgent.slice(2, 5)).toEqual([60, 60, 60]);
+    expect(urgent.slice(2, 5)).toEqual([120, 120, 120]);
     // Constant times are polled finely already: unchanged.
     expect(run(2000, Array<string>(7).fill('PROCESSING'), 0, true)).toEqual(run(2000, Array<string>(7).fill('PROCESSING')));
   });

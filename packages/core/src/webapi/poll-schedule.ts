@@ -38,14 +38,9 @@
  *
  * When files wait for this job's slot (`urgent`), every millisecond its end
  * is noticed late is a slot, and with as many jobs as the service's workers a
- * worker, left idle: past the expected end the age steps are then a sixth as
- * wide (3 % of the age, not 18 %), buying a smaller notice delay with more
- * status requests only where it pays. In a model of the pipeline (8 workers,
- * 200 log-normal jobs, median 300 ms, σ 0.5, 3 ms a request, this class
- * polling; `bench/lib/pipeline-model.mjs`) 3 % kept the workers 0.926 busy
- * with 15.5 status requests a job, 6 % 0.908 with 9.8, and a perfect notice
- * bounds it at 0.957 (the rest is the last wave, whose slowest job decides
- * the end).
+ * worker, left idle: past the expected end the age steps are then a third as
+ * wide (6 % of the age, not 18 %), buying a smaller notice delay with more
+ * status requests only where it pays.
  *
  * Jobs of one client waiting blind at the same time (the first wave of a
  * batch) spread their polls: each scales its blind delays by `factor^-phase`,
@@ -73,7 +68,7 @@ const VARIED_EARLY_SHARE = 1 / 3;
 /** … each gap past it as a share of the job's age … */
 const VARIED_AGE_SHARE = 0.18;
 /** … and when files wait for the job's slot. */
-const URGENT_AGE_SHARE = 0.03;
+const URGENT_AGE_SHARE = 0.06;
 /** … widened by (middle / age)^this before the middle time, and by (age / longest)^that past the longest. */
 const BEFORE_MIDDLE_POWER = 1;
 const PAST_LONGEST_POWER = 2;
