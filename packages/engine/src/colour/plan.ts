@@ -95,22 +95,6 @@ const WHITE_SHORT = 0.75;
 const STRETCH_KEY_LIMIT = 0.5;
 /** Dark key (median luma) below which a photo whose highlights are clearly short is brightened. */
 const DARK_KEY = 0.3;
-/**
- * Over-exposure: a bright key (median luma from {@link BRIGHT_KEY}, in full at
- * {@link BRIGHT_KEY_FULL}) with blown highlights (clipped fraction from
- * {@link CLIPPED_SOME}, in full at {@link CLIPPED_MANY}) and deep shadows still
- * present (5th percentile of luma at most {@link DEEP_SHADOWS}, none from
- * {@link HIGH_KEY_SHADOWS}). A high-key scene (snow, a white studio) is
- * bright and partly blown too, but low in contrast: its darkest tones are
- * light, and it is left alone. The key is brought down towards
- * {@link BRIGHT_KEY}, never further.
- */
-const BRIGHT_KEY = 0.5;
-const BRIGHT_KEY_FULL = 0.6;
-const CLIPPED_SOME = 0.04;
-const CLIPPED_MANY = 0.1;
-const DEEP_SHADOWS = 0.12;
-const HIGH_KEY_SHADOWS = 0.3;
 /** Largest exposure gain either way (linear light), i.e. ±2 EV. */
 const MAX_EXPOSURE_GAIN = 4;
 /**
@@ -237,18 +221,14 @@ export function planCorrection(
 
   // 3. Exposure. A dark key is brightened only as far as the highlights are
   // clearly short after the levels (a night or low-key photo with its own
-  // highlights keeps its mood). A bright key is darkened only when it is
-  // clearly over-exposed: blown highlights over a scene that still has deep
-  // shadows (see BRIGHT_KEY); a bright, low-contrast scene is high-key.
+  // highlights keeps its mood). A bright key is never darkened: from the
+  // analysis copy a high-key scene, a blown sky and over-exposure cannot be
+  // told apart, and when unsure the engine does little.
   const levelled = applyCurves(thumb, plan);
-  const lumaHist = histogram(levelled, luma8);
-  const key = percentile(lumaHist, 0.5) / 255;
-  const shadows = percentile(lumaHist, 0.05) / 255;
+  const key = percentile(histogram(levelled, luma8), 0.5) / 255;
   const highlights = percentile(histogram(levelled, (r, g, b) => Math.max(r, g, b)), 1 - LEVELS_CLIP) / 255;
   const dark = ramp(-highlights, -WHITE_OWN, -WHITE_SHORT) * (1 - mood);
-  const over = ramp(key, BRIGHT_KEY, BRIGHT_KEY_FULL) * ramp(clipped, CLIPPED_SOME, CLIPPED_MANY) * ramp(-shadows, -HIGH_KEY_SHADOWS, -DEEP_SHADOWS);
-  const target =
-    key < DARK_KEY ? key + (DARK_KEY - key) * p.exposure * dark : key > BRIGHT_KEY ? key - (key - BRIGHT_KEY) * p.exposure * over : key;
+  const target = key < DARK_KEY ? key + (DARK_KEY - key) * p.exposure * dark : key;
   let gain = exposureGainFor(srgbToLinear(Math.max(key, 1 / 255)), srgbToLinear(target));
   gain = Math.min(MAX_EXPOSURE_GAIN, Math.max(1 / MAX_EXPOSURE_GAIN, gain)) * 2 ** p.brightness;
   plan.exposure = gain;
