@@ -22,6 +22,8 @@ export async function writeSheet(rows, header, file, tile = 220) {
     }
   }
   mkdirSync(path.dirname(file), { recursive: true });
-  await sharp({ create: { width, height, channels: 3, background: '#ffffff' } }).composite(layers).png().toFile(file);
+  const sheet = sharp({ create: { width, height, channels: 3, background: '#ffffff' } }).composite(layers);
+  // The file's extension picks the format: a JPEG sheet is a tenth of the PNG's size.
+  await (/\.jpe?g$/i.test(file) ? sheet.jpeg({ quality: 82, progressive: true }) : sheet.png()).toFile(file);
   console.log(`contact sheet written to ${path.relative(process.cwd(), file)}`);
 }

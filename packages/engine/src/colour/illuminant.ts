@@ -48,11 +48,14 @@ const CAST_IMPLAUSIBLE = 1.6;
  * ... and on the green–magenta axis `v`. Real light sources lie close to the
  * Planckian (blackbody and daylight) locus, which runs along the warm–cool
  * axis; fluorescent and LED light stray from it towards green or magenta by
- * far less (a fluorescent tube's green is about 0.15–0.3 here). A strong
- * shared green or magenta is a meadow, a garden or a pink subject.
+ * far less (a fluorescent tube's green is about 0.15–0.3 here). A shared
+ * green or magenta beyond that is a meadow, a garden or a pink subject: the
+ * trust falls from the tube's strongest green to nothing at 0.5 (the
+ * consensus is measured after the dead zone, so a real tube's cast on a
+ * scene with some green of its own still lands inside the ramp).
  */
-const TINT_PLAUSIBLE = 0.35;
-const TINT_IMPLAUSIBLE = 0.7;
+const TINT_PLAUSIBLE = 0.3;
+const TINT_IMPLAUSIBLE = 0.5;
 /**
  * Shared lean (log units) taken as the scene's own: removed from every
  * consensus, so a neutral-looking photo is left alone and a real cast is

@@ -97,10 +97,43 @@ const STRETCH_KEY_LIMIT = 0.5;
 const DARK_KEY = 0.3;
 /** Largest exposure gain either way (linear light), i.e. ±2 EV. */
 const MAX_EXPOSURE_GAIN = 4;
+/**
+ * Blue light: how far the brightest unclipped pixels (the white patch) lean
+ * to blue on the warm–cool axis (ln R/B, negative). After sunset a dim
+ * outdoor scene is lit by the blue sky (blue hour, dusk, moonlit snow) and
+ * has no neutral highlight. From {@link COLOURED_LIGHT_FROM} the scene starts
+ * to count as lit by coloured light, at {@link COLOURED_LIGHT_TO} in full. A
+ * camera's cool cast (shade) moves the white patch by about 0.15–0.55 here,
+ * so the ramp starts a margin beyond that.
+ * Warm dim light (candles, tungsten) is not counted: statistically it is the
+ * same as a tungsten cast on an under-exposed photo, which is corrected; an
+ * orange or green subject filling a dim frame looks the same too.
+ */
+const COLOURED_LIGHT_FROM = 0.8;
+const COLOURED_LIGHT_TO = 1.3;
 
 /** 0 at or below `from`, rising linearly to 1 at `to` (from < to). */
 function ramp(x: number, from: number, to: number): number {
   return Math.min(1, Math.max(0, (x - from) / (to - from)));
+}
+
+/**
+ * How much a photo is a dim scene in blue light (0..1): its white end is
+ * short (no highlight reaches white) and its brightest pixels are strongly
+ * blue. Such a scene (dusk, blue hour) is neither
+ * under-exposed nor cast: the white-end stretch, the dark-key lift, the
+ * white balance and vibrance are scaled down by this much. Under-exposure of
+ * a daylight photo shortens the white end too, but leaves its brightest
+ * parts near neutral; a cast colours them, but leaves the white end long (see
+ * {@link COLOURED_LIGHT_FROM} for why warm light is not counted).
+ */
+export function dimColouredLight(thumb: Raster, evidence: IlluminantEvidence | undefined): number {
+  const light = evidence?.whitePatch ?? evidence?.greyEdge;
+  if (!light) return 0;
+  const coloured = ramp(-light.u, COLOURED_LIGHT_FROM, COLOURED_LIGHT_TO);
+  if (coloured === 0) return 0;
+  const white = percentile(histogram(thumb, (r, g, b) => Math.max(r, g, b)), 1 - LEVELS_CLIP) / 255;
+  return coloured * ramp(-white, -WHITE_OWN, -WHITE_SHORT);
 }
 
 /** What the planner measured, for reports and tests. */
@@ -117,6 +150,8 @@ export interface PlanDiagnostics {
   clipped: number;
   /** Stills: each white-balance estimate and their consensus. */
   evidence?: IlluminantEvidence;
+  /** Stills: how much the photo is a dim scene in coloured light ({@link dimColouredLight}, 0..1). */
+  mood?: number;
 }
 
 /**
@@ -140,9 +175,11 @@ export function planCorrection(
   let castAngle: number;
   let wb: [number, number, number];
   let evidence: IlluminantEvidence | undefined;
+  let mood = 0;
   if (cast === 'still') {
     evidence = measured ?? estimateIlluminant(thumb);
-    wb = gainsRemoving(evidence.consensus, p.whiteBalance);
+    mood = dimColouredLight(thumb, evidence);
+    wb = gainsRemoving(evidence.consensus, p.whiteBalance * (1 - mood));
     illuminant = gainsRemoving(evidence.consensus, -1);
     castAngle = angleFromNeutral(illuminant);
   } else {
@@ -177,7 +214,7 @@ export function planCorrection(
   // A lifted black says the whole range was squeezed: the white end is
   // restored with it. Otherwise the white end is stretched only as far as it
   // is clearly short, and not beyond a median of STRETCH_KEY_LIMIT.
-  const stretch = Math.max(veil, ramp(-hi, -WHITE_OWN, -WHITE_SHORT));
+  const stretch = Math.max(veil, ramp(-hi, -WHITE_OWN, -WHITE_SHORT) * (1 - mood));
   const keyLimit = (1 - veil) * (key0 / STRETCH_KEY_LIMIT);
   const whiteTarget = Math.min(1, Math.max(hi, keyLimit, 1 / MAX_STRETCH));
   plan.white = 1 - p.contrast * stretch * (1 - whiteTarget);
@@ -190,11 +227,13 @@ export function planCorrection(
   const levelled = applyCurves(thumb, plan);
   const key = percentile(histogram(levelled, luma8), 0.5) / 255;
   const highlights = percentile(histogram(levelled, (r, g, b) => Math.max(r, g, b)), 1 - LEVELS_CLIP) / 255;
-  const dark = ramp(-highlights, -WHITE_OWN, -WHITE_SHORT);
+  const dark = ramp(-highlights, -WHITE_OWN, -WHITE_SHORT) * (1 - mood);
   const target = key < DARK_KEY ? key + (DARK_KEY - key) * p.exposure * dark : key;
   let gain = exposureGainFor(srgbToLinear(Math.max(key, 1 / 255)), srgbToLinear(target));
   gain = Math.min(MAX_EXPOSURE_GAIN, Math.max(1 / MAX_EXPOSURE_GAIN, gain)) * 2 ** p.brightness;
   plan.exposure = gain;
+  // Vibrance would push a scene already saturated by its light further.
+  plan.vibrance = p.vibrance * (1 - mood);
 
-  return { plan, diagnostics: { illuminant, castAngle, levels: [lo, highlights], key, clipped, ...(evidence ? { evidence } : {}) } };
+  return { plan, diagnostics: { illuminant, castAngle, levels: [lo, highlights], key, clipped, ...(evidence ? { evidence, mood } : {}) } };
 }
