@@ -22,10 +22,9 @@ const STEPS = [
   ['faces', 'face detection (worker; the wait beyond the overlapped analysis)'],
   ['planning', 'planning (scene, preset, colour plan)'],
   ['curves', 'look-up tables + vibrance (one pass)'],
-  ['sharpen', 'sharpening on its own (only before a resize)'],
+  ['sharpen', 'sharpening (luma blur + detail pass)'],
   ['resize', 'resize'],
-  ['encode', 'encode (with metadata; unsharpened images)'],
-  ['sharpenEncode', 'sharpening + encode (one libvips pipeline)'],
+  ['encode', 'encode (with metadata)'],
 ];
 
 /** The goal of issue #19: default correction per MP at most this many times the bare pipeline. */

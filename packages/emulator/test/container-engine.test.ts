@@ -92,7 +92,8 @@ describe('colour-correction container: the default engine', () => {
     expect(scene).toBeGreaterThanOrEqual(0);
     expect(scene).not.toBe(SCENE.portrait);
     const [a, b] = await Promise.all([rgb(COFFEE), rgb(output)]);
-    expect(meanDeltaE2000(a.data, b.data, 3, 2)).toBeGreaterThan(0.5);
+    // A light touch on this photo (~0.5; the look without the engine is below 0.01).
+    expect(meanDeltaE2000(a.data, b.data, 3, 2)).toBeGreaterThan(0.3);
   }, 120_000);
 
   it('engine: {} runs it without the engine: scene -1 and the look unchanged', async () => {

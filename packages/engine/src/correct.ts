@@ -7,7 +7,6 @@ import { encodeRaster, type OutputFormat } from './image/encode';
 import { updateExifThumbnail } from './image/exif-thumbnail';
 import { decodeRaster } from './image/raster';
 import { resizeTo, targetDimensions } from './image/resize';
-import { sharpenRaster } from './image/sharpen';
 import { upscaleRaster } from './upscale/upscale';
 import { checkCorrectionLimits, checkUpscaleLimits } from './limits';
 import { applyLook } from './look';
@@ -39,8 +38,6 @@ export async function correctImage(input: Buffer, pfc: PfcParams, options: Corre
     ...(options.findFaces !== null ? { findFaces: options.findFaces ?? detectFaces } : {}),
     ...(options.defaultSkip ? { defaultSkip: options.defaultSkip } : {}),
     ...(timings ? { timings } : {}),
-    // Sharpened by the encoder as it writes, unless the image is resized first (below).
-    deferSharpen: true,
   });
   notes.push(...look.notes);
   if (p.removeGlares === true) {
@@ -51,15 +48,11 @@ export async function correctImage(input: Buffer, pfc: PfcParams, options: Corre
   }
   const scene = look.scene;
   let raster = look.raster;
-  let sharpen = look.sharpen;
   if (p.preset !== 'none' && !look.skipped) usage.imageCorrectionCount = 1;
 
   const target = targetDimensions(raster.width, raster.height, p);
   if (target && (target.width !== raster.width || target.height !== raster.height)) {
-    // The look sharpens at the image's own size, before any resize.
-    const spec = sharpen;
-    if (spec) raster = await timed(timings, 'sharpen', () => sharpenRaster(raster, spec));
-    sharpen = undefined;
+    // The look has sharpened at the image's own size, before any resize.
     if (target.width > raster.width || target.height > raster.height) {
       checkUpscaleLimits(raster, target, input.length, p.resize ?? 'auto');
       raster = (await timed(timings, 'resize', () => upscaleRaster(raster, target, p.resize ?? 'auto'))).raster;
@@ -72,12 +65,11 @@ export async function correctImage(input: Buffer, pfc: PfcParams, options: Corre
 
   const format = outputFormat(p.outputType ?? 'original', source.format, p.removeBackground === true);
   const final = raster;
-  let output = await timed(timings, sharpen ? 'sharpenEncode' : 'encode', () =>
+  let output = await timed(timings, 'encode', () =>
     encodeRaster(final, {
       format,
       quality: p.outputQuality ?? 90,
       ...(p.preserveMetadata === false ? {} : { metadataFrom: input, sourceMetadata: source.metadata }),
-      ...(sharpen ? { sharpen } : {}),
     }),
   );
   // The kept EXIF still carries the source's thumbnail; regenerate it when asked.

@@ -8,7 +8,6 @@ import { ANALYSIS_SIDE, correctRaster } from './colour/correct';
 import { estimateIlluminant } from './colour/illuminant';
 import { NEUTRAL_COLOUR_PARAMS, type ColourParams } from './colour/params';
 import { thumbnailRaster, type Raster } from './image/raster';
-import type { SharpenSpec } from './image/sharpen';
 import { resolvePreset } from './presets/resolve';
 import { SCENE, type SceneId } from './scene/categories';
 import { detectScene, type SceneFace } from './scene/detect';
@@ -34,8 +33,6 @@ export interface LookOptions {
   defaultSkip?: 'clipart' | 'legacy' | 'none';
   /** A record each step's wall time is added to (see `CorrectOptions.timings`). */
   timings?: StepTimings;
-  /** Return the raster unsharpened with the mask in `LookResult.sharpen`, for an encoder that sharpens as it writes. */
-  deferSharpen?: boolean;
 }
 
 /** What {@link applyLook} did. */
@@ -53,8 +50,6 @@ export interface LookResult {
   glareFound?: boolean;
   /** With `removeBlemish`: faces retouched (0 = none found, image unchanged by it). */
   blemishFaces?: number;
-  /** With `deferSharpen`: the unsharp mask `raster` still needs (absent when none). */
-  sharpen?: SharpenSpec;
 }
 
 /**
@@ -108,11 +103,10 @@ export async function applyLook(image: Raster, params: PfcParams, options: LookO
   const notes = preset.note ? [preset.note] : [];
   if (skipped) notes.push(`colour correction skipped: ${skipped}`);
   const colour = skipped ? { ...NEUTRAL_COLOUR_PARAMS } : preset.params;
-  const { raster, sharpen } = await correctRaster(work, colour, {
+  const { raster } = await correctRaster(work, colour, {
     thumb,
     ...(evidence ? { evidence } : {}),
     ...(timings ? { timings } : {}),
-    ...(options.deferSharpen ? { deferSharpen: true } : {}),
   });
   return {
     raster,
@@ -124,7 +118,6 @@ export async function applyLook(image: Raster, params: PfcParams, options: LookO
     notes,
     ...(glareFound !== undefined ? { glareFound } : {}),
     ...(blemishFaces !== undefined ? { blemishFaces } : {}),
-    ...(sharpen ? { sharpen } : {}),
   };
 }
 

@@ -10,12 +10,12 @@
  * planner and face detector read; `faces`: face detection; `planning`:
  * scene, preset and the colour plan; `curves`: the per-channel tone curves
  * (look-up tables) and the vibrance/saturation pass, one loop over the
- * pixels; `sharpen`: unsharp mask on its own (before a resize);
- * `resize`: output size; `encode`: pixels to JPEG/PNG bytes with metadata;
- * `sharpenEncode`: unsharp mask and encode in one libvips pipeline (the
- * usual case: no resize), which cannot be timed apart.
+ * pixels that also writes the luma plane the mask reads; `sharpen`: the
+ * unsharp mask on luma (blur of the luma plane, then one pass adding the
+ * detail to the pixels); `resize`: output size; `encode`: pixels to
+ * JPEG/PNG bytes with metadata.
  */
-export type CorrectionStep = 'decode' | 'analysisCopy' | 'faces' | 'planning' | 'curves' | 'sharpen' | 'resize' | 'encode' | 'sharpenEncode';
+export type CorrectionStep = 'decode' | 'analysisCopy' | 'faces' | 'planning' | 'curves' | 'sharpen' | 'resize' | 'encode';
 
 /** Milliseconds spent per step; steps that did not run are absent. Times add up over calls. */
 export type StepTimings = Partial<Record<CorrectionStep, number>>;

@@ -2,7 +2,7 @@
  * Safety net for speed work on the correction pipeline: `correctImage` must
  * give the pixels of the plain, step-by-step pipeline the README describes
  * (decode → 400 px analysis copy → scene → preset → plan → per-channel
- * look-up tables → vibrance per pixel → unsharp mask on lightness). The
+ * look-up tables → vibrance per pixel → unsharp mask on luma). The
  * reference below is written for clarity, not speed, and shares only the
  * planner and the curves with the engine; a faster pipeline that changes
  * pixels by more than {@link MAX_LEVELS} fails here. Outputs are PNG, so no
@@ -49,14 +49,25 @@ async function referencePixels(input: Buffer, params: PfcParams): Promise<Raster
     const y = 0.299 * r + 0.587 * g + 0.114 * b;
     out.set([r, g, b].map((v) => Math.min(255, Math.max(0, Math.round(y + (v - y) * factor)))), i);
   }
-  let pixels = sharp(out, { raw: { width: image.width, height: image.height, channels: ch } });
   if (plan.sharpen > 0) {
-    // Unsharp mask on lightness, σ from the image size (0.6..2 px).
+    // Unsharp mask on luma, σ from the image size (0.6..2 px): encoded Rec. 601 luma, its Gaussian
+    // blur (libvips, integer kernel to 10 % of its peak), the difference in L units (2.55 levels)
+    // through libvips' cored curve, added to R, G and B alike.
     const sigma = Math.max(0.6, Math.min(2, Math.max(image.width, image.height) / 1500));
-    pixels = sharp(await pixels.sharpen({ sigma, m1: 0.5 * plan.sharpen, m2: 1.5 * plan.sharpen, x1: 2 }).raw().toBuffer(), {
-      raw: { width: image.width, height: image.height, channels: ch },
-    });
+    const [m1, m2, x1] = [0.5 * plan.sharpen, 1.5 * plan.sharpen, 2];
+    const luma = new Uint16Array(image.width * image.height);
+    for (let p = 0; p < luma.length; p++) luma[p] = 77 * out[p * ch]! + 150 * out[p * ch + 1]! + 29 * out[p * ch + 2]!;
+    const blurred = new Uint16Array(
+      (await sharp(luma, { raw: { width: image.width, height: image.height, channels: 1 } }).blur({ sigma, minAmplitude: 0.1, precision: 'integer' }).toColourspace('grey16').raw({ depth: 'ushort' }).toBuffer()).buffer.slice(0),
+    );
+    for (let p = 0; p < luma.length; p++) {
+      const v = (luma[p]! - blurred[p]!) / 256 / 2.55;
+      const y = Math.abs(v) < x1 ? v * m1 : Math.sign(v) * (x1 * m1 + (Math.abs(v) - x1) * m2);
+      const delta = Math.min(10, Math.max(-20, y)) * 2.55;
+      for (let c = 0; c < 3; c++) out[p * ch + c] = Math.min(255, Math.max(0, Math.round(out[p * ch + c]! + delta)));
+    }
   }
+  let pixels = sharp(out, { raw: { width: image.width, height: image.height, channels: ch } });
   // Then the classic resize (Lanczos-3) to the width asked for, if any.
   if (params.width !== undefined) pixels = pixels.resize({ width: params.width, kernel: 'lanczos3' });
   const { data, info } = await pixels.raw().toBuffer({ resolveWithObject: true });
@@ -147,13 +158,11 @@ describe('CorrectOptions.timings', () => {
     const input = await png(await rgb(sample('objects/coffee.jpg')));
     const timings: StepTimings = {};
     await enginePixels(input, {}, timings);
-    const steps = ['decode', 'analysisCopy', 'planning', 'curves', 'sharpenEncode'] as const;
+    const steps = ['decode', 'analysisCopy', 'planning', 'curves', 'sharpen', 'encode'] as const;
     for (const s of steps) expect(timings[s], s).toBeGreaterThan(0);
-    // No face finder and no resize: those steps did not run, and the mask ran inside the encoder.
+    // No face finder and no resize: those steps did not run.
     expect(timings.faces).toBeUndefined();
     expect(timings.resize).toBeUndefined();
-    expect(timings.sharpen).toBeUndefined();
-    expect(timings.encode).toBeUndefined();
     const first = { ...timings };
     await enginePixels(input, {}, timings);
     for (const s of steps) expect(timings[s]!).toBeGreaterThan(first[s]!);

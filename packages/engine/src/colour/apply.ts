@@ -4,6 +4,7 @@
  * never touched.
  */
 import type { Raster } from '../image/raster';
+import { LUMA16_WEIGHTS } from '../image/sharpen';
 import { linearToSrgb, srgbToLinear } from './srgb';
 
 /** A resolved correction, independent of image size. */
@@ -127,31 +128,34 @@ export function applyCurves(img: Raster, plan: ColourPlan): Raster {
  * from the pixel's luma) by more for muted colours than for vivid ones, and
  * by less on skin-like hues (red > green > blue), so faces do not turn
  * orange. The scale depends only on the pixel's max − min and the skin test,
- * so it comes from a table of 2 × 256 factors.
+ * so it comes from a table of 2 × 256 factors. With `luma`, the output's
+ * 16-bit luma (`lumaPlane` of the sharpening) is written there on the way,
+ * so the mask need not read the pixels once more.
  */
-export function applyPlan(img: Raster, plan: ColourPlan): Raster {
+export function applyPlan(img: Raster, plan: ColourPlan, luma?: Uint16Array): Raster {
   const [lr, lg, lb] = channelLuts(plan);
   const factors = saturationFactors(plan.vibrance, plan.saturation);
   const { data, channels: ch } = img;
   const out = new Uint8Array(data.length);
-  for (let i = 0; i < data.length; i += ch) {
-    const r = lr[data[i]!]!;
-    const g = lg[data[i + 1]!]!;
-    const b = lb[data[i + 2]!]!;
+  const [wr, wg, wb] = LUMA16_WEIGHTS;
+  for (let i = 0, p = 0; i < data.length; i += ch, p++) {
+    let r = lr[data[i]!]!;
+    let g = lg[data[i + 1]!]!;
+    let b = lb[data[i + 2]!]!;
     if (ch === 4) out[i + 3] = data[i + 3]!;
     const max = r > g ? (r > b ? r : b) : g > b ? g : b;
     const min = r < g ? (r < b ? r : b) : g < b ? g : b;
     const factor = factors && max !== min ? factors[(r > g && g > b && r - b < 170 ? 256 : 0) + max - min]! : 1;
-    if (factor === 1) {
-      out[i] = r;
-      out[i + 1] = g;
-      out[i + 2] = b;
-      continue;
+    if (factor !== 1) {
+      const y = luma8(r, g, b);
+      r = clampByte(y + (r - y) * factor);
+      g = clampByte(y + (g - y) * factor);
+      b = clampByte(y + (b - y) * factor);
     }
-    const y = luma8(r, g, b);
-    out[i] = clampByte(y + (r - y) * factor);
-    out[i + 1] = clampByte(y + (g - y) * factor);
-    out[i + 2] = clampByte(y + (b - y) * factor);
+    out[i] = r;
+    out[i + 1] = g;
+    out[i + 2] = b;
+    if (luma) luma[p] = wr * r + wg * g + wb * b;
   }
   return { ...img, data: out };
 }

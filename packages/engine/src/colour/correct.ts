@@ -1,9 +1,9 @@
 /**
  * Colour correction of a whole image: plan on an analysis copy, apply to the
- * full-resolution raster, sharpen through sharp.
+ * full-resolution raster, sharpen its luma.
  */
 import { thumbnailRaster, type Raster } from '../image/raster';
-import { sharpenRaster, sharpenSpec, type SharpenSpec } from '../image/sharpen';
+import { sharpenInPlace, sharpenSpec } from '../image/sharpen';
 import { applyPlan, type ColourPlan } from './apply';
 import { isNeutral, type ColourParams } from './params';
 import type { IlluminantEvidence } from './illuminant';
@@ -18,8 +18,6 @@ export interface ColourResult {
   raster: Raster;
   plan?: ColourPlan;
   diagnostics?: PlanDiagnostics;
-  /** With `deferSharpen`: the unsharp mask still to apply to `raster` (see {@link CorrectRasterOptions.deferSharpen}). */
-  sharpen?: SharpenSpec;
 }
 
 /** Inputs of {@link correctRaster} beyond the image and parameters. */
@@ -30,12 +28,6 @@ export interface CorrectRasterOptions {
   evidence?: IlluminantEvidence;
   /** A record each step's wall time is added to (see `CorrectOptions.timings`). */
   timings?: StepTimings;
-  /**
-   * Leave the unsharp mask to the caller: `raster` is returned unsharpened
-   * and `sharpen` says how to sharpen it, so an encoder can run the mask in
-   * its own libvips pipeline instead of making a sharpened full-size copy.
-   */
-  deferSharpen?: boolean;
 }
 
 /**
@@ -47,9 +39,10 @@ export async function correctRaster(img: Raster, p: ColourParams, options: Corre
   const { timings } = options;
   const thumb = options.thumb ?? (await timed(timings, 'analysisCopy', () => thumbnailRaster(img, ANALYSIS_SIDE)));
   const { plan, diagnostics } = timedSync(timings, 'planning', () => planCorrection(thumb, p, 'still', options.evidence));
-  const out = timedSync(timings, 'curves', () => applyPlan(img, plan));
-  const sharpen = sharpenSpec(out.width, out.height, plan.sharpen);
-  if (sharpen && options.deferSharpen) return { raster: out, plan, diagnostics, sharpen };
-  const raster = sharpen ? await timed(timings, 'sharpen', () => sharpenRaster(out, sharpen)) : out;
+  const sharpen = sharpenSpec(img.width, img.height, plan.sharpen);
+  // The curves pass writes the luma the mask blurs; the mask then works on the pass's own buffer.
+  const luma = sharpen ? new Uint16Array(img.width * img.height) : undefined;
+  const out = timedSync(timings, 'curves', () => applyPlan(img, plan, luma));
+  const raster = sharpen ? await timed(timings, 'sharpen', () => sharpenInPlace(out, sharpen, luma)) : out;
   return { raster, plan, diagnostics };
 }

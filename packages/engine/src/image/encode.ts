@@ -1,10 +1,9 @@
 /**
  * Encoding a finished raster to JPEG or PNG, with or without the source's
- * metadata, optionally sharpening it on the way.
+ * metadata.
  */
 import sharp, { type Metadata, type Sharp } from 'sharp';
 import { rasterToSharp, type Raster } from './raster';
-import { sharpenRaster, withSharpen, type SharpenSpec } from './sharpen';
 
 /** Output formats the engine writes. */
 export type OutputFormat = 'jpeg' | 'png';
@@ -23,12 +22,6 @@ export interface EncodeOptions {
   metadataFrom?: Buffer;
   /** `sharp(metadataFrom).metadata()` when the caller already read it (saves a header parse). */
   sourceMetadata?: Metadata;
-  /**
-   * An unsharp mask to apply before encoding. Without metadata to keep it
-   * runs inside the encoder's pipeline (libvips streams it in tiles on all
-   * its threads, and no sharpened copy is made); otherwise first, on its own.
-   */
-  sharpen?: SharpenSpec;
 }
 
 /** Encode a raster. */
@@ -36,10 +29,9 @@ export async function encodeRaster(img: Raster, options: EncodeOptions): Promise
   const source = options.metadataFrom ? (options.sourceMetadata ?? (await sharp(options.metadataFrom).metadata())) : undefined;
   let pipeline: Sharp;
   if (options.metadataFrom && source && carriesMetadata(source)) {
-    const pixels = options.sharpen ? await sharpenRaster(img, options.sharpen) : img;
-    pipeline = overSource(options.metadataFrom, source, pixels).withMetadata();
+    pipeline = overSource(options.metadataFrom, source, img).withMetadata();
   } else {
-    pipeline = withSharpen(rasterToSharp(img), options.sharpen);
+    pipeline = rasterToSharp(img);
     // Nothing to carry over but the resolution: the same file as above (sRGB
     // profile, EXIF block with the resolution) straight from the pixels.
     if (source) pipeline = pipeline.withMetadata(source.density ? { density: source.density } : {});
