@@ -10,12 +10,13 @@ import { basename, dirname, extname, join } from 'node:path';
 import type { PfcParams } from '@pfc/core';
 import { disambiguatedName } from './paths';
 import type { PlannedFile } from './plan';
-import { pathKey, realFolderCache } from './realpaths';
+import { realFolderCache } from './realpaths';
 
 /** Settle the outputs of `files` (mirror and suffix modes): rename or refuse (`refusal`) so no two share a real path. */
 export async function settleCollisions(files: PlannedFile[], params: PfcParams, suffix: string): Promise<void> {
   const realDir = realFolderCache();
-  const keyOf = async (f: PlannedFile): Promise<string> => pathKey(join(await realDir(dirname(f.output)), basename(f.output)).normalize('NFC').toLowerCase());
+  // The real path as the key, folded as those file systems fold names (a hash of it cost more than the maps it saved).
+  const keyOf = async (f: PlannedFile): Promise<string> => join(await realDir(dirname(f.output)), basename(f.output)).normalize('NFC').toLowerCase();
   const renamed = new Set<PlannedFile>();
   for (const group of await groupBy(files, keyOf)) {
     const keeper = pickKeeper(group);

@@ -1,8 +1,8 @@
 /**
- * The planner keeps a short key per file (`pathKey`) for its collision and
- * overwrite checks, not the paths: its decisions must equal those made on the
- * full paths. The reference below is the earlier settlement on full,
- * lower-cased real paths, applied to the same files.
+ * The planner's collision, duplicate and overwrite checks (keyed by real
+ * paths, shared with the planned files' own strings where a path is its real
+ * path) must equal a settlement made on the full paths. The reference below is
+ * the settlement on full, lower-cased real paths, applied to the same files.
  */
 import { symlinkSync } from 'node:fs';
 import { basename, dirname, extname, join } from 'node:path';
@@ -53,7 +53,7 @@ function messyTree(seed: number): Record<string, Buffer> {
   return tree;
 }
 
-describe('planBatch with short keys', () => {
+describe('planBatch collision keys', () => {
   for (const seed of [1, 2, 3]) {
     it(`settles collisions exactly as on full paths (seed ${seed})`, async () => {
       const root = tempDir();
