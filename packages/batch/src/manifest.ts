@@ -20,7 +20,7 @@ import { hashValue } from './hash';
 import {
   doneLine, entryOf, type HeaderLine, MANIFEST_VERSION, type ManifestEntry, parseLine, settingsLine, writingLine,
 } from './manifest-lines';
-import { MANIFEST_FILE, type OutputMode, portableRelative } from './paths';
+import { LOCK_FILE, MANIFEST_FILE, type OutputMode, portableRelative } from './paths';
 
 export { MANIFEST_VERSION, type ManifestEntry } from './manifest-lines';
 
@@ -296,23 +296,38 @@ export class Manifest {
 }
 
 /**
- * Whether `dir` holds the manifest of a mirror run (so it is an output folder, not input).
+ * Whether `dir` is the output folder of a mirror run (so not input): it holds
+ * a mirror run's manifest, or the lock of a mirror run that has not written
+ * its manifest yet (a first run still at its first files).
  * Synchronous inside: planning asks it of every folder, and a missing file is
  * answered in microseconds, where an asynchronous open waited its turn in libuv's threads.
  */
 export async function isMirrorOutputFolder(dir: string): Promise<boolean> {
-  let head: string;
+  const manifest = firstLine(join(dir, MANIFEST_FILE));
+  if (manifest !== undefined) {
+    const first = parseLine(manifest);
+    return first !== undefined && 'type' in first && first.mode === 'mirror';
+  }
+  const lock = firstLine(join(dir, LOCK_FILE));
+  if (lock === undefined) return false;
   try {
-    const fd = openSync(join(dir, MANIFEST_FILE), 'r');
+    return (JSON.parse(lock) as { mode?: unknown }).mode === 'mirror';
+  } catch {
+    return false;
+  }
+}
+
+/** The first line of a file (of its first 512 bytes), or undefined when it cannot be read. */
+function firstLine(path: string): string | undefined {
+  try {
+    const fd = openSync(path, 'r');
     try {
       const buf = Buffer.alloc(512);
-      head = buf.subarray(0, readSync(fd, buf, 0, buf.length, 0)).toString('utf8');
+      return buf.subarray(0, readSync(fd, buf, 0, buf.length, 0)).toString('utf8').split('\n')[0] ?? '';
     } finally {
       closeSync(fd);
     }
   } catch {
-    return false;
+    return undefined;
   }
-  const first = parseLine(head.split('\n')[0] ?? '');
-  return first !== undefined && 'type' in first && first.mode === 'mirror';
 }

@@ -110,6 +110,7 @@ export async function runBatch(plan: BatchPlan, options: RunOptions): Promise<Ba
 /** One run per output folder: the lock is taken before temporary files are cleaned up or the manifest is read. */
 function lockOutputFolders(plan: BatchPlan, options: RunOptions): Promise<HeldLocks> {
   return lockFolders(plan.outputRoots, {
+    mode: plan.mode.kind,
     wait: options.waitForLock ?? false,
     ...(options.onLockWait ? { onWait: options.onLockWait } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
