@@ -5,7 +5,7 @@
 import type { Dirent, Stats } from 'node:fs';
 import { lstatSync, statSync } from 'node:fs';
 import { readdir, realpath, stat } from 'node:fs/promises';
-import { basename, dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve, sep } from 'node:path';
 import type { BackendKind, PfcParams } from '@pfc/core';
 import { BatchUsageError } from './errors';
 import { limitViolation } from './limits';
@@ -202,7 +202,7 @@ class Walker {
     real.catch(() => undefined);
     const probed = this.probeAhead(dir, entries, real, this.knownIn(root));
     for (const e of entries) {
-      const path = join(dir, e.name);
+      const path = childPath(dir, e.name);
       const kind = await this.kindOf(e, path);
       if (kind === 'dir') await this.enterFolder(path, e.name, root, real);
       else if (kind === 'file') {
@@ -261,7 +261,7 @@ class Walker {
     const ahead = new Map<string, Promise<Probe>>();
     const candidates = entries
       .filter((e) => e.isFile() && !e.name.startsWith('.') && !isPartialName(e.name) && e.name !== MANIFEST_FILE && !(suffix !== undefined && hasSuffix(e.name, suffix)))
-      .map((e) => join(dir, e.name));
+      .map((e) => childPath(dir, e.name));
     let queued = 0;
     const fill = (): void => {
       while (queued < candidates.length && ahead.size < PROBES_AHEAD) {
@@ -306,6 +306,11 @@ async function refuseOutputsOverInputs(files: PlannedFile[], inputs: ReadonlyMap
   }
 }
 
+/** `dir`'s entry `name` (a folder entry's name holds no separator): `join` without its normalising pass, asked for every file. */
+function childPath(dir: string, name: string): string {
+  return dir.endsWith(sep) ? `${dir}${name}` : `${dir}${sep}${name}`;
+}
+
 /** How many files' reads planning runs ahead of the walk. */
 const PROBES_AHEAD = 16;
 /** Files planned between two turns of the event loop: a few milliseconds of synchronous reads. */
@@ -329,7 +334,7 @@ async function probe(path: string, realDir: Promise<string> | undefined, known: 
     // A link's manifest entry names the link, whose target may have been swapped: always sniffed.
     const remembered = link ? undefined : known(path, info);
     const media = remembered ?? sniffFileSync(path);
-    const real = realDir && !link ? realDir.then((d) => join(d, basename(path))) : realpath(path);
+    const real = realDir && !link ? realDir.then((d) => childPath(d, basename(path))) : realpath(path);
     // Awaited where it is needed (a failure there fails the plan, as before); never unhandled meanwhile.
     real.catch(() => undefined);
     return { info, media, real, link, known: remembered !== undefined };
