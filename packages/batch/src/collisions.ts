@@ -10,14 +10,18 @@ import { basename, dirname, extname, join } from 'node:path';
 import type { PfcParams } from '@pfc/core';
 import { disambiguatedName } from './paths';
 import type { PlannedFile } from './plan';
-import { pathKey, realFolderCache } from './realpaths';
+import { realFolderCache } from './realpaths';
 
 /** Settle the outputs of `files` (mirror and suffix modes): rename or refuse (`refusal`) so no two share a real path. */
 export async function settleCollisions(files: PlannedFile[], params: PfcParams, suffix: string): Promise<void> {
   const realDir = realFolderCache();
-  const keyOf = async (f: PlannedFile): Promise<string> => pathKey(join(await realDir(dirname(f.output)), basename(f.output)).normalize('NFC').toLowerCase());
+  // The real path as the key, folded as those file systems fold names (a hash of it cost more than the maps it saved).
+  const keyOf = async (f: PlannedFile): Promise<string> => join(await realDir(dirname(f.output)), basename(f.output)).normalize('NFC').toLowerCase();
   const renamed = new Set<PlannedFile>();
-  for (const group of await groupBy(files, keyOf)) {
+  const groups = await groupBy(files, keyOf);
+  // No two outputs share a key: nothing to rename, nothing to refuse (the common case, and a second key per file saved).
+  if (groups.length === 0) return;
+  for (const group of groups) {
     const keeper = pickKeeper(group);
     for (const f of group) {
       if (f === keeper) continue;

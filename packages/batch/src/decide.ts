@@ -108,7 +108,7 @@ async function decideInPlace(file: PlannedFile, backup: string, manifest: Manife
 }
 
 /** The parameters of one file: the run's, with its `fileType`. */
-export function fileParams(file: PlannedFile, params: PfcParams): PfcParams {
+export function fileParams(file: Pick<PlannedFile, 'media'>, params: PfcParams): PfcParams {
   return file.media.fileType === 'video' ? { ...params, fileType: 'video' } : params;
 }
 
@@ -124,7 +124,7 @@ export interface FileSettings {
  * video) and shared: a run of 100,000 files holds two parameter objects, not
  * 100,000, and hashes the settings key twice.
  */
-export function fileSettings(params: PfcParams, backendId: string): (file: PlannedFile) => FileSettings {
+export function fileSettings(params: PfcParams, backendId: string): (file: Pick<PlannedFile, 'media'>) => FileSettings {
   const byType = new Map<string, FileSettings>();
   return (file) => {
     const type = file.media.fileType;

@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { defaultSleep } from '@pfc/core';
 import { processAlive } from '@pfc/node-io';
 import { BatchUsageError } from './errors';
-import { LOCK_FILE } from './paths';
+import { LOCK_FILE, type OutputMode } from './paths';
 
 /** Who holds a lock (the lock file's content). */
 export interface LockHolder {
@@ -23,6 +23,8 @@ export interface LockHolder {
   host: string;
   /** ISO 8601 time the holder took the lock. */
   startedAt: string;
+  /** The holder's output mode: `mirror` marks the folder as an output folder before its manifest exists. */
+  mode?: OutputMode['kind'];
 }
 
 /** Another live run holds the lock of an output folder. */
@@ -43,6 +45,8 @@ export interface LockOptions {
   onWait?: (lockPath: string, holder: LockHolder | undefined) => void;
   /** Poll interval while waiting, ms. Default 500. */
   pollMs?: number;
+  /** The run's output mode, written into the lock (see `LockHolder.mode`). */
+  mode?: OutputMode['kind'];
   signal?: AbortSignal;
 }
 
@@ -75,7 +79,8 @@ export async function lockFolders(dirs: Iterable<string>, options: LockOptions =
 }
 
 async function acquire(path: string, options: LockOptions): Promise<string> {
-  const text = `${JSON.stringify({ pid: process.pid, host: hostname(), startedAt: new Date().toISOString() } satisfies LockHolder)}\n`;
+  const holder: LockHolder = { pid: process.pid, host: hostname(), startedAt: new Date().toISOString(), ...(options.mode ? { mode: options.mode } : {}) };
+  const text = `${JSON.stringify(holder)}\n`;
   let told = false;
   for (;;) {
     if (await createExclusive(path, text)) return text;

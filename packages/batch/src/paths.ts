@@ -91,7 +91,23 @@ export function isPartialName(fileName: string): boolean {
 
 /** Path relative to `from`, with `/` separators (manifest keys, reports, JSON events). */
 export function portableRelative(from: string, to: string): string {
+  // A normalised POSIX path below `from` is cut, not resolved: planning asks this of every file.
+  if (sep === '/' && to.length > from.length + 1 && to.startsWith(from) && to[from.length] === '/' && normalBase(from) && isNormalAbsolute(to)) {
+    return to.slice(from.length + 1);
+  }
   return relative(from, to).split(sep).join('/');
+}
+
+/** `isNormalAbsolute` of the last base asked about (the same base is asked for every file of a folder). */
+let lastBase: { path: string; normal: boolean } = { path: '', normal: false };
+function normalBase(from: string): boolean {
+  if (lastBase.path !== from) lastBase = { path: from, normal: isNormalAbsolute(from) };
+  return lastBase.normal;
+}
+
+/** An absolute POSIX path without `.`/`..` segments, empty segments or a trailing `/` (what `join` and `resolve` give). */
+function isNormalAbsolute(p: string): boolean {
+  return p.startsWith('/') && !p.endsWith('/') && !p.includes('//') && !p.includes('/./') && !p.includes('/../') && !p.endsWith('/.') && !p.endsWith('/..');
 }
 
 /** The deepest folder containing every path. */

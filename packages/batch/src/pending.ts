@@ -17,7 +17,8 @@ export interface PendingOptions {
 /** The planned files that are not up to date and not refused (hashes inputs whose size or mtime changed). */
 export async function pendingFiles(plan: BatchPlan, options: PendingOptions): Promise<PlannedFile[]> {
   const manifests = new Map<string, Manifest>();
-  for (const root of plan.outputRoots) manifests.set(root, await Manifest.load(root, plan.mode.kind));
+  // A preview (no lock): the manifests planning read serve as they are.
+  for (const root of plan.outputRoots) manifests.set(root, plan.manifests?.get(root) ?? (await Manifest.load(root, plan.mode.kind)));
   const pending: PlannedFile[] = [];
   const settingsOf = fileSettings(options.params ?? {}, options.backendId);
   for (const file of plan.files) {

@@ -5,18 +5,19 @@
 import type { Dirent, Stats } from 'node:fs';
 import { lstatSync, statSync } from 'node:fs';
 import { readdir, realpath, stat } from 'node:fs/promises';
-import { basename, dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve, sep } from 'node:path';
 import type { BackendKind, PfcParams } from '@pfc/core';
 import { BatchUsageError } from './errors';
 import { limitViolation } from './limits';
-import { isMirrorOutputFolder } from './manifest';
+import { isMirrorOutputFolder, Manifest } from './manifest';
+import { knownMediaLookup, type PlanOutput } from './plan-known';
 import { isAnimatedPng } from './animation';
 import { settleCollisions } from './collisions';
 import {
   BACKUP_DIR, commonAncestor, LOCK_FILE, MANIFEST_FILE, DEFAULT_OUTPUT_DIR, DEFAULT_SUFFIX, hasSuffix, isInside, isPartialName,
   type OutputMode, outputName, portableRelative,
 } from './paths';
-import { pathKey, realFolderCache, realPathOf } from './realpaths';
+import { realFolderCache, realPathOf } from './realpaths';
 import { type MediaInfo, sniffFileSync } from './sniff';
 
 export interface PlanOptions {
@@ -30,6 +31,12 @@ export interface PlanOptions {
   backend?: BackendKind | 'emulator';
   /** Base of relative inputs. Default `process.cwd()`. */
   cwd?: string;
+  /**
+   * The run's `backendId` (see `RunOptions.backendId`). Default `backend`. A file
+   * the manifest records as made from its current size and mtime with these
+   * settings is planned without reading its headers (a rerun reads no file).
+   */
+  backendId?: string;
 }
 
 /** One file to correct. All paths are absolute. */
@@ -48,6 +55,12 @@ export interface PlannedFile {
   backup?: string;
   /** Why the file is not corrected although planned: its output is another input's (see `settleCollisions`). */
   refusal?: string;
+  /**
+   * `media` was taken from the manifest (the file is unchanged since it was
+   * corrected with these settings), not read from the headers: format by
+   * extension, no pixel size. The run sniffs such a file before sending it.
+   */
+  mediaFromManifest?: true;
 }
 
 export type SkipCode = 'hidden' | 'output-folder' | 'unsupported' | 'over-limit' | 'symlink' | 'suffix-output' | 'duplicate' | 'unreadable';
@@ -67,6 +80,8 @@ export interface BatchPlan {
   mode: OutputMode;
   /** Sum of the planned files' sizes in bytes. */
   totalBytes: number;
+  /** The manifests of `outputRoots` as planning read them; `runBatch` reuses each one still unchanged on disk once it holds the lock. */
+  manifests?: ReadonlyMap<string, Manifest>;
 }
 
 interface Root {
@@ -84,7 +99,9 @@ export async function planBatch(options: PlanOptions): Promise<BatchPlan> {
   const mode: OutputMode = options.output ?? { kind: 'mirror' };
   const params = options.params ?? {};
   const roots = await resolveRoots(options.inputs.map((p) => resolve(cwd, p)), mode, cwd);
-  const walker = new Walker(mode, params, options.backend ?? 'web', roots);
+  const backend = options.backend ?? 'web';
+  const manifests = await loadManifests(roots, mode);
+  const walker = new Walker(mode, params, backend, roots, knownMediaLookup(manifests, params, options.backendId ?? backend, mode.kind === 'in-place'));
   for (const root of roots) {
     if (root.file) await walker.consider(root.file, root);
     else if (root.dir) await walker.walk(root.dir, root, realPathOf(root.dir));
@@ -95,7 +112,18 @@ export async function planBatch(options: PlanOptions): Promise<BatchPlan> {
     await refuseOutputsOverInputs(files, walker.planned);
   }
   const outputRoots = [...new Set(files.map((f) => f.outputRoot))];
-  return { files, skipped, outputRoots, mode, totalBytes: files.reduce((n, f) => n + f.size, 0) };
+  return { files, skipped, outputRoots, mode, totalBytes: files.reduce((n, f) => n + f.size, 0), manifests };
+}
+
+/** The manifest of each root's output folder, read once (a folder without one gives an empty manifest; an unreadable one none). */
+async function loadManifests(roots: readonly Root[], mode: OutputMode): Promise<Map<string, Manifest>> {
+  const manifests = new Map<string, Manifest>();
+  for (const { outputRoot } of roots) {
+    if (manifests.has(outputRoot)) continue;
+    const m = await Manifest.load(outputRoot, mode.kind).catch(() => undefined);
+    if (m) manifests.set(outputRoot, m);
+  }
+  return manifests;
 }
 
 /** Walks input folders, judging each path: planned (`files`) or left out with a reason (`skipped`). */
@@ -103,9 +131,12 @@ class Walker {
   readonly files: PlannedFile[] = [];
   readonly skipped: SkippedPath[] = [];
   readonly suffix: string | undefined;
-  /** Real paths (as `pathKey`) of the files judged: one file reached through two paths is planned once. */
+  /**
+   * Real paths of the files judged: one file reached through two paths is planned once.
+   * A file's real path is mostly its path: then the planned file's own string is the key (no copy, no hash).
+   */
   private readonly seen = new Set<string>();
-  /** The planned inputs, by their real path's `pathKey`. */
+  /** The planned inputs, by their real path. */
   readonly planned = new Map<string, string>();
   /** This run's output folders, by path as given and by real path (a link to one is the same folder). */
   private readonly excluded: Set<string>;
@@ -118,6 +149,8 @@ class Walker {
     private readonly params: PfcParams,
     private readonly backend: BackendKind | 'emulator',
     roots: readonly Root[],
+    /** The media of a file its manifest shows unchanged since it was corrected with these settings. */
+    private readonly known: (path: string, info: Stats, plan: PlanOutput) => MediaInfo | undefined,
   ) {
     this.suffix = mode.kind === 'suffix' ? (mode.suffix ?? DEFAULT_SUFFIX) : undefined;
     const outs = mode.kind === 'mirror' ? roots.map((r) => r.outputRoot) : [];
@@ -130,7 +163,7 @@ class Walker {
   }
 
   /** Judge one file and plan it, or say why it is left out. */
-  async consider(path: string, root: Root, probed: Promise<Probe> = probe(path)): Promise<void> {
+  async consider(path: string, root: Root, probed: Promise<Probe> = probe(path, undefined, this.knownIn(root))): Promise<void> {
     const name = basename(path);
     const { suffix, mode } = this;
     if (suffix !== undefined && hasSuffix(name, suffix)) return this.skip(path, 'suffix-output', `ends with the output suffix "${suffix}" (looks like a result of suffix mode: not corrected)`);
@@ -141,16 +174,20 @@ class Walker {
     if (mode.kind === 'in-place' && p.link) {
       return this.skip(path, 'symlink', 'symbolic link: --in-place never replaces a link with a file; correct the file it points to, or use --out or --suffix');
     }
-    if (media.format === 'png' && (await isAnimatedPng(path))) {
+    // A file known from the manifest passed these checks when it was corrected with these settings.
+    if (!p.known && media.format === 'png' && (await isAnimatedPng(path))) {
       return this.skip(path, 'unsupported', 'animated PNG: the service would keep only its first frame');
     }
-    const real = pathKey(await p.real);
+    const resolved = await p.real;
+    const real = resolved === path ? path : resolved;
     if (this.seen.has(real)) return this.skip(path, 'duplicate', 'already planned through another input');
     this.seen.add(real);
-    const violation = limitViolation(media, info.size, this.params, this.backend);
+    const violation = p.known ? undefined : limitViolation(media, info.size, this.params, this.backend);
     if (violation) return this.skip(path, 'over-limit', violation);
     this.planned.set(real, path);
-    this.files.push(plannedFile(path, root, mode, suffix, info, media, this.params));
+    const file = plannedFile(path, root, mode, suffix, info, media, this.params);
+    if (p.known) file.mediaFromManifest = true;
+    this.files.push(file);
   }
 
   /** Walk a folder (`real`: its real path), in name order. */
@@ -163,9 +200,9 @@ class Walker {
     }
     entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     real.catch(() => undefined);
-    const probed = this.probeAhead(dir, entries, real);
+    const probed = this.probeAhead(dir, entries, real, this.knownIn(root));
     for (const e of entries) {
-      const path = join(dir, e.name);
+      const path = childPath(dir, e.name);
       const kind = await this.kindOf(e, path);
       if (kind === 'dir') await this.enterFolder(path, e.name, root, real);
       else if (kind === 'file') {
@@ -187,6 +224,13 @@ class Walker {
     if (++this.sinceYield < FILES_PER_TURN) return;
     this.sinceYield = 0;
     await new Promise<void>((resolve) => setImmediate(resolve));
+  }
+
+  /** The manifest lookup for files of `root`. */
+  private knownIn(root: Root): KnownMedia {
+    const { mode, suffix, params } = this;
+    const plan: PlanOutput = (path, info, media) => plannedFile(path, root, mode, suffix, info, media, params);
+    return (path, info) => this.known(path, info, plan);
   }
 
   /** A folder entry, following links to files (not to folders: they can loop or leave the tree). */
@@ -212,17 +256,17 @@ class Walker {
    * The files' reads (stat, header, real path) run a few ahead of the walk, in order:
    * one at a time, a folder of small files spent most of its planning waiting on them.
    */
-  private probeAhead(dir: string, entries: Dirent[], realDir: Promise<string>): (path: string) => Promise<Probe> | undefined {
+  private probeAhead(dir: string, entries: Dirent[], realDir: Promise<string>, known: KnownMedia): (path: string) => Promise<Probe> | undefined {
     const suffix = this.suffix;
     const ahead = new Map<string, Promise<Probe>>();
     const candidates = entries
       .filter((e) => e.isFile() && !e.name.startsWith('.') && !isPartialName(e.name) && e.name !== MANIFEST_FILE && !(suffix !== undefined && hasSuffix(e.name, suffix)))
-      .map((e) => join(dir, e.name));
+      .map((e) => childPath(dir, e.name));
     let queued = 0;
     const fill = (): void => {
       while (queued < candidates.length && ahead.size < PROBES_AHEAD) {
         const path = candidates[queued++]!;
-        ahead.set(path, probe(path, realDir));
+        ahead.set(path, probe(path, realDir, known));
       }
     };
     return (path) => {
@@ -249,17 +293,22 @@ function plannedFile(path: string, root: Root, mode: OutputMode, suffix: string 
 
 /**
  * No output may land on an input, judged by real paths (a link in the output tree can lead back to the inputs).
- * `inputs`: the planned inputs by their real path's `pathKey` (the walker resolved each once).
+ * `inputs`: the planned inputs by their real path (the walker resolved each once).
  */
 async function refuseOutputsOverInputs(files: PlannedFile[], inputs: ReadonlyMap<string, string>): Promise<void> {
   const realDir = realFolderCache();
   const realOf = async (p: string): Promise<string> => join(await realDir(dirname(p)), basename(p));
   for (const f of files) {
-    const hit = inputs.get(pathKey(await realOf(f.output)));
+    const hit = inputs.get(await realOf(f.output));
     if (hit) {
       throw new BatchUsageError(`the output of ${f.input} would overwrite the input ${hit}; choose another --out folder (or --in-place to replace originals)`, 'bad-output');
     }
   }
+}
+
+/** `dir`'s entry `name` (a folder entry's name holds no separator): `join` without its normalising pass, asked for every file. */
+function childPath(dir: string, name: string): string {
+  return dir.endsWith(sep) ? `${dir}${name}` : `${dir}${sep}${name}`;
 }
 
 /** How many files' reads planning runs ahead of the walk. */
@@ -267,23 +316,28 @@ const PROBES_AHEAD = 16;
 /** Files planned between two turns of the event loop: a few milliseconds of synchronous reads. */
 const FILES_PER_TURN = 256;
 
-/** What planning reads of a file; an unreadable file is an `error`. */
-type Probe = { info: Stats; media: MediaInfo | undefined; real: Promise<string>; link: boolean } | { error: Error };
+/** What planning reads of a file; an unreadable file is an `error`. `known`: `media` came from the manifest. */
+type Probe = { info: Stats; media: MediaInfo | undefined; real: Promise<string>; link: boolean; known: boolean } | { error: Error };
+
+/** The media of a file its manifest records as unchanged (see `knownMediaLookup`), or undefined. */
+type KnownMedia = (path: string, info: Stats) => MediaInfo | undefined;
 
 /** `realDir`: the real path of the file's folder, for a file that is not a symbolic link. */
-async function probe(path: string, realDir?: Promise<string>): Promise<Probe> {
+async function probe(path: string, realDir: Promise<string> | undefined, known: KnownMedia): Promise<Probe> {
   try {
     // One call for a plain file (its own stat is the target's); a link's target needs a second.
     // Synchronous, as the sniff: a stat and a header read from the page cache take microseconds,
     // each asynchronous call a turn in libuv's four threads (most of a rerun's planning).
     const own = lstatSync(path);
-    const info = own.isSymbolicLink() ? statSync(path) : own;
-    const media = sniffFileSync(path);
     const link = own.isSymbolicLink();
-    const real = realDir && !link ? realDir.then((d) => join(d, basename(path))) : realpath(path);
+    const info = link ? statSync(path) : own;
+    // A link's manifest entry names the link, whose target may have been swapped: always sniffed.
+    const remembered = link ? undefined : known(path, info);
+    const media = remembered ?? sniffFileSync(path);
+    const real = realDir && !link ? realDir.then((d) => childPath(d, basename(path))) : realpath(path);
     // Awaited where it is needed (a failure there fails the plan, as before); never unhandled meanwhile.
     real.catch(() => undefined);
-    return { info, media, real, link };
+    return { info, media, real, link, known: remembered !== undefined };
   } catch (err) {
     return { error: err as Error };
   }

@@ -3,7 +3,6 @@
  * output folder or a target is judged by where its bytes would really land, so
  * a link to the input folder is refused like the input folder itself.
  */
-import { createHash } from 'node:crypto';
 import { realpath } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 
@@ -33,13 +32,4 @@ export function realFolderCache(): (dir: string) => Promise<string> {
     if (!hit) cache.set(dir, (hit = realPathOf(dir)));
     return hit;
   };
-}
-
-/**
- * A short key standing for a path in sets and maps of every planned file
- * (the planner's duplicate, collision and overwrite checks): 27 characters of
- * SHA-1 instead of the path itself, so 100,000 files cost a few MB there.
- */
-export function pathKey(path: string): string {
-  return createHash('sha1').update(path).digest('base64').slice(0, 27);
 }

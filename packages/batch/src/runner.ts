@@ -18,13 +18,14 @@ import { JobTimeoutError } from './errors';
 import type { BatchEvent, BatchSummary, FileResult } from './events';
 import { DestinationExistsError, fileInputFromPath, removePartials, unreadableInput, writeStreamAtomic } from './files';
 import { hashFile } from './hash';
+import { limitViolation } from './limits';
 import { type HeldLocks, type LockHolder, lockFolders } from './lock';
 import { Manifest, type ManifestEntry } from './manifest';
 import { outputFormat } from './paths';
 import type { BatchPlan, PlannedFile } from './plan';
 import { ResultsWriter, Tally } from './results';
 import { JobSlots } from './slots';
-import type { MediaFormat } from './sniff';
+import { type MediaFormat, sniffFileSync } from './sniff';
 import { verifyOutput } from './verify';
 
 export interface RunOptions {
@@ -109,6 +110,7 @@ export async function runBatch(plan: BatchPlan, options: RunOptions): Promise<Ba
 /** One run per output folder: the lock is taken before temporary files are cleaned up or the manifest is read. */
 function lockOutputFolders(plan: BatchPlan, options: RunOptions): Promise<HeldLocks> {
   return lockFolders(plan.outputRoots, {
+    mode: plan.mode.kind,
     wait: options.waitForLock ?? false,
     ...(options.onLockWait ? { onWait: options.onLockWait } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
@@ -137,8 +139,7 @@ async function runLocked(plan: BatchPlan, options: RunOptions, params: PfcParams
   const removed = await removePartials(foldersOf(plan));
   if (removed.length > 0) emit({ type: 'cleanup', removed });
 
-  const manifests = new Map<string, Manifest>();
-  for (const root of plan.outputRoots) manifests.set(root, await Manifest.load(root, plan.mode.kind));
+  const manifests = await manifestsOf(plan);
 
   // Job slots keep `concurrency` jobs running while the files around them upload and
   // download, so the service's workers do not idle on the client's transfers. The extra
@@ -153,6 +154,8 @@ async function runLocked(plan: BatchPlan, options: RunOptions, params: PfcParams
   const writer = options.resultsFile ? new ResultsWriter(options.resultsFile) : undefined;
   const tally = new Tally(options.keepResults ?? true, writer);
   const settingsOf = fileSettings(params, backendId);
+  // One context for every file (a copy of the options per file was much of a rerun's garbage).
+  const ctx: FileContext = { ...options, signal, params, backendId, attempts, emit, slots };
   let next = 0;
   const worker = async (k: number): Promise<void> => {
     // A worker beyond `concurrency` uploads ahead: it starts once the k-th file before it
@@ -164,7 +167,7 @@ async function runLocked(plan: BatchPlan, options: RunOptions, params: PfcParams
       const i = next++;
       const file = plan.files[i];
       if (!file) return;
-      const r = await processFile(file, manifests.get(file.outputRoot)!, { ...options, signal, params, backendId, attempts, emit, slots, order: i, settings: settingsOf(file) });
+      const r = await processFile(file, manifests.get(file.outputRoot)!, ctx, i, settingsOf(file));
       slots?.pass(i);
       breaker.observe(r);
       await tally.add(i, r);
@@ -199,6 +202,16 @@ async function runLocked(plan: BatchPlan, options: RunOptions, params: PfcParams
   };
 }
 
+/** The plan's manifests, read again unless the one planning read is still the file on disk (now that the run holds the lock). */
+async function manifestsOf(plan: BatchPlan): Promise<Map<string, Manifest>> {
+  const manifests = new Map<string, Manifest>();
+  for (const root of plan.outputRoots) {
+    const read = plan.manifests?.get(root);
+    manifests.set(root, read && read.mode === plan.mode.kind && (await read.unchangedOnDisk()) ? read : await Manifest.load(root, plan.mode.kind));
+  }
+  return manifests;
+}
+
 /** The folders a run writes to, each file's one at a time (no array of every file's folder). */
 function* foldersOf(plan: BatchPlan): Generator<string> {
   yield* plan.outputRoots;
@@ -212,17 +225,14 @@ interface FileContext extends RunOptions {
   attempts: number;
   emit: (e: BatchEvent) => void;
   slots: JobSlots | undefined;
-  /** The file's position in the plan: jobs start in this order. */
-  order: number;
-  /** The file's parameters and settings key (shared by every file of its kind). */
-  settings: FileSettings;
 }
 
-async function processFile(file: PlannedFile, manifest: Manifest, ctx: FileContext): Promise<FileResult> {
-  const { params, effective, key } = ctx.settings;
+/** `order`: the file's position in the plan (jobs start in this order); `settings`: its parameters and settings key (shared by every file of its kind). */
+async function processFile(file: PlannedFile, manifest: Manifest, ctx: FileContext, order: number, settings: FileSettings): Promise<FileResult> {
+  const { params, effective, key } = settings;
   const base: FileResult = { input: file.input, output: file.output, rel: file.rel, status: 'failed', media: file.media, params: effective, bytesIn: file.size, warnings: [] };
   if (file.backup) base.backup = file.backup;
-  const job: FileJob = { file, manifest, params, effective, key, t0: Date.now(), ids: { input: file.input, rel: file.rel } };
+  const job: FileJob = { file, manifest, params, effective, key, order, t0: Date.now(), ids: { input: file.input, rel: file.rel } };
   try {
     const decision = await decide(file, manifest, job.key, { force: ctx.force ?? false, overwrite: ctx.overwrite ?? false, ...(ctx.signal ? { signal: ctx.signal } : {}) });
     if (decision.action === 'skip') return upToDate(job, decision.entry, base, ctx);
@@ -241,6 +251,8 @@ interface FileJob {
   effective: PfcParams;
   /** Settings key of the file (backend and effective parameters). */
   key: string;
+  /** The file's position in the plan: jobs start in this order. */
+  order: number;
   /** Start time, ms since the epoch. */
   t0: number;
   ids: { input: string; rel: string };
@@ -263,6 +275,7 @@ function refused(job: FileJob, errorName: string, error: string, base: FileResul
 /** Keep the original (in-place), then correct with whole-file retries of retryable failures. */
 async function correctFile(job: FileJob, decision: CorrectDecision, base: FileResult, ctx: FileContext): Promise<FileResult> {
   const { file } = job;
+  if (file.mediaFromManifest) sniffBeforeSending(job, decision.source, base, ctx);
   ctx.emit({ type: 'start', ...job.ids, output: file.output, bytes: file.size, reason: decision.reason });
   // In place, the file as it was when its original was kept: it is replaced only while it is still so.
   const kept = file.backup ? await stat(file.input) : undefined;
@@ -278,6 +291,30 @@ async function correctFile(job: FileJob, decision: CorrectDecision, base: FileRe
       await beforeNextAttempt(job, decision.source, err, attempt, ctx);
     }
   }
+}
+
+/**
+ * A file planned from its manifest entry (its headers unread) is sniffed before
+ * it is sent: its bytes may have changed under the same size and mtime, or its
+ * content may not be what its extension says. Its output name stays as planned;
+ * the limits planning skipped for it are checked here.
+ */
+function sniffBeforeSending(job: FileJob, source: string, base: FileResult, ctx: FileContext): void {
+  const { file } = job;
+  const media = sniffFileSync(source);
+  if (!media) throw new InputUnsupportedError(`${source} is no longer a JPEG, PNG, MP4 or MOV file (judged by content)`);
+  // Its parameters and settings key were chosen for the kind its extension names.
+  if (media.fileType !== file.media.fileType) throw new InputUnsupportedError(`${source} is a ${media.fileType}, not the ${file.media.fileType} its name says; run again to plan it afresh`);
+  const violation = limitViolation(media, file.size, job.params, ctx.backend.kind);
+  if (violation) throw new InputUnsupportedError(`${source}: ${violation}`);
+  file.media = media;
+  delete file.mediaFromManifest;
+  base.media = media;
+}
+
+/** A file planned from the manifest turned out not to be something the service corrects (or not within its limits). */
+class InputUnsupportedError extends Error {
+  override name = 'InputUnsupportedError';
 }
 
 /** Upload, run the job, write the result atomically and record it in the manifest. */
@@ -301,7 +338,7 @@ async function attemptOnce(job: FileJob, decision: CorrectDecision, source: { si
       phase = p.phase;
       emit({ type: 'phase', ...ids, phase });
     },
-    ...(ctx.slots ? { jobSlot: (s: AbortSignal | undefined) => ctx.slots!.acquire(ctx.order, s), slotWanted: () => ctx.slots!.waiting > 0 } : {}),
+    ...(ctx.slots ? { jobSlot: (s: AbortSignal | undefined) => ctx.slots!.acquire(job.order, s), slotWanted: () => ctx.slots!.waiting > 0 } : {}),
   });
   job.jobId = res.job?._id;
   const jobId = job.jobId;
@@ -344,7 +381,7 @@ async function beforeNextAttempt(job: FileJob, source: string, err: unknown, att
   if (err instanceof TimeoutError && ctx.jobTimeoutMs && err.timeoutMs === ctx.jobTimeoutMs) throw new JobTimeoutError(ctx.jobTimeoutMs);
   if (attempt >= ctx.attempts || !worthAnotherAttempt(err)) throw err;
   // Later files do not wait for this one's turn through its backoff.
-  ctx.slots?.pass(ctx.order);
+  ctx.slots?.pass(job.order);
   const delayMs = (ctx.retryDelayMs ?? 1000) * 2 ** (attempt - 1);
   ctx.emit({ type: 'retry', ...job.ids, attempt: attempt + 1, delayMs, error: messageOf(err) });
   await defaultSleep(delayMs, ctx.signal);

@@ -3,9 +3,9 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { FolderLockedError, LOCK_FILE, lockFolders } from '../src/index';
+import { FolderLockedError, LOCK_FILE, lockFolders, planBatch } from '../src/index';
 import { hasAnimationChunk } from '../src/animation';
-import { tempDir } from './helpers';
+import { jpegBytes, tempDir, writeTree } from './helpers';
 
 /** A pid that was alive a moment ago and is gone now. */
 function deadPid(): number {
@@ -63,5 +63,24 @@ describe('hasAnimationChunk', () => {
   it('finds acTL before the image data (APNG), not in a still PNG', () => {
     expect(hasAnimationChunk(Buffer.concat([signature, chunk('IHDR', 13), chunk('acTL', 8), chunk('IDAT', 4)]))).toBe(true);
     expect(hasAnimationChunk(Buffer.concat([signature, chunk('IHDR', 13), chunk('IDAT', 4), chunk('IEND')]))).toBe(false);
+  });
+});
+
+describe('a mirror run that has not written its manifest yet', () => {
+  it('marks its output folder by its lock: planning the parent folder leaves it out', async () => {
+    const root = tempDir();
+    writeTree(root, { 'a.jpg': jpegBytes(64, 48), 'results/b.jpg': jpegBytes(64, 48), 'inbox/c.jpg': jpegBytes(64, 48) });
+    // Another run mirroring into `results` holds its lock; its first result is there, its manifest not yet.
+    const mirror = await lockFolders([join(root, 'results')], { mode: 'mirror' });
+    // A suffix run's lock is on an input folder: that folder stays input.
+    const suffix = await lockFolders([join(root, 'inbox')], { mode: 'suffix' });
+    try {
+      const plan = await planBatch({ inputs: [root], output: { kind: 'suffix' } });
+      expect(plan.files.map((f) => f.rel).sort()).toEqual(['a.jpg', 'inbox/c.jpg']);
+      expect(plan.skipped).toContainEqual(expect.objectContaining({ path: join(root, 'results'), code: 'output-folder' }));
+    } finally {
+      await mirror.release();
+      await suffix.release();
+    }
   });
 });

@@ -1,8 +1,10 @@
+import { createHash } from 'node:crypto';
 import { appendFileSync, copyFileSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { Manifest, MANIFEST_FILE, settingsKey } from '../src/index';
+import { packHash, unpackHash } from '../src/manifest-lines';
 import { tempDir } from './helpers';
 
 const V1_FIXTURE = join(dirname(fileURLToPath(import.meta.url)), 'fixtures/manifest-v1.jsonl');
@@ -108,5 +110,19 @@ describe('Manifest', () => {
     expect(settingsKey('web', { width: 100, preset: 'Pro' })).toBe(settingsKey('web', { preset: 'Pro', width: 100 }));
     expect(settingsKey('web', {})).not.toBe(settingsKey('emulator', {}));
     expect(settingsKey('web', { width: 100 })).not.toBe(settingsKey('web', { width: 101 }));
+  });
+});
+
+describe('packed hashes', () => {
+  it('unpack to the SHA-256 hex they were packed from', () => {
+    for (let i = 0; i < 500; i++) {
+      const hash = `sha256:${createHash('sha256').update(String(i)).digest('hex')}`;
+      const packed = packHash(hash);
+      expect(packed).toHaveLength(43);
+      expect(unpackHash(packed)).toBe(hash);
+    }
+    expect(unpackHash(packHash(`sha256:${'0'.repeat(64)}`))).toBe(`sha256:${'0'.repeat(64)}`);
+    expect(unpackHash(packHash(`sha256:${'f'.repeat(64)}`))).toBe(`sha256:${'f'.repeat(64)}`);
+    expect(unpackHash(packHash('sha256:other'))).toBe('sha256:other');
   });
 });

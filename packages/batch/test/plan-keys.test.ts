@@ -1,15 +1,15 @@
 /**
- * The planner keeps a short key per file (`pathKey`) for its collision and
- * overwrite checks, not the paths: its decisions must equal those made on the
- * full paths. The reference below is the earlier settlement on full,
- * lower-cased real paths, applied to the same files.
+ * The planner's collision, duplicate and overwrite checks (keyed by real
+ * paths, shared with the planned files' own strings where a path is its real
+ * path) must equal a settlement made on the full paths. The reference below is
+ * the settlement on full, lower-cased real paths, applied to the same files.
  */
 import { symlinkSync } from 'node:fs';
-import { basename, dirname, extname, join } from 'node:path';
+import { basename, dirname, extname, join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { PfcParams } from '@pfc/core';
 import { type PlannedFile, planBatch } from '../src/index';
-import { disambiguatedName, outputName } from '../src/paths';
+import { disambiguatedName, outputName, portableRelative } from '../src/paths';
 import { realPathOf } from '../src/realpaths';
 import { jpegBytes, pngBytes, tempDir, writeTree } from './helpers';
 
@@ -53,7 +53,7 @@ function messyTree(seed: number): Record<string, Buffer> {
   return tree;
 }
 
-describe('planBatch with short keys', () => {
+describe('planBatch collision keys', () => {
   for (const seed of [1, 2, 3]) {
     it(`settles collisions exactly as on full paths (seed ${seed})`, async () => {
       const root = tempDir();
@@ -89,5 +89,16 @@ describe('outputName', () => {
     expect(outputName('a.png', 'png', params)).toBe('a.jpg');
     params.outputType = 'original';
     expect(outputName('a.png', 'png', params)).toBe('a.png');
+  });
+});
+
+describe('portableRelative', () => {
+  it('equals path.relative, also for paths it cannot simply cut', () => {
+    const pairs: Array<[string, string]> = [
+      ['/a/b', '/a/b/c/d.jpg'], ['/a/b', '/a/bc/d.jpg'], ['/a/b', '/a/b'], ['/a/b', '/a/x/y.jpg'], ['/a/b/', '/a/b/c.jpg'],
+      ['/a/b', '/a/b/../c.jpg'], ['/a/b', '/a/b/./c.jpg'], ['/a/b', '/a/b//c.jpg'], ['/a/./b', '/a/b/c.jpg'], ['/', '/a.jpg'],
+      ['/a/b', '/a/b/.pfc-originals/c.jpg'], ['/a/b', '/a/b/c/..'],
+    ];
+    for (const [from, to] of pairs) expect(portableRelative(from, to), `${from} → ${to}`).toBe(relative(from, to));
   });
 });

@@ -97,8 +97,9 @@ Run:
   -y, --yes                do not ask before large runs on a paid backend
       --confirm-above N    ask before sending more than N files to a paid
                            backend (default 20)
-      --json               one JSON object per line on stdout (file events and
-                           a final {"type":"summary",...})
+      --json               one JSON object per line on stdout (file events,
+                           up-to-date files as counts, and a final
+                           {"type":"summary",...})
       --report FILE.html   write a before/after report page: a new file, or
                            one an earlier pfc report wrote (checked before
                            anything is sent)

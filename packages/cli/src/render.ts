@@ -30,12 +30,37 @@ export function shown(cwd: string, path: string): string {
 /** A name or message from outside, safe on a terminal. */
 const safe = (text: string | undefined): string => escapeControls(text ?? '');
 
-/** One JSON object per line on stdout. */
+/** Up-to-date files counted into one `up-to-date` line of `--json` output. */
+export const UP_TO_DATE_PER_LINE = 1000;
+
+/**
+ * One JSON object per line on stdout. Up-to-date files are counted, not listed:
+ * a `{"type":"up-to-date","files":n,"bytes":b}` line stands for the `n` found
+ * since the previous one (written every {@link UP_TO_DATE_PER_LINE}, before any
+ * other event and at the end), so a rerun of 100,000 files prints ~100 lines.
+ */
 export function jsonRenderer(io: CliIo): Renderer {
+  let files = 0;
+  let bytes = 0;
+  const line = (e: object): void => void io.stdout.write(`${JSON.stringify(e)}\n`);
+  const flush = (): void => {
+    if (files === 0) return;
+    line({ type: 'up-to-date', files, bytes });
+    files = bytes = 0;
+  };
   return {
-    event: (e) => io.stdout.write(`${JSON.stringify(e)}\n`),
+    event: (e) => {
+      if (e.type === 'skipped' && e.code === 'up-to-date') {
+        files++;
+        bytes += e.bytes ?? 0;
+        if (files >= UP_TO_DATE_PER_LINE) flush();
+        return;
+      }
+      flush();
+      line(e);
+    },
     notice: (text) => io.stderr.write(`${text}\n`),
-    stop: () => undefined,
+    stop: flush,
   };
 }
 

@@ -2,7 +2,7 @@ import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import type { CliIo } from '../src/io';
 import { paramsFromArgs } from '../src/params';
-import { humanRenderer } from '../src/render';
+import { humanRenderer, jsonRenderer, UP_TO_DATE_PER_LINE } from '../src/render';
 
 function fakeIo(tty: boolean): { io: CliIo; out: () => string; err: () => string } {
   let out = '';
@@ -38,6 +38,23 @@ describe('humanRenderer', () => {
     r.stop();
     expect(out()).toBe('✗ x.png: job j FAILED: bad\n');
     expect(err()).toBe('');
+  });
+});
+
+describe('jsonRenderer', () => {
+  it('counts up-to-date files instead of a line each, and prints every other event as it comes', () => {
+    const { io, out } = fakeIo(false);
+    const r = jsonRenderer(io);
+    const upToDate = (i: number) => r.event({ type: 'skipped', input: `/work/p${i}.jpg`, rel: `p${i}.jpg`, code: 'up-to-date', reason: 'done', bytes: 10 });
+    r.event({ type: 'skipped', input: '/work/notes.txt', code: 'unsupported', reason: 'not an image' });
+    for (let i = 0; i < UP_TO_DATE_PER_LINE + 2; i++) upToDate(i);
+    r.event({ type: 'start', input: '/work/b.jpg', rel: 'b.jpg', output: '/work/out/b.jpg', bytes: 1000, reason: 'new' });
+    upToDate(-1);
+    r.stop();
+    const lines = out().trim().split('\n').map((l) => JSON.parse(l) as { type: string; code?: string; files?: number; bytes?: number });
+    expect(lines.map((l) => l.type)).toEqual(['skipped', 'up-to-date', 'up-to-date', 'start', 'up-to-date']);
+    expect(lines[0]!.code).toBe('unsupported');
+    expect(lines.filter((l) => l.type === 'up-to-date').map((l) => [l.files, l.bytes])).toEqual([[UP_TO_DATE_PER_LINE, UP_TO_DATE_PER_LINE * 10], [2, 20], [1, 10]]);
   });
 });
 

@@ -104,7 +104,7 @@ async function scanAndPlan(svc: RunServices, req: RunRequest, r: PlanRequest): P
     if (!scan) return undefined;
     progress.report({ message: t('Planning {0} files…', scan.files) });
     // planBatch cannot be interrupted; a cancel stops waiting for it and discards its plan.
-    let plan = await Promise.race([planBatch({ inputs: req.inputs, output: r.output, params: r.params, backend: r.planKind }), whenCancelled]);
+    let plan = await Promise.race([planBatch({ inputs: req.inputs, output: r.output, params: r.params, backend: r.planKind, backendId: r.backendId }), whenCancelled]);
     if (!plan || cancelled()) return undefined;
     plan = withoutExcluded(plan, scan.excluded);
     if (req.retry) plan = filterPlan(plan, new Set(req.retry.only));

@@ -1,0 +1,52 @@
+/**
+ * Planning's fast lane for a rerun: a file whose manifest entry records this
+ * very input (same path, size and modification time) made with this run's
+ * settings is not sniffed again. Its format is the one its extension names,
+ * trusted only when the output that format gives is the one the manifest
+ * recorded for it; nothing is read but the stat planning takes anyway. The
+ * same trust the decision gives size and mtime (as git's index does), moved
+ * before the header reads, so a rerun of 100,000 up-to-date files reads no file.
+ */
+import type { Stats } from 'node:fs';
+import { extname } from 'node:path';
+import type { PfcParams } from '@pfc/core';
+import { fileSettings } from './decide';
+import type { Manifest } from './manifest';
+import type { PlannedFile } from './plan';
+import { contentTypeOf, type MediaFormat, type MediaInfo } from './sniff';
+
+/** Formats by extension, for the guess the manifest then confirms. */
+const FORMAT_OF_EXT: Record<string, MediaFormat> = {
+  '.jpg': 'jpeg', '.jpeg': 'jpeg', '.jpe': 'jpeg', '.jfif': 'jpeg', '.png': 'png', '.mp4': 'mp4', '.m4v': 'mp4', '.mov': 'mov', '.qt': 'mov',
+};
+
+/** One `MediaInfo` per format, shared by every file planned through the manifest (no pixel size: the headers were not read). */
+const MEDIA_OF_FORMAT = new Map<MediaFormat, MediaInfo>(
+  (['jpeg', 'png', 'mp4', 'mov'] as const).map((f) => [f, Object.freeze({ format: f, fileType: f === 'jpeg' || f === 'png' ? 'image' : 'video', contentType: contentTypeOf(f) })]),
+);
+
+/** Maps a file to its planned output for a given media (the planner's own rule). */
+export type PlanOutput = (path: string, info: Stats, media: MediaInfo) => Pick<PlannedFile, 'output' | 'outputRoot'>;
+
+/**
+ * The media of a file the manifest of its output root records as made from
+ * this input with these settings, or undefined (then the file is sniffed).
+ * `inPlace`: the file on disk is the recorded output, not the input.
+ */
+export function knownMediaLookup(manifests: ReadonlyMap<string, Manifest>, params: PfcParams, backendId: string, inPlace: boolean): (path: string, info: Stats, plan: PlanOutput) => MediaInfo | undefined {
+  const settingsOf = fileSettings(params, backendId);
+  return (path, info, plan) => {
+    const format = FORMAT_OF_EXT[extname(path).toLowerCase()];
+    if (!format || !info.isFile()) return undefined;
+    const media = MEDIA_OF_FORMAT.get(format)!;
+    const { output, outputRoot } = plan(path, info, media);
+    const manifest = manifests.get(outputRoot);
+    const entry = manifest?.get(output);
+    if (!manifest || !entry || entry.input !== manifest.relOf(path)) return undefined;
+    const sameStat = inPlace
+      ? entry.outputSize === info.size && entry.outputMtimeMs === info.mtimeMs
+      : entry.inputSize === info.size && entry.inputMtimeMs === info.mtimeMs;
+    if (!sameStat || entry.settingsKey !== settingsOf({ media }).key) return undefined;
+    return media;
+  };
+}
