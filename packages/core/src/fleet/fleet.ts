@@ -8,6 +8,8 @@
  * Runtime-agnostic (timers and promises only): the CLI, VS Code and any
  * other host share it.
  */
+import { readAll } from '../backend';
+import { bytesStream } from '../bgr/backend';
 import { APIError, ConnectionError, TimeoutError, UserAbortError } from '../errors';
 
 /** One instance of a fleet. */
@@ -263,4 +265,21 @@ function messageOf(err: unknown): string {
 export async function onInstance<T, R>(target: T | Fleet<T>, fn: (client: T, signal: AbortSignal | undefined) => Promise<R>, signal?: AbortSignal): Promise<FleetUse<R> | { value: R; instance: undefined; notes: string[] }> {
   if (target instanceof Fleet) return target.use(fn, signal);
   return { value: await fn(target, signal), instance: undefined, notes: [] };
+}
+
+/**
+ * As {@link onInstance}, for a call whose value carries the result file as a
+ * stream: on a fleet the file is read in full while the call still holds its
+ * instance, so a download cut off by a dying instance (a `ConnectionError`
+ * from the body) moves the file to another instance like any other failure of
+ * that instance, instead of surfacing after the fleet has let go of the call.
+ * On a single client the body stays a stream (nowhere to move it; the caller
+ * retries the whole file).
+ */
+export async function onInstanceWhole<T, R extends { body: ReadableStream<Uint8Array> }>(target: T | Fleet<T>, fn: (client: T, signal: AbortSignal | undefined) => Promise<R>, signal?: AbortSignal): Promise<FleetUse<R> | { value: R; instance: undefined; notes: string[] }> {
+  if (!(target instanceof Fleet)) return onInstance(target, fn, signal);
+  return target.use(async (client, s) => {
+    const value = await fn(client, s);
+    return { ...value, body: bytesStream(await readAll(value.body)) };
+  }, signal);
 }
