@@ -1,8 +1,11 @@
 /**
  * A fleet of self-hosted container instances of one kind (colour correction or
  * background removal): work goes to the healthy instance with the least
- * outstanding work relative to its concurrency, each instance runs at most its
- * own number of calls at once, every instance is health-checked before its
+ * outstanding work relative to its concurrency (among instances with a free
+ * slot and known speeds: the one whose recent calls returned soonest, so the
+ * start and the end of a batch do not wait on the slowest machine), each
+ * instance runs at most its own number of calls at once, every instance is
+ * health-checked before its
  * first use and while work is outstanding, and a call that fails because its
  * instance failed (no answer, a timeout, a 5xx) is moved to another instance.
  * Runtime-agnostic (timers and promises only): the CLI, VS Code and any
@@ -80,7 +83,12 @@ interface Member<T> extends FleetInstanceStatus {
   client: T;
   probe: (signal: AbortSignal) => Promise<boolean>;
   checking: Promise<void> | undefined;
+  /** Recent time of one call on it, ms (a moving average); undefined until one completed. */
+  callMs: number | undefined;
 }
+
+/** Weight of the newest call in an instance's moving average of call times. */
+const CALL_TIME_WEIGHT = 0.2;
 
 interface Waiter {
   wake: () => void;
@@ -105,7 +113,7 @@ export class Fleet<T> {
       names.add(m.name);
       const concurrency = Math.floor(m.concurrency ?? 1);
       if (!(concurrency >= 1)) throw new RangeError(`concurrency of ${m.name} must be an integer ≥ 1 (got ${String(m.concurrency)})`);
-      return { name: m.name, client: m.client, probe: m.health, concurrency, healthy: undefined, outstanding: 0, completed: 0, failed: 0, checking: undefined };
+      return { name: m.name, client: m.client, probe: m.health, concurrency, healthy: undefined, outstanding: 0, completed: 0, failed: 0, checking: undefined, callMs: undefined };
     });
     this.#intervalMs = options.healthIntervalMs ?? 5_000;
     this.#isFailure = options.isInstanceFailure ?? isInstanceFailure;
@@ -125,8 +133,9 @@ export class Fleet<T> {
   }
 
   /**
-   * Run `fn` on an instance: the healthy one with the least outstanding work
-   * (waiting while every healthy one is at its concurrency). When the call
+   * Run `fn` on an instance: of the healthy ones with a free slot, the one
+   * whose recent calls returned soonest, else the one with the least
+   * outstanding work (waiting while every healthy one is at its concurrency). When the call
    * fails because the instance failed, the instance is marked down and the
    * call runs again on another one it has not failed on; `fn` must therefore
    * be safe to repeat (its input replayable). Rejects with the call's own
@@ -137,9 +146,12 @@ export class Fleet<T> {
     const notes: string[] = [];
     for (;;) {
       const m = await this.#acquire(tried, signal);
+      const started = Date.now();
       try {
         const value = await fn(m.client, signal);
         m.completed++;
+        const ms = Date.now() - started;
+        m.callMs = m.callMs === undefined ? ms : m.callMs + CALL_TIME_WEIGHT * (ms - m.callMs);
         return { value, instance: m.name, notes };
       } catch (err) {
         if (signal?.aborted || !this.#isFailure(err)) throw err;
@@ -175,7 +187,7 @@ export class Fleet<T> {
       const usable = this.#members.filter((m) => m.healthy === true && !tried.has(m));
       const free = usable.filter((m) => m.outstanding < m.concurrency);
       if (free.length > 0) {
-        const m = free.reduce((a, b) => (b.outstanding / b.concurrency < a.outstanding / a.concurrency ? b : a));
+        const m = free.reduce((a, b) => (sooner(b, a) ? b : a));
         m.outstanding++;
         this.#schedule();
         return m;
@@ -252,6 +264,18 @@ export class Fleet<T> {
   #describeDown(tried: Set<Member<T>>): string {
     return this.#members.map((m) => `${m.name}: ${tried.has(m) ? 'failed this file' : 'down'}${m.lastError ? ` (${m.lastError})` : ''}`).join('; ');
   }
+}
+
+/**
+ * Whether a call on `b` is expected to finish before one on `a` (both with a
+ * free slot): by their recent call times once both have some, so when slots
+ * are free on instances of different speeds (at the start, near the end of a
+ * batch) the file goes to the one that returns it first; otherwise, and on a
+ * tie, the one with the least outstanding work for its concurrency.
+ */
+function sooner(b: FleetInstanceStatus & { callMs: number | undefined }, a: FleetInstanceStatus & { callMs: number | undefined }): boolean {
+  if (a.callMs !== undefined && b.callMs !== undefined && a.callMs !== b.callMs) return b.callMs < a.callMs;
+  return b.outstanding / b.concurrency < a.outstanding / a.concurrency;
 }
 
 function messageOf(err: unknown): string {
