@@ -108,6 +108,22 @@ describe('Fleet', () => {
     fleet.close();
   });
 
+  it('starts on the first instance that answers its health check; one whose check hangs delays nothing and joins when it answers', async () => {
+    const a = instance('a');
+    const b = instance('b');
+    let answer!: (ok: boolean) => void;
+    const hanging = new Promise<boolean>((r) => (answer = r));
+    const fleet = new Fleet([{ ...a.member, health: () => hanging }, b.member], { healthIntervalMs: 60_000 });
+    const first = await Promise.all([0, 1].map((n) => fleet.use((c) => c.work(n, Promise.resolve()))));
+    expect(first.map((r) => r.instance)).toEqual(['b', 'b']);
+    expect(fleet.status()[0]!.healthy).toBeUndefined();
+    answer(true);
+    await until(() => fleet.status()[0]!.healthy === true);
+    const next = await Promise.all([2, 3, 4, 5].map((n) => fleet.use((c) => c.work(n, Promise.resolve()))));
+    expect(next.some((r) => r.instance === 'a')).toBe(true);
+    fleet.close();
+  });
+
   it('fails with FleetUnavailableError (a connection error) when every instance is down', async () => {
     const a = instance('a');
     const b = instance('b');

@@ -179,7 +179,7 @@ export class Fleet<T> {
   }
 
   async #acquire(tried: Set<Member<T>>, signal: AbortSignal | undefined): Promise<Member<T>> {
-    this.#first ??= this.#checkAll();
+    this.#first ??= this.#firstUsable();
     await this.#first;
     let probed = false;
     for (;;) {
@@ -232,6 +232,21 @@ export class Fleet<T> {
       if (!busy) return;
       void this.#checkAll().then(() => this.#schedule());
     }, this.#intervalMs);
+  }
+
+  /**
+   * The first health checks: settled once any instance answers healthy (or
+   * every check has ended), so work starts on the first instance ready and an
+   * instance whose check hangs until its timeout delays nothing; the others
+   * join as their checks answer.
+   */
+  #firstUsable(): Promise<void> {
+    return new Promise((resolve) => {
+      const checks = this.#members.map((m) => this.#check(m).then(() => {
+        if (m.healthy === true) resolve();
+      }));
+      void Promise.all(checks).then(() => resolve());
+    });
   }
 
   #checkAll(): Promise<void> {
