@@ -83,4 +83,31 @@ describe('colour and background-removal fleets in one run', () => {
       await emu.close();
     }
   });
+
+  it('a BGR instance that rejects the licence key is taken out: its files move to the others, and it is named', async () => {
+    const key = 'mixed-fleet-licence-19ab';
+    const emu = await startEmulator({ engine: {}, bgr: false, container: {}, containerInstances: [] });
+    // The second instance holds another licence: activating it with our key leaves it Unlicensed.
+    const bgrs = await Promise.all([key, 'another-studio-licence', key].map((k) => createBgrServer({ licenseKey: k, engine: {} })));
+    try {
+      const root = tempDir();
+      await portraits(join(root, 'in'), 6);
+      const opened = await openBackend({ containerUrl: emu.selfHosted.containers[0]!.url, bgrUrl: bgrs.map((b) => b.url), bgrLicenseKey: key });
+      const params = { removeBackground: true } as const;
+      const plan = await planBatch({ inputs: [join(root, 'in')], params, backend: opened.id });
+      const summary = await runBatch(plan, { backend: opened.backend, backendId: opened.id, params, concurrency: 3 });
+      expect([summary.corrected, summary.failed], JSON.stringify(summary.results.map((r) => r.error ?? ''))).toEqual([6, 0]);
+      expect([bgrs[0]!.licensed, bgrs[1]!.licensed, bgrs[2]!.licensed]).toEqual([true, false, true]);
+      expect((bgrs[0]!.requests['bgr.submit'] ?? 0) + (bgrs[2]!.requests['bgr.submit'] ?? 0)).toBe(6);
+      expect(bgrs[1]!.requests['bgr.submit'] ?? 0).toBe(0);
+      const refused = opened.instances!().find((s) => s.name === bgrs[1]!.url)!;
+      expect(refused.failed).toBeGreaterThan(0);
+      expect(refused.lastError).toMatch(/Unlicensed/);
+      expect(summary.results.some((r) => r.warnings.some((w) => w.includes(`instance ${bgrs[1]!.url} failed`)))).toBe(true);
+      await opened.close();
+    } finally {
+      await Promise.all(bgrs.map((b) => b.close()));
+      await emu.close();
+    }
+  });
 });

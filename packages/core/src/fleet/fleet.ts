@@ -7,12 +7,14 @@
  * instance runs at most its own number of calls at once, every instance is
  * health-checked before its
  * first use and while work is outstanding, and a call that fails because its
- * instance failed (no answer, a timeout, a 5xx) is moved to another instance.
+ * instance failed (no answer, a timeout, a 5xx, a BGR licence it refuses) is
+ * moved to another instance.
  * Runtime-agnostic (timers and promises only): the CLI, VS Code and any
  * other host share it.
  */
 import { readAll } from '../backend';
 import { bytesStream } from '../bgr/backend';
+import { BgrLicenceError } from '../bgr/errors';
 import { APIError, ConnectionError, TimeoutError, UserAbortError } from '../errors';
 
 /** One instance of a fleet. */
@@ -72,10 +74,14 @@ export class FleetUnavailableError extends ConnectionError {
   }
 }
 
-/** The default: no answer, a timeout or a 5xx is the instance's failure; 4xx answers and the caller's abort are the call's own. */
+/**
+ * The default: no answer, a timeout, a 5xx, or a BGR instance that stays
+ * unlicensed after activation (that machine cannot serve; others may) is the
+ * instance's failure; other 4xx answers and the caller's abort are the call's own.
+ */
 export function isInstanceFailure(err: unknown): boolean {
   if (err instanceof UserAbortError) return false;
-  if (err instanceof ConnectionError || err instanceof TimeoutError) return true;
+  if (err instanceof ConnectionError || err instanceof TimeoutError || err instanceof BgrLicenceError) return true;
   return err instanceof APIError && err.status >= 500;
 }
 
