@@ -5,10 +5,9 @@
  * slot and known speeds: the one whose recent calls returned soonest, so the
  * start and the end of a batch do not wait on the slowest machine), each
  * instance runs at most its own number of calls at once, every instance is
- * health-checked before its
- * first use and while work is outstanding, and a call that fails because its
- * instance failed (no answer, a timeout, a 5xx, a BGR licence it refuses) is
- * moved to another instance.
+ * health-checked before its first use and while work is outstanding, and a
+ * call that fails because its instance failed (no answer, a timeout, a 5xx, a
+ * BGR licence it refuses) is moved to another instance.
  * Runtime-agnostic (timers and promises only): the CLI, VS Code and any
  * other host share it.
  */
