@@ -41,4 +41,21 @@ describe('pfc correct on a fleet of colour containers', () => {
     expect(bad.stderr).toMatch(/--container-url "not a url" is not a URL/);
     expect(a!.requests['container.upload'] ?? 0).toBe(before);
   });
+
+  it('--instance-jobs takes one number per instance (or PFC_INSTANCE_JOBS); a list that does not match the URLs is a usage error before any upload', async () => {
+    const dir = copySamples();
+    const [a, b] = emu.selfHosted.containers;
+    const before = [a!, b!].map((c) => c.requests['container.upload'] ?? 0);
+    const wrong = await runPfc(['correct', 'photos', '--container-url', a!.url, '--container-url', b!.url, '--instance-jobs', '2,1,1'], { cwd: dir });
+    expect(wrong.code, wrong.stderr).toBe(2);
+    expect(wrong.stderr).toContain('--instance-jobs has 3 values for 2 instance(s) (2 --container-url)');
+    const range = await runPfc(['correct', 'photos', '--container-url', a!.url, '--container-url', b!.url], { cwd: dir, env: { PFC_INSTANCE_JOBS: '2,0' } });
+    expect(range.code, range.stderr).toBe(2);
+    expect(range.stderr).toMatch(/--instance-jobs values must be integers from 1 to 64.*"0"/);
+    expect([a!, b!].map((c) => c.requests['container.upload'] ?? 0)).toEqual(before);
+    const ok = await runPfc(['correct', 'photos', '--container-url', a!.url, '--container-url', b!.url, '--force'], { cwd: dir, env: { PFC_INSTANCE_JOBS: '2,1' } });
+    expect(ok.code, ok.stdout + ok.stderr).toBe(0);
+    expect(ok.stdout).toContain(`${a!.url}: `);
+    expect([a!, b!].map((c) => c.requests['container.upload'] ?? 0).reduce((x, y) => x + y) - before.reduce((x, y) => x + y)).toBe(SAMPLE_PHOTOS.length);
+  });
 });

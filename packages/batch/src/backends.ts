@@ -13,7 +13,7 @@ import {
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { createDirectContainerBackend } from './container-direct';
-import { bgrTarget, containerTarget, DEFAULT_BGR_INSTANCE_JOBS, DEFAULT_CONTAINER_INSTANCE_JOBS, describeTarget, instanceJobs, urlList } from './fleet';
+import { bgrTarget, containerTarget, describeTarget, type InstanceJobs, instanceJobsFor, urlList } from './fleet';
 import { createNodeFetch } from './node-fetch';
 import { BatchUsageError } from './errors';
 
@@ -57,8 +57,13 @@ export interface BackendSelection {
   containerDirect?: { inputDir: string; outputDir: string };
   /** Background-removal container address, or several (as `containerUrl`; health-checked with `GET /Status`, each activated with the licence key). */
   bgrUrl?: string | readonly string[];
-  /** Files each self-hosted instance works on at once. Default 2 per colour container, 1 per BGR container. */
-  instanceJobs?: number;
+  /**
+   * Files each self-hosted instance works on at once: one number for every
+   * instance, or one per instance in the order of the URLs (colour containers,
+   * then BGR containers), e.g. `"4,2,2"` or `[4, 2, 2]`. Default 2 per colour
+   * container, 1 per BGR container.
+   */
+  instanceJobs?: InstanceJobs;
   /** Time between health checks of a fleet's instances while work runs, ms. Default 5,000. */
   healthIntervalMs?: number;
   /** Told when an instance of a fleet goes down, comes back, or a file moves off a failed one (never holds a key). */
@@ -159,14 +164,15 @@ async function openSelfHosted(choice: 'container' | 'bgr', sel: BackendSelection
   const retry = { ...(sel.onRetry ? { onRetry: sel.onRetry } : {}), ...(sel.fetch ? { fetch: sel.fetch } : {}) };
   const containerUrls = urlList(sel.containerUrl, '--container-url');
   const bgrUrls = urlList(sel.bgrUrl, '--bgr-url');
-  const setup = (fallback: number) => ({ jobs: instanceJobs(sel.instanceJobs, fallback), healthIntervalMs: sel.healthIntervalMs, onEvent: sel.onFleetEvent });
-  const bgr = bgrUrls.length > 0 ? bgrTarget(bgrUrls, { ...(sel.bgrLicenseKey ? { licenseKey: sel.bgrLicenseKey } : {}), ...retry }, setup(DEFAULT_BGR_INSTANCE_JOBS)) : undefined;
+  const jobs = instanceJobsFor(sel.instanceJobs, { colour: choice === 'container' ? containerUrls.length : 0, bgr: bgrUrls.length });
+  const setup = (perInstance: number[]) => ({ jobs: perInstance, healthIntervalMs: sel.healthIntervalMs, onEvent: sel.onFleetEvent });
+  const bgr = bgrUrls.length > 0 ? bgrTarget(bgrUrls, { ...(sel.bgrLicenseKey ? { licenseKey: sel.bgrLicenseKey } : {}), ...retry }, setup(jobs.bgr)) : undefined;
   if (choice === 'bgr') {
     if (!bgr) throw new BatchUsageError('the bgr backend needs --bgr-url (or PFC_BGR_URL)', 'bad-params');
     return { ...fleetFacts([bgr], 1), backend: createBgrBackend({ bgr }), id: 'bgr', description: `background-removal container${bgr instanceof Fleet ? 's' : ''} at ${describeTarget(bgr)}`, paid: false };
   }
   if (containerUrls.length === 0) throw new BatchUsageError('the container backend needs --container-url (or PFC_CONTAINER_URL)', 'bad-params');
-  const container = containerTarget(containerUrls, retry, setup(DEFAULT_CONTAINER_INSTANCE_JOBS));
+  const container = containerTarget(containerUrls, retry, setup(jobs.colour));
   if (bgr) {
     return {
       ...fleetFacts([container, bgr], 2),

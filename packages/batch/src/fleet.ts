@@ -29,16 +29,44 @@ export function urlList(value: string | readonly string[] | undefined, flag: str
   return items;
 }
 
-/** Per-instance jobs: an integer ≥ 1, or the default. */
-export function instanceJobs(value: number | undefined, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (!Number.isInteger(value) || value < 1 || value > 64) throw new BatchUsageError(`--instance-jobs must be an integer from 1 to 64 (got ${value})`, 'bad-params');
-  return value;
+/** Most files one instance may be given at once. */
+export const MAX_INSTANCE_JOBS = 64;
+
+/** Files each instance works on at once, as configured: one number for every instance, or one per instance (`"4,2,2"`, or a list). */
+export type InstanceJobs = number | string | readonly number[];
+
+/**
+ * Files at once for each instance, in the order of the URLs: colour
+ * containers first, then background-removal containers. One number applies to
+ * every instance; a list must have one value per instance. Unset: each kind's
+ * default. Throws `BatchUsageError` naming `--instance-jobs` and the allowed
+ * range or count, before anything is sent.
+ */
+export function instanceJobsFor(value: InstanceJobs | undefined, counts: { colour: number; bgr: number }): { colour: number[]; bgr: number[] } {
+  const fill = (n: number, v: number): number[] => Array.from({ length: n }, () => v);
+  if (value === undefined) return { colour: fill(counts.colour, DEFAULT_CONTAINER_INSTANCE_JOBS), bgr: fill(counts.bgr, DEFAULT_BGR_INSTANCE_JOBS) };
+  const items = typeof value === 'number' ? [value] : typeof value === 'string' ? value.split(',').map((v) => v.trim()) : [...value];
+  const jobs = items.map(jobsValue);
+  if (jobs.length === 1) return { colour: fill(counts.colour, jobs[0]!), bgr: fill(counts.bgr, jobs[0]!) };
+  const total = counts.colour + counts.bgr;
+  if (jobs.length !== total) {
+    const given = [counts.colour > 0 ? `${counts.colour} --container-url` : '', counts.bgr > 0 ? `${counts.bgr} --bgr-url` : ''].filter(Boolean).join(' and ') || 'no URL';
+    throw new BatchUsageError(`--instance-jobs has ${jobs.length} values for ${total} instance(s) (${given}): give one number for every instance, or one per instance in the order of the URLs (colour containers first, then background-removal containers)`, 'bad-params');
+  }
+  return { colour: jobs.slice(0, counts.colour), bgr: jobs.slice(counts.colour) };
+}
+
+function jobsValue(v: number | string): number {
+  const n = typeof v === 'number' ? v : /^\d+$/.test(v) ? Number(v) : NaN;
+  if (!Number.isInteger(n) || n < 1 || n > MAX_INSTANCE_JOBS) {
+    throw new BatchUsageError(`--instance-jobs values must be integers from 1 to ${MAX_INSTANCE_JOBS}, one number or a comma-separated list such as 4,2,2 (got ${JSON.stringify(v)})`, 'bad-params');
+  }
+  return n;
 }
 
 export interface FleetSetup {
-  /** Calls per instance. */
-  jobs: number;
+  /** Calls at once per instance, in the order of the URLs. */
+  jobs: readonly number[];
   /** Time between health checks while work runs, ms. Default 5,000. */
   healthIntervalMs?: number | undefined;
   /** Told when an instance goes down, comes back, or a file moves. */
@@ -61,9 +89,9 @@ type InstanceClient = { transport: { baseURL: string }; health(options: { signal
 function target<C extends InstanceClient>(urls: string[], clientFor: (baseURL: string) => C, setup: FleetSetup): C | Fleet<C> {
   if (urls.length === 1) return clientFor(urls[0]!);
   return new Fleet(
-    urls.map((url) => {
+    urls.map((url, i) => {
       const client = clientFor(url);
-      return { name: client.transport.baseURL, client, concurrency: setup.jobs, health: (signal: AbortSignal) => client.health({ signal }) };
+      return { name: client.transport.baseURL, client, concurrency: setup.jobs[i]!, health: (signal: AbortSignal) => client.health({ signal }) };
     }),
     fleetOptions(setup),
   );

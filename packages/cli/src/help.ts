@@ -18,7 +18,7 @@ Options:
   -v, --version           show the version
 
 Environment: PFC_API_KEY (Web API key), PFC_BASE_URL, PFC_CONTAINER_URL, PFC_BGR_URL,
-PFC_BGR_LICENSE_KEY, NO_COLOR.
+PFC_INSTANCE_JOBS, PFC_BGR_LICENSE_KEY, NO_COLOR.
 `;
 
 export const CORRECT_HELP = `Usage: pfc correct <paths...> [options]
@@ -75,7 +75,10 @@ embedded emulator, started on 127.0.0.1 for this run):
                            Repeatable / comma-separated like --container-url;
                            each instance is activated with the licence key
       --instance-jobs N    files each container instance works on at once
-                           (1-64; default 2 colour, 1 background removal);
+                           (1-64; default 2 colour, 1 background removal;
+                           PFC_INSTANCE_JOBS). One number for every instance,
+                           or one per instance in the order of the URLs
+                           (colour first, then BGR), e.g. 4,2,2;
                            -j defaults to the sum over the instances
       --bgr-license-key K  licence key of the BGR container
                            (PFC_BGR_LICENSE_KEY); never printed

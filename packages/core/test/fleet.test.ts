@@ -45,6 +45,22 @@ describe('Fleet', () => {
     fleet.close();
   });
 
+  it('with slots free on instances of different speeds, sends the call to the one that has been returning calls sooner', async () => {
+    const a = instance('slow');
+    const b = instance('fast');
+    const fleet = new Fleet([a.member, b.member]);
+    const pause = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+    const hold = (c: unknown) => (c === a.member.client ? pause(200) : pause(2));
+    // Both learn their speed: two calls each (the least outstanding work spreads them).
+    await Promise.all([0, 1, 2, 3].map((n) => fleet.use((c) => c.work(n, hold(c)))));
+    expect([a.me.done.length, b.me.done.length]).toEqual([2, 2]);
+    // One call at a time now: both are free each time, and the fast one gets every call.
+    for (let n = 4; n < 9; n++) await fleet.use((c) => c.work(n, hold(c)));
+    expect(b.me.done.slice(2)).toEqual([4, 5, 6, 7, 8]);
+    expect(a.me.done).toHaveLength(2);
+    fleet.close();
+  });
+
   it('moves a call off a failed instance to another, once, and says which failed', async () => {
     const a = instance('a');
     const b = instance('b');
@@ -89,6 +105,22 @@ describe('Fleet', () => {
     open();
     await Promise.all(first);
     expect(a.me.done.length).toBe(2);
+    fleet.close();
+  });
+
+  it('starts on the first instance that answers its health check; one whose check hangs delays nothing and joins when it answers', async () => {
+    const a = instance('a');
+    const b = instance('b');
+    let answer!: (ok: boolean) => void;
+    const hanging = new Promise<boolean>((r) => (answer = r));
+    const fleet = new Fleet([{ ...a.member, health: () => hanging }, b.member], { healthIntervalMs: 60_000 });
+    const first = await Promise.all([0, 1].map((n) => fleet.use((c) => c.work(n, Promise.resolve()))));
+    expect(first.map((r) => r.instance)).toEqual(['b', 'b']);
+    expect(fleet.status()[0]!.healthy).toBeUndefined();
+    answer(true);
+    await until(() => fleet.status()[0]!.healthy === true);
+    const next = await Promise.all([2, 3, 4, 5].map((n) => fleet.use((c) => c.work(n, Promise.resolve()))));
+    expect(next.some((r) => r.instance === 'a')).toBe(true);
     fleet.close();
   });
 

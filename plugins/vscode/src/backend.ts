@@ -74,10 +74,15 @@ export async function selectionFrom(settings: ExtensionSettings, keys: Pick<KeyS
       return { backend: 'emulator', emulatorUrl: await embedded() };
     }
     case 'container':
-      return { backend: 'container', containerUrl: settings.containerUrl };
+      return { backend: 'container', containerUrl: settings.containerUrl, ...jobsOf(settings) };
     case 'container+bgr':
-      return { backend: 'container', containerUrl: settings.containerUrl, bgrUrl: settings.bgrUrl, bgrLicenseKey: await required(keys, 'bgrLicenceKey', 'container+bgr') };
+      return { backend: 'container', containerUrl: settings.containerUrl, bgrUrl: settings.bgrUrl, bgrLicenseKey: await required(keys, 'bgrLicenceKey', 'container+bgr'), ...jobsOf(settings) };
   }
+}
+
+/** `pfc.instanceJobs` when set: files at once per self-hosted instance. */
+function jobsOf(settings: ExtensionSettings): Pick<BackendSelection, 'instanceJobs'> {
+  return settings.instanceJobs.length > 0 ? { instanceJobs: settings.instanceJobs } : {};
 }
 
 function labelOf(backend: ConcreteBackend, s: ExtensionSettings, emulatorUrl: string | undefined, { t }: VscodeL10n): string {

@@ -5,7 +5,7 @@
  */
 import { validatePfcParams, type ParamIssue, type PfcParams } from '@pfc/core';
 import { join, resolve, sep } from 'node:path';
-import { DEFAULT_OUTPUT_DIR, type OutputMode } from '@pfc/batch';
+import { DEFAULT_OUTPUT_DIR, MAX_INSTANCE_JOBS, type OutputMode } from '@pfc/batch';
 import type { VscodeApi, VscodeL10n } from './vscode-api';
 
 export const BACKENDS = ['auto', 'hosted', 'container', 'container+bgr', 'emulator'] as const;
@@ -27,6 +27,8 @@ export interface ExtensionSettings {
   /** Default `http://127.0.0.1:8082`. */
   /** One address, or several separated by commas (a fleet). */
   bgrUrl: string;
+  /** Files at once per self-hosted instance: one for every instance, or one per instance (colour URLs, then BGR URLs). Default `[]`: 2 per colour container, 1 per BGR container. */
+  instanceJobs: number[];
   /** Address of a running emulator; default empty: the embedded emulator. */
   emulatorUrl: string;
   /** Default Web API parameters of every job, validated. Default `{}`. */
@@ -59,6 +61,7 @@ export const DEFAULT_SETTINGS: Readonly<ExtensionSettings> = {
   containerConfigured: false,
   bgrUrl: 'http://127.0.0.1:8082',
   emulatorUrl: '',
+  instanceJobs: [],
   parameters: {},
   defaultPreset: 'Universal',
   outputMode: 'folder',
@@ -114,6 +117,14 @@ function checkUrls(name: 'containerUrl' | 'bgrUrl', value: unknown, issues: Sett
   return checked.every((u) => u !== undefined) ? checked.join(',') : undefined;
 }
 
+/** One integer from 1 to 64, or a list of them (empty: the defaults; the count is checked against the addresses when the backend opens). */
+function checkInstanceJobs(value: unknown, issues: SettingIssue[], l10n: VscodeL10n): number[] | undefined {
+  if (value === undefined || value === null) return undefined;
+  const items = Array.isArray(value) ? value : [value];
+  const jobs = items.map((v) => intIn('instanceJobs', v, 1, MAX_INSTANCE_JOBS, issues, l10n));
+  return jobs.every((n) => n !== undefined) ? jobs : undefined;
+}
+
 function intIn(name: string, value: unknown, min: number, max: number, issues: SettingIssue[], { t }: VscodeL10n): number | undefined {
   if (value === undefined) return undefined;
   if (typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max) return value;
@@ -145,6 +156,8 @@ export function readSettings(get: ConfigGetter, l10n: VscodeL10n, isSet: (key: s
     if (v !== undefined) s[key] = v;
   }
   s.containerConfigured = isSet('containerUrl');
+  const jobs = checkInstanceJobs(get<unknown>('instanceJobs'), issues, l10n);
+  if (jobs !== undefined) s.instanceJobs = jobs;
 
   const params = get<unknown>('parameters');
   if (params !== undefined && params !== null) {

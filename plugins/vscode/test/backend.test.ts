@@ -52,6 +52,14 @@ describe('resolveBackend (through @pfc/batch openBackend)', () => {
     expect(await selectionFrom(settings({ backend: 'container', containerUrl: 'http://studio:8081' }), keys(ALL_KEYS))).toEqual({ backend: 'container', containerUrl: 'http://studio:8081' });
   });
 
+  test('pfc.instanceJobs goes to both self-hosted selections; a count that does not match the addresses is refused when the backend opens', async () => {
+    const fleet = { containerUrl: 'http://gpu-1:8081,http://gpu-2:8081', instanceJobs: [4, 2] };
+    expect(await selectionFrom(settings({ backend: 'container', ...fleet }), keys(ALL_KEYS))).toEqual({ backend: 'container', containerUrl: fleet.containerUrl, instanceJobs: [4, 2] });
+    const both = await selectionFrom(settings({ backend: 'container+bgr', ...fleet, instanceJobs: [4, 2, 1] }), keys(ALL_KEYS));
+    expect(both.instanceJobs).toEqual([4, 2, 1]);
+    await expect(resolveBackend(settings({ backend: 'container', ...fleet, instanceJobs: [4, 2, 2] }), keys({}))).rejects.toThrow(/--instance-jobs has 3 values for 2 instance/);
+  });
+
   test('container+bgr: needs the BGR licence key, which alone is passed on', async () => {
     await expect(resolveBackend(settings({ backend: 'container+bgr' }), keys({}))).rejects.toThrow(/Set BGR Licence Key/);
     const r = await resolveBackend(settings({ backend: 'container+bgr' }), keys({ bgrLicenceKey: 'lic-1234567' }));

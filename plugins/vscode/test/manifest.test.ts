@@ -78,7 +78,7 @@ describe('package.json contributes', () => {
       expect(['application', 'machine', 'machine-overridable', 'window', 'resource', 'language-overridable'], key).toContain(p.scope);
     }
     const codeKeys: Record<Exclude<keyof typeof DEFAULT_SETTINGS, 'containerConfigured'>, string> = {
-      backend: 'pfc.backend', webApiUrl: 'pfc.webApiUrl', containerUrl: 'pfc.containerUrl', bgrUrl: 'pfc.bgrUrl', emulatorUrl: 'pfc.emulatorUrl',
+      backend: 'pfc.backend', webApiUrl: 'pfc.webApiUrl', containerUrl: 'pfc.containerUrl', bgrUrl: 'pfc.bgrUrl', instanceJobs: 'pfc.instanceJobs', emulatorUrl: 'pfc.emulatorUrl',
       parameters: 'pfc.parameters', defaultPreset: 'pfc.defaultPreset', outputMode: 'pfc.output.mode', askOutputEachRun: 'pfc.output.askEachRun',
       outputFolderName: 'pfc.output.folderName', outputSuffix: 'pfc.output.suffix', concurrency: 'pfc.concurrency',
       confirmAboveFiles: 'pfc.confirmAboveFiles', skipAlreadyCorrected: 'pfc.skipAlreadyCorrected',

@@ -38,6 +38,16 @@ describe('readSettings', () => {
     expect(issues({ bgrUrl: [] })[0]).toMatch(/pfc\.bgrUrl must be an http\(s\) address or a list of them/);
   });
 
+  test('per-instance jobs: one number for every instance, or a list (one per address), each 1–64', () => {
+    expect(from({}).instanceJobs).toEqual([]);
+    expect(from({ instanceJobs: [] }).instanceJobs).toEqual([]);
+    expect(from({ instanceJobs: 3 }).instanceJobs).toEqual([3]);
+    expect(from({ instanceJobs: [4, 2, 2] }).instanceJobs).toEqual([4, 2, 2]);
+    expect(issues({ instanceJobs: [4, 0, 2] })).toEqual(['pfc.instanceJobs must be an integer from 1 to 64 (got 0)']);
+    expect(issues({ instanceJobs: 65 })).toEqual(['pfc.instanceJobs must be an integer from 1 to 64 (got 65)']);
+    expect(issues({ instanceJobs: ['2'] })[0]).toMatch(/pfc\.instanceJobs must be an integer from 1 to 64/);
+  });
+
   test('each bad value is named with what is allowed', () => {
     expect(issues({ concurrency: 0 })).toEqual(['pfc.concurrency must be an integer from 1 to 16 (got 0)']);
     expect(issues({ concurrency: 2.5 })[0]).toMatch(/pfc\.concurrency must be an integer from 1 to 16/);

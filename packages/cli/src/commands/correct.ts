@@ -120,7 +120,8 @@ async function readRequest(v: CorrectValues, positionals: string[], io: CliIo): 
     // Repeated flags, or commas in the flag or the variable, give several instances (a fleet).
     containerUrl: v['container-url'] ?? io.env.PFC_CONTAINER_URL,
     bgrUrl: v['bgr-url'] ?? io.env.PFC_BGR_URL,
-    ...(v['instance-jobs'] !== undefined ? { instanceJobs: intFlag('instance-jobs', v['instance-jobs'], 1, 64) } : {}),
+    // One number for every instance, or one per instance in the order of the URLs (checked by openBackend, before anything is sent).
+    instanceJobs: v['instance-jobs'] ?? io.env.PFC_INSTANCE_JOBS,
     onFleetEvent: (e) => fleetNotice(e, io),
     bgrLicenseKey: v['bgr-license-key'] ?? io.env.PFC_BGR_LICENSE_KEY,
     ...containerDirect(v['container-input-dir'], v['container-output-dir'], io.cwd),

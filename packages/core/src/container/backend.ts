@@ -9,7 +9,7 @@ import { validateContainerParams } from '../contract/container';
 import { withDeadline } from '../deadline';
 import { DEFAULT_JOB_TIMEOUT_MS } from '../webapi/options';
 
-import { Fleet, onInstance } from '../fleet/fleet';
+import { Fleet, onInstanceWhole } from '../fleet/fleet';
 import { ContainerClient, containerContentType, type ContainerClientOptions, type ContainerCorrection } from './client';
 import { pfcToContainerParams, type MappingOptions } from './from-pfc-params';
 
@@ -106,7 +106,7 @@ export function containerBackendWith(
 export function createContainerBackend(options: ContainerBackendOptions): CorrectionBackend {
   const target = options.container instanceof ContainerClient || options.container instanceof Fleet ? options.container : new ContainerClient(options.container);
   return containerBackendWith(async (input, check, opts, signal) => {
-    const r = await onInstance(target, (client, s) => runContainer(client, input, check, opts, s ?? signal), signal);
+    const r = await onInstanceWhole(target, (client, s) => runContainer(client, input, check, opts, s ?? signal), signal);
     return { ...r.value, ...(r.instance ? { info: { instance: r.instance } } : {}), notes: r.notes };
   });
 }

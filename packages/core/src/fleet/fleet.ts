@@ -1,13 +1,19 @@
 /**
  * A fleet of self-hosted container instances of one kind (colour correction or
  * background removal): work goes to the healthy instance with the least
- * outstanding work relative to its concurrency, each instance runs at most its
- * own number of calls at once, every instance is health-checked before its
- * first use and while work is outstanding, and a call that fails because its
- * instance failed (no answer, a timeout, a 5xx) is moved to another instance.
+ * outstanding work relative to its concurrency (among instances with a free
+ * slot and known speeds: the one whose recent calls returned soonest, so the
+ * start and the end of a batch do not wait on the slowest machine), each
+ * instance runs at most its own number of calls at once, every instance is
+ * health-checked before its first use and while work is outstanding, and a
+ * call that fails because its instance failed (no answer, a timeout, a 5xx, a
+ * BGR licence it refuses) is moved to another instance.
  * Runtime-agnostic (timers and promises only): the CLI, VS Code and any
  * other host share it.
  */
+import { readAll } from '../backend';
+import { bytesStream } from '../bgr/backend';
+import { BgrLicenceError } from '../bgr/errors';
 import { APIError, ConnectionError, TimeoutError, UserAbortError } from '../errors';
 
 /** One instance of a fleet. */
@@ -67,10 +73,14 @@ export class FleetUnavailableError extends ConnectionError {
   }
 }
 
-/** The default: no answer, a timeout or a 5xx is the instance's failure; 4xx answers and the caller's abort are the call's own. */
+/**
+ * The default: no answer, a timeout, a 5xx, or a BGR instance that stays
+ * unlicensed after activation (that machine cannot serve; others may) is the
+ * instance's failure; other 4xx answers and the caller's abort are the call's own.
+ */
 export function isInstanceFailure(err: unknown): boolean {
   if (err instanceof UserAbortError) return false;
-  if (err instanceof ConnectionError || err instanceof TimeoutError) return true;
+  if (err instanceof ConnectionError || err instanceof TimeoutError || err instanceof BgrLicenceError) return true;
   return err instanceof APIError && err.status >= 500;
 }
 
@@ -78,7 +88,12 @@ interface Member<T> extends FleetInstanceStatus {
   client: T;
   probe: (signal: AbortSignal) => Promise<boolean>;
   checking: Promise<void> | undefined;
+  /** Recent time of one call on it, ms (a moving average); undefined until one completed. */
+  callMs: number | undefined;
 }
+
+/** Weight of the newest call in an instance's moving average of call times. */
+const CALL_TIME_WEIGHT = 0.2;
 
 interface Waiter {
   wake: () => void;
@@ -103,7 +118,7 @@ export class Fleet<T> {
       names.add(m.name);
       const concurrency = Math.floor(m.concurrency ?? 1);
       if (!(concurrency >= 1)) throw new RangeError(`concurrency of ${m.name} must be an integer ≥ 1 (got ${String(m.concurrency)})`);
-      return { name: m.name, client: m.client, probe: m.health, concurrency, healthy: undefined, outstanding: 0, completed: 0, failed: 0, checking: undefined };
+      return { name: m.name, client: m.client, probe: m.health, concurrency, healthy: undefined, outstanding: 0, completed: 0, failed: 0, checking: undefined, callMs: undefined };
     });
     this.#intervalMs = options.healthIntervalMs ?? 5_000;
     this.#isFailure = options.isInstanceFailure ?? isInstanceFailure;
@@ -123,8 +138,9 @@ export class Fleet<T> {
   }
 
   /**
-   * Run `fn` on an instance: the healthy one with the least outstanding work
-   * (waiting while every healthy one is at its concurrency). When the call
+   * Run `fn` on an instance: of the healthy ones with a free slot, the one
+   * whose recent calls returned soonest, else the one with the least
+   * outstanding work (waiting while every healthy one is at its concurrency). When the call
    * fails because the instance failed, the instance is marked down and the
    * call runs again on another one it has not failed on; `fn` must therefore
    * be safe to repeat (its input replayable). Rejects with the call's own
@@ -135,9 +151,12 @@ export class Fleet<T> {
     const notes: string[] = [];
     for (;;) {
       const m = await this.#acquire(tried, signal);
+      const started = Date.now();
       try {
         const value = await fn(m.client, signal);
         m.completed++;
+        const ms = Date.now() - started;
+        m.callMs = m.callMs === undefined ? ms : m.callMs + CALL_TIME_WEIGHT * (ms - m.callMs);
         return { value, instance: m.name, notes };
       } catch (err) {
         if (signal?.aborted || !this.#isFailure(err)) throw err;
@@ -165,7 +184,7 @@ export class Fleet<T> {
   }
 
   async #acquire(tried: Set<Member<T>>, signal: AbortSignal | undefined): Promise<Member<T>> {
-    this.#first ??= this.#checkAll();
+    this.#first ??= this.#firstUsable();
     await this.#first;
     let probed = false;
     for (;;) {
@@ -173,7 +192,7 @@ export class Fleet<T> {
       const usable = this.#members.filter((m) => m.healthy === true && !tried.has(m));
       const free = usable.filter((m) => m.outstanding < m.concurrency);
       if (free.length > 0) {
-        const m = free.reduce((a, b) => (b.outstanding / b.concurrency < a.outstanding / a.concurrency ? b : a));
+        const m = free.reduce((a, b) => (sooner(b, a) ? b : a));
         m.outstanding++;
         this.#schedule();
         return m;
@@ -220,6 +239,21 @@ export class Fleet<T> {
     }, this.#intervalMs);
   }
 
+  /**
+   * The first health checks: settled once any instance answers healthy (or
+   * every check has ended), so work starts on the first instance ready and an
+   * instance whose check hangs until its timeout delays nothing; the others
+   * join as their checks answer.
+   */
+  #firstUsable(): Promise<void> {
+    return new Promise((resolve) => {
+      const checks = this.#members.map((m) => this.#check(m).then(() => {
+        if (m.healthy === true) resolve();
+      }));
+      void Promise.all(checks).then(() => resolve());
+    });
+  }
+
   #checkAll(): Promise<void> {
     return Promise.all(this.#members.map((m) => this.#check(m))).then(() => undefined);
   }
@@ -252,6 +286,18 @@ export class Fleet<T> {
   }
 }
 
+/**
+ * Whether a call on `b` is expected to finish before one on `a` (both with a
+ * free slot): by their recent call times once both have some, so when slots
+ * are free on instances of different speeds (at the start, near the end of a
+ * batch) the file goes to the one that returns it first; otherwise, and on a
+ * tie, the one with the least outstanding work for its concurrency.
+ */
+function sooner(b: FleetInstanceStatus & { callMs: number | undefined }, a: FleetInstanceStatus & { callMs: number | undefined }): boolean {
+  if (a.callMs !== undefined && b.callMs !== undefined && a.callMs !== b.callMs) return b.callMs < a.callMs;
+  return b.outstanding / b.concurrency < a.outstanding / a.concurrency;
+}
+
 function messageOf(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
@@ -263,4 +309,21 @@ function messageOf(err: unknown): string {
 export async function onInstance<T, R>(target: T | Fleet<T>, fn: (client: T, signal: AbortSignal | undefined) => Promise<R>, signal?: AbortSignal): Promise<FleetUse<R> | { value: R; instance: undefined; notes: string[] }> {
   if (target instanceof Fleet) return target.use(fn, signal);
   return { value: await fn(target, signal), instance: undefined, notes: [] };
+}
+
+/**
+ * As {@link onInstance}, for a call whose value carries the result file as a
+ * stream: on a fleet the file is read in full while the call still holds its
+ * instance, so a download cut off by a dying instance (a `ConnectionError`
+ * from the body) moves the file to another instance like any other failure of
+ * that instance, instead of surfacing after the fleet has let go of the call.
+ * On a single client the body stays a stream (nowhere to move it; the caller
+ * retries the whole file).
+ */
+export async function onInstanceWhole<T, R extends { body: ReadableStream<Uint8Array> }>(target: T | Fleet<T>, fn: (client: T, signal: AbortSignal | undefined) => Promise<R>, signal?: AbortSignal): Promise<FleetUse<R> | { value: R; instance: undefined; notes: string[] }> {
+  if (!(target instanceof Fleet)) return onInstance(target, fn, signal);
+  return target.use(async (client, s) => {
+    const value = await fn(client, s);
+    return { ...value, body: bytesStream(await readAll(value.body)) };
+  }, signal);
 }

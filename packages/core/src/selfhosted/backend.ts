@@ -14,7 +14,7 @@ import { DEFAULT_JOB_TIMEOUT_MS } from '../webapi/options';
 import { BgrClient, type BgrClientOptions } from '../bgr/client';
 import { bgrInfo, bytesStream } from '../bgr/backend';
 import { withDeadline } from '../deadline';
-import { Fleet, onInstance } from '../fleet/fleet';
+import { Fleet, onInstance, onInstanceWhole } from '../fleet/fleet';
 
 
 export interface SelfHostedBackendOptions {
@@ -39,7 +39,7 @@ export function createSelfHostedBackend(options: SelfHostedBackendOptions): Corr
       const c = check(params);
       if (c.errors.length > 0) throw new ParameterError(c.errors);
       return withDeadline(opts.signal, opts.timeoutMs ?? DEFAULT_JOB_TIMEOUT_MS, 'self-hosted correction', async (signal) => {
-        const colour = await onInstance(container, (client, s) => runContainer(client, input, c, opts, s ?? signal), signal);
+        const colour = await onInstanceWhole(container, (client, s) => runContainer(client, input, c, opts, s ?? signal), signal);
         const run = colour.value;
         const warnings = [...c.warnings, ...(run.correction.originNote ? [run.correction.originNote] : []), ...colour.notes];
         const colourInfo = { ...containerInfo(run.correction), ...(colour.instance ? { instance: colour.instance } : {}) };
