@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { AdaptiveLimit, ConnectionError, Fleet, FleetUnavailableError, InternalServerError, ParameterError } from '../src/index';
+import { onInstanceWhole } from '../src/fleet/fleet';
 
 /** A fake instance: counts calls in flight (its own peak) and can be made to fail or go unhealthy. */
 function instance(name: string) {
@@ -74,6 +75,30 @@ describe('Fleet', () => {
     expect(results.some((r) => r.notes.some((n) => n.includes('instance a failed')))).toBe(true);
     expect(events).toContain('down a');
     expect(fleet.status().find((s) => s.name === 'a')).toMatchObject({ healthy: false, completed: 0 });
+    fleet.close();
+  });
+
+  it('reads a result on its instance up to a bound, and streams a larger one on without holding it all', async () => {
+    const chunk = new Uint8Array(1000).fill(7);
+    let pulled = 0;
+    const body = (chunks: number) => new ReadableStream<Uint8Array>({
+      pull(c) {
+        if (pulled >= chunks) return c.close();
+        pulled++;
+        c.enqueue(chunk);
+      },
+    }, { highWaterMark: 0 });
+    const fleet = new Fleet([instance('a').member], { healthIntervalMs: 10 });
+    const small = await onInstanceWhole(fleet, async () => ({ body: body(3) }), undefined, 10_000);
+    expect(pulled).toBe(3);
+    expect((await new Response(small.value.body).arrayBuffer()).byteLength).toBe(3000);
+    pulled = 0;
+    const large = await onInstanceWhole(fleet, async () => ({ body: body(50) }), undefined, 10_000);
+    // Read ahead: the bound and one chunk over it, not the whole 50 KB.
+    expect(pulled).toBe(11);
+    const bytes = new Uint8Array(await new Response(large.value.body).arrayBuffer());
+    expect(bytes.byteLength).toBe(50_000);
+    expect(bytes.every((b) => b === 7)).toBe(true);
     fleet.close();
   });
 

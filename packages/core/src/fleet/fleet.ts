@@ -11,8 +11,6 @@
  * Runtime-agnostic (timers and promises only): the CLI, VS Code and any
  * other host share it.
  */
-import { readAll } from '../backend';
-import { bytesStream } from '../bgr/backend';
 import { BgrLicenceError } from '../bgr/errors';
 import { APIError, ConnectionError, TimeoutError, UserAbortError } from '../errors';
 
@@ -312,18 +310,52 @@ export async function onInstance<T, R>(target: T | Fleet<T>, fn: (client: T, sig
 }
 
 /**
- * As {@link onInstance}, for a call whose value carries the result file as a
- * stream: on a fleet the file is read in full while the call still holds its
- * instance, so a download cut off by a dying instance (a `ConnectionError`
- * from the body) moves the file to another instance like any other failure of
- * that instance, instead of surfacing after the fleet has let go of the call.
- * On a single client the body stays a stream (nowhere to move it; the caller
- * retries the whole file).
+ * Results up to this size are read in full while their call holds its
+ * instance; a larger one streams on past its first bytes, so the memory a
+ * file in flight costs does not grow with the file's size.
  */
-export async function onInstanceWhole<T, R extends { body: ReadableStream<Uint8Array> }>(target: T | Fleet<T>, fn: (client: T, signal: AbortSignal | undefined) => Promise<R>, signal?: AbortSignal): Promise<FleetUse<R> | { value: R; instance: undefined; notes: string[] }> {
+export const WHOLE_RESULT_BYTES = 64 * 1024 * 1024;
+
+/**
+ * As {@link onInstance}, for a call whose value carries the result file as a
+ * stream: on a fleet the result is read (up to `wholeBytes`) while the call
+ * still holds its instance, so a download cut off by a dying instance (a
+ * `ConnectionError` from the body) moves the file to another instance like any
+ * other failure of that instance, instead of surfacing after the fleet has let
+ * go of the call. Past `wholeBytes` the rest streams and a cut there is left
+ * to the caller's whole-file retry. On a single client the body stays a
+ * stream (nowhere to move it).
+ */
+export async function onInstanceWhole<T, R extends { body: ReadableStream<Uint8Array> }>(target: T | Fleet<T>, fn: (client: T, signal: AbortSignal | undefined) => Promise<R>, signal?: AbortSignal, wholeBytes = WHOLE_RESULT_BYTES): Promise<FleetUse<R> | { value: R; instance: undefined; notes: string[] }> {
   if (!(target instanceof Fleet)) return onInstance(target, fn, signal);
   return target.use(async (client, s) => {
     const value = await fn(client, s);
-    return { ...value, body: bytesStream(await readAll(value.body)) };
+    return { ...value, body: await readAhead(value.body, wholeBytes) };
   }, signal);
+}
+
+/** `body` with up to `limit` bytes (and one chunk) already read: the read part, then the rest as it comes. */
+async function readAhead(body: ReadableStream<Uint8Array>, limit: number): Promise<ReadableStream<Uint8Array>> {
+  const reader = body.getReader();
+  const head: Uint8Array[] = [];
+  let size = 0;
+  let done = false;
+  while (!done && size <= limit) {
+    const next = await reader.read();
+    done = next.done;
+    if (next.value) {
+      head.push(next.value);
+      size += next.value.byteLength;
+    }
+  }
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const buffered = head.shift();
+      if (buffered) return controller.enqueue(buffered);
+      const next = done ? { done: true as const, value: undefined } : await reader.read();
+      if (next.done) controller.close();
+      else controller.enqueue(next.value);
+    },
+    cancel: (reason) => reader.cancel(reason),
+  });
 }
