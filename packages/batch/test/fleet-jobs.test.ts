@@ -11,21 +11,12 @@ import { startEmulator } from '@pfc/emulator';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { BatchUsageError, instanceJobsFor, openBackend, planBatch, runBatch } from '../src/index';
-import { tempDir } from './helpers';
+import { peakConcurrency as peak, tempDir } from './helpers';
 
 async function photos(dir: string, n: number): Promise<void> {
   mkdirSync(dir, { recursive: true });
   await Promise.all(Array.from({ length: n }, (_, i) =>
     sharp({ create: { width: 96, height: 64, channels: 3, background: { r: (i * 53) % 256, g: (i * 29) % 256, b: 60 } } }).jpeg().toFile(join(dir, `q${String(i).padStart(3, '0')}.jpg`))));
-}
-
-/** Most corrections an instance held at once, from its records (an end at the same instant as a start frees first). */
-function peak(records: readonly { startedAt: number; endedAt?: number }[]): number {
-  const edges = records.flatMap((r) => [[r.startedAt, 1], [r.endedAt ?? Infinity, -1]] as const).sort((a, b) => a[0] - b[0] || a[1] - b[1]);
-  let now = 0;
-  let most = 0;
-  for (const [, d] of edges) most = Math.max(most, (now += d));
-  return most;
 }
 
 describe('per-instance jobs of a fleet', () => {

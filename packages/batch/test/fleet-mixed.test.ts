@@ -11,7 +11,7 @@ import { createBgrServer, startEmulator } from '@pfc/emulator';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { openBackend, planBatch, runBatch } from '../src/index';
-import { tempDir } from './helpers';
+import { peakConcurrency as peak, tempDir } from './helpers';
 
 /** `n` JPEGs: a plain background with a differently coloured block in the middle (the subject the mask keeps). */
 async function portraits(dir: string, n: number): Promise<string[]> {
@@ -21,15 +21,6 @@ async function portraits(dir: string, n: number): Promise<string[]> {
   await Promise.all(names.map((name, i) =>
     sharp({ create: { width: 96, height: 64, channels: 3, background: { r: 30 + i, g: 160, b: 220 } } }).composite([{ input: subject, left: 32, top: 16 }]).jpeg({ quality: 95 }).toFile(join(dir, name))));
   return names;
-}
-
-/** Most corrections an instance held at once, from its records. */
-function peak(records: readonly { startedAt: number; endedAt?: number }[]): number {
-  const edges = records.flatMap((r) => [[r.startedAt, 1], [r.endedAt ?? Infinity, -1]] as const).sort((a, b) => a[0] - b[0] || a[1] - b[1]);
-  let now = 0;
-  let most = 0;
-  for (const [, d] of edges) most = Math.max(most, (now += d));
-  return most;
 }
 
 describe('colour and background-removal fleets in one run', () => {

@@ -7,6 +7,15 @@ import {
   type PfcParams, UserAbortError, validatePfcParams,
 } from '@pfc/core';
 
+/** Most corrections an instance held at once, from its records (an end at the same instant as a start frees first). */
+export function peakConcurrency(records: readonly { startedAt: number; endedAt?: number }[]): number {
+  const edges = records.flatMap((r) => [[r.startedAt, 1], [r.endedAt ?? Infinity, -1]] as const).sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  let now = 0;
+  let most = 0;
+  for (const [, d] of edges) most = Math.max(most, (now += d));
+  return most;
+}
+
 export function tempDir(prefix = 'pfc-batch-'): string {
   return mkdtempSync(join(tmpdir(), prefix));
 }
