@@ -19,6 +19,7 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { build } from 'esbuild';
 import { ROOT } from './paths.mjs';
+import { prng } from './rng.mjs';
 
 const { values } = parseArgs({ options: { workers: { type: 'string', default: '8' }, jobs: { type: 'string', default: '200' }, median: { type: 'string', default: '300' }, sigma: { type: 'string', default: '0.5' }, rtt: { type: 'string', default: '3' } } });
 const [W, N, M, SIGMA, RTT] = [values.workers, values.jobs, values.median, values.sigma, values.rtt].map(Number);
@@ -33,21 +34,10 @@ rmSync(tmp, { recursive: true, force: true });
 let clock = 0;
 Date.now = () => clock;
 
-/** Mulberry32: the same jobs for every variant of one seed. */
-function rng(seed) {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** One batch: jobs go to the worker whose client is free first, in order. */
 function batch(seed, { urgent, perfect }) {
-  const r = rng(seed);
+  // The same seed gives the same jobs for every variant.
+  const r = prng(seed);
   const normal = () => Math.sqrt(-2 * Math.log(1 - r())) * Math.cos(2 * Math.PI * r());
   const jobs = Array.from({ length: N }, () => M * Math.exp(SIGMA * normal()));
   const durations = new JobDurations();
