@@ -4,20 +4,12 @@
  * again with the same upload, not failed and retried), and the jobs at once
  * settle at the account's 2 with only occasional probes above it.
  */
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { startEmulator } from '@pfc/emulator';
-import sharp from 'sharp';
 import type { CorrectionBackend } from '@pfc/core';
 import { describe, expect, it } from 'vitest';
 import { type BatchEvent, openBackend, planBatch, runBatch } from '../src/index';
-import { tempDir } from './helpers';
-
-async function photos(dir: string, n: number): Promise<void> {
-  mkdirSync(dir, { recursive: true });
-  await Promise.all(Array.from({ length: n }, (_, i) =>
-    sharp({ create: { width: 64, height: 48, channels: 3, background: { r: (i * 37) % 256, g: (i * 91) % 256, b: 60 } } }).jpeg().toFile(join(dir, `a${String(i).padStart(3, '0')}.jpg`))));
-}
+import { solidJpegs, tempDir } from './helpers';
 
 describe('account limit of jobs in progress', () => {
   it('no file fails or is uploaded twice, and the jobs at once settle at the limit', async () => {
@@ -25,7 +17,7 @@ describe('account limit of jobs in progress', () => {
     const emu = await startEmulator({ engine: {}, container: false, bgr: false, processingMs: 60, workers: 8, accountLimits: { jobsInProgress: 2 } });
     try {
       const root = tempDir();
-      await photos(join(root, 'in'), files);
+      await solidJpegs(join(root, 'in'), files, { prefix: 'a', width: 64, height: 48 });
       const opened = await openBackend({ emulatorUrl: emu.web });
       const plan = await planBatch({ inputs: [join(root, 'in')], params: {}, backend: opened.id });
       const limits: number[] = [];

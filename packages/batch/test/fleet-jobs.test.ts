@@ -5,19 +5,11 @@
  * list that does not match the URLs, or a value out of range, is refused
  * naming `--instance-jobs` before anything is sent.
  */
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { startEmulator } from '@pfc/emulator';
-import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { BatchUsageError, instanceJobsFor, openBackend, planBatch, runBatch } from '../src/index';
-import { peakConcurrency as peak, tempDir } from './helpers';
-
-async function photos(dir: string, n: number): Promise<void> {
-  mkdirSync(dir, { recursive: true });
-  await Promise.all(Array.from({ length: n }, (_, i) =>
-    sharp({ create: { width: 96, height: 64, channels: 3, background: { r: (i * 53) % 256, g: (i * 29) % 256, b: 60 } } }).jpeg().toFile(join(dir, `q${String(i).padStart(3, '0')}.jpg`))));
-}
+import { peakConcurrency as peak, solidJpegs, tempDir } from './helpers';
 
 describe('per-instance jobs of a fleet', () => {
   it('"3,1,2": each instance runs its own number of corrections at once, and -j defaults to their sum', async () => {
@@ -26,7 +18,7 @@ describe('per-instance jobs of a fleet', () => {
     try {
       const servers = emu.selfHosted.containers;
       const root = tempDir();
-      await photos(join(root, 'in'), 30);
+      await solidJpegs(join(root, 'in'), 30, { prefix: 'q' });
       const opened = await openBackend({ containerUrl: servers.map((s) => s.url), instanceJobs: '3,1,2' });
       expect(opened.defaultConcurrency).toBe(6);
       expect(opened.instances!().map((s) => s.concurrency)).toEqual([3, 1, 2]);

@@ -12,15 +12,7 @@ import { startEmulator } from '@pfc/emulator';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { type BatchEvent, createNodeFetch, openBackend, planBatch, runBatch } from '../src/index';
-import { tempDir } from './helpers';
-
-async function photos(dir: string, n: number): Promise<string[]> {
-  mkdirSync(dir, { recursive: true });
-  const names = Array.from({ length: n }, (_, i) => `m${String(i).padStart(3, '0')}.jpg`);
-  await Promise.all(names.map((name, i) =>
-    sharp({ create: { width: 96, height: 64, channels: 3, background: { r: (i * 41) % 256, g: (i * 67) % 256, b: 200 } } }).jpeg().toFile(join(dir, name))));
-  return names;
-}
+import { solidJpegs, tempDir } from './helpers';
 
 /**
  * Stands in for the network under the client: the first result download from
@@ -65,7 +57,7 @@ describe('fleet: a download cut by a dying instance', () => {
     try {
       const servers = emu.selfHosted.containers;
       const victim = servers[1]!;
-      const names = await photos(join(root, 'in'), 12);
+      const names = await solidJpegs(join(root, 'in'), 12, { prefix: 'm' });
       let closedNow!: () => void;
       const closed = new Promise<void>((r) => (closedNow = r));
       const net = cutFirstDownload(createNodeFetch(), victim.url, closed);

@@ -5,20 +5,13 @@
  * BGR instance is activated once with the licence key, and against the Web
  * API's account limit the jobs at once drop on 429s and climb back.
  */
-import { mkdirSync, readdirSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { createBgrServer, startEmulator } from '@pfc/emulator';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { type BatchEvent, openBackend, planBatch, runBatch } from '../src/index';
-import { tempDir } from './helpers';
-
-/** `n` small distinct JPEGs in `dir`. */
-async function photos(dir: string, n: number): Promise<void> {
-  mkdirSync(dir, { recursive: true });
-  await Promise.all(Array.from({ length: n }, (_, i) =>
-    sharp({ create: { width: 96, height: 64, channels: 3, background: { r: (i * 37) % 256, g: (i * 91) % 256, b: 120 } } }).jpeg().toFile(join(dir, `p${String(i).padStart(3, '0')}.jpg`))));
-}
+import { solidJpegs, tempDir } from './helpers';
 
 async function until(cond: () => boolean): Promise<void> {
   for (let i = 0; i < 3000 && !cond(); i++) await new Promise((r) => setTimeout(r, 10));
@@ -31,7 +24,7 @@ describe('fleet of colour containers', () => {
     try {
       const [one, victim, three] = emu.selfHosted.containers;
       const root = tempDir();
-      await photos(join(root, 'in'), 24);
+      await solidJpegs(join(root, 'in'), 24);
       const events: string[] = [];
       const opened = await openBackend({ containerUrl: [one!.url, victim!.url, three!.url].join(','), healthIntervalMs: 50, onFleetEvent: (e) => events.push(e.type) });
       expect(opened.defaultConcurrency).toBe(6);
@@ -67,7 +60,7 @@ describe('fleet of colour containers', () => {
       const [up, down] = emu.selfHosted.containers;
       await down!.close();
       const root = tempDir();
-      await photos(join(root, 'in'), 6);
+      await solidJpegs(join(root, 'in'), 6);
       const opened = await openBackend({ containerUrl: [up!.url, down!.url], instanceJobs: 1 });
       const plan = await planBatch({ inputs: [join(root, 'in')], params: {}, backend: opened.id });
       const summary = await runBatch(plan, { backend: opened.backend, backendId: opened.id, concurrency: 4 });
@@ -90,7 +83,7 @@ describe('fleet of background-removal containers', () => {
     const servers = await Promise.all([createBgrServer({ licenseKey: key, engine: {} }), createBgrServer({ licenseKey: key, engine: {} })]);
     try {
       const root = tempDir();
-      await photos(join(root, 'in'), 6);
+      await solidJpegs(join(root, 'in'), 6);
       const opened = await openBackend({ bgrUrl: servers.map((s) => s.url), bgrLicenseKey: key });
       const plan = await planBatch({ inputs: [join(root, 'in')], params: { removeBackground: true }, backend: opened.id });
       const summary = await runBatch(plan, { backend: opened.backend, backendId: opened.id, params: { removeBackground: true }, concurrency: opened.defaultConcurrency });
@@ -111,7 +104,7 @@ describe('adaptive concurrency against the account limit', () => {
     const emu = await startEmulator({ engine: {}, container: false, bgr: false, processingMs: 120, workers: 8, accountLimits: { jobsInProgress: 2 } });
     try {
       const root = tempDir();
-      await photos(join(root, 'in'), 60);
+      await solidJpegs(join(root, 'in'), 60);
       const opened = await openBackend({ emulatorUrl: emu.web });
       const plan = await planBatch({ inputs: [join(root, 'in')], params: {}, backend: opened.id });
       const notices: string[] = [];

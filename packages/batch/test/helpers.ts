@@ -1,5 +1,6 @@
 /** Test fixtures: tiny files with real headers, and a fake backend driven by the CorrectionBackend interface. */
 import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
+import sharp from 'sharp';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import {
@@ -14,6 +15,15 @@ export function peakConcurrency(records: readonly { startedAt: number; endedAt?:
   let most = 0;
   for (const [, d] of edges) most = Math.max(most, (now += d));
   return most;
+}
+
+/** `n` small JPEGs of distinct solid colours in `dir`, named `<prefix>000.jpg`, …; their names. */
+export async function solidJpegs(dir: string, n: number, { prefix = 'p', width = 96, height = 64 } = {}): Promise<string[]> {
+  mkdirSync(dir, { recursive: true });
+  const names = Array.from({ length: n }, (_, i) => `${prefix}${String(i).padStart(3, '0')}.jpg`);
+  await Promise.all(names.map((name, i) =>
+    sharp({ create: { width, height, channels: 3, background: { r: (i * 37) % 256, g: (i * 91) % 256, b: 120 } } }).jpeg().toFile(join(dir, name))));
+  return names;
 }
 
 export function tempDir(prefix = 'pfc-batch-'): string {

@@ -4,20 +4,12 @@
  * again, and the jobs at once stay where they are. Only a refused job start
  * (the account's jobs in progress) lowers them.
  */
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { startEmulator } from '@pfc/emulator';
-import sharp from 'sharp';
 import { type FetchLike, RateLimitError, type RetryInfo } from '@pfc/core';
 import { describe, expect, it } from 'vitest';
 import { type BatchEvent, createNodeFetch, openBackend, planBatch, runBatch } from '../src/index';
-import { tempDir } from './helpers';
-
-async function photos(dir: string, n: number): Promise<void> {
-  mkdirSync(dir, { recursive: true });
-  await Promise.all(Array.from({ length: n }, (_, i) =>
-    sharp({ create: { width: 64, height: 48, channels: 3, background: { r: (i * 37) % 256, g: 80, b: 60 } } }).jpeg().toFile(join(dir, `r${String(i).padStart(3, '0')}.jpg`))));
-}
+import { solidJpegs, tempDir } from './helpers';
 
 /**
  * Every other upload ticket (`GET …/upload`) and every other upload (`PUT`)
@@ -48,7 +40,7 @@ describe('429s judged by the request they answer', () => {
     const emu = await startEmulator({ engine: {}, container: false, bgr: false, processingMs: 40, workers: 8 });
     try {
       const root = tempDir();
-      await photos(join(root, 'in'), files);
+      await solidJpegs(join(root, 'in'), files, { prefix: 'r', width: 64, height: 48 });
       const limited = rateLimitedFetch();
       const retried: RetryInfo[] = [];
       const opened = await openBackend({ emulatorUrl: emu.web, fetch: limited.fetch, onRetry: (i) => retried.push(i) });
