@@ -72,6 +72,8 @@ export interface RequestOptions {
   timeout?: number;
   /** Retry retryable failures. Default true; a plain (non-factory) stream body is never retried. */
   retry?: boolean;
+  /** Override the client's `maxRetries` for this request. */
+  maxRetries?: number;
   /**
    * Retry a 429 here (bounded by `maxRetries`). Default true. False throws the
    * `RateLimitError` at once, for callers that wait it out themselves without
@@ -92,6 +94,35 @@ export interface RequestOptions {
   label?: string;
   /** Which account limit a 429 on this request stands for, told in `RetryInfo.rateLimit`. Default `'requests'`; `'jobs'` for a job start. */
   rateLimit?: RateLimitKind;
+}
+
+/**
+ * What every resource method of the clients takes per call (as the Stainless
+ * SDKs' `RequestOptions`): the call's abort signal, and the client's timeout
+ * and retries overridden for this call alone.
+ *
+ * @example
+ * ```ts
+ * // One attempt of at most 5 s, whatever the client's defaults:
+ * await container.version({ timeout: 5_000, maxRetries: 0 });
+ * ```
+ */
+export interface CallOptions {
+  /** Aborts the call; it rejects with `UserAbortError`. */
+  signal?: AbortSignal | undefined;
+  /** Inactivity timeout of each attempt in ms, instead of the client's `timeout`. */
+  timeout?: number | undefined;
+  /** Retries after the first attempt, instead of the client's `maxRetries`; 0 makes one attempt. */
+  maxRetries?: number | undefined;
+}
+
+/** The transport's request options for a call's `CallOptions` (only the ones it set). */
+export function callRequestOptions(call: CallOptions | undefined): Pick<RequestOptions, 'signal' | 'timeout' | 'maxRetries'> {
+  const out: Pick<RequestOptions, 'signal' | 'timeout' | 'maxRetries'> = {};
+  if (call?.signal) out.signal = call.signal;
+  if (call?.timeout !== undefined) out.timeout = call.timeout;
+  if (call?.maxRetries !== undefined) out.maxRetries = call.maxRetries;
+  return out;
 }
 
 /**
@@ -178,7 +209,7 @@ export class Transport {
     const method = (opts.method ?? 'GET').toUpperCase();
     const url = this.url(pathOrUrl, opts.query);
     const label = opts.label ?? `${method} ${url.pathname}`;
-    const maxRetries = this.options.maxRetries ?? TRANSPORT_DEFAULTS.maxRetries;
+    const maxRetries = opts.maxRetries ?? this.options.maxRetries ?? TRANSPORT_DEFAULTS.maxRetries;
     const streamOnce = opts.body !== undefined && typeof opts.body !== 'function' && isStream(opts.body);
     const mayRetry = opts.retry !== false && !streamOnce;
     const idempotent = opts.idempotent ?? method !== 'POST';

@@ -131,6 +131,28 @@ describe('BgrClient calls', () => {
     }
   });
 
+  it('takes per-call retries over the client\'s on every request', async () => {
+    const fake = new FakeBgr();
+    const c = client(fake, { maxRetries: 3 });
+    const id = (await c.submit(JPEG)).process_id;
+    const calls: [string, RegExp, () => Promise<unknown>][] = [
+      ['GET', /CheckImage/, () => c.check(id, { maxRetries: 0 })],
+      ['GET', /Status$/, () => c.status({ maxRetries: 0 })],
+      ['DELETE', /RemoveImage/, () => c.remove(id, { maxRetries: 0 })],
+      ['GET', /DownloadImage/, () => c.download(id, { verify: false, maxRetries: 0 })],
+    ];
+    for (const [method, re, call] of calls) {
+      fake.http.fail(method, re, { status: 503, body: '{"detail":"busy"}' });
+      await expect(call(), `${method} ${re}`).rejects.toMatchObject({ status: 503 });
+      expect(fake.http.callsTo(method, re), `${method} ${re}`).toHaveLength(1);
+      fake.http.calls.length = 0;
+    }
+    // A call that sets none keeps the client's retries.
+    fake.http.fail('GET', /Status$/, { status: 503, body: '{"detail":"busy"}' });
+    await expect(c.status()).resolves.toBeDefined();
+    expect(fake.http.callsTo('GET', /Status$/)).toHaveLength(2);
+  });
+
   it('never downloads before CheckImage says completed; a non-200 answer is not a result', async () => {
     const fake = new FakeBgr();
     const c = client(fake);

@@ -145,6 +145,24 @@ describe('ContainerClient', () => {
     expect(fake.http.callsTo('GET', /\/pfc\//)).toHaveLength(3);
   });
 
+  it('takes per-call retries and timeout over the client\'s', async () => {
+    const fake = new FakeContainer();
+    const c = new ContainerClient({ baseURL: CONTAINER, fetch: fake.fetch, sleep: recordingSleep().sleep, maxRetries: 4, timeout: 60_000 });
+    const key = (await c.upload(JPEG)).imageKey;
+    const busy = { status: 503, body: '{"error":"processingPFCErrorMessage"}' };
+    fake.http.fail('GET', /\/pfc\//, busy, busy);
+    await expect(c.correct(key, {}, { maxRetries: 0 })).rejects.toMatchObject({ status: 503 });
+    expect(fake.http.callsTo('GET', /\/pfc\//)).toHaveLength(1);
+    // The client's own four retries still apply to a call that sets none.
+    expect((await c.correct(key)).scene).toBe(3);
+    expect(fake.http.callsTo('GET', /\/pfc\//)).toHaveLength(3);
+
+    // An answer that never comes: the call's 30 ms, not the client's minute, ends each attempt.
+    fake.http.on('GET', /\/version$/, () => new Promise<Response>(() => {}));
+    await expect(c.version({ timeout: 30, maxRetries: 1 })).rejects.toThrow(/30 ?ms|timed out|timeout/i);
+    expect(fake.http.callsTo('GET', /\/version$/)).toHaveLength(2);
+  });
+
   it('fails with ProtocolError on an answer without corrected_url', async () => {
     const fake = new FakeContainer();
     fake.http.on('GET', /\/pfc\/odd$/, () => new Response('{"scene":1}'));

@@ -5,7 +5,7 @@
  */
 import { readAll, type FileInput } from '../backend';
 import { ParameterError, ProtocolError, TimeoutError, UserAbortError } from '../errors';
-import { defaultSleep, readBody, Transport, type TransportOptions } from '../transport';
+import { callRequestOptions, defaultSleep, readBody, Transport, type CallOptions, type TransportOptions } from '../transport';
 import {
   isProcessId,
   validateBgrSubmitOptions,
@@ -31,9 +31,8 @@ export interface BgrClientOptions extends TransportOptions {
   jobTimeoutMs?: number;
 }
 
-export interface BgrCallOptions {
-  signal?: AbortSignal;
-}
+/** Per-call options of every `BgrClient` method (`timeout` is one request's, not the job's: see `timeoutMs`). */
+export type BgrCallOptions = CallOptions;
 
 export interface BgrSubmitCallOptions extends BgrSubmitOptions, BgrCallOptions {
   /** File name sent with the form (the container reports it as `original_name`). Default `image` plus an extension from the type. */
@@ -95,11 +94,11 @@ export class BgrClient {
 
   /** `GET /Status`: the licence status with `model_version`. */
   async status(options: BgrCallOptions = {}): Promise<BgrLicenceStatus> {
-    return this.call('status', () => this.transport.json<BgrLicenceStatus>('/Status', { signal: options.signal }));
+    return this.call('status', () => this.transport.json<BgrLicenceStatus>('/Status', callRequestOptions(options)));
   }
 
   /** Whether the container answers `GET /Status` (one attempt, no retries; licensed or not): the health check of a fleet. */
-  async health(options: { signal?: AbortSignal; timeout?: number } = {}): Promise<boolean> {
+  async health(options: Omit<CallOptions, 'maxRetries'> = {}): Promise<boolean> {
     try {
       const res = await this.transport.request('/Status', { signal: options.signal, retry: false, timeout: options.timeout ?? 10_000 });
       await readBody(res);
@@ -127,7 +126,7 @@ export class BgrClient {
     // A one-shot stream is read into a Blob once, so a retried or re-licensed submit can resend it.
     const body = isReplayable(input) ? form : await form().then((f) => () => f);
     const res = await this.licensed('submit', options.signal, () =>
-      this.transport.json<unknown>('/SubmitImage', { method: 'POST', body, query, signal: options.signal }),
+      this.transport.json<unknown>('/SubmitImage', { method: 'POST', body, query, ...callRequestOptions(options) }),
     );
     const r = res as Partial<BgrSubmitResponse> | undefined;
     if (typeof r?.process_id !== 'string' || !isProcessId(r.process_id)) throw new ProtocolError('POST /SubmitImage answered without a process_id', res);
@@ -137,7 +136,7 @@ export class BgrClient {
   /** `GET /CheckImage/{id}`: the job's state. */
   async check(processId: string, options: BgrCallOptions = {}): Promise<BgrCheckResponse> {
     checkId(processId);
-    return this.licensed('check', options.signal, () => this.transport.json<BgrCheckResponse>(path`/CheckImage/${processId}`, { signal: options.signal }));
+    return this.licensed('check', options.signal, () => this.transport.json<BgrCheckResponse>(path`/CheckImage/${processId}`, callRequestOptions(options)));
   }
 
   /**
@@ -152,7 +151,7 @@ export class BgrClient {
       if (c.status === 'failed') throw new BgrJobFailedError(processId, c.error ?? '', c);
       if (c.status !== 'completed') throw new BgrNotReadyError(processId, c.status);
     }
-    const res = await this.licensed('download', options.signal, () => this.transport.request(path`/DownloadImage/${processId}`, { signal: options.signal }));
+    const res = await this.licensed('download', options.signal, () => this.transport.request(path`/DownloadImage/${processId}`, callRequestOptions(options)));
     if (res.status !== 200 || !res.body) {
       await res.body?.cancel().catch(() => undefined);
       throw new BgrNotReadyError(processId, `HTTP ${res.status}`);
@@ -164,7 +163,7 @@ export class BgrClient {
   async remove(processId: string, options: BgrCallOptions = {}): Promise<BgrRemoveResponse> {
     checkId(processId);
     return this.licensed('remove', options.signal, () =>
-      this.transport.json<BgrRemoveResponse>(path`/RemoveImage/${processId}`, { method: 'DELETE', signal: options.signal }),
+      this.transport.json<BgrRemoveResponse>(path`/RemoveImage/${processId}`, { method: 'DELETE', ...callRequestOptions(options) }),
     );
   }
 
@@ -199,7 +198,7 @@ export class BgrClient {
     try {
       const check = await this.waitFor(id, options);
       options.onProgress?.({ phase: 'downloading', processId: id, check });
-      const file = await this.download(id, { signal: options.signal, verify: false });
+      const file = await this.download(id, { ...callRequestOptions(options), verify: false });
       const bytes = await readAll(file.body);
       if (options.signal?.aborted) throw new UserAbortError();
       outcome = { bytes, contentType: file.contentType, processId: id, submit: submitted, check };

@@ -7,7 +7,7 @@
  */
 import type { FileInput } from '../backend';
 import { ParameterError, ProtocolError } from '../errors';
-import { readBody, Transport, type TransportOptions } from '../transport';
+import { callRequestOptions, readBody, Transport, type CallOptions, type TransportOptions } from '../transport';
 import {
   CONTAINER_CONTENT_TYPES,
   containerParamsToQuery,
@@ -36,12 +36,11 @@ export interface ContainerClientOptions extends TransportOptions {
   processingTimeout?: number;
 }
 
-export interface ContainerUploadOptions {
+export interface ContainerUploadOptions extends CallOptions {
   /** `image/jpeg` or `image/png`; detected from the bytes, a Blob's type or `fileName` when omitted. */
   contentType?: string;
   /** Name of the input file, used to detect its type. */
   fileName?: string;
-  signal?: AbortSignal;
 }
 
 /** A correction, as the container answered it and as the client will download it. */
@@ -91,7 +90,7 @@ export class ContainerClient {
         method: 'PUT',
         headers: { 'Content-Type': contentType },
         body: isReplayable(input) ? () => openInput(input) as Promise<BodyInit> : (input as BodyInit),
-        signal: options.signal,
+        ...callRequestOptions(options),
       }),
     );
     const key = (res as Partial<ContainerUploadResponse> | undefined)?.imageKey;
@@ -103,8 +102,16 @@ export class ContainerClient {
    * `GET /pfc/{imageKey}`: correct an uploaded image, or (direct file access)
    * a file in the container's `/input` named `imageKey`. Parameters are
    * checked first; a bad one throws `ParameterError` naming it and its range.
+   * The call's `timeout` defaults to the client's `processingTimeout`.
+   *
+   * @example
+   * ```ts
+   * const { imageKey } = await container.upload(file, { fileName: 'beach.jpg' });
+   * const correction = await container.correct(imageKey); // AI Scene Detection
+   * const { body } = await container.download(correction);
+   * ```
    */
-  async correct(imageKey: string, params: ContainerParams = {}, options: { signal?: AbortSignal } = {}): Promise<ContainerCorrection> {
+  async correct(imageKey: string, params: ContainerParams = {}, options: CallOptions = {}): Promise<ContainerCorrection> {
     const problem = imageKeyProblem(imageKey);
     const check = validateContainerParams(params as Record<string, unknown>);
     const issues = [...(problem ? [{ param: 'imageKey', message: `imageKey ${JSON.stringify(imageKey)} is not usable: ${problem}` }] : []), ...check.errors];
@@ -112,8 +119,8 @@ export class ContainerClient {
     const res = await this.call(() =>
       this.transport.json<unknown>(path`/pfc/${imageKey}`, {
         query: containerParamsToQuery(check.params),
-        signal: options.signal,
-        timeout: this.processingTimeout,
+        ...callRequestOptions(options),
+        timeout: options.timeout ?? this.processingTimeout,
       }),
     );
     const r = res as Partial<ContainerCorrectionResponse> | undefined;
@@ -137,24 +144,24 @@ export class ContainerClient {
   }
 
   /** Open the corrected file (`downloadUrl` of a correction, or any address). */
-  async download(target: ContainerCorrection | string, options: { signal?: AbortSignal } = {}): Promise<DownloadedFile> {
+  async download(target: ContainerCorrection | string, options: CallOptions = {}): Promise<DownloadedFile> {
     const url = typeof target === 'string' ? target : target.downloadUrl;
     // Credentials (if any were configured for a proxy) go only to the container's own origin.
     const sameOrigin = new URL(url).origin === new URL(this.transport.baseURL).origin;
-    const res = await this.call(() => this.transport.request(url, { signal: options.signal, auth: sameOrigin }));
+    const res = await this.call(() => this.transport.request(url, { ...callRequestOptions(options), auth: sameOrigin }));
     if (!res.body) throw new ProtocolError(`GET ${new URL(url).pathname} answered without a body`);
     const len = Number(res.headers.get('content-length') ?? NaN);
     return { body: res.body, contentType: res.headers.get('content-type') ?? undefined, size: Number.isFinite(len) ? len : undefined, url };
   }
 
   /** `GET /version`: SDK version and features. Also the health check. */
-  async version(options: { signal?: AbortSignal } = {}): Promise<ContainerVersion> {
-    const raw = await this.call(() => this.transport.json<unknown>('/version', { signal: options.signal }));
+  async version(options: CallOptions = {}): Promise<ContainerVersion> {
+    const raw = await this.call(() => this.transport.json<unknown>('/version', callRequestOptions(options)));
     return parseVersion(raw);
   }
 
   /** Whether the container answers `GET /version` (one attempt, no retries). */
-  async health(options: { signal?: AbortSignal; timeout?: number } = {}): Promise<boolean> {
+  async health(options: Omit<CallOptions, 'maxRetries'> = {}): Promise<boolean> {
     try {
       const res = await this.transport.request('/version', { signal: options.signal, retry: false, timeout: options.timeout ?? 10_000 });
       await readBody(res);
