@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AutoWidth } from '../src/index';
+import { AutoWidth, Fleet } from '../src/index';
 
 /**
  * A modelled instance with `workers` workers of `processingMs` each, always
@@ -59,5 +59,11 @@ describe('AutoWidth', () => {
     run(fixed, 10, () => 100, 100);
     run(fixed, 10, (w) => callMs(w, 1, 100), 10);
     expect(fixed.current).toBe(3);
+  });
+
+  it('a fleet refuses a most below the start, naming the instance', () => {
+    const member = { name: 'http://gpu-1:8081', client: {}, health: async () => true };
+    expect(() => new Fleet([{ ...member, concurrency: 3, maxConcurrency: 2 }])).toThrow(/maxConcurrency of http:\/\/gpu-1:8081 must be an integer ≥ its concurrency 3 \(got 2\)/);
+    expect(new Fleet([{ ...member, concurrency: 2, maxConcurrency: 6 }]).maxConcurrency).toBe(6);
   });
 });

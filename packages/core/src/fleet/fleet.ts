@@ -128,7 +128,9 @@ export class Fleet<T> {
       names.add(m.name);
       const concurrency = Math.floor(m.concurrency ?? 1);
       if (!(concurrency >= 1)) throw new RangeError(`concurrency of ${m.name} must be an integer ≥ 1 (got ${String(m.concurrency)})`);
-      const width = new AutoWidth(concurrency, Math.floor(m.maxConcurrency ?? concurrency));
+      const most = Math.floor(m.maxConcurrency ?? concurrency);
+      if (!(most >= concurrency)) throw new RangeError(`maxConcurrency of ${m.name} must be an integer ≥ its concurrency ${concurrency} (got ${String(m.maxConcurrency)})`);
+      const width = new AutoWidth(concurrency, most);
       return { name: m.name, client: m.client, probe: m.health, concurrency, maxConcurrency: width.max, width, healthy: undefined, outstanding: 0, completed: 0, failed: 0, checking: undefined, callMs: undefined };
     });
     this.#intervalMs = options.healthIntervalMs ?? 5_000;

@@ -17,6 +17,7 @@
 /** A round's queue wait above this many times the fleet's quickest call narrows the instance. */
 const NARROW_ABOVE = 3;
 
+/** Calls at once for one instance of a fleet: fixed, or following its measured speed (see the file's comment). */
 export class AutoWidth {
   #current: number;
   readonly #max: number;
