@@ -13,7 +13,7 @@ import {
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { createDirectContainerBackend } from './container-direct';
-import { bgrTarget, containerTarget, describeTarget, type InstanceJobs, instanceJobsFor, urlList } from './fleet';
+import { bgrTarget, containerTarget, describeTarget, type InstanceJobs, instanceJobsFor, type InstanceJobsValue, urlList } from './fleet';
 import { createNodeFetch } from './node-fetch';
 import { BatchUsageError } from './errors';
 
@@ -58,10 +58,11 @@ export interface BackendSelection {
   /** Background-removal container address, or several (as `containerUrl`; health-checked with `GET /Status`, each activated with the licence key). */
   bgrUrl?: string | readonly string[];
   /**
-   * Files each self-hosted instance works on at once: one number for every
-   * instance, or one per instance in the order of the URLs (colour containers,
-   * then BGR containers), e.g. `"4,2,2"` or `[4, 2, 2]`. Default 2 per colour
-   * container, 1 per BGR container.
+   * Files each self-hosted instance of a fleet works on at once: one value for
+   * every instance, or one per instance in the order of the URLs (colour
+   * containers, then BGR containers), e.g. `"4,2,2"` or `[4, 2, 2]`; `auto`
+   * chooses an instance's number from its measured speed. Default `auto`:
+   * starting at 2 per colour container (up to 8) and 1 per BGR container (up to 4).
    */
   instanceJobs?: InstanceJobs;
   /** Time between health checks of a fleet's instances while work runs, ms. Default 5,000. */
@@ -165,7 +166,7 @@ async function openSelfHosted(choice: 'container' | 'bgr', sel: BackendSelection
   const containerUrls = urlList(sel.containerUrl, '--container-url');
   const bgrUrls = urlList(sel.bgrUrl, '--bgr-url');
   const jobs = instanceJobsFor(sel.instanceJobs, { colour: choice === 'container' ? containerUrls.length : 0, bgr: bgrUrls.length });
-  const setup = (perInstance: number[]) => ({ jobs: perInstance, healthIntervalMs: sel.healthIntervalMs, onEvent: sel.onFleetEvent });
+  const setup = (perInstance: InstanceJobsValue[]) => ({ jobs: perInstance, healthIntervalMs: sel.healthIntervalMs, onEvent: sel.onFleetEvent });
   const bgr = bgrUrls.length > 0 ? bgrTarget(bgrUrls, { ...(sel.bgrLicenseKey ? { licenseKey: sel.bgrLicenseKey } : {}), ...retry }, setup(jobs.bgr)) : undefined;
   if (choice === 'bgr') {
     if (!bgr) throw new BatchUsageError('the bgr backend needs --bgr-url (or PFC_BGR_URL)', 'bad-params');
@@ -196,14 +197,16 @@ async function openSelfHosted(choice: 'container' | 'bgr', sel: BackendSelection
 
 /**
  * Concurrency, status and closing of self-hosted targets: with fleets, the
- * files at once default to what the first stage's instances take together,
- * and `close` stops their health checks.
+ * files at once default to the most the first stage's instances may take
+ * together (each instance's number, or the ceiling of one chosen from its
+ * measured speed, so the fleet can widen it), and `close` stops their health
+ * checks.
  */
 function fleetFacts(targets: readonly unknown[], single: number): Pick<OpenedBackend, 'defaultConcurrency' | 'instances' | 'close'> {
   const fleets = targets.filter((t): t is Fleet<unknown> => t instanceof Fleet);
   const first = targets[0];
   return {
-    defaultConcurrency: first instanceof Fleet ? first.concurrency : single,
+    defaultConcurrency: first instanceof Fleet ? first.maxConcurrency : single,
     ...(fleets.length > 0 ? { instances: () => fleets.flatMap((f) => f.status()) } : {}),
     close: async () => {
       for (const f of fleets) f.close();

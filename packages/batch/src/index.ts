@@ -34,4 +34,4 @@ export {
 } from './backends';
 export { createDirectContainerBackend, type DirectAccessOptions } from './container-direct';
 export { createNodeFetch } from './node-fetch';
-export { urlList, instanceJobsFor, type InstanceJobs, MAX_INSTANCE_JOBS, DEFAULT_BGR_INSTANCE_JOBS, DEFAULT_CONTAINER_INSTANCE_JOBS } from './fleet';
+export { urlList, instanceJobsFor, type InstanceJobs, type InstanceJobsValue, MAX_INSTANCE_JOBS, DEFAULT_BGR_INSTANCE_JOBS, DEFAULT_CONTAINER_INSTANCE_JOBS, AUTO_BGR_INSTANCE_JOBS, AUTO_CONTAINER_INSTANCE_JOBS } from './fleet';

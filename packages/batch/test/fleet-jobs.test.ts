@@ -36,7 +36,8 @@ describe('per-instance jobs of a fleet', () => {
     expect(instanceJobsFor('4, 2 ,2', { colour: 3, bgr: 0 })).toEqual({ colour: [4, 2, 2], bgr: [] });
     expect(instanceJobsFor([3, 2, 1], { colour: 2, bgr: 1 })).toEqual({ colour: [3, 2], bgr: [1] });
     expect(instanceJobsFor('5', { colour: 2, bgr: 2 })).toEqual({ colour: [5, 5], bgr: [5, 5] });
-    expect(instanceJobsFor(undefined, { colour: 2, bgr: 1 })).toEqual({ colour: [2, 2], bgr: [1] });
+    expect(instanceJobsFor(undefined, { colour: 2, bgr: 1 })).toEqual({ colour: ['auto', 'auto'], bgr: ['auto'] });
+    expect(instanceJobsFor('4,auto', { colour: 2, bgr: 0 })).toEqual({ colour: [4, 'auto'], bgr: [] });
   });
 
   it('a count that does not match the URLs, or a value out of range, is a usage error naming --instance-jobs before anything is sent', async () => {

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { createBgrServer, startEmulator } from '@pfc/emulator';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
-import { type BatchEvent, openBackend, planBatch, runBatch } from '../src/index';
+import { AUTO_CONTAINER_INSTANCE_JOBS, type BatchEvent, openBackend, planBatch, runBatch } from '../src/index';
 import { solidJpegs, tempDir } from './helpers';
 
 async function until(cond: () => boolean): Promise<void> {
@@ -27,7 +27,8 @@ describe('fleet of colour containers', () => {
       await solidJpegs(join(root, 'in'), 24);
       const events: string[] = [];
       const opened = await openBackend({ containerUrl: [one!.url, victim!.url, three!.url].join(','), healthIntervalMs: 50, onFleetEvent: (e) => events.push(e.type) });
-      expect(opened.defaultConcurrency).toBe(6);
+      // Jobs per instance chosen from measured speed: the run offers the most the three may be given.
+      expect(opened.defaultConcurrency).toBe(3 * AUTO_CONTAINER_INSTANCE_JOBS);
       const plan = await planBatch({ inputs: [join(root, 'in')], params: {}, backend: opened.id });
       const run = runBatch(plan, { backend: opened.backend, backendId: opened.id, concurrency: opened.defaultConcurrency, retryDelayMs: 10 });
       // Killed while it holds a correction.

@@ -75,11 +75,13 @@ embedded emulator, started on 127.0.0.1 for this run):
                            Repeatable / comma-separated like --container-url;
                            each instance is activated with the licence key
       --instance-jobs N    files each container instance works on at once
-                           (1-64; default 2 colour, 1 background removal;
-                           PFC_INSTANCE_JOBS). One number for every instance,
-                           or one per instance in the order of the URLs
-                           (colour first, then BGR), e.g. 4,2,2;
-                           -j defaults to the sum over the instances
+                           (1-64, or auto; PFC_INSTANCE_JOBS). One value for
+                           every instance, or one per instance in the order of
+                           the URLs (colour first, then BGR), e.g. 4,2,2.
+                           Default auto: chosen from each instance's measured
+                           speed, from 2 up to 8 per colour instance and from
+                           1 up to 4 per background-removal instance;
+                           -j defaults to the sum of those most
       --bgr-license-key K  licence key of the BGR container
                            (PFC_BGR_LICENSE_KEY); never printed
 

@@ -15,7 +15,7 @@ import type { BackendSetting, ExtensionSettings } from './settings';
 import { ENGLISH_L10N, type VscodeL10n } from './vscode-api';
 
 /** A backend ready to run, with what the UI and the batch engine need to know about it. */
-export interface ResolvedBackend extends Pick<OpenedBackend, 'backend' | 'id' | 'web' | 'close' | 'rateLimited'> {
+export interface ResolvedBackend extends Pick<OpenedBackend, 'backend' | 'id' | 'web' | 'close' | 'rateLimited' | 'defaultConcurrency'> {
   /** What the planner checks limits against (the backend's id). */
   planKind: OpenedBackend['id'];
   /** Paid backends ask for confirmation above `pfc.confirmAboveFiles`: every backend but the local emulator. */
@@ -110,6 +110,8 @@ export async function resolveBackend(settings: ExtensionSettings, keys: Pick<Key
     ...(opened.web ? { web: opened.web } : {}),
     ...(opened.rateLimited ? { rateLimited: opened.rateLimited } : {}),
     close: opened.close,
+    // Files at once when pfc.concurrency is 0, as the CLI without -j (a fleet: its instances' jobs together).
+    defaultConcurrency: opened.defaultConcurrency,
     planKind: opened.id,
     // As pfc.confirmAboveFiles documents, the extension's cost guard covers the containers too (the CLI's only the hosted Web API).
     paid: backend !== 'emulator',

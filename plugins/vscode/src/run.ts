@@ -256,7 +256,8 @@ async function runWithProgress(svc: RunServices, plan: BatchPlan, backend: Resol
             backend: backend.backend,
             backendId: backend.id,
             params,
-            concurrency: settings.concurrency,
+            // 0: the backend's own width, as the CLI without -j (on a fleet, the instances' jobs together).
+            concurrency: settings.concurrency > 0 ? settings.concurrency : backend.defaultConcurrency,
             force: !settings.skipAlreadyCorrected,
             signal: controller.signal,
             // Fewer jobs at once while the service answers 429, more again when it keeps up.

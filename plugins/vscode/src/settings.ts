@@ -43,7 +43,10 @@ export interface ExtensionSettings {
   outputFolderName: string;
   /** Default `_pfc`. */
   outputSuffix: string;
-  /** Files at once, 1–16. Default 2. */
+  /**
+   * Files at once, 1–16; 0 (the default): the backend's own width, as the CLI
+   * without `-j` (4 hosted, 2 emulator or container, a fleet's instances together).
+   */
   concurrency: number;
   /** Confirm above this many files on a paid backend; 0 never asks. Default 50. */
   confirmAboveFiles: number;
@@ -68,7 +71,7 @@ export const DEFAULT_SETTINGS: Readonly<ExtensionSettings> = {
   askOutputEachRun: false,
   outputFolderName: 'corrected',
   outputSuffix: '_pfc',
-  concurrency: 2,
+  concurrency: 0,
   confirmAboveFiles: 50,
   skipAlreadyCorrected: true,
 };
@@ -194,7 +197,7 @@ export function readSettings(get: ConfigGetter, l10n: VscodeL10n, isSet: (key: s
     else issues.push({ setting: 'pfc.output.suffix', message: t('pfc.output.suffix must be non-empty text without slashes (got {0})', JSON.stringify(suffix)) });
   }
 
-  s.concurrency = intIn('concurrency', get<unknown>('concurrency'), 1, 16, issues, l10n) ?? s.concurrency;
+  s.concurrency = intIn('concurrency', get<unknown>('concurrency'), 0, 16, issues, l10n) ?? s.concurrency;
   s.confirmAboveFiles = intIn('confirmAboveFiles', get<unknown>('confirmAboveFiles'), 0, Number.MAX_SAFE_INTEGER, issues, l10n) ?? s.confirmAboveFiles;
   const skip = get<unknown>('skipAlreadyCorrected');
   if (typeof skip === 'boolean') s.skipAlreadyCorrected = skip;

@@ -49,8 +49,8 @@ describe('readSettings', () => {
   });
 
   test('each bad value is named with what is allowed', () => {
-    expect(issues({ concurrency: 0 })).toEqual(['pfc.concurrency must be an integer from 1 to 16 (got 0)']);
-    expect(issues({ concurrency: 2.5 })[0]).toMatch(/pfc\.concurrency must be an integer from 1 to 16/);
+    expect(issues({ concurrency: -1 })).toEqual(['pfc.concurrency must be an integer from 0 to 16 (got -1)']);
+    expect(issues({ concurrency: 2.5 })[0]).toMatch(/pfc\.concurrency must be an integer from 0 to 16/);
     expect(issues({ backend: 'cloud' })[0]).toBe('pfc.backend must be one of auto, hosted, container, container+bgr, emulator (got "cloud")');
     expect(issues({ webApiUrl: 'ftp://x' })[0]).toMatch(/pfc\.webApiUrl must be an http\(s\) address/);
     expect(issues({ 'output.folderName': 'a/b' })[0]).toMatch(/pfc\.output\.folderName must be a folder name without slashes/);

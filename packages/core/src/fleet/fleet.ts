@@ -4,7 +4,8 @@
  * outstanding work relative to its concurrency (among instances with a free
  * slot and known speeds: the one whose recent calls returned soonest, so the
  * start and the end of a batch do not wait on the slowest machine), each
- * instance runs at most its own number of calls at once, every instance is
+ * instance runs at most its own number of calls at once (given, or chosen
+ * from its measured speed: {@link AutoWidth}), every instance is
  * health-checked before its first use and while work is outstanding, and a
  * call that fails because its instance failed (no answer, a timeout, a 5xx, a
  * BGR licence it refuses) is moved to another instance.
@@ -13,6 +14,7 @@
  */
 import { BgrLicenceError } from '../bgr/errors';
 import { APIError, ConnectionError, TimeoutError, UserAbortError } from '../errors';
+import { AutoWidth } from './widths';
 
 /** One instance of a fleet. */
 export interface FleetMember<T> {
@@ -20,8 +22,14 @@ export interface FleetMember<T> {
   name: string;
   /** The client of this instance. */
   client: T;
-  /** Calls this instance runs at once. Default 1. */
+  /** Calls this instance runs at once (with a larger `maxConcurrency`: at first). Default 1. */
   concurrency?: number;
+  /**
+   * Above `concurrency`: the calls at once are chosen from the instance's
+   * measured speed ({@link AutoWidth}), starting at `concurrency`, between 1
+   * and this. Default: fixed at `concurrency`.
+   */
+  maxConcurrency?: number;
   /** One health probe (e.g. `GET /version`); resolves true when the instance answers. Must not throw. */
   health: (signal: AbortSignal) => Promise<boolean>;
 }
@@ -45,7 +53,10 @@ export interface FleetInstanceStatus {
   name: string;
   /** Undefined until its first health check. */
   healthy: boolean | undefined;
+  /** Calls it is given at once now. */
   concurrency: number;
+  /** The most calls it may be given at once (its `concurrency` when fixed). */
+  maxConcurrency: number;
   /** Calls running on it now. */
   outstanding: number;
   /** Calls it completed. */
@@ -88,6 +99,7 @@ interface Member<T> extends FleetInstanceStatus {
   checking: Promise<void> | undefined;
   /** Recent time of one call on it, ms (a moving average); undefined until one completed. */
   callMs: number | undefined;
+  width: AutoWidth;
 }
 
 /** Weight of the newest call in an instance's moving average of call times. */
@@ -116,22 +128,30 @@ export class Fleet<T> {
       names.add(m.name);
       const concurrency = Math.floor(m.concurrency ?? 1);
       if (!(concurrency >= 1)) throw new RangeError(`concurrency of ${m.name} must be an integer ≥ 1 (got ${String(m.concurrency)})`);
-      return { name: m.name, client: m.client, probe: m.health, concurrency, healthy: undefined, outstanding: 0, completed: 0, failed: 0, checking: undefined, callMs: undefined };
+      const most = Math.floor(m.maxConcurrency ?? concurrency);
+      if (!(most >= concurrency)) throw new RangeError(`maxConcurrency of ${m.name} must be an integer ≥ its concurrency ${concurrency} (got ${String(m.maxConcurrency)})`);
+      const width = new AutoWidth(concurrency, most);
+      return { name: m.name, client: m.client, probe: m.health, concurrency, maxConcurrency: width.max, width, healthy: undefined, outstanding: 0, completed: 0, failed: 0, checking: undefined, callMs: undefined };
     });
     this.#intervalMs = options.healthIntervalMs ?? 5_000;
     this.#isFailure = options.isInstanceFailure ?? isInstanceFailure;
     this.#onEvent = options.onEvent ?? (() => undefined);
   }
 
-  /** The sum of the instances' concurrency: how many calls the fleet runs at once. */
+  /** The sum of the instances' concurrency: how many calls the fleet runs at once now. */
   get concurrency(): number {
     return this.#members.reduce((n, m) => n + m.concurrency, 0);
   }
 
+  /** The sum of the instances' largest concurrency: how many calls a caller should offer at once so the fleet can widen every instance it chooses from measured speed. */
+  get maxConcurrency(): number {
+    return this.#members.reduce((n, m) => n + m.maxConcurrency, 0);
+  }
+
   /** Each instance's state, in the order given. */
   status(): FleetInstanceStatus[] {
-    return this.#members.map(({ name, healthy, concurrency, outstanding, completed, failed, lastError }) => ({
-      name, healthy, concurrency, outstanding, completed, failed, ...(lastError !== undefined ? { lastError } : {}),
+    return this.#members.map(({ name, healthy, concurrency, maxConcurrency, outstanding, completed, failed, lastError }) => ({
+      name, healthy, concurrency, maxConcurrency, outstanding, completed, failed, ...(lastError !== undefined ? { lastError } : {}),
     }));
   }
 
@@ -149,12 +169,15 @@ export class Fleet<T> {
     const notes: string[] = [];
     for (;;) {
       const m = await this.#acquire(tried, signal);
+      // It took the instance's last free slot: the caller keeps this instance at its width.
+      const full = m.outstanding >= m.concurrency;
       const started = Date.now();
       try {
         const value = await fn(m.client, signal);
         m.completed++;
         const ms = Date.now() - started;
         m.callMs = m.callMs === undefined ? ms : m.callMs + CALL_TIME_WEIGHT * (ms - m.callMs);
+        m.concurrency = m.width.observe(ms, full, this.#quickestMs(ms));
         return { value, instance: m.name, notes };
       } catch (err) {
         if (signal?.aborted || !this.#isFailure(err)) throw err;
@@ -169,6 +192,11 @@ export class Fleet<T> {
         this.#wakeAll();
       }
     }
+  }
+
+  /** The fastest call any instance has returned, `ms` included. */
+  #quickestMs(ms: number): number {
+    return this.#members.reduce((q, m) => Math.min(q, m.width.fastestMs), ms);
   }
 
   /** Stop the health checks (idempotent). Calls still running finish; later `use` calls still work, checked on demand. */

@@ -46,9 +46,11 @@ export interface ContainerState {
   readonly work: CorrectionWork;
 }
 
-/** One correction the container started: its image key, when it started and ended (ms since the epoch), and how. */
+/** One correction the container started: its image key, when it was asked for, started and ended (ms since the epoch), and how. */
 export interface ContainerCorrectionRecord {
   imageKey: string;
+  /** When the request arrived, before it waited for a free worker (so a client's files at once show beyond `workers`). */
+  requestedAt: number;
   startedAt: number;
   endedAt?: number;
   status: 'running' | 'corrected' | 'failed';
@@ -67,9 +69,10 @@ export class CorrectionWork {
 
   /** Run `fn` as one correction: wait for a worker, hold it at least `processingMs`, record it. */
   async run<T>(imageKey: string, fn: () => Promise<T>): Promise<T> {
+    const requestedAt = this.now();
     if (this.#running >= this.workers) await new Promise<void>((resolve) => this.#waiting.push(resolve));
     this.#running++;
-    const record: ContainerCorrectionRecord = { imageKey, startedAt: this.now(), status: 'running' };
+    const record: ContainerCorrectionRecord = { imageKey, requestedAt, startedAt: this.now(), status: 'running' };
     this.records.push(record);
     const started = Date.now();
     try {
