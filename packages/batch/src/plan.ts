@@ -3,8 +3,8 @@
  * each file to its output. Everything left out is listed with a reason.
  */
 import type { Dirent, Stats } from 'node:fs';
-import { lstatSync, statSync } from 'node:fs';
-import { readdir, realpath, stat } from 'node:fs/promises';
+import { lstatSync, readdirSync, statSync } from 'node:fs';
+import { realpath, stat } from 'node:fs/promises';
 import { basename, dirname, join, resolve, sep } from 'node:path';
 import type { BackendKind, PfcParams } from '@pfc/core';
 import { BatchUsageError } from './errors';
@@ -17,7 +17,7 @@ import {
   BACKUP_DIR, commonAncestor, LOCK_FILE, MANIFEST_FILE, DEFAULT_OUTPUT_DIR, DEFAULT_SUFFIX, hasSuffix, isInside, isPartialName,
   type OutputMode, outputName, portableRelative,
 } from './paths';
-import { realFolderCache, realPathOf } from './realpaths';
+import { realFolderCacheSync, realPathOf } from './realpaths';
 import { type MediaInfo, sniffFileSync } from './sniff';
 
 export interface PlanOptions {
@@ -108,8 +108,8 @@ export async function planBatch(options: PlanOptions): Promise<BatchPlan> {
   }
   const { files, skipped } = walker;
   if (mode.kind !== 'in-place') {
-    await settleCollisions(files, params, walker.suffix ?? '');
-    await refuseOutputsOverInputs(files, walker.planned);
+    settleCollisions(files, params, walker.suffix ?? '');
+    refuseOutputsOverInputs(files, walker.planned);
   }
   const outputRoots = [...new Set(files.map((f) => f.outputRoot))];
   return { files, skipped, outputRoots, mode, totalBytes: files.reduce((n, f) => n + f.size, 0), manifests };
@@ -194,7 +194,9 @@ class Walker {
   async walk(dir: string, root: Root, real: Promise<string>): Promise<void> {
     let entries: Dirent[];
     try {
-      entries = await readdir(dir, { withFileTypes: true });
+      // Synchronous, as the stats: a folder listing from the page cache takes microseconds, and each
+      // asynchronous one waited its turn in libuv's threads (at 100,000 files in 1,000 folders, a second idle).
+      entries = readdirSync(dir, { withFileTypes: true });
     } catch (err) {
       return this.skip(dir, 'unreadable', `folder cannot be read: ${(err as Error).message}`);
     }
@@ -295,11 +297,10 @@ function plannedFile(path: string, root: Root, mode: OutputMode, suffix: string 
  * No output may land on an input, judged by real paths (a link in the output tree can lead back to the inputs).
  * `inputs`: the planned inputs by their real path (the walker resolved each once).
  */
-async function refuseOutputsOverInputs(files: PlannedFile[], inputs: ReadonlyMap<string, string>): Promise<void> {
-  const realDir = realFolderCache();
-  const realOf = async (p: string): Promise<string> => join(await realDir(dirname(p)), basename(p));
+function refuseOutputsOverInputs(files: PlannedFile[], inputs: ReadonlyMap<string, string>): void {
+  const realDir = realFolderCacheSync();
   for (const f of files) {
-    const hit = inputs.get(await realOf(f.output));
+    const hit = inputs.get(join(realDir(dirname(f.output)), basename(f.output)));
     if (hit) {
       throw new BatchUsageError(`the output of ${f.input} would overwrite the input ${hit}; choose another --out folder (or --in-place to replace originals)`, 'bad-output');
     }
