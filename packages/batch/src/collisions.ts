@@ -10,14 +10,14 @@ import { basename, dirname, extname, join } from 'node:path';
 import type { PfcParams } from '@pfc/core';
 import { disambiguatedName } from './paths';
 import type { PlannedFile } from './plan';
-import { realFolderCacheSync } from './realpaths';
+import { realFilePaths } from './realpaths';
 
 /** Settle the outputs of `files` (mirror and suffix modes): rename or refuse (`refusal`) so no two share a real path. */
 export function settleCollisions(files: PlannedFile[], params: PfcParams, suffix: string): void {
-  const realDir = realFolderCacheSync();
   // The real path as the key, folded as those file systems fold names (a hash of it cost more than the maps it saved).
   // Synchronous: one real-path lookup per folder, and no promise per file.
-  const keyOf = (f: PlannedFile): string => join(realDir(dirname(f.output)), basename(f.output)).normalize('NFC').toLowerCase();
+  const realFolded = realFilePaths(true);
+  const keyOf = (f: PlannedFile): string => realFolded(f.output);
   const renamed = new Set<PlannedFile>();
   const groups = groupBy(files, keyOf);
   // No two outputs share a key: nothing to rename, nothing to refuse (the common case, and a second key per file saved).

@@ -4,7 +4,7 @@
  * a link to the input folder is refused like the input folder itself.
  */
 import { realpathSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname, join, sep } from 'node:path';
 
 /**
  * The real path of `path`: its nearest existing ancestor resolved, the rest appended as given.
@@ -33,12 +33,24 @@ export function realPathOfSync(path: string): string {
   }
 }
 
-/** `realPathOfSync` with one lookup per folder, for many files in few folders (no promise per file). */
-export function realFolderCacheSync(): (dir: string) => string {
-  const cache = new Map<string, string>();
-  return (dir) => {
-    let hit = cache.get(dir);
-    if (hit === undefined) cache.set(dir, (hit = realPathOfSync(dir)));
-    return hit;
+/**
+ * The real path of a file path whose folder may hold links (the file itself is taken as named), with
+ * one lookup per folder; `fold`: as a case-insensitive file system compares names (NFC, lower case).
+ * The folder is cut off at its last separator, not parsed by `dirname`/`join` (asked for every planned file).
+ */
+export function realFilePaths(fold: boolean): (path: string) => string {
+  const folders = new Map<string, string>();
+  return (path) => {
+    const cut = path.lastIndexOf(sep);
+    const dir = cut <= 0 ? dirname(path) : path.slice(0, cut);
+    let real = folders.get(dir);
+    if (real === undefined) {
+      real = realPathOfSync(dir);
+      if (fold) real = real.normalize('NFC').toLowerCase();
+      if (!real.endsWith(sep)) real += sep;
+      folders.set(dir, real);
+    }
+    const name = path.slice(cut + 1);
+    return real + (fold ? name.normalize('NFC').toLowerCase() : name);
   };
 }
