@@ -10,15 +10,16 @@ import { basename, dirname, extname, join } from 'node:path';
 import type { PfcParams } from '@pfc/core';
 import { disambiguatedName } from './paths';
 import type { PlannedFile } from './plan';
-import { realFolderCache } from './realpaths';
+import { realFilePaths } from './realpaths';
 
 /** Settle the outputs of `files` (mirror and suffix modes): rename or refuse (`refusal`) so no two share a real path. */
-export async function settleCollisions(files: PlannedFile[], params: PfcParams, suffix: string): Promise<void> {
-  const realDir = realFolderCache();
+export function settleCollisions(files: PlannedFile[], params: PfcParams, suffix: string): void {
   // The real path as the key, folded as those file systems fold names (a hash of it cost more than the maps it saved).
-  const keyOf = async (f: PlannedFile): Promise<string> => join(await realDir(dirname(f.output)), basename(f.output)).normalize('NFC').toLowerCase();
+  // Synchronous: one real-path lookup per folder, and no promise per file.
+  const realFolded = realFilePaths(true);
+  const keyOf = (f: PlannedFile): string => realFolded(f.output);
   const renamed = new Set<PlannedFile>();
-  const groups = await groupBy(files, keyOf);
+  const groups = groupBy(files, keyOf);
   // No two outputs share a key: nothing to rename, nothing to refuse (the common case, and a second key per file saved).
   if (groups.length === 0) return;
   for (const group of groups) {
@@ -32,7 +33,7 @@ export async function settleCollisions(files: PlannedFile[], params: PfcParams, 
   // Outputs that kept their plain name claim it first; then the renamed ones, in plan order.
   const claimed = new Map<string, PlannedFile>();
   for (const f of [...files.filter((x) => !renamed.has(x)), ...files.filter((x) => renamed.has(x))]) {
-    const key = await keyOf(f);
+    const key = keyOf(f);
     const owner = claimed.get(key);
     if (owner) f.refusal = `its output ${f.output} would also be the output of ${owner.input}; rename one of the two`;
     else claimed.set(key, f);
@@ -40,11 +41,11 @@ export async function settleCollisions(files: PlannedFile[], params: PfcParams, 
 }
 
 /** The groups of more than one file with equal keys (one key per file is all that is kept of the others). */
-async function groupBy(files: PlannedFile[], keyOf: (f: PlannedFile) => Promise<string>): Promise<PlannedFile[][]> {
+function groupBy(files: PlannedFile[], keyOf: (f: PlannedFile) => string): PlannedFile[][] {
   const first = new Map<string, PlannedFile>();
   const groups = new Map<string, PlannedFile[]>();
   for (const f of files) {
-    const key = await keyOf(f);
+    const key = keyOf(f);
     const owner = first.get(key);
     if (!owner) first.set(key, f);
     else groups.set(key, [...(groups.get(key) ?? [owner]), f]);

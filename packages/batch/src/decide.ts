@@ -54,20 +54,21 @@ export async function decide(file: PlannedFile, manifest: Manifest, key: string,
  * result (size and mtime first, then the hash), or a result it was renaming
  * into place when it was killed (see `Manifest.intend`).
  */
-export async function outputOwner(output: string, manifest: Manifest, signal?: AbortSignal): Promise<OutputOwner> {
+export async function outputOwner(output: string, manifest: Manifest, signal?: AbortSignal, entry?: ManifestEntry): Promise<OutputOwner> {
   // Synchronous: a stat of the page cache is microseconds; an asynchronous one waits for libuv's four threads (most of a rerun's decisions).
   const info = lstatOrUndefined(output);
   if (!info) return 'absent';
   // A link, folder or device is never a result of pfc, which writes regular files only.
   if (!info.isFile()) return 'foreign';
-  const entry = manifest.get(output);
+  // `entry`: the caller's lookup of the same output (a rerun looked every file up twice).
+  entry ??= manifest.get(output);
   if (entry && info.size === entry.outputSize && info.mtimeMs === entry.outputMtimeMs) return 'ours';
   return manifest.wrote(output, await hashFile(output, signal)) ? 'ours' : 'foreign';
 }
 
 async function decideBeside(file: PlannedFile, manifest: Manifest, entry: ManifestEntry | undefined, key: string, options: DecideOptions): Promise<Decision> {
   const { signal } = options;
-  const owner = await outputOwner(file.output, manifest, signal);
+  const owner = await outputOwner(file.output, manifest, signal, entry);
   if (owner === 'foreign' && !options.overwrite) {
     return { action: 'refuse', errorName: 'OutputExistsError', reason: `would overwrite a file pfc did not write: ${file.output}; use --overwrite to replace it` };
   }

@@ -26,20 +26,22 @@ const MEDIA_OF_FORMAT = new Map<MediaFormat, MediaInfo>(
 );
 
 /** Maps a file to its planned output for a given media (the planner's own rule). */
-export type PlanOutput = (path: string, info: Stats, media: MediaInfo) => Pick<PlannedFile, 'output' | 'outputRoot'>;
+export type PlanOutput<T extends Pick<PlannedFile, 'output' | 'outputRoot'>> = (path: string, info: Stats, media: MediaInfo) => T;
 
 /**
- * The media of a file the manifest of its output root records as made from
- * this input with these settings, or undefined (then the file is sniffed).
+ * The file as `plan` maps it (with the media its extension names) when the
+ * manifest of its output root records it as made from this input with these
+ * settings, or undefined (then the file is sniffed).
  * `inPlace`: the file on disk is the recorded output, not the input.
  */
-export function knownMediaLookup(manifests: ReadonlyMap<string, Manifest>, params: PfcParams, backendId: string, inPlace: boolean): (path: string, info: Stats, plan: PlanOutput) => MediaInfo | undefined {
+export function knownMediaLookup(manifests: ReadonlyMap<string, Manifest>, params: PfcParams, backendId: string, inPlace: boolean): <T extends Pick<PlannedFile, 'output' | 'outputRoot'>>(path: string, info: Stats, plan: PlanOutput<T>) => T | undefined {
   const settingsOf = fileSettings(params, backendId);
   return (path, info, plan) => {
     const format = FORMAT_OF_EXT[extname(path).toLowerCase()];
     if (!format || !info.isFile()) return undefined;
     const media = MEDIA_OF_FORMAT.get(format)!;
-    const { output, outputRoot } = plan(path, info, media);
+    const planned = plan(path, info, media);
+    const { output, outputRoot } = planned;
     const manifest = manifests.get(outputRoot);
     const entry = manifest?.get(output);
     if (!manifest || !entry || entry.input !== manifest.relOf(path)) return undefined;
@@ -47,6 +49,6 @@ export function knownMediaLookup(manifests: ReadonlyMap<string, Manifest>, param
       ? entry.outputSize === info.size && entry.outputMtimeMs === info.mtimeMs
       : entry.inputSize === info.size && entry.inputMtimeMs === info.mtimeMs;
     if (!sameStat || entry.settingsKey !== settingsOf({ media }).key) return undefined;
-    return media;
+    return planned;
   };
 }

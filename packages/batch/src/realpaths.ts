@@ -3,16 +3,25 @@
  * output folder or a target is judged by where its bytes would really land, so
  * a link to the input folder is refused like the input folder itself.
  */
-import { realpath } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { realpathSync } from 'node:fs';
+import { basename, dirname, join, sep } from 'node:path';
 
-/** The real path of `path`: its nearest existing ancestor resolved, the rest appended as given. */
+/**
+ * The real path of `path`: its nearest existing ancestor resolved, the rest appended as given.
+ * Synchronous inside: a lookup from the page cache takes microseconds, and the planner asks it
+ * once per folder (an asynchronous lookup waited its turn in libuv's threads).
+ */
 export async function realPathOf(path: string): Promise<string> {
+  return realPathOfSync(path);
+}
+
+/** `realPathOf`, synchronously. */
+export function realPathOfSync(path: string): string {
   const rest: string[] = [];
   let at = path;
   for (;;) {
     try {
-      return join(await realpath(at), ...rest.reverse());
+      return join(realpathSync(at), ...rest.reverse());
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
       const parent = dirname(at);
@@ -24,12 +33,24 @@ export async function realPathOf(path: string): Promise<string> {
   }
 }
 
-/** `realPathOf` with one lookup per folder, for many files in few folders. */
-export function realFolderCache(): (dir: string) => Promise<string> {
-  const cache = new Map<string, Promise<string>>();
-  return (dir) => {
-    let hit = cache.get(dir);
-    if (!hit) cache.set(dir, (hit = realPathOf(dir)));
-    return hit;
+/**
+ * The real path of a file path whose folder may hold links (the file itself is taken as named), with
+ * one lookup per folder; `fold`: as a case-insensitive file system compares names (NFC, lower case).
+ * The folder is cut off at its last separator, not parsed by `dirname`/`join` (asked for every planned file).
+ */
+export function realFilePaths(fold: boolean): (path: string) => string {
+  const folders = new Map<string, string>();
+  return (path) => {
+    const cut = path.lastIndexOf(sep);
+    const dir = cut <= 0 ? dirname(path) : path.slice(0, cut);
+    let real = folders.get(dir);
+    if (real === undefined) {
+      real = realPathOfSync(dir);
+      if (fold) real = real.normalize('NFC').toLowerCase();
+      if (!real.endsWith(sep)) real += sep;
+      folders.set(dir, real);
+    }
+    const name = path.slice(cut + 1);
+    return real + (fold ? name.normalize('NFC').toLowerCase() : name);
   };
 }

@@ -57,44 +57,51 @@ function paramList(p: PfcParams): string {
 }
 
 /**
- * The data the page's script renders: `rows` (fields listed in report-script.ts),
- * `thumbs` (`[dataUri, width, height]`, referenced by index), and `params` (each
- * distinct parameter set once, as `[name, value]` pairs).
+ * The data the page's script renders, as one JSON object: `pageSize`, `rows`
+ * (fields listed in report-script.ts), `thumbs` (`[dataUri, width, height]`,
+ * referenced by index), and `params` (each distinct parameter set once, as
+ * `[name, value]` pairs). Written a few hundred rows at a time: a run of
+ * 100,000 files never holds its rows, nor the page, in memory.
  */
-interface ReportData {
-  pageSize: number;
-  rows: unknown[][];
-  thumbs: [string, number, number][];
-  params: [string, string][][];
-}
-
-function reportData(model: ReportModel): ReportData {
-  const data: ReportData = { pageSize: REPORT_PAGE_SIZE, rows: [], thumbs: [], params: [] };
+function* reportData(model: ReportModel): Generator<string> {
+  const thumbs: [string, number, number][] = [];
+  const params: [string, string][][] = [];
   const paramIds = new Map<PfcParams, number>();
   const paramIdsByText = new Map<string, number>();
-  const thumb = (t: Thumbnail | undefined): number => (t ? data.thumbs.push([t.dataUri, t.width, t.height]) - 1 : -1);
+  const thumb = (t: Thumbnail | undefined): number => (t ? thumbs.push([t.dataUri, t.width, t.height]) - 1 : -1);
+  let chunk = `{"pageSize":${REPORT_PAGE_SIZE},"rows":[`;
+  let first = true;
   for (const c of model.cards) {
     const r = c.result;
     let pid = paramIds.get(r.params);
     if (pid === undefined) {
       const pairs = chosen(r.params).map(([k, v]): [string, string] => [k, String(v)]);
       const text = JSON.stringify(pairs);
-      pid = paramIdsByText.get(text) ?? data.params.push(pairs) - 1;
+      pid = paramIdsByText.get(text) ?? params.push(pairs) - 1;
       paramIdsByText.set(text, pid);
       paramIds.set(r.params, pid);
     }
     const original = r.backup && (r.status === 'corrected' || r.status === 'up-to-date') ? r.backup : r.input;
-    data.rows.push([
+    const row = [
       r.rel, r.status, link(model, original), link(model, r.output),
       `${formatBytes(r.bytesIn)}${r.media.width ? ` · ${r.media.width}×${r.media.height}` : ''}`,
       r.bytesOut !== undefined ? formatBytes(r.bytesOut) : '',
       r.durationMs !== undefined ? `${formatDuration(r.durationMs)}${r.job?.timeTaken !== undefined ? ` (service ${r.job.timeTaken} s)` : ''}` : '',
       r.jobId ?? '', r.backup ?? '', pid, r.error ?? '', r.warnings,
       thumb(c.before), thumb(c.after), r.media.fileType === 'video' ? 1 : 0,
-    ]);
+    ];
+    chunk += `${first ? '' : ','}${scriptJson(row)}`;
+    first = false;
+    if (chunk.length >= DATA_CHUNK_CHARS) {
+      yield chunk;
+      chunk = '';
+    }
   }
-  return data;
+  yield `${chunk}],"thumbs":${scriptJson(thumbs)},"params":${scriptJson(params)}}`;
 }
+
+/** Characters of the report's data written at once. */
+const DATA_CHUNK_CHARS = 64 * 1024;
 
 /** JSON inside a `<script>` element: no `<` can close it or open a comment. */
 function scriptJson(value: unknown): string {
@@ -110,7 +117,8 @@ function excludedTable(s: BatchSummary): string {
     .join('')}</tbody></table>${more > 0 ? `<p class="muted">and ${more} more</p>` : ''}</section>`;
 }
 
-export function renderReport(model: ReportModel): string {
+/** The page, a chunk at a time (its file rows streamed: see `reportData`). */
+export function* renderReport(model: ReportModel): Generator<string> {
   const s = model.summary;
   const counts = [
     ['corrected', s.corrected],
@@ -119,7 +127,7 @@ export function renderReport(model: ReportModel): string {
     ['cancelled', s.cancelled],
     ['left out', s.excluded],
   ] as const;
-  return `<!doctype html>
+  yield `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -139,7 +147,9 @@ ${REPORT_MARKER}
 <section id="failures" class="list" hidden><h2>Failures</h2><nav class="pager"></nav><main></main></section>
 <section id="files" class="list" hidden><h2>Files</h2><nav class="pager"></nav><main></main></section>
 ${excludedTable(s)}
-<script type="application/json" id="pfc-report-data">${scriptJson(reportData(model))}</script>
+<script type="application/json" id="pfc-report-data">`;
+  yield* reportData(model);
+  yield `</script>
 <script>${REPORT_SCRIPT}</script>
 <noscript><p>The list of files needs JavaScript.</p></noscript>
 </body>

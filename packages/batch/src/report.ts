@@ -5,10 +5,11 @@
  * native `sharp`, which hosts without native modules (VS Code) cannot load.
  */
 import { dirname } from 'node:path';
+import { Readable } from 'node:stream';
 import sharp from 'sharp';
 import type { PfcParams } from '@pfc/core';
 import type { BatchSummary, FileResult } from './events';
-import { writeFileAtomic } from './files';
+import { writeStreamAtomic } from './files';
 import { readResults } from './results';
 import { renderReport, type ReportCard } from './report-html';
 import { checkReportPath } from './report-path';
@@ -48,7 +49,8 @@ export async function writeReport(path: string, summary: BatchSummary, options: 
     cards,
     reportDir: dirname(dest),
   });
-  await writeFileAtomic(dest, html);
+  // Streamed to the file: the page of a large run is never a string in memory.
+  await writeStreamAtomic(dest, Readable.from(html, { objectMode: false }));
   return dest;
 }
 

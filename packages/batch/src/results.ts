@@ -42,6 +42,8 @@ export class Tally {
 export class ResultsWriter {
   private readonly out: WriteStream;
   private failed: Error | undefined;
+  /** The one wait for the stream's buffer to drain that every writer then shares (a listener each was a warning at 16 files in hand). */
+  private drained: Promise<void> | undefined;
 
   constructor(readonly path: string) {
     this.out = createWriteStream(path, { flags: 'w', mode: 0o600 });
@@ -50,7 +52,11 @@ export class ResultsWriter {
 
   async write(r: FileResult): Promise<void> {
     if (this.failed) throw this.failed;
-    if (!this.out.write(`${JSON.stringify(r)}\n`)) await once(this.out, 'drain');
+    if (this.out.write(`${JSON.stringify(r)}\n`)) return;
+    this.drained ??= once(this.out, 'drain').then(() => {
+      this.drained = undefined;
+    });
+    await this.drained;
   }
 
   /** Flush and close; throws the stream's error if a write failed. */

@@ -3,7 +3,8 @@
  * cannot succeed costs nothing: every folder results go to can be written,
  * and a `--preset` name exists (built in, or a custom preset of the account).
  */
-import { open, rm, stat } from 'node:fs/promises';
+import { type Stats, statSync } from 'node:fs';
+import { open, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { type BatchPlan, type OpenedBackend, PARTIAL_SUFFIX } from '@pfc/batch';
 import { BUILT_IN_PRESETS } from '@pfc/core';
@@ -18,24 +19,37 @@ import { shown } from './render';
  * @throws UsageError naming the folder and the reason.
  */
 export async function checkOutputWritable(plan: BatchPlan, cwd: string): Promise<void> {
-  const folders = new Set<string>();
+  // Per folder: whether every file going there was planned from its manifest (a rerun's up-to-date files).
+  const folders = new Map<string, boolean>();
+  const note = (folder: string, known: boolean): void => {
+    folders.set(folder, (folders.get(folder) ?? true) && known);
+  };
   for (const f of plan.files) {
-    folders.add(dirname(f.output));
-    if (f.backup) folders.add(dirname(f.backup));
+    const known = f.mediaFromManifest === true;
+    note(dirname(f.output), known);
+    if (f.backup) note(dirname(f.backup), known);
   }
   const probed = new Set<string>();
-  for (const folder of folders) {
-    const existing = await nearestExisting(folder, cwd);
+  for (const [folder, allKnown] of folders) {
+    // An earlier run wrote every file of this folder with these settings: it took files then, and a
+    // rerun of 100,000 up-to-date files does not create and remove a file in each of its 1,000 folders.
+    if (allKnown) continue;
+    const existing = nearestExisting(folder, cwd);
     if (probed.has(existing)) continue;
     probed.add(existing);
     await probeWrite(existing, folder, cwd);
   }
 }
 
-/** The folder itself, or its nearest existing ancestor (where the run would create it). */
-async function nearestExisting(folder: string, cwd: string): Promise<string> {
+/** The folder itself, or its nearest existing ancestor (where the run would create it). Synchronous: asked once per output folder. */
+function nearestExisting(folder: string, cwd: string): string {
   for (let dir = folder; ; dir = dirname(dir)) {
-    const info = await stat(dir).catch((err: NodeJS.ErrnoException) => (err.code === 'ENOENT' || err.code === 'ENOTDIR' ? undefined : Promise.reject(err)));
+    let info: Stats | undefined;
+    try {
+      info = statSync(dir, { throwIfNoEntry: false });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOTDIR') throw err;
+    }
     if (info?.isDirectory()) return dir;
     if (info) throw new UsageError(`cannot write results to ${shown(cwd, folder)}: ${shown(cwd, dir)} is a file, not a folder`);
     if (dirname(dir) === dir) return dir;
