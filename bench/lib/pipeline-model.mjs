@@ -18,6 +18,13 @@
  * notice) today, with the first wave's uploads 2 or 1 at a time, and with
  * the best requests and a perfect notice. Each for every size in `--jobs`.
  *
+ * The uploads share one line here (each of k side by side takes k times as
+ * long). On loopback they do not: measured at load 13–15, eight side by side
+ * started the eighth job ~425 ms after the first ticket and two at a time
+ * ~710 ms (each upload's requests wait on the event loops, not on the line),
+ * so the client keeps the first wave side by side; the 2-at-a-time variants
+ * stand for a bandwidth-bound uplink.
+ *
  * Usage: node bench/lib/pipeline-model.mjs [--workers 8] [--jobs 200,1000] [--median 300] [--sigma 0.5] [--rtt 3] [--startup 300] [--upload 15] [--exit 40]
  * (`PollSchedule` is bundled from packages/core/src with esbuild, as it is not exported.)
  */
