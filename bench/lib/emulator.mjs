@@ -23,6 +23,7 @@ const CLOCK_TICKS = 100;
  * @property {number} [processingSigma] spread of job times: log-normal σ around the median processingMs (default 0)
  * @property {number} [processingSeed] seed of the job-time draws
  * @property {{jobsInProgress?: number, requestsPerSecond?: number}} [accountLimits] per-key limits (429 + Retry-After)
+ * @property {number} [jobTimeoutMs] a job PROCESSING longer ends FAILED (default the emulator's 10 min; 0 = never)
  * @property {number} [workers] jobs PROCESSING at once
  * @property {string[]} [apiKeys] accepted keys (default: any non-empty key)
  * @property {object} [faults] fault configuration (`--faults` JSON)
@@ -47,6 +48,7 @@ function binArgs(opts) {
   if (opts.processingSigma !== undefined) args.push('--processing-sigma', String(opts.processingSigma));
   if (opts.processingSeed !== undefined) args.push('--processing-seed', String(opts.processingSeed));
   if (opts.workers !== undefined) args.push('--workers', String(opts.workers));
+  if (opts.jobTimeoutMs !== undefined) args.push('--job-timeout-ms', String(opts.jobTimeoutMs));
   if (opts.accountLimits?.jobsInProgress !== undefined) args.push('--account-jobs', String(opts.accountLimits.jobsInProgress));
   if (opts.accountLimits?.requestsPerSecond !== undefined) args.push('--account-rps', String(opts.accountLimits.requestsPerSecond));
   for (const k of opts.apiKeys ?? []) args.push('--api-key', k);
@@ -61,7 +63,7 @@ function binArgs(opts) {
 
 /** Command line of the engine-less launcher: the same options as one JSON argument. */
 function launcherArgs(opts) {
-  const o = { webPort: 0, control: true, dataDir: opts.dataDir, processingMs: opts.processingMs, processingSigma: opts.processingSigma, processingSeed: opts.processingSeed, accountLimits: opts.accountLimits, workers: opts.workers, apiKeys: opts.apiKeys, faults: opts.faults, verbose: opts.verbose };
+  const o = { webPort: 0, control: true, dataDir: opts.dataDir, processingMs: opts.processingMs, processingSigma: opts.processingSigma, processingSeed: opts.processingSeed, accountLimits: opts.accountLimits, workers: opts.workers, jobTimeoutMs: opts.jobTimeoutMs, apiKeys: opts.apiKeys, faults: opts.faults, verbose: opts.verbose };
   if (!opts.containers) Object.assign(o, { container: false, bgr: false });
   return [LAUNCHER, JSON.stringify(o)];
 }

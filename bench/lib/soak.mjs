@@ -54,10 +54,11 @@ async function badOutputs(outputs, width, height) {
 /**
  * Run the soak in `dir`. Options: count (files), seed, concurrency,
  * processingMs, jobTimeoutS (per-job limit given to the CLI; hangs are only
- * injected when the CLI has one, and `hangs` is not false), accountLimits (the emulator's per-key
+ * injected when the CLI has one, and `hangs` is not false), serviceJobTimeoutMs (the emulator's
+ * job time limit, `--job-timeout-ms`; default its own), accountLimits (the emulator's per-key
  * limits, answered 429 + Retry-After), log, onSecret (receives the API key used).
  */
-export async function runSoak({ dir, count = 1000, seed = 1, concurrency = 8, processingMs = 50, jobTimeoutS = 10, accountLimits, hangs = true, log = () => {}, onSecret = () => {} }) {
+export async function runSoak({ dir, count = 1000, seed = 1, concurrency = 8, processingMs = 50, jobTimeoutS = 10, serviceJobTimeoutMs, accountLimits, hangs = true, log = () => {}, onSecret = () => {} }) {
   const key = `pfc-soak-key-${randomBytes(12).toString('hex')}`;
   // The caller may search its own reports for it too; it is never returned.
   onSecret(key);
@@ -68,7 +69,7 @@ export async function runSoak({ dir, count = 1000, seed = 1, concurrency = 8, pr
   const timeout = await jobTimeoutFlag();
   const hang = Boolean(timeout) && hangs;
   // Never-finishing jobs keep their worker: leave room for them.
-  const emu = await startEmulatorProcess({ processingMs, workers: 64, apiKeys: [key], faults: soakFaults(seed, { hang }), accountLimits, engine: false, verbose: true, logFile: path.join(dir, 'emulator.log'), dataDir: path.join(dir, 'emulator') });
+  const emu = await startEmulatorProcess({ processingMs, workers: 64, apiKeys: [key], faults: soakFaults(seed, { hang }), accountLimits, ...(serviceJobTimeoutMs !== undefined ? { jobTimeoutMs: serviceJobTimeoutMs } : {}), engine: false, verbose: true, logFile: path.join(dir, 'emulator.log'), dataDir: path.join(dir, 'emulator') });
   try {
     const extra = ['--concurrency', String(concurrency)];
     if (timeout) extra.push(timeout.flag, String(timeout.unit === 'ms' ? jobTimeoutS * 1000 : jobTimeoutS));

@@ -46,12 +46,14 @@ describe('PollSchedule', () => {
     expect(run({ shortestMs: 2000, typicalMs: 2150, longestMs: 2300 }, Array<string>(7).fill('PROCESSING'))).toEqual(run(2000, Array<string>(7).fill('PROCESSING')));
   });
 
-  it('with files waiting for the slot, polls varied times past the expected end at 6 % of the age, not 18 %', () => {
+  it('with files waiting for the slot, polls varied times past the expected end in even gaps of 7 % of the middle time, slowly wider past it', () => {
     const varied = { shortestMs: 1000, typicalMs: 2000, longestMs: 3000 };
-    const urgent = run(varied, Array<string>(9).fill('PROCESSING'), 0, true);
-    // The same sparse start (333, 667 up to the shortest time), then a third of each step.
-    expect(urgent.slice(0, 2)).toEqual([333, 667]);
-    expect(urgent.slice(2, 5)).toEqual([120, 120, 120]);
+    const urgent = run(varied, Array<string>(21).fill('PROCESSING'), 0, true);
+    // The same sparse start (333, 667 up to the shortest time), then 140 ms (7 % of 2 s) up to the middle time …
+    expect(urgent.slice(0, 10)).toEqual([333, 667, 140, 140, 140, 140, 140, 140, 140, 140]);
+    // … then × √(age / 2 s): at 2.12 s 144, …; past the longest (3 s) also × (age / 3 s)²: at 3.057 s 180, ….
+    expect(urgent.slice(10, 13)).toEqual([144, 149, 154]);
+    expect(urgent.slice(15)).toEqual([168, 180, 207, 242, 287, 346]);
     // Constant times are polled finely already: unchanged.
     expect(run(2000, Array<string>(7).fill('PROCESSING'), 0, true)).toEqual(run(2000, Array<string>(7).fill('PROCESSING')));
   });

@@ -31,6 +31,8 @@ containers (real image work with sharp).
   --processing-ms-per-mp MS   added to a job's median per megapixel of its input
   --processing-seed N         seed of the job-time draws (default 1)
   --workers N                 jobs processed at once; others wait PENDING (default 2)
+  --job-timeout-ms MS         a job PROCESSING longer than this ends FAILED and frees
+                              its worker (default 600000; 0 = never)
   --retention-minutes MIN     result URLs expire after this (default 1440)
   --upload-url-ttl-seconds S  pre-signed upload addresses expire after this (default 3600)
   --control                   serve the /_emulator/* control routes (stats, job
@@ -88,6 +90,7 @@ function parse(argv: string[]): EmulatorOptions & { verbose: boolean; help: bool
       'processing-ms-per-mp': str,
       'processing-seed': str,
       workers: str,
+      'job-timeout-ms': str,
       'retention-minutes': str,
       'upload-url-ttl-seconds': str,
       control: { type: 'boolean', default: false },
@@ -158,6 +161,7 @@ function parse(argv: string[]): EmulatorOptions & { verbose: boolean; help: bool
     processingMsPerMegapixel: num('processing-ms-per-mp', v['processing-ms-per-mp']),
     processingSeed: num('processing-seed', v['processing-seed'], { integer: true }),
     workers: num('workers', v.workers, { integer: true, min: 1, max: 64 }),
+    jobTimeoutMs: num('job-timeout-ms', v['job-timeout-ms'], { integer: true }),
     retentionMinutes: num('retention-minutes', v['retention-minutes']),
     uploadUrlTtlSeconds: num('upload-url-ttl-seconds', v['upload-url-ttl-seconds'], { min: 1 }),
     idleTimeoutMs: num('idle-timeout-ms', v['idle-timeout-ms'], { integer: true }),

@@ -102,6 +102,13 @@ export interface EmulatorOptions {
   processingSeed?: number;
   /** Jobs processed at once; the rest wait in PENDING. Default 2. */
   workers?: number;
+  /**
+   * A job PROCESSING longer than this ends FAILED (`statusText` says it timed
+   * out) and frees its worker, as a hosted service's job time limit does; the
+   * contract shows no value, so the default is an assumption. ms; 0 = never.
+   * Default 600000 (10 minutes).
+   */
+  jobTimeoutMs?: number;
   /** How long result URLs stay reachable, minutes (decimals allowed). Default 1440 (24 h). */
   retentionMinutes?: number;
   /** How long uploaded files (and so their fileKeys as bgFileKey) are kept, minutes. Default 10080 (7 days). */

@@ -133,3 +133,28 @@ describe('stats', () => {
     expect(reset.requests).toEqual({});
   });
 });
+
+describe('job time limit', () => {
+  it('ends a job stuck in PROCESSING FAILED at --job-timeout-ms and frees its worker for the next job', async () => {
+    const emu = await emulator({ control: true, workers: 1, jobTimeoutMs: 1500, faults: { jobs: { hangRate: 1, count: 1 } } });
+    const hung = await startJob(emu.web, { fileKey: await upload(emu.web, COFFEE) });
+    // One worker: the next job can only run once the stuck one has let go of it.
+    const next = await startJob(emu.web, { fileKey: await upload(emu.web, COFFEE) });
+    expect((await status(next)).status).toBe('PENDING');
+    const ended = await waitFor(hung);
+    expect(ended).toMatchObject({ status: 'FAILED', code: 504 });
+    expect(ended.statusText).toMatch(/timed out.*1\.5 s/);
+    expect(ended.timeTaken).toBeGreaterThanOrEqual(1.5);
+    expect((await waitFor(next)).status).toBe('COMPLETED');
+    expect(emu.stats().jobs.byState).toMatchObject({ FAILED: 1, COMPLETED: 1 });
+  });
+
+  it('leaves jobs within the limit alone, and 0 turns it off', async () => {
+    const emu = await emulator({ control: true, workers: 1, jobTimeoutMs: 5_000, processingMs: 50 });
+    expect((await runJob(emu.web, COFFEE)).status).toBe('COMPLETED');
+    const off = await emulator({ control: true, workers: 1, jobTimeoutMs: 0, faults: { jobs: { hangRate: 1, count: 1 } } });
+    const hung = await startJob(off.web, { fileKey: await upload(off.web, COFFEE) });
+    await new Promise((r) => setTimeout(r, 200));
+    expect((await status(hung)).status).toBe('PROCESSING');
+  });
+});

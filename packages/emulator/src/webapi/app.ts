@@ -64,6 +64,7 @@ export function createWebApiApp(options: EmulatorOptions, store: DataStore): Web
   const retentionMinutes = positive('retentionMinutes', options.retentionMinutes, 1440);
   const uploadRetentionMinutes = positive('uploadRetentionMinutes', options.uploadRetentionMinutes, 7 * 1440);
   const workers = positive('workers', options.workers, 2, { integer: true, min: 1 });
+  const jobTimeoutMs = positive('jobTimeoutMs', options.jobTimeoutMs, 10 * MINUTE);
   const processing = {
     medianMs: positive('processingMs', options.processingMs, 0),
     sigma: positive('processingSigma', options.processingSigma, 0),
@@ -99,7 +100,7 @@ export function createWebApiApp(options: EmulatorOptions, store: DataStore): Web
     uploadUrlTtlSeconds,
     retentionMinutes,
   } as Omit<WebApiApp, 'queue'> as WebApiApp;
-  app.queue = new JobQueue({ workers, processingMs: jobTimer(processing), now, work: createJobWork(app) });
+  app.queue = new JobQueue({ workers, processingMs: jobTimer(processing), now, work: createJobWork(app), jobTimeoutMs });
   return app;
 }
 

@@ -2,7 +2,14 @@
  * Job store and worker queue. `workers` jobs are PROCESSING at once, the rest
  * wait PENDING in arrival order; each job spends at least `processingMs` in
  * PROCESSING, its real work included. Injected faults end a job FAILED or REJECTED, or keep it
- * PROCESSING forever.
+ * PROCESSING until the job time limit ends it.
+ *
+ * A job PROCESSING longer than `jobTimeoutMs` ends FAILED and frees its
+ * worker, as a hosted service's job time limit does (a stuck job must not
+ * hold a worker, or an account's jobs-in-progress allowance, for good). The
+ * contract shows neither the limit nor how such a job ends; FAILED is the
+ * documented state of a job that did not complete, with the reason in
+ * `statusText` (`code` 504: its meaning for non-zero values is not shown).
  */
 import { randomUUID } from 'node:crypto';
 import { emptyJobUsage, JOB_STATES, type CropBox, type DetectionData, type Dimensions, type JobRecord, type JobState, type JobUsage, type PfcParams } from '@pfc/core';
@@ -59,8 +66,15 @@ export interface JobQueueOptions {
   /** The least time a job holds its worker, its real work included, ms (`job-time.ts`). */
   processingMs: (job: Job) => number;
   now: () => number;
-  /** Does the work of one job; a throw means FAILED with the error's message. `signal` aborts when the queue closes. */
+  /** Does the work of one job; a throw means FAILED with the error's message. `signal` aborts when the queue closes or the job times out. */
   work: (job: Job, signal: AbortSignal) => Promise<Outcome>;
+  /** Longest time a job may spend PROCESSING, ms; then it ends FAILED (see the file comment). 0 = never. */
+  jobTimeoutMs?: number;
+}
+
+/** The end of a job over the time limit. */
+function timedOut(ms: number): Outcome {
+  return { status: 'FAILED', statusText: `job timed out: processing took longer than the service's limit of ${ms / 1000} s`, code: 504 };
 }
 
 
@@ -153,22 +167,64 @@ export class JobQueue {
   private async run(job: Job): Promise<void> {
     const r = job.record;
     const started = this.options.now();
+    r.status = 'PROCESSING';
+    r.updatedAt = this.iso();
+    const limitMs = this.options.jobTimeoutMs ?? 0;
+    // This job's work stops on close or at the time limit.
+    const stop = new AbortController();
+    const onClose = (): void => stop.abort(this.abort.signal.reason);
+    this.abort.signal.addEventListener('abort', onClose, { once: true });
+    let timer: NodeJS.Timeout | undefined;
+    const over = timedOut(limitMs);
+    const limit = limitMs > 0 ? new Promise<Outcome>((resolve) => (timer = setTimeout(() => resolve(over), limitMs))) : undefined;
+    const processing = this.process(job, stop.signal);
+    let outcome: Outcome | undefined;
+    try {
+      outcome = await (limit ? Promise.race([processing, limit]) : processing);
+      // Closed while it ran: the record stays as it was.
+      if (outcome === undefined || this.closed) return;
+      r.status = outcome.status;
+      r.timeTaken = Math.round(this.options.now() - started) / 1000;
+      r.updatedAt = this.iso();
+      if (outcome.status === 'COMPLETED') {
+        const { status: _s, ...fields } = outcome;
+        Object.assign(r, fields, { statusText: fields.statusText ?? '', code: 0 });
+      } else {
+        r.statusText = outcome.statusText;
+        r.code = outcome.code;
+      }
+    } finally {
+      clearTimeout(timer);
+      stop.abort(new Error('the job ended'));
+      this.abort.signal.removeEventListener('abort', onClose);
+      // Over the limit the work is told to stop and the worker is free; close() still waits for the work to let go of its files.
+      if (outcome === over) {
+        const leftover = processing.then(() => undefined);
+        this.running.add(leftover);
+        void leftover.finally(() => this.running.delete(leftover));
+      }
+    }
+  }
+
+  /**
+   * What a job's processing comes to, undefined when the queue closed first
+   * (a hanging job: only then, or at the time limit, in `run`).
+   */
+  private async process(job: Job, signal: AbortSignal): Promise<Outcome | undefined> {
     const holdMs = this.options.processingMs(job);
     // Real elapsed time for the processing floor (`now` may be a test's clock that jumps).
     const workStarted = performance.now();
-    r.status = 'PROCESSING';
-    r.updatedAt = this.iso();
     if (job.spec.fault === 'hang') {
       // Never finishes: holds its worker slot, as a stuck job would.
       await this.closing;
-      return;
+      return undefined;
     }
     let outcome: Outcome;
     if (job.spec.fault === 'fail') outcome = { status: 'FAILED', statusText: 'processing failed (injected fault)', code: 500 };
     else if (job.spec.fault === 'reject') outcome = { status: 'REJECTED', statusText: 'job rejected (injected fault)', code: 400 };
     else {
       try {
-        outcome = await this.options.work(job, this.abort.signal);
+        outcome = await this.options.work(job, signal);
       } catch (err) {
         outcome = { status: 'FAILED', statusText: err instanceof Error ? err.message : 'processing failed', code: 500 };
       }
@@ -181,17 +237,7 @@ export class JobQueue {
     // injected FAILED/REJECTED jobs, which do no work, wait the whole time.
     const remainingMs = holdMs - (performance.now() - workStarted);
     if (remainingMs > 0) await this.wait(remainingMs);
-    if (this.closed) return;
-    r.status = outcome.status;
-    r.timeTaken = Math.round(this.options.now() - started) / 1000;
-    r.updatedAt = this.iso();
-    if (outcome.status === 'COMPLETED') {
-      const { status: _s, ...fields } = outcome;
-      Object.assign(r, fields, { statusText: fields.statusText ?? '', code: 0 });
-    } else {
-      r.statusText = outcome.statusText;
-      r.code = outcome.code;
-    }
+    return this.closed ? undefined : outcome;
   }
 
   private async wait(ms: number): Promise<void> {
