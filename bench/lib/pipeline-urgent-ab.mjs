@@ -35,7 +35,7 @@ try {
     usesJobSlot: inner.usesJobSlot,
     validate: (p) => inner.validate(p),
     correct: (input, params, o = {}) => {
-      const { slotWanted, ...rest } = o;
+      const { slotWanted: _slotWanted, ...rest } = o;
       return inner.correct(input, params, urgent ? o : rest);
     },
   });
