@@ -6,6 +6,7 @@
  */
 import type { ParamCheck, PfcParams } from './contract/webapi-params';
 import type { JobRecord, PresetRecord } from './contract/webapi-types';
+import type { CallOptions } from './transport';
 
 /**
  * An input file. A factory is called once per attempt, so a file streamed from
@@ -86,7 +87,7 @@ export interface CorrectionBackend {
   /** Correct one file: validate, upload, run, wait, and open the result. */
   correct(input: FileInput, params: PfcParams, options?: CorrectOptions): Promise<CorrectionResult>;
   /** The account's custom presets, when the backend has an account (Web API). */
-  listPresets?(options?: { signal?: AbortSignal }): AsyncIterable<PresetRecord>;
+  listPresets?(options?: CallOptions): AsyncIterable<PresetRecord>;
 }
 
 /** Collect a stream into one array (for hosts that need the bytes in memory). */

@@ -101,3 +101,33 @@ describe('preset ids in the path', () => {
     expect(api.http.callsTo('GET', /\/presets\//)).toHaveLength(1);
   });
 });
+
+describe('per-call options', () => {
+  it('each resource method takes its own maxRetries over the client\'s', async () => {
+    const api = new FakeApi();
+    const client = new WebApiClient({ apiKey: KEY, baseURL: BASE, fetch: api.fetch, sleep: recordingSleep().sleep, maxRetries: 4 });
+    api.addPresets(2);
+    const busy = { status: 503, body: '{"message":"busy"}' };
+    const fileKey = await client.uploads.upload(new Uint8Array([0xff, 0xd8, 0xff, 0xe0]));
+    const cases: [string, RegExp, () => Promise<unknown>][] = [
+      ['GET', /\/presets\?/, () => client.presets.list({ maxRetries: 0 }).toArray()],
+      ['GET', /\/presets\/seed0$/, () => client.presets.get('seed0', { maxRetries: 0 })],
+      ['DELETE', /\/presets\/seed1$/, () => client.presets.delete('seed1', { maxRetries: 0 })],
+      ['POST', /\/presets\/$/, () => client.presets.create({ name: 'N', file: new Uint8Array([1]), maxRetries: 0 })],
+      ['GET', /\/upload\?/, () => client.uploads.upload(new Uint8Array([0xff, 0xd8, 0xff, 0xe0]), { maxRetries: 0 })],
+      ['PUT', /storage\.test/, () => client.uploads.upload(new Uint8Array([0xff, 0xd8, 0xff, 0xe0]), { maxRetries: 0 })],
+      ['GET', /\/pfc\?/, () => client.jobs.start({ fileKey }, { maxRetries: 0 })],
+      ['GET', /\/status\//, () => client.jobs.status('job-1', { maxRetries: 0 })],
+    ];
+    for (const [method, re, call] of cases) {
+      api.http.fail(method, re, busy);
+      await expect(call(), `${method} ${re}`).rejects.toMatchObject({ status: 503 });
+      expect(api.http.callsTo(method, re), `${method} ${re}`).toHaveLength(1);
+      api.http.calls.length = 0;
+    }
+    // Without the override the client's retries get past the same fault.
+    api.http.fail('GET', /\/presets\/seed0$/, busy);
+    expect((await client.presets.get('seed0')).presetId).toBe('seed0');
+    expect(api.http.callsTo('GET', /\/presets\/seed0$/)).toHaveLength(2);
+  });
+});

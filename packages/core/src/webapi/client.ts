@@ -6,7 +6,7 @@
 import { readAll, type CorrectionBackend, type CorrectionResult, type CorrectOptions, type FileInput } from '../backend';
 import { validatePfcParams, type ParamCheck, type PfcParams } from '../contract/webapi-params';
 import type { JobRecord, PresetRecord } from '../contract/webapi-types';
-import { defaultSleep, Transport } from '../transport';
+import { defaultSleep, Transport, type CallOptions } from '../transport';
 import { correctOnWebApi } from './correct';
 import { Jobs, type JobRef } from './jobs';
 import { DEFAULT_BASE_URL, DEFAULT_JOB_TIMEOUT_MS, DEFAULT_POLL, type ClientOptions, type WebApiContext } from './options';
@@ -95,7 +95,7 @@ export class WebApiClient implements CorrectionBackend {
   }
 
   /** The account's custom presets (every page). */
-  listPresets(options?: { signal?: AbortSignal }): AsyncIterable<PresetRecord> {
+  listPresets(options?: CallOptions): AsyncIterable<PresetRecord> {
     return this.presets.list(options);
   }
 

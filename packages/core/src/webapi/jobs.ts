@@ -2,7 +2,7 @@
 import { bodyMessage, ParameterError, ProtocolError } from '../errors';
 import type { JobRecord } from '../contract/webapi-types';
 import { pfcParamsToQuery, validatePfcParams, type PfcParams } from '../contract/webapi-params';
-import { readBody } from '../transport';
+import { callRequestOptions, readBody, type CallOptions } from '../transport';
 import { readAll } from '../backend';
 import type { WebApiContext } from './options';
 import { preview } from './uploads';
@@ -46,12 +46,12 @@ export class Jobs {
    * (with `retryAfterMs`) is thrown at once, for a caller that waits it out
    * itself and starts the job again with the same `fileKey`.
    */
-  async start(params: PfcParams, options: { signal?: AbortSignal; retryRateLimited?: boolean } = {}): Promise<JobHandle> {
+  async start(params: PfcParams, options: CallOptions & { retryRateLimited?: boolean } = {}): Promise<JobHandle> {
     const check = validatePfcParams(params as Record<string, unknown>, { requireFileKey: true });
     if (check.errors.length > 0) throw new ParameterError(check.errors);
     const res = await this.#ctx.transport.request('/pfc', {
       query: pfcParamsToQuery(check.params),
-      signal: options.signal,
+      ...callRequestOptions(options),
       rateLimit: 'jobs',
       ...(options.retryRateLimited === false ? { retryRateLimited: false } : {}),
     });
@@ -68,10 +68,10 @@ export class Jobs {
    * The job record: `GET {statusEndpoint}?noRedirect=true`, so a finished job
    * answers JSON instead of a redirect (browsers cannot read a 302's Location).
    */
-  async status(job: JobRef, options: { signal?: AbortSignal; retryRateLimited?: boolean } = {}): Promise<JobRecord> {
+  async status(job: JobRef, options: CallOptions & { retryRateLimited?: boolean } = {}): Promise<JobRecord> {
     const url = this.#ctx.transport.url(this.statusUrl(job), { noRedirect: 'true' });
     const body = await this.#ctx.transport.json<unknown>(url, {
-      signal: options.signal,
+      ...callRequestOptions(options),
       auth: this.#ctx.isOwnOrigin(url),
       ...(options.retryRateLimited === false ? { retryRateLimited: false } : {}),
     });
@@ -99,10 +99,10 @@ export class Jobs {
   }
 
   /** Open the corrected file of a completed job (or a result URL) as a stream. No API key is sent. */
-  async download(job: JobRecord | string, options: { signal?: AbortSignal } = {}): Promise<DownloadedFile> {
+  async download(job: JobRecord | string, options: CallOptions = {}): Promise<DownloadedFile> {
     const url = typeof job === 'string' ? job : job.correctedFile;
     if (!url) throw new ProtocolError(`job ${typeof job === 'string' ? job : job._id} has no correctedFile (status ${typeof job === 'string' ? '?' : job.status})`, job);
-    const res = await this.#ctx.transport.request(url, { signal: options.signal, auth: false, label: 'GET corrected file' });
+    const res = await this.#ctx.transport.request(url, { ...callRequestOptions(options), auth: false, label: 'GET corrected file' });
     if (!res.body) throw new ProtocolError('the corrected file answered without a body');
     const length = res.headers.get('content-length');
     return {
@@ -114,7 +114,7 @@ export class Jobs {
   }
 
   /** The corrected file as bytes. */
-  async downloadBytes(job: JobRecord | string, options: { signal?: AbortSignal } = {}): Promise<Uint8Array> {
+  async downloadBytes(job: JobRecord | string, options: CallOptions = {}): Promise<Uint8Array> {
     const file = await this.download(job, options);
     return readAll(file.body);
   }

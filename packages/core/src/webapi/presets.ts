@@ -6,24 +6,25 @@ import type { ParamIssue } from '../contract/webapi-params';
 import { readAll } from '../backend';
 import type { InputHints } from './input';
 import type { WebApiContext } from './options';
+import { callRequestOptions, type CallOptions } from '../transport';
 import { drain, preview, type Uploads } from './uploads';
 import { path } from '../url-path';
 
-export interface PresetListOptions {
+/** Paging of `list()`; the call options apply to each page's request. */
+export interface PresetListOptions extends CallOptions {
   /** Presets per page (`limit`). Default 20, the service's default. */
   limit?: number;
   /** Presets to skip before the first page (`offset`). Default 0. */
   offset?: number;
-  signal?: AbortSignal;
 }
 
-export interface PresetCreateParams extends InputHints {
+/** A new preset; the call options apply to the POST and to the file's PUT. */
+export interface PresetCreateParams extends InputHints, CallOptions {
   /** The name used later as `preset` in `/pfc`. */
   name: string;
   description?: string;
   /** The `.preset` file exported from the desktop editing tool. */
   file: FileInput;
-  signal?: AbortSignal;
 }
 
 /**
@@ -85,7 +86,7 @@ export class Presets {
     if (!Number.isInteger(offset) || offset < 0) issues.push({ param: 'offset', message: `offset must be an integer of at least 0 (got ${offset})` });
     if (issues.length > 0) throw new ParameterError(issues);
     return new PresetList(async (l, o) => {
-      const body = await this.#ctx.transport.json<unknown>('/presets', { query: { limit: l, offset: o }, signal: options.signal });
+      const body = await this.#ctx.transport.json<unknown>('/presets', { query: { limit: l, offset: o }, ...callRequestOptions(options) });
       const list = Array.isArray(body) ? body : (body as { presets?: unknown } | undefined)?.presets;
       if (!Array.isArray(list)) throw new ProtocolError(`GET /presets answered without a presets list: ${preview(body)}`, body);
       return list as PresetRecord[];
@@ -93,8 +94,8 @@ export class Presets {
   }
 
   /** One preset record: `GET /presets/{presetId}` (carries `uri`, the file's address). */
-  async get(presetId: string, options: { signal?: AbortSignal } = {}): Promise<PresetRecord> {
-    const body = await this.#ctx.transport.json<unknown>(path`/presets/${presetId}`, { signal: options.signal });
+  async get(presetId: string, options: CallOptions = {}): Promise<PresetRecord> {
+    const body = await this.#ctx.transport.json<unknown>(path`/presets/${presetId}`, callRequestOptions(options));
     // Tolerate a record wrapped as {preset: {...}}.
     const rec = (body as { preset?: unknown } | undefined)?.preset ?? body;
     if (typeof rec !== 'object' || rec === null || typeof (rec as PresetRecord).presetId !== 'string') {
@@ -117,7 +118,7 @@ export class Presets {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ name: params.name, description }),
-      signal: params.signal,
+      ...callRequestOptions(params),
     });
     const presetId = body?.presetId;
     const uploadUrl = body?.uploadUrl ?? (body as { upload_url?: string } | undefined)?.upload_url;
@@ -134,18 +135,18 @@ export class Presets {
   }
 
   /** Delete a preset: `DELETE /presets/{presetId}`. */
-  async delete(presetId: string, options: { signal?: AbortSignal } = {}): Promise<void> {
-    const res = await this.#ctx.transport.request(path`/presets/${presetId}`, { method: 'DELETE', signal: options.signal });
+  async delete(presetId: string, options: CallOptions = {}): Promise<void> {
+    const res = await this.#ctx.transport.request(path`/presets/${presetId}`, { method: 'DELETE', ...callRequestOptions(options) });
     await drain(res);
   }
 
   /** The preset file, fetched from the record's `uri` (with the key when `uri` is on the API's origin). */
-  async download(preset: string | PresetRecord, options: { signal?: AbortSignal } = {}): Promise<Uint8Array> {
+  async download(preset: string | PresetRecord, options: CallOptions = {}): Promise<Uint8Array> {
     const rec = typeof preset === 'string' ? await this.get(preset, options) : preset;
     const uri = rec.uri ?? (await this.get(rec.presetId, options)).uri;
     if (typeof uri !== 'string' || uri === '') throw new ProtocolError(`preset ${rec.presetId} has no uri to download its file from`, rec);
     const url = this.#ctx.transport.url(uri);
-    const res = await this.#ctx.transport.request(url, { signal: options.signal, auth: this.#ctx.isOwnOrigin(url), label: 'GET preset file' });
+    const res = await this.#ctx.transport.request(url, { ...callRequestOptions(options), auth: this.#ctx.isOwnOrigin(url), label: 'GET preset file' });
     return res.body ? readAll(res.body) : new Uint8Array();
   }
 }

@@ -4,6 +4,7 @@ import { ProtocolError } from '../errors';
 import type { UploadTicket } from '../contract/webapi-types';
 import { inputFacts, toBodySource, uploadHeaders, type InputHints } from './input';
 import type { WebApiContext } from './options';
+import { callRequestOptions, type CallOptions } from '../transport';
 
 /** An upload ticket with the address under one name (the service spells it `upload_url`). */
 export interface Upload {
@@ -11,10 +12,10 @@ export interface Upload {
   uploadUrl: string;
 }
 
-export interface UploadOptions extends InputHints {
+/** An upload; the call options apply to the ticket and to the PUT. */
+export interface UploadOptions extends InputHints, CallOptions {
   /** `image` (default) or `video`. Background and AI Art reference images are `image`. */
   fileType?: 'image' | 'video';
-  signal?: AbortSignal;
 }
 
 export class Uploads {
@@ -25,10 +26,10 @@ export class Uploads {
   }
 
   /** Ask for an upload ticket: `GET /upload?fileType=`. Reads `uploadUrl ?? upload_url`. */
-  async ticket(fileType: 'image' | 'video' = 'image', options: { signal?: AbortSignal } = {}): Promise<Upload> {
+  async ticket(fileType: 'image' | 'video' = 'image', options: CallOptions = {}): Promise<Upload> {
     const body = await this.#ctx.transport.json<Partial<UploadTicket> | string | undefined>('/upload', {
       query: { fileType },
-      signal: options.signal,
+      ...callRequestOptions(options),
     });
     const t = typeof body === 'object' && body !== null ? body : {};
     const uploadUrl = t.uploadUrl ?? t.upload_url;
@@ -44,14 +45,14 @@ export class Uploads {
    * can be sent only once. Pass `size` with a stream so it goes with a
    * Content-Length instead of chunked.
    */
-  async put(uploadUrl: string, input: FileInput, options: InputHints & { signal?: AbortSignal } = {}): Promise<void> {
+  async put(uploadUrl: string, input: FileInput, options: InputHints & CallOptions = {}): Promise<void> {
     const facts = inputFacts(input, options);
     const res = await this.#ctx.transport.request(uploadUrl, {
       method: 'PUT',
       auth: false,
       body: toBodySource(input),
       headers: uploadHeaders(input, facts),
-      signal: options.signal,
+      ...callRequestOptions(options),
       // The address carries its signature; name it by host only.
       label: `PUT pre-signed upload on ${this.#ctx.transport.url(uploadUrl).host}`,
     });
@@ -60,7 +61,7 @@ export class Uploads {
 
   /** Upload a file (ticket + PUT) and return its `fileKey`, e.g. for `bgFileKey` or `aiArtReferenceFileKey`. */
   async upload(input: FileInput, options: UploadOptions = {}): Promise<string> {
-    const ticket = await this.ticket(options.fileType ?? 'image', { signal: options.signal });
+    const ticket = await this.ticket(options.fileType ?? 'image', options);
     await this.put(ticket.uploadUrl, input, options);
     return ticket.fileKey;
   }
