@@ -26,8 +26,8 @@ const LUTS: [Uint8Array, Uint8Array, Uint8Array] = [
   Uint8Array.from({ length: 256 }, (_, i) => 255 - i),
   Uint8Array.from({ length: 256 }, (_, i) => Math.min(255, Math.round(i * 1.3))),
 ];
-/** Chroma factors in 1/4096: 0.5..2.5 plain, a different ramp for skin-like pixels, one exactly 1. */
-const FACTORS = Int32Array.from({ length: 512 }, (_, k) => (k === 40 ? 4096 : k < 256 ? 2048 + k * 32 : 6000 - (k - 256) * 8));
+/** Chroma factors 0.5..2.5 plain, a different ramp for skin-like pixels, one exactly 1. */
+const FACTORS = Float64Array.from({ length: 512 }, (_, k) => (k === 40 ? 1 : k < 256 ? 0.5 + k / 128 : 1.4 - (k - 256) / 500));
 const PIXELS = 40_000; // two full strips of 16384 and a partial one
 
 /** Index of the first element where two arrays differ, −1 when equal (cheaper than toEqual on 100 000 values). */
@@ -37,8 +37,8 @@ function firstDifference(a: ArrayLike<number>, b: ArrayLike<number>): number {
   return -1;
 }
 
-/** The curves pass from its definition: tables, then y + (c − y)·f with y = 256-weighted luma, rounded half up. */
-function curvesReference(data: Uint8Array, ch: 3 | 4, factors: Int32Array | undefined): { out: Uint8Array; luma: Uint16Array } {
+/** The curves pass from its definition: tables, then round(y + (c − y)·f) with y the Rec. 601 luma, in float64 as colour/apply.ts wrote it. */
+function curvesReference(data: Uint8Array, ch: 3 | 4, factors: Float64Array | undefined): { out: Uint8Array; luma: Uint16Array } {
   const out = new Uint8Array(data.length);
   const luma = new Uint16Array(data.length / ch);
   for (let p = 0; p < luma.length; p++) {
@@ -47,9 +47,9 @@ function curvesReference(data: Uint8Array, ch: 3 | 4, factors: Int32Array | unde
     const max = Math.max(r, g, b);
     const min = Math.min(r, g, b);
     if (factors && max !== min) {
-      const f = factors[(r > g && g > b && r - b < 170 ? 256 : 0) + max - min]! / 4096;
-      const y = (77 * r + 150 * g + 29 * b) / 256;
-      [r, g, b] = [r, g, b].map((c) => Math.min(255, Math.max(0, Math.floor(y + (c - y) * f + 0.5)))) as [number, number, number];
+      const f = factors[(r > g && g > b && r - b < 170 ? 256 : 0) + max - min]!;
+      const y = 0.299 * r + 0.587 * g + 0.114 * b;
+      [r, g, b] = [r, g, b].map((c) => Math.min(255, Math.max(0, Math.round(y + (c - y) * f)))) as [number, number, number];
     }
     out.set([r, g, b], i);
     if (ch === 4) out[i + 3] = data[i + 3]!;

@@ -45,12 +45,9 @@ async function referencePixels(input: Buffer, params: PfcParams): Promise<Raster
     // Vibrance: muted colours gain more chroma than vivid ones, skin-like hues half as much.
     const sat = (max - min) / 255;
     const skin = r > g && g > b && r - b < 170 ? 0.5 : 1;
-    // The factor in steps of 1/4096 and luma with the mask's weights (77, 150, 29)/256: the engine's
-    // fixed-point arithmetic (within a level of 0.299/0.587/0.114 in floating point, but the mask
-    // amplifies a level's difference on edges, so the reference follows it exactly).
-    const factor = Math.round(4096 * (1 + plan.saturation) * (1 + plan.vibrance * skin * (1 - sat) ** 2)) / 4096;
-    const y = (77 * r + 150 * g + 29 * b) / 256;
-    out.set([r, g, b].map((v) => Math.min(255, Math.max(0, Math.floor(y + (v - y) * factor + 0.5)))), i);
+    const factor = (1 + plan.saturation) * (1 + plan.vibrance * skin * (1 - sat) ** 2);
+    const y = 0.299 * r + 0.587 * g + 0.114 * b;
+    out.set([r, g, b].map((v) => Math.min(255, Math.max(0, Math.round(y + (v - y) * factor)))), i);
   }
   if (plan.sharpen > 0) {
     // Unsharp mask on luma, σ from the image size (0.6..2 px): encoded Rec. 601 luma, its Gaussian

@@ -119,9 +119,9 @@ export function applyCurves(img: Raster, plan: ColourPlan): Raster {
  * from the pixel's luma) by more for muted colours than for vivid ones, and
  * by less on skin-like hues (red > green > blue), so faces do not turn
  * orange. The scale depends only on the pixel's max − min and the skin test,
- * so it comes from a table of 2 × 256 factors. The arithmetic is integer
- * (luma 77 R + 150 G + 29 B over 256, the sharpening's; factors in 1/4096),
- * in WebAssembly (`curvesPass` of image/kernels.ts). With `luma`, the
+ * so it comes from a table of 2 × 256 factors. Per pixel, with y its luma
+ * (`luma8`), each channel becomes round(y + (c − y) · factor), clamped, in
+ * float64: in WebAssembly (`curvesPass` of image/kernels.ts). With `luma`, the
  * output's 16-bit luma (`lumaPlane` of the sharpening) is written there on
  * the way, so the mask need not read the pixels once more.
  */
@@ -130,17 +130,15 @@ export function applyPlan(img: Raster, plan: ColourPlan, luma?: Uint16Array): Ra
 }
 
 /**
- * Chroma factors by max − min (0..255), plain then skin-like (+256), in
- * units of 1/4096; undefined when vibrance and saturation are both 0.
- * Within the parameters' ranges a factor is 0..4; the bound keeps the
- * kernel's fixed-point terms inside 32 bits whatever a caller passes.
+ * Chroma factors by max − min (0..255), plain then skin-like (+256); undefined
+ * when vibrance and saturation are both 0.
  */
-function saturationFactors(vibrance: number, saturation: number): Int32Array | undefined {
+function saturationFactors(vibrance: number, saturation: number): Float64Array | undefined {
   if (vibrance === 0 && saturation === 0) return undefined;
-  const t = new Int32Array(512);
+  const t = new Float64Array(512);
   for (let d = 0; d < 256; d++) {
     const sat = d / 255;
-    for (const [offset, skin] of [[0, 1], [256, 0.5]] as const) t[offset + d] = Math.min(16384, Math.max(0, Math.round(4096 * (1 + saturation) * (1 + vibrance * skin * (1 - sat) ** 2))));
+    for (const [offset, skin] of [[0, 1], [256, 0.5]] as const) t[offset + d] = (1 + saturation) * (1 + vibrance * skin * (1 - sat) ** 2);
   }
   return t;
 }

@@ -4,7 +4,7 @@
 ;;
 ;; Memory (bytes):
 ;;        0  three 256-entry channel look-up tables (R, G, B)
-;;     1024  512 chroma factors, i32, 4096 = 1 (plain by max - min, then skin-like)
+;;     1024  512 chroma factors, f64 (plain by max - min, then skin-like)
 ;;     8192  the strip's input pixels (RGB or RGBA, at most 16384 pixels)
 ;;    73728  the strip's output pixels
 ;;   139264  the strip's output luma, u16 (256 x Rec. 601 Y')
@@ -19,9 +19,16 @@
   (func (export "curves") (param $n i32) (param $ch i32) (param $vibrance i32)
     (local $p i32) (local $in i32) (local $out i32)
     (local $r i32) (local $g i32) (local $b i32) (local $max i32) (local $min i32)
-    (local $f i32) (local $y i32) (local $v v128)
+    (local $f f64) (local $y f64) (local $rg v128) (local $bb v128)
+    (local $yv v128) (local $fv v128) (local $v v128) (local $fl v128)
+    (local $zero v128) (local $top v128) (local $half v128) (local $one v128) (local $magic v128)
     (local.set $in (i32.const 8192))
     (local.set $out (i32.const 73728))
+    (local.set $zero (f64x2.splat (f64.const 0)))
+    (local.set $top (f64x2.splat (f64.const 255)))
+    (local.set $half (f64x2.splat (f64.const 0.5)))
+    (local.set $one (f64x2.splat (f64.const 1)))
+    (local.set $magic (f64x2.splat (f64.const 0x1p52)))
     (block $done
       (loop $pixel
         (br_if $done (i32.ge_u (local.get $p) (local.get $n)))
@@ -42,7 +49,7 @@
                       (i32.lt_u (local.get $r) (local.get $g))))
             ;; factors[(skin-like ? 256 : 0) + max - min]; skin-like: r > g > b and r - b < 170.
             (local.set $f
-              (i32.load offset=1024
+              (f64.load offset=1024
                 (i32.shl
                   (i32.add
                     (i32.sub (local.get $max) (local.get $min))
@@ -50,33 +57,38 @@
                       (i32.and
                         (i32.and (i32.gt_u (local.get $r) (local.get $g)) (i32.gt_u (local.get $g) (local.get $b)))
                         (i32.lt_s (i32.sub (local.get $r) (local.get $b)) (i32.const 170)))))
-                  (i32.const 2))))
+                  (i32.const 3))))
             ;; A grey pixel (max = min) has no chroma to scale.
-            (if (i32.and (i32.ne (local.get $max) (local.get $min)) (i32.ne (local.get $f) (i32.const 4096)))
+            (if (i32.and (i32.ne (local.get $max) (local.get $min)) (f64.ne (local.get $f) (f64.const 1)))
               (then
+                ;; luma8: 0.299 r + 0.587 g + 0.114 b, added left to right as in JavaScript.
                 (local.set $y
-                  (i32.add (i32.add (i32.mul (local.get $r) (i32.const 77)) (i32.mul (local.get $g) (i32.const 150)))
-                           (i32.mul (local.get $b) (i32.const 29))))
-                ;; The three channels at once: (y256 (4096 - f) + 2^19 + 256 c f) >> 20,
-                ;; narrowed with saturation (the clamp to 0..255).
-                (local.set $v
-                  (i32x4.shr_s
-                    (i32x4.add
-                      (i32x4.splat
-                        (i32.add (i32.mul (local.get $y) (i32.sub (i32.const 4096) (local.get $f))) (i32.const 524288)))
-                      (i32x4.mul
-                        (i32x4.shl
-                          (i32x4.replace_lane 2
-                            (i32x4.replace_lane 1 (i32x4.splat (local.get $r)) (local.get $g))
-                            (local.get $b))
-                          (i32.const 8))
-                        (i32x4.splat (local.get $f))))
-                    (i32.const 20)))
-                (local.set $v (i16x8.narrow_i32x4_s (local.get $v) (local.get $v)))
-                (local.set $v (i8x16.narrow_i16x8_u (local.get $v) (local.get $v)))
-                (local.set $r (i8x16.extract_lane_u 0 (local.get $v)))
-                (local.set $g (i8x16.extract_lane_u 1 (local.get $v)))
-                (local.set $b (i8x16.extract_lane_u 2 (local.get $v)))))))
+                  (f64.add
+                    (f64.add
+                      (f64.mul (f64.const 0.299) (f64.convert_i32_s (local.get $r)))
+                      (f64.mul (f64.const 0.587) (f64.convert_i32_s (local.get $g))))
+                    (f64.mul (f64.const 0.114) (f64.convert_i32_s (local.get $b)))))
+                (local.set $yv (f64x2.splat (local.get $y)))
+                (local.set $fv (f64x2.splat (local.get $f)))
+                ;; Two channels a vector: y + (c - y) f, clamped to 0..255, Math.round
+                ;; (floor, plus one when the fraction is at least a half; the fraction is
+                ;; exact at these magnitudes). Adding 2^52 leaves each integer in the low
+                ;; 32 bits of its lane (i32 lanes 0 and 2), cheaper than a conversion.
+                (local.set $rg (f64x2.add (local.get $magic)
+                    (f64x2.add
+                      (local.tee $fl (f64x2.floor (local.tee $v
+                        (f64x2.pmax (local.get $zero) (f64x2.pmin (local.get $top)
+                          (f64x2.add (local.get $yv) (f64x2.mul (f64x2.sub (f64x2.replace_lane 1 (f64x2.splat (f64.convert_i32_s (local.get $r))) (f64.convert_i32_s (local.get $g))) (local.get $yv)) (local.get $fv))))))))
+                      (v128.and (f64x2.ge (f64x2.sub (local.get $v) (local.get $fl)) (local.get $half)) (local.get $one)))))
+                (local.set $bb (f64x2.add (local.get $magic)
+                    (f64x2.add
+                      (local.tee $fl (f64x2.floor (local.tee $v
+                        (f64x2.pmax (local.get $zero) (f64x2.pmin (local.get $top)
+                          (f64x2.add (local.get $yv) (f64x2.mul (f64x2.sub (f64x2.splat (f64.convert_i32_s (local.get $b))) (local.get $yv)) (local.get $fv))))))))
+                      (v128.and (f64x2.ge (f64x2.sub (local.get $v) (local.get $fl)) (local.get $half)) (local.get $one)))))
+                (local.set $r (i32x4.extract_lane 0 (local.get $rg)))
+                (local.set $g (i32x4.extract_lane 2 (local.get $rg)))
+                (local.set $b (i32x4.extract_lane 0 (local.get $bb)))))))
         (i32.store8 (local.get $out) (local.get $r))
         (i32.store8 offset=1 (local.get $out) (local.get $g))
         (i32.store8 offset=2 (local.get $out) (local.get $b))
