@@ -123,10 +123,11 @@ export function applyCurves(img: Raster, plan: ColourPlan): Raster {
  * (`luma8`), each channel becomes round(y + (c − y) · factor), clamped, in
  * float64: in WebAssembly (`curvesPass` of image/kernels.ts). With `luma`, the
  * output's 16-bit luma (`lumaPlane` of the sharpening) is written there on
- * the way, so the mask need not read the pixels once more.
+ * the way, so the mask need not read the pixels once more. With `out`, the
+ * pixels are written there (same length as the input) instead of a new buffer.
  */
-export function applyPlan(img: Raster, plan: ColourPlan, luma?: Uint16Array): Raster {
-  return { ...img, data: curvesPass(img, channelLuts(plan), saturationFactors(plan.vibrance, plan.saturation), luma) };
+export function applyPlan(img: Raster, plan: ColourPlan, luma?: Uint16Array, out?: Uint8Array): Raster {
+  return { ...img, data: curvesPass(img, channelLuts(plan), saturationFactors(plan.vibrance, plan.saturation), luma, out) };
 }
 
 /**

@@ -50,20 +50,20 @@ interface Pixels {
  * Three 8-bit look-up tables, then (with `factors`, 2 × 256 chroma factors
  * by max − min, plain then skin-like) vibrance, into a new buffer; with
  * `luma`, each output pixel's 16-bit luma (77 R + 150 G + 29 B) is written
- * there. Alpha is copied.
+ * there. Alpha is copied. Returns `out` (a new buffer unless one is given).
  */
 export function curvesPass(
   img: Pixels,
   luts: readonly [Uint8Array, Uint8Array, Uint8Array],
   factors: Float64Array | undefined,
   luma?: Uint16Array,
+  out: Uint8Array = new Uint8Array(img.data.length),
 ): Uint8Array {
   const k = instance();
   const mem = new Uint8Array(k.memory.buffer);
   luts.forEach((lut, c) => mem.set(lut, LUTS + 256 * c));
   if (factors) new Float64Array(k.memory.buffer, FACTORS, 512).set(factors);
   const { data, channels: ch } = img;
-  const out = new Uint8Array(data.length);
   const lumaOut = new Uint16Array(k.memory.buffer, LUMA, STRIP);
   const pixels = data.length / ch;
   for (let start = 0; start < pixels; start += STRIP) {
