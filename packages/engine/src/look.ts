@@ -4,7 +4,7 @@
  * hook ({@link createLookEngine}), so both give the same pixels.
  */
 import type { FaceRecord, PfcParams } from '@pfc/core';
-import { ANALYSIS_SIDE, correctRaster } from './colour/correct';
+import { ANALYSIS_SIDE, curvesStage, sharpenStage, type CurvesStage } from './colour/correct';
 import { estimateIlluminant } from './colour/illuminant';
 import { NEUTRAL_COLOUR_PARAMS, type ColourParams } from './colour/params';
 import { thumbnailRaster, type Raster } from './image/raster';
@@ -87,27 +87,42 @@ export async function applyLook(image: Raster, params: PfcParams, options: LookO
 
   // One analysis copy for the scene, the skip rule and the colour plan.
   const thumb = await timed(timings, 'analysisCopy', () => thumbnailRaster(work, ANALYSIS_SIDE));
+  // A face detector whose copy is ready hands it to its worker now, before the main thread is busy.
+  if (facesTask && !retouch) await new Promise((resolve) => setImmediate(resolve));
   const evidence = params.preset === 'none' ? undefined : timedSync(timings, 'planning', () => estimateIlluminant(thumb));
+  const choose = (faces: readonly FaceRecord[] | undefined) =>
+    timedSync(timings, 'planning', () => {
+      let scene: SceneId;
+      if (options.scene !== undefined && isSceneId(options.scene)) scene = options.scene;
+      else {
+        const sizes = options.faces ?? faces?.map((f) => ({ width: f.width / image.width, height: f.height / image.height })) ?? [];
+        scene = detectScene(thumb, sizes).scene;
+      }
+      const preset = resolvePreset(params.preset, scene, options.presetFile);
+      const skipped = preset.aiSelection || params.preset === 'none' ? undefined : skipReason(params.skip ?? options.defaultSkip ?? 'clipart', thumb);
+      const colour: ColourParams = skipped ? { ...NEUTRAL_COLOUR_PARAMS } : preset.params;
+      return { scene, preset, skipped, colour };
+    });
+  const stageOptions = { thumb, ...(evidence ? { evidence } : {}), ...(timings ? { timings } : {}) };
+  // While the detector works, correct as if it finds no face: most photos have none, and a
+  // portrait's look differs from the general one only in its sharpening amount, which comes
+  // after this stage. When the faces change more than that, the stage is redone.
+  let guess: { choice: ReturnType<typeof choose>; stage: Promise<CurvesStage | undefined> } | undefined;
+  if (facesTask && !retouch) {
+    const choice = choose(undefined);
+    guess = { choice, stage: curvesStage(work, choice.colour, stageOptions, true) };
+    // Finished before the wait for faces, so `faces` times only the wait beyond it (a failure is
+    // raised below if the stage is used).
+    await guess.stage.catch(() => undefined);
+  }
   if (!retouch) found = await awaitFaces();
-  const { scene, preset, skipped } = timedSync(timings, 'planning', () => {
-    let scene: SceneId;
-    if (options.scene !== undefined && isSceneId(options.scene)) scene = options.scene;
-    else {
-      const faces = options.faces ?? found?.map((f) => ({ width: f.width / image.width, height: f.height / image.height })) ?? [];
-      scene = detectScene(thumb, faces).scene;
-    }
-    const preset = resolvePreset(params.preset, scene, options.presetFile);
-    const skipped = preset.aiSelection || params.preset === 'none' ? undefined : skipReason(params.skip ?? options.defaultSkip ?? 'clipart', thumb);
-    return { scene, preset, skipped };
-  });
+  // Without faces the choice is the guess's.
+  const { scene, preset, skipped, colour } = guess && found?.length === 0 ? guess.choice : choose(found);
   const notes = preset.note ? [preset.note] : [];
   if (skipped) notes.push(`colour correction skipped: ${skipped}`);
-  const colour = skipped ? { ...NEUTRAL_COLOUR_PARAMS } : preset.params;
-  const { raster } = await correctRaster(work, colour, {
-    thumb,
-    ...(evidence ? { evidence } : {}),
-    ...(timings ? { timings } : {}),
-  });
+  const stage = await (guess && sameExceptSharpen(guess.choice.colour, colour) ? guess.stage : curvesStage(work, colour, stageOptions));
+  // The plan's sharpening amount is the parameter's own (planCorrection), so a reused stage takes this look's.
+  const raster = stage ? await sharpenStage(stage, colour.sharpen, timings) : work;
   return {
     raster,
     scene,
@@ -119,6 +134,11 @@ export async function applyLook(image: Raster, params: PfcParams, options: LookO
     ...(glareFound !== undefined ? { glareFound } : {}),
     ...(blemishFaces !== undefined ? { blemishFaces } : {}),
   };
+}
+
+/** Whether two parameter sets give the same curves stage: equal in everything but the sharpening amount. */
+function sameExceptSharpen(a: ColourParams, b: ColourParams): boolean {
+  return (Object.keys(a) as (keyof ColourParams)[]).every((k) => k === 'sharpen' || a[k] === b[k]) && Object.keys(a).length === Object.keys(b).length;
 }
 
 function isSceneId(n: number): n is SceneId {

@@ -9,11 +9,13 @@
  * (with the format probe); `analysisCopy`: the small copies the scene,
  * planner and face detector read; `faces`: face detection; `planning`:
  * scene, preset and the colour plan; `curves`: the per-channel tone curves
- * (look-up tables) and the vibrance/saturation pass, one loop over the
- * pixels that also writes the luma plane the mask reads; `sharpen`: the
- * unsharp mask on luma (blur of the luma plane, then one pass adding the
- * detail to the pixels); `resize`: output size; `encode`: pixels to
- * JPEG/PNG bytes with metadata.
+ * (look-up tables) and the vibrance/saturation pass, one WebAssembly pass
+ * over the pixels (in bands, see `curvesStage`) that also writes the luma
+ * plane the mask reads; `sharpen`: the unsharp mask on luma (libvips blur of
+ * the luma plane, then one WebAssembly pass adding the detail to the
+ * pixels); `resize`: output size; `encode`: pixels to JPEG/PNG bytes with
+ * metadata. While faces are detected the look runs `planning` and `curves`
+ * as if none will be found (`look.ts`), so `faces` is the wait beyond them.
  */
 export type CorrectionStep = 'decode' | 'analysisCopy' | 'faces' | 'planning' | 'curves' | 'sharpen' | 'resize' | 'encode';
 

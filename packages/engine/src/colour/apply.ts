@@ -4,7 +4,7 @@
  * never touched.
  */
 import type { Raster } from '../image/raster';
-import { LUMA16_WEIGHTS } from '../image/sharpen';
+import { curvesPass } from '../image/kernels';
 import { linearToSrgb, srgbToLinear } from './srgb';
 
 /** A resolved correction, independent of image size. */
@@ -110,16 +110,7 @@ export function luma8(r: number, g: number, b: number): number {
 
 /** A copy of the raster with the plan's tone curves (not vibrance) applied. */
 export function applyCurves(img: Raster, plan: ColourPlan): Raster {
-  const [lr, lg, lb] = channelLuts(plan);
-  const { data, channels: ch } = img;
-  const out = new Uint8Array(data.length);
-  for (let i = 0; i < data.length; i += ch) {
-    out[i] = lr[data[i]!]!;
-    out[i + 1] = lg[data[i + 1]!]!;
-    out[i + 2] = lb[data[i + 2]!]!;
-    if (ch === 4) out[i + 3] = data[i + 3]!;
-  }
-  return { ...img, data: out };
+  return { ...img, data: curvesPass(img, channelLuts(plan), undefined) };
 }
 
 /**
@@ -128,36 +119,15 @@ export function applyCurves(img: Raster, plan: ColourPlan): Raster {
  * from the pixel's luma) by more for muted colours than for vivid ones, and
  * by less on skin-like hues (red > green > blue), so faces do not turn
  * orange. The scale depends only on the pixel's max − min and the skin test,
- * so it comes from a table of 2 × 256 factors. With `luma`, the output's
- * 16-bit luma (`lumaPlane` of the sharpening) is written there on the way,
- * so the mask need not read the pixels once more.
+ * so it comes from a table of 2 × 256 factors. Per pixel, with y its luma
+ * (`luma8`), each channel becomes round(y + (c − y) · factor), clamped, in
+ * float64: in WebAssembly (`curvesPass` of image/kernels.ts). With `luma`, the
+ * output's 16-bit luma (`lumaPlane` of the sharpening) is written there on
+ * the way, so the mask need not read the pixels once more. With `out`, the
+ * pixels are written there (same length as the input) instead of a new buffer.
  */
-export function applyPlan(img: Raster, plan: ColourPlan, luma?: Uint16Array): Raster {
-  const [lr, lg, lb] = channelLuts(plan);
-  const factors = saturationFactors(plan.vibrance, plan.saturation);
-  const { data, channels: ch } = img;
-  const out = new Uint8Array(data.length);
-  const [wr, wg, wb] = LUMA16_WEIGHTS;
-  for (let i = 0, p = 0; i < data.length; i += ch, p++) {
-    let r = lr[data[i]!]!;
-    let g = lg[data[i + 1]!]!;
-    let b = lb[data[i + 2]!]!;
-    if (ch === 4) out[i + 3] = data[i + 3]!;
-    const max = r > g ? (r > b ? r : b) : g > b ? g : b;
-    const min = r < g ? (r < b ? r : b) : g < b ? g : b;
-    const factor = factors && max !== min ? factors[(r > g && g > b && r - b < 170 ? 256 : 0) + max - min]! : 1;
-    if (factor !== 1) {
-      const y = luma8(r, g, b);
-      r = clampByte(y + (r - y) * factor);
-      g = clampByte(y + (g - y) * factor);
-      b = clampByte(y + (b - y) * factor);
-    }
-    out[i] = r;
-    out[i + 1] = g;
-    out[i + 2] = b;
-    if (luma) luma[p] = wr * r + wg * g + wb * b;
-  }
-  return { ...img, data: out };
+export function applyPlan(img: Raster, plan: ColourPlan, luma?: Uint16Array, out?: Uint8Array): Raster {
+  return { ...img, data: curvesPass(img, channelLuts(plan), saturationFactors(plan.vibrance, plan.saturation), luma, out) };
 }
 
 /**
@@ -172,8 +142,4 @@ function saturationFactors(vibrance: number, saturation: number): Float64Array |
     for (const [offset, skin] of [[0, 1], [256, 0.5]] as const) t[offset + d] = (1 + saturation) * (1 + vibrance * skin * (1 - sat) ** 2);
   }
   return t;
-}
-
-function clampByte(v: number): number {
-  return v <= 0 ? 0 : v >= 255 ? 255 : Math.round(v);
 }

@@ -30,19 +30,59 @@ export interface CorrectRasterOptions {
   timings?: StepTimings;
 }
 
+/** The plan applied to the full image before sharpening (see {@link curvesStage}). */
+export interface CurvesStage {
+  plan: ColourPlan;
+  diagnostics: PlanDiagnostics;
+  /** The curves pass's own buffer (the mask works on it in place). */
+  raster: Raster;
+  /** The output's 16-bit luma, when asked for or needed by the plan's mask. */
+  luma?: Uint16Array;
+}
+
+/** Rows of the curves pass between two turns of the event loop (about a megapixel at 4000 px wide). */
+const BAND_PIXELS = 1 << 20;
+
+/**
+ * Plan on the analysis copy and apply the plan's curves and vibrance to the
+ * full image; undefined for a neutral parameter set. The pass runs in bands
+ * of rows with a turn of the event loop between them, so work the caller
+ * started (a face detector handing its copy to a worker thread) is not held
+ * up behind it. `withLuma` keeps the luma even when this plan does not
+ * sharpen (a caller that may sharpen with another amount, see `look.ts`).
+ */
+export async function curvesStage(img: Raster, p: ColourParams, options: CorrectRasterOptions = {}, withLuma = false): Promise<CurvesStage | undefined> {
+  if (isNeutral(p)) return undefined;
+  const { timings } = options;
+  const thumb = options.thumb ?? (await timed(timings, 'analysisCopy', () => thumbnailRaster(img, ANALYSIS_SIDE)));
+  const { plan, diagnostics } = timedSync(timings, 'planning', () => planCorrection(thumb, p, 'still', options.evidence));
+  // The curves pass writes the luma the mask blurs; the mask then works on the pass's own buffer.
+  const luma = withLuma || sharpenSpec(img.width, img.height, plan.sharpen) ? new Uint16Array(img.width * img.height) : undefined;
+  const out = new Uint8Array(img.data.length);
+  const ch = img.channels;
+  const bandRows = Math.max(1, Math.floor(BAND_PIXELS / img.width));
+  for (let row = 0; row < img.height; row += bandRows) {
+    const [p0, p1] = [row * img.width, Math.min(img.height, row + bandRows) * img.width];
+    const band = { ...img, height: Math.min(bandRows, img.height - row), data: img.data.subarray(p0 * ch, p1 * ch) };
+    timedSync(timings, 'curves', () => applyPlan(band, plan, luma?.subarray(p0, p1), out.subarray(p0 * ch, p1 * ch)));
+    if (p1 < img.width * img.height) await new Promise((resolve) => setImmediate(resolve));
+  }
+  return { plan, diagnostics, raster: { ...img, data: out }, ...(luma ? { luma } : {}) };
+}
+
+/** The unsharp mask of `amount` on a {@link curvesStage}'s output, in place (the output itself when 0). */
+export async function sharpenStage(stage: CurvesStage, amount: number, timings?: StepTimings): Promise<Raster> {
+  const { raster, luma } = stage;
+  const sharpen = sharpenSpec(raster.width, raster.height, amount);
+  return sharpen ? timed(timings, 'sharpen', () => sharpenInPlace(raster, sharpen, luma)) : raster;
+}
+
 /**
  * Colour-correct a raster under a parameter set. A neutral parameter set
  * returns the same raster object untouched.
  */
 export async function correctRaster(img: Raster, p: ColourParams, options: CorrectRasterOptions = {}): Promise<ColourResult> {
-  if (isNeutral(p)) return { raster: img };
-  const { timings } = options;
-  const thumb = options.thumb ?? (await timed(timings, 'analysisCopy', () => thumbnailRaster(img, ANALYSIS_SIDE)));
-  const { plan, diagnostics } = timedSync(timings, 'planning', () => planCorrection(thumb, p, 'still', options.evidence));
-  const sharpen = sharpenSpec(img.width, img.height, plan.sharpen);
-  // The curves pass writes the luma the mask blurs; the mask then works on the pass's own buffer.
-  const luma = sharpen ? new Uint16Array(img.width * img.height) : undefined;
-  const out = timedSync(timings, 'curves', () => applyPlan(img, plan, luma));
-  const raster = sharpen ? await timed(timings, 'sharpen', () => sharpenInPlace(out, sharpen, luma)) : out;
-  return { raster, plan, diagnostics };
+  const stage = await curvesStage(img, p, options);
+  if (!stage) return { raster: img };
+  return { raster: await sharpenStage(stage, stage.plan.sharpen, options.timings), plan: stage.plan, diagnostics: stage.diagnostics };
 }

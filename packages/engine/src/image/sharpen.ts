@@ -14,6 +14,7 @@
  * difference to the pixels.
  */
 import sharp from 'sharp';
+import { detailPass } from './kernels';
 import type { Raster } from './raster';
 
 /** The parameters of one unsharp mask (libvips' `sharpen` terms). */
@@ -103,24 +104,12 @@ async function blurPlane(luma: Uint16Array, width: number, height: number, sigma
  */
 export async function sharpenInPlace(img: Raster, spec: SharpenSpec, luma: Uint16Array = lumaPlane(img)): Promise<Raster> {
   const blurred = await blurPlane(luma, img.width, img.height, spec.sigma);
-  addDetail(img, luma, blurred, curveTable(spec));
+  // The cored detail added to R, G and B of every pixel, clamped (WebAssembly, image/kernels.ts).
+  detailPass(img, luma, blurred, curveTable(spec));
   return img;
 }
 
 /** A sharpened copy of a raster (same size and channels); the input is left as it is. */
 export async function sharpenRaster(img: Raster, spec: SharpenSpec): Promise<Raster> {
   return sharpenInPlace({ ...img, data: new Uint8Array(img.data) }, spec);
-}
-
-/** Adds the cored luma detail to R, G and B of every pixel (the clamped view clips to 0..255). */
-function addDetail(img: Raster, luma: Uint16Array, blurred: Uint16Array, table: Int16Array): void {
-  const { data, channels: ch } = img;
-  const out = new Uint8ClampedArray(data.buffer, data.byteOffset, data.length);
-  for (let p = 0, i = 0; p < luma.length; p++, i += ch) {
-    const delta = table[((luma[p]! - blurred[p]!) >> LUT_SHIFT) + LUT_CENTRE]!;
-    if (delta === 0) continue;
-    out[i] = data[i]! + delta;
-    out[i + 1] = data[i + 1]! + delta;
-    out[i + 2] = data[i + 2]! + delta;
-  }
 }

@@ -53,7 +53,9 @@ function measure(img: Raster, faces: readonly SceneFace[]): SceneSignals {
   const { data, width: w, height: h, channels: ch } = img;
   let flat = 0;
   let considered = 0;
-  const colours = new Set<number>();
+  // Colours quantised to 5 bits a channel: a bitmap of the 32768 and a count (a Set cost more than the rest of the scene).
+  const seen = new Uint8Array(32768);
+  let colourCount = 0;
   let skyPixels = 0;
   let topPixels = 0;
   const topRows = Math.max(1, Math.floor(h / 3));
@@ -63,7 +65,11 @@ function measure(img: Raster, faces: readonly SceneFace[]): SceneSignals {
       const r = data[i]!;
       const g = data[i + 1]!;
       const b = data[i + 2]!;
-      colours.add(((r >> 3) << 10) | ((g >> 3) << 5) | (b >> 3));
+      const colour = ((r >> 3) << 10) | ((g >> 3) << 5) | (b >> 3);
+      if (seen[colour] === 0) {
+        seen[colour] = 1;
+        colourCount++;
+      }
       if (x + 1 < w && y + 1 < h) {
         considered++;
         const j = i + ch;
@@ -80,7 +86,7 @@ function measure(img: Raster, faces: readonly SceneFace[]): SceneSignals {
   const faceArea = faces.reduce((m, f) => Math.max(m, f.width * f.height), 0);
   return {
     flat: flat / Math.max(1, considered),
-    colourDensity: (colours.size * 1000) / Math.max(1, w * h),
+    colourDensity: (colourCount * 1000) / Math.max(1, w * h),
     key: percentile(lumaHist, 0.5) / 255,
     highlights: percentile(lumaHist, 0.997) / 255,
     sky: skyPixels / Math.max(1, topPixels),

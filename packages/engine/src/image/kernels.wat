@@ -1,0 +1,138 @@
+;; Per-pixel kernels of the engine's look, for one strip of pixels at a time
+;; (see kernels.ts for the memory layout and the JavaScript each one matches).
+;; Built to kernels-wasm.ts by `npm run build:kernels -w @pfc/engine`.
+;;
+;; Memory (bytes):
+;;        0  three 256-entry channel look-up tables (R, G, B)
+;;     1024  512 chroma factors, f64 (plain by max - min, then skin-like)
+;;     8192  the strip's input pixels (RGB or RGBA, at most 16384 pixels)
+;;    73728  the strip's output pixels
+;;   139264  the strip's output luma, u16 (256 x Rec. 601 Y')
+;;   172032  the sharpening curve's table, i16, 16384 entries
+;;   204800  the strip's blurred luma, u16
+(module
+  (memory (export "memory") 4)
+
+  ;; applyPlan of colour/apply.ts on n pixels of ch (3 or 4) channels:
+  ;; look-up tables, then (when $vibrance is not 0) the chroma factor, the
+  ;; output pixels and their 16-bit luma.
+  (func (export "curves") (param $n i32) (param $ch i32) (param $vibrance i32)
+    (local $p i32) (local $in i32) (local $out i32)
+    (local $r i32) (local $g i32) (local $b i32) (local $max i32) (local $min i32)
+    (local $f f64) (local $y f64) (local $rg v128) (local $bb v128)
+    (local $yv v128) (local $fv v128) (local $v v128) (local $fl v128)
+    (local $zero v128) (local $top v128) (local $half v128) (local $one v128) (local $magic v128)
+    (local.set $in (i32.const 8192))
+    (local.set $out (i32.const 73728))
+    (local.set $zero (f64x2.splat (f64.const 0)))
+    (local.set $top (f64x2.splat (f64.const 255)))
+    (local.set $half (f64x2.splat (f64.const 0.5)))
+    (local.set $one (f64x2.splat (f64.const 1)))
+    (local.set $magic (f64x2.splat (f64.const 0x1p52)))
+    (block $done
+      (loop $pixel
+        (br_if $done (i32.ge_u (local.get $p) (local.get $n)))
+        (local.set $r (i32.load8_u (i32.load8_u (local.get $in))))
+        (local.set $g (i32.load8_u offset=256 (i32.load8_u offset=1 (local.get $in))))
+        (local.set $b (i32.load8_u offset=512 (i32.load8_u offset=2 (local.get $in))))
+        (if (i32.eq (local.get $ch) (i32.const 4))
+          (then (i32.store8 offset=3 (local.get $out) (i32.load8_u offset=3 (local.get $in)))))
+        (if (local.get $vibrance)
+          (then
+            (local.set $max
+              (select (select (local.get $r) (local.get $b) (i32.gt_u (local.get $r) (local.get $b)))
+                      (select (local.get $g) (local.get $b) (i32.gt_u (local.get $g) (local.get $b)))
+                      (i32.gt_u (local.get $r) (local.get $g))))
+            (local.set $min
+              (select (select (local.get $r) (local.get $b) (i32.lt_u (local.get $r) (local.get $b)))
+                      (select (local.get $g) (local.get $b) (i32.lt_u (local.get $g) (local.get $b)))
+                      (i32.lt_u (local.get $r) (local.get $g))))
+            ;; factors[(skin-like ? 256 : 0) + max - min]; skin-like: r > g > b and r - b < 170.
+            (local.set $f
+              (f64.load offset=1024
+                (i32.shl
+                  (i32.add
+                    (i32.sub (local.get $max) (local.get $min))
+                    (select (i32.const 256) (i32.const 0)
+                      (i32.and
+                        (i32.and (i32.gt_u (local.get $r) (local.get $g)) (i32.gt_u (local.get $g) (local.get $b)))
+                        (i32.lt_s (i32.sub (local.get $r) (local.get $b)) (i32.const 170)))))
+                  (i32.const 3))))
+            ;; A grey pixel (max = min) has no chroma to scale.
+            (if (i32.and (i32.ne (local.get $max) (local.get $min)) (f64.ne (local.get $f) (f64.const 1)))
+              (then
+                ;; luma8: 0.299 r + 0.587 g + 0.114 b, added left to right as in JavaScript.
+                (local.set $y
+                  (f64.add
+                    (f64.add
+                      (f64.mul (f64.const 0.299) (f64.convert_i32_s (local.get $r)))
+                      (f64.mul (f64.const 0.587) (f64.convert_i32_s (local.get $g))))
+                    (f64.mul (f64.const 0.114) (f64.convert_i32_s (local.get $b)))))
+                (local.set $yv (f64x2.splat (local.get $y)))
+                (local.set $fv (f64x2.splat (local.get $f)))
+                ;; Two channels a vector: y + (c - y) f, clamped to 0..255, Math.round
+                ;; (floor, plus one when the fraction is at least a half; the fraction is
+                ;; exact at these magnitudes). Adding 2^52 leaves each integer in the low
+                ;; 32 bits of its lane (i32 lanes 0 and 2), cheaper than a conversion.
+                (local.set $rg (f64x2.add (local.get $magic)
+                    (f64x2.add
+                      (local.tee $fl (f64x2.floor (local.tee $v
+                        (f64x2.pmax (local.get $zero) (f64x2.pmin (local.get $top)
+                          (f64x2.add (local.get $yv) (f64x2.mul (f64x2.sub (f64x2.replace_lane 1 (f64x2.splat (f64.convert_i32_s (local.get $r))) (f64.convert_i32_s (local.get $g))) (local.get $yv)) (local.get $fv))))))))
+                      (v128.and (f64x2.ge (f64x2.sub (local.get $v) (local.get $fl)) (local.get $half)) (local.get $one)))))
+                (local.set $bb (f64x2.add (local.get $magic)
+                    (f64x2.add
+                      (local.tee $fl (f64x2.floor (local.tee $v
+                        (f64x2.pmax (local.get $zero) (f64x2.pmin (local.get $top)
+                          (f64x2.add (local.get $yv) (f64x2.mul (f64x2.sub (f64x2.splat (f64.convert_i32_s (local.get $b))) (local.get $yv)) (local.get $fv))))))))
+                      (v128.and (f64x2.ge (f64x2.sub (local.get $v) (local.get $fl)) (local.get $half)) (local.get $one)))))
+                (local.set $r (i32x4.extract_lane 0 (local.get $rg)))
+                (local.set $g (i32x4.extract_lane 2 (local.get $rg)))
+                (local.set $b (i32x4.extract_lane 0 (local.get $bb)))))))
+        (i32.store8 (local.get $out) (local.get $r))
+        (i32.store8 offset=1 (local.get $out) (local.get $g))
+        (i32.store8 offset=2 (local.get $out) (local.get $b))
+        ;; LUMA16_WEIGHTS of image/sharpen.ts
+        (i32.store16 offset=139264 (i32.shl (local.get $p) (i32.const 1))
+          (i32.add (i32.add (i32.mul (local.get $r) (i32.const 77)) (i32.mul (local.get $g) (i32.const 150)))
+                   (i32.mul (local.get $b) (i32.const 29))))
+        (local.set $in (i32.add (local.get $in) (local.get $ch)))
+        (local.set $out (i32.add (local.get $out) (local.get $ch)))
+        (local.set $p (i32.add (local.get $p) (i32.const 1)))
+        (br $pixel))))
+
+  ;; addDetail of image/sharpen.ts, in place on the strip's output pixels:
+  ;; the curve's change for (luma - blurred) >> 3 added to R, G and B, clamped.
+  (func $addClamped (param $at i32) (param $delta i32)
+    (local $v i32)
+    (local.set $v (i32.add (i32.load8_u (local.get $at)) (local.get $delta)))
+    (i32.store8 (local.get $at)
+      (select (i32.const 0)
+        (select (i32.const 255) (local.get $v) (i32.gt_s (local.get $v) (i32.const 255)))
+        (i32.lt_s (local.get $v) (i32.const 0)))))
+
+  (func (export "detail") (param $n i32) (param $ch i32)
+    (local $p i32) (local $px i32) (local $delta i32)
+    (local.set $px (i32.const 73728))
+    (block $done
+      (loop $pixel
+        (br_if $done (i32.ge_u (local.get $p) (local.get $n)))
+        (local.set $delta
+          (i32.load16_s offset=172032
+            (i32.shl
+              (i32.add
+                (i32.shr_s
+                  (i32.sub
+                    (i32.load16_u offset=139264 (i32.shl (local.get $p) (i32.const 1)))
+                    (i32.load16_u offset=204800 (i32.shl (local.get $p) (i32.const 1))))
+                  (i32.const 3))
+                (i32.const 8192))
+              (i32.const 1))))
+        (if (local.get $delta)
+          (then
+            (call $addClamped (local.get $px) (local.get $delta))
+            (call $addClamped (i32.add (local.get $px) (i32.const 1)) (local.get $delta))
+            (call $addClamped (i32.add (local.get $px) (i32.const 2)) (local.get $delta))))
+        (local.set $px (i32.add (local.get $px) (local.get $ch)))
+        (local.set $p (i32.add (local.get $p) (i32.const 1)))
+        (br $pixel)))))
