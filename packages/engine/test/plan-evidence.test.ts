@@ -120,3 +120,21 @@ describe('planCorrection: over-exposure is told by clipped colour', () => {
     expect(warm.plan.exposure).toBeGreaterThan(0.95);
   });
 });
+
+describe('planCorrection: vibrance does not push a lean the white balance left', () => {
+  /** A frame filled with foliage: every estimate leans green, too far apart to be corrected as a cast. */
+  const foliage = (x: number, y: number): [number, number, number] => {
+    const i = (y >> 3) * 15 + (x >> 3);
+    const l = 0.08 + ((i * 29) % 40) / 100;
+    return [l * 0.35, l, l * 0.12];
+  };
+
+  it('turns vibrance down where every estimate leans one way and little was removed', () => {
+    const p = { ...AUTO, vibrance: 0.3 };
+    const leaves = planCorrection(scene(foliage), p);
+    expect(Math.abs(leaves.diagnostics.evidence!.consensus.v)).toBeLessThan(0.05);
+    expect(leaves.plan.vibrance).toBeLessThan(0.05);
+    // A photo whose estimates straddle neutral keeps the look's vibrance.
+    expect(planCorrection(scene(colourful), p).plan.vibrance).toBeCloseTo(0.3, 2);
+  });
+});

@@ -131,6 +131,22 @@ export function estimateIlluminant(img: Raster): IlluminantEvidence {
   return { ...below, consensus, sky: sky.fraction, frameConsensus: frame.consensus, ...light };
 }
 
+/**
+ * How far every estimate leans the same way beyond what the white balance
+ * removes (log units, the larger of the two axes): a cast too uncertain to
+ * correct, or a scene's own colour. 0 when the estimates disagree in sign.
+ */
+export function unsettledLean(ev: IlluminantEvidence): number {
+  const all = [ev.greyWorld, ev.shadesOfGrey, ev.greyEdge, ...(ev.whitePatch ? [ev.whitePatch] : [])];
+  const lean = (xs: number[], removed: number) => {
+    const lo = Math.min(...xs);
+    const hi = Math.max(...xs);
+    const shared = lo > 0 ? lo : hi < 0 ? -hi : 0;
+    return Math.max(0, shared - Math.abs(removed));
+  };
+  return Math.max(lean(all.map((c) => c.u), ev.consensus.u), lean(all.map((c) => c.v), ev.consensus.v));
+}
+
 /** Each estimate from channel statistics and grey-edge on `edges`, and their consensus. */
 function estimates(stats: ReturnType<typeof channelStats>, edges: Raster): Omit<IlluminantEvidence, 'sky' | 'light' | 'frameConsensus'> {
   const greyWorld = chromaOf(stats.mean);

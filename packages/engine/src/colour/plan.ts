@@ -5,7 +5,7 @@
  */
 import type { Raster } from '../image/raster';
 import { angleFromNeutral, clippedFraction, colouredClipFraction, greyEdgeIlluminant, histogram, percentile } from './estimate';
-import { estimateIlluminant, gainsRemoving, type IlluminantEvidence } from './illuminant';
+import { estimateIlluminant, gainsRemoving, unsettledLean, type IlluminantEvidence } from './illuminant';
 import type { ColourParams } from './params';
 import { applyCurves, type ColourPlan, exposureGainFor, IDENTITY_PLAN, luma8 } from './apply';
 import { LUMA, srgbToLinear } from './srgb';
@@ -124,6 +124,16 @@ const OVER_KEY_FROM = 0.4;
 const OVER_KEY_TO = 0.55;
 /** Exposure gain (linear) at full over-exposure evidence: about −0.6 EV. */
 const OVER_GAIN = 1 / 1.5;
+
+/**
+ * Vibrance is scaled down as far as every white-balance estimate leans the
+ * same way beyond what the balance removed ({@link unsettledLean}): from
+ * this lean (log units) on, and off at {@link UNSETTLED_TO}. Such a lean is
+ * a cast too uncertain to remove or the scene's own colour, and vibrance,
+ * which lifts muted colours most, would push it further.
+ */
+const UNSETTLED_FROM = 0.05;
+const UNSETTLED_TO = 0.25;
 
 /** 0 at or below `from`, rising linearly to 1 at `to` (from < to). */
 function ramp(x: number, from: number, to: number): number {
@@ -250,8 +260,10 @@ export function planCorrection(
   let gain = exposureGainFor(srgbToLinear(Math.max(key, 1 / 255)), srgbToLinear(target)) * (1 + (OVER_GAIN - 1) * p.exposure * over);
   gain = Math.min(MAX_EXPOSURE_GAIN, Math.max(1 / MAX_EXPOSURE_GAIN, gain)) * 2 ** p.brightness;
   plan.exposure = gain;
-  // Vibrance would push a scene already saturated by its light further.
-  plan.vibrance = p.vibrance * (1 - mood);
+  // Vibrance would push a scene already saturated by its light further, and
+  // a lean the white balance left.
+  const unsure = evidence ? ramp(unsettledLean(evidence), UNSETTLED_FROM, UNSETTLED_TO) : 0;
+  plan.vibrance = p.vibrance * (1 - mood) * (1 - unsure);
 
   return { plan, diagnostics: { illuminant, castAngle, levels: [lo, highlights], key, clipped, ...(evidence ? { evidence, mood } : {}) } };
 }
