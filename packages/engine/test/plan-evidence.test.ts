@@ -116,7 +116,10 @@ describe('planCorrection: over-exposure is told by clipped colour', () => {
   });
 
   it('does not count the red clipped by a warm cast the white balance removes', () => {
-    const warm = planCorrection(scene(colourful, [1.5, 1, 0.6]), AUTO);
+    // A bright key under tungsten: red clips on every warm or pale surface.
+    const warm = planCorrection(scene(colourful, [1.9, 1.3, 0.75]), AUTO);
+    expect(warm.diagnostics.key).toBeGreaterThan(0.55);
+    expect(warm.diagnostics.evidence!.consensus.u).toBeGreaterThan(0.5);
     expect(warm.plan.exposure).toBeGreaterThan(0.95);
   });
 });
