@@ -51,16 +51,15 @@ describe('correctImage: colour', () => {
     expect(meanDeltaE2000(orig.data, pixels.data, 3)).toBeLessThan(before / 3);
   });
 
-  it('darkens an over-exposed photo whose colours are clipped, towards the original', async () => {
-    // +1 EV clips the cup's and the table's colours channel by channel: the
-    // evidence of over-exposure (README "Colour correction", step 3). A
-    // high-key scene's own whites clip in all three channels (plan-levels.test.ts).
+  it('leaves the exposure of a bright, partly blown photo alone (it may be a high-key scene)', async () => {
+    // On the analysis copy over-exposure, a blown sky and a high-key scene look
+    // alike, so the engine does not darken (README "Colour correction", step 3).
     const orig = await rgb(COFFEE);
     const over = linearGains(orig, [2, 2, 2]);
     const before = meanDeltaE2000(orig.data, over.data, 3);
     const { pixels } = await correctedRgb(await png(over));
-    expect(channelMean(pixels, 1)).toBeLessThan(channelMean(over, 1) - 10);
-    expect(meanDeltaE2000(orig.data, pixels.data, 3)).toBeLessThan(before - 2);
+    expect(Math.abs(channelMean(pixels, 1) - channelMean(over, 1))).toBeLessThan(3);
+    expect(meanDeltaE2000(orig.data, pixels.data, 3)).toBeLessThan(before + 0.5);
   });
 
   it('moves a good original by less than ΔE 3', async () => {

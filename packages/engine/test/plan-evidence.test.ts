@@ -1,6 +1,6 @@
 /**
  * Rules that weigh evidence before correcting: a blue sky is not a shade
- * cast, and clipped colour (not a bright key alone) is over-exposure.
+ * cast, and vibrance does not push a lean the white balance left.
  */
 import { describe, expect, it } from 'vitest';
 import { planCorrection } from '../src/colour/plan';
@@ -93,36 +93,6 @@ const colourful = (x: number, y: number): [number, number, number] => {
   const tint: [number, number, number] = hue === 0 ? [0.45, 1, 0.3] : hue === 1 ? [1, 0.62, 0.45] : hue === 2 ? [0.4, 0.6, 1] : [1, 1, 1];
   return [l * tint[0], l * tint[1], l * tint[2]];
 };
-
-describe('planCorrection: over-exposure is told by clipped colour', () => {
-  it('darkens a colourful photo over-exposed until its colours clip channel by channel', () => {
-    const good = planCorrection(scene(colourful), AUTO);
-    expect(good.plan.exposure).toBeCloseTo(1, 2);
-    const over = planCorrection(scene(colourful, [2.2, 2.2, 2.2]), AUTO);
-    expect(over.diagnostics.key).toBeGreaterThan(0.55);
-    expect(over.plan.exposure).toBeLessThan(0.75);
-  });
-
-  it('does not darken a bright, high-key scene whose whites clip in all three channels', () => {
-    // A white studio: a bright key, a fifth blown, pale colours that do not clip.
-    const studio = scene((x, y) => {
-      if (y < H / 5) return [1.2, 1.2, 1.2];
-      const [r, g, b] = colourful(x, y);
-      return [0.45 + 0.5 * r, 0.45 + 0.5 * g, 0.45 + 0.5 * b];
-    });
-    const { plan, diagnostics } = planCorrection(studio, AUTO);
-    expect(diagnostics.key).toBeGreaterThan(0.6);
-    expect(plan.exposure).toBeCloseTo(1, 2);
-  });
-
-  it('does not count the red clipped by a warm cast the white balance removes', () => {
-    // A bright key under tungsten: red clips on every warm or pale surface.
-    const warm = planCorrection(scene(colourful, [1.9, 1.3, 0.75]), AUTO);
-    expect(warm.diagnostics.key).toBeGreaterThan(0.55);
-    expect(warm.diagnostics.evidence!.consensus.u).toBeGreaterThan(0.5);
-    expect(warm.plan.exposure).toBeGreaterThan(0.95);
-  });
-});
 
 describe('planCorrection: vibrance does not push a lean the white balance left', () => {
   /** A frame filled with foliage: every estimate leans green, too far apart to be corrected as a cast. */

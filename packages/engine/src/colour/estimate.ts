@@ -121,25 +121,3 @@ export function clippedFraction(img: Raster): number {
   }
   return n / Math.max(1, data.length / ch);
 }
-
-/** A clipped channel counts as colour lost to over-exposure when the darkest channel is below this code. */
-const COLOURED_CLIP_MIN_BELOW = 200;
-
-/**
- * Fraction of pixels whose colour was clipped: one or two channels at the
- * clip level (≥ 250) while another stays well below it. Exposure pushed past
- * the sensor's range clips coloured surfaces (foliage, skin, a blue sky)
- * channel by channel and shifts their hue; a high-key scene's own whites
- * (snow, a white wall, an overcast sky) clip in all three channels alike.
- */
-export function colouredClipFraction(img: Raster): number {
-  const { data, channels: ch } = img;
-  let n = 0;
-  for (let i = 0; i < data.length; i += ch) {
-    const r = data[i]!;
-    const g = data[i + 1]!;
-    const b = data[i + 2]!;
-    if ((r >= CLIP || g >= CLIP || b >= CLIP) && Math.min(r, g, b) < COLOURED_CLIP_MIN_BELOW) n++;
-  }
-  return n / Math.max(1, data.length / ch);
-}

@@ -4,7 +4,7 @@
  * the analysis copy after the previous ones, so the steps do not fight.
  */
 import type { Raster } from '../image/raster';
-import { angleFromNeutral, clippedFraction, colouredClipFraction, greyEdgeIlluminant, histogram, percentile } from './estimate';
+import { angleFromNeutral, clippedFraction, greyEdgeIlluminant, histogram, percentile } from './estimate';
 import { estimateIlluminant, gainsRemoving, unsettledLean, type IlluminantEvidence } from './illuminant';
 import type { ColourParams } from './params';
 import { applyCurves, type ColourPlan, exposureGainFor, IDENTITY_PLAN, luma8 } from './apply';
@@ -113,19 +113,6 @@ const COLOURED_LIGHT_FROM = 0.8;
 const COLOURED_LIGHT_TO = 1.3;
 
 /**
- * Over-exposure: from this fraction of pixels with clipped colour
- * ({@link colouredClipFraction}) on, a bright photo starts to count as
- * over-exposed, and at {@link OVER_CLIP_TO} in full ...
- */
-const OVER_CLIP_FROM = 0.06;
-const OVER_CLIP_TO = 0.15;
-/** ... when its median luma (after the levels) is at least this (ramping in from {@link OVER_KEY_FROM}). */
-const OVER_KEY_FROM = 0.4;
-const OVER_KEY_TO = 0.55;
-/** Exposure gain (linear) at full over-exposure evidence: about −0.6 EV. */
-const OVER_GAIN = 1 / 1.5;
-
-/**
  * Vibrance is scaled down as far as every white-balance estimate leans the
  * same way beyond what the balance removed ({@link unsettledLean}): from
  * this lean (log units) on, and off at {@link UNSETTLED_TO}. Such a lean is
@@ -225,9 +212,6 @@ export function planCorrection(
   // 2. Levels on the white-balanced copy: darkest channel for black, then
   // brightest for white, each corrected only as far as it is clearly off.
   const balanced = applyCurves(thumb, plan);
-  // Measured after the white balance: a warm cast clips red on bright
-  // surfaces, and the balance takes that back below the clip level.
-  const colouredClip = colouredClipFraction(balanced);
   const lo = percentile(histogram(balanced, (r, g, b) => Math.min(r, g, b)), LEVELS_CLIP) / 255;
   const hiBefore = percentile(histogram(balanced, (r, g, b) => Math.max(r, g, b)), 1 - LEVELS_CLIP) / 255;
   // Natural photos' darkest tones sit below ~0.06 (soft light, mist); a black
@@ -256,8 +240,7 @@ export function planCorrection(
   const highlights = percentile(histogram(levelled, (r, g, b) => Math.max(r, g, b)), 1 - LEVELS_CLIP) / 255;
   const dark = ramp(-highlights, -WHITE_OWN, -WHITE_SHORT) * (1 - mood);
   const target = key < DARK_KEY ? key + (DARK_KEY - key) * p.exposure * dark : key;
-  const over = ramp(colouredClip, OVER_CLIP_FROM, OVER_CLIP_TO) * ramp(key, OVER_KEY_FROM, OVER_KEY_TO) * (1 - mood);
-  let gain = exposureGainFor(srgbToLinear(Math.max(key, 1 / 255)), srgbToLinear(target)) * (1 + (OVER_GAIN - 1) * p.exposure * over);
+  let gain = exposureGainFor(srgbToLinear(Math.max(key, 1 / 255)), srgbToLinear(target));
   gain = Math.min(MAX_EXPOSURE_GAIN, Math.max(1 / MAX_EXPOSURE_GAIN, gain)) * 2 ** p.brightness;
   plan.exposure = gain;
   // Vibrance would push a scene already saturated by its light further, and
