@@ -15,9 +15,15 @@
  * them apart. So the correction on each chroma axis is the consensus: when
  * all estimates lean the same way, the smallest of them; when they disagree
  * in sign, nothing. When unsure, the engine does little.
+ *
+ * A clear blue sky ({@link findSky}) is the light source seen directly and
+ * pulls every estimate towards a shade cast; a scene in low sun, seen
+ * without its sky, leans warm. With a sky, the estimates are made twice,
+ * with and without it, and only what both agree on is removed.
  */
 import type { Raster } from '../image/raster';
 import { greyEdgeIlluminant } from './estimate';
+import { findSky } from './sky';
 import { LINEAR_OF_BYTE } from './srgb';
 
 /** Pixels with a channel at or above this code are clipped: their colour is lost. */
@@ -78,6 +84,21 @@ export interface IlluminantEvidence {
   whitePatch?: Chroma;
   /** What the estimates agree on (see the module comment). */
   consensus: Chroma;
+  /**
+   * Fraction of the frame taken as blue sky (0 when none). With a sky, the
+   * estimates above are of the scene below it, and the consensus is what
+   * they and the whole frame's ({@link IlluminantEvidence.frameConsensus}) agree on.
+   */
+  sky: number;
+  /** With a sky: the consensus of the whole frame's estimates, sky included. */
+  frameConsensus?: Chroma;
+  /**
+   * The white patch of the whole frame, sky included: the colour of the
+   * light where the photo is brightest, for judging the light itself (the
+   * planner's dim-coloured-light rule) rather than a cast. Absent when the
+   * frame has too few bright, unclipped pixels.
+   */
+  light?: Chroma;
 }
 
 /** Log-chroma of linear RGB. */
@@ -97,14 +118,57 @@ export function gainsRemoving(c: Chroma, fraction: number): [number, number, num
 
 /** Weigh the evidence of an analysis copy. */
 export function estimateIlluminant(img: Raster): IlluminantEvidence {
-  const stats = channelStats(img);
+  const frame = estimates(channelStats(img), img);
+  const sky = findSky(img);
+  const light = frame.whitePatch ? { light: frame.whitePatch } : {};
+  if (sky.fraction === 0) return { ...frame, sky: 0, ...light };
+  // With a blue sky in the frame, the scene below it is a second view of
+  // the light: the sky alone pulls the frame's estimates to blue, and
+  // without the sky a scene in warm low sun leans warm. Only what both
+  // views agree on is removed.
+  const below = estimates(channelStats(img, sky.mask), belowRows(img, sky.bandRows));
+  const consensus = { u: bothAgree(frame.consensus.u, below.consensus.u), v: bothAgree(frame.consensus.v, below.consensus.v) };
+  return { ...below, consensus, sky: sky.fraction, frameConsensus: frame.consensus, ...light };
+}
+
+/**
+ * How far every estimate leans the same way beyond what the white balance
+ * removes (log units, the larger of the two axes): a cast too uncertain to
+ * correct, or a scene's own colour. 0 when the estimates disagree in sign.
+ */
+export function unsettledLean(ev: IlluminantEvidence): number {
+  const all = [ev.greyWorld, ev.shadesOfGrey, ev.greyEdge, ...(ev.whitePatch ? [ev.whitePatch] : [])];
+  const lean = (xs: number[], removed: number) => {
+    const lo = Math.min(...xs);
+    const hi = Math.max(...xs);
+    const shared = lo > 0 ? lo : hi < 0 ? -hi : 0;
+    return Math.max(0, shared - Math.abs(removed));
+  };
+  return Math.max(lean(all.map((c) => c.u), ev.consensus.u), lean(all.map((c) => c.v), ev.consensus.v));
+}
+
+/** Each estimate from channel statistics and grey-edge on `edges`, and their consensus. */
+function estimates(stats: ReturnType<typeof channelStats>, edges: Raster): Omit<IlluminantEvidence, 'sky' | 'light' | 'frameConsensus'> {
   const greyWorld = chromaOf(stats.mean);
   const shadesOfGrey = chromaOf(stats.p6);
-  const greyEdge = chromaOf(greyEdgeIlluminant(img));
+  const greyEdge = chromaOf(greyEdgeIlluminant(edges));
   const whitePatch = stats.white ? chromaOf(stats.white) : undefined;
   const all = [greyWorld, shadesOfGrey, greyEdge, ...(whitePatch ? [whitePatch] : [])];
   const consensus = { u: agree(all.map((c) => c.u), CAST_PLAUSIBLE, CAST_IMPLAUSIBLE), v: agree(all.map((c) => c.v), TINT_PLAUSIBLE, TINT_IMPLAUSIBLE) };
   return { greyWorld, shadesOfGrey, greyEdge, ...(whitePatch ? { whitePatch } : {}), consensus };
+}
+
+/** What two views share on one axis: the smaller when both lean the same way, else nothing. */
+function bothAgree(a: number, b: number): number {
+  return Math.sign(a) === Math.sign(b) ? Math.sign(a) * Math.min(Math.abs(a), Math.abs(b)) : 0;
+}
+
+/** Rows of the image below a band of sky (and the few rows its smoothed edge reaches); the whole image when too little would remain. */
+function belowRows(img: Raster, band: number): Raster {
+  const start = band > 0 ? band + SKY_EDGE_ROWS : 0;
+  if (start === 0 || img.height - start < Math.max(MIN_ROWS, img.height * MIN_ROWS_FRACTION)) return img;
+  const { width, channels } = img;
+  return { ...img, data: img.data.subarray(start * width * channels), height: img.height - start };
 }
 
 /**
@@ -126,11 +190,17 @@ function fade(x: number, from: number, to: number): number {
   return Math.min(1, Math.max(0, (to - x) / (to - from)));
 }
 
+/** Rows below the sky band also left out of grey-edge: its smoothing and gradient reach two rows each. */
+const SKY_EDGE_ROWS = 4;
+/** Grey-edge keeps the whole frame when fewer rows than this (or this fraction) lie below the sky. */
+const MIN_ROWS = 8;
+const MIN_ROWS_FRACTION = 0.25;
+
 /** The sixth power of each byte's linear value (the p = 6 mean's terms, computed once). */
 const LINEAR6_OF_BYTE: Float64Array = LINEAR_OF_BYTE.map((v) => v ** 6);
 
-/** Mean, Minkowski p = 6 mean and white patch of the unclipped pixels, linear RGB. */
-function channelStats(img: Raster): { mean: [number, number, number]; p6: [number, number, number]; white?: [number, number, number] } {
+/** Mean, Minkowski p = 6 mean and white patch of the unclipped pixels outside `skip` (one byte a pixel, 1 = left out), linear RGB. */
+function channelStats(img: Raster, skip?: Uint8Array): { mean: [number, number, number]; p6: [number, number, number]; white?: [number, number, number] } {
   const { data, channels: ch } = img;
   const sum = [0, 0, 0];
   const sum6 = [0, 0, 0];
@@ -140,7 +210,7 @@ function channelStats(img: Raster): { mean: [number, number, number]; p6: [numbe
     const r = data[i]!;
     const g = data[i + 1]!;
     const b = data[i + 2]!;
-    if (r >= CLIP || g >= CLIP || b >= CLIP) continue;
+    if (r >= CLIP || g >= CLIP || b >= CLIP || skip?.[i / ch]) continue;
     n++;
     const lr = LINEAR_OF_BYTE[r]!;
     const lg = LINEAR_OF_BYTE[g]!;
@@ -166,7 +236,7 @@ function channelStats(img: Raster): { mean: [number, number, number]; p6: [numbe
     const r = data[i]!;
     const g = data[i + 1]!;
     const b = data[i + 2]!;
-    if (r >= CLIP || g >= CLIP || b >= CLIP || r + g + b <= threshold) continue;
+    if (r >= CLIP || g >= CLIP || b >= CLIP || r + g + b <= threshold || skip?.[i / ch]) continue;
     m++;
     w[0]! += LINEAR_OF_BYTE[r]!;
     w[1]! += LINEAR_OF_BYTE[g]!;

@@ -5,7 +5,7 @@
  */
 import type { Raster } from '../image/raster';
 import { angleFromNeutral, clippedFraction, greyEdgeIlluminant, histogram, percentile } from './estimate';
-import { estimateIlluminant, gainsRemoving, type IlluminantEvidence } from './illuminant';
+import { estimateIlluminant, gainsRemoving, unsettledLean, type IlluminantEvidence } from './illuminant';
 import type { ColourParams } from './params';
 import { applyCurves, type ColourPlan, exposureGainFor, IDENTITY_PLAN, luma8 } from './apply';
 import { LUMA, srgbToLinear } from './srgb';
@@ -112,6 +112,16 @@ const MAX_EXPOSURE_GAIN = 4;
 const COLOURED_LIGHT_FROM = 0.8;
 const COLOURED_LIGHT_TO = 1.3;
 
+/**
+ * Vibrance is scaled down as far as every white-balance estimate leans the
+ * same way beyond what the balance removed ({@link unsettledLean}): from
+ * this lean (log units) on, and off at {@link UNSETTLED_TO}. Such a lean is
+ * a cast too uncertain to remove or the scene's own colour, and vibrance,
+ * which lifts muted colours most, would push it further.
+ */
+const UNSETTLED_FROM = 0.05;
+const UNSETTLED_TO = 0.25;
+
 /** 0 at or below `from`, rising linearly to 1 at `to` (from < to). */
 function ramp(x: number, from: number, to: number): number {
   return Math.min(1, Math.max(0, (x - from) / (to - from)));
@@ -128,7 +138,8 @@ function ramp(x: number, from: number, to: number): number {
  * {@link COLOURED_LIGHT_FROM} for why warm light is not counted).
  */
 export function dimColouredLight(thumb: Raster, evidence: IlluminantEvidence | undefined): number {
-  const light = evidence?.whitePatch ?? evidence?.greyEdge;
+  // The light as seen in the whole frame: at dusk the sky is its brightest part.
+  const light = evidence?.light ?? evidence?.whitePatch ?? evidence?.greyEdge;
   if (!light) return 0;
   const coloured = ramp(-light.u, COLOURED_LIGHT_FROM, COLOURED_LIGHT_TO);
   if (coloured === 0) return 0;
@@ -232,8 +243,10 @@ export function planCorrection(
   let gain = exposureGainFor(srgbToLinear(Math.max(key, 1 / 255)), srgbToLinear(target));
   gain = Math.min(MAX_EXPOSURE_GAIN, Math.max(1 / MAX_EXPOSURE_GAIN, gain)) * 2 ** p.brightness;
   plan.exposure = gain;
-  // Vibrance would push a scene already saturated by its light further.
-  plan.vibrance = p.vibrance * (1 - mood);
+  // Vibrance would push a scene already saturated by its light further, and
+  // a lean the white balance left.
+  const unsure = evidence ? ramp(unsettledLean(evidence), UNSETTLED_FROM, UNSETTLED_TO) : 0;
+  plan.vibrance = p.vibrance * (1 - mood) * (1 - unsure);
 
   return { plan, diagnostics: { illuminant, castAngle, levels: [lo, highlights], key, clipped, ...(evidence ? { evidence, mood } : {}) } };
 }
