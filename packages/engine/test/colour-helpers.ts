@@ -5,6 +5,8 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import sharp from 'sharp';
+import { linearToSrgb } from '../src/colour/srgb';
+import type { Raster } from '../src/image/raster';
 
 const samples = fileURLToPath(new URL('../../../samples/', import.meta.url));
 export const sample = (name: string): Buffer => readFileSync(samples + name);
@@ -60,4 +62,20 @@ export function channelMean(img: Rgb, c: 0 | 1 | 2): number {
   let s = 0;
   for (let i = c; i < img.data.length; i += 3) s += img.data[i]!;
   return s / (img.data.length / 3);
+}
+
+/**
+ * A synthetic scene of `width` × `height`: `pixel(x, y)` gives linear RGB in
+ * 0..1, each channel times `gains` (a cast or an exposure), clipped and
+ * sRGB-encoded to bytes.
+ */
+export function linearScene(width: number, height: number, pixel: (x: number, y: number) => readonly number[], gains: readonly number[] = [1, 1, 1]): Raster {
+  const data = new Uint8Array(width * height * 3);
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      const p = pixel(x, y);
+      for (let c = 0; c < 3; c++) data[(y * width + x) * 3 + c] = Math.round(linearToSrgb(p[c]! * gains[c]!) * 255);
+    }
+  }
+  return { data, width, height, channels: 3 };
 }

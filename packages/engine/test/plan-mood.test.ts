@@ -4,27 +4,14 @@ import { applyCurves } from '../src/colour/apply';
 import { estimateIlluminant } from '../src/colour/illuminant';
 import { NEUTRAL_COLOUR_PARAMS, type ColourParams } from '../src/colour/params';
 import type { Raster } from '../src/image/raster';
+import { linearScene } from './colour-helpers';
 
 /** The automatic corrections in full plus some vibrance, as the Universal preset has. */
 const AUTO: ColourParams = { ...NEUTRAL_COLOUR_PARAMS, exposure: 1, whiteBalance: 1, contrast: 1, vibrance: 0.2 };
 const W = 120;
 const H = 80;
-const enc = (l: number) => {
-  const c = Math.min(1, Math.max(0, l));
-  return c <= 0.0031308 ? c * 12.92 : 1.055 * c ** (1 / 2.4) - 0.055;
-};
-
-/** A scene from `pixel(x, y)` giving linear RGB, each channel multiplied by `gains`. */
-function scene(pixel: (x: number, y: number) => [number, number, number], gains: readonly number[] = [1, 1, 1]): Raster {
-  const data = new Uint8Array(W * H * 3);
-  for (let y = 0; y < H; y++) {
-    for (let x = 0; x < W; x++) {
-      const p = pixel(x, y);
-      for (let c = 0; c < 3; c++) data[(y * W + x) * 3 + c] = Math.round(enc(p[c]! * gains[c]!) * 255);
-    }
-  }
-  return { data, width: W, height: H, channels: 3 };
-}
+/** A scene of the test's size from `pixel(x, y)` giving linear RGB, times per-channel `gains`. */
+const scene = (pixel: (x: number, y: number) => readonly number[], gains?: readonly number[]): Raster => linearScene(W, H, pixel, gains);
 
 /**
  * Blue hour: a deep blue sky, brightest near the horizon (no channel above
