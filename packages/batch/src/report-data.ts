@@ -25,8 +25,20 @@ export const REPORT_PAGE_SIZE = 100;
 /** A thumbnail as the page uses it: its address (a data URI or a file beside the page) and the image's own size. */
 export type ThumbRef = [src: string, width: number, height: number] | 0;
 
-/** Where a full chunk goes: `inline` ones are written into the page, the others (with a companion folder) to files. */
-export type ChunkSink = (name: string, json: string) => Promise<void>;
+/** One chunk being written: its rows one at a time (JSON texts), then its end. */
+export interface ChunkWriter {
+  add(row: string): Promise<void>;
+  end(): Promise<void>;
+}
+
+/**
+ * Opens the writer of a chunk: `inline` ones go into the page, the others
+ * (with a companion folder) to files, a row at a time as they come, so no row
+ * lives long enough to reach V8's old generation (where a chunk of held rows,
+ * ~250 KB, would wait for a full collection and memory would grow with the
+ * chunks written).
+ */
+export type ChunkSink = (name: string, inline: boolean) => ChunkWriter;
 
 /** The folder index's entry: name, counts by status, and the chunks holding the folder's files. */
 type FolderEntry = [name: string, corrected: number, upToDate: number, failed: number, cancelled: number, chunks: string[]];
@@ -47,9 +59,10 @@ export function chosenParams(p: PfcParams): [string, unknown][] {
 class ChunkedList {
   total = 0;
   chunks = 0;
-  #rows: string[] = [];
+  #inChunk = 0;
+  #open: ChunkWriter | undefined;
 
-  constructor(private readonly prefix: string, private readonly sink: (name: string, json: string) => Promise<void>) {}
+  constructor(private readonly prefix: string, private readonly open: (name: string) => ChunkWriter) {}
 
   /** The name of the chunk the next row lands in. */
   get current(): string {
@@ -57,18 +70,19 @@ class ChunkedList {
   }
 
   async add(row: string): Promise<void> {
-    this.#rows.push(row);
+    this.#open ??= this.open(this.current);
+    await this.#open.add(row);
     this.total++;
-    if (this.#rows.length >= REPORT_CHUNK_ROWS) await this.flush();
+    if (++this.#inChunk >= REPORT_CHUNK_ROWS) await this.flush();
   }
 
   async flush(): Promise<void> {
-    if (this.#rows.length === 0) return;
-    const name = this.current;
-    const json = `[${this.#rows.join(',')}]`;
-    this.#rows = [];
+    if (!this.#open) return;
+    const open = this.#open;
+    this.#open = undefined;
+    this.#inChunk = 0;
     this.chunks++;
-    await this.sink(name, json);
+    await open.end();
   }
 }
 
@@ -94,12 +108,12 @@ export class ReportData {
   readonly #paramIds = new WeakMap<PfcParams, number>();
 
   /**
-   * `sink` receives each full chunk; the first chunk of failures is always
+   * `sink` opens each chunk's writer; the first chunk of failures is always
    * `inline` (the page shows it without loading anything).
    */
-  constructor(private readonly sink: (name: string, json: string, inline: boolean) => Promise<void>, private readonly link: (file: string) => string) {
-    this.#failures = new ChunkedList('f', (name, json) => sink(name, json, name === 'f0'));
-    this.#files = new ChunkedList('c', (name, json) => sink(name, json, false));
+  constructor(private readonly sink: ChunkSink, private readonly link: (file: string) => string) {
+    this.#failures = new ChunkedList('f', (name) => sink(name, name === 'f0'));
+    this.#files = new ChunkedList('c', (name) => sink(name, false));
   }
 
   /** Add one file's row. */
@@ -122,14 +136,15 @@ export class ReportData {
   async finish(): Promise<ReportMeta> {
     await this.#failures.flush();
     await this.#files.flush();
-    const folders = [...this.#folders.values()].map((f) => f.entry);
-    await this.sink('folders', scriptJson(folders), false);
+    const folders = this.sink('folders', false);
+    for (const f of this.#folders.values()) await folders.add(scriptJson(f.entry));
+    await folders.end();
     return {
       pageSize: REPORT_PAGE_SIZE,
       chunkRows: REPORT_CHUNK_ROWS,
       failures: { total: this.#failures.total, chunks: this.#failures.chunks },
       files: { total: this.#files.total, chunks: this.#files.chunks },
-      folders: folders.length,
+      folders: this.#folders.size,
       params: this.#params,
     };
   }

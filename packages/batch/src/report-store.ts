@@ -15,7 +15,10 @@ import { randomBytes } from 'node:crypto';
 import { lstat, mkdir, readdir, rm, rmdir, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { BatchUsageError } from './errors';
-import { writeFileAtomic } from './files';
+import { once } from 'node:events';
+import { PassThrough } from 'node:stream';
+import { writeFileAtomic, writeStreamAtomic } from './files';
+import type { ChunkWriter } from './report-data';
 
 /** Marker file in the companion folder and in each of its generations: pfc made them. */
 export const REPORT_FILES_MARKER = '.pfc-report';
@@ -73,12 +76,34 @@ export class ReportFiles {
   }
 
   /**
-   * Write one file of this generation. `durable`: flushed to disk before the
-   * page that points at it (data chunks); thumbnails are not (hundreds of
-   * flushes for pictures that a rerun with --report makes again).
+   * The writer of one data chunk: the script `<name>.js` that hands its rows
+   * to the page (`pfcReportChunk(name, rows)`), streamed a row at a time to a
+   * temporary file, flushed to disk and renamed at its end, before the page
+   * that points at it is written.
    */
-  async write(name: string, data: string | Uint8Array, durable: boolean): Promise<void> {
-    await writeFileAtomic(join(this.generation, name), data, { durable });
+  openChunk(name: string): ChunkWriter {
+    const body = new PassThrough();
+    const done = writeStreamAtomic(join(this.generation, `${name}.js`), body);
+    // Its error is thrown by the next add or by end; until then it must not count as unhandled.
+    done.catch(() => undefined);
+    let first = true;
+    body.write(`pfcReportChunk(${JSON.stringify(name)},[`);
+    return {
+      add: async (row) => {
+        const more = body.write(first ? row : `,${row}`);
+        first = false;
+        if (!more) await Promise.race([once(body, 'drain'), done]);
+      },
+      end: async () => {
+        body.end(']);\n');
+        await done;
+      },
+    };
+  }
+
+  /** Write a thumbnail of this generation; not flushed to disk (hundreds of flushes for pictures a rerun with --report makes again). */
+  async writeThumbnail(name: string, webp: Uint8Array): Promise<void> {
+    await writeFileAtomic(join(this.generation, name), webp, { durable: false });
   }
 
   /** The new page is in place: remove the earlier generations (those pfc marked). */

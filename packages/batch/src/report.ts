@@ -15,7 +15,7 @@ import type { PfcParams } from '@pfc/core';
 import type { BatchSummary, FileResult } from './events';
 import { writeStreamAtomic } from './files';
 import { readResults } from './results';
-import { REPORT_PAGE_SIZE, ReportData, type ThumbRef } from './report-data';
+import { type ChunkWriter, REPORT_PAGE_SIZE, ReportData, type ThumbRef } from './report-data';
 import { renderReport } from './report-html';
 import { checkReportPath } from './report-path';
 import { removeCompanion, ReportFiles } from './report-store';
@@ -52,10 +52,7 @@ export async function writeReport(path: string, summary: BatchSummary, options: 
   try {
     const inline = new Map<string, string>();
     const reportDir = dirname(dest);
-    const data = new ReportData(async (name, json, always) => {
-      if (store && !always) await store.write(`${name}.js`, `pfcReportChunk(${JSON.stringify(name)},${json});\n`, true);
-      else inline.set(name, json);
-    }, (file) => relative(reportDir, file).split(sep).map(encodeURIComponent).join('/'));
+    const data = new ReportData((name, always) => (store && !always ? store.openChunk(name) : inlineChunk(name, inline)), (file) => relative(reportDir, file).split(sep).map(encodeURIComponent).join('/'));
     const thumbs = new Thumbnails(options.thumbnailPx ?? 360, options.maxThumbnails ?? 500, failed, store);
     let i = 0;
     for (const r of results()) {
@@ -92,6 +89,15 @@ function resultsOf(summary: BatchSummary): () => Iterable<FileResult> {
   const file = summary.resultsFile;
   if (summary.results.length > 0 || !file) return () => summary.results;
   return () => readResults(file);
+}
+
+/** A chunk kept for the page itself (`inline`, by name, as its JSON array). */
+function inlineChunk(name: string, inline: Map<string, string>): ChunkWriter {
+  const rows: string[] = [];
+  return {
+    add: async (row) => void rows.push(row),
+    end: async () => void inline.set(name, `[${rows.join(',')}]`),
+  };
 }
 
 function countResults(results: Iterable<FileResult>): { files: number; failed: number } {
@@ -133,7 +139,7 @@ class Thumbnails {
     const t = await thumbnail(file, this.px);
     if (!t) return 0;
     if (!this.store) return [`data:image/webp;base64,${t.webp.toString('base64')}`, t.width, t.height];
-    await this.store.write(name, t.webp, false);
+    await this.store.writeThumbnail(name, t.webp);
     return [this.store.href(name), t.width, t.height];
   }
 }
