@@ -176,15 +176,18 @@ async function reportOnly(dir, count, log) {
     const photo = path.join(root, 'photo.jpg');
     writeFileSync(photo, await sharp({ create: { width: 96, height: 64, channels: 3, background: { r: 120, g: 90, b: 60 } } }).jpeg({ quality: 85 }).toBuffer());
     const rssFile = path.join(root, 'rss.json');
-    const r = await new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, ['--import', RSS_PRELOAD, REPORT_WRITER, root, String(count), photo], { env: { ...process.env, PFC_BENCH_RSS_FILE: rssFile }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const step = (args, env) => new Promise((resolve, reject) => {
+      const child = spawn(process.execPath, [...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
       let out = '';
       let err = '';
       child.stdout.setEncoding('utf8').on('data', (d) => { out += d; });
       child.stderr.setEncoding('utf8').on('data', (d) => { err = (err + d).slice(-5000); });
       child.on('error', reject);
-      child.on('close', (code) => (code === 0 ? resolve(JSON.parse(out.trim().split('\n').at(-1))) : reject(new Error(`report writer exited ${code}: ${err}`))));
+      child.on('close', (code) => (code === 0 ? resolve(out) : reject(new Error(`report writer exited ${code}: ${err}`))));
     });
+    // The results file in one process, the report in another: the second's peak RSS is the report's alone.
+    await step([REPORT_WRITER, 'results', root, String(count), photo], {});
+    const r = JSON.parse((await step(['--import', RSS_PRELOAD, REPORT_WRITER, 'report', root], { PFC_BENCH_RSS_FILE: rssFile })).trim().split('\n').at(-1));
     const { maxRssBytes } = JSON.parse(readFileSync(rssFile, 'utf8'));
     const loaded = await reportLoadMs(path.join(root, 'report.html'), { folder: true });
     const row = { count, writeMs: r.ms, writerRssBytes: maxRssBytes, pageBytes: r.pageBytes, dataBytes: r.dataBytes, loadMs: loaded.ms, shown: loaded.shown, folderMs: loaded.folderMs, folderShown: loaded.folderShown, load: os.loadavg()[0] };
