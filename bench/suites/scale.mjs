@@ -8,13 +8,17 @@
  * ≤ 5 s at the largest size); at the largest size also the time the --report
  * page takes to show its first page of cards in Chromium (goal ≤ 2 s).
  *
- * --quick: 200 / 2,000 files (a smoke check). PFC_BENCH_SCALE_SIZES=1000,10000 picks sizes
+ * --quick: 200 / 2,000 files (a smoke check). PFC_BENCH_SCALE_SIZES=1000,10000 picks sizes (empty: none)
  * (the 100,000 run needs about an hour at ~28 files/s and ~1 GB of disk on a
  * 2-core machine). PFC_BENCH_SCALE_RERUN_ONLY=100000 measures only the rerun
  * at that size (and the report's first page, from the rerun's --report): the
  * folder is made up to date without a first run, its outputs copies of the
  * inputs and its manifest written with the settings line a real one-file
  * `pfc correct` wrote, so the rerun finds what a first run would have left.
+ * The report alone is also measured at 10,000 and 100,000 files (2,000 with
+ * --quick; PFC_BENCH_SCALE_REPORT_SIZES picks, empty for none), written from
+ * synthetic results without running jobs: the first page and a folder in
+ * Chromium, and the writer's peak RSS (flat in the file count).
  */
 import { spawn } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
@@ -25,7 +29,9 @@ import { pathToFileURL } from 'node:url';
 import sharp from 'sharp';
 import { cleanEnv } from '../lib/cli.mjs';
 import { startEmulatorProcess } from '../lib/emulator.mjs';
-import { CLI_BIN, RSS_PRELOAD } from '../lib/paths.mjs';
+import { BENCH_DIR, CLI_BIN, RSS_PRELOAD } from '../lib/paths.mjs';
+
+const REPORT_WRITER = path.join(BENCH_DIR, 'lib', 'report-writer.mjs');
 
 const KEY = 'bench-scale-key';
 const WORKERS = 16;
@@ -121,8 +127,13 @@ function readTail(file, bytes) {
   return buf.subarray(Math.max(0, buf.length - bytes)).toString('utf8');
 }
 
-/** Time from navigation to the report's first page of cards on screen, in a fresh headless Chromium. */
-async function reportLoadMs(report) {
+/**
+ * Time from navigation to the report's first page of cards on screen (its
+ * failures and the first chunk of the other files), in a fresh headless
+ * Chromium; with `folder`, also the time to open the folder index and show
+ * the last folder's cards (its chunk loaded from beside the page).
+ */
+async function reportLoadMs(report, { folder = false } = {}) {
   const { chromium } = await import('playwright-core');
   const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'] });
   try {
@@ -132,9 +143,58 @@ async function reportLoadMs(report) {
     await page.waitForSelector('#files article.card', { timeout: 120_000 });
     const ms = performance.now() - t0;
     const shown = await page.$$eval('article.card', (els) => els.length);
-    return { ms, shown };
+    if (!folder) return { ms, shown };
+    const t1 = performance.now();
+    await page.click('#folders summary');
+    await page.waitForSelector('#folders button.folder', { timeout: 120_000 });
+    const lastPage = page.locator('#folders > .pager button[title="last page"]');
+    if (await lastPage.isVisible()) await lastPage.click();
+    const last = page.locator('#folders button.folder').last();
+    const name = await last.textContent();
+    await last.click();
+    // Runs in the page (globalThis there is its window).
+    await page.waitForFunction((n) => {
+      const doc = globalThis.document;
+      return doc.querySelector('#files > .view')?.textContent?.includes(n) && doc.querySelector('#files > main h2')?.textContent?.startsWith(n);
+    }, name, { timeout: 120_000 });
+    return { ms, shown, folderMs: performance.now() - t1, folderShown: await page.$$eval('#files > main article.card', (els) => els.length) };
   } finally {
     await browser.close();
+  }
+}
+
+/**
+ * The report alone at `count` files, written in a child process from a
+ * synthetic results file (bench/lib/report-writer.mjs: no job run, 1 in 1,000
+ * failed, real thumbnails): the writer's time and peak RSS, the page's and its
+ * data's bytes, and the first page and a folder in Chromium.
+ */
+async function reportOnly(dir, count, log) {
+  const root = path.join(dir, `report-${count}`);
+  mkdirSync(root, { recursive: true });
+  try {
+    const photo = path.join(root, 'photo.jpg');
+    writeFileSync(photo, await sharp({ create: { width: 96, height: 64, channels: 3, background: { r: 120, g: 90, b: 60 } } }).jpeg({ quality: 85 }).toBuffer());
+    const rssFile = path.join(root, 'rss.json');
+    const step = (args, env) => new Promise((resolve, reject) => {
+      const child = spawn(process.execPath, [...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+      let out = '';
+      let err = '';
+      child.stdout.setEncoding('utf8').on('data', (d) => { out += d; });
+      child.stderr.setEncoding('utf8').on('data', (d) => { err = (err + d).slice(-5000); });
+      child.on('error', reject);
+      child.on('close', (code) => (code === 0 ? resolve(out) : reject(new Error(`report writer exited ${code}: ${err}`))));
+    });
+    // The results file in one process, the report in another: the second's peak RSS is the report's alone.
+    await step([REPORT_WRITER, 'results', root, String(count), photo], {});
+    const r = JSON.parse((await step(['--import', RSS_PRELOAD, REPORT_WRITER, 'report', root], { PFC_BENCH_RSS_FILE: rssFile })).trim().split('\n').at(-1));
+    const { maxRssBytes } = JSON.parse(readFileSync(rssFile, 'utf8'));
+    const loaded = await reportLoadMs(path.join(root, 'report.html'), { folder: true });
+    const row = { count, writeMs: r.ms, writerRssBytes: maxRssBytes, pageBytes: r.pageBytes, dataBytes: r.dataBytes, loadMs: loaded.ms, shown: loaded.shown, folderMs: loaded.folderMs, folderShown: loaded.folderShown, load: os.loadavg()[0] };
+    log(`${count} files, report only: written in ${(r.ms / 1000).toFixed(1)} s (writer peak RSS ${(maxRssBytes / MB).toFixed(0)} MB), page ${(r.pageBytes / 1e3).toFixed(0)} KB + data ${(r.dataBytes / MB).toFixed(1)} MB; first page in Chromium ${loaded.ms.toFixed(0)} ms (${loaded.shown} cards), a folder ${loaded.folderMs.toFixed(0)} ms (load ${row.load.toFixed(1)})`);
+    return row;
+  } finally {
+    rmSync(root, { recursive: true, force: true });
   }
 }
 
@@ -151,7 +211,7 @@ async function oneSize(dir, count, log, { last }) {
     if (r.code !== 0 || r.summary?.corrected !== count) throw new Error(`pfc correct (${count}) exited ${r.code} (${JSON.stringify(r.summary)?.slice(0, 500)}): ${r.stderr.slice(-1500)}`);
     const manifestBytes = statSync(path.join(out, '.pfc-manifest.jsonl')).size;
     const row = { count, ms: r.ms, filesPerS: count / (r.ms / 1000), maxRssBytes: r.maxRssBytes, manifestBytesPerFile: manifestBytes / count, reportBytes: statSync(report).size, load: os.loadavg()[0] };
-    log(`${count} files: ${(r.ms / 1000).toFixed(1)} s = ${row.filesPerS.toFixed(0)} files/s, peak RSS ${(r.maxRssBytes / MB).toFixed(0)} MB, manifest ${row.manifestBytesPerFile.toFixed(0)} B/file, report ${(row.reportBytes / MB).toFixed(1)} MB (load ${row.load.toFixed(1)})`);
+    log(`${count} files: ${(r.ms / 1000).toFixed(1)} s = ${row.filesPerS.toFixed(0)} files/s, peak RSS ${(r.maxRssBytes / MB).toFixed(0)} MB, manifest ${row.manifestBytesPerFile.toFixed(0)} B/file, report page ${(row.reportBytes / 1e3).toFixed(0)} KB (load ${row.load.toFixed(1)})`);
     // The rerun at every size: how its time grows with the file count shows before the largest run.
     const again = await pfc(args.filter((a, i) => a !== '--report' && args[i - 1] !== '--report'), { cwd: root, logFile: path.join(root, 'rerun.jsonl'), timeoutMs: 3600_000 });
     if (again.code !== 0 || again.summary?.upToDate !== count) throw new Error(`rerun exited ${again.code} (${JSON.stringify(again.summary)?.slice(0, 500)}): ${again.stderr.slice(-1500)}`);
@@ -192,7 +252,7 @@ async function rerunOnly(dir, count, log) {
     const loaded = await reportLoadMs(report);
     row.reportLoadMs = loaded.ms;
     row.reportCardsShown = loaded.shown;
-    log(`${count} files: rerun with --report ${(withReport.ms / 1000).toFixed(2)} s, peak RSS ${(withReport.maxRssBytes / MB).toFixed(0)} MB; report ${(row.reportBytes / MB).toFixed(1)} MB, first page in Chromium ${loaded.ms.toFixed(0)} ms (${loaded.shown} cards)`);
+    log(`${count} files: rerun with --report ${(withReport.ms / 1000).toFixed(2)} s, peak RSS ${(withReport.maxRssBytes / MB).toFixed(0)} MB; report page ${(row.reportBytes / 1e3).toFixed(0)} KB, first page in Chromium ${loaded.ms.toFixed(0)} ms (${loaded.shown} cards)`);
     return row;
   } finally {
     await emu.stop();
@@ -206,12 +266,15 @@ export default {
   area: 'Scale',
   title: 'Scale: 1,000 / 10,000 / 100,000 files through pfc correct (memory, speed, manifest, rerun, report)',
   async run({ quick, dir, log }) {
-    const sizes = process.env.PFC_BENCH_SCALE_SIZES ? process.env.PFC_BENCH_SCALE_SIZES.split(',').map(Number) : quick ? [200, 2000] : [1000, 10_000, 100_000];
+    const sizes = process.env.PFC_BENCH_SCALE_SIZES !== undefined ? process.env.PFC_BENCH_SCALE_SIZES.split(',').filter(Boolean).map(Number) : quick ? [200, 2000] : [1000, 10_000, 100_000];
     const rerunSizes = process.env.PFC_BENCH_SCALE_RERUN_ONLY ? process.env.PFC_BENCH_SCALE_RERUN_ONLY.split(',').map(Number) : [];
     const rows = [];
     for (const [i, count] of sizes.entries()) rows.push(await oneSize(dir, count, log, { last: i === sizes.length - 1 && rerunSizes.length === 0 }));
     const reruns = [];
     for (const count of rerunSizes) reruns.push(await rerunOnly(dir, count, log));
+    const reportSizes = process.env.PFC_BENCH_SCALE_REPORT_SIZES !== undefined ? process.env.PFC_BENCH_SCALE_REPORT_SIZES.split(',').filter(Boolean).map(Number) : quick ? [2000] : [10_000, 100_000];
+    const reports = [];
+    for (const count of reportSizes) reports.push(await reportOnly(dir, count, log));
     const first = rows[0];
     const big = rows.at(-1);
     const mid = rows.length > 2 ? rows.at(-2) : undefined;
@@ -232,21 +295,33 @@ export default {
       figures.push(
         { name: `${r.count} files: rerun, everything up to date (folder made up to date without a first run)`, value: +(r.rerunMs / 1000).toFixed(2), unit: 's', goal: '≤ 5 s', ok: r.rerunMs <= GOALS.rerunMs, note: `CPU ${(r.rerunCpuMs / 1000).toFixed(2)} s, peak RSS ${(r.rerunRssBytes / MB).toFixed(0)} MB, load average ${r.load.toFixed(1)}` },
         { name: `${r.count} files: rerun peak RSS`, value: +(r.rerunRssBytes / MB).toFixed(1), unit: 'MB', goal: '≤ 250 MB', ok: r.rerunRssBytes <= GOALS.rssBytes },
-        { name: `${r.count} files: report's first page in Chromium`, value: Math.round(r.reportLoadMs), unit: 'ms', goal: '≤ 2000 ms', ok: r.reportLoadMs <= GOALS.reportMs, note: `${(r.reportBytes / MB).toFixed(1)} MB page of up-to-date files, ${r.reportCardsShown} cards on its first page; the rerun writing it: peak RSS ${(r.reportRunRssBytes / MB).toFixed(0)} MB` },
+        { name: `${r.count} files: report's first page in Chromium`, value: Math.round(r.reportLoadMs), unit: 'ms', goal: '≤ 2000 ms', ok: r.reportLoadMs <= GOALS.reportMs, note: `${(r.reportBytes / 1e3).toFixed(0)} KB page of up-to-date files (their rows beside it), ${r.reportCardsShown} cards on its first page; the rerun writing it: peak RSS ${(r.reportRunRssBytes / MB).toFixed(0)} MB` },
       );
     }
     // The goals on the rerun and the report belong to the largest size: a rerun-only size when there is one.
-    const bigRerun = { name: `${big.count} files: rerun, everything up to date`, value: +(big.rerunMs / 1000).toFixed(2), unit: 's', note: `peak RSS ${(big.rerunRssBytes / MB).toFixed(0)} MB, ${big.rerunLines} --json lines` };
-    if (reruns.length > 0) figures.push(bigRerun);
-    else {
+    if (big) {
+      const bigRerun = { name: `${big.count} files: rerun, everything up to date`, value: +(big.rerunMs / 1000).toFixed(2), unit: 's', note: `peak RSS ${(big.rerunRssBytes / MB).toFixed(0)} MB, ${big.rerunLines} --json lines` };
+      if (reruns.length > 0) figures.push(bigRerun);
+      else {
+        figures.push(
+          { ...bigRerun, goal: '≤ 5 s', ok: big.rerunMs <= GOALS.rerunMs },
+          { name: `${big.count} files: report's first page in Chromium`, value: Math.round(big.reportLoadMs), unit: 'ms', goal: '≤ 2000 ms', ok: big.reportLoadMs <= GOALS.reportMs, note: `${(big.reportBytes / 1e3).toFixed(0)} KB page (the rows beside it), ${big.reportCardsShown} cards on its first page` },
+        );
+      }
+    }
+    for (const r of reports) {
       figures.push(
-        { ...bigRerun, goal: '≤ 5 s', ok: big.rerunMs <= GOALS.rerunMs },
-        { name: `${big.count} files: report's first page in Chromium`, value: Math.round(big.reportLoadMs), unit: 'ms', goal: '≤ 2000 ms', ok: big.reportLoadMs <= GOALS.reportMs, note: `${(big.reportBytes / MB).toFixed(1)} MB page, ${big.reportCardsShown} cards on its first page` },
+        { name: `${r.count} files, report only: first page in Chromium`, value: Math.round(r.loadMs), unit: 'ms', ...(r === reports.at(-1) ? { goal: '≤ 2000 ms', ok: r.loadMs <= GOALS.reportMs } : {}), note: `page ${(r.pageBytes / 1e3).toFixed(0)} KB, ${r.shown} cards (failures and the first 100 others); data beside it ${(r.dataBytes / MB).toFixed(1)} MB; a folder's ${r.folderShown} cards ${Math.round(r.folderMs)} ms; load average ${r.load.toFixed(1)}` },
+        { name: `${r.count} files, report only: writer peak RSS`, value: +(r.writerRssBytes / MB).toFixed(1), unit: 'MB', note: `written in ${(r.writeMs / 1000).toFixed(1)} s from a results file, 500 thumbnails` },
       );
+    }
+    if (reports.length > 1) {
+      const growth = reports.at(-1).writerRssBytes - reports[0].writerRssBytes;
+      figures.push({ name: `report writer peak RSS growth ${reports[0].count} → ${reports.at(-1).count} files`, value: +(growth / MB).toFixed(1), unit: 'MB', goal: `flat (≤ ${GOALS.flatBytes / MB} MB)`, ok: growth <= GOALS.flatBytes });
     }
     return {
       figures,
-      data: { rows, reruns },
+      data: { rows, reruns, reports },
       notes: [`Engine-less emulator in its own process (--processing-ms 0, ${WORKERS} workers, cache=false); pfc correct -j ${WORKERS} --backend web --json --report, its output to a file. 96×64 JPEGs, 100 a folder. Peak RSS from the kernel (getrusage maxrss) at exit. The 2-core machine is shared: see the load averages.`],
     };
   },

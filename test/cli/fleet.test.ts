@@ -22,8 +22,8 @@ describe('pfc correct on a fleet of colour containers', () => {
     expect(done[0]! + done[1]!).toBe(SAMPLE_PHOTOS.length);
     expect(done.every((n) => n > 0)).toBe(true);
     expect(r.stdout).toContain('Instances:');
-    expect(r.stdout).toContain(`${a!.url}: ${done[0]} file(s), ok`);
-    expect(r.stdout).toContain(`${b!.url}: ${done[1]} file(s), ok`);
+    expect(r.stdout).toContain(`${a!.url}: ${done[0]} file(s), 1 at once, ok`);
+    expect(r.stdout).toContain(`${b!.url}: ${done[1]} file(s), 1 at once, ok`);
   });
 
   it('a comma-separated PFC_CONTAINER_URL is a fleet too; a bad address or the same one twice is a usage error before anything is sent', async () => {

@@ -1,5 +1,5 @@
 /** The --report page in a real browser: every before/after thumbnail loads, failures are shown, nothing is fetched from outside. */
-import { copyFileSync, mkdtempSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { pathToFileURL } from 'node:url';
 import { join } from 'node:path';
@@ -63,56 +63,113 @@ describe('pfc correct --report in Chromium', () => {
     }
   });
 
-  it('shows a large run a page at a time, failures first, with thumbnails only on the shown page and loaded lazily', async () => {
+  it('shows a large run a page at a time, failures first, loading the other files from the folder beside the page, thumbnails lazily', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'pfc-report-'));
     const photo = join(dir, 'photo.jpg');
     copyFileSync(join(SAMPLES, 'objects/coffee.jpg'), photo);
-    // 3 failures among 253 files; thumbnails for the first 120 (failures first).
-    const results: FileResult[] = Array.from({ length: 253 }, (_, i) => {
-      const failed = i % 100 === 50;
-      return {
-        input: photo, output: photo, rel: `set/p${String(i).padStart(3, '0')}.jpg`, status: failed ? 'failed' : 'corrected',
-        media: { format: 'jpeg', fileType: 'image', contentType: 'image/jpeg', width: 400, height: 300 }, params: { outputQuality: 80 }, bytesIn: 1000, warnings: [],
-        ...(failed ? { error: `job j${i} FAILED: broken`, errorName: 'JobFailedError' } : { bytesOut: 900, durationMs: 20 }),
-      };
-    });
-    const summary: BatchSummary = {
-      corrected: 250, skipped: 0, upToDate: 0, excluded: 0, failed: 3, cancelled: 0, bytesIn: 0, bytesOut: 0, durationMs: 1000, interrupted: false, outputRoots: [dir], results, failures: results.filter((r) => r.status === 'failed'), excludedPaths: [],
-    };
+    // 3 failures among 253 files in 3 folders; thumbnails for the first 120 (failures first).
+    const summary = syntheticRun(253, photo, (i) => i % 100 === 50, (i) => `set${Math.floor(i / 100)}`);
     const report = await writeReport(join(dir, 'report.html'), summary, { maxThumbnails: 120, thumbnailPx: 64 });
+    expect(existsSync(join(dir, 'report.files'))).toBe(true);
+
+    const browser = await launchBrowser();
+    try {
+      const page = await browser.context.newPage();
+      const requests: string[] = [];
+      page.on('request', (req) => requests.push(req.url()));
+      await page.goto(pathToFileURL(report).href);
+      const titles = (where: string) => page.$$eval(`${where} article.card h2`, (els) => els.map((e) => e.textContent));
+      const imgs = (where: string) => page.$$eval(`${where} article.card img`, (els) => els.map((e) => e.getAttribute('loading')));
+      expect(await titles('#failures')).toEqual(['set0/p050.jpg', 'set1/p150.jpg', 'set2/p250.jpg']);
+      expect((await page.$$eval('#failures article.card .error', (els) => els.map((e) => e.textContent)))[2]).toBe('job j250 FAILED: broken');
+      // The other files, 100 to a page, from the first data chunk beside the page.
+      await page.waitForSelector('#files article.card');
+      const first = await titles('#files');
+      expect(first).toHaveLength(100);
+      expect(first[0]).toBe('set0/p000.jpg');
+      expect(first).not.toContain('set0/p050.jpg');
+      expect(requests.filter((u) => u.endsWith('.js')).map((u) => u.split('/').at(-1))).toEqual(['c0.js']);
+      // Failures (before only) and the first 117 others have thumbnails, every one lazy, from files beside the page.
+      expect(await imgs('#failures')).toEqual(['lazy', 'lazy', 'lazy']);
+      expect(await imgs('#files')).toEqual(Array(200).fill('lazy'));
+      expect(await page.$eval('#files article.card img', (img) => img.getAttribute('src'))).toMatch(/^report\.files\/g[^/]+\/t\d+b\.webp$/);
+      await page.evaluate(() => document.querySelectorAll('img').forEach((img) => img.setAttribute('loading', 'eager')));
+      await page.waitForFunction(() => Array.from(document.images).every((img) => img.complete && img.naturalWidth > 0), undefined, { timeout: 60_000 });
+      expect(await page.textContent('#files > .pager .where')).toBe('1–100 of 250 · page 1 of 3');
+
+      await page.click('#files > .pager button[title="next page"]');
+      await page.waitForFunction(() => document.querySelector('#files > main h2')?.textContent === 'set1/p101.jpg');
+      expect(await titles('#files')).toHaveLength(100);
+      expect((await imgs('#files')).length).toBe(2 * (117 - 100));
+      await page.click('#files > .pager button[title="last page"]');
+      await page.waitForFunction(() => document.querySelector('#files > .pager .where')?.textContent === '201–250 of 250 · page 3 of 3');
+      expect(await titles('#files')).toHaveLength(50);
+      expect(await imgs('#files')).toEqual([]);
+      expect(await page.$$eval('article.card', (els) => els.length)).toBe(53);
+
+      // The folder index: one folder's files, its failure first.
+      await page.click('#folders summary');
+      await page.waitForSelector('#folders button.folder');
+      expect(await page.$$eval('#folders tr', (els) => els.map((e) => e.textContent))).toEqual([
+        'set099 corrected1 failed', 'set199 corrected1 failed', 'set252 corrected1 failed',
+      ]);
+      await page.click('#folders button.folder >> text=set1');
+      await page.waitForFunction(() => document.querySelector('#files > .view')?.textContent?.includes('100 file(s)'));
+      const folder = await titles('#files');
+      expect(folder).toHaveLength(100);
+      expect(folder[0]).toBe('set1/p150.jpg');
+      expect(folder.every((t) => t?.startsWith('set1/'))).toBe(true);
+      expect(requests.every((u) => u.startsWith('file:') || u.startsWith('data:'))).toBe(true);
+    } finally {
+      await browser.close();
+    }
+  });
+
+  it('opens the first page of a 100,000-file report with its failures, and any folder of it, offline', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pfc-report-'));
+    const photo = join(dir, 'photo.jpg');
+    copyFileSync(join(SAMPLES, 'objects/coffee.jpg'), photo);
+    const summary = syntheticRun(100_000, photo, (i) => i % 1000 === 999, (i) => `d${String(Math.floor(i / 100)).padStart(4, '0')}`);
+    const report = await writeReport(join(dir, 'report.html'), summary, { maxThumbnails: 20, thumbnailPx: 64 });
+    expect(statSync(report).size).toBeLessThan(300_000);
 
     const browser = await launchBrowser();
     try {
       const page = await browser.context.newPage();
       await page.goto(pathToFileURL(report).href);
-      const titles = (list: string) => page.$$eval(`#${list} article.card h2`, (els) => els.map((e) => e.textContent));
-      const imgs = (list: string) => page.$$eval(`#${list} article.card img`, (els) => els.map((e) => e.getAttribute('loading')));
-      expect(await titles('failures')).toEqual(['set/p050.jpg', 'set/p150.jpg', 'set/p250.jpg']);
-      expect((await page.$$eval('#failures article.card .error', (els) => els.map((e) => e.textContent)))[2]).toBe('job j250 FAILED: broken');
-      // Before the failures' own section comes the summary; the other files follow, 100 to a page.
-      const first = await titles('files');
-      expect(first).toHaveLength(100);
-      expect(first[0]).toBe('set/p000.jpg');
-      expect(first).not.toContain('set/p050.jpg');
-      expect(await page.$$eval('article.card', (els) => els.length)).toBe(103);
-      // Failures (before only) and the first 117 others have thumbnails, every one lazy.
-      expect(await imgs('failures')).toEqual(['lazy', 'lazy', 'lazy']);
-      expect(await imgs('files')).toEqual(Array(200).fill('lazy'));
-      expect(await page.textContent('#files .pager .where')).toBe('1–100 of 250 · page 1 of 3');
-
-      await page.click('#files .pager button[title="next page"]');
-      const second = await titles('files');
-      expect(second[0]).toBe('set/p101.jpg');
-      expect(second).toHaveLength(100);
-      // Thumbnails go to the 3 failures and the first 117 other files: 17 of them are on page 2.
-      expect((await imgs('files')).length).toBe(2 * (117 - 100));
-      await page.click('#files .pager button[title="last page"]');
-      expect(await titles('files')).toHaveLength(50);
-      expect(await page.textContent('#files .pager .where')).toBe('201–250 of 250 · page 3 of 3');
-      expect(await imgs('files')).toEqual([]);
-      expect(await page.$$eval('article.card', (els) => els.length)).toBe(53);
+      await page.waitForSelector('#files article.card');
+      expect(await page.$$eval('#failures article.card', (els) => els.length)).toBe(100);
+      expect(await page.textContent('#failures .pager .where')).toBe('1–100 of 100 · page 1 of 1');
+      expect(await page.textContent('#files > .pager .where')).toBe('1–100 of 99900 · page 1 of 999');
+      await page.click('#files > .pager button[title="last page"]');
+      await page.waitForFunction(() => document.querySelector('#files > main h2')?.textContent === 'd0998/p099899.jpg');
+      expect(await page.textContent('#files > .pager .where')).toBe('99801–99900 of 99900 · page 999 of 999');
+      await page.click('#folders summary');
+      expect(await page.textContent('#folders summary')).toBe('Folders (1000)');
+      await page.click('#folders > .pager button[title="last page"]');
+      await page.click('#folders button.folder >> text=d0999');
+      await page.waitForFunction(() => document.querySelector('#files > .view')?.textContent?.includes('100 file(s)'));
+      const titles = await page.$$eval('#files > main h2', (els) => els.map((e) => e.textContent));
+      expect(titles[0]).toBe('d0999/p099999.jpg');
+      expect(titles).toHaveLength(100);
     } finally {
       await browser.close();
     }
   });
 });
+
+/** A run of `n` results, each input and output `photo`, as a summary that kept them. */
+function syntheticRun(n: number, photo: string, fails: (i: number) => boolean, folder: (i: number) => string): BatchSummary {
+  const results: FileResult[] = Array.from({ length: n }, (_, i) => {
+    const failed = fails(i);
+    return {
+      input: photo, output: photo, rel: `${folder(i)}/p${String(i).padStart(n > 1000 ? 6 : 3, '0')}.jpg`, status: failed ? 'failed' : 'corrected',
+      media: { format: 'jpeg', fileType: 'image', contentType: 'image/jpeg', width: 400, height: 300 }, params: { outputQuality: 80 }, bytesIn: 1000, warnings: [],
+      ...(failed ? { error: `job j${i} FAILED: broken`, errorName: 'JobFailedError' } : { bytesOut: 900, durationMs: 20 }),
+    };
+  });
+  const failures = results.filter((r) => r.status === 'failed');
+  return {
+    corrected: n - failures.length, skipped: 0, upToDate: 0, excluded: 0, failed: failures.length, cancelled: 0, bytesIn: 0, bytesOut: 0, durationMs: 1000, interrupted: false, outputRoots: [], results, failures, excludedPaths: [],
+  };
+}

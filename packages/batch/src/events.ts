@@ -67,6 +67,15 @@ export interface FileResult {
   fatal?: boolean;
 }
 
+/** The adaptive jobs at once of a run (core's `AdaptiveLimit`): where they started, ended, and went lowest. */
+export interface JobsAtOnce {
+  started: number;
+  ended: number;
+  lowest: number;
+  /** Times the number changed (lowered after refusals, raised while the service kept up). */
+  changes: number;
+}
+
 export interface BatchSummary {
   corrected: number;
   /** Up-to-date files plus paths the planner left out (not counting unreadable ones). */
@@ -98,5 +107,7 @@ export interface BatchSummary {
   failures: FileResult[];
   /** The file holding every result as a JSON line (`RunOptions.resultsFile`), in the order the files finished. */
   resultsFile?: string;
+  /** Where the jobs at once went when they adapted to the service's refusals (`RunOptions.rateLimited`: the Web API). */
+  jobsAtOnce?: JobsAtOnce;
   excludedPaths: SkippedPath[];
 }

@@ -8,7 +8,7 @@
  */
 export { planBatch, type BatchPlan, type PlanOptions, type PlannedFile, type SkipCode, type SkippedPath } from './plan';
 export { runBatch, worthAnotherAttempt, type RunOptions } from './runner';
-export type { BatchEvent, BatchSummary, CorrectReason, FileResult, FileStatus, ResultJob } from './events';
+export type { BatchEvent, BatchSummary, CorrectReason, FileResult, FileStatus, JobsAtOnce, ResultJob } from './events';
 export { readResults, MAX_FAILURES_KEPT } from './results';
 export { Manifest, MANIFEST_VERSION, settingsKey, isMirrorOutputFolder, type ManifestEntry } from './manifest';
 export { decide, fileParams, fileSettings, outputOwner, type Decision, type DecideOptions, type FileSettings, type OutputOwner } from './decide';

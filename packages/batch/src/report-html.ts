@@ -1,24 +1,18 @@
 /**
- * The report page's markup. The summary and parameters are plain HTML; the
- * files are one compact JSON row each, shown a page at a time (failures first,
- * then the other files) by the page's own script, so a run of 100,000 files
- * makes a page that opens in a moment and holds only the shown cards in its
- * DOM. Every value reaches the page escaped: HTML-escaped in the markup, and
- * as text nodes (never markup) from the rows.
+ * The report page: the summary, the parameters and the failures, with an
+ * index of folders and a paged list of every other file whose rows the
+ * page's script loads a chunk at a time (see `report-data.ts`): from the page
+ * itself for a run that fits one page of cards, else from the companion
+ * folder beside it. So a run of 100,000 files makes a first page of a few
+ * hundred kilobytes. Every value reaches the page escaped: HTML-escaped in the
+ * markup, and as text nodes (never markup) from the rows.
  */
-import { relative, sep } from 'node:path';
-import { PFC_PARAMS, type PfcParams } from '@pfc/core';
-import type { BatchSummary, FileResult } from './events';
+import { type PfcParams } from '@pfc/core';
+import type { BatchSummary } from './events';
 import { formatBytes, formatDuration } from './format';
+import { chosenParams, type ReportMeta, scriptJson } from './report-data';
 import { REPORT_MARKER } from './report-path';
 import { REPORT_CSS, REPORT_SCRIPT } from './report-script';
-import type { Thumbnail } from './report';
-
-export interface ReportCard {
-  result: FileResult;
-  before: Thumbnail | undefined;
-  after: Thumbnail | undefined;
-}
 
 export interface ReportModel {
   title: string;
@@ -26,14 +20,13 @@ export interface ReportModel {
   backend: string | undefined;
   params: PfcParams;
   summary: BatchSummary;
-  /** One per file, in plan order. */
-  cards: Iterable<ReportCard>;
-  /** Folder of the report, for relative links to the full-size files. */
-  reportDir: string;
+  meta: ReportMeta;
+  /** Address of the companion folder's generation relative to the page, ending in `/`; empty when every chunk is inline. */
+  base: string;
+  /** Chunks written into the page, by name (JSON arrays). */
+  inline: Map<string, string>;
 }
 
-/** Cards a page of the report shows at once. */
-export const REPORT_PAGE_SIZE = 100;
 /** Left-out paths listed in the page; the rest are counted. */
 const MAX_EXCLUDED_ROWS = 1000;
 
@@ -41,71 +34,10 @@ export function esc(s: unknown): string {
   return String(s).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
-function link(model: ReportModel, file: string): string {
-  return relative(model.reportDir, file).split(sep).map(encodeURIComponent).join('/');
-}
-
-/** The parameters that differ from the service's defaults (what a person chose). */
-function chosen(p: PfcParams): [string, unknown][] {
-  return Object.entries(p).filter(([k, v]) => (PFC_PARAMS[k as keyof PfcParams] as { default?: unknown } | undefined)?.default !== v);
-}
-
 function paramList(p: PfcParams): string {
-  const entries = chosen(p);
+  const entries = chosenParams(p);
   if (entries.length === 0) return '<span class="muted">service defaults</span>';
   return entries.map(([k, v]) => `<code>${esc(k)}=${esc(v)}</code>`).join(' ');
-}
-
-/**
- * The data the page's script renders, as one JSON object: `pageSize`, `rows`
- * (fields listed in report-script.ts), `thumbs` (`[dataUri, width, height]`,
- * referenced by index), and `params` (each distinct parameter set once, as
- * `[name, value]` pairs). Written a few hundred rows at a time: a run of
- * 100,000 files never holds its rows, nor the page, in memory.
- */
-function* reportData(model: ReportModel): Generator<string> {
-  const thumbs: [string, number, number][] = [];
-  const params: [string, string][][] = [];
-  const paramIds = new Map<PfcParams, number>();
-  const paramIdsByText = new Map<string, number>();
-  const thumb = (t: Thumbnail | undefined): number => (t ? thumbs.push([t.dataUri, t.width, t.height]) - 1 : -1);
-  let chunk = `{"pageSize":${REPORT_PAGE_SIZE},"rows":[`;
-  let first = true;
-  for (const c of model.cards) {
-    const r = c.result;
-    let pid = paramIds.get(r.params);
-    if (pid === undefined) {
-      const pairs = chosen(r.params).map(([k, v]): [string, string] => [k, String(v)]);
-      const text = JSON.stringify(pairs);
-      pid = paramIdsByText.get(text) ?? params.push(pairs) - 1;
-      paramIdsByText.set(text, pid);
-      paramIds.set(r.params, pid);
-    }
-    const original = r.backup && (r.status === 'corrected' || r.status === 'up-to-date') ? r.backup : r.input;
-    const row = [
-      r.rel, r.status, link(model, original), link(model, r.output),
-      `${formatBytes(r.bytesIn)}${r.media.width ? ` · ${r.media.width}×${r.media.height}` : ''}`,
-      r.bytesOut !== undefined ? formatBytes(r.bytesOut) : '',
-      r.durationMs !== undefined ? `${formatDuration(r.durationMs)}${r.job?.timeTaken !== undefined ? ` (service ${r.job.timeTaken} s)` : ''}` : '',
-      r.jobId ?? '', r.backup ?? '', pid, r.error ?? '', r.warnings,
-      thumb(c.before), thumb(c.after), r.media.fileType === 'video' ? 1 : 0,
-    ];
-    chunk += `${first ? '' : ','}${scriptJson(row)}`;
-    first = false;
-    if (chunk.length >= DATA_CHUNK_CHARS) {
-      yield chunk;
-      chunk = '';
-    }
-  }
-  yield `${chunk}],"thumbs":${scriptJson(thumbs)},"params":${scriptJson(params)}}`;
-}
-
-/** Characters of the report's data written at once. */
-const DATA_CHUNK_CHARS = 64 * 1024;
-
-/** JSON inside a `<script>` element: no `<` can close it or open a comment. */
-function scriptJson(value: unknown): string {
-  return JSON.stringify(value).replace(/</g, '\\u003c');
 }
 
 function excludedTable(s: BatchSummary): string {
@@ -145,11 +77,14 @@ ${REPORT_MARKER}
 <p class="muted">Output folders: ${s.outputRoots.map((o) => `<code>${esc(o)}</code>`).join(', ') || 'none'}</p>
 </header>
 <section id="failures" class="list" hidden><h2>Failures</h2><nav class="pager"></nav><main></main></section>
-<section id="files" class="list" hidden><h2>Files</h2><nav class="pager"></nav><main></main></section>
+<section id="files" class="list" hidden><h2>Files</h2>
+<details id="folders"><summary>Folders (${model.meta.folders})</summary><nav class="pager"></nav><table><tbody></tbody></table></details>
+<p class="view" hidden></p><nav class="pager"></nav><main></main></section>
 ${excludedTable(s)}
-<script type="application/json" id="pfc-report-data">`;
-  yield* reportData(model);
-  yield `</script>
+<script>window.pfcReportChunk=(n,r)=>{(window.pfcReportChunks??={})[n]=r;};</script>
+`;
+  for (const [name, json] of model.inline) yield `<script>pfcReportChunk(${scriptJson(name)},${json});</script>\n`;
+  yield `<script type="application/json" id="pfc-report-meta">${scriptJson({ ...model.meta, base: model.base })}</script>
 <script>${REPORT_SCRIPT}</script>
 <noscript><p>The list of files needs JavaScript.</p></noscript>
 </body>

@@ -1,6 +1,7 @@
 /**
  * Where a report may be written: a new `.html` file, or one an earlier pfc
- * report wrote (it carries `REPORT_MARKER`). A shell glob mistake such as
+ * report wrote (it carries `REPORT_MARKER`); and its companion folder
+ * (`<name>.files/`, for a larger run's data) new or one pfc made. A shell glob mistake such as
  * `pfc correct --report *.jpg` then cannot turn a photo into a web page.
  * Checked before the run (so nothing is sent) and again when writing.
  */
@@ -8,6 +9,7 @@ import { lstat, open } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { BatchUsageError } from './errors';
 import { realPathOf } from './realpaths';
+import { checkCompanionDir } from './report-store';
 
 /** Marker in the `<head>` of every report page; a file carrying it was written by pfc. */
 export const REPORT_MARKER = '<meta name="generator" content="pfc batch report">';
@@ -18,12 +20,14 @@ const HEAD_BYTES = 4096;
 /**
  * The real path to write the report to, or a `BatchUsageError` (`bad-report`)
  * when the path does not end in `.html`, or is an existing file (or link,
- * folder) that no pfc report wrote.
+ * folder) that no pfc report wrote, or when its companion folder exists and
+ * pfc did not make it.
  */
 export async function checkReportPath(path: string): Promise<string> {
   const given = resolve(path);
   if (!/\.html?$/i.test(given)) throw new BatchUsageError(`--report must name an .html file (got ${path}); the report is never written over other files`, 'bad-report');
   const dest = await realPathOf(given);
+  await checkCompanionDir(dest, path);
   const info = await lstat(dest).catch(() => undefined);
   if (!info) return dest;
   if (!info.isFile()) throw new BatchUsageError(`--report ${path} is not a file`, 'bad-report');

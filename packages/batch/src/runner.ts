@@ -198,6 +198,7 @@ async function runLocked(plan: BatchPlan, options: RunOptions, params: PfcParams
     results: tally.all ?? [],
     failures: tally.failures,
     ...(writer ? { resultsFile: writer.path } : {}),
+    ...(adaptive ? { jobsAtOnce: { started: concurrency, ended: adaptive.current, lowest: Math.min(concurrency, ...adaptive.changes.map((c) => c.limit)), changes: adaptive.changes.length } } : {}),
     excludedPaths: plan.skipped,
   };
 }

@@ -1,18 +1,12 @@
-import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { planBatch, runBatch } from '../src/index';
 import { writeReport } from '../src/report';
 import { FakeBackend, faults, tempDir } from './helpers';
+import { readReport } from './report-reader';
 
 const SAMPLES = join(import.meta.dirname, '../../../samples');
-
-/** The rows the report's script shows. */
-function reportData(html: string): { rows: unknown[][]; thumbs: [string, number, number][]; params: [string, string][][] } {
-  const json = /<script type="application\/json" id="pfc-report-data">(.*?)<\/script>/s.exec(html)?.[1];
-  expect(json).toBeDefined();
-  return JSON.parse(json!) as ReturnType<typeof reportData>;
-}
 
 describe('writeReport', () => {
   it('writes one self-contained page with before/after thumbnails, parameters, timing and failures', async () => {
@@ -25,11 +19,16 @@ describe('writeReport', () => {
     const plan = await planBatch({ inputs: [root] });
     const summary = await runBatch(plan, { backend, params: { outputQuality: 80 } });
     const path = await writeReport(join(root, 'report/index.html'), summary, { backend: 'fake', params: { outputQuality: 80 } });
-    const html = readFileSync(path, 'utf8');
+    const report = readReport(path);
+    const html = report.html;
 
-    const data = reportData(html);
-    const rows = new Map(data.rows.map((r) => [r[0], r]));
-    const thumbs = (rel: string) => [rows.get(rel)![12], rows.get(rel)![13]].map((t) => (t === -1 ? undefined : data.thumbs[t as number]![0].slice(0, 23)));
+    // A run that fits one page of cards is one self-contained file: every row in the page, no folder beside it.
+    expect(report.inline.sort()).toEqual(['c0', 'f0', 'folders']);
+    expect(report.meta.base).toBe('');
+    expect(existsSync(join(root, 'report/index.files'))).toBe(false);
+    const rows = new Map([...report.list('f'), ...report.list('c')].map((r) => [r[0], r]));
+    expect(rows.size).toBe(3);
+    const thumbs = (rel: string) => [rows.get(rel)![12], rows.get(rel)![13]].map((t) => (t === 0 ? undefined : t[0].slice(0, 23)));
     // astronaut and chelsea: before and after; coffee failed: before only.
     expect(thumbs('a <b>/astronaut.jpg')).toEqual(['data:image/webp;base64,', 'data:image/webp;base64,']);
     expect(thumbs('chelsea.png')).toEqual(['data:image/webp;base64,', 'data:image/webp;base64,']);
@@ -39,6 +38,6 @@ describe('writeReport', () => {
     expect(html).toContain('<code>outputQuality=80</code>');
     expect(rows.get('coffee.jpg')![10]).toMatch(/job job-1 FAILED: could not decode the image/);
     expect(rows.get('a <b>/astronaut.jpg')![2]).toBe('../a%20%3Cb%3E/astronaut.jpg');
-    expect(data.params[rows.get('coffee.jpg')![9] as number]).toEqual([['outputQuality', '80']]);
+    expect(report.meta.params[rows.get('coffee.jpg')![9]]).toEqual([['outputQuality', '80']]);
   });
 });

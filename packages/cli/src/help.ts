@@ -107,7 +107,8 @@ Run:
                            {"type":"summary",...})
       --report FILE.html   write a before/after report page: a new file, or
                            one an earlier pfc report wrote (checked before
-                           anything is sent)
+                           anything is sent); above 100 files its data goes
+                           to FILE.files/ beside it
       --wait               wait for another run on the same output folder to
                            finish instead of exiting
 

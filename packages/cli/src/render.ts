@@ -160,6 +160,12 @@ export function humanRenderer(io: CliIo): Renderer {
   };
 }
 
+/** Where the adaptive jobs at once went (the Web API lowers them after refusals and raises them while the service keeps up). */
+function jobsAtOnceLine(j: NonNullable<BatchSummary['jobsAtOnce']>): string {
+  if (j.changes === 0) return `Jobs at once: ${j.started} throughout (adaptive; the service refused none)`;
+  return `Jobs at once: ${j.ended} at the end (adaptive: started at ${j.started}, lowest ${j.lowest}, ${j.changes} change${j.changes === 1 ? '' : 's'})`;
+}
+
 /** The closing lines for people. */
 export function printSummary(io: CliIo, s: BatchSummary, extra: { report?: string; backupRoots?: string[] }): void {
   const paint = painter(io.stdout, io.env);
@@ -195,6 +201,7 @@ export function printSummary(io: CliIo, s: BatchSummary, extra: { report?: strin
   out(`${s.interrupted ? 'Interrupted' : 'Done'} in ${formatDuration(s.durationMs)}: ${parts.join(', ')} · ${formatBytes(s.bytesIn)} in, ${formatBytes(s.bytesOut)} out`);
   for (const root of s.outputRoots) out(`Output: ${shown(io.cwd, root)}`);
   for (const b of extra.backupRoots ?? []) out(`Originals kept in: ${shown(io.cwd, b)}`);
+  if (s.jobsAtOnce) out(jobsAtOnceLine(s.jobsAtOnce));
   if (extra.report) out(`Report: ${shown(io.cwd, extra.report)}`);
   if (s.interrupted) out(paint('yellow', 'Run the same command again to continue where it stopped.'));
 }

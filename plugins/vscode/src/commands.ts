@@ -15,7 +15,7 @@ import { EmbeddedEmulator } from './embedded';
 import { restoreRequests, restoreWithConfirmation } from './restore';
 import { excludeRules, type ExcludeSetting } from './scan';
 import { ensureBackend } from './onboarding';
-import { showReport } from './report';
+import { showReport, shownResults } from './report';
 import { correct, type LastRun, type RunRequest } from './run';
 import { settingsFrom, SettingsError } from './settings';
 import { summaryActions, summaryMessage } from './summary';
@@ -131,7 +131,7 @@ export class Commands {
       return;
     }
     const s = this.last.summary;
-    const roots = [...new Set([...this.last.inputs.map((p) => p), ...s.outputRoots, ...s.results.flatMap((r) => [r.input, r.output, ...(r.backup ? [r.backup] : [])].map((p) => p.slice(0, p.lastIndexOf('/') + 1) || p))])];
+    const roots = [...new Set([...this.last.inputs.map((p) => p), ...s.outputRoots, ...shownResults(s.results).flatMap((r) => [r.input, r.output, ...(r.backup ? [r.backup] : [])].map((p) => p.slice(0, p.lastIndexOf('/') + 1) || p))])];
     this.panel = showReport(this.api, s, roots.map((p) => this.api.Uri.file(p)), this.panel);
     this.panel.onDidDispose(() => (this.panel = undefined));
   }

@@ -13,6 +13,20 @@ import type { VscodeApi, VscodeL10n } from './vscode-api';
 /** The one command the report's links may run. */
 export const COMPARE_COMMAND = 'pfc.compareWithOriginal';
 
+/** Files the report panel shows at most: a webview of 100,000 rows would not open. */
+export const REPORT_PANEL_ROWS = 1000;
+
+/** The files the report panel shows: the failures first, then the others in order, `REPORT_PANEL_ROWS` at most. */
+export function shownResults(results: readonly FileResult[]): FileResult[] {
+  const failed = results.filter((r) => r.status === 'failed').slice(0, REPORT_PANEL_ROWS);
+  const others: FileResult[] = [];
+  for (const r of results) {
+    if (failed.length + others.length >= REPORT_PANEL_ROWS) break;
+    if (r.status !== 'failed') others.push(r);
+  }
+  return [...failed, ...others];
+}
+
 function esc(s: string): string {
   return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 }
@@ -33,7 +47,8 @@ export function renderReport(summary: BatchSummary, src: (path: string) => strin
   const status: Record<FileResult['status'], string> = {
     corrected: t('corrected'), 'up-to-date': t('up to date'), failed: t('failed'), cancelled: t('not finished'),
   };
-  const rows = summary.results.map((r) => {
+  const shown = shownResults(summary.results);
+  const rows = shown.map((r) => {
     const hasOutput = r.status === 'corrected' || r.status === 'up-to-date';
     const params = Object.entries(r.params).map(([k, v]) => `${k}=${String(v)}`).join(', ');
     const detail = r.status === 'failed' ? esc(r.error ?? t('failed')) : r.warnings.map(esc).join('<br>');
@@ -45,6 +60,7 @@ export function renderReport(summary: BatchSummary, src: (path: string) => strin
       + `<td>${esc(status[r.status])}<div class="meta">${kb(r.bytesIn)} → ${kb(r.bytesOut)} ${timing}</div><div class="meta">${detail}</div>${compare}</td></tr>`;
   });
   const head = t('{0} corrected, {1} up to date, {2} failed, {3} not finished, {4} left out — {5} s', summary.corrected, summary.upToDate, summary.failed, summary.cancelled, summary.excluded, (summary.durationMs / 1000).toFixed(1));
+  const more = shown.length < summary.results.length ? `<p id="more">${esc(t('Showing {0} of {1} files: the failures first, then the others in order.', shown.length, summary.results.length))}</p>` : '';
   const title = esc(t('Perfectly Clear report'));
   return `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; img-src ${cspSource}; style-src 'unsafe-inline';">
@@ -54,7 +70,7 @@ body{font-family:var(--vscode-font-family);color:var(--vscode-foreground);backgr
 table{border-collapse:collapse;width:100%}th,td{border-bottom:1px solid var(--vscode-panel-border);padding:.4em;vertical-align:top;text-align:left}
 img{max-width:320px;max-height:240px;display:block;cursor:zoom-in}summary{list-style:none}summary::-webkit-details-marker{display:none}
 details[open] img{max-width:none;max-height:none;cursor:zoom-out}.meta{opacity:.75;font-size:.85em;font-weight:normal}.failed td:last-child{color:var(--vscode-errorForeground)}
-</style></head><body><h1>${title}</h1><p id="summary">${esc(head)}</p>
+</style></head><body><h1>${title}</h1><p id="summary">${esc(head)}</p>${more}
 <table><thead><tr><th>${esc(t('File'))}</th><th>${esc(t('Before'))}</th><th>${esc(t('After'))}</th><th>${esc(t('Result'))}</th></tr></thead><tbody>
 ${rows.join('\n')}
 </tbody></table></body></html>`;

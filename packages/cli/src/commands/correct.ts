@@ -208,14 +208,19 @@ function fleetNotice(e: FleetEvent, io: CliIo): void {
   if (line) io.stderr.write(`${line}\n`);
 }
 
-/** One line per instance of a fleet: the files it did, and whether and why it failed. */
+/**
+ * One line per instance of a fleet: the files it did, the files at once it
+ * ended with (chosen from its measured speed unless --instance-jobs fixed
+ * it), and whether and why it failed.
+ */
 function printInstances(opened: OpenedBackend, io: CliIo): void {
   const instances = opened.instances?.();
   if (!instances) return;
   io.stdout.write('Instances:\n');
   for (const i of instances) {
     const state = i.failed > 0 || i.healthy === false ? `FAILED ${i.failed} file(s) moved${i.lastError ? ` — ${i.lastError}` : ''}${i.healthy ? '; healthy again at the end' : ''}` : 'ok';
-    io.stdout.write(`  ${i.name}: ${i.completed} file(s), ${state}\n`);
+    const width = i.automatic ? `${i.concurrency} at once (automatic, up to ${i.maxConcurrency})` : `${i.concurrency} at once`;
+    io.stdout.write(`  ${i.name}: ${i.completed} file(s), ${width}, ${state}\n`);
   }
 }
 
@@ -286,6 +291,7 @@ function jsonSummary(s: BatchSummary, report: string | undefined, exitCode: numb
     ...(s.stoppedBecause ? { stoppedBecause: s.stoppedBecause } : {}),
     outputRoots: s.outputRoots,
     report: report ?? null,
+    ...(s.jobsAtOnce ? { jobsAtOnce: s.jobsAtOnce } : {}),
     exitCode,
     failures: [
       ...s.failures.map((r) => ({ input: r.input, error: r.error, errorName: r.errorName })),

@@ -57,6 +57,8 @@ export interface FleetInstanceStatus {
   concurrency: number;
   /** The most calls it may be given at once (its `concurrency` when fixed). */
   maxConcurrency: number;
+  /** Whether its calls at once follow its measured speed (`maxConcurrency` above its start), else fixed. */
+  automatic: boolean;
   /** Calls running on it now. */
   outstanding: number;
   /** Calls it completed. */
@@ -93,7 +95,7 @@ export function isInstanceFailure(err: unknown): boolean {
   return err instanceof APIError && err.status >= 500;
 }
 
-interface Member<T> extends FleetInstanceStatus {
+interface Member<T> extends Omit<FleetInstanceStatus, 'automatic'> {
   client: T;
   probe: (signal: AbortSignal) => Promise<boolean>;
   checking: Promise<void> | undefined;
@@ -150,8 +152,8 @@ export class Fleet<T> {
 
   /** Each instance's state, in the order given. */
   status(): FleetInstanceStatus[] {
-    return this.#members.map(({ name, healthy, concurrency, maxConcurrency, outstanding, completed, failed, lastError }) => ({
-      name, healthy, concurrency, maxConcurrency, outstanding, completed, failed, ...(lastError !== undefined ? { lastError } : {}),
+    return this.#members.map(({ name, healthy, concurrency, maxConcurrency, width, outstanding, completed, failed, lastError }) => ({
+      name, healthy, concurrency, maxConcurrency, automatic: width.automatic, outstanding, completed, failed, ...(lastError !== undefined ? { lastError } : {}),
     }));
   }
 
@@ -319,7 +321,7 @@ export class Fleet<T> {
  * batch) the file goes to the one that returns it first; otherwise, and on a
  * tie, the one with the least outstanding work for its concurrency.
  */
-function sooner(b: FleetInstanceStatus & { callMs: number | undefined }, a: FleetInstanceStatus & { callMs: number | undefined }): boolean {
+function sooner(b: Omit<FleetInstanceStatus, 'automatic'> & { callMs: number | undefined }, a: Omit<FleetInstanceStatus, 'automatic'> & { callMs: number | undefined }): boolean {
   if (a.callMs !== undefined && b.callMs !== undefined && a.callMs !== b.callMs) return b.callMs < a.callMs;
   return b.outstanding / b.concurrency < a.outstanding / a.concurrency;
 }

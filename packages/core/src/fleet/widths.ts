@@ -46,6 +46,11 @@ export class AutoWidth {
     return this.#current;
   }
 
+  /** Whether the width follows measured speed (else it stays at its start). */
+  get automatic(): boolean {
+    return this.#auto;
+  }
+
   /** The most calls at once it may be given. */
   get max(): number {
     return this.#max;
