@@ -94,6 +94,8 @@ export interface StreamedPlan {
   expectedFiles: number;
   /** Folders holding manifests of the inputs that have files to judge. */
   outputRoots: string[];
+  /** Files counted in `expectedFiles` and left out so far (not an image, over a limit…). */
+  progress: { leftOut: number };
   /** Paths left out so far; complete once `files` is exhausted. */
   skipped: SkippedPath[];
   /** The planned files, unit by unit (each unit settled for collisions before its files come). Iterate once. */
@@ -132,9 +134,10 @@ export async function planStream(options: PlanOptions): Promise<StreamedPlan> {
   const survey = await surveyInputs(roots, mode);
   if (mode.kind === 'mirror') refuseOutputFoldersOverInputs(survey, mode);
   const manifests = await loadManifests(roots, mode);
-  const walker = new Walker(mode, params, backend, knownMediaLookup(manifests, params, options.backendId ?? backend, mode.kind === 'in-place'), survey.skipped);
+  const progress = { leftOut: 0 };
+  const walker = new Walker(mode, params, backend, knownMediaLookup(manifests, params, options.backendId ?? backend, mode.kind === 'in-place'), survey.skipped, progress);
   return {
-    mode, expectedFiles: survey.names, outputRoots: survey.outputRoots, skipped: survey.skipped, manifests,
+    mode, expectedFiles: survey.names, outputRoots: survey.outputRoots, skipped: survey.skipped, manifests, progress,
     files: unitByUnit(survey, walker, mode, params),
     outputFolders: () => outputFoldersOf(survey, mode),
   };
@@ -216,12 +219,19 @@ class Walker {
     private readonly known: (path: string, info: Stats, plan: PlanOutput<PlannedFile>) => PlannedFile | undefined,
     /** Where paths left out go (the plan's list). */
     private readonly skipped: SkippedPath[],
+    private readonly progress: StreamedPlan['progress'],
   ) {
     this.suffix = mode.kind === 'suffix' ? (mode.suffix ?? DEFAULT_SUFFIX) : undefined;
   }
 
   private skip(path: string, code: SkipCode, reason: string): void {
     this.skipped.push({ path, code, reason });
+  }
+
+  /** A file counted by the names-only pass, judged and left out. */
+  private leftOut(path: string, code: SkipCode, reason: string): void {
+    this.skip(path, code, reason);
+    this.progress.leftOut++;
   }
 
   /** Plan one task's files into `unit`. */
@@ -254,22 +264,22 @@ class Walker {
     const { suffix, mode } = this;
     if (suffix !== undefined && hasSuffix(name, suffix)) return this.skip(path, 'suffix-output', `ends with the output suffix "${suffix}" (looks like a result of suffix mode: not corrected)`);
     const p = await probed;
-    if ('error' in p) return this.skip(path, 'unreadable', `cannot be read: ${p.error.message}`);
+    if ('error' in p) return this.leftOut(path, 'unreadable', `cannot be read: ${p.error.message}`);
     const { info, media } = p;
-    if (!media) return this.skip(path, 'unsupported', 'not a JPEG, PNG, MP4 or MOV file (judged by content)');
+    if (!media) return this.leftOut(path, 'unsupported', 'not a JPEG, PNG, MP4 or MOV file (judged by content)');
     if (mode.kind === 'in-place' && p.link) {
-      return this.skip(path, 'symlink', 'symbolic link: --in-place never replaces a link with a file; correct the file it points to, or use --out or --suffix');
+      return this.leftOut(path, 'symlink', 'symbolic link: --in-place never replaces a link with a file; correct the file it points to, or use --out or --suffix');
     }
     // A file known from the manifest passed these checks when it was corrected with these settings.
     if (!p.known && media.format === 'png' && (await isAnimatedPng(path))) {
-      return this.skip(path, 'unsupported', 'animated PNG: the service would keep only its first frame');
+      return this.leftOut(path, 'unsupported', 'animated PNG: the service would keep only its first frame');
     }
     const resolved = await p.real;
     const real = resolved === path ? path : resolved;
-    if (this.seen.has(real)) return this.skip(path, 'duplicate', 'already planned through another input');
+    if (this.seen.has(real)) return this.leftOut(path, 'duplicate', 'already planned through another input');
     this.seen.add(real);
     const violation = p.known ? undefined : limitViolation(media, info.size, this.params, this.backend);
-    if (violation) return this.skip(path, 'over-limit', violation);
+    if (violation) return this.leftOut(path, 'over-limit', violation);
     unit.inputs.set(real, path);
     // A file known from the manifest was planned by the lookup that found it (not built twice).
     const file = p.known ?? plannedFile(path, root, mode, suffix, info, media, this.params);
