@@ -159,6 +159,19 @@ export class Manifest {
     return rel ? `${rel}/${name}` : name;
   }
 
+  /** Folders (relative, `/`-separated; '' for the manifest's own) holding recorded outputs; built on first use. */
+  private outputFolders: Set<string> | undefined;
+
+  /** Whether an output is recorded in `folder` (absolute): an earlier run wrote there. */
+  recordsIn(folder: string): boolean {
+    if (!this.outputFolders) {
+      this.outputFolders = new Set();
+      for (const rel of this.entries.keys()) this.outputFolders.add(rel.slice(0, Math.max(0, rel.lastIndexOf('/'))));
+    }
+    const rel = portableRelative(this.dir, folder);
+    return this.outputFolders.has(rel === '.' ? '' : rel);
+  }
+
   /** Number of outputs recorded. */
   get size(): number {
     return this.entries.size;

@@ -31,8 +31,9 @@ export interface PlanFeed {
   close(): Promise<void>;
 }
 
-export function planFeed(plan: BatchPlan | StreamedPlan, signal: AbortSignal, bound = PLAN_AHEAD): PlanFeed {
-  return isStreamed(plan) ? new StreamFeed(plan, signal, bound) : new ArrayFeed(plan.files);
+/** `onPlanned`: called once a streamed plan has planned its last file, with the files planned and their bytes. */
+export function planFeed(plan: BatchPlan | StreamedPlan, signal: AbortSignal, onPlanned?: (files: number, bytes: number) => void, bound = PLAN_AHEAD): PlanFeed {
+  return isStreamed(plan) ? new StreamFeed(plan, signal, bound, onPlanned) : new ArrayFeed(plan.files);
 }
 
 class ArrayFeed implements PlanFeed {
@@ -68,7 +69,9 @@ class StreamFeed implements PlanFeed {
   /** Whether planning was stopped before its end (the run was cancelled or stopped). */
   private cut = false;
 
-  constructor(private readonly plan: StreamedPlan, private readonly signal: AbortSignal, private readonly bound: number) {
+  private plannedBytes = 0;
+
+  constructor(private readonly plan: StreamedPlan, private readonly signal: AbortSignal, private readonly bound: number, private readonly onPlanned?: (files: number, bytes: number) => void) {
     const wakeAll = (): void => this.wake();
     signal.addEventListener('abort', wakeAll, { once: true });
     this.pump = this.run().finally(() => signal.removeEventListener('abort', wakeAll));
@@ -78,6 +81,7 @@ class StreamFeed implements PlanFeed {
     try {
       for await (const file of this.plan.files) {
         this.planned++;
+        this.plannedBytes += file.size;
         this.queue.push(file);
         this.peak = Math.max(this.peak, this.queue.length);
         this.wakeTakers();
@@ -88,6 +92,7 @@ class StreamFeed implements PlanFeed {
           break;
         }
       }
+      if (!this.cut) this.onPlanned?.(this.planned, this.plannedBytes);
     } catch (err) {
       this.error = err;
     } finally {

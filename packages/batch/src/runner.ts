@@ -170,7 +170,7 @@ async function runLocked(plan: BatchPlan | StreamedPlan, options: RunOptions, pa
   const settingsOf = fileSettings(params, backendId);
   // One context for every file (a copy of the options per file was much of a rerun's garbage).
   const ctx: FileContext = { ...options, signal, params, backendId, attempts, emit, slots };
-  const feed = planFeed(plan, signal);
+  const feed = planFeed(plan, signal, (files, bytes) => emit({ type: 'planned', files, bytes }));
   const worker = async (k: number): Promise<void> => {
     // A worker beyond `concurrency` uploads ahead: it starts once the k-th file before it
     // has asked for its slot, so at the start the first files' uploads do not share the

@@ -69,6 +69,7 @@ describe('a streamed plan', () => {
     expect(backend.first!.planned).toBeLessThan(400);
     expect(summary.corrected).toBe(400);
     expect(events[0]).toMatchObject({ type: 'plan', files: 420 });
+    expect(events.find((e) => e.type === 'planned')).toEqual({ type: 'planned', files: 400, bytes: 400 * jpegBytes(64, 48).length });
     // Paths left out are still all reported, as planning finds them.
     expect(summary.excluded).toBe(20);
     expect(events.filter((e) => e.type === 'skipped' && e.code === 'unsupported')).toHaveLength(20);
