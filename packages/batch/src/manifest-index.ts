@@ -208,10 +208,15 @@ export class ManifestIndex {
     return id;
   }
 
-  /** Room for `slots` slots (capacity grows by half). */
-  private grow(slots: number): void {
+  /** Make room for `slots` slots at once (a manifest about to be read). */
+  reserve(slots: number): void {
+    this.grow(slots, slots);
+  }
+
+  /** Room for `slots` slots (capacity grows by half, or to `exactly`). */
+  private grow(slots: number, exactly?: number): void {
     if (slots * 3 <= this.meta.length) return;
-    const cap = Math.max(64, Math.ceil(slots * 1.5));
+    const cap = exactly ?? Math.max(64, Math.ceil(slots * 1.5));
     const bytes = Buffer.alloc(cap * BYTES);
     this.bytes.copy(bytes);
     this.bytes = bytes;
@@ -236,9 +241,12 @@ class SlotEntry implements ManifestEntry {
   readonly settingsKey: string;
   readonly params: PfcParams;
   readonly backend: string;
+  // JavaScript's own private fields: not copied by a spread, not compared by a deep equality.
+  readonly #index: ManifestIndex;
+  readonly #slot: number;
   constructor(
-    private readonly index: ManifestIndex,
-    private readonly slot: number,
+    index: ManifestIndex,
+    slot: number,
     readonly output: string,
     readonly input: string,
     settings: IndexSettings,
@@ -248,20 +256,22 @@ class SlotEntry implements ManifestEntry {
     readonly outputMtimeMs: number,
     readonly durationMs: number,
   ) {
+    this.#index = index;
+    this.#slot = slot;
     this.settingsKey = settings.key;
     this.params = settings.params;
     this.backend = settings.backend;
   }
 
   get inputHash(): string {
-    return this.index.hashOf(this.slot, 'i');
+    return this.#index.hashOf(this.#slot, 'i');
   }
 
   get outputHash(): string {
-    return this.index.hashOf(this.slot, 'o');
+    return this.#index.hashOf(this.#slot, 'o');
   }
 
   get jobId(): string | undefined {
-    return this.index.jobOf(this.slot);
+    return this.#index.jobOf(this.#slot);
   }
 }

@@ -141,13 +141,17 @@ class Surveyor {
     this.rootsWithNames.add(root.outputRoot);
   }
 
-  /** List `dir` (real path `real`): count its files, record it as a task, then walk its subfolders in name order. */
-  async walk(dir: string, root: Root, real: string): Promise<void> {
+  /** List `dir` (real path `real`): count its files, record it as a task, then walk its subfolders in name order. `top`: an input folder itself. */
+  async walk(dir: string, root: Root, real: string, top = true): Promise<void> {
     let entries: Dirent[];
     try {
       entries = readdirSync(dir, { withFileTypes: true });
     } catch (err) {
       return this.skip(dir, 'unreadable', `folder cannot be read: ${(err as Error).message}`);
+    }
+    // Judged from the listing: only a folder holding a manifest or a lock is opened to see whose it is.
+    if (!top && entries.some((e) => e.name === MANIFEST_FILE || e.name === LOCK_FILE) && (await isMirrorOutputFolder(dir))) {
+      return this.skip(dir, 'output-folder', 'output folder of an earlier run (holds a manifest)');
     }
     entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     this.tasks.push({ root, dir, real });
@@ -165,17 +169,16 @@ class Surveyor {
     for (const name of folders) {
       const path = join(dir, name);
       // A folder that is no link: its real path is its parent's plus its name.
-      const why = await this.folderLeftOut(path, name, join(real, name));
+      const why = this.folderLeftOut(path, name, join(real, name));
       if (why) this.skip(path, why[0], why[1]);
-      else await this.walk(path, root, join(real, name));
+      else await this.walk(path, root, join(real, name), false);
     }
   }
 
-  private async folderLeftOut(path: string, name: string, real: string): Promise<[SkipCode, string] | undefined> {
+  private folderLeftOut(path: string, name: string, real: string): [SkipCode, string] | undefined {
     if (name === BACKUP_DIR) return ['output-folder', 'originals kept by --in-place'];
     if (name.startsWith('.')) return ['hidden', 'hidden folder'];
     if (this.excluded.has(path) || this.excludedReal.has(real)) return ['output-folder', 'output folder of this run'];
-    if (await isMirrorOutputFolder(path)) return ['output-folder', 'output folder of an earlier run (holds a manifest)'];
     return undefined;
   }
 

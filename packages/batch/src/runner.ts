@@ -273,10 +273,20 @@ interface FileJob {
 
 type CorrectDecision = Extract<Decision, { action: 'correct' }>;
 
+/** The result of a file found up to date (most of a rerun's files: `base`, the file's own, is completed in place, not copied). */
 function upToDate(job: FileJob, entry: ManifestEntry, base: FileResult, ctx: FileContext): FileResult {
-  ctx.emit({ type: 'skipped', ...job.ids, code: 'up-to-date', output: job.file.output, bytes: job.file.size, reason: 'already corrected with the same input and settings' });
-  return { ...base, status: 'up-to-date', bytesOut: entry.outputSize, durationMs: entry.durationMs, ...(entry.jobId ? { jobId: entry.jobId } : {}) };
+  const { file } = job;
+  ctx.emit({ type: 'skipped', input: file.input, rel: file.rel, code: 'up-to-date', output: file.output, bytes: file.size, reason: UP_TO_DATE });
+  base.status = 'up-to-date';
+  base.bytesOut = entry.outputSize;
+  base.durationMs = entry.durationMs;
+  // Read once: the manifest's entry makes the job id from its bytes when asked.
+  const { jobId } = entry;
+  if (jobId) base.jobId = jobId;
+  return base;
 }
+
+const UP_TO_DATE = 'already corrected with the same input and settings';
 
 /** A file left alone so that no file pfc did not write is replaced: reported failed with the reason, nothing sent. */
 function refused(job: FileJob, errorName: string, error: string, base: FileResult, ctx: FileContext): FileResult {
