@@ -44,6 +44,9 @@ describe('ManifestIndex', () => {
     const { jobId: _none, ...noJob } = entry(3);
     put(noJob);
     put(entry(4, { input: '../in/elsewhere/p4.png' }));
+    // Shaped as a UUID but not kept as bytes: upper case, or not hex.
+    put(entry(6, { jobId: randomUUID().toUpperCase() }));
+    put(entry(7, { jobId: 'zzzzzzzz-zzzz-zzzz-zzzz-zzzzzzzzzzzz' }));
     // Replaced with the usual forms again: nothing of the odd ones is left.
     put(entry(5, { jobId: 'job-5' }));
     put(entry(5));
