@@ -113,3 +113,20 @@ describe('a streamed plan', () => {
     expect(summary.cancelled).toBeGreaterThan(300);
   });
 });
+
+describe('units of a streamed plan', () => {
+  it('settles folders whose outputs meet case-folded together, even when planned apart', async () => {
+    const root = tempDir();
+    const jpeg = jpegBytes(64, 48);
+    for (const dir of ['A', 'a', 'b']) {
+      mkdirSync(join(root, dir));
+      writeFileSync(join(root, dir, 'x.jpg'), jpeg);
+    }
+    // One --out for both inputs: out/A/x.jpg and out/a/x.jpg are one file where names are compared without case.
+    const plan = await planStream({ inputs: [join(root, 'A'), join(root, 'b'), join(root, 'a')], output: { kind: 'mirror', dir: join(root, 'out') } });
+    const files: PlannedFile[] = [];
+    for await (const f of plan.files) files.push(f);
+    // The later one shows its origin (as `B.jpg` and `b.jpg` in one folder do).
+    expect(files.map((f) => [f.rel, f.output.slice(root.length + 5)])).toEqual([['b/x.jpg', 'b/x.jpg'], ['A/x.jpg', 'A/x.jpg'], ['a/x.jpg', 'a/x.jpg.jpg']]);
+  });
+});
