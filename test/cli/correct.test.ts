@@ -49,8 +49,10 @@ describe('pfc correct (embedded emulator)', () => {
     const r = await runPfc(['correct', 'photos', '--json', '--force', '--report', join(dir, 'report.html')], { cwd: dir });
     expect(r.code, r.stdout + r.stderr).toBe(0);
     const lines = jsonLines(r.stdout);
-    expect(lines[0]).toMatchObject({ type: 'plan', files: 5, excluded: 2, backend: 'emulator' });
-    expect(lines.filter((l) => l.type === 'skipped').map((l) => [l.input, l.code])).toEqual([[join(photos, 'LICENSES.md'), 'unsupported'], [out, 'output-folder']]);
+    // The plan is streamed: its first line counts the files to judge by name (LICENSES.md too), `planned` what was planned.
+    expect(lines[0]).toMatchObject({ type: 'plan', files: 6, backend: 'emulator' });
+    expect(lines.find((l) => l.type === 'planned')).toMatchObject({ files: 5 });
+    expect(lines.filter((l) => l.type === 'skipped').map((l) => [l.input, l.code])).toEqual([[out, 'output-folder'], [join(photos, 'LICENSES.md'), 'unsupported']]);
     const corrected = lines.filter((l) => l.type === 'corrected');
     expect(corrected.map((l) => l.rel).sort()).toEqual(SAMPLE_PHOTOS);
     for (const l of corrected) {

@@ -21,7 +21,9 @@ describe('pfc correct on self-hosted containers', () => {
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(r.stderr).toContain(`Using the colour-correction container at ${emu.urls.container}.`);
     const lines = jsonLines(r.stdout);
-    expect(lines[0]).toMatchObject({ type: 'plan', backend: 'container', files: 5 });
+    // Counted by name at first (LICENSES.md and clip.mp4 too); then the files planned.
+    expect(lines[0]).toMatchObject({ type: 'plan', backend: 'container', files: 7 });
+    expect(lines.find((l) => l.type === 'planned')).toMatchObject({ files: 5 });
     expect(lines.find((l) => l.type === 'skipped' && String(l.input).endsWith('clip.mp4'))?.reason).toMatch(/videos are corrected by the hosted Web API only/);
     for (const rel of SAMPLE_PHOTOS) {
       const [a, b] = await Promise.all([sharp(join(dir, 'photos', rel)).metadata(), sharp(join(dir, 'photos/corrected', rel)).metadata()]);

@@ -14,6 +14,11 @@ export type CorrectReason = 'new' | 'input-changed' | 'settings-changed' | 'outp
 export type BatchEvent =
   /** The run starts: what will be looked at. */
   | { type: 'plan'; files: number; bytes: number; excluded: number; outputRoots: string[]; concurrency: number; backend: string }
+  /**
+   * A streamed plan has ended (sent only for one): the files planned and their bytes. The `plan` event's
+   * `files` was the count by name (an upper bound: some files are then left out) and its `bytes` 0.
+   */
+  | { type: 'planned'; files: number; bytes: number }
   /** Temporary files of an interrupted run were removed. */
   | { type: 'cleanup'; removed: string[] }
   /** A path left out by the planner, or a file already done with the same input and settings. */

@@ -6,7 +6,7 @@
  * imports no native module, and loads `@pfc/emulator` only when the embedded
  * emulator is started, so hosts such as the VS Code extension bundle it as is.
  */
-export { planBatch, type BatchPlan, type PlanOptions, type PlannedFile, type SkipCode, type SkippedPath } from './plan';
+export { collectPlan, planBatch, planStream, type BatchPlan, type PlanOptions, type PlannedFile, type SkipCode, type SkippedPath, type StreamedPlan } from './plan';
 export { runBatch, worthAnotherAttempt, type RunOptions } from './runner';
 export type { BatchEvent, BatchSummary, CorrectReason, FileResult, FileStatus, JobsAtOnce, ResultJob } from './events';
 export { readResults, MAX_FAILURES_KEPT } from './results';

@@ -55,7 +55,7 @@ export interface SettingsLine {
 }
 
 /** A finished output (version 2); see `ManifestEntry` for the meaning of each field. */
-interface DoneLineV2 {
+export interface DoneLineV2 {
   t: 'd';
   o: string;
   i: string;
@@ -117,15 +117,6 @@ export function writingLine(output: string, outputHash: string): string {
 export function settingsLine(id: number, key: string, backend: string, params: PfcParams): string {
   const line: SettingsLine = { t: 's', s: id, key, backend, params };
   return JSON.stringify(line);
-}
-
-/** The entry of a version-2 `done` line, given its settings line. */
-export function entryOf(line: DoneLineV2, settings: Pick<SettingsLine, 'key' | 'backend' | 'params'>): ManifestEntry {
-  return {
-    output: line.o, input: line.i, inputHash: unpackHash(line.ih), inputSize: line.is, inputMtimeMs: line.im,
-    settingsKey: settings.key, params: settings.params, backend: settings.backend,
-    outputHash: unpackHash(line.oh), outputSize: line.os, outputMtimeMs: line.om, ...(line.j ? { jobId: line.j } : {}), durationMs: line.d,
-  };
 }
 
 export function parseLine(text: string): ParsedLine | undefined {

@@ -17,8 +17,9 @@ import { Readable } from 'node:stream';
 import type { PfcParams } from '@pfc/core';
 import { appendFileDurable, writeStreamAtomic } from '@pfc/node-io';
 import { hashValue } from './hash';
+import { ManifestIndex } from './manifest-index';
 import {
-  doneLine, entryOf, type HeaderLine, MANIFEST_VERSION, type ManifestEntry, parseLine, settingsLine, writingLine,
+  doneLine, type HeaderLine, MANIFEST_VERSION, type ManifestEntry, parseLine, settingsLine, writingLine,
 } from './manifest-lines';
 import { LOCK_FILE, MANIFEST_FILE, type OutputMode, portableRelative } from './paths';
 
@@ -46,7 +47,8 @@ interface Settings {
 export class Manifest {
   /** Absolute path of the manifest file. */
   readonly path: string;
-  private readonly entries = new Map<string, ManifestEntry>();
+  /** The recorded outputs, by path relative to `dir` (compact: see `ManifestIndex`). */
+  private readonly entries = new ManifestIndex();
   /** Hashes of results being renamed into place and not yet recorded, by output: a kill between the rename and `record` leaves pfc's own file. */
   private readonly writing = new Map<string, Set<string>>();
   /** Settings by key; their parameter objects are shared by every entry of the key. */
@@ -103,6 +105,8 @@ export class Manifest {
 
   private read(text: string): void {
     const byId = new Map<number, Settings>();
+    // Room for about as many entries as the file has lines (~290 bytes each), so the index grows once.
+    this.entries.reserve(Math.ceil(text.length / 280));
     for (let at = 0; at < text.length;) {
       const nl = text.indexOf('\n', at);
       const end = nl < 0 ? text.length : nl;
@@ -116,18 +120,22 @@ export class Manifest {
       } else if (rec.kind === 'done') {
         const settings = byId.get(rec.line.s);
         this.lines++;
-        if (settings) this.entries.set(rec.line.o, entryOf(rec.line, settings));
+        if (settings) this.entries.setLine(rec.line, settings);
       } else if (rec.kind === 'done-v1') {
         const { entry } = rec;
         this.lines++;
-        this.entries.set(entry.output, { ...entry, params: this.intern(entry.settingsKey, entry.backend, entry.params, undefined, false).params });
+        const settings = this.intern(entry.settingsKey, entry.backend, entry.params, undefined, false);
+        this.entries.set({ ...entry, params: settings.params }, settings);
       } else {
         this.lines++;
         this.addWriting(rec.output, rec.outputHash);
       }
     }
     // Entries recorded after a writing note of the same result supersede it.
-    for (const [rel, e] of this.entries) this.dropWriting(rel, e.outputHash);
+    for (const rel of [...this.writing.keys()]) {
+      const hash = this.entries.outputHashOf(rel);
+      if (hash !== undefined) this.dropWriting(rel, hash);
+    }
   }
 
   /** The settings of `key`, created on first use (`id` as read from the file, or the next free one). */
@@ -159,6 +167,19 @@ export class Manifest {
     return rel ? `${rel}/${name}` : name;
   }
 
+  /** Folders (relative, `/`-separated; '' for the manifest's own) holding recorded outputs; built on first use. */
+  private outputFolders: Set<string> | undefined;
+
+  /** Whether an output is recorded in `folder` (absolute): an earlier run wrote there. */
+  recordsIn(folder: string): boolean {
+    if (!this.outputFolders) {
+      this.outputFolders = new Set();
+      for (const rel of this.entries.keys()) this.outputFolders.add(rel.slice(0, Math.max(0, rel.lastIndexOf('/'))));
+    }
+    const rel = portableRelative(this.dir, folder);
+    return this.outputFolders.has(rel === '.' ? '' : rel);
+  }
+
   /** Number of outputs recorded. */
   get size(): number {
     return this.entries.size;
@@ -172,7 +193,7 @@ export class Manifest {
   /** Whether `hash` is a result pfc wrote (or was renaming into place) at `output` (absolute). */
   wrote(output: string, hash: string): boolean {
     const rel = this.relOf(output);
-    return this.entries.get(rel)?.outputHash === hash || (this.writing.get(rel)?.has(hash) ?? false);
+    return this.entries.outputHashOf(rel) === hash || (this.writing.get(rel)?.has(hash) ?? false);
   }
 
   /** Note, before it is renamed into place, the hash of a result about to be at `output` (absolute). Appends one line. */
@@ -218,7 +239,7 @@ export class Manifest {
     const settings = this.intern(entry.settingsKey, entry.backend, entry.params, undefined, false);
     const { completedAt: _dropped, ...rest } = entry;
     const e: ManifestEntry = { ...rest, params: settings.params, output: this.relOf(entry.output), input: this.relOf(entry.input) };
-    this.entries.set(e.output, e);
+    this.entries.set(e, settings);
     this.dropWriting(e.output, e.outputHash);
     return this.enqueue(async () => {
       await this.ensureFile();

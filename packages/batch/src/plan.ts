@@ -1,23 +1,23 @@
 /**
  * Planning: walk the inputs, pick what can be corrected by content, and map
- * each file to its output. Everything left out is listed with a reason.
+ * each file to its output. Everything left out is listed with a reason. The
+ * names-only first pass is `plan-survey.ts`; here the files are judged, unit by
+ * unit, as a run takes them (`planStream`) or all at once (`planBatch`).
  */
 import type { Dirent, Stats } from 'node:fs';
 import { lstatSync, readdirSync, statSync } from 'node:fs';
-import { realpath, stat } from 'node:fs/promises';
-import { basename, dirname, join, resolve, sep } from 'node:path';
+import { realpath } from 'node:fs/promises';
+import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import type { BackendKind, PfcParams } from '@pfc/core';
 import { BatchUsageError } from './errors';
 import { limitViolation } from './limits';
-import { isMirrorOutputFolder, Manifest } from './manifest';
+import { Manifest } from './manifest';
 import { knownMediaLookup, type PlanOutput } from './plan-known';
 import { isAnimatedPng } from './animation';
 import { settleCollisions } from './collisions';
-import {
-  BACKUP_DIR, commonAncestor, LOCK_FILE, MANIFEST_FILE, DEFAULT_OUTPUT_DIR, DEFAULT_SUFFIX, hasSuffix, isInside, isPartialName,
-  type OutputMode, outputName, portableRelative,
-} from './paths';
-import { realFilePaths, realPathOf } from './realpaths';
+import { BACKUP_DIR, DEFAULT_SUFFIX, hasSuffix, type OutputMode, outputName, portableRelative } from './paths';
+import { isJudged, isOwnFile, kindOf, outputFolderOf, type PlanTask, resolveRoots, type Root, type Survey, surveyInputs } from './plan-survey';
+import { realFilePaths, realPathOfSync } from './realpaths';
 import { type MediaInfo, sniffFileSync } from './sniff';
 
 export interface PlanOptions {
@@ -84,35 +84,109 @@ export interface BatchPlan {
   manifests?: ReadonlyMap<string, Manifest>;
 }
 
-interface Root {
-  /** The folder the input's tree starts at (a file's own folder for a file input). */
-  base: string;
-  outputRoot: string;
-  /** The folder to walk, or a single file given directly. */
-  dir?: string;
-  file?: string;
+/**
+ * A plan handed on as it is made (see `planStream`): the names-only first pass
+ * is done (totals, output roots, folder rules); the files come unit by unit.
+ */
+export interface StreamedPlan {
+  mode: OutputMode;
+  /** Files the planner will judge, counted by name before any is read: the planned files are at most this many. */
+  expectedFiles: number;
+  /** Folders holding manifests of the inputs that have files to judge. */
+  outputRoots: string[];
+  /** Files counted in `expectedFiles` and left out so far (not an image, over a limit…). */
+  progress: { leftOut: number };
+  /** Paths left out so far; complete once `files` is exhausted. */
+  skipped: SkippedPath[];
+  /** The planned files, unit by unit (each unit settled for collisions before its files come). Iterate once. */
+  files: AsyncIterable<PlannedFile>;
+  /** Folders that outputs (and in-place backups) go to, from the first pass. */
+  outputFolders: () => Iterable<string>;
+  /** As `BatchPlan.manifests`. */
+  manifests?: ReadonlyMap<string, Manifest>;
 }
 
 /** Walk `options.inputs` and plan every correction. Throws `BatchUsageError` for missing inputs or unsafe outputs. */
 export async function planBatch(options: PlanOptions): Promise<BatchPlan> {
+  return collectPlan(await planStream(options));
+}
+
+/** The whole plan of a streamed one (every file in memory): for hosts that must see every file before running. */
+export async function collectPlan(stream: StreamedPlan): Promise<BatchPlan> {
+  const files: PlannedFile[] = [];
+  for await (const f of stream.files) files.push(f);
+  const outputRoots = [...new Set(files.map((f) => f.outputRoot))];
+  return { files, skipped: stream.skipped, outputRoots, mode: stream.mode, totalBytes: files.reduce((n, f) => n + f.size, 0), ...(stream.manifests ? { manifests: stream.manifests } : {}) };
+}
+
+/**
+ * Plan as a stream: the names-only first pass runs now (throws `BatchUsageError`
+ * for missing inputs or unsafe output folders, before anything is read), and
+ * the files are planned as they are taken, one unit of folders at a time, so
+ * a run starts its first job long before a large tree is planned.
+ */
+export async function planStream(options: PlanOptions): Promise<StreamedPlan> {
   const cwd = options.cwd ?? process.cwd();
   const mode: OutputMode = options.output ?? { kind: 'mirror' };
   const params = options.params ?? {};
   const roots = await resolveRoots(options.inputs.map((p) => resolve(cwd, p)), mode, cwd);
   const backend = options.backend ?? 'web';
+  const survey = await surveyInputs(roots, mode);
+  if (mode.kind === 'mirror') refuseOutputFoldersOverInputs(survey, mode);
   const manifests = await loadManifests(roots, mode);
-  const walker = new Walker(mode, params, backend, roots, knownMediaLookup(manifests, params, options.backendId ?? backend, mode.kind === 'in-place'));
-  for (const root of roots) {
-    if (root.file) await walker.consider(root.file, root);
-    else if (root.dir) await walker.walk(root.dir, root, realPathOf(root.dir));
+  const progress = { leftOut: 0 };
+  const walker = new Walker(mode, params, backend, knownMediaLookup(manifests, params, options.backendId ?? backend, mode.kind === 'in-place'), survey.skipped, progress);
+  return {
+    mode, expectedFiles: survey.names, outputRoots: survey.outputRoots, skipped: survey.skipped, manifests, progress,
+    files: unitByUnit(survey, walker, mode, params),
+    outputFolders: () => outputFoldersOf(survey, mode),
+  };
+}
+
+/** The planned files of each unit, settled (collisions, outputs over inputs) once its last folder is planned. */
+async function* unitByUnit(survey: Survey, walker: Walker, mode: OutputMode, params: PfcParams): AsyncGenerator<PlannedFile> {
+  const open = new Map<number, Unit>();
+  for (const task of survey.tasks) {
+    let unit = open.get(task.unit);
+    if (!unit) open.set(task.unit, (unit = { files: [], inputs: new Map() }));
+    await walker.plan(task, unit);
+    if (!task.last) continue;
+    open.delete(task.unit);
+    if (mode.kind !== 'in-place') {
+      settleCollisions(unit.files, params, walker.suffix ?? '');
+      refuseOutputsOverInputs(unit.files, unit.inputs);
+    }
+    yield* unit.files;
   }
-  const { files, skipped } = walker;
-  if (mode.kind !== 'in-place') {
-    settleCollisions(files, params, walker.suffix ?? '');
-    refuseOutputsOverInputs(files, walker.planned);
+}
+
+/** The files of one unit while it is planned, and its inputs by real path. */
+interface Unit {
+  files: PlannedFile[];
+  inputs: Map<string, string>;
+}
+
+/**
+ * Mirror mode: no folder's outputs may go to a folder that is an input folder
+ * (through a link in the output tree). Refused before anything is planned, so
+ * a streamed run never stops half-way for it.
+ */
+function refuseOutputFoldersOverInputs(survey: Survey, mode: OutputMode): void {
+  const inputs = new Map(survey.tasks.map((t) => [t.real, t.dir]));
+  for (const t of survey.tasks) {
+    const out = outputFolderOf(t.dir, t.root, mode);
+    const hit = inputs.get(realPathOfSync(out));
+    if (hit) throw new BatchUsageError(`the outputs of ${t.dir} would go to the input folder ${hit} (${out} leads there); choose another --out folder (or --in-place to replace originals)`, 'bad-output');
   }
-  const outputRoots = [...new Set(files.map((f) => f.outputRoot))];
-  return { files, skipped, outputRoots, mode, totalBytes: files.reduce((n, f) => n + f.size, 0), manifests };
+}
+
+/** Folders outputs and backups go to, one at a time. */
+function* outputFoldersOf(survey: Survey, mode: OutputMode): Generator<string> {
+  yield* survey.outputRoots;
+  for (const t of survey.tasks) {
+    yield outputFolderOf(t.dir, t.root, mode);
+    if (mode.kind === 'in-place') yield join(t.root.base, BACKUP_DIR, relative(t.root.base, t.dir));
+  }
 }
 
 /** The manifest of each root's output folder, read once (a folder without one gives an empty manifest; an unreadable one none). */
@@ -126,21 +200,14 @@ async function loadManifests(roots: readonly Root[], mode: OutputMode): Promise<
   return manifests;
 }
 
-/** Walks input folders, judging each path: planned (`files`) or left out with a reason (`skipped`). */
+/** Plans the files of each task (a folder's own files, or a file given), judging each: planned, or left out with a reason. */
 class Walker {
-  readonly files: PlannedFile[] = [];
-  readonly skipped: SkippedPath[] = [];
   readonly suffix: string | undefined;
   /**
    * Real paths of the files judged: one file reached through two paths is planned once.
    * A file's real path is mostly its path: then the planned file's own string is the key (no copy, no hash).
    */
   private readonly seen = new Set<string>();
-  /** The planned inputs, by their real path. */
-  readonly planned = new Map<string, string>();
-  /** This run's output folders, by path as given and by real path (a link to one is the same folder). */
-  private readonly excluded: Set<string>;
-  private readonly excludedReal: Promise<Set<string>>;
   /** Files judged since the event loop last had a turn. */
   private sinceYield = 0;
 
@@ -148,74 +215,76 @@ class Walker {
     private readonly mode: OutputMode,
     private readonly params: PfcParams,
     private readonly backend: BackendKind | 'emulator',
-    roots: readonly Root[],
     /** The media of a file its manifest shows unchanged since it was corrected with these settings. */
     private readonly known: (path: string, info: Stats, plan: PlanOutput<PlannedFile>) => PlannedFile | undefined,
+    /** Where paths left out go (the plan's list). */
+    private readonly skipped: SkippedPath[],
+    private readonly progress: StreamedPlan['progress'],
   ) {
     this.suffix = mode.kind === 'suffix' ? (mode.suffix ?? DEFAULT_SUFFIX) : undefined;
-    const outs = mode.kind === 'mirror' ? roots.map((r) => r.outputRoot) : [];
-    this.excluded = new Set(outs);
-    this.excludedReal = Promise.all(outs.map((o) => realPathOf(o))).then((r) => new Set(r));
   }
 
   private skip(path: string, code: SkipCode, reason: string): void {
     this.skipped.push({ path, code, reason });
   }
 
-  /** Judge one file and plan it, or say why it is left out. */
-  async consider(path: string, root: Root, probed: Promise<Probe> = probe(path, undefined, this.knownIn(root))): Promise<void> {
-    const name = basename(path);
-    const { suffix, mode } = this;
-    if (suffix !== undefined && hasSuffix(name, suffix)) return this.skip(path, 'suffix-output', `ends with the output suffix "${suffix}" (looks like a result of suffix mode: not corrected)`);
-    const p = await probed;
-    if ('error' in p) return this.skip(path, 'unreadable', `cannot be read: ${p.error.message}`);
-    const { info, media } = p;
-    if (!media) return this.skip(path, 'unsupported', 'not a JPEG, PNG, MP4 or MOV file (judged by content)');
-    if (mode.kind === 'in-place' && p.link) {
-      return this.skip(path, 'symlink', 'symbolic link: --in-place never replaces a link with a file; correct the file it points to, or use --out or --suffix');
-    }
-    // A file known from the manifest passed these checks when it was corrected with these settings.
-    if (!p.known && media.format === 'png' && (await isAnimatedPng(path))) {
-      return this.skip(path, 'unsupported', 'animated PNG: the service would keep only its first frame');
-    }
-    const resolved = await p.real;
-    const real = resolved === path ? path : resolved;
-    if (this.seen.has(real)) return this.skip(path, 'duplicate', 'already planned through another input');
-    this.seen.add(real);
-    const violation = p.known ? undefined : limitViolation(media, info.size, this.params, this.backend);
-    if (violation) return this.skip(path, 'over-limit', violation);
-    this.planned.set(real, path);
-    // A file known from the manifest was planned by the lookup that found it (not built twice).
-    const file = p.known ?? plannedFile(path, root, mode, suffix, info, media, this.params);
-    if (p.known) file.mediaFromManifest = true;
-    this.files.push(file);
+  /** A file counted by the names-only pass, judged and left out. */
+  private leftOut(path: string, code: SkipCode, reason: string): void {
+    this.skip(path, code, reason);
+    this.progress.leftOut++;
   }
 
-  /** Walk a folder (`real`: its real path), in name order. */
-  async walk(dir: string, root: Root, real: Promise<string>): Promise<void> {
+  /** Plan one task's files into `unit`. */
+  async plan(task: PlanTask, unit: Unit): Promise<void> {
+    const real = Promise.resolve(task.real);
+    if (task.file) return this.consider(task.file, task.root, unit);
     let entries: Dirent[];
     try {
       // Synchronous, as the stats: a folder listing from the page cache takes microseconds, and each
       // asynchronous one waited its turn in libuv's threads (at 100,000 files in 1,000 folders, a second idle).
-      entries = readdirSync(dir, { withFileTypes: true });
+      entries = readdirSync(task.dir, { withFileTypes: true });
     } catch (err) {
-      return this.skip(dir, 'unreadable', `folder cannot be read: ${(err as Error).message}`);
+      return this.skip(task.dir, 'unreadable', `folder cannot be read: ${(err as Error).message}`);
     }
     entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    real.catch(() => undefined);
-    const probed = this.probeAhead(dir, entries, real, this.knownIn(root));
-    for (const e of entries) {
-      const path = childPath(dir, e.name);
-      const kind = await this.kindOf(e, path);
-      if (kind === 'dir') await this.enterFolder(path, e.name, root, real);
-      else if (kind === 'file') {
-        // Temporary files of an interrupted run (the runner removes them), manifests and locks are not inputs.
-        if (isPartialName(e.name) || e.name === MANIFEST_FILE || e.name.startsWith(LOCK_FILE)) continue;
-        if (e.name.startsWith('.')) this.skip(path, 'hidden', 'hidden file');
-        else await this.consider(path, root, probed(path));
-        await this.giveTurn();
-      }
+    // Folders, and links the first pass reported, are not files of this task.
+    const files = entries.filter((e) => !isOwnFile(e.name) && kindOf(e, childPath(task.dir, e.name)) === 'file');
+    const probed = this.probeAhead(task.dir, files, real, this.knownIn(task.root));
+    for (const e of files) {
+      const path = childPath(task.dir, e.name);
+      if (e.name.startsWith('.')) this.skip(path, 'hidden', 'hidden file');
+      else await this.consider(path, task.root, unit, probed(path));
+      await this.giveTurn();
     }
+  }
+
+  /** Judge one file and plan it into `unit`, or say why it is left out. */
+  private async consider(path: string, root: Root, unit: Unit, probed: Promise<Probe> = probe(path, undefined, this.knownIn(root))): Promise<void> {
+    const name = basename(path);
+    const { suffix, mode } = this;
+    if (suffix !== undefined && hasSuffix(name, suffix)) return this.skip(path, 'suffix-output', `ends with the output suffix "${suffix}" (looks like a result of suffix mode: not corrected)`);
+    const p = await probed;
+    if ('error' in p) return this.leftOut(path, 'unreadable', `cannot be read: ${p.error.message}`);
+    const { info, media } = p;
+    if (!media) return this.leftOut(path, 'unsupported', 'not a JPEG, PNG, MP4 or MOV file (judged by content)');
+    if (mode.kind === 'in-place' && p.link) {
+      return this.leftOut(path, 'symlink', 'symbolic link: --in-place never replaces a link with a file; correct the file it points to, or use --out or --suffix');
+    }
+    // A file known from the manifest passed these checks when it was corrected with these settings.
+    if (!p.known && media.format === 'png' && (await isAnimatedPng(path))) {
+      return this.leftOut(path, 'unsupported', 'animated PNG: the service would keep only its first frame');
+    }
+    const resolved = await p.real;
+    const real = resolved === path ? path : resolved;
+    if (this.seen.has(real)) return this.leftOut(path, 'duplicate', 'already planned through another input');
+    this.seen.add(real);
+    const violation = p.known ? undefined : limitViolation(media, info.size, this.params, this.backend);
+    if (violation) return this.leftOut(path, 'over-limit', violation);
+    unit.inputs.set(real, path);
+    // A file known from the manifest was planned by the lookup that found it (not built twice).
+    const file = p.known ?? plannedFile(path, root, mode, suffix, info, media, this.params);
+    if (p.known) file.mediaFromManifest = true;
+    unit.files.push(file);
   }
 
   /**
@@ -236,25 +305,6 @@ class Walker {
     return (path, info) => this.known(path, info, plan);
   }
 
-  /** A folder entry, following links to files (not to folders: they can loop or leave the tree). */
-  private async kindOf(e: Dirent, path: string): Promise<'dir' | 'file' | 'other'> {
-    if (!e.isSymbolicLink()) return e.isDirectory() ? 'dir' : e.isFile() ? 'file' : 'other';
-    const target = await stat(path).catch(() => undefined);
-    if (!target) return void this.skip(path, 'unreadable', 'broken symbolic link'), 'other';
-    if (target.isDirectory()) return void this.skip(path, 'symlink', 'symbolic link to a folder (not followed)'), 'other';
-    return 'file';
-  }
-
-  private async enterFolder(path: string, name: string, root: Root, parentReal: Promise<string>): Promise<void> {
-    // A folder that is no link: its real path is its parent's plus its name.
-    const real = parentReal.then((r) => join(r, name));
-    if (name === BACKUP_DIR) this.skip(path, 'output-folder', 'originals kept by --in-place');
-    else if (name.startsWith('.')) this.skip(path, 'hidden', 'hidden folder');
-    else if (this.excluded.has(path) || (await this.excludedReal).has(await real.catch(() => path))) this.skip(path, 'output-folder', 'output folder of this run');
-    else if (await isMirrorOutputFolder(path)) this.skip(path, 'output-folder', 'output folder of an earlier run (holds a manifest)');
-    else await this.walk(path, root, real);
-  }
-
   /**
    * The files' reads (stat, header, real path) run a few ahead of the walk, in order:
    * one at a time, a folder of small files spent most of its planning waiting on them.
@@ -262,9 +312,7 @@ class Walker {
   private probeAhead(dir: string, entries: Dirent[], realDir: Promise<string>, known: KnownMedia): (path: string) => Promise<Probe> | undefined {
     const suffix = this.suffix;
     const ahead = new Map<string, Promise<Probe>>();
-    const candidates = entries
-      .filter((e) => e.isFile() && !e.name.startsWith('.') && !isPartialName(e.name) && e.name !== MANIFEST_FILE && !(suffix !== undefined && hasSuffix(e.name, suffix)))
-      .map((e) => childPath(dir, e.name));
+    const candidates = entries.filter((e) => isJudged(e.name, suffix)).map((e) => childPath(dir, e.name));
     let queued = 0;
     const fill = (): void => {
       while (queued < candidates.length && ahead.size < PROBES_AHEAD) {
@@ -342,40 +390,5 @@ async function probe(path: string, realDir: Promise<string> | undefined, known: 
     return { info, media, real, link, known: remembered };
   } catch (err) {
     return { error: err as Error };
-  }
-}
-
-async function resolveRoots(paths: string[], mode: OutputMode, cwd: string): Promise<Root[]> {
-  if (paths.length === 0) throw new BatchUsageError('no input paths given', 'not-found');
-  const stats = await Promise.all(paths.map((p) => stat(p).catch(() => undefined)));
-  const missing = paths.filter((_, i) => !stats[i]);
-  if (missing.length > 0) throw new BatchUsageError(`no such file or folder: ${missing.join(', ')}`, 'not-found');
-  const bases = paths.map((p, i) => (stats[i]!.isDirectory() ? p : dirname(p)));
-  const fixedOut = mode.kind === 'mirror' && mode.dir !== undefined ? resolve(cwd, mode.dir) : undefined;
-  // With one --out folder for several inputs, the tree is mirrored from their common folder.
-  const sharedBase = fixedOut ? commonAncestor(bases) : undefined;
-  const roots: Root[] = [];
-  for (const [i, p] of paths.entries()) {
-    const base = sharedBase ?? bases[i]!;
-    const outputRoot = mode.kind !== 'mirror' ? bases[i]! : fixedOut ?? join(bases[i]!, DEFAULT_OUTPUT_DIR);
-    if (mode.kind === 'mirror') await refuseUnsafeOutputFolder(p, bases[i]!, stats[i]!.isDirectory(), outputRoot);
-    roots.push(stats[i]!.isDirectory() ? { base, outputRoot, dir: p } : { base, outputRoot, file: p });
-  }
-  return roots;
-}
-
-/**
- * A mirror's output folder must not be the input folder nor hold the input,
- * judged on the paths as given and on their real paths: a link to the input
- * folder is the input folder.
- */
-async function refuseUnsafeOutputFolder(input: string, base: string, isDir: boolean, outputRoot: string): Promise<void> {
-  const [realBase, realOut, realInput] = await Promise.all([realPathOf(base), realPathOf(outputRoot), realPathOf(input)]);
-  if (outputRoot === base || realOut === realBase) {
-    const via = outputRoot === base ? '' : ` (${outputRoot} and ${base} are the same folder through a symbolic link)`;
-    throw new BatchUsageError(`the output folder ${outputRoot} is the input folder${via}; choose another --out folder (or --in-place to replace originals)`, 'bad-output');
-  }
-  if (isDir && ((isInside(input, outputRoot) && input !== outputRoot) || isInside(realInput, realOut))) {
-    throw new BatchUsageError(`the input ${input} is inside the output folder ${outputRoot}`, 'bad-output');
   }
 }

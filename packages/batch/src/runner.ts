@@ -7,7 +7,6 @@
 import { setMaxListeners } from 'node:events';
 import type { Stats } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import { dirname } from 'node:path';
 import {
   AdaptiveLimit, AuthenticationError, ConnectionError, type CorrectionBackend, type CorrectionProgress, defaultSleep, PermissionDeniedError, isRetryable, JobFailedError, ParameterError, type PfcParams, PfcError,
   TimeoutError, UserAbortError,
@@ -22,7 +21,8 @@ import { limitViolation } from './limits';
 import { type HeldLocks, type LockHolder, lockFolders } from './lock';
 import { Manifest, type ManifestEntry } from './manifest';
 import { outputFormat } from './paths';
-import type { BatchPlan, PlannedFile } from './plan';
+import type { BatchPlan, PlannedFile, StreamedPlan } from './plan';
+import { foldersOf, isStreamed, planFeed } from './plan-feed';
 import { ResultsWriter, Tally } from './results';
 import { JobSlots } from './slots';
 import { type MediaFormat, sniffFileSync } from './sniff';
@@ -94,8 +94,11 @@ export interface RunOptions {
  * Run a plan to the end (or until cancelled). Throws `ParameterError` before any
  * upload when the parameters are invalid, and `FolderLockedError` when another
  * run is writing to one of the plan's output folders (see `waitForLock`).
+ * A streamed plan (`planStream`) is planned while its first files are corrected;
+ * its `BatchUsageError` (an output over an input found late) stops the run
+ * (files in flight finish) and is thrown once the run has stopped.
  */
-export async function runBatch(plan: BatchPlan, options: RunOptions): Promise<BatchSummary> {
+export async function runBatch(plan: BatchPlan | StreamedPlan, options: RunOptions): Promise<BatchSummary> {
   const params = options.params ?? {};
   const check = options.backend.validate(params);
   if (check.errors.length > 0) throw new ParameterError(check.errors);
@@ -108,7 +111,7 @@ export async function runBatch(plan: BatchPlan, options: RunOptions): Promise<Ba
 }
 
 /** One run per output folder: the lock is taken before temporary files are cleaned up or the manifest is read. */
-function lockOutputFolders(plan: BatchPlan, options: RunOptions): Promise<HeldLocks> {
+function lockOutputFolders(plan: BatchPlan | StreamedPlan, options: RunOptions): Promise<HeldLocks> {
   return lockFolders(plan.outputRoots, {
     mode: plan.mode.kind,
     wait: options.waitForLock ?? false,
@@ -117,7 +120,7 @@ function lockOutputFolders(plan: BatchPlan, options: RunOptions): Promise<HeldLo
   });
 }
 
-async function runLocked(plan: BatchPlan, options: RunOptions, params: PfcParams): Promise<BatchSummary> {
+async function runLocked(plan: BatchPlan | StreamedPlan, options: RunOptions, params: PfcParams): Promise<BatchSummary> {
   const started = Date.now();
   const { backend } = options;
   // The run stops itself on failures no other file can escape (a refused key, an unreachable service).
@@ -133,8 +136,19 @@ async function runLocked(plan: BatchPlan, options: RunOptions, params: PfcParams
   const attempts = Math.max(1, options.attempts ?? 3);
   const emit = (e: BatchEvent): void => options.onEvent?.(e);
 
-  emit({ type: 'plan', files: plan.files.length, bytes: plan.totalBytes, excluded: plan.skipped.length, outputRoots: plan.outputRoots, concurrency, backend: backendId });
-  for (const s of plan.skipped) emit({ type: 'skipped', input: s.path, code: s.code, reason: s.reason });
+  // A streamed plan's total is its names count (the files it will judge); its bytes are not known before they are planned.
+  const streamed = isStreamed(plan);
+  const total = streamed ? plan.expectedFiles : plan.files.length;
+  emit({ type: 'plan', files: total, bytes: streamed ? 0 : plan.totalBytes, excluded: plan.skipped.length, outputRoots: plan.outputRoots, concurrency, backend: backendId });
+  // Paths left out are reported as planning finds them (all at once for a whole plan).
+  let reported = 0;
+  const reportSkipped = (): void => {
+    for (; reported < plan.skipped.length; reported++) {
+      const s = plan.skipped[reported]!;
+      emit({ type: 'skipped', input: s.path, code: s.code, reason: s.reason });
+    }
+  };
+  reportSkipped();
 
   const removed = await removePartials(foldersOf(plan));
   if (removed.length > 0) emit({ type: 'cleanup', removed });
@@ -156,7 +170,7 @@ async function runLocked(plan: BatchPlan, options: RunOptions, params: PfcParams
   const settingsOf = fileSettings(params, backendId);
   // One context for every file (a copy of the options per file was much of a rerun's garbage).
   const ctx: FileContext = { ...options, signal, params, backendId, attempts, emit, slots };
-  let next = 0;
+  const feed = planFeed(plan, signal, (files, bytes) => emit({ type: 'planned', files, bytes }));
   const worker = async (k: number): Promise<void> => {
     // A worker beyond `concurrency` uploads ahead: it starts once the k-th file before it
     // has asked for its slot, so at the start the first files' uploads do not share the
@@ -164,20 +178,25 @@ async function runLocked(plan: BatchPlan, options: RunOptions, params: PfcParams
     // by the first workers, so this wait always ends.)
     if (slots && k >= concurrency) await slots.passed(k - concurrency);
     while (!signal?.aborted) {
-      const i = next++;
-      const file = plan.files[i];
-      if (!file) return;
+      const fed = await feed.next();
+      reportSkipped();
+      if (!fed) return;
+      const { file, index: i } = fed;
       const r = await processFile(file, manifests.get(file.outputRoot)!, ctx, i, settingsOf(file));
       slots?.pass(i);
       breaker.observe(r);
       await tally.add(i, r);
     }
   };
-  await Promise.all(Array.from({ length: Math.min(inHand, plan.files.length) }, (_, k) => worker(k))).finally(unsubscribe);
-  // Every file a worker took has its result; the ones no worker reached are cancelled.
-  for (let i = next; i < plan.files.length; i++) await tally.add(i, cancelledResult(plan.files[i]!, settingsOf(plan.files[i]!)));
+  await Promise.all(Array.from({ length: Math.min(inHand, Math.max(1, total)) }, (_, k) => worker(k))).finally(unsubscribe);
+  const planError = await feed.close().then(() => undefined, (err: unknown) => ({ err }));
+  reportSkipped();
+  // Every file a worker took has its result; the ones no worker reached are cancelled (a streamed plan's unplanned ones counted only).
+  const { planned: notTaken, unplanned } = feed.leftOver();
+  for (const [k, f] of notTaken.entries()) await tally.add(feed.taken + k, cancelledResult(f, settingsOf(f)));
   await writer?.close();
   await Promise.all([...manifests.values()].map((m) => m.tidy().catch(() => undefined)));
+  if (planError) throw planError.err;
 
   const { counts } = tally;
   // Files found but not readable are failures of the run (exit 1), not deliberate exclusions.
@@ -188,7 +207,7 @@ async function runLocked(plan: BatchPlan, options: RunOptions, params: PfcParams
     upToDate: counts['up-to-date'],
     excluded: plan.skipped.length - unreadable,
     failed: counts.failed + unreadable,
-    cancelled: counts.cancelled,
+    cancelled: counts.cancelled + unplanned,
     bytesIn: tally.bytesIn,
     bytesOut: tally.bytesOut,
     durationMs: Date.now() - started,
@@ -204,20 +223,13 @@ async function runLocked(plan: BatchPlan, options: RunOptions, params: PfcParams
 }
 
 /** The plan's manifests, read again unless the one planning read is still the file on disk (now that the run holds the lock). */
-async function manifestsOf(plan: BatchPlan): Promise<Map<string, Manifest>> {
+async function manifestsOf(plan: BatchPlan | StreamedPlan): Promise<Map<string, Manifest>> {
   const manifests = new Map<string, Manifest>();
   for (const root of plan.outputRoots) {
     const read = plan.manifests?.get(root);
     manifests.set(root, read && read.mode === plan.mode.kind && (await read.unchangedOnDisk()) ? read : await Manifest.load(root, plan.mode.kind));
   }
   return manifests;
-}
-
-/** The folders a run writes to, each file's one at a time (no array of every file's folder). */
-function* foldersOf(plan: BatchPlan): Generator<string> {
-  yield* plan.outputRoots;
-  for (const f of plan.files) yield dirname(f.output);
-  for (const f of plan.files) if (f.backup) yield dirname(f.backup);
 }
 
 interface FileContext extends RunOptions {
@@ -262,10 +274,20 @@ interface FileJob {
 
 type CorrectDecision = Extract<Decision, { action: 'correct' }>;
 
+/** The result of a file found up to date (most of a rerun's files: `base`, the file's own, is completed in place, not copied). */
 function upToDate(job: FileJob, entry: ManifestEntry, base: FileResult, ctx: FileContext): FileResult {
-  ctx.emit({ type: 'skipped', ...job.ids, code: 'up-to-date', output: job.file.output, bytes: job.file.size, reason: 'already corrected with the same input and settings' });
-  return { ...base, status: 'up-to-date', bytesOut: entry.outputSize, durationMs: entry.durationMs, ...(entry.jobId ? { jobId: entry.jobId } : {}) };
+  const { file } = job;
+  ctx.emit({ type: 'skipped', input: file.input, rel: file.rel, code: 'up-to-date', output: file.output, bytes: file.size, reason: UP_TO_DATE });
+  base.status = 'up-to-date';
+  base.bytesOut = entry.outputSize;
+  base.durationMs = entry.durationMs;
+  // Read once: the manifest's entry makes the job id from its bytes when asked.
+  const { jobId } = entry;
+  if (jobId) base.jobId = jobId;
+  return base;
 }
+
+const UP_TO_DATE = 'already corrected with the same input and settings';
 
 /** A file left alone so that no file pfc did not write is replaced: reported failed with the reason, nothing sent. */
 function refused(job: FileJob, errorName: string, error: string, base: FileResult, ctx: FileContext): FileResult {

@@ -27,11 +27,12 @@ describe('planBatch', () => {
     const plan = await planBatch({ inputs: [root] });
     const out = join(root, 'corrected');
     expect(plan.outputRoots).toEqual([out]);
+    // A folder's own files in name order, then its subfolders (planning hands on one folder at a time).
     expect(plan.files.map((f) => [f.rel, f.output])).toEqual([
       ['a.jpg', join(out, 'a.jpg')],
+      ['scan', join(out, 'scan.jpg')],
       ['nested/c.JPEG', join(out, 'nested/c.JPEG')],
       ['nested/deeper/b.png', join(out, 'nested/deeper/b.png')],
-      ['scan', join(out, 'scan.jpg')],
     ]);
     const why = Object.fromEntries(plan.skipped.map((s) => [s.path.slice(root.length + 1), s.code]));
     expect(why).toEqual({

@@ -5,8 +5,8 @@
  */
 import { type Stats, statSync } from 'node:fs';
 import { open, rm } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
-import { type BatchPlan, type OpenedBackend, PARTIAL_SUFFIX } from '@pfc/batch';
+import { dirname, join, sep } from 'node:path';
+import { type BatchPlan, type OpenedBackend, PARTIAL_SUFFIX, type StreamedPlan } from '@pfc/batch';
 import { BUILT_IN_PRESETS } from '@pfc/core';
 import { UsageError } from './io';
 import { shown } from './render';
@@ -18,17 +18,8 @@ import { shown } from './render';
  * which says yes to root on a read-only file system.
  * @throws UsageError naming the folder and the reason.
  */
-export async function checkOutputWritable(plan: BatchPlan, cwd: string): Promise<void> {
-  // Per folder: whether every file going there was planned from its manifest (a rerun's up-to-date files).
-  const folders = new Map<string, boolean>();
-  const note = (folder: string, known: boolean): void => {
-    folders.set(folder, (folders.get(folder) ?? true) && known);
-  };
-  for (const f of plan.files) {
-    const known = f.mediaFromManifest === true;
-    note(dirname(f.output), known);
-    if (f.backup) note(dirname(f.backup), known);
-  }
+export async function checkOutputWritable(plan: BatchPlan | StreamedPlan, cwd: string): Promise<void> {
+  const folders = Array.isArray(plan.files) ? fileFolders(plan as BatchPlan) : streamedFolders(plan as StreamedPlan);
   const probed = new Set<string>();
   for (const [folder, allKnown] of folders) {
     // An earlier run wrote every file of this folder with these settings: it took files then, and a
@@ -39,6 +30,34 @@ export async function checkOutputWritable(plan: BatchPlan, cwd: string): Promise
     probed.add(existing);
     await probeWrite(existing, folder, cwd);
   }
+}
+
+/** Per folder of a whole plan: whether every file going there was planned from its manifest (a rerun's up-to-date files). */
+function fileFolders(plan: BatchPlan): Map<string, boolean> {
+  const folders = new Map<string, boolean>();
+  const note = (folder: string, known: boolean): void => {
+    folders.set(folder, (folders.get(folder) ?? true) && known);
+  };
+  for (const f of plan.files) {
+    const known = f.mediaFromManifest === true;
+    note(dirname(f.output), known);
+    if (f.backup) note(dirname(f.backup), known);
+  }
+  return folders;
+}
+
+/**
+ * The output folders of a streamed plan (from its names-only pass, no file read yet): a folder where
+ * its manifest already records an output counts as known (an earlier run wrote there), as above.
+ */
+function streamedFolders(plan: StreamedPlan): Map<string, boolean> {
+  const folders = new Map<string, boolean>();
+  for (const folder of plan.outputFolders()) {
+    if (folders.has(folder)) continue;
+    const root = plan.outputRoots.find((r) => folder === r || folder.startsWith(`${r}${sep}`));
+    folders.set(folder, root !== undefined && (plan.manifests?.get(root)?.recordsIn(folder) ?? false));
+  }
+  return folders;
 }
 
 /** The folder itself, or its nearest existing ancestor (where the run would create it). Synchronous: asked once per output folder. */

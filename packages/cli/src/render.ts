@@ -88,7 +88,9 @@ export function humanRenderer(io: CliIo): Renderer {
     const width = Math.max(40, io.stderr.columns ?? 80);
     const elapsed = firstStart ? Date.now() - firstStart : 0;
     const rate = elapsed > 1000 && processedBytes > 0 ? processedBytes / (elapsed / 1000) : 0;
-    const eta = rate > 0 ? formatDuration(((totalBytes - finishedBytes) / rate) * 1000) : '…';
+    // A streamed plan's bytes are known only once it is planned: until then the time left goes by files.
+    const left = totalBytes > 0 ? (totalBytes - finishedBytes) / rate : ((total - finished) * elapsed) / 1000 / Math.max(1, finished);
+    const eta = rate > 0 ? formatDuration(left * 1000) : '…';
     const slots = 20;
     const filled = Math.round((finished / total) * slots);
     const bar = `[${'█'.repeat(filled)}${'░'.repeat(slots - filled)}]`;
@@ -121,6 +123,7 @@ export function humanRenderer(io: CliIo): Renderer {
     event: (e) => {
       switch (e.type) {
         case 'plan':
+        case 'planned':
           total = e.files;
           totalBytes = e.bytes;
           draw();

@@ -5,7 +5,7 @@ import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import {
   BACKEND_CHOICES, BACKUP_DIR, impliedParams, type BackendChoice, type BackendSelection, type BatchPlan, type BatchSummary, BatchUsageError, checkReportPath, formatBytes,
-  type OpenedBackend, openBackend, type OutputMode, pendingFiles, planBatch, resolveBackendChoice, runBatch,
+  collectPlan, type OpenedBackend, openBackend, type OutputMode, pendingFiles, planStream, resolveBackendChoice, runBatch, type StreamedPlan,
 } from '@pfc/batch';
 import { type FleetEvent, ParameterError, type PfcParams, UserAbortError } from '@pfc/core';
 import { intFlag, parse, secondsFlag } from '../args';
@@ -75,8 +75,9 @@ export async function correctCommand(argv: string[], io: CliIo): Promise<number>
   const render = v.json ? jsonRenderer(io) : humanRenderer(io);
   for (const w of request.warnings) render.notice(`Note: ${w}`);
 
-  // Plan before starting anything, so a missing path or an unsafe --out costs nothing.
-  const plan = await planBatch({ inputs: positionals, output: request.output, params: request.params, backend: request.resolved, cwd: io.cwd }).catch(usage);
+  // The names-only pass before starting anything, so a missing path or an unsafe --out costs nothing;
+  // the files are planned while the first ones are corrected (memory does not grow with the tree).
+  const plan = await planStream({ inputs: positionals, output: request.output, params: request.params, backend: request.resolved, cwd: io.cwd }).catch(usage);
   await checkOutputWritable(plan, io.cwd);
   let opened: OpenedBackend | undefined;
   let scratch: string | undefined;
@@ -88,13 +89,14 @@ export async function correctCommand(argv: string[], io: CliIo): Promise<number>
     const check = opened.backend.validate(request.params);
     if (check.errors.length > 0) throw new UsageError(`invalid parameters for the ${opened.id} backend:\n  ${check.errors.map((e) => e.message).join('\n  ')}`);
     await checkPresetExists(request.params.preset, opened);
-    if (!(await costApproved(request, plan, opened, io))) {
+    const approved = await costApproved(request, plan, opened, io);
+    if (!approved) {
       render.notice('Nothing sent.');
       return EXIT.usage;
     }
     // Results go to a file for the report, not into memory (a run of 100,000 files keeps counts and failures).
     scratch = request.report ? await mkdtemp(join(tmpdir(), 'pfc-results-')) : undefined;
-    const summary = await runWithInterrupts(request, plan, opened, render, io, scratch ? join(scratch, 'results.jsonl') : undefined);
+    const summary = await runWithInterrupts(request, approved, opened, render, io, scratch ? join(scratch, 'results.jsonl') : undefined);
     return await finish(request, summary, opened, render, io);
   } finally {
     await opened?.close();
@@ -133,17 +135,22 @@ async function readRequest(v: CorrectValues, positionals: string[], io: CliIo): 
   return { v, positionals, output, params, warnings, concurrency, jobTimeoutS, confirmAbove, selection, resolved, report };
 }
 
-/** The cost guard: on a paid backend, ask before sending more than `--confirm-above` files. */
-async function costApproved(request: CorrectRequest, plan: BatchPlan, opened: OpenedBackend, io: CliIo): Promise<boolean> {
+/**
+ * The cost guard: on a paid backend, ask before sending more than `--confirm-above` files. The plan to run,
+ * or undefined when refused. Only a question that the count by name cannot settle plans every file first
+ * (to count what is not up to date); otherwise the plan stays streamed.
+ */
+async function costApproved(request: CorrectRequest, plan: StreamedPlan, opened: OpenedBackend, io: CliIo): Promise<BatchPlan | StreamedPlan | undefined> {
   const { v, confirmAbove } = request;
-  if (!opened.paid || v.yes || plan.files.length <= confirmAbove) return true;
-  const pending = await pendingFiles(plan, { backendId: opened.id, params: request.params, force: v.force ?? false, overwrite: v.overwrite ?? false });
-  if (pending.length <= confirmAbove) return true;
-  return confirm(io, pending.length, pending.reduce((n, f) => n + f.size, 0), opened.description, Boolean(v.json));
+  if (!opened.paid || v.yes || plan.expectedFiles <= confirmAbove) return plan;
+  const whole = await collectPlan(plan).catch(usage);
+  const pending = await pendingFiles(whole, { backendId: opened.id, params: request.params, force: v.force ?? false, overwrite: v.overwrite ?? false });
+  if (pending.length <= confirmAbove) return whole;
+  return (await confirm(io, pending.length, pending.reduce((n, f) => n + f.size, 0), opened.description, Boolean(v.json))) ? whole : undefined;
 }
 
 /** Run the plan; the first Ctrl-C cancels cleanly, the second quits at once. */
-async function runWithInterrupts(request: CorrectRequest, plan: BatchPlan, opened: OpenedBackend, render: Renderer, io: CliIo, resultsFile: string | undefined): Promise<BatchSummary> {
+async function runWithInterrupts(request: CorrectRequest, plan: BatchPlan | StreamedPlan, opened: OpenedBackend, render: Renderer, io: CliIo, resultsFile: string | undefined): Promise<BatchSummary> {
   const { v } = request;
   const ctrl = new AbortController();
   let interrupts = 0;

@@ -1,0 +1,282 @@
+/**
+ * The manifest's index in memory, compact: one slot per output, its numbers
+ * in typed arrays, its hashes and job id as raw bytes in one buffer, its input
+ * path as an interned folder plus a name (none when it is the output's name),
+ * its settings as a small number. An object per entry with its own strings
+ * (~560 bytes) made a 100,000-file manifest hold 56 MB; a slot is ~200 bytes.
+ * `get` builds a `ManifestEntry` when one is asked for.
+ */
+import type { PfcParams } from '@pfc/core';
+import { type ManifestEntry, unpackHash } from './manifest-lines';
+
+/** The fields of a version-2 `done` line the index keeps (see `manifest-lines.ts`). */
+export interface PackedLine {
+  o: string;
+  i: string;
+  ih: string;
+  is: number;
+  im: number;
+  oh: string;
+  os: number;
+  om: number;
+  j?: string;
+  d: number;
+}
+
+/** A settings line's key, backend and parameters (shared by every entry of the key). */
+export interface IndexSettings {
+  key: string;
+  backend: string;
+  params: PfcParams;
+}
+
+const SHA = 'sha256:';
+const HEX64 = /^[0-9a-f]{64}$/;
+/** 36 characters with dashes where a UUID has them (the hex digits are checked by writing and reading them back). */
+function isUuidShape(id: string): boolean {
+  return id.length === 36 && id[8] === '-' && id[13] === '-' && id[18] === '-' && id[23] === '-';
+}
+/** Bytes a slot keeps: input hash, output hash (32 each), job id (16). */
+const BYTES = 80;
+/** Numbers a slot keeps: input size and mtime, output size and mtime, duration. */
+const NUMS = 5;
+/** Flags: which of the slot's hashes and job id are kept as bytes (else as a string in `odd`). */
+const IH = 1;
+const OH = 2;
+const JOB = 4;
+const NO_JOB = 8;
+
+export class ManifestIndex {
+  private readonly slots = new Map<string, number>();
+  /** Hashes and job ids (`BYTES` a slot). */
+  private bytes = Buffer.alloc(0);
+  private nums = new Float64Array(0);
+  private meta = new Uint32Array(0);
+  /** Per slot: interned input folder, settings index, flags (three `meta` words). */
+  private names: (string | undefined)[] = [];
+  private readonly folders: string[] = [];
+  private readonly folderIds = new Map<string, number>();
+  private readonly settings: IndexSettings[] = [];
+  private readonly settingsIds = new Map<IndexSettings, number>();
+  /** Hashes and job ids not of the usual form, by slot and field. */
+  private readonly odd = new Map<string, string>();
+
+  get size(): number {
+    return this.slots.size;
+  }
+
+  keys(): IterableIterator<string> {
+    return this.slots.keys();
+  }
+
+  has(output: string): boolean {
+    return this.slots.has(output);
+  }
+
+  /** Record (or replace) the entry of `e.output`. */
+  set(e: ManifestEntry, settings: IndexSettings): void {
+    const slot = this.place(e.output, e.input, [e.inputSize, e.inputMtimeMs, e.outputSize, e.outputMtimeMs, e.durationMs], settings);
+    let flags = 0;
+    if (this.putHash(slot, 0, e.inputHash)) flags |= IH;
+    if (this.putHash(slot, 32, e.outputHash)) flags |= OH;
+    flags |= this.putJob(slot, e.jobId);
+    this.meta[slot * 3 + 2] = flags;
+  }
+
+  /**
+   * Record a version-2 `done` line as read: its hashes go from their base64url text straight to bytes
+   * (a 100,000-line manifest is loaded on every rerun).
+   */
+  setLine(line: PackedLine, settings: IndexSettings): void {
+    const slot = this.place(line.o, line.i, [line.is, line.im, line.os, line.om, line.d], settings);
+    let flags = 0;
+    if (this.putPacked(slot, 0, line.ih)) flags |= IH;
+    if (this.putPacked(slot, 32, line.oh)) flags |= OH;
+    flags |= this.putJob(slot, line.j);
+    this.meta[slot * 3 + 2] = flags;
+  }
+
+  /** The slot of `output` (a new one at the end), with its numbers, input and settings set. */
+  private place(output: string, input: string, numbers: readonly number[], settings: IndexSettings): number {
+    let slot = this.slots.get(output);
+    if (slot === undefined) {
+      slot = this.slots.size;
+      this.grow(slot + 1);
+      this.slots.set(output, slot);
+    }
+    this.nums.set(numbers, slot * NUMS);
+    const cut = input.lastIndexOf('/');
+    const name = input.slice(cut + 1);
+    this.names[slot] = name === output.slice(output.lastIndexOf('/') + 1) ? undefined : name;
+    this.meta[slot * 3] = this.intern(input.slice(0, cut + 1));
+    this.meta[slot * 3 + 1] = this.settingsId(settings);
+    return slot;
+  }
+
+  private putJob(slot: number, jobId: string | undefined): number {
+    this.odd.delete(`${slot}j`);
+    if (jobId === undefined) return NO_JOB;
+    // A UUID's five groups of hex digits, written one after the other (no regular expression, no joined copy).
+    const at = slot * BYTES + 64;
+    const b = this.bytes;
+    if (isUuidShape(jobId) && b.write(jobId.slice(0, 8), at, 4, 'hex') === 4 && b.write(jobId.slice(9, 13), at + 4, 2, 'hex') === 2
+      && b.write(jobId.slice(14, 18), at + 6, 2, 'hex') === 2 && b.write(jobId.slice(19, 23), at + 8, 2, 'hex') === 2 && b.write(jobId.slice(24), at + 10, 6, 'hex') === 6
+      && this.uuidAt(at) === jobId) return JOB;
+    this.odd.set(`${slot}j`, jobId);
+    return 0;
+  }
+
+  /** The entry of an output (relative path), or undefined. */
+  get(output: string): ManifestEntry | undefined {
+    const slot = this.slots.get(output);
+    return slot === undefined ? undefined : this.entryAt(output, slot);
+  }
+
+  /** The output hash recorded for `output`, or undefined. */
+  outputHashOf(output: string): string | undefined {
+    const slot = this.slots.get(output);
+    return slot === undefined ? undefined : this.hash(slot, 32, OH, 'o');
+  }
+
+  /** Every entry, in the order outputs were first recorded. */
+  *values(): Generator<ManifestEntry> {
+    for (const [output, slot] of this.slots) yield this.entryAt(output, slot);
+  }
+
+  private entryAt(output: string, slot: number): ManifestEntry {
+    const n = slot * NUMS;
+    const m = slot * 3;
+    const s = this.settings[this.meta[m + 1]!]!;
+    const name = this.names[slot] ?? output.slice(output.lastIndexOf('/') + 1);
+    return new SlotEntry(this, slot, output, this.folders[this.meta[m]!]! + name, s, this.nums[n]!, this.nums[n + 1]!, this.nums[n + 2]!, this.nums[n + 3]!, this.nums[n + 4]!);
+  }
+
+  /** The input hash (`field` 'i') or output hash ('o') of a slot. */
+  hashOf(slot: number, field: 'i' | 'o'): string {
+    return field === 'i' ? this.hash(slot, 0, IH, 'i') : this.hash(slot, 32, OH, 'o');
+  }
+
+  /** The job id of a slot, if it has one. */
+  jobOf(slot: number): string | undefined {
+    const flags = this.meta[slot * 3 + 2]!;
+    if (flags & NO_JOB) return undefined;
+    return flags & JOB ? this.uuidAt(slot * BYTES + 64) : this.odd.get(`${slot}j`);
+  }
+
+  /** Keep a `sha256:<hex>` hash as bytes (true), any other form as it is (false). */
+  private putHash(slot: number, at: number, hash: string): boolean {
+    const field = `${slot}${at === 0 ? 'i' : 'o'}`;
+    this.odd.delete(field);
+    if (hash.startsWith(SHA) && HEX64.test(hash.slice(SHA.length))) {
+      this.bytes.write(hash.slice(SHA.length), slot * BYTES + at, 32, 'hex');
+      return true;
+    }
+    this.odd.set(field, hash);
+    return false;
+  }
+
+  /** As `putHash`, from the manifest line's packed form (see `packHash`). */
+  private putPacked(slot: number, at: number, packed: string): boolean {
+    if (packed.length !== 43 || packed.startsWith('=')) return this.putHash(slot, at, unpackHash(packed));
+    this.odd.delete(`${slot}${at === 0 ? 'i' : 'o'}`);
+    return this.bytes.write(packed, slot * BYTES + at, 32, 'base64url') === 32 || this.putHash(slot, at, unpackHash(packed));
+  }
+
+  private hash(slot: number, at: number, flag: number, field: string): string {
+    if (!(this.meta[slot * 3 + 2]! & flag)) return this.odd.get(`${slot}${field}`)!;
+    const start = slot * BYTES + at;
+    return `${SHA}${this.bytes.toString('hex', start, start + 32)}`;
+  }
+
+  private uuidAt(at: number): string {
+    const h = this.bytes.toString('hex', at, at + 16);
+    return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+  }
+
+  private intern(folder: string): number {
+    let id = this.folderIds.get(folder);
+    if (id === undefined) {
+      id = this.folders.length;
+      this.folders.push(folder);
+      this.folderIds.set(folder, id);
+    }
+    return id;
+  }
+
+  private settingsId(s: IndexSettings): number {
+    let id = this.settingsIds.get(s);
+    if (id === undefined) {
+      id = this.settings.length;
+      this.settings.push(s);
+      this.settingsIds.set(s, id);
+    }
+    return id;
+  }
+
+  /** Make room for `slots` slots at once (a manifest about to be read). */
+  reserve(slots: number): void {
+    this.grow(slots, slots);
+  }
+
+  /** Room for `slots` slots (capacity grows by half, or to `exactly`). */
+  private grow(slots: number, exactly?: number): void {
+    if (slots * 3 <= this.meta.length) return;
+    const cap = exactly ?? Math.max(64, Math.ceil(slots * 1.5));
+    const bytes = Buffer.alloc(cap * BYTES);
+    this.bytes.copy(bytes);
+    this.bytes = bytes;
+    const nums = new Float64Array(cap * NUMS);
+    nums.set(this.nums);
+    this.nums = nums;
+    const meta = new Uint32Array(cap * 3);
+    meta.set(this.meta);
+    this.meta = meta;
+  }
+}
+
+
+
+/**
+ * An entry as `get` gives it: the numbers and paths at hand, the hashes and job
+ * id read from the index when asked (a rerun's decision reads the input hash
+ * only). The hashes are getters: copy an entry field by field, not by spreading.
+ * It reads the slot as it is now, so it is taken fresh for each decision.
+ */
+class SlotEntry implements ManifestEntry {
+  readonly settingsKey: string;
+  readonly params: PfcParams;
+  readonly backend: string;
+  // JavaScript's own private fields: not copied by a spread, not compared by a deep equality.
+  readonly #index: ManifestIndex;
+  readonly #slot: number;
+  constructor(
+    index: ManifestIndex,
+    slot: number,
+    readonly output: string,
+    readonly input: string,
+    settings: IndexSettings,
+    readonly inputSize: number,
+    readonly inputMtimeMs: number,
+    readonly outputSize: number,
+    readonly outputMtimeMs: number,
+    readonly durationMs: number,
+  ) {
+    this.#index = index;
+    this.#slot = slot;
+    this.settingsKey = settings.key;
+    this.params = settings.params;
+    this.backend = settings.backend;
+  }
+
+  get inputHash(): string {
+    return this.#index.hashOf(this.#slot, 'i');
+  }
+
+  get outputHash(): string {
+    return this.#index.hashOf(this.#slot, 'o');
+  }
+
+  get jobId(): string | undefined {
+    return this.#index.jobOf(this.#slot);
+  }
+}

@@ -1,0 +1,257 @@
+/**
+ * Planning's first pass: names only. It walks the input folders without
+ * reading any file, applies the folder rules (output folders, hidden folders,
+ * links to folders), counts the files a run will look at (a true total for
+ * progress before any header is read), and groups the folders into units:
+ * folders whose outputs can meet (one real output folder, case-folded, or an
+ * output folder that is another's input folder) are settled together, every
+ * other folder on its own. The second pass (`plan.ts`) then plans one unit at
+ * a time, so the first job can start long before a large tree is planned.
+ */
+import type { Dirent } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { dirname, join, relative, resolve } from 'node:path';
+import { BatchUsageError } from './errors';
+import { isMirrorOutputFolder } from './manifest';
+import {
+  BACKUP_DIR, commonAncestor, DEFAULT_OUTPUT_DIR, DEFAULT_SUFFIX, hasSuffix, isInside, isPartialName, LOCK_FILE, MANIFEST_FILE, type OutputMode,
+} from './paths';
+import type { SkipCode, SkippedPath } from './plan';
+import { realPathOf, realPathOfSync } from './realpaths';
+
+/** One input as given: a folder's tree or a single file, and where its outputs go. */
+export interface Root {
+  /** The folder the input's tree starts at (a file's own folder for a file input). */
+  base: string;
+  outputRoot: string;
+  /** The folder to walk, or a single file given directly. */
+  dir?: string;
+  file?: string;
+}
+
+/** One step of the second pass: a folder's own files (not its subfolders), or a single file given as input. */
+export interface PlanTask {
+  root: Root;
+  /** The folder listed, or the given file's folder. */
+  dir: string;
+  /** The file given directly, when the task is one file. */
+  file?: string;
+  /** Real path of `dir`. */
+  real: string;
+  /** The unit the task belongs to: files of one unit are settled together. */
+  unit: number;
+  /** Whether this is the unit's last task (its files are settled and handed on after it). */
+  last: boolean;
+}
+
+/** What the names-only pass found. */
+export interface Survey {
+  tasks: PlanTask[];
+  /** Folders left out (and links to folders, broken links), with their reasons. */
+  skipped: SkippedPath[];
+  /** Files the second pass will judge (found by name: some may then be left out, e.g. not an image). */
+  names: number;
+  /** Output roots of the inputs that have files to judge. */
+  outputRoots: string[];
+}
+
+/** Resolve the inputs to roots; throws `BatchUsageError` for missing inputs and unsafe output folders. */
+export async function resolveRoots(paths: string[], mode: OutputMode, cwd: string): Promise<Root[]> {
+  if (paths.length === 0) throw new BatchUsageError('no input paths given', 'not-found');
+  const stats = await Promise.all(paths.map((p) => stat(p).catch(() => undefined)));
+  const missing = paths.filter((_, i) => !stats[i]);
+  if (missing.length > 0) throw new BatchUsageError(`no such file or folder: ${missing.join(', ')}`, 'not-found');
+  const bases = paths.map((p, i) => (stats[i]!.isDirectory() ? p : dirname(p)));
+  const fixedOut = mode.kind === 'mirror' && mode.dir !== undefined ? resolve(cwd, mode.dir) : undefined;
+  // With one --out folder for several inputs, the tree is mirrored from their common folder.
+  const sharedBase = fixedOut ? commonAncestor(bases) : undefined;
+  const roots: Root[] = [];
+  for (const [i, p] of paths.entries()) {
+    const base = sharedBase ?? bases[i]!;
+    const outputRoot = mode.kind !== 'mirror' ? bases[i]! : fixedOut ?? join(bases[i]!, DEFAULT_OUTPUT_DIR);
+    if (mode.kind === 'mirror') await refuseUnsafeOutputFolder(p, bases[i]!, stats[i]!.isDirectory(), outputRoot);
+    roots.push(stats[i]!.isDirectory() ? { base, outputRoot, dir: p } : { base, outputRoot, file: p });
+  }
+  return roots;
+}
+
+/**
+ * A mirror's output folder must not be the input folder nor hold the input,
+ * judged on the paths as given and on their real paths: a link to the input
+ * folder is the input folder.
+ */
+async function refuseUnsafeOutputFolder(input: string, base: string, isDir: boolean, outputRoot: string): Promise<void> {
+  const [realBase, realOut, realInput] = await Promise.all([realPathOf(base), realPathOf(outputRoot), realPathOf(input)]);
+  if (outputRoot === base || realOut === realBase) {
+    const via = outputRoot === base ? '' : ` (${outputRoot} and ${base} are the same folder through a symbolic link)`;
+    throw new BatchUsageError(`the output folder ${outputRoot} is the input folder${via}; choose another --out folder (or --in-place to replace originals)`, 'bad-output');
+  }
+  if (isDir && ((isInside(input, outputRoot) && input !== outputRoot) || isInside(realInput, realOut))) {
+    throw new BatchUsageError(`the input ${input} is inside the output folder ${outputRoot}`, 'bad-output');
+  }
+}
+
+/** Where the outputs of the files in `dir` go (their folder), in each mode. */
+export function outputFolderOf(dir: string, root: Root, mode: OutputMode): string {
+  return mode.kind === 'mirror' ? join(root.outputRoot, relative(root.base, dir)) : dir;
+}
+
+/** Walk the inputs' folders by name (no file is opened) and cut the work into units. */
+export async function surveyInputs(roots: readonly Root[], mode: OutputMode): Promise<Survey> {
+  const survey = new Surveyor(mode, roots);
+  for (const root of roots) {
+    if (root.file) survey.addFile(root);
+    else if (root.dir) await survey.walk(root.dir, root, realPathOfSync(root.dir));
+  }
+  return survey.finish();
+}
+
+class Surveyor {
+  private readonly tasks: Omit<PlanTask, 'unit' | 'last'>[] = [];
+  private readonly skipped: SkippedPath[] = [];
+  private names = 0;
+  private readonly rootsWithNames = new Set<string>();
+  private readonly suffix: string | undefined;
+  /** This run's output folders, by path as given and by real path (a link to one is the same folder). */
+  private readonly excluded: Set<string>;
+  private readonly excludedReal: Set<string>;
+  private sinceTurn = 0;
+
+  constructor(private readonly mode: OutputMode, roots: readonly Root[]) {
+    this.suffix = mode.kind === 'suffix' ? (mode.suffix ?? DEFAULT_SUFFIX) : undefined;
+    const outs = mode.kind === 'mirror' ? roots.map((r) => r.outputRoot) : [];
+    this.excluded = new Set(outs);
+    this.excludedReal = new Set(outs.map((o) => realPathOfSync(o)));
+  }
+
+  private skip(path: string, code: SkipCode, reason: string): void {
+    this.skipped.push({ path, code, reason });
+  }
+
+  addFile(root: Root): void {
+    const file = root.file!;
+    const dir = dirname(file);
+    this.tasks.push({ root, dir, file, real: realPathOfSync(dir) });
+    this.count(root);
+  }
+
+  private count(root: Root): void {
+    this.names++;
+    this.rootsWithNames.add(root.outputRoot);
+  }
+
+  /** List `dir` (real path `real`): count its files, record it as a task, then walk its subfolders in name order. `top`: an input folder itself. */
+  async walk(dir: string, root: Root, real: string, top = true): Promise<void> {
+    let entries: Dirent[];
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch (err) {
+      return this.skip(dir, 'unreadable', `folder cannot be read: ${(err as Error).message}`);
+    }
+    // Judged from the listing: only a folder holding a manifest or a lock is opened to see whose it is.
+    if (!top && entries.some((e) => e.name === MANIFEST_FILE || e.name === LOCK_FILE) && (await isMirrorOutputFolder(dir))) {
+      return this.skip(dir, 'output-folder', 'output folder of an earlier run (holds a manifest)');
+    }
+    entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    this.tasks.push({ root, dir, real });
+    const folders: string[] = [];
+    for (const e of entries) {
+      const kind = kindOf(e, join(dir, e.name), (code, reason) => this.skip(join(dir, e.name), code, reason));
+      if (kind === 'dir') folders.push(e.name);
+      else if (kind === 'file' && isJudged(e.name, this.suffix)) this.count(root);
+    }
+    // Synchronous listings: the event loop (VS Code's progress and Cancel) gets a turn every few folders.
+    if (++this.sinceTurn >= FOLDERS_PER_TURN) {
+      this.sinceTurn = 0;
+      await new Promise<void>((r) => setImmediate(r));
+    }
+    for (const name of folders) {
+      const path = join(dir, name);
+      // A folder that is no link: its real path is its parent's plus its name.
+      const why = this.folderLeftOut(path, name, join(real, name));
+      if (why) this.skip(path, why[0], why[1]);
+      else await this.walk(path, root, join(real, name), false);
+    }
+  }
+
+  private folderLeftOut(path: string, name: string, real: string): [SkipCode, string] | undefined {
+    if (name === BACKUP_DIR) return ['output-folder', 'originals kept by --in-place'];
+    if (name.startsWith('.')) return ['hidden', 'hidden folder'];
+    if (this.excluded.has(path) || this.excludedReal.has(real)) return ['output-folder', 'output folder of this run'];
+    return undefined;
+  }
+
+  /**
+   * Units: folders joined when one's real output folder (case-folded) is another's,
+   * or is another's input folder (an output could then land on an input).
+   */
+  finish(): Survey {
+    const { mode } = this;
+    const parent = new Map<string, string>();
+    const find = (k: string): string => {
+      let r = k;
+      while (parent.has(r) && parent.get(r) !== r) r = parent.get(r)!;
+      parent.set(k, r);
+      return r;
+    };
+    const union = (a: string, b: string): void => {
+      const ra = find(a);
+      const rb = find(b);
+      if (ra !== rb) parent.set(ra, rb);
+    };
+    const fold = (p: string): string => p.normalize('NFC').toLowerCase();
+    const outKeys = this.tasks.map((t) => {
+      if (mode.kind === 'in-place') return `${t.dir}\0task`;
+      const keyIn = fold(t.real);
+      const keyOut = mode.kind === 'mirror' ? fold(realPathOfSync(outputFolderOf(t.dir, t.root, mode))) : keyIn;
+      union(keyOut, keyIn);
+      return keyOut;
+    });
+    const unitOf = new Map<string, number>();
+    const units = outKeys.map((k, i) => {
+      // In place, outputs are the inputs themselves: nothing to settle, each task its own unit.
+      const root = mode.kind === 'in-place' ? `${i}` : find(k);
+      let u = unitOf.get(root);
+      if (u === undefined) unitOf.set(root, (u = unitOf.size));
+      return u;
+    });
+    const lastOf = new Map<number, number>();
+    units.forEach((u, i) => lastOf.set(u, i));
+    const tasks = this.tasks.map((t, i) => ({ ...t, unit: units[i]!, last: lastOf.get(units[i]!) === i }));
+    return { tasks, skipped: this.skipped, names: this.names, outputRoots: [...this.rootsWithNames] };
+  }
+}
+
+/** A folder entry, following links to files (not to folders: they can loop or leave the tree); a left-out link is reported. */
+export function kindOf(e: Dirent, path: string, leftOut?: (code: SkipCode, reason: string) => void): 'dir' | 'file' | 'other' {
+  if (!e.isSymbolicLink()) return e.isDirectory() ? 'dir' : e.isFile() ? 'file' : 'other';
+  let target;
+  try {
+    target = statSync(path);
+  } catch {
+    leftOut?.('unreadable', 'broken symbolic link');
+    return 'other';
+  }
+  if (target.isDirectory()) {
+    leftOut?.('symlink', 'symbolic link to a folder (not followed)');
+    return 'other';
+  }
+  return 'file';
+}
+
+/**
+ * Whether a file of this name is judged by the second pass (and counts in the total): not one of our own
+ * files (temporary results, manifests, locks), not hidden, not a suffix-mode result.
+ */
+export function isJudged(name: string, suffix: string | undefined): boolean {
+  return !isOwnFile(name) && !name.startsWith('.') && !(suffix !== undefined && hasSuffix(name, suffix));
+}
+
+/** Temporary files of an interrupted run (the runner removes them), manifests and locks: never inputs, never listed. */
+export function isOwnFile(name: string): boolean {
+  return isPartialName(name) || name === MANIFEST_FILE || name.startsWith(LOCK_FILE);
+}
+
+/** Folders listed between two turns of the event loop. */
+const FOLDERS_PER_TURN = 64;
