@@ -7,7 +7,8 @@
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { curvesPass, detailPass } from '../src/image/kernels';
+import { blurDetailPass, blurPlane, curvesPass } from '../src/image/kernels';
+import { gaussianMask } from '../src/image/sharpen';
 
 /** Deterministic pseudo-random bytes (a fixed LCG), so a failure reproduces. */
 function bytes(n: number, seed: number): Uint8Array {
@@ -81,20 +82,25 @@ describe('curvesPass (look-up tables + vibrance, WebAssembly)', () => {
   });
 });
 
-describe('detailPass (the mask added to R, G and B, WebAssembly)', () => {
+describe('blurDetailPass (the mask added to R, G and B, WebAssembly)', () => {
   for (const ch of [3, 4] as const) {
     it(`adds table[((luma − blurred) >> 3) + 8192] to R, G and B of ${ch}-channel pixels, clamped, alpha kept`, () => {
-      const data = bytes(PIXELS * ch, 10 + ch);
-      const noise = bytes(4 * PIXELS, 20 + ch);
-      const luma = Uint16Array.from({ length: PIXELS }, (_, p) => (noise[2 * p]! << 8) | noise[2 * p + 1]!);
-      const blurred = Uint16Array.from({ length: PIXELS }, (_, p) => (noise[2 * PIXELS + 2 * p]! << 8) | noise[2 * PIXELS + 2 * p + 1]!);
+      // Rows wider than a strip, an odd width, a height not a multiple of the mask's.
+      const [w, h] = [16390, 3];
+      const n = w * h;
+      const data = bytes(n * ch, 10 + ch);
+      const noise = bytes(2 * n, 20 + ch);
+      const luma = Uint16Array.from({ length: n }, (_, p) => (noise[2 * p]! << 8) | noise[2 * p + 1]!);
+      const mask = gaussianMask(2);
+      // The blur itself is held to libvips' in blur.test.ts.
+      const blurred = blurPlane(luma, w, h, mask);
       const table = Int16Array.from({ length: 16384 }, (_, k) => Math.round((k - 8192) / 40));
       const expected = new Uint8Array(data);
-      for (let p = 0; p < PIXELS; p++) {
+      for (let p = 0; p < n; p++) {
         const delta = table[((luma[p]! - blurred[p]!) >> 3) + 8192]!;
         for (let c = 0; c < 3; c++) expected[p * ch + c] = Math.min(255, Math.max(0, data[p * ch + c]! + delta));
       }
-      detailPass({ data, channels: ch }, luma, blurred, table);
+      blurDetailPass({ data, width: w, height: h, channels: ch }, luma, mask, table);
       expect(firstDifference(data, expected)).toBe(-1);
     });
   }

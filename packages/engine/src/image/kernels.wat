@@ -9,7 +9,10 @@
 ;;    73728  the strip's output pixels
 ;;   139264  the strip's output luma, u16 (256 x Rec. 601 Y')
 ;;   172032  the sharpening curve's table, i16, 16384 entries
-;;   204800  the strip's blurred luma, u16
+;;   204800  (unused)
+;;   237568  the Gaussian's integer taps, i32, at most 16
+;;   237632  the vertical pass's source rows (byte addresses), i32, at most 16
+;;   262144  the blur's rows (grown by kernels.ts to the image's width)
 (module
   (memory (export "memory") 4)
 
@@ -101,8 +104,8 @@
         (local.set $p (i32.add (local.get $p) (i32.const 1)))
         (br $pixel))))
 
-  ;; addDetail of image/sharpen.ts, in place on the strip's output pixels:
-  ;; the curve's change for (luma - blurred) >> 3 added to R, G and B, clamped.
+  ;; The detail of image/sharpen.ts, in place: the curve's change for
+  ;; (luma - blurred) >> 3 added to R, G and B, clamped.
   (func $addClamped (param $at i32) (param $delta i32)
     (local $v i32)
     (local.set $v (i32.add (i32.load8_u (local.get $at)) (local.get $delta)))
@@ -111,9 +114,10 @@
         (select (i32.const 255) (local.get $v) (i32.gt_s (local.get $v) (i32.const 255)))
         (i32.lt_s (local.get $v) (i32.const 0)))))
 
-  (func (export "detail") (param $n i32) (param $ch i32)
-    (local $p i32) (local $px i32) (local $delta i32)
-    (local.set $px (i32.const 73728))
+  ;; On one row of n pixels: luma, blurred luma (u16) and pixels at the
+  ;; given byte addresses.
+  (func (export "detailRow") (param $luma i32) (param $blurred i32) (param $px i32) (param $n i32) (param $ch i32)
+    (local $p i32) (local $delta i32)
     (block $done
       (loop $pixel
         (br_if $done (i32.ge_u (local.get $p) (local.get $n)))
@@ -123,8 +127,8 @@
               (i32.add
                 (i32.shr_s
                   (i32.sub
-                    (i32.load16_u offset=139264 (i32.shl (local.get $p) (i32.const 1)))
-                    (i32.load16_u offset=204800 (i32.shl (local.get $p) (i32.const 1))))
+                    (i32.load16_u (i32.add (local.get $luma) (i32.shl (local.get $p) (i32.const 1))))
+                    (i32.load16_u (i32.add (local.get $blurred) (i32.shl (local.get $p) (i32.const 1)))))
                   (i32.const 3))
                 (i32.const 8192))
               (i32.const 1))))
@@ -135,4 +139,58 @@
             (call $addClamped (i32.add (local.get $px) (i32.const 2)) (local.get $delta))))
         (local.set $px (i32.add (local.get $px) (local.get $ch)))
         (local.set $p (i32.add (local.get $p) (i32.const 1)))
-        (br $pixel)))))
+        (br $pixel))))
+
+  ;; libvips' integer convolution (convi.c, its C path for 16-bit images):
+  ;; out = (sum of tap x value + scale / 2) / scale, in integers. The sums are
+  ;; below 2^24 (kernels.ts checks 65535 x scale), so float32 holds them
+  ;; exactly, and the float32 quotient, correctly rounded, truncates to the
+  ;; integer quotient while 1 / scale exceeds half its ulp (scale < 256).
+  (func $divide (param $sum v128) (param $half v128) (param $scale v128) (result v128)
+    (i32x4.trunc_sat_f32x4_u
+      (f32x4.div (f32x4.convert_i32x4_s (i32x4.add (local.get $sum) (local.get $half))) (local.get $scale))))
+
+  ;; Horizontal pass of a separable Gaussian on one u16 row: $src holds the row
+  ;; with (taps - 1) / 2 replicated edge values on each side, $dst gets n values.
+  ;; Four pixels at a time; up to three past n are written (rows have room).
+  (func (export "hblur") (param $src i32) (param $dst i32) (param $n i32) (param $taps i32) (param $scale i32)
+    (local $x i32) (local $k i32) (local $at i32) (local $sum v128) (local $half v128) (local $sc v128)
+    (local.set $half (i32x4.splat (i32.shr_u (local.get $scale) (i32.const 1))))
+    (local.set $sc (f32x4.splat (f32.convert_i32_u (local.get $scale))))
+    (block $done
+      (loop $quad
+        (br_if $done (i32.ge_u (local.get $x) (local.get $n)))
+        (local.set $sum (v128.const i32x4 0 0 0 0))
+        (local.set $at (i32.add (local.get $src) (i32.shl (local.get $x) (i32.const 1))))
+        (local.set $k (i32.const 0))
+        (loop $tap
+          (local.set $sum (i32x4.add (local.get $sum)
+            (i32x4.mul (v128.load16x4_u (local.get $at)) (i32x4.splat (i32.load offset=237568 (i32.shl (local.get $k) (i32.const 2)))))))
+          (local.set $at (i32.add (local.get $at) (i32.const 2)))
+          (br_if $tap (i32.lt_u (local.tee $k (i32.add (local.get $k) (i32.const 1))) (local.get $taps))))
+        (v128.store64_lane 0 (i32.add (local.get $dst) (i32.shl (local.get $x) (i32.const 1)))
+          (i16x8.narrow_i32x4_u (call $divide (local.get $sum) (local.get $half) (local.get $sc)) (local.get $sum)))
+        (local.set $x (i32.add (local.get $x) (i32.const 4)))
+        (br $quad))))
+
+  ;; Vertical pass: $dst gets n values from the taps' source rows, whose byte
+  ;; addresses are at 237632 (edge rows already repeated by the caller).
+  (func (export "vblur") (param $dst i32) (param $n i32) (param $taps i32) (param $scale i32)
+    (local $x i32) (local $k i32) (local $sum v128) (local $half v128) (local $sc v128)
+    (local.set $half (i32x4.splat (i32.shr_u (local.get $scale) (i32.const 1))))
+    (local.set $sc (f32x4.splat (f32.convert_i32_u (local.get $scale))))
+    (block $done
+      (loop $quad
+        (br_if $done (i32.ge_u (local.get $x) (local.get $n)))
+        (local.set $sum (v128.const i32x4 0 0 0 0))
+        (local.set $k (i32.const 0))
+        (loop $tap
+          (local.set $sum (i32x4.add (local.get $sum)
+            (i32x4.mul
+              (v128.load16x4_u (i32.add (i32.load offset=237632 (i32.shl (local.get $k) (i32.const 2))) (i32.shl (local.get $x) (i32.const 1))))
+              (i32x4.splat (i32.load offset=237568 (i32.shl (local.get $k) (i32.const 2)))))))
+          (br_if $tap (i32.lt_u (local.tee $k (i32.add (local.get $k) (i32.const 1))) (local.get $taps))))
+        (v128.store64_lane 0 (i32.add (local.get $dst) (i32.shl (local.get $x) (i32.const 1)))
+          (i16x8.narrow_i32x4_u (call $divide (local.get $sum) (local.get $half) (local.get $sc)) (local.get $sum)))
+        (local.set $x (i32.add (local.get $x) (i32.const 4)))
+        (br $quad)))))
