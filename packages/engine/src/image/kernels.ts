@@ -139,7 +139,7 @@ function blurRows(
   const r = (n - 1) / 2;
   // The .wat divides in float32: exact while every sum stays below 2^24 and the scale below 256.
   if (n > MAX_TAPS || n % 2 !== 1 || !(mask.scale > 0 && mask.scale < 256)) throw new Error(`blur: unsupported mask (${n} taps, scale ${mask.scale})`);
-  // Row stride in u16, a multiple of 8 so the four-wide passes' overrun stays inside the row.
+  // Row stride in u16, a multiple of 8 so the eight-wide passes' overrun stays inside the row.
   const stride = (w + 8) & ~7;
   const padAt = ROWS;
   const ringAt = padAt + 2 * (stride + 2 * r + 8);

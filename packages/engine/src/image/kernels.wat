@@ -104,20 +104,11 @@
         (local.set $p (i32.add (local.get $p) (i32.const 1)))
         (br $pixel))))
 
-  ;; The detail of image/sharpen.ts, in place: the curve's change for
-  ;; (luma - blurred) >> 3 added to R, G and B, clamped.
-  (func $addClamped (param $at i32) (param $delta i32)
-    (local $v i32)
-    (local.set $v (i32.add (i32.load8_u (local.get $at)) (local.get $delta)))
-    (i32.store8 (local.get $at)
-      (select (i32.const 0)
-        (select (i32.const 255) (local.get $v) (i32.gt_s (local.get $v) (i32.const 255)))
-        (i32.lt_s (local.get $v) (i32.const 0)))))
-
-  ;; On one row of n pixels: luma, blurred luma (u16) and pixels at the
-  ;; given byte addresses.
+  ;; The detail of image/sharpen.ts, in place on one row of n pixels: the
+  ;; curve's change for (luma - blurred) >> 3 added to R, G and B, clamped to
+  ;; 0..255. Luma, blurred luma (u16) and pixels at the given byte addresses.
   (func (export "detailRow") (param $luma i32) (param $blurred i32) (param $px i32) (param $n i32) (param $ch i32)
-    (local $p i32) (local $delta i32)
+    (local $p i32) (local $delta i32) (local $v i32)
     (block $done
       (loop $pixel
         (br_if $done (i32.ge_u (local.get $p) (local.get $n)))
@@ -134,9 +125,15 @@
               (i32.const 1))))
         (if (local.get $delta)
           (then
-            (call $addClamped (local.get $px) (local.get $delta))
-            (call $addClamped (i32.add (local.get $px) (i32.const 1)) (local.get $delta))
-            (call $addClamped (i32.add (local.get $px) (i32.const 2)) (local.get $delta))))
+            (local.set $v (i32.add (i32.load8_u offset=0 (local.get $px)) (local.get $delta)))
+            (i32.store8 offset=0 (local.get $px)
+              (select (i32.const 0) (select (i32.const 255) (local.get $v) (i32.gt_s (local.get $v) (i32.const 255))) (i32.lt_s (local.get $v) (i32.const 0))))
+            (local.set $v (i32.add (i32.load8_u offset=1 (local.get $px)) (local.get $delta)))
+            (i32.store8 offset=1 (local.get $px)
+              (select (i32.const 0) (select (i32.const 255) (local.get $v) (i32.gt_s (local.get $v) (i32.const 255))) (i32.lt_s (local.get $v) (i32.const 0))))
+            (local.set $v (i32.add (i32.load8_u offset=2 (local.get $px)) (local.get $delta)))
+            (i32.store8 offset=2 (local.get $px)
+              (select (i32.const 0) (select (i32.const 255) (local.get $v) (i32.gt_s (local.get $v) (i32.const 255))) (i32.lt_s (local.get $v) (i32.const 0))))))
         (local.set $px (i32.add (local.get $px) (local.get $ch)))
         (local.set $p (i32.add (local.get $p) (i32.const 1)))
         (br $pixel))))
@@ -152,45 +149,53 @@
 
   ;; Horizontal pass of a separable Gaussian on one u16 row: $src holds the row
   ;; with (taps - 1) / 2 replicated edge values on each side, $dst gets n values.
-  ;; Four pixels at a time; up to three past n are written (rows have room).
+  ;; Eight pixels at a time; up to seven past n are written (rows have room).
   (func (export "hblur") (param $src i32) (param $dst i32) (param $n i32) (param $taps i32) (param $scale i32)
-    (local $x i32) (local $k i32) (local $at i32) (local $sum v128) (local $half v128) (local $sc v128)
+    (local $x i32) (local $k i32) (local $at i32) (local $c v128) (local $lo v128) (local $hi v128) (local $half v128) (local $sc v128)
     (local.set $half (i32x4.splat (i32.shr_u (local.get $scale) (i32.const 1))))
     (local.set $sc (f32x4.splat (f32.convert_i32_u (local.get $scale))))
     (block $done
-      (loop $quad
+      (loop $eight
         (br_if $done (i32.ge_u (local.get $x) (local.get $n)))
-        (local.set $sum (v128.const i32x4 0 0 0 0))
+        (local.set $lo (v128.const i32x4 0 0 0 0))
+        (local.set $hi (v128.const i32x4 0 0 0 0))
         (local.set $at (i32.add (local.get $src) (i32.shl (local.get $x) (i32.const 1))))
         (local.set $k (i32.const 0))
         (loop $tap
-          (local.set $sum (i32x4.add (local.get $sum)
-            (i32x4.mul (v128.load16x4_u (local.get $at)) (i32x4.splat (i32.load offset=237568 (i32.shl (local.get $k) (i32.const 2)))))))
+          (local.set $c (i32x4.splat (i32.load offset=237568 (i32.shl (local.get $k) (i32.const 2)))))
+          (local.set $lo (i32x4.add (local.get $lo) (i32x4.mul (v128.load16x4_u (local.get $at)) (local.get $c))))
+          (local.set $hi (i32x4.add (local.get $hi) (i32x4.mul (v128.load16x4_u offset=8 (local.get $at)) (local.get $c))))
           (local.set $at (i32.add (local.get $at) (i32.const 2)))
           (br_if $tap (i32.lt_u (local.tee $k (i32.add (local.get $k) (i32.const 1))) (local.get $taps))))
-        (v128.store64_lane 0 (i32.add (local.get $dst) (i32.shl (local.get $x) (i32.const 1)))
-          (i16x8.narrow_i32x4_u (call $divide (local.get $sum) (local.get $half) (local.get $sc)) (local.get $sum)))
-        (local.set $x (i32.add (local.get $x) (i32.const 4)))
-        (br $quad))))
+        (v128.store (i32.add (local.get $dst) (i32.shl (local.get $x) (i32.const 1)))
+          (i16x8.narrow_i32x4_u
+            (call $divide (local.get $lo) (local.get $half) (local.get $sc))
+            (call $divide (local.get $hi) (local.get $half) (local.get $sc))))
+        (local.set $x (i32.add (local.get $x) (i32.const 8)))
+        (br $eight))))
 
   ;; Vertical pass: $dst gets n values from the taps' source rows, whose byte
   ;; addresses are at 237632 (edge rows already repeated by the caller).
+  ;; Eight pixels at a time, as the horizontal pass.
   (func (export "vblur") (param $dst i32) (param $n i32) (param $taps i32) (param $scale i32)
-    (local $x i32) (local $k i32) (local $sum v128) (local $half v128) (local $sc v128)
+    (local $x i32) (local $k i32) (local $at i32) (local $c v128) (local $lo v128) (local $hi v128) (local $half v128) (local $sc v128)
     (local.set $half (i32x4.splat (i32.shr_u (local.get $scale) (i32.const 1))))
     (local.set $sc (f32x4.splat (f32.convert_i32_u (local.get $scale))))
     (block $done
-      (loop $quad
+      (loop $eight
         (br_if $done (i32.ge_u (local.get $x) (local.get $n)))
-        (local.set $sum (v128.const i32x4 0 0 0 0))
+        (local.set $lo (v128.const i32x4 0 0 0 0))
+        (local.set $hi (v128.const i32x4 0 0 0 0))
         (local.set $k (i32.const 0))
         (loop $tap
-          (local.set $sum (i32x4.add (local.get $sum)
-            (i32x4.mul
-              (v128.load16x4_u (i32.add (i32.load offset=237632 (i32.shl (local.get $k) (i32.const 2))) (i32.shl (local.get $x) (i32.const 1))))
-              (i32x4.splat (i32.load offset=237568 (i32.shl (local.get $k) (i32.const 2)))))))
+          (local.set $c (i32x4.splat (i32.load offset=237568 (i32.shl (local.get $k) (i32.const 2)))))
+          (local.set $at (i32.add (i32.load offset=237632 (i32.shl (local.get $k) (i32.const 2))) (i32.shl (local.get $x) (i32.const 1))))
+          (local.set $lo (i32x4.add (local.get $lo) (i32x4.mul (v128.load16x4_u (local.get $at)) (local.get $c))))
+          (local.set $hi (i32x4.add (local.get $hi) (i32x4.mul (v128.load16x4_u offset=8 (local.get $at)) (local.get $c))))
           (br_if $tap (i32.lt_u (local.tee $k (i32.add (local.get $k) (i32.const 1))) (local.get $taps))))
-        (v128.store64_lane 0 (i32.add (local.get $dst) (i32.shl (local.get $x) (i32.const 1)))
-          (i16x8.narrow_i32x4_u (call $divide (local.get $sum) (local.get $half) (local.get $sc)) (local.get $sum)))
-        (local.set $x (i32.add (local.get $x) (i32.const 4)))
-        (br $quad)))))
+        (v128.store (i32.add (local.get $dst) (i32.shl (local.get $x) (i32.const 1)))
+          (i16x8.narrow_i32x4_u
+            (call $divide (local.get $lo) (local.get $half) (local.get $sc))
+            (call $divide (local.get $hi) (local.get $half) (local.get $sc))))
+        (local.set $x (i32.add (local.get $x) (i32.const 8)))
+        (br $eight)))))
