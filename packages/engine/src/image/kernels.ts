@@ -28,8 +28,11 @@ const LUMA = 139264;
 const DETAIL_TABLE = 172032;
 const TAPS = 237568;
 const SOURCE_ROWS = 237632;
+/** The curves pass's cache of results by colour (65536 slots of 8 bytes; see kernels.wat). */
+const CACHE = 262144;
+const CACHE_BYTES = 524288;
 /** Start of the blur's rows; the memory grows past it to fit the image's width. */
-const ROWS = 262144;
+const ROWS = 786432;
 /** Most taps of a Gaussian the .wat holds. */
 const MAX_TAPS = 16;
 
@@ -70,7 +73,11 @@ export function curvesPass(
   const k = instance();
   const mem = new Uint8Array(k.memory.buffer);
   luts.forEach((lut, c) => mem.set(lut, LUTS + 256 * c));
-  if (factors) new Float64Array(k.memory.buffer, FACTORS, 512).set(factors);
+  if (factors) {
+    new Float64Array(k.memory.buffer, FACTORS, 512).set(factors);
+    // The cached results belong to the previous call's tables and factors.
+    mem.fill(0, CACHE, CACHE + CACHE_BYTES);
+  }
   const { data, channels: ch } = img;
   const lumaOut = new Uint16Array(k.memory.buffer, LUMA, STRIP);
   const pixels = data.length / ch;

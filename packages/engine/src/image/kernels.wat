@@ -12,9 +12,10 @@
 ;;   204800  (unused)
 ;;   237568  the Gaussian's integer taps, i32, at most 16
 ;;   237632  the vertical pass's source rows (byte addresses), i32, at most 16
-;;   262144  the blur's rows (grown by kernels.ts to the image's width)
+;;   262144  the curves pass's cache of results by colour, 65536 x (key i32, result i32)
+;;   786432  the blur's rows (grown by kernels.ts to the image's width)
 (module
-  (memory (export "memory") 4)
+  (memory (export "memory") 12)
 
   ;; applyPlan of colour/apply.ts on n pixels of ch (3 or 4) channels:
   ;; look-up tables, then (when $vibrance is not 0) the chroma factor, the
@@ -25,6 +26,7 @@
     (local $f f64) (local $y f64) (local $rg v128) (local $bb v128)
     (local $yv v128) (local $fv v128) (local $v v128) (local $fl v128)
     (local $zero v128) (local $top v128) (local $half v128) (local $one v128) (local $magic v128)
+    (local $key i32) (local $slot i32) (local $packed i32)
     (local.set $in (i32.const 8192))
     (local.set $out (i32.const 73728))
     (local.set $zero (f64x2.splat (f64.const 0)))
@@ -42,56 +44,71 @@
           (then (i32.store8 offset=3 (local.get $out) (i32.load8_u offset=3 (local.get $in)))))
         (if (local.get $vibrance)
           (then
-            (local.set $max
-              (select (select (local.get $r) (local.get $b) (i32.gt_u (local.get $r) (local.get $b)))
-                      (select (local.get $g) (local.get $b) (i32.gt_u (local.get $g) (local.get $b)))
-                      (i32.gt_u (local.get $r) (local.get $g))))
-            (local.set $min
-              (select (select (local.get $r) (local.get $b) (i32.lt_u (local.get $r) (local.get $b)))
-                      (select (local.get $g) (local.get $b) (i32.lt_u (local.get $g) (local.get $b)))
-                      (i32.lt_u (local.get $r) (local.get $g))))
-            ;; factors[(skin-like ? 256 : 0) + max - min]; skin-like: r > g > b and r - b < 170.
-            (local.set $f
-              (f64.load offset=1024
-                (i32.shl
-                  (i32.add
-                    (i32.sub (local.get $max) (local.get $min))
-                    (select (i32.const 256) (i32.const 0)
-                      (i32.and
-                        (i32.and (i32.gt_u (local.get $r) (local.get $g)) (i32.gt_u (local.get $g) (local.get $b)))
-                        (i32.lt_s (i32.sub (local.get $r) (local.get $b)) (i32.const 170)))))
-                  (i32.const 3))))
-            ;; A grey pixel (max = min) has no chroma to scale.
-            (if (i32.and (i32.ne (local.get $max) (local.get $min)) (f64.ne (local.get $f) (f64.const 1)))
+            ;; A pixel's result depends only on its colour after the tables: a
+            ;; direct-mapped cache of 65536 colours (key, then R | G << 8 | B << 16).
+            (local.set $key (i32.or (i32.or (i32.shl (local.get $r) (i32.const 16)) (i32.shl (local.get $g) (i32.const 8)))
+                                    (i32.or (local.get $b) (i32.const 0x1000000))))
+            (local.set $slot (i32.add (i32.const 262144) (i32.shl (i32.shr_u (i32.mul (local.get $key) (i32.const 0x9E3779B1)) (i32.const 16)) (i32.const 3))))
+            (if (i32.eq (i32.load (local.get $slot)) (local.get $key))
               (then
-                ;; luma8: 0.299 r + 0.587 g + 0.114 b, added left to right as in JavaScript.
-                (local.set $y
-                  (f64.add
-                    (f64.add
-                      (f64.mul (f64.const 0.299) (f64.convert_i32_s (local.get $r)))
-                      (f64.mul (f64.const 0.587) (f64.convert_i32_s (local.get $g))))
-                    (f64.mul (f64.const 0.114) (f64.convert_i32_s (local.get $b)))))
-                (local.set $yv (f64x2.splat (local.get $y)))
-                (local.set $fv (f64x2.splat (local.get $f)))
-                ;; Two channels a vector: y + (c - y) f, clamped to 0..255, Math.round
-                ;; (floor, plus one when the fraction is at least a half; the fraction is
-                ;; exact at these magnitudes). Adding 2^52 leaves each integer in the low
-                ;; 32 bits of its lane (i32 lanes 0 and 2), cheaper than a conversion.
-                (local.set $rg (f64x2.add (local.get $magic)
-                    (f64x2.add
-                      (local.tee $fl (f64x2.floor (local.tee $v
-                        (f64x2.pmax (local.get $zero) (f64x2.pmin (local.get $top)
-                          (f64x2.add (local.get $yv) (f64x2.mul (f64x2.sub (f64x2.replace_lane 1 (f64x2.splat (f64.convert_i32_s (local.get $r))) (f64.convert_i32_s (local.get $g))) (local.get $yv)) (local.get $fv))))))))
-                      (v128.and (f64x2.ge (f64x2.sub (local.get $v) (local.get $fl)) (local.get $half)) (local.get $one)))))
-                (local.set $bb (f64x2.add (local.get $magic)
-                    (f64x2.add
-                      (local.tee $fl (f64x2.floor (local.tee $v
-                        (f64x2.pmax (local.get $zero) (f64x2.pmin (local.get $top)
-                          (f64x2.add (local.get $yv) (f64x2.mul (f64x2.sub (f64x2.splat (f64.convert_i32_s (local.get $b))) (local.get $yv)) (local.get $fv))))))))
-                      (v128.and (f64x2.ge (f64x2.sub (local.get $v) (local.get $fl)) (local.get $half)) (local.get $one)))))
-                (local.set $r (i32x4.extract_lane 0 (local.get $rg)))
-                (local.set $g (i32x4.extract_lane 2 (local.get $rg)))
-                (local.set $b (i32x4.extract_lane 0 (local.get $bb)))))))
+                (local.set $packed (i32.load offset=4 (local.get $slot)))
+                (local.set $r (i32.and (local.get $packed) (i32.const 255)))
+                (local.set $g (i32.and (i32.shr_u (local.get $packed) (i32.const 8)) (i32.const 255)))
+                (local.set $b (i32.shr_u (local.get $packed) (i32.const 16))))
+              (else
+                (local.set $max
+                  (select (select (local.get $r) (local.get $b) (i32.gt_u (local.get $r) (local.get $b)))
+                          (select (local.get $g) (local.get $b) (i32.gt_u (local.get $g) (local.get $b)))
+                          (i32.gt_u (local.get $r) (local.get $g))))
+                (local.set $min
+                  (select (select (local.get $r) (local.get $b) (i32.lt_u (local.get $r) (local.get $b)))
+                          (select (local.get $g) (local.get $b) (i32.lt_u (local.get $g) (local.get $b)))
+                          (i32.lt_u (local.get $r) (local.get $g))))
+                ;; factors[(skin-like ? 256 : 0) + max - min]; skin-like: r > g > b and r - b < 170.
+                (local.set $f
+                  (f64.load offset=1024
+                    (i32.shl
+                      (i32.add
+                        (i32.sub (local.get $max) (local.get $min))
+                        (select (i32.const 256) (i32.const 0)
+                          (i32.and
+                            (i32.and (i32.gt_u (local.get $r) (local.get $g)) (i32.gt_u (local.get $g) (local.get $b)))
+                            (i32.lt_s (i32.sub (local.get $r) (local.get $b)) (i32.const 170)))))
+                      (i32.const 3))))
+                ;; A grey pixel (max = min) has no chroma to scale.
+                (if (i32.and (i32.ne (local.get $max) (local.get $min)) (f64.ne (local.get $f) (f64.const 1)))
+                  (then
+                    ;; luma8: 0.299 r + 0.587 g + 0.114 b, added left to right as in JavaScript.
+                    (local.set $y
+                      (f64.add
+                        (f64.add
+                          (f64.mul (f64.const 0.299) (f64.convert_i32_s (local.get $r)))
+                          (f64.mul (f64.const 0.587) (f64.convert_i32_s (local.get $g))))
+                        (f64.mul (f64.const 0.114) (f64.convert_i32_s (local.get $b)))))
+                    (local.set $yv (f64x2.splat (local.get $y)))
+                    (local.set $fv (f64x2.splat (local.get $f)))
+                    ;; Two channels a vector: y + (c - y) f, clamped to 0..255, Math.round
+                    ;; (floor, plus one when the fraction is at least a half; the fraction is
+                    ;; exact at these magnitudes). Adding 2^52 leaves each integer in the low
+                    ;; 32 bits of its lane (i32 lanes 0 and 2), cheaper than a conversion.
+                    (local.set $rg (f64x2.add (local.get $magic)
+                        (f64x2.add
+                          (local.tee $fl (f64x2.floor (local.tee $v
+                            (f64x2.pmax (local.get $zero) (f64x2.pmin (local.get $top)
+                              (f64x2.add (local.get $yv) (f64x2.mul (f64x2.sub (f64x2.replace_lane 1 (f64x2.splat (f64.convert_i32_s (local.get $r))) (f64.convert_i32_s (local.get $g))) (local.get $yv)) (local.get $fv))))))))
+                          (v128.and (f64x2.ge (f64x2.sub (local.get $v) (local.get $fl)) (local.get $half)) (local.get $one)))))
+                    (local.set $bb (f64x2.add (local.get $magic)
+                        (f64x2.add
+                          (local.tee $fl (f64x2.floor (local.tee $v
+                            (f64x2.pmax (local.get $zero) (f64x2.pmin (local.get $top)
+                              (f64x2.add (local.get $yv) (f64x2.mul (f64x2.sub (f64x2.splat (f64.convert_i32_s (local.get $b))) (local.get $yv)) (local.get $fv))))))))
+                          (v128.and (f64x2.ge (f64x2.sub (local.get $v) (local.get $fl)) (local.get $half)) (local.get $one)))))
+                    (local.set $r (i32x4.extract_lane 0 (local.get $rg)))
+                    (local.set $g (i32x4.extract_lane 2 (local.get $rg)))
+                    (local.set $b (i32x4.extract_lane 0 (local.get $bb)))))
+                (i32.store (local.get $slot) (local.get $key))
+                (i32.store offset=4 (local.get $slot)
+                  (i32.or (i32.or (local.get $r) (i32.shl (local.get $g) (i32.const 8))) (i32.shl (local.get $b) (i32.const 16))))))))
         (i32.store8 (local.get $out) (local.get $r))
         (i32.store8 offset=1 (local.get $out) (local.get $g))
         (i32.store8 offset=2 (local.get $out) (local.get $b))
