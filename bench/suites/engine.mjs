@@ -19,10 +19,10 @@ import { median } from '../lib/stats.mjs';
 const STEPS = [
   ['decode', 'decode (with format probe)'],
   ['analysisCopy', 'analysis copy (400 px)'],
-  ['faces', 'face detection (worker; the wait beyond the overlapped analysis)'],
+  ['faces', 'face detection (worker, boxes only; the wait beyond the overlapped analysis)'],
   ['planning', 'planning (scene, preset, colour plan)'],
   ['curves', 'look-up tables + vibrance (one WebAssembly pass)'],
-  ['sharpen', 'sharpening (libvips luma blur + WebAssembly detail pass)'],
+  ['sharpen', 'sharpening (luma blur + detail, one WebAssembly pass over the rows)'],
   ['resize', 'resize'],
   ['encode', 'encode (with metadata)'],
 ];

@@ -59,7 +59,7 @@ export function createImagingEngine(options: ImagingEngineOptions = {}): Imaging
   const { look } = createLookEngine({
     // AI preset selection tells portraits and groups by their faces, also
     // when the job itself did not ask for detection.
-    findFaces: (image: Raster) => detectFaces(image),
+    findFaces: (image: Raster, options) => detectFaces(image, options),
     ...(options.defaultSkip ? { defaultSkip: options.defaultSkip } : {}),
   });
   const { art, video } = createArtEngine({ segment: (image) => segmentPerson(image) });

@@ -26,5 +26,5 @@ export { encodeRaster, type OutputFormat, type EncodeOptions } from './image/enc
 export { sharpenSpec, sharpenRaster, type SharpenSpec } from './image/sharpen';
 export { targetDimensions } from './image/resize';
 export { setExifThumbnail, updateExifThumbnail, readExifThumbnail, EXIF_THUMBNAIL_SIDE } from './image/exif-thumbnail';
-export { detectFaces, segmentPerson, createDetectionEngine, closeEngineWorkers, closeVisionWorkers, autoCropBox, headTop, AUTOCROP_TYPES, type DetectionEngine, type VisionImage, type Mask, type AutoCropParams } from './vision';
+export { detectFaces, type FaceDetectOptions, segmentPerson, createDetectionEngine, closeEngineWorkers, closeVisionWorkers, autoCropBox, headTop, AUTOCROP_TYPES, type DetectionEngine, type VisionImage, type Mask, type AutoCropParams } from './vision';
 export * from './art/index';

@@ -16,8 +16,12 @@ import { removeBlemishes } from './retouch/blemish';
 import { removeGlare } from './retouch/glare';
 import { timed, timedSync, type StepTimings } from './timings';
 
-/** Finds faces on an image (pixel boxes and eyes in that image). */
-export type FaceFinder = (image: Raster) => Promise<readonly FaceRecord[]>;
+/**
+ * Finds faces on an image (pixel boxes and eyes in that image). With
+ * `boxesOnly` the caller reads only the faces' count and boxes (the scene),
+ * so a detector may skip its eye and expression models (`detectFaces`).
+ */
+export type FaceFinder = (image: Raster, options?: { boxesOnly?: boolean }) => Promise<readonly FaceRecord[]>;
 
 /** Inputs of {@link applyLook} beyond the image and parameters. */
 export interface LookOptions {
@@ -66,7 +70,8 @@ export async function applyLook(image: Raster, params: PfcParams, options: LookO
   // Face detection runs in a worker thread. Unless retouching needs the
   // faces first, the analysis copy and the measurements that do not depend
   // on the scene are made meanwhile; `faces` times only the wait beyond them.
-  const facesTask = needFaces && findFaces ? findFaces(image) : undefined;
+  // Retouching needs the eyes; the scene only the faces' sizes.
+  const facesTask = needFaces && findFaces ? findFaces(image, { boxesOnly: !retouch }) : undefined;
   // Awaited below; until then a failure must not count as an unhandled rejection.
   facesTask?.catch(() => undefined);
   const awaitFaces = () => (facesTask ? timed(timings, 'faces', () => facesTask) : Promise.resolve(undefined));

@@ -9,7 +9,7 @@ import { detectFaces } from './faces/detect';
 import { segmentPerson, type Mask } from './segment/segment';
 import { closeVisionWorkers, type VisionImage } from './vision/shared';
 
-export { detectFaces, DETECT_MAX_SIDE } from './faces/detect';
+export { detectFaces, DETECT_MAX_SIDE, type FaceDetectOptions } from './faces/detect';
 export { segmentPerson, SEGMENT_MODEL_SIDE, SEGMENT_WORK_SIDE, type Mask } from './segment/segment';
 export { toFaceRecord, toFaceRecords, type HumanFace } from './faces/records';
 export { refineMask, type RefineOptions, type GreyImage } from './segment/refine';

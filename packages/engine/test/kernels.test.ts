@@ -7,7 +7,8 @@
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { curvesPass, detailPass } from '../src/image/kernels';
+import { blurDetailPass, blurPlane, curvesPass } from '../src/image/kernels';
+import { gaussianMask } from '../src/image/sharpen';
 
 /** Deterministic pseudo-random bytes (a fixed LCG), so a failure reproduces. */
 function bytes(n: number, seed: number): Uint8Array {
@@ -38,12 +39,12 @@ function firstDifference(a: ArrayLike<number>, b: ArrayLike<number>): number {
 }
 
 /** The curves pass from its definition: tables, then round(y + (c − y)·f) with y the Rec. 601 luma, in float64 as colour/apply.ts wrote it. */
-function curvesReference(data: Uint8Array, ch: 3 | 4, factors: Float64Array | undefined): { out: Uint8Array; luma: Uint16Array } {
+function curvesReference(data: Uint8Array, ch: 3 | 4, factors: Float64Array | undefined, luts: readonly [Uint8Array, Uint8Array, Uint8Array] = LUTS): { out: Uint8Array; luma: Uint16Array } {
   const out = new Uint8Array(data.length);
   const luma = new Uint16Array(data.length / ch);
   for (let p = 0; p < luma.length; p++) {
     const i = p * ch;
-    let [r, g, b] = [LUTS[0][data[i]!]!, LUTS[1][data[i + 1]!]!, LUTS[2][data[i + 2]!]!];
+    let [r, g, b] = [luts[0][data[i]!]!, luts[1][data[i + 1]!]!, luts[2][data[i + 2]!]!];
     const max = Math.max(r, g, b);
     const min = Math.min(r, g, b);
     if (factors && max !== min) {
@@ -72,6 +73,19 @@ describe('curvesPass (look-up tables + vibrance, WebAssembly)', () => {
     });
   }
 
+  it('matches its definition on photo-like pixels, where colours repeat, and after a call with other tables', () => {
+    // 600 colours, each repeated in runs, so the pass's cache of results by colour is hit and its slots collide.
+    const palette = bytes(600 * 3, 99);
+    const data = new Uint8Array(3 * PIXELS);
+    for (let p = 0; p < PIXELS; p++) data.set(palette.subarray(3 * (Math.floor(p / 7) % 600), 3 * (Math.floor(p / 7) % 600) + 3), 3 * p);
+    const other = FACTORS.map((f) => 2 - f);
+    const otherLuts = [LUTS[2], LUTS[0], LUTS[1]] as const;
+    expect(firstDifference(curvesPass({ data, channels: 3 }, LUTS, FACTORS), curvesReference(data, 3, FACTORS).out)).toBe(-1);
+    expect(firstDifference(curvesPass({ data, channels: 3 }, LUTS, other), curvesReference(data, 3, other).out)).toBe(-1);
+    const swapped = curvesPass({ data, channels: 3 }, otherLuts, other);
+    expect(firstDifference(swapped, curvesReference(data, 3, other, otherLuts).out)).toBe(-1);
+  });
+
   it('leaves its input alone and needs no luma buffer', () => {
     const data = bytes(3 * 1000, 7);
     const before = new Uint8Array(data);
@@ -81,20 +95,25 @@ describe('curvesPass (look-up tables + vibrance, WebAssembly)', () => {
   });
 });
 
-describe('detailPass (the mask added to R, G and B, WebAssembly)', () => {
+describe('blurDetailPass (the mask added to R, G and B, WebAssembly)', () => {
   for (const ch of [3, 4] as const) {
     it(`adds table[((luma − blurred) >> 3) + 8192] to R, G and B of ${ch}-channel pixels, clamped, alpha kept`, () => {
-      const data = bytes(PIXELS * ch, 10 + ch);
-      const noise = bytes(4 * PIXELS, 20 + ch);
-      const luma = Uint16Array.from({ length: PIXELS }, (_, p) => (noise[2 * p]! << 8) | noise[2 * p + 1]!);
-      const blurred = Uint16Array.from({ length: PIXELS }, (_, p) => (noise[2 * PIXELS + 2 * p]! << 8) | noise[2 * PIXELS + 2 * p + 1]!);
+      // Rows wider than a strip, an odd width, a height not a multiple of the mask's.
+      const [w, h] = [16390, 3];
+      const n = w * h;
+      const data = bytes(n * ch, 10 + ch);
+      const noise = bytes(2 * n, 20 + ch);
+      const luma = Uint16Array.from({ length: n }, (_, p) => (noise[2 * p]! << 8) | noise[2 * p + 1]!);
+      const mask = gaussianMask(2);
+      // The blur itself is held to libvips' in blur.test.ts.
+      const blurred = blurPlane(luma, w, h, mask);
       const table = Int16Array.from({ length: 16384 }, (_, k) => Math.round((k - 8192) / 40));
       const expected = new Uint8Array(data);
-      for (let p = 0; p < PIXELS; p++) {
+      for (let p = 0; p < n; p++) {
         const delta = table[((luma[p]! - blurred[p]!) >> 3) + 8192]!;
         for (let c = 0; c < 3; c++) expected[p * ch + c] = Math.min(255, Math.max(0, data[p * ch + c]! + delta));
       }
-      detailPass({ data, channels: ch }, luma, blurred, table);
+      blurDetailPass({ data, width: w, height: h, channels: ch }, luma, mask, table);
       expect(firstDifference(data, expected)).toBe(-1);
     });
   }

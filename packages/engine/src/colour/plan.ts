@@ -5,6 +5,7 @@
  */
 import type { Raster } from '../image/raster';
 import { angleFromNeutral, clippedFraction, greyEdgeIlluminant, histogram, percentile } from './estimate';
+import { lumaHistogram, maxHistogram, minHistogram } from './histograms';
 import { estimateIlluminant, gainsRemoving, unsettledLean, type IlluminantEvidence } from './illuminant';
 import type { ColourParams } from './params';
 import { applyCurves, type ColourPlan, exposureGainFor, IDENTITY_PLAN, luma8 } from './apply';
@@ -143,7 +144,7 @@ export function dimColouredLight(thumb: Raster, evidence: IlluminantEvidence | u
   if (!light) return 0;
   const coloured = ramp(-light.u, COLOURED_LIGHT_FROM, COLOURED_LIGHT_TO);
   if (coloured === 0) return 0;
-  const white = percentile(histogram(thumb, (r, g, b) => Math.max(r, g, b)), 1 - LEVELS_CLIP) / 255;
+  const white = percentile(maxHistogram(thumb), 1 - LEVELS_CLIP) / 255;
   return coloured * ramp(-white, -WHITE_OWN, -WHITE_SHORT);
 }
 
@@ -212,16 +213,16 @@ export function planCorrection(
   // 2. Levels on the white-balanced copy: darkest channel for black, then
   // brightest for white, each corrected only as far as it is clearly off.
   const balanced = applyCurves(thumb, plan);
-  const lo = percentile(histogram(balanced, (r, g, b) => Math.min(r, g, b)), LEVELS_CLIP) / 255;
-  const hiBefore = percentile(histogram(balanced, (r, g, b) => Math.max(r, g, b)), 1 - LEVELS_CLIP) / 255;
+  const lo = percentile(minHistogram(balanced), LEVELS_CLIP) / 255;
+  const hiBefore = percentile(maxHistogram(balanced), 1 - LEVELS_CLIP) / 255;
   // Natural photos' darkest tones sit below ~0.06 (soft light, mist); a black
   // point well above that is veiling light or a flattened curve.
   const veil = ramp(lo, BLACK_SOFT, BLACK_VEILED);
   plan.blackGamma = 1 + (LINEAR_GAMMA - 1) * ramp(hiBefore, WHITE_FLAT, WHITE_VEILED);
   plan.black = Math.min(1 - 1 / MAX_STRETCH, p.contrast * veil * Math.max(0, lo - BLACK_ALLOWANCE));
   const unveiled = applyCurves(thumb, plan);
-  const hi = percentile(histogram(unveiled, (r, g, b) => Math.max(r, g, b)), 1 - LEVELS_CLIP) / 255;
-  const key0 = percentile(histogram(unveiled, luma8), 0.5) / 255;
+  const hi = percentile(maxHistogram(unveiled), 1 - LEVELS_CLIP) / 255;
+  const key0 = percentile(lumaHistogram(unveiled), 0.5) / 255;
   // A lifted black says the whole range was squeezed: the white end is
   // restored with it. Otherwise the white end is stretched only as far as it
   // is clearly short, and not beyond a median of STRETCH_KEY_LIMIT.

@@ -29,7 +29,7 @@ export interface HumanFace {
   boxScore: number;
   box: [number, number, number, number];
   mesh: P3[];
-  annotations: Record<string, P3[] | undefined>;
+  annotations: Record<string, (P3 | undefined)[] | undefined>;
   emotion?: { score: number; emotion: string }[];
 }
 
@@ -50,8 +50,9 @@ function mean(points: readonly P3[]): Point | undefined {
 
 /** Iris centre (mean of the iris points), else the eye contour's centre. `side` is the subject's side, as Human names it. */
 function eye(face: HumanFace, side: 'left' | 'right'): Point | undefined {
-  const a = face.annotations;
-  return mean(a[`${side}EyeIris`] ?? []) ?? mean([...(a[`${side}EyeUpper0`] ?? []), ...(a[`${side}EyeLower0`] ?? [])]);
+  // Without the iris model (`boxesOnly`) the iris annotation lists mesh points that are absent.
+  const points = (name: string) => (face.annotations[name] ?? []).filter((p): p is P3 => p !== undefined);
+  return mean(points(`${side}EyeIris`)) ?? mean([...points(`${side}EyeUpper0`), ...points(`${side}EyeLower0`)]);
 }
 
 function dist(m: readonly P3[], i: number, j: number): number | undefined {

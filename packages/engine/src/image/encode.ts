@@ -37,7 +37,10 @@ export async function encodeRaster(img: Raster, options: EncodeOptions): Promise
     if (source) pipeline = pipeline.withMetadata(source.density ? { density: source.density } : {});
   }
   if (options.format === 'jpeg') {
-    return pipeline.flatten({ background: '#ffffff' }).jpeg({ quality: options.quality ?? 90, chromaSubsampling: '4:4:4' }).toBuffer();
+    // 4:4:4 keeps colour edges (a quality choice). Huffman tables are the standard ones, not
+    // optimised per image: the same pixels in 2–9 % more bytes, for 2.5 times less encoding CPU
+    // (see README "Performance").
+    return pipeline.flatten({ background: '#ffffff' }).jpeg({ quality: options.quality ?? 90, chromaSubsampling: '4:4:4', optimiseCoding: false }).toBuffer();
   }
   return pipeline.png({ compressionLevel: 6 }).toBuffer();
 }

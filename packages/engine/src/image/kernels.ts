@@ -1,7 +1,7 @@
 /**
  * The look's two full-size per-pixel passes in WebAssembly (`kernels.wat`):
  * the curves + vibrance pass of `colour/apply.ts` and the sharpening's
- * detail pass of `image/sharpen.ts`. The same arithmetic as the JavaScript
+ * blur + detail pass of `image/sharpen.ts`. The same arithmetic as the JavaScript
  * loops they replaced (the same float64 operations in the same order, the
  * same rounding as Math.round), so the pixels are identical; about twice as
  * fast as that JavaScript (CPU, 12 MP photos), since V8 could not drop the
@@ -9,10 +9,11 @@
  * channels at a time (f64x2); the look-up tables are gathers, which
  * WebAssembly SIMD does not have, so they stay scalar.
  *
- * The module's memory is small and fixed; images pass through it in strips
- * of {@link STRIP} pixels (a copy in and a copy out per strip, cache-sized,
- * so they cost little next to the arithmetic). The calls are synchronous,
- * so one instance serves the whole thread.
+ * The module's memory is small: the curves pass takes images through it in
+ * strips of {@link STRIP} pixels, the blur row by row (a copy in and a copy
+ * out each, cache-sized, so they cost little next to the arithmetic); it
+ * grows only to hold the blur's rows of a wide image. The calls are
+ * synchronous, so one instance serves the whole thread.
  */
 import { KERNELS_WASM_BASE64 } from './kernels-wasm';
 
@@ -25,12 +26,22 @@ const INPUT = 8192;
 const OUTPUT = 73728;
 const LUMA = 139264;
 const DETAIL_TABLE = 172032;
-const BLURRED = 204800;
+const TAPS = 237568;
+const SOURCE_ROWS = 237632;
+/** The curves pass's cache of results by colour (65536 slots of 8 bytes; see kernels.wat). */
+const CACHE = 262144;
+const CACHE_BYTES = 524288;
+/** Start of the blur's rows; the memory grows past it to fit the image's width. */
+const ROWS = 786432;
+/** Most taps of a Gaussian the .wat holds. */
+const MAX_TAPS = 16;
 
 interface KernelExports {
   memory: WebAssembly.Memory;
   curves(n: number, channels: number, vibrance: number): void;
-  detail(n: number, channels: number): void;
+  detailRow(luma: number, blurred: number, px: number, n: number, channels: number): void;
+  hblur(src: number, dst: number, n: number, taps: number, scale: number): void;
+  vblur(dst: number, n: number, taps: number, scale: number): void;
 }
 
 let kernels: KernelExports | undefined;
@@ -62,7 +73,11 @@ export function curvesPass(
   const k = instance();
   const mem = new Uint8Array(k.memory.buffer);
   luts.forEach((lut, c) => mem.set(lut, LUTS + 256 * c));
-  if (factors) new Float64Array(k.memory.buffer, FACTORS, 512).set(factors);
+  if (factors) {
+    new Float64Array(k.memory.buffer, FACTORS, 512).set(factors);
+    // The cached results belong to the previous call's tables and factors.
+    mem.fill(0, CACHE, CACHE + CACHE_BYTES);
+  }
   const { data, channels: ch } = img;
   const lumaOut = new Uint16Array(k.memory.buffer, LUMA, STRIP);
   const pixels = data.length / ch;
@@ -76,24 +91,88 @@ export function curvesPass(
   return out;
 }
 
+/** A separable integer Gaussian as libvips makes it: taps (odd count) summing to `scale`. */
+export interface IntegerMask {
+  taps: Int32Array;
+  scale: number;
+}
+
 /**
- * Adds `table[((luma − blurred) >> 3) + 8192]` to R, G and B of every pixel,
- * clamped to 0..255, in place. `table` has 16384 entries.
+ * The unsharp mask's blur and detail in one pass over the rows, in place:
+ * `luma` blurred with `mask` (see {@link blurRows}), then
+ * `table[((luma − blurred) >> 3) + 8192]` (16384 entries) added to R, G and
+ * B of every pixel, clamped to 0..255; alpha is kept. The blurred plane is
+ * never made whole, so the work stays in cache and needs no full-size
+ * buffer.
  */
-export function detailPass(img: Pixels, luma: Uint16Array, blurred: Uint16Array, table: Int16Array): void {
+export function blurDetailPass(img: Pixels & { width: number; height: number }, luma: Uint16Array, mask: IntegerMask, table: Int16Array): void {
+  const { width: w, data, channels: ch } = img;
+  new Int16Array(instance().memory.buffer, DETAIL_TABLE, 16384).set(table);
+  blurRows(luma, w, img.height, mask, ch * w, (k, y, blurredAt, lumaAt, pixAt) => {
+    const mem = new Uint8Array(k.memory.buffer);
+    new Uint16Array(k.memory.buffer, lumaAt, w).set(luma.subarray(y * w, y * w + w));
+    const pixels = data.subarray(y * w * ch, (y + 1) * w * ch);
+    mem.set(pixels, pixAt);
+    k.detailRow(lumaAt, blurredAt, pixAt, w, ch);
+    pixels.set(mem.subarray(pixAt, pixAt + w * ch));
+  });
+}
+
+/** `luma` (width × height, u16) blurred with `mask` as {@link blurRows} does it, as a new plane. */
+export function blurPlane(luma: Uint16Array, width: number, height: number, mask: IntegerMask): Uint16Array {
+  const out = new Uint16Array(width * height);
+  blurRows(luma, width, height, mask, 0, (k, y, blurredAt) => out.set(new Uint16Array(k.memory.buffer, blurredAt, width), y * width));
+  return out;
+}
+
+/**
+ * A u16 plane blurred with a separable integer mask exactly as libvips'
+ * integer convolution does it (`gaussblur` with precision integer, the C
+ * path of convi.c for 16-bit images): a horizontal then a vertical pass,
+ * each out = (Σ tap × value + scale / 2) / scale in integers, the image's
+ * edges repeated. Row by row: the horizontal pass keeps as many rows as
+ * the mask is tall; for each output row, `row` gets the byte addresses of
+ * its blurred values and of room for one row of luma and `extra` bytes.
+ */
+function blurRows(
+  luma: Uint16Array,
+  w: number,
+  h: number,
+  mask: IntegerMask,
+  extra: number,
+  row: (k: KernelExports, y: number, blurredAt: number, lumaAt: number, extraAt: number) => void,
+): void {
+  const n = mask.taps.length;
+  const r = (n - 1) / 2;
+  // The .wat divides in float32: exact while every sum stays below 2^24 and the scale below 256.
+  if (n > MAX_TAPS || n % 2 !== 1 || !(mask.scale > 0 && mask.scale < 256)) throw new Error(`blur: unsupported mask (${n} taps, scale ${mask.scale})`);
+  // Row stride in u16, a multiple of 8 so the eight-wide passes' overrun stays inside the row.
+  const stride = (w + 8) & ~7;
+  const padAt = ROWS;
+  const ringAt = padAt + 2 * (stride + 2 * r + 8);
+  const blurredAt = ringAt + 2 * stride * n;
+  const lumaAt = blurredAt + 2 * stride;
+  const extraAt = lumaAt + 2 * stride;
   const k = instance();
-  const mem = new Uint8Array(k.memory.buffer);
-  new Int16Array(k.memory.buffer, DETAIL_TABLE, 16384).set(table);
-  const lumaIn = new Uint16Array(k.memory.buffer, LUMA, STRIP);
-  const blurredIn = new Uint16Array(k.memory.buffer, BLURRED, STRIP);
-  const { data, channels: ch } = img;
-  for (let start = 0; start < luma.length; start += STRIP) {
-    const n = Math.min(STRIP, luma.length - start);
-    const strip = data.subarray(start * ch, (start + n) * ch);
-    mem.set(strip, OUTPUT);
-    lumaIn.set(luma.subarray(start, start + n));
-    blurredIn.set(blurred.subarray(start, start + n));
-    k.detail(n, ch);
-    strip.set(mem.subarray(OUTPUT, OUTPUT + n * ch));
+  const need = extraAt + extra + 64;
+  if (need > k.memory.buffer.byteLength) k.memory.grow(Math.ceil((need - k.memory.buffer.byteLength) / 65536));
+  const buffer = k.memory.buffer;
+  new Int32Array(buffer, TAPS, n).set(mask.taps);
+  const pad = new Uint16Array(buffer, padAt, stride + 2 * r + 8);
+  const sources = new Int32Array(buffer, SOURCE_ROWS, n);
+  const slot = (j: number) => ringAt + 2 * stride * (j % n);
+  let next = 0;
+  for (let y = 0; y < h; y++) {
+    // The horizontal pass on every row the vertical one needs, each once: the ring holds the last n.
+    for (const last = Math.min(h - 1, y + r); next <= last; next++) {
+      const src = luma.subarray(next * w, next * w + w);
+      pad.set(src, r);
+      pad.fill(src[0]!, 0, r);
+      pad.fill(src[w - 1]!, r + w, 2 * r + w);
+      k.hblur(padAt, slot(next), w, n, mask.scale);
+    }
+    for (let t = 0; t < n; t++) sources[t] = slot(Math.min(h - 1, Math.max(0, y - r + t)));
+    k.vblur(blurredAt, w, n, mask.scale);
+    row(k, y, blurredAt, lumaAt, extraAt);
   }
 }

@@ -9,12 +9,11 @@
  * the thresholds in L units carry over at 2.55 levels per unit.
  *
  * Steps: the luma plane (16-bit, filled by the curves pass when it runs
- * anyway, see `applyPlan`), its blur in libvips (one plane, integer
- * Gaussian as libvips' own mask uses), one pass adding the cored
+ * anyway, see `applyPlan`), then one WebAssembly pass over the rows that
+ * blurs it (libvips' integer Gaussian, bit for bit) and adds the cored
  * difference to the pixels.
  */
-import sharp from 'sharp';
-import { detailPass } from './kernels';
+import { blurDetailPass, type IntegerMask } from './kernels';
 import type { Raster } from './raster';
 
 /** The parameters of one unsharp mask (libvips' `sharpen` terms). */
@@ -86,26 +85,35 @@ function curveTable(spec: SharpenSpec): Int16Array {
   return table;
 }
 
-/** The luma plane blurred with the mask's Gaussian (libvips, integer kernel down to 10 % of its peak, as `sharpen`). */
-async function blurPlane(luma: Uint16Array, width: number, height: number, sigma: number): Promise<Uint16Array> {
-  const { data } = await sharp(luma, { raw: { width, height, channels: 1 } })
-    .blur({ sigma, minAmplitude: 0.1, precision: 'integer' })
-    // Without this sharp converts the one 16-bit plane to 8-bit-range sRGB on output.
-    .toColourspace('grey16')
-    .raw({ depth: 'ushort' })
-    .toBuffer({ resolveWithObject: true });
-  return new Uint16Array(data.buffer, data.byteOffset, data.length / 2);
+/** Smallest tap of the mask's Gaussian relative to its peak (libvips' `min_ampl`, as its `sharpen` uses). */
+const MIN_AMPLITUDE = 0.1;
+
+/**
+ * The mask's Gaussian as libvips' `gaussmat` makes it for an integer,
+ * separable blur: taps rint(20 · e^(−x²/2σ²)) out to the last x whose
+ * e^(−x²/2σ²) is at least `minAmplitude`, scale their sum.
+ */
+export function gaussianMask(sigma: number, minAmplitude = MIN_AMPLITUDE): IntegerMask {
+  const sig2 = 2 * sigma * sigma;
+  const maxX = Math.min(8 * sigma, 10000);
+  let x = 0;
+  while (x < maxX && Math.exp(-(x * x) / sig2) >= minAmplitude) x++;
+  const width = 2 * Math.max(x - 1, 0) + 1;
+  // C's rint rounds ties to even; no tap of these sigmas is a tie, but keep its rule.
+  const rint = (v: number) => (Math.abs(v % 1) === 0.5 ? 2 * Math.round(v / 2) : Math.round(v));
+  const taps = Int32Array.from({ length: width }, (_, i) => rint(20 * Math.exp(-((i - (width >> 1)) ** 2) / sig2)));
+  return { taps, scale: taps.reduce((a, b) => a + b, 0) || 1 };
 }
 
 /**
  * Sharpen a raster in place (its buffer must be the caller's own, e.g. the
  * curves pass's output). `luma` is {@link lumaPlane} of the raster when the
- * caller already has it. Alpha is not touched.
+ * caller already has it. Alpha is not touched. The blur is libvips'
+ * integer Gaussian to the bit (see `blurDetailPass`), done row by row
+ * together with the detail, in WebAssembly.
  */
 export async function sharpenInPlace(img: Raster, spec: SharpenSpec, luma: Uint16Array = lumaPlane(img)): Promise<Raster> {
-  const blurred = await blurPlane(luma, img.width, img.height, spec.sigma);
-  // The cored detail added to R, G and B of every pixel, clamped (WebAssembly, image/kernels.ts).
-  detailPass(img, luma, blurred, curveTable(spec));
+  blurDetailPass(img, luma, gaussianMask(spec.sigma), curveTable(spec));
   return img;
 }
 

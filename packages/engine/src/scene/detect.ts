@@ -5,8 +5,8 @@
  * signal it reads.
  */
 import type { Raster } from '../image/raster';
-import { histogram, percentile } from '../colour/estimate';
-import { luma8 } from '../colour/apply';
+import { percentile } from '../colour/estimate';
+import { lumaHistogram } from '../colour/histograms';
 import { SCENE, type SceneId } from './categories';
 
 /** A face as the scene detector needs it: its box relative to the image (0..1). */
@@ -82,7 +82,7 @@ function measure(img: Raster, faces: readonly SceneFace[]): SceneSignals {
       }
     }
   }
-  const lumaHist = histogram(img, luma8);
+  const lumaHist = lumaHistogram(img);
   const faceArea = faces.reduce((m, f) => Math.max(m, f.width * f.height), 0);
   return {
     flat: flat / Math.max(1, considered),

@@ -24,6 +24,8 @@ export interface FacesTask {
   scale: number;
   width: number;
   height: number;
+  /** Skip the iris and emotion models (see `FaceDetectOptions.boxesOnly`). */
+  boxesOnly?: boolean;
 }
 
 /**

@@ -25,12 +25,13 @@ export interface HumanLike {
   tf: Tf;
   init(): Promise<void>;
   load(): Promise<void>;
-  detect(input: tfc.Tensor): Promise<{ face: HumanFace[]; error?: string | null }>;
+  /** `config` is merged into the instance's settings, which keep it for later calls. */
+  detect(input: tfc.Tensor, config?: object): Promise<{ face: HumanFace[]; error?: string | null }>;
 }
 
 const require = createRequire(import.meta.url);
 
-/** Face detection settings for still photos: no frame caching, several faces, eyes (iris) and smile (emotion). */
+/** Face detection settings for still photos: no frame caching, several faces, eyes (iris) and smile (emotion; both skipped per task with `boxesOnly`). */
 const humanConfig = (modelBase: string, wasmDir: string) => ({
   backend: 'wasm',
   wasmPath: `${wasmDir}/`,

@@ -18,7 +18,8 @@ async function faces(task: FacesTask): Promise<VisionResult> {
   const { data, width, height } = task.image;
   const input = human.tf.tensor3d(new Uint8Array(data), [height, width, 3], 'int32');
   try {
-    const result = await human.detect(input);
+    // Per call, both ways: Human keeps a call's settings for the calls after it.
+    const result = await human.detect(input, { face: { iris: { enabled: !task.boxesOnly }, emotion: { enabled: !task.boxesOnly } } });
     if (result.error) throw new Error(`face detection failed: ${result.error}`);
     return { kind: 'faces', faces: toFaceRecords(result.face, task.scale, task.width, task.height) };
   } finally {
