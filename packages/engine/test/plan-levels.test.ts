@@ -115,6 +115,40 @@ describe('planCorrection: corrections only as far as something is clearly wrong'
     expect(plan.blackGamma).toBeLessThan(1.2);
     expect(moved(clean, corrected(flat))).toBeLessThan(moved(clean, flat) / 4);
   });
+
+  /** A grey, high-key scene whose own tones run from black to encoded 0.7 only (a pier in fog). */
+  const greyPier = (x: number): [number, number, number] => {
+    const l = lin((0.7 * x) / (W - 1));
+    return [l, l, l * 1.02];
+  };
+  /** Contrast halved on encoded values, pivoting on mid-grey (as the bench's `contrast -50%`). */
+  const halved = (l: number) => lin(0.25 + 0.5 * enc(l));
+
+  it('restores a flattened photo whose own white end was short to that white end, not to white', () => {
+    const clean = scene(greyPier);
+    const flat = scene(greyPier, halved);
+    const fixed = corrected(flat);
+    // The lifted black (0.25) says the curve pulled the white in from 1 to 0.75:
+    // a white end at 0.6 was the photo's own 0.7, which comes back, not white.
+    let top = 0;
+    for (const v of fixed.data) top = Math.max(top, v);
+    expect(top / 255).toBeGreaterThan(0.64);
+    expect(top / 255).toBeLessThan(0.76);
+    expect(moved(clean, fixed)).toBeLessThan(moved(clean, flat) / 4);
+  });
+
+  it('does not lift a flattened dark scene as if it were under-exposed', () => {
+    // A dim scene (tones from black to 0.5): its flattened copy has a dark key and
+    // short whites, but a lifted black: a flattened curve, not under-exposure.
+    const dim = (x: number): [number, number, number] => {
+      const l = lin((0.5 * x) / (W - 1));
+      return [l, l, l];
+    };
+    const flat = scene(dim, halved);
+    const { plan } = planCorrection(flat, AUTO);
+    expect(plan.exposure).toBeCloseTo(1, 3);
+    expect(moved(scene(dim), corrected(flat))).toBeLessThan(moved(scene(dim), flat) / 4);
+  });
 });
 
 describe('estimateIlluminant: green and magenta are bounded as a light source can make them', () => {

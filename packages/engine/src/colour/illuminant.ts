@@ -23,6 +23,7 @@
  */
 import type { Raster } from '../image/raster';
 import { greyEdgeIlluminant } from './estimate';
+import { neutralTrust } from './neutral';
 import { findSky } from './sky';
 import { LINEAR_OF_BYTE } from './srgb';
 
@@ -121,14 +122,31 @@ export function estimateIlluminant(img: Raster): IlluminantEvidence {
   const frame = estimates(channelStats(img), img);
   const sky = findSky(img);
   const light = frame.whitePatch ? { light: frame.whitePatch } : {};
-  if (sky.fraction === 0) return { ...frame, sky: 0, ...light };
+  if (sky.fraction === 0) return { ...frame, consensus: checkedByGrey(img, frame.consensus, frame), sky: 0, ...light };
   // With a blue sky in the frame, the scene below it is a second view of
   // the light: the sky alone pulls the frame's estimates to blue, and
   // without the sky a scene in warm low sun leans warm. Only what both
   // views agree on is removed.
   const below = estimates(channelStats(img, sky.mask), belowRows(img, sky.bandRows));
-  const consensus = { u: bothAgree(frame.consensus.u, below.consensus.u), v: bothAgree(frame.consensus.v, below.consensus.v) };
+  const shared = { u: bothAgree(frame.consensus.u, below.consensus.u), v: bothAgree(frame.consensus.v, below.consensus.v) };
+  const consensus = checkedByGrey(img, shared, below, sky.mask);
   return { ...below, consensus, sky: sky.fraction, frameConsensus: frame.consensus, ...light };
+}
+
+/**
+ * The consensus scaled by what the frame's grey surfaces say ({@link neutralTrust}):
+ * grey surfaces left at neutral say the light is neutral and the lean is the scene's own.
+ */
+function checkedByGrey(img: Raster, consensus: Chroma, ev: Omit<IlluminantEvidence, 'sky' | 'light' | 'frameConsensus'>, skip?: Uint8Array): Chroma {
+  const all = [ev.greyWorld, ev.shadesOfGrey, ev.greyEdge, ...(ev.whitePatch ? [ev.whitePatch] : [])];
+  // Where the grey surfaces would sit under the cast: the estimates' mean lean, on the side of what is removed.
+  const lean = (removed: number, xs: number[]) => {
+    const m = xs.reduce((a, b) => a + b, 0) / xs.length;
+    return Math.sign(m) === Math.sign(removed) ? m : removed;
+  };
+  const estimate = { u: lean(consensus.u, all.map((c) => c.u)), v: lean(consensus.v, all.map((c) => c.v)) };
+  const trust = neutralTrust(img, consensus, estimate, skip);
+  return trust === 1 ? consensus : { u: consensus.u * trust, v: consensus.v * trust };
 }
 
 /**

@@ -148,6 +148,24 @@ export function dimColouredLight(thumb: Raster, evidence: IlluminantEvidence | u
   return coloured * ramp(-white, -WHITE_OWN, -WHITE_SHORT);
 }
 
+/**
+ * The white point a flattened copy is restored to, given the black `black`
+ * (encoded) it lifted: a contrast reduction pivots on mid-grey, scaling
+ * encoded values by k around 0.5, so it lifts the black by (1 − k)/2 and
+ * pulls the white in by as much. Removing the black on encoded values leaves
+ * a full-range photo's white at k/(1 − black) = (1 − 2·black)/(1 − black);
+ * a white end below that was short in the photo itself (a grey, high-key
+ * scene; dusk) and is not stretched to white. `flat` (0..1) is how far the
+ * black is removed on encoded values (none under full whites, where the
+ * lift is veiling light and the white end stays); `hi` is the white end
+ * after the black removal, returned where the model does not apply.
+ */
+export function pivotedWhite(hi: number, black: number, flat: number): number {
+  if (black <= 0 || flat <= 0) return hi;
+  const full = (1 - 2 * black) / (1 - black);
+  return hi + Math.max(0, full - hi) * flat;
+}
+
 /** What the planner measured, for reports and tests. */
 export interface PlanDiagnostics {
   /** Estimated illuminant (linear RGB, mean 1). */
@@ -228,7 +246,8 @@ export function planCorrection(
   // is clearly short, and not beyond a median of STRETCH_KEY_LIMIT.
   const stretch = Math.max(veil, ramp(-hi, -WHITE_OWN, -WHITE_SHORT) * (1 - mood));
   const keyLimit = (1 - veil) * (key0 / STRETCH_KEY_LIMIT);
-  const whiteTarget = Math.min(1, Math.max(hi, keyLimit, 1 / MAX_STRETCH));
+  const flat = 1 - ramp(hiBefore, WHITE_FLAT, WHITE_VEILED);
+  const whiteTarget = Math.min(1, Math.max(hi, pivotedWhite(hi, veil * Math.max(0, lo - BLACK_ALLOWANCE), flat), keyLimit, 1 / MAX_STRETCH));
   plan.white = 1 - p.contrast * stretch * (1 - whiteTarget);
 
   // 3. Exposure. A dark key is brightened only as far as the highlights are
@@ -239,7 +258,9 @@ export function planCorrection(
   const levelled = applyCurves(thumb, plan);
   const key = percentile(histogram(levelled, luma8), 0.5) / 255;
   const highlights = percentile(histogram(levelled, (r, g, b) => Math.max(r, g, b)), 1 - LEVELS_CLIP) / 255;
-  const dark = ramp(-highlights, -WHITE_OWN, -WHITE_SHORT) * (1 - mood);
+  // A lifted black is a flattened curve or a veil, not under-exposure: its
+  // white end is what the levels restored (see pivotedWhite), so it gets no lift.
+  const dark = ramp(-highlights, -WHITE_OWN, -WHITE_SHORT) * (1 - mood) * (1 - veil);
   const target = key < DARK_KEY ? key + (DARK_KEY - key) * p.exposure * dark : key;
   let gain = exposureGainFor(srgbToLinear(Math.max(key, 1 / 255)), srgbToLinear(target));
   gain = Math.min(MAX_EXPOSURE_GAIN, Math.max(1 / MAX_EXPOSURE_GAIN, gain)) * 2 ** p.brightness;
