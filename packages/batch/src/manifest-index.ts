@@ -194,23 +194,11 @@ export class ManifestIndex {
   }
 
   private intern(folder: string): number {
-    let id = this.folderIds.get(folder);
-    if (id === undefined) {
-      id = this.folders.length;
-      this.folders.push(folder);
-      this.folderIds.set(folder, id);
-    }
-    return id;
+    return idOf(folder, this.folders, this.folderIds);
   }
 
   private settingsId(s: IndexSettings): number {
-    let id = this.settingsIds.get(s);
-    if (id === undefined) {
-      id = this.settings.length;
-      this.settings.push(s);
-      this.settingsIds.set(s, id);
-    }
-    return id;
+    return idOf(s, this.settings, this.settingsIds);
   }
 
   /** Make room for `slots` slots at once (a manifest about to be read). */
@@ -279,4 +267,15 @@ class SlotEntry implements ManifestEntry {
   get jobId(): string | undefined {
     return this.#index.jobOf(this.#slot);
   }
+}
+
+/** The number of `value` in `list`, adding it (and its number to `ids`) the first time it is seen. */
+function idOf<T>(value: T, list: T[], ids: Map<T, number>): number {
+  let id = ids.get(value);
+  if (id === undefined) {
+    id = list.length;
+    list.push(value);
+    ids.set(value, id);
+  }
+  return id;
 }
