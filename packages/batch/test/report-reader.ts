@@ -5,19 +5,13 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import type { ReportMeta as WrittenMeta } from '../src/report-data';
 
 export type Row = [rel: string, status: string, original: string, output: string, input: string, bytesOut: string, time: string, jobId: string, backup: string, pid: number, error: string, warnings: string[], before: [string, number, number] | 0, after: [string, number, number] | 0, video: 0 | 1, folder: number];
 export type Folder = [name: string, corrected: number, upToDate: number, failed: number, cancelled: number, chunks: string[]];
 
-export interface ReportMeta {
-  pageSize: number;
-  chunkRows: number;
-  failures: { total: number; chunks: number };
-  files: { total: number; chunks: number };
-  folders: number;
-  params: [string, string][][];
-  base: string;
-}
+/** The meta the page carries: the writer's, and the address of the companion folder's chunks. */
+export type ReportMeta = WrittenMeta & { base: string };
 
 export interface ReadReport {
   html: string;
