@@ -104,10 +104,13 @@ const STRETCH_KEY_LIMIT = 0.5;
  * limit is lifted and the white end stretched in full (an under-exposed pale
  * scene: a grey wall with dark details). Either sign alone is common in good
  * photos: a cat's fur whose brightest tone is 0.84 over deep shadows; a
- * flattened copy's clipped sky.
+ * flattened copy's clipped sky. A flat patch at the top is no proof either
+ * (a chart's brightest card), so only a white end clearly short, from
+ * {@link LOST_WHITE_FROM} down to {@link WHITE_SHORT}, counts.
  */
 const PLATEAU_FROM = 0.0015;
 const PLATEAU_TO = 0.005;
+const LOST_WHITE_FROM = 0.85;
 /** Dark key (median luma) below which a photo whose highlights are clearly short is brightened. */
 const DARK_KEY = 0.3;
 /** Largest exposure gain either way (linear light), i.e. ±2 EV. */
@@ -261,7 +264,8 @@ export function planCorrection(
   // is clearly short, and not beyond a median of STRETCH_KEY_LIMIT unless
   // the highlights were clearly lost.
   const stretch = Math.max(veil, ramp(-hi, -WHITE_OWN, -WHITE_SHORT) * (1 - mood));
-  const lostHighlights = ramp(-lo, -BLACK_SOFT, -BLACK_ALLOWANCE) * ramp(plateauAt(maxBalanced, hiBefore * 255), PLATEAU_FROM, PLATEAU_TO);
+  const lostHighlights =
+    ramp(-lo, -BLACK_SOFT, -BLACK_ALLOWANCE) * ramp(-hiBefore, -LOST_WHITE_FROM, -WHITE_SHORT) * ramp(plateauAt(maxBalanced, hiBefore * 255), PLATEAU_FROM, PLATEAU_TO);
   const keyLimit = (1 - veil) * (1 - lostHighlights) * (key0 / STRETCH_KEY_LIMIT);
   const flat = 1 - ramp(hiBefore, WHITE_FLAT, WHITE_VEILED);
   const whiteTarget = Math.min(1, Math.max(hi, pivotedWhite(hi, veil * Math.max(0, lo - BLACK_ALLOWANCE), flat), keyLimit, 1 / MAX_STRETCH));
