@@ -137,8 +137,8 @@ const COLOURED_LIGHT_TO = 1.3;
  * a cast too uncertain to remove or the scene's own colour, and vibrance,
  * which lifts muted colours most, would push it further.
  */
-const UNSETTLED_FROM = 0.05;
-const UNSETTLED_TO = 0.25;
+const UNSETTLED_FROM = 0.02;
+const UNSETTLED_TO = 0.12;
 
 /** 0 at or below `from`, rising linearly to 1 at `to` (from < to). */
 function ramp(x: number, from: number, to: number): number {
