@@ -34,21 +34,3 @@ export function lumaHistogram(img: Raster): Uint32Array {
   }
   return hist;
 }
-
-/**
- * Fraction of the pixels (0..1) within one code of `end`, a histogram's
- * bright end (a code, fractional as `percentile` gives it): how many pixels
- * share the brightest value. A photo's own highlights thin out towards its
- * brightest pixels; many pixels on one value there are highlights that were
- * clipped to white and then darkened together (an exposure or curve change
- * after the clip).
- */
-export function plateauAt(hist: Uint32Array, end: number): number {
-  let total = 0;
-  for (const n of hist) total += n;
-  if (total === 0) return 0;
-  const c = Math.min(255, Math.max(0, Math.round(end)));
-  let near = 0;
-  for (let v = Math.max(0, c - 1); v <= Math.min(255, c + 1); v++) near += hist[v]!;
-  return near / total;
-}
