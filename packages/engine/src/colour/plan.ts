@@ -5,7 +5,7 @@
  */
 import type { Raster } from '../image/raster';
 import { angleFromNeutral, clippedFraction, greyEdgeIlluminant, histogram, percentile } from './estimate';
-import { lumaHistogram, maxHistogram, minHistogram, plateauAt } from './histograms';
+import { lumaHistogram, maxHistogram, minHistogram } from './histograms';
 import { estimateIlluminant, gainsRemoving, unsettledLean, type IlluminantEvidence } from './illuminant';
 import type { ColourParams } from './params';
 import { applyCurves, type ColourPlan, exposureGainFor, IDENTITY_PLAN, luma8 } from './apply';
@@ -94,23 +94,6 @@ const WHITE_SHORT = 0.75;
  * nature (a soft, low contrast scene), not because it is under-exposed.
  */
 const STRETCH_KEY_LIMIT = 0.5;
-/**
- * ... unless two signs agree that the highlights were lost, not missing by
- * nature: the white end is a plateau of clipped highlights darkened
- * together ({@link plateauAt}: from {@link PLATEAU_FROM} of the pixels on
- * it, in full from {@link PLATEAU_TO}), and the photo keeps a true black
- * (from a black of {@link BLACK_SOFT} down to {@link BLACK_ALLOWANCE}), which
- * a flattened curve, haze or soft light would have lifted. Then the key
- * limit is lifted and the white end stretched in full (an under-exposed pale
- * scene: a grey wall with dark details). Either sign alone is common in good
- * photos: a cat's fur whose brightest tone is 0.84 over deep shadows; a
- * flattened copy's clipped sky. A flat patch at the top is no proof either
- * (a chart's brightest card), so only a white end clearly short, from
- * {@link LOST_WHITE_FROM} down to {@link WHITE_SHORT}, counts.
- */
-const PLATEAU_FROM = 0.0015;
-const PLATEAU_TO = 0.005;
-const LOST_WHITE_FROM = 0.85;
 /** Dark key (median luma) below which a photo whose highlights are clearly short is brightened. */
 const DARK_KEY = 0.3;
 /** Largest exposure gain either way (linear light), i.e. ±2 EV. */
@@ -249,8 +232,7 @@ export function planCorrection(
   // brightest for white, each corrected only as far as it is clearly off.
   const balanced = applyCurves(thumb, plan);
   const lo = percentile(minHistogram(balanced), LEVELS_CLIP) / 255;
-  const maxBalanced = maxHistogram(balanced);
-  const hiBefore = percentile(maxBalanced, 1 - LEVELS_CLIP) / 255;
+  const hiBefore = percentile(maxHistogram(balanced), 1 - LEVELS_CLIP) / 255;
   // Natural photos' darkest tones sit below ~0.06 (soft light, mist); a black
   // point well above that is veiling light or a flattened curve.
   const veil = ramp(lo, BLACK_SOFT, BLACK_VEILED);
@@ -261,12 +243,9 @@ export function planCorrection(
   const key0 = percentile(lumaHistogram(unveiled), 0.5) / 255;
   // A lifted black says the whole range was squeezed: the white end is
   // restored with it. Otherwise the white end is stretched only as far as it
-  // is clearly short, and not beyond a median of STRETCH_KEY_LIMIT unless
-  // the highlights were clearly lost.
+  // is clearly short, and not beyond a median of STRETCH_KEY_LIMIT.
   const stretch = Math.max(veil, ramp(-hi, -WHITE_OWN, -WHITE_SHORT) * (1 - mood));
-  const lostHighlights =
-    ramp(-lo, -BLACK_SOFT, -BLACK_ALLOWANCE) * ramp(-hiBefore, -LOST_WHITE_FROM, -WHITE_SHORT) * ramp(plateauAt(maxBalanced, hiBefore * 255), PLATEAU_FROM, PLATEAU_TO);
-  const keyLimit = (1 - veil) * (1 - lostHighlights) * (key0 / STRETCH_KEY_LIMIT);
+  const keyLimit = (1 - veil) * (key0 / STRETCH_KEY_LIMIT);
   const flat = 1 - ramp(hiBefore, WHITE_FLAT, WHITE_VEILED);
   const whiteTarget = Math.min(1, Math.max(hi, pivotedWhite(hi, veil * Math.max(0, lo - BLACK_ALLOWANCE), flat), keyLimit, 1 / MAX_STRETCH));
   plan.white = 1 - p.contrast * stretch * (1 - whiteTarget);
