@@ -91,6 +91,12 @@ export function curvesPass(
   return out;
 }
 
+/** Rows `from` (inclusive) to `to` (exclusive) of an image. */
+export interface RowRange {
+  from: number;
+  to: number;
+}
+
 /** A separable integer Gaussian as libvips makes it: taps (odd count) summing to `scale`. */
 export interface IntegerMask {
   taps: Int32Array;
@@ -105,10 +111,16 @@ export interface IntegerMask {
  * never made whole, so the work stays in cache and needs no full-size
  * buffer.
  */
-export function blurDetailPass(img: Pixels & { width: number; height: number }, luma: Uint16Array, mask: IntegerMask, table: Int16Array): void {
+export function blurDetailPass(
+  img: Pixels & { width: number; height: number },
+  luma: Uint16Array,
+  mask: IntegerMask,
+  table: Int16Array,
+  rows: RowRange = { from: 0, to: img.height },
+): void {
   const { width: w, data, channels: ch } = img;
   new Int16Array(instance().memory.buffer, DETAIL_TABLE, 16384).set(table);
-  blurRows(luma, w, img.height, mask, ch * w, (k, y, blurredAt, lumaAt, pixAt) => {
+  blurRows(luma, w, img.height, mask, ch * w, rows, (k, y, blurredAt, lumaAt, pixAt) => {
     const mem = new Uint8Array(k.memory.buffer);
     new Uint16Array(k.memory.buffer, lumaAt, w).set(luma.subarray(y * w, y * w + w));
     const pixels = data.subarray(y * w * ch, (y + 1) * w * ch);
@@ -121,7 +133,7 @@ export function blurDetailPass(img: Pixels & { width: number; height: number }, 
 /** `luma` (width × height, u16) blurred with `mask` as {@link blurRows} does it, as a new plane. */
 export function blurPlane(luma: Uint16Array, width: number, height: number, mask: IntegerMask): Uint16Array {
   const out = new Uint16Array(width * height);
-  blurRows(luma, width, height, mask, 0, (k, y, blurredAt) => out.set(new Uint16Array(k.memory.buffer, blurredAt, width), y * width));
+  blurRows(luma, width, height, mask, 0, { from: 0, to: height }, (k, y, blurredAt) => out.set(new Uint16Array(k.memory.buffer, blurredAt, width), y * width));
   return out;
 }
 
@@ -133,6 +145,9 @@ export function blurPlane(luma: Uint16Array, width: number, height: number, mask
  * edges repeated. Row by row: the horizontal pass keeps as many rows as
  * the mask is tall; for each output row, `row` gets the byte addresses of
  * its blurred values and of room for one row of luma and `extra` bytes.
+ * Only the output rows in `rows` are made; each reads the luma rows within
+ * the mask's reach, edges repeated as for the whole image, so bands of rows
+ * made apart (on several threads) are the whole image's rows to the bit.
  */
 function blurRows(
   luma: Uint16Array,
@@ -140,6 +155,7 @@ function blurRows(
   h: number,
   mask: IntegerMask,
   extra: number,
+  rows: RowRange,
   row: (k: KernelExports, y: number, blurredAt: number, lumaAt: number, extraAt: number) => void,
 ): void {
   const n = mask.taps.length;
@@ -161,8 +177,8 @@ function blurRows(
   const pad = new Uint16Array(buffer, padAt, stride + 2 * r + 8);
   const sources = new Int32Array(buffer, SOURCE_ROWS, n);
   const slot = (j: number) => ringAt + 2 * stride * (j % n);
-  let next = 0;
-  for (let y = 0; y < h; y++) {
+  let next = Math.max(0, rows.from - r);
+  for (let y = rows.from; y < rows.to; y++) {
     // The horizontal pass on every row the vertical one needs, each once: the ring holds the last n.
     for (const last = Math.min(h - 1, y + r); next <= last; next++) {
       const src = luma.subarray(next * w, next * w + w);
