@@ -1,7 +1,8 @@
 /**
  * The look's two full-size per-pixel passes in WebAssembly (`kernels.wat`):
  * the curves + vibrance pass of `colour/apply.ts` and the sharpening's
- * blur + detail pass of `image/sharpen.ts`. The same arithmetic as the JavaScript
+ * blur + detail pass of `image/sharpen.ts`; and planning's costliest loop,
+ * grey-edge's sums on the analysis copy (`greyEdgeSums12`). The same arithmetic as the JavaScript
  * loops they replaced (the same float64 operations in the same order, the
  * same rounding as Math.round), so the pixels are identical; about twice as
  * fast as that JavaScript (CPU, 12 MP photos), since V8 could not drop the
@@ -42,6 +43,9 @@ interface KernelExports {
   detailRow(luma: number, blurred: number, px: number, n: number, channels: number): void;
   hblur(src: number, dst: number, n: number, taps: number, scale: number): void;
   vblur(dst: number, n: number, taps: number, scale: number): void;
+  edgePlane(px: number, ch: number, c: number, lut: number, dst: number, n: number): void;
+  smooth(src: number, tmp: number, dst: number, w: number, h: number): void;
+  edgeSum(a: number, px: number, ch: number, clip: number, w: number, h: number): number;
 }
 
 let kernels: KernelExports | undefined;
@@ -191,4 +195,37 @@ function blurRows(
     k.vblur(blurredAt, w, n, mask.scale);
     row(k, y, blurredAt, lumaAt, extraAt);
   }
+}
+
+/**
+ * Grey-edge's Minkowski sums at p = 12 for R, G and B of a small image (the
+ * analysis copy), as `greyEdgeIlluminant` of colour/estimate.ts computes
+ * them: each channel to linear light through `linearOfByte`, [1 2 1]/4
+ * smoothed twice (edges repeated), then Σ (dx² + dy²)⁶ of central
+ * differences over inner pixels with no channel at or above `clipAt`. The
+ * same float64 operations in the same order, so the same sums to the bit;
+ * in WebAssembly because V8 needed several photos to optimise those loops
+ * and then still ran them at about half this speed.
+ */
+export function greyEdgeSums12(img: Pixels & { width: number; height: number }, linearOfByte: Float64Array, clipAt: number): [number, number, number] {
+  const { data, width: w, height: h, channels: ch } = img;
+  const n = w * h;
+  // In the blur's scratch room (calls are synchronous, so the two never overlap).
+  const lutAt = ROWS;
+  const pxAt = lutAt + 2048;
+  const planeAt = pxAt + ((n * ch + 7) & ~7);
+  const tmpAt = planeAt + 8 * n;
+  const outAt = tmpAt + 8 * n;
+  const k = instance();
+  const need = outAt + 8 * n;
+  if (need > k.memory.buffer.byteLength) k.memory.grow(Math.ceil((need - k.memory.buffer.byteLength) / 65536));
+  new Float64Array(k.memory.buffer, lutAt, 256).set(linearOfByte);
+  new Uint8Array(k.memory.buffer, pxAt, n * ch).set(data.subarray(0, n * ch));
+  const sum = (c: number) => {
+    k.edgePlane(pxAt, ch, c, lutAt, planeAt, n);
+    k.smooth(planeAt, tmpAt, outAt, w, h);
+    k.smooth(outAt, tmpAt, planeAt, w, h);
+    return k.edgeSum(planeAt, pxAt, ch, clipAt, w, h);
+  };
+  return [sum(0), sum(1), sum(2)];
 }
