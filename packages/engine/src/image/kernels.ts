@@ -46,6 +46,7 @@ interface KernelExports {
   edgePlane(px: number, ch: number, c: number, lut: number, dst: number, n: number): void;
   smooth(src: number, tmp: number, dst: number, w: number, h: number): void;
   edgeSum(a: number, px: number, ch: number, clip: number, w: number, h: number): number;
+  histogram(px: number, ch: number, n: number, kind: number, dst: number): void;
 }
 
 let kernels: KernelExports | undefined;
@@ -228,4 +229,27 @@ export function greyEdgeSums12(img: Pixels & { width: number; height: number }, 
     return k.edgeSum(planeAt, pxAt, ch, clipAt, w, h);
   };
   return [sum(0), sum(1), sum(2)];
+}
+
+/** What {@link pixelHistogram} counts per pixel. */
+export type HistogramKind = 'max' | 'min' | 'luma';
+
+/**
+ * A 256-bin histogram of each pixel's max(R, G, B), min(R, G, B) or luma
+ * (`luma8` of colour/apply.ts, rounded as Math.round, at most 255): the
+ * counts `maxHistogram`, `minHistogram` and `lumaHistogram` of
+ * colour/histograms.ts give, for analysis copies (their loops in JavaScript
+ * cost planning more than any other step once grey-edge moved here).
+ */
+export function pixelHistogram(img: Pixels, kind: HistogramKind): Uint32Array {
+  const { data, channels: ch } = img;
+  const n = Math.floor(data.length / ch);
+  const histAt = ROWS;
+  const pxAt = ROWS + 1024;
+  const k = instance();
+  const need = pxAt + n * ch + 64;
+  if (need > k.memory.buffer.byteLength) k.memory.grow(Math.ceil((need - k.memory.buffer.byteLength) / 65536));
+  new Uint8Array(k.memory.buffer, pxAt, n * ch).set(data.subarray(0, n * ch));
+  k.histogram(pxAt, ch, n, kind === 'max' ? 0 : kind === 'min' ? 1 : 2, histAt);
+  return new Uint32Array(k.memory.buffer.slice(histAt, histAt + 1024));
 }

@@ -308,4 +308,40 @@
         (local.set $y (i32.add (local.get $y) (i32.const 1)))
         (br $rows)))
     (local.get $sum))
+
+  ;; Histograms of colour/histograms.ts over n pixels of ch channels at $px
+  ;; into 256 u32 counts at $dst (zeroed here): $kind 0 max(R, G, B), 1 min,
+  ;; 2 luma8 (0.299 R + 0.587 G + 0.114 B in float64, added left to right)
+  ;; rounded as Math.round does (half up), at most 255.
+  (func (export "histogram") (param $px i32) (param $ch i32) (param $n i32) (param $kind i32) (param $dst i32)
+    (local $i i32) (local $r i32) (local $g i32) (local $b i32) (local $v i32) (local $y f64) (local $fl f64)
+    (memory.fill (local.get $dst) (i32.const 0) (i32.const 1024))
+    (block $done
+      (loop $pixel
+        (br_if $done (i32.ge_u (local.get $i) (local.get $n)))
+        (local.set $r (i32.load8_u (local.get $px)))
+        (local.set $g (i32.load8_u offset=1 (local.get $px)))
+        (local.set $b (i32.load8_u offset=2 (local.get $px)))
+        (if (i32.eqz (local.get $kind))
+          (then
+            (local.set $v (select (local.get $r) (local.get $g) (i32.gt_u (local.get $r) (local.get $g))))
+            (local.set $v (select (local.get $v) (local.get $b) (i32.gt_u (local.get $v) (local.get $b)))))
+          (else
+            (if (i32.eq (local.get $kind) (i32.const 1))
+              (then
+                (local.set $v (select (local.get $r) (local.get $g) (i32.lt_u (local.get $r) (local.get $g))))
+                (local.set $v (select (local.get $v) (local.get $b) (i32.lt_u (local.get $v) (local.get $b)))))
+              (else
+                (local.set $y (f64.add (f64.add (f64.mul (f64.const 0.299) (f64.convert_i32_u (local.get $r)))
+                                                (f64.mul (f64.const 0.587) (f64.convert_i32_u (local.get $g))))
+                                       (f64.mul (f64.const 0.114) (f64.convert_i32_u (local.get $b)))))
+                (local.set $fl (f64.floor (local.get $y)))
+                (local.set $v (i32.add (i32.trunc_f64_u (local.get $fl))
+                                       (f64.ge (f64.sub (local.get $y) (local.get $fl)) (f64.const 0.5))))
+                (local.set $v (select (i32.const 255) (local.get $v) (f64.gt (local.get $y) (f64.const 255))))))))
+        (local.set $v (i32.add (local.get $dst) (i32.shl (local.get $v) (i32.const 2))))
+        (i32.store (local.get $v) (i32.add (i32.load (local.get $v)) (i32.const 1)))
+        (local.set $px (i32.add (local.get $px) (local.get $ch)))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $pixel))))
 )
