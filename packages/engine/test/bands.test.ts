@@ -45,17 +45,29 @@ describe('blurDetailBands', () => {
       const table = detailTable();
       blurDetailPass({ data: expected, width: w, height: h, channels: 3 }, lumaValues, mask, table);
 
-      const pixels = sharedBytes(data.length);
+      setBandHelpers(helpers);
+      const pixels = sharedBytes(data.length, w * h);
       pixels.set(data);
       const luma = sharedU16(lumaValues.length);
       luma.set(lumaValues);
-      setBandHelpers(helpers);
       const before = bandCounters.helperBands;
       await blurDetailBands({ data: pixels, width: w, height: h, channels: 3 }, luma, mask, table);
       expect(bandCounters.helperBands - before).toBe(helpers);
       expect(Buffer.from(pixels).equals(Buffer.from(expected))).toBe(true);
     });
   }
+});
+
+describe('band buffers', () => {
+  it('are shared only when a pass can be split (helpers, at least two bands of pixels)', () => {
+    setBandHelpers(1);
+    expect(sharedBytes(3 << 20, 1 << 20).buffer).toBeInstanceOf(SharedArrayBuffer);
+    expect(sharedU16(1 << 20).buffer).toBeInstanceOf(SharedArrayBuffer);
+    expect(sharedBytes(3 << 18, 1 << 18).buffer).not.toBeInstanceOf(SharedArrayBuffer);
+    setBandHelpers(0);
+    expect(sharedBytes(3 << 20, 1 << 20).buffer).not.toBeInstanceOf(SharedArrayBuffer);
+    expect(sharedU16(1 << 20).buffer).not.toBeInstanceOf(SharedArrayBuffer);
+  });
 });
 
 describe('curvesBands', () => {
@@ -67,9 +79,9 @@ describe('curvesBands', () => {
     const expectedLuma = new Uint16Array(w * h);
     const expected = curvesPass({ data, channels: 4 }, luts, factors, expectedLuma);
 
-    const out = sharedBytes(data.length);
-    const luma = sharedU16(w * h);
     setBandHelpers(2);
+    const out = sharedBytes(data.length, w * h);
+    const luma = sharedU16(w * h);
     const before = bandCounters.helperBands;
     const ownRows: number[] = [];
     await curvesBands({ data, width: w, height: h, channels: 4 }, luts, factors, out, luma, async ({ from, to }) => {

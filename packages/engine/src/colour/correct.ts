@@ -56,9 +56,9 @@ export async function curvesStage(img: Raster, p: ColourParams, options: Correct
   const thumb = options.thumb ?? (await timed(timings, 'analysisCopy', () => thumbnailRaster(img, ANALYSIS_SIDE)));
   const { plan, diagnostics } = timedSync(timings, 'planning', () => planCorrection(thumb, p, 'still', options.evidence));
   // The curves pass writes the luma the mask blurs; the mask then works on the pass's own buffer.
-  // Shared memory, so the curves pass and the mask can run in bands on several threads (image/bands.ts).
+  // Shared with helper threads when the curves pass and the mask can run in bands (image/bands.ts).
   const luma = withLuma || sharpenSpec(img.width, img.height, plan.sharpen) ? sharedU16(img.width * img.height) : undefined;
-  const out = sharedBytes(img.data.length);
+  const out = sharedBytes(img.data.length, img.width * img.height);
   await applyPlanInBands(img, plan, luma, out, timings);
   return { plan, diagnostics, raster: { ...img, data: out }, ...(luma ? { luma } : {}) };
 }

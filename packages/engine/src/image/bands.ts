@@ -96,14 +96,24 @@ function bandPool(): WorkerPool<BandTask, null> {
   return pool;
 }
 
-/** A zeroed byte buffer the band helpers can share (the curves pass's output, so the mask can be split). */
-export function sharedBytes(length: number): Uint8Array {
-  return new Uint8Array(new SharedArrayBuffer(length));
+/**
+ * Whether a pass over an image of `pixels` may be split: there are helpers
+ * and at least two bands' worth of pixels. Only then are its buffers
+ * shared, since copying rows in and out of a SharedArrayBuffer costs the
+ * WebAssembly passes about a fifth more CPU (one thread, 12 MP).
+ */
+function splittable(pixels: number): boolean {
+  return helpers() > 0 && pixels >= 2 * MIN_BAND_PIXELS;
 }
 
-/** A zeroed u16 plane the band helpers can share (the curves pass's luma). */
+/** A zeroed byte buffer for an image of `pixels`, shared with the band helpers when its passes may be split. */
+export function sharedBytes(length: number, pixels: number): Uint8Array {
+  return splittable(pixels) ? new Uint8Array(new SharedArrayBuffer(length)) : new Uint8Array(length);
+}
+
+/** A zeroed u16 plane of `length` values (one per pixel), shared with the band helpers when its passes may be split. */
 export function sharedU16(length: number): Uint16Array {
-  return new Uint16Array(new SharedArrayBuffer(2 * length));
+  return splittable(length) ? new Uint16Array(new SharedArrayBuffer(2 * length)) : new Uint16Array(length);
 }
 
 /** `n` bands of about equal height covering `height` rows. */
