@@ -11,14 +11,15 @@
  *
  * Threads: `availableParallelism() − 1` helpers (at most
  * {@link MAX_HELPERS}), so a job's bands never ask for more threads than
- * the machine has cores. Several jobs at once (the emulator's `--workers`,
+ * the machine has cores, and none while the cores are busy anyway (load
+ * average, see `helpers`). Several jobs at once (the emulator's `--workers`,
  * a batch) share the helpers: a pass takes only the helpers that are free
  * at that moment and otherwise runs alone on its own thread, so parallel
  * jobs never queue behind each other's bands nor oversubscribe the cores.
  * Helpers start on first use and never keep a process alive (see
  * `WorkerPool`).
  */
-import { availableParallelism } from 'node:os';
+import { availableParallelism, loadavg } from 'node:os';
 import { workerScript } from '../workers/paths';
 import { WorkerPool } from '../workers/pool';
 import { blurDetailPass, curvesPass, type IntegerMask, type RowRange } from './kernels';
@@ -79,7 +80,8 @@ export const bandCounters = { helperBands: 0 };
 
 /**
  * Sets the number of helper threads (0: every pass on its caller's thread);
- * default `min(3, availableParallelism() − 1)`. For benchmarks and tests
+ * default `min(3, availableParallelism() − 1)`, or 0 while the load average
+ * is at least the core count. For benchmarks and tests
  * comparing one and several threads; takes effect for the next pass.
  */
 export function setBandHelpers(n: number | undefined): void {
@@ -87,8 +89,16 @@ export function setBandHelpers(n: number | undefined): void {
   helperLimit = n;
 }
 
+/**
+ * Helpers a pass may use. By default none while the machine's cores are
+ * already busy (1-minute load average at least the core count: other jobs,
+ * other processes): a helper then only adds the shared buffers' cost (about
+ * a tenth more CPU per job, measured at load 19) and gains no wall time.
+ */
 function helpers(): number {
-  return helperLimit ?? Math.max(0, Math.min(MAX_HELPERS, availableParallelism() - 1));
+  if (helperLimit !== undefined) return helperLimit;
+  const cores = availableParallelism();
+  return loadavg()[0]! >= cores ? 0 : Math.max(0, Math.min(MAX_HELPERS, cores - 1));
 }
 
 function bandPool(): WorkerPool<BandTask, null> {
