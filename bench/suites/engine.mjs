@@ -21,8 +21,8 @@ const STEPS = [
   ['analysisCopy', 'analysis copy (400 px)'],
   ['faces', 'face detection (worker, boxes only; the wait beyond the overlapped analysis)'],
   ['planning', 'planning (scene, preset, colour plan)'],
-  ['curves', 'look-up tables + vibrance (one WebAssembly pass)'],
-  ['sharpen', 'sharpening (luma blur + detail, one WebAssembly pass over the rows)'],
+  ['curves', 'look-up tables + vibrance (one WebAssembly pass, in bands over the free cores)'],
+  ['sharpen', 'sharpening (luma blur + detail, one WebAssembly pass over the rows, in bands over the free cores)'],
   ['resize', 'resize'],
   ['encode', 'encode (with metadata)'],
 ];
@@ -177,7 +177,7 @@ export default {
     return {
       figures: [
         { name: 'engine default correction, per megapixel', value: Math.round(engineMsPerMp), unit: 'ms/MP', note: `${ratio.toFixed(1)}× the bare sharp pipeline` },
-        { name: 'bare sharp decode → resize → encode, per megapixel', value: Math.round(sharpMsPerMp), unit: 'ms/MP', note: `load average ${os.loadavg()[0].toFixed(1)} after the timed runs; ${sharp.concurrency()} libvips threads` },
+        { name: 'bare sharp decode → resize → encode, per megapixel', value: Math.round(sharpMsPerMp), unit: 'ms/MP', note: `load average ${os.loadavg()[0].toFixed(1)} after the timed runs; ${sharp.concurrency()} libvips threads; the engine's passes on up to ${Math.min(3, os.availableParallelism() - 1) + 1} threads` },
         { name: 'engine per MP ÷ bare sharp per MP', value: +ratio.toFixed(1), unit: '×', goal: `≤ ${RATIO_GOAL}×`, ok: ratio <= RATIO_GOAL },
         { name: 'CPU time per MP (all threads), engine ÷ bare sharp', value: +cpuRatio.toFixed(1), unit: '×', note: `engine ${engineCpuPerMp.toFixed(0)} ms/MP, bare ${sharpCpuPerMp.toFixed(0)} ms/MP of CPU; less sensitive to other work on the machine than wall time` },
         ...stepMsPerMp.map((s) => ({ name: `engine step: ${s.label}, per megapixel`, value: +s.msPerMp.toFixed(1), unit: 'ms/MP', note: `${((100 * s.msPerMp) / engineMsPerMp).toFixed(0)} % of the correction` })),

@@ -24,6 +24,7 @@ export { resolvePreset, type ResolvedPreset } from './presets/resolve';
 export { decodeRaster, thumbnailRaster, type Raster } from './image/raster';
 export { encodeRaster, type OutputFormat, type EncodeOptions } from './image/encode';
 export { sharpenSpec, sharpenRaster, type SharpenSpec } from './image/sharpen';
+export { setBandHelpers } from './image/bands';
 export { targetDimensions } from './image/resize';
 export { setExifThumbnail, updateExifThumbnail, readExifThumbnail, EXIF_THUMBNAIL_SIDE } from './image/exif-thumbnail';
 export { detectFaces, type FaceDetectOptions, segmentPerson, createDetectionEngine, closeEngineWorkers, closeVisionWorkers, autoCropBox, headTop, AUTOCROP_TYPES, type DetectionEngine, type VisionImage, type Mask, type AutoCropParams } from './vision';

@@ -1,5 +1,5 @@
 /**
- * The planner's histogram loops (colour/histograms.ts) give what
+ * The planner's histograms (colour/histograms.ts, in WebAssembly) give what
  * `histogram(img, value)` gives with the function they stand for, on
  * analysis copies of the samples, a cast copy, random pixels (RGB and RGBA)
  * and the extremes.
@@ -31,6 +31,19 @@ describe('histogram loops', () => {
     for (const img of images) {
       expect(Array.from(maxHistogram(img))).toEqual(Array.from(histogram(img, (r, g, b) => Math.max(r, g, b))));
       expect(Array.from(minHistogram(img))).toEqual(Array.from(histogram(img, (r, g, b) => Math.min(r, g, b))));
+      expect(Array.from(lumaHistogram(img))).toEqual(Array.from(histogram(img, luma8)));
+    }
+  });
+
+  it('equal histogram() with luma8 on every one of the 2^24 colours (the rounding at every half level)', () => {
+    for (let r0 = 0; r0 < 256; r0 += 16) {
+      const data = new Uint8Array(16 * 256 * 256 * 3);
+      for (let i = 0, o = 0; i < 16 * 65536; i++, o += 3) {
+        data[o] = r0 + (i >> 16);
+        data[o + 1] = (i >> 8) & 255;
+        data[o + 2] = i & 255;
+      }
+      const img: Raster = { data, width: 4096, height: 256, channels: 3 };
       expect(Array.from(lumaHistogram(img))).toEqual(Array.from(histogram(img, luma8)));
     }
   });

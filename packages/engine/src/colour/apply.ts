@@ -4,7 +4,9 @@
  * never touched.
  */
 import type { Raster } from '../image/raster';
+import { curvesBands } from '../image/bands';
 import { curvesPass } from '../image/kernels';
+import { timedSync, type StepTimings } from '../timings';
 import { linearToSrgb, srgbToLinear } from './srgb';
 
 /** A resolved correction, independent of image size. */
@@ -128,6 +130,38 @@ export function applyCurves(img: Raster, plan: ColourPlan): Raster {
  */
 export function applyPlan(img: Raster, plan: ColourPlan, luma?: Uint16Array, out?: Uint8Array): Raster {
   return { ...img, data: curvesPass(img, channelLuts(plan), saturationFactors(plan.vibrance, plan.saturation), luma, out) };
+}
+
+/** Rows of this thread's curves pass between two turns of the event loop (about a megapixel at 4000 px wide). */
+const YIELD_PIXELS = 1 << 20;
+
+/**
+ * {@link applyPlan} of the whole image into `out` (and `luma`), as the look
+ * runs it: in bands over the free helper threads when `out` and `luma` are
+ * shared (`curvesBands` of image/bands.ts), and this thread's rows in strips
+ * of about a megapixel with a turn of the event loop between them, so work
+ * the caller started (a face detector handing its copy to a worker thread)
+ * is not held up behind it. The same pixels as `applyPlan` in one go.
+ */
+export async function applyPlanInBands(img: Raster, plan: ColourPlan, luma: Uint16Array | undefined, out: Uint8Array, timings?: StepTimings): Promise<void> {
+  const { width: w, channels: ch } = img;
+  const luts = channelLuts(plan);
+  const factors = saturationFactors(plan.vibrance, plan.saturation);
+  const stripRows = Math.max(1, Math.floor(YIELD_PIXELS / w));
+  const own = async ({ from, to }: { from: number; to: number }) => {
+    for (let row = from; row < to; row += stripRows) {
+      const [p0, p1] = [row * w, Math.min(to, row + stripRows) * w];
+      timedSync(timings, 'curves', () => curvesPass({ data: img.data.subarray(p0 * ch, p1 * ch), channels: ch }, luts, factors, luma?.subarray(p0, p1), out.subarray(p0 * ch, p1 * ch)));
+      if (p1 < to * w) await new Promise((resolve) => setImmediate(resolve));
+    }
+  };
+  // The helpers' share is timed as the wait beyond this thread's own rows.
+  let ownDone = 0;
+  await curvesBands(img, luts, factors, out, luma, async (rows) => {
+    await own(rows);
+    ownDone = performance.now();
+  });
+  if (timings && ownDone > 0) timings.curves = (timings.curves ?? 0) + (performance.now() - ownDone);
 }
 
 /**

@@ -3,8 +3,9 @@
  * full-resolution raster, sharpen its luma.
  */
 import { thumbnailRaster, type Raster } from '../image/raster';
+import { sharedBytes, sharedU16 } from '../image/bands';
 import { sharpenInPlace, sharpenSpec } from '../image/sharpen';
-import { applyPlan, type ColourPlan } from './apply';
+import { applyPlanInBands, type ColourPlan } from './apply';
 import { isNeutral, type ColourParams } from './params';
 import type { IlluminantEvidence } from './illuminant';
 import { planCorrection, type PlanDiagnostics } from './plan';
@@ -40,13 +41,11 @@ export interface CurvesStage {
   luma?: Uint16Array;
 }
 
-/** Rows of the curves pass between two turns of the event loop (about a megapixel at 4000 px wide). */
-const BAND_PIXELS = 1 << 20;
-
 /**
  * Plan on the analysis copy and apply the plan's curves and vibrance to the
  * full image; undefined for a neutral parameter set. The pass runs in bands
- * of rows with a turn of the event loop between them, so work the caller
+ * of rows (`applyPlanInBands`): on helper threads when free, and with turns
+ * of the event loop between this thread's strips, so work the caller
  * started (a face detector handing its copy to a worker thread) is not held
  * up behind it. `withLuma` keeps the luma even when this plan does not
  * sharpen (a caller that may sharpen with another amount, see `look.ts`).
@@ -57,16 +56,10 @@ export async function curvesStage(img: Raster, p: ColourParams, options: Correct
   const thumb = options.thumb ?? (await timed(timings, 'analysisCopy', () => thumbnailRaster(img, ANALYSIS_SIDE)));
   const { plan, diagnostics } = timedSync(timings, 'planning', () => planCorrection(thumb, p, 'still', options.evidence));
   // The curves pass writes the luma the mask blurs; the mask then works on the pass's own buffer.
-  const luma = withLuma || sharpenSpec(img.width, img.height, plan.sharpen) ? new Uint16Array(img.width * img.height) : undefined;
-  const out = new Uint8Array(img.data.length);
-  const ch = img.channels;
-  const bandRows = Math.max(1, Math.floor(BAND_PIXELS / img.width));
-  for (let row = 0; row < img.height; row += bandRows) {
-    const [p0, p1] = [row * img.width, Math.min(img.height, row + bandRows) * img.width];
-    const band = { ...img, height: Math.min(bandRows, img.height - row), data: img.data.subarray(p0 * ch, p1 * ch) };
-    timedSync(timings, 'curves', () => applyPlan(band, plan, luma?.subarray(p0, p1), out.subarray(p0 * ch, p1 * ch)));
-    if (p1 < img.width * img.height) await new Promise((resolve) => setImmediate(resolve));
-  }
+  // Shared with helper threads when the curves pass and the mask can run in bands (image/bands.ts).
+  const luma = withLuma || sharpenSpec(img.width, img.height, plan.sharpen) ? sharedU16(img.width * img.height) : undefined;
+  const out = sharedBytes(img.data.length, img.width * img.height);
+  await applyPlanInBands(img, plan, luma, out, timings);
   return { plan, diagnostics, raster: { ...img, data: out }, ...(luma ? { luma } : {}) };
 }
 

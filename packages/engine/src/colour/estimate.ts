@@ -3,6 +3,7 @@
  * small RGB analysis copy (a few hundred pixels on the long side).
  */
 import type { Raster } from '../image/raster';
+import { greyEdgeIlluminant12 } from './grey-edge-fast';
 import { LINEAR_OF_BYTE, LUMA } from './srgb';
 
 /** Pixels with any channel at or above this code are treated as clipped. */
@@ -20,6 +21,7 @@ const CLIP = 250;
  * @returns linear RGB of the illuminant, normalised so that its mean is 1.
  */
 export function greyEdgeIlluminant(img: Raster, p = 12): [number, number, number] {
+  if (p === 12) return greyEdgeIlluminant12(img, LINEAR_OF_BYTE, CLIP);
   const { data, width: w, height: h, channels: ch } = img;
   const n = w * h;
   const planes = [0, 1, 2].map((c) => {

@@ -4,11 +4,11 @@
  * the analysis copy after the previous ones, so the steps do not fight.
  */
 import type { Raster } from '../image/raster';
-import { angleFromNeutral, clippedFraction, greyEdgeIlluminant, histogram, percentile } from './estimate';
+import { angleFromNeutral, clippedFraction, greyEdgeIlluminant, percentile } from './estimate';
 import { lumaHistogram, maxHistogram, minHistogram } from './histograms';
 import { estimateIlluminant, gainsRemoving, unsettledLean, type IlluminantEvidence } from './illuminant';
 import type { ColourParams } from './params';
-import { applyCurves, type ColourPlan, exposureGainFor, IDENTITY_PLAN, luma8 } from './apply';
+import { applyCurves, type ColourPlan, exposureGainFor, IDENTITY_PLAN } from './apply';
 import { LUMA, srgbToLinear } from './srgb';
 
 /** Casts smaller than this angle (degrees from neutral) are taken as the scene's own colour. */
@@ -256,8 +256,8 @@ export function planCorrection(
   // analysis copy a high-key scene, a blown sky and over-exposure cannot be
   // told apart, and when unsure the engine does little.
   const levelled = applyCurves(thumb, plan);
-  const key = percentile(histogram(levelled, luma8), 0.5) / 255;
-  const highlights = percentile(histogram(levelled, (r, g, b) => Math.max(r, g, b)), 1 - LEVELS_CLIP) / 255;
+  const key = percentile(lumaHistogram(levelled), 0.5) / 255;
+  const highlights = percentile(maxHistogram(levelled), 1 - LEVELS_CLIP) / 255;
   // A lifted black is a flattened curve or a veil, not under-exposure: its
   // white end is what the levels restored (see pivotedWhite), so it gets no lift.
   const dark = ramp(-highlights, -WHITE_OWN, -WHITE_SHORT) * (1 - mood) * (1 - veil);

@@ -1,7 +1,8 @@
 /**
  * The look's two full-size per-pixel passes in WebAssembly (`kernels.wat`):
  * the curves + vibrance pass of `colour/apply.ts` and the sharpening's
- * blur + detail pass of `image/sharpen.ts`. The same arithmetic as the JavaScript
+ * blur + detail pass of `image/sharpen.ts`; and planning's costliest loop,
+ * grey-edge's sums on the analysis copy (`greyEdgeSums12`). The same arithmetic as the JavaScript
  * loops they replaced (the same float64 operations in the same order, the
  * same rounding as Math.round), so the pixels are identical; about twice as
  * fast as that JavaScript (CPU, 12 MP photos), since V8 could not drop the
@@ -42,6 +43,10 @@ interface KernelExports {
   detailRow(luma: number, blurred: number, px: number, n: number, channels: number): void;
   hblur(src: number, dst: number, n: number, taps: number, scale: number): void;
   vblur(dst: number, n: number, taps: number, scale: number): void;
+  edgePlane(px: number, ch: number, c: number, lut: number, dst: number, n: number): void;
+  smooth(src: number, tmp: number, dst: number, w: number, h: number): void;
+  edgeSum(a: number, px: number, ch: number, clip: number, w: number, h: number): number;
+  histogram(px: number, ch: number, n: number, kind: number, dst: number): void;
 }
 
 let kernels: KernelExports | undefined;
@@ -91,6 +96,12 @@ export function curvesPass(
   return out;
 }
 
+/** Rows `from` (inclusive) to `to` (exclusive) of an image. */
+export interface RowRange {
+  from: number;
+  to: number;
+}
+
 /** A separable integer Gaussian as libvips makes it: taps (odd count) summing to `scale`. */
 export interface IntegerMask {
   taps: Int32Array;
@@ -105,10 +116,16 @@ export interface IntegerMask {
  * never made whole, so the work stays in cache and needs no full-size
  * buffer.
  */
-export function blurDetailPass(img: Pixels & { width: number; height: number }, luma: Uint16Array, mask: IntegerMask, table: Int16Array): void {
+export function blurDetailPass(
+  img: Pixels & { width: number; height: number },
+  luma: Uint16Array,
+  mask: IntegerMask,
+  table: Int16Array,
+  rows: RowRange = { from: 0, to: img.height },
+): void {
   const { width: w, data, channels: ch } = img;
   new Int16Array(instance().memory.buffer, DETAIL_TABLE, 16384).set(table);
-  blurRows(luma, w, img.height, mask, ch * w, (k, y, blurredAt, lumaAt, pixAt) => {
+  blurRows(luma, w, img.height, mask, ch * w, rows, (k, y, blurredAt, lumaAt, pixAt) => {
     const mem = new Uint8Array(k.memory.buffer);
     new Uint16Array(k.memory.buffer, lumaAt, w).set(luma.subarray(y * w, y * w + w));
     const pixels = data.subarray(y * w * ch, (y + 1) * w * ch);
@@ -121,7 +138,7 @@ export function blurDetailPass(img: Pixels & { width: number; height: number }, 
 /** `luma` (width × height, u16) blurred with `mask` as {@link blurRows} does it, as a new plane. */
 export function blurPlane(luma: Uint16Array, width: number, height: number, mask: IntegerMask): Uint16Array {
   const out = new Uint16Array(width * height);
-  blurRows(luma, width, height, mask, 0, (k, y, blurredAt) => out.set(new Uint16Array(k.memory.buffer, blurredAt, width), y * width));
+  blurRows(luma, width, height, mask, 0, { from: 0, to: height }, (k, y, blurredAt) => out.set(new Uint16Array(k.memory.buffer, blurredAt, width), y * width));
   return out;
 }
 
@@ -133,6 +150,9 @@ export function blurPlane(luma: Uint16Array, width: number, height: number, mask
  * edges repeated. Row by row: the horizontal pass keeps as many rows as
  * the mask is tall; for each output row, `row` gets the byte addresses of
  * its blurred values and of room for one row of luma and `extra` bytes.
+ * Only the output rows in `rows` are made; each reads the luma rows within
+ * the mask's reach, edges repeated as for the whole image, so bands of rows
+ * made apart (on several threads) are the whole image's rows to the bit.
  */
 function blurRows(
   luma: Uint16Array,
@@ -140,6 +160,7 @@ function blurRows(
   h: number,
   mask: IntegerMask,
   extra: number,
+  rows: RowRange,
   row: (k: KernelExports, y: number, blurredAt: number, lumaAt: number, extraAt: number) => void,
 ): void {
   const n = mask.taps.length;
@@ -161,8 +182,8 @@ function blurRows(
   const pad = new Uint16Array(buffer, padAt, stride + 2 * r + 8);
   const sources = new Int32Array(buffer, SOURCE_ROWS, n);
   const slot = (j: number) => ringAt + 2 * stride * (j % n);
-  let next = 0;
-  for (let y = 0; y < h; y++) {
+  let next = Math.max(0, rows.from - r);
+  for (let y = rows.from; y < rows.to; y++) {
     // The horizontal pass on every row the vertical one needs, each once: the ring holds the last n.
     for (const last = Math.min(h - 1, y + r); next <= last; next++) {
       const src = luma.subarray(next * w, next * w + w);
@@ -175,4 +196,60 @@ function blurRows(
     k.vblur(blurredAt, w, n, mask.scale);
     row(k, y, blurredAt, lumaAt, extraAt);
   }
+}
+
+/**
+ * Grey-edge's Minkowski sums at p = 12 for R, G and B of a small image (the
+ * analysis copy), as `greyEdgeIlluminant` of colour/estimate.ts computes
+ * them: each channel to linear light through `linearOfByte`, [1 2 1]/4
+ * smoothed twice (edges repeated), then Σ (dx² + dy²)⁶ of central
+ * differences over inner pixels with no channel at or above `clipAt`. The
+ * same float64 operations in the same order, so the same sums to the bit;
+ * in WebAssembly because V8 needed several photos to optimise those loops
+ * and then still ran them at about half this speed.
+ */
+export function greyEdgeSums12(img: Pixels & { width: number; height: number }, linearOfByte: Float64Array, clipAt: number): [number, number, number] {
+  const { data, width: w, height: h, channels: ch } = img;
+  const n = w * h;
+  // In the blur's scratch room (calls are synchronous, so the two never overlap).
+  const lutAt = ROWS;
+  const pxAt = lutAt + 2048;
+  const planeAt = pxAt + ((n * ch + 7) & ~7);
+  const tmpAt = planeAt + 8 * n;
+  const outAt = tmpAt + 8 * n;
+  const k = instance();
+  const need = outAt + 8 * n;
+  if (need > k.memory.buffer.byteLength) k.memory.grow(Math.ceil((need - k.memory.buffer.byteLength) / 65536));
+  new Float64Array(k.memory.buffer, lutAt, 256).set(linearOfByte);
+  new Uint8Array(k.memory.buffer, pxAt, n * ch).set(data.subarray(0, n * ch));
+  const sum = (c: number) => {
+    k.edgePlane(pxAt, ch, c, lutAt, planeAt, n);
+    k.smooth(planeAt, tmpAt, outAt, w, h);
+    k.smooth(outAt, tmpAt, planeAt, w, h);
+    return k.edgeSum(planeAt, pxAt, ch, clipAt, w, h);
+  };
+  return [sum(0), sum(1), sum(2)];
+}
+
+/** What {@link pixelHistogram} counts per pixel. */
+export type HistogramKind = 'max' | 'min' | 'luma';
+
+/**
+ * A 256-bin histogram of each pixel's max(R, G, B), min(R, G, B) or luma
+ * (`luma8` of colour/apply.ts, rounded as Math.round, at most 255): the
+ * counts `maxHistogram`, `minHistogram` and `lumaHistogram` of
+ * colour/histograms.ts give, for analysis copies (their loops in JavaScript
+ * cost planning more than any other step once grey-edge moved here).
+ */
+export function pixelHistogram(img: Pixels, kind: HistogramKind): Uint32Array {
+  const { data, channels: ch } = img;
+  const n = Math.floor(data.length / ch);
+  const histAt = ROWS;
+  const pxAt = ROWS + 1024;
+  const k = instance();
+  const need = pxAt + n * ch + 64;
+  if (need > k.memory.buffer.byteLength) k.memory.grow(Math.ceil((need - k.memory.buffer.byteLength) / 65536));
+  new Uint8Array(k.memory.buffer, pxAt, n * ch).set(data.subarray(0, n * ch));
+  k.histogram(pxAt, ch, n, kind === 'max' ? 0 : kind === 'min' ? 1 : 2, histAt);
+  return new Uint32Array(k.memory.buffer.slice(histAt, histAt + 1024));
 }

@@ -215,4 +215,149 @@
             (call $divide (local.get $lo) (local.get $half) (local.get $sc))
             (call $divide (local.get $hi) (local.get $half) (local.get $sc))))
         (local.set $x (i32.add (local.get $x) (i32.const 8)))
-        (br $eight)))))
+        (br $eight))))
+  ;; Grey-edge of colour/estimate.ts (p = 12) on an analysis copy, in three
+  ;; steps per channel, on f64 planes at byte addresses the caller chose; the
+  ;; same float64 operations in the same order as that JavaScript, so the
+  ;; sums are the same to the last bit.
+
+  ;; dst[i] = lut[px[i * ch + c]] (lut: 256 f64, linear light of each code).
+  (func (export "edgePlane") (param $px i32) (param $ch i32) (param $c i32) (param $lut i32) (param $dst i32) (param $n i32)
+    (local $i i32) (local $in i32)
+    (local.set $in (i32.add (local.get $px) (local.get $c)))
+    (block $done
+      (loop $pixel
+        (br_if $done (i32.ge_u (local.get $i) (local.get $n)))
+        (f64.store (i32.add (local.get $dst) (i32.shl (local.get $i) (i32.const 3)))
+          (f64.load (i32.add (local.get $lut) (i32.shl (i32.load8_u (local.get $in)) (i32.const 3)))))
+        (local.set $in (i32.add (local.get $in) (local.get $ch)))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $pixel))))
+
+  ;; Separable [1 2 1]/4 smoothing of a w x h f64 plane, edges replicated:
+  ;; rows of $src into $tmp, then columns of $tmp into $dst; each value
+  ;; (a + 2 b + c) / 4, added left to right as the JavaScript does. Two
+  ;; values at a time (f64x2, the same operations per lane) where no edge
+  ;; is repeated; the edges and a last odd value one at a time.
+  (func (export "smooth") (param $src i32) (param $tmp i32) (param $dst i32) (param $w i32) (param $h i32)
+    (local $x i32) (local $y i32) (local $row i32) (local $a i32) (local $up i32) (local $down i32)
+    (local $two v128) (local $four v128)
+    (local.set $two (f64x2.splat (f64.const 2)))
+    (local.set $four (f64x2.splat (f64.const 4)))
+    (block $rowsDone
+      (loop $rows
+        (br_if $rowsDone (i32.ge_u (local.get $y) (local.get $h)))
+        (local.set $row (i32.mul (local.get $y) (local.get $w)))
+        ;; x = 0 (its left neighbour repeated), then pairs while x + 1 has a right neighbour.
+        (local.set $x (i32.const 0))
+        (f64.store (i32.add (local.get $tmp) (i32.shl (i32.add (local.get $row) (local.get $x)) (i32.const 3)))
+                (f64.div (f64.add (f64.add (f64.load (i32.add (local.get $src) (i32.shl (i32.add (local.get $row) (select (i32.sub (local.get $x) (i32.const 1)) (i32.const 0) (i32.gt_u (local.get $x) (i32.const 0)))) (i32.const 3)))) (f64.mul (f64.const 2) (f64.load (i32.add (local.get $src) (i32.shl (i32.add (local.get $row) (local.get $x)) (i32.const 3)))))) (f64.load (i32.add (local.get $src) (i32.shl (i32.add (local.get $row) (select (i32.add (local.get $x) (i32.const 1)) (i32.sub (local.get $w) (i32.const 1)) (i32.lt_u (i32.add (local.get $x) (i32.const 1)) (local.get $w)))) (i32.const 3))))) (f64.const 4)))
+        (local.set $x (i32.const 1))
+        (block $pairsDone
+          (loop $pairs
+            (br_if $pairsDone (i32.gt_u (i32.add (local.get $x) (i32.const 2)) (i32.sub (local.get $w) (i32.const 1))))
+            (local.set $a (i32.add (local.get $src) (i32.shl (i32.add (local.get $row) (local.get $x)) (i32.const 3))))
+            (v128.store (i32.add (local.get $tmp) (i32.shl (i32.add (local.get $row) (local.get $x)) (i32.const 3)))
+              (f64x2.div (f64x2.add (f64x2.add (v128.load (i32.sub (local.get $a) (i32.const 8))) (f64x2.mul (local.get $two) (v128.load (local.get $a)))) (v128.load offset=8 (local.get $a))) (local.get $four)))
+            (local.set $x (i32.add (local.get $x) (i32.const 2)))
+            (br $pairs)))
+        (block $xDone
+          (loop $xs
+            (br_if $xDone (i32.ge_u (local.get $x) (local.get $w)))
+            (f64.store (i32.add (local.get $tmp) (i32.shl (i32.add (local.get $row) (local.get $x)) (i32.const 3)))
+                (f64.div (f64.add (f64.add (f64.load (i32.add (local.get $src) (i32.shl (i32.add (local.get $row) (select (i32.sub (local.get $x) (i32.const 1)) (i32.const 0) (i32.gt_u (local.get $x) (i32.const 0)))) (i32.const 3)))) (f64.mul (f64.const 2) (f64.load (i32.add (local.get $src) (i32.shl (i32.add (local.get $row) (local.get $x)) (i32.const 3)))))) (f64.load (i32.add (local.get $src) (i32.shl (i32.add (local.get $row) (select (i32.add (local.get $x) (i32.const 1)) (i32.sub (local.get $w) (i32.const 1)) (i32.lt_u (i32.add (local.get $x) (i32.const 1)) (local.get $w)))) (i32.const 3))))) (f64.const 4)))
+            (local.set $x (i32.add (local.get $x) (i32.const 1)))
+            (br $xs)))
+        (local.set $y (i32.add (local.get $y) (i32.const 1)))
+        (br $rows)))
+    (local.set $y (i32.const 0))
+    (block $colsDone
+      (loop $cols
+        (br_if $colsDone (i32.ge_u (local.get $y) (local.get $h)))
+        (local.set $row (i32.mul (local.get $y) (local.get $w)))
+        (local.set $up (select (i32.sub (local.get $row) (local.get $w)) (i32.const 0) (i32.gt_u (local.get $y) (i32.const 0))))
+        (local.set $down (select (i32.add (local.get $row) (local.get $w)) (local.get $row)
+          (i32.lt_u (i32.add (local.get $y) (i32.const 1)) (local.get $h))))
+        (local.set $x (i32.const 0))
+        (block $pairsDone
+          (loop $pairs
+            (br_if $pairsDone (i32.gt_u (i32.add (local.get $x) (i32.const 2)) (local.get $w)))
+            (v128.store (i32.add (local.get $dst) (i32.shl (i32.add (local.get $row) (local.get $x)) (i32.const 3)))
+              (f64x2.div (f64x2.add (f64x2.add (v128.load (i32.add (local.get $tmp) (i32.shl (i32.add (local.get $up) (local.get $x)) (i32.const 3)))) (f64x2.mul (local.get $two) (v128.load (i32.add (local.get $tmp) (i32.shl (i32.add (local.get $row) (local.get $x)) (i32.const 3)))))) (v128.load (i32.add (local.get $tmp) (i32.shl (i32.add (local.get $down) (local.get $x)) (i32.const 3))))) (local.get $four)))
+            (local.set $x (i32.add (local.get $x) (i32.const 2)))
+            (br $pairs)))
+        (if (i32.lt_u (local.get $x) (local.get $w))
+          (then (f64.store (i32.add (local.get $dst) (i32.shl (i32.add (local.get $row) (local.get $x)) (i32.const 3)))
+                (f64.div (f64.add (f64.add (f64.load (i32.add (local.get $tmp) (i32.shl (i32.add (local.get $up) (local.get $x)) (i32.const 3)))) (f64.mul (f64.const 2) (f64.load (i32.add (local.get $tmp) (i32.shl (i32.add (local.get $row) (local.get $x)) (i32.const 3)))))) (f64.load (i32.add (local.get $tmp) (i32.shl (i32.add (local.get $down) (local.get $x)) (i32.const 3))))) (f64.const 4)))))
+        (local.set $y (i32.add (local.get $y) (i32.const 1)))
+        (br $cols))))
+
+  ;; Sum over inner pixels (row by row) not clipped (no channel of px at or
+  ;; above $clip) of (dx^2 + dy^2)^6, central differences of the f64 plane $a.
+  (func (export "edgeSum") (param $a i32) (param $px i32) (param $ch i32) (param $clip i32) (param $w i32) (param $h i32) (result f64)
+    (local $y i32) (local $i i32) (local $end i32) (local $in i32) (local $addr i32)
+    (local $dx f64) (local $dy f64) (local $s f64) (local $s3 f64) (local $sum f64)
+    (local.set $y (i32.const 1))
+    (block $rowsDone
+      (loop $rows
+        (br_if $rowsDone (i32.ge_s (local.get $y) (i32.sub (local.get $h) (i32.const 1))))
+        (local.set $i (i32.add (i32.mul (local.get $y) (local.get $w)) (i32.const 1)))
+        (local.set $end (i32.sub (i32.add (i32.mul (local.get $y) (local.get $w)) (local.get $w)) (i32.const 1)))
+        (block $xDone
+          (loop $xs
+            (br_if $xDone (i32.ge_s (local.get $i) (local.get $end)))
+            (local.set $in (i32.add (local.get $px) (i32.mul (local.get $i) (local.get $ch))))
+            (if (i32.eqz (i32.or (i32.or
+                  (i32.ge_u (i32.load8_u (local.get $in)) (local.get $clip))
+                  (i32.ge_u (i32.load8_u offset=1 (local.get $in)) (local.get $clip)))
+                  (i32.ge_u (i32.load8_u offset=2 (local.get $in)) (local.get $clip))))
+              (then
+                (local.set $addr (i32.add (local.get $a) (i32.shl (local.get $i) (i32.const 3))))
+                (local.set $dx (f64.sub (f64.load offset=8 (local.get $addr)) (f64.load (i32.sub (local.get $addr) (i32.const 8)))))
+                (local.set $dy (f64.sub (f64.load (i32.add (local.get $addr) (i32.shl (local.get $w) (i32.const 3))))
+                                        (f64.load (i32.sub (local.get $addr) (i32.shl (local.get $w) (i32.const 3))))))
+                (local.set $s (f64.add (f64.mul (local.get $dx) (local.get $dx)) (f64.mul (local.get $dy) (local.get $dy))))
+                (local.set $s3 (f64.mul (f64.mul (local.get $s) (local.get $s)) (local.get $s)))
+                (local.set $sum (f64.add (local.get $sum) (f64.mul (local.get $s3) (local.get $s3))))))
+            (local.set $i (i32.add (local.get $i) (i32.const 1)))
+            (br $xs)))
+        (local.set $y (i32.add (local.get $y) (i32.const 1)))
+        (br $rows)))
+    (local.get $sum))
+
+  ;; Histograms of colour/histograms.ts over n pixels of ch channels at $px
+  ;; into 256 u32 counts at $dst (zeroed here): $kind 0 max(R, G, B), 1 min,
+  ;; 2 luma8 (0.299 R + 0.587 G + 0.114 B in float64, added left to right)
+  ;; rounded as Math.round does (half up), at most 255.
+  (func (export "histogram") (param $px i32) (param $ch i32) (param $n i32) (param $kind i32) (param $dst i32)
+    (local $i i32) (local $r i32) (local $g i32) (local $b i32) (local $v i32) (local $y f64) (local $fl f64)
+    (memory.fill (local.get $dst) (i32.const 0) (i32.const 1024))
+    (block $done
+      (loop $pixel
+        (br_if $done (i32.ge_u (local.get $i) (local.get $n)))
+        (local.set $r (i32.load8_u (local.get $px)))
+        (local.set $g (i32.load8_u offset=1 (local.get $px)))
+        (local.set $b (i32.load8_u offset=2 (local.get $px)))
+        (if (i32.eqz (local.get $kind))
+          (then
+            (local.set $v (select (local.get $r) (local.get $g) (i32.gt_u (local.get $r) (local.get $g))))
+            (local.set $v (select (local.get $v) (local.get $b) (i32.gt_u (local.get $v) (local.get $b)))))
+          (else
+            (if (i32.eq (local.get $kind) (i32.const 1))
+              (then
+                (local.set $v (select (local.get $r) (local.get $g) (i32.lt_u (local.get $r) (local.get $g))))
+                (local.set $v (select (local.get $v) (local.get $b) (i32.lt_u (local.get $v) (local.get $b)))))
+              (else
+                (local.set $y (f64.add (f64.add (f64.mul (f64.const 0.299) (f64.convert_i32_u (local.get $r)))
+                                                (f64.mul (f64.const 0.587) (f64.convert_i32_u (local.get $g))))
+                                       (f64.mul (f64.const 0.114) (f64.convert_i32_u (local.get $b)))))
+                (local.set $fl (f64.floor (local.get $y)))
+                (local.set $v (i32.add (i32.trunc_f64_u (local.get $fl))
+                                       (f64.ge (f64.sub (local.get $y) (local.get $fl)) (f64.const 0.5))))
+                (local.set $v (select (i32.const 255) (local.get $v) (f64.gt (local.get $y) (f64.const 255))))))))
+        (local.set $v (i32.add (local.get $dst) (i32.shl (local.get $v) (i32.const 2))))
+        (i32.store (local.get $v) (i32.add (i32.load (local.get $v)) (i32.const 1)))
+        (local.set $px (i32.add (local.get $px) (local.get $ch)))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $pixel))))
+)

@@ -13,7 +13,8 @@
  * blurs it (libvips' integer Gaussian, bit for bit) and adds the cored
  * difference to the pixels.
  */
-import { blurDetailPass, type IntegerMask } from './kernels';
+import { blurDetailBands } from './bands';
+import type { IntegerMask } from './kernels';
 import type { Raster } from './raster';
 
 /** The parameters of one unsharp mask (libvips' `sharpen` terms). */
@@ -110,10 +111,11 @@ export function gaussianMask(sigma: number, minAmplitude = MIN_AMPLITUDE): Integ
  * curves pass's output). `luma` is {@link lumaPlane} of the raster when the
  * caller already has it. Alpha is not touched. The blur is libvips'
  * integer Gaussian to the bit (see `blurDetailPass`), done row by row
- * together with the detail, in WebAssembly.
+ * together with the detail, in WebAssembly; in bands on several threads
+ * when the pixels and luma are shared (`blurDetailBands`).
  */
 export async function sharpenInPlace(img: Raster, spec: SharpenSpec, luma: Uint16Array = lumaPlane(img)): Promise<Raster> {
-  blurDetailPass(img, luma, gaussianMask(spec.sigma), curveTable(spec));
+  await blurDetailBands(img, luma, gaussianMask(spec.sigma), curveTable(spec));
   return img;
 }
 

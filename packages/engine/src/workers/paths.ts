@@ -28,7 +28,7 @@ export function packageRoot(): string {
  * A worker script of the package, e.g. `vision-worker` → `dist/vision-worker.js`;
  * it exists once the package is built.
  */
-export function workerScript(name: 'vision-worker' | 'upscale-worker'): string {
+export function workerScript(name: 'vision-worker' | 'upscale-worker' | 'band-worker'): string {
   const script = join(packageRoot(), 'dist', `${name}.js`);
   if (!existsSync(script)) throw new EngineError('missing-resource', `@pfc/engine: ${script} is missing; build the package (npm run build -w @pfc/engine)`);
   return script;
