@@ -50,7 +50,8 @@
  *
  * When files wait for this job's slot (`urgent`), every millisecond its end
  * is noticed late is a slot, and with as many jobs as the service's workers a
- * worker, left idle: past the expected end the gaps are then 7 % of the middle
+ * worker, left idle: the schedule then sends sparse requests (from a third of
+ * the shortest time, doubling) until the expected end, and past it gaps of 7 % of the middle
  * time, wider by √(age / middle) past the middle and by (age / longest)² past
  * the longest, buying a smaller notice delay with more status requests only
  * where it pays. Nearly even gaps, not a share of the age: the best requests
@@ -76,6 +77,7 @@
  * schedule is the same under fake timers that do not advance the clock.
  */
 import type { PollPolicy } from './options';
+import { type LogNormal, pollDensity } from './poll-law';
 
 /** First dense step as a share of the expected time, and its floor in ms. */
 const STEP_SHARE = 0.02;
@@ -86,17 +88,12 @@ const EARLY_FACTOR = 2;
 const VARIED_SPREAD = 1.1;
 /** For varied times: the first sparse gap as a share of the shortest time … */
 const VARIED_EARLY_SHARE = 1 / 3;
-/** … each gap past it as a share of the job's age … */
-const VARIED_AGE_SHARE = 0.18;
 /** … and when files wait for the job's slot: each gap as a share of the middle time. */
 const URGENT_GAP_SHARE = 0.07;
-/** … widened by (middle / age)^this before the middle time, and by (age / longest)^that past the longest. */
-const BEFORE_MIDDLE_POWER = 1;
+/** … widened by (age / longest)^this past the longest. */
 const PAST_LONGEST_POWER = 2;
 /** Varied times, no files waiting: what one status request is worth in ms of lateness, as a share of the law's median … */
 const REQUEST_COST_SHARE = 0.02;
-/** … and how much a request counts that only jobs still running pay: (1 − F)^this (see the class comment). */
-const SURVIVOR_POWER = 0.75;
 /** For an expectation without a fitted law: the expected range of 8 normal draws, in σ (ln longest − ln shortest ≈ 2.85 σ). */
 const RANGE_OF_8_IN_SIGMA = 2.85;
 
@@ -204,7 +201,7 @@ export class PollSchedule {
         // No request since the expected end (e.g. just learned it, past it): one at the end.
         d = Math.max(0, untilDense);
       } else {
-        d = !this.#varied ? this.#denseStep() : urgent ? this.#urgentStep(this.#expected) : this.#ageStep(this.#expected, VARIED_AGE_SHARE);
+        d = this.#varied ? this.#urgentStep(this.#expected) : this.#denseStep();
       }
     }
     d = Math.round(d);
@@ -220,22 +217,15 @@ export class PollSchedule {
     return d;
   }
 
-  /** Varied times: a share of the job's age, wider where few jobs end (see the class comment). */
-  #ageStep({ typicalMs, longestMs }: Expectation, share: number): number {
-    const age = this.#elapsed() - this.#anchor;
-    const widen = age < typicalMs ? (typicalMs / age) ** BEFORE_MIDDLE_POWER : age > longestMs ? (age / longestMs) ** PAST_LONGEST_POWER : 1;
-    return Math.max(MIN_STEP_MS, Math.min(this.#policy.maxDelayMs, share * age * widen));
-  }
-
   /**
-   * Varied times, no files waiting: the next request where the fitted law's
-   * hazard has accumulated one request's worth (see the class comment).
+   * Varied times, no files waiting: the next request where the poll density
+   * of the fitted law has added up to one request (see the class comment).
    */
   #lawStep(law: LogNormal): number {
     const { maxDelayMs } = this.#policy;
     const age = Math.max(0, this.#elapsed() - this.#anchor);
     const costMs = REQUEST_COST_SHARE * Math.exp(law.mu);
-    // ∫ √(h(u) / 2c) du = 1 from the age on, in steps of 1 % of the age (at least 1 ms).
+    // ∫ pollDensity du = 1 from the age on, in steps of 1 % of the age (at least 1 ms).
     let t = age;
     let owed = 1;
     while (t - age < maxDelayMs) {
@@ -275,12 +265,6 @@ function usable(expected: Expectation | number | undefined): Expectation | undef
   return e.logSigma !== undefined && e.logMean !== undefined ? { ...kept, logMean: e.logMean, logSigma: e.logSigma } : kept;
 }
 
-/** A log-normal law: the mean and standard deviation of ln(time in ms). */
-interface LogNormal {
-  mu: number;
-  sigma: number;
-}
-
 function lawOf(e: Expectation | undefined): LogNormal | undefined {
   if (e === undefined) return undefined;
   const mu = e.logMean !== undefined && Number.isFinite(e.logMean) ? e.logMean : Math.log(e.typicalMs);
@@ -288,33 +272,6 @@ function lawOf(e: Expectation | undefined): LogNormal | undefined {
   // Never narrower than the spread that makes times count as varied: a law fitted to a few
   // close times would put every request in a sliver and none where a stray job ends.
   return { mu, sigma: Math.max(fitted, Math.log(VARIED_SPREAD)) };
-}
-
-/**
- * Requests per ms at age `t` (see the class comment): √(f(t) / (2 c (1 − F(t))^0.75)),
- * f and F the law's density and distribution, c a request's cost in ms.
- */
-function pollDensity(law: LogNormal, t: number, costMs: number): number {
-  return Math.sqrt(pdf(law, t) / (2 * costMs * survival(law, t) ** SURVIVOR_POWER));
-}
-
-/** The law's density at `t` ms. */
-function pdf({ mu, sigma }: LogNormal, t: number): number {
-  if (t <= 0) return 0;
-  const z = (Math.log(t) - mu) / sigma;
-  return Math.exp(-z * z / 2) / Math.sqrt(2 * Math.PI) / (sigma * t);
-}
-
-function survival({ mu, sigma }: LogNormal, t: number): number {
-  return t <= 0 ? 1 : Math.max(1e-12, upperTail((Math.log(t) - mu) / sigma));
-}
-
-/** 1 − Φ(z), the standard normal upper tail (Abramowitz–Stegun 7.1.26, absolute error < 1.5e-7). */
-function upperTail(z: number): number {
-  const x = Math.abs(z) / Math.SQRT2;
-  const k = 1 / (1 + 0.3275911 * x);
-  const erfc = ((((1.061405429 * k - 1.453152027) * k + 1.421413741) * k - 0.284496736) * k + 0.254829592) * k * Math.exp(-x * x);
-  return z >= 0 ? erfc / 2 : 1 - erfc / 2;
 }
 
 function positive(ms: number): boolean {
