@@ -180,7 +180,12 @@ async function runLocked(plan: BatchPlan | StreamedPlan, options: RunOptions, pa
     while (!signal?.aborted) {
       const fed = await feed.next();
       reportSkipped();
-      if (!fed) return;
+      if (!fed) {
+        // No position from here on will be taken: the workers still waiting for one's turn (a streamed
+        // plan whose files were mostly left out has fewer files than workers) need not wait.
+        for (let o = feed.taken; o < feed.taken + inHand; o++) slots?.pass(o);
+        return;
+      }
       const { file, index: i } = fed;
       const r = await processFile(file, manifests.get(file.outputRoot)!, ctx, i, settingsOf(file));
       slots?.pass(i);
