@@ -68,6 +68,8 @@ export function logLine(e: BatchEvent): string | undefined {
   switch (e.type) {
     case 'plan':
       return `plan: ${e.files} file(s), ${kb(e.bytes)}, ${e.excluded} path(s) left out; backend ${e.backend}, ${e.concurrency} at once; output in ${e.outputRoots.join(', ') || '(nothing to write)'}`;
+    case 'planned':
+      return `planned: ${e.files} file(s), ${kb(e.bytes)}`;
     case 'cleanup':
       return `removed ${e.removed.length} temporary file(s) of an interrupted run`;
     case 'skipped':
