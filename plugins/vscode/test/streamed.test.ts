@@ -17,6 +17,7 @@ import { activateOnFake } from './helpers';
 /** More files than the plan is ever ahead of the work: the last ones can only be planned once earlier ones were taken. */
 const FILES = PLAN_AHEAD + 64;
 const PER_FOLDER = 40;
+const FOLDERS = Math.ceil(FILES / PER_FOLDER);
 
 let emu: EmulatorHandle;
 let root: string | undefined;
@@ -38,7 +39,11 @@ async function tinyPhotos(): Promise<string> {
   const jpeg = await sharp({ create: { width: 64, height: 48, channels: 3, background: { r: 120, g: 90, b: 60 } } }).jpeg().toBuffer();
   for (let i = 0; i < FILES; i++) {
     const folder = join(dir, `d${String(Math.floor(i / PER_FOLDER)).padStart(2, '0')}`);
-    if (i % PER_FOLDER === 0) mkdirSync(folder);
+    if (i % PER_FOLDER === 0) {
+      mkdirSync(folder);
+      // Counted by name, then left out by content.
+      writeFileSync(join(folder, 'notes.txt'), 'not an image');
+    }
     writeFileSync(join(folder, `p${String(i).padStart(4, '0')}.jpg`), jpeg);
   }
   return dir;
@@ -54,9 +59,11 @@ test('the first files are corrected before the last are planned; "N/M" counts ev
   const firstCorrected = fake.output.findIndex((l) => l.startsWith('corrected '));
   expect(firstCorrected).toBeGreaterThanOrEqual(0);
   expect(planned).toBeGreaterThan(firstCorrected);
-  // The total was known before any file was read: the first progress of the run already says it.
-  expect(fake.progress.find((p) => /^\d+\/\d+/.test(p.message ?? ''))?.message).toBe(`0/${FILES} · starting`);
-  expect(fake.statusTexts).toContain(`$(sync~spin) PFC ${FILES}/${FILES}`);
+  // The total was known (by name) before any file was read: the first progress of the run already says it;
+  // once planned, the files left out by content (the text files) leave it, and the progress ends at 100 %.
+  expect(fake.progress.find((p) => /^\d+\/\d+/.test(p.message ?? ''))?.message).toBe(`0/${FILES + FOLDERS} · starting`);
+  expect(fake.statusTexts.at(-1)).toBe(`$(sync~spin) PFC ${FILES}/${FILES}`);
+  expect(fake.progress.reduce((n, p) => n + (p.increment ?? 0), 0)).toBeCloseTo(100, 5);
 }, 120_000);
 
 test('Cancel stops a run whose later files are not planned yet: every file is corrected or counted as cancelled', async () => {
@@ -77,5 +84,5 @@ test('Cancel stops a run whose later files are not planned yet: every file is co
   expect(last.summary.corrected).toBeLessThan(FILES - PLAN_AHEAD);
   // Cut short before planning ended: no "planned" line, and the files never planned still count.
   expect(fake.output.some((l) => l.startsWith('planned: '))).toBe(false);
-  expect(last.summary.corrected + last.summary.failed + last.summary.cancelled).toBe(FILES);
+  expect(last.summary.corrected + last.summary.failed + last.summary.cancelled + last.summary.excluded).toBe(FILES + FOLDERS);
 }, 120_000);
