@@ -6,8 +6,9 @@
  * imports no native module, and loads `@pfc/emulator` only when the embedded
  * emulator is started, so hosts such as the VS Code extension bundle it as is.
  */
-export { collectPlan, planBatch, planStream, type BatchPlan, type PlanOptions, type PlannedFile, type SkipCode, type SkippedPath, type StreamedPlan } from './plan';
+export { collectPlan, planBatch, planStream, type BatchPlan, type PlanOptions, type LeaveOut, type PlannedFile, type SkipCode, type SkippedPath, type StreamedPlan } from './plan';
 export { runBatch, worthAnotherAttempt, type RunOptions } from './runner';
+export { PLAN_AHEAD } from './plan-feed';
 export type { BatchEvent, BatchSummary, CorrectReason, FileResult, FileStatus, JobsAtOnce, ResultJob } from './events';
 export { readResults, MAX_FAILURES_KEPT } from './results';
 export { Manifest, MANIFEST_VERSION, settingsKey, isMirrorOutputFolder, type ManifestEntry } from './manifest';

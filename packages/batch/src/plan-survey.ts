@@ -56,6 +56,12 @@ export interface Survey {
   outputRoots: string[];
 }
 
+/**
+ * Why the host leaves a path below an input folder out (e.g. VS Code's
+ * `files.exclude`), or undefined. Asked by name, before anything is read.
+ */
+export type LeaveOut = (path: string, isFolder: boolean) => string | undefined;
+
 /** Resolve the inputs to roots; throws `BatchUsageError` for missing inputs and unsafe output folders. */
 export async function resolveRoots(paths: string[], mode: OutputMode, cwd: string): Promise<Root[]> {
   if (paths.length === 0) throw new BatchUsageError('no input paths given', 'not-found');
@@ -98,8 +104,8 @@ export function outputFolderOf(dir: string, root: Root, mode: OutputMode): strin
 }
 
 /** Walk the inputs' folders by name (no file is opened) and cut the work into units. */
-export async function surveyInputs(roots: readonly Root[], mode: OutputMode): Promise<Survey> {
-  const survey = new Surveyor(mode, roots);
+export async function surveyInputs(roots: readonly Root[], mode: OutputMode, leaveOut?: LeaveOut): Promise<Survey> {
+  const survey = new Surveyor(mode, roots, leaveOut);
   for (const root of roots) {
     if (root.file) survey.addFile(root);
     else if (root.dir) await survey.walk(root.dir, root, realPathOfSync(root.dir));
@@ -118,7 +124,7 @@ class Surveyor {
   private readonly excludedReal: Set<string>;
   private sinceTurn = 0;
 
-  constructor(private readonly mode: OutputMode, roots: readonly Root[]) {
+  constructor(private readonly mode: OutputMode, roots: readonly Root[], private readonly leaveOut: LeaveOut | undefined) {
     this.suffix = mode.kind === 'suffix' ? (mode.suffix ?? DEFAULT_SUFFIX) : undefined;
     const outs = mode.kind === 'mirror' ? roots.map((r) => r.outputRoot) : [];
     this.excluded = new Set(outs);
@@ -159,7 +165,8 @@ class Surveyor {
     for (const e of entries) {
       const kind = kindOf(e, join(dir, e.name), (code, reason) => this.skip(join(dir, e.name), code, reason));
       if (kind === 'dir') folders.push(e.name);
-      else if (kind === 'file' && isJudged(e.name, this.suffix)) this.count(root);
+      // A file the host leaves out is not counted here; the second pass lists it as left out.
+      else if (kind === 'file' && isJudged(e.name, this.suffix) && !this.leaveOut?.(join(dir, e.name), false)) this.count(root);
     }
     // Synchronous listings: the event loop (VS Code's progress and Cancel) gets a turn every few folders.
     if (++this.sinceTurn >= FOLDERS_PER_TURN) {
@@ -179,7 +186,8 @@ class Surveyor {
     if (name === BACKUP_DIR) return ['output-folder', 'originals kept by --in-place'];
     if (name.startsWith('.')) return ['hidden', 'hidden folder'];
     if (this.excluded.has(path) || this.excludedReal.has(real)) return ['output-folder', 'output folder of this run'];
-    return undefined;
+    const why = this.leaveOut?.(path, true);
+    return why ? ['hidden', why] : undefined;
   }
 
   /**

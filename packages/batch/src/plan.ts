@@ -16,9 +16,11 @@ import { knownMediaLookup, type PlanOutput } from './plan-known';
 import { isAnimatedPng } from './animation';
 import { settleCollisions } from './collisions';
 import { BACKUP_DIR, DEFAULT_SUFFIX, hasSuffix, type OutputMode, outputName, portableRelative } from './paths';
-import { isJudged, isOwnFile, kindOf, outputFolderOf, type PlanTask, resolveRoots, type Root, type Survey, surveyInputs } from './plan-survey';
+import { isJudged, isOwnFile, kindOf, type LeaveOut, outputFolderOf, type PlanTask, resolveRoots, type Root, type Survey, surveyInputs } from './plan-survey';
 import { realFilePaths, realPathOfSync } from './realpaths';
 import { type MediaInfo, sniffFileSync } from './sniff';
+
+export type { LeaveOut } from './plan-survey';
 
 export interface PlanOptions {
   /** Files and folders to correct; relative paths resolve against `cwd`. */
@@ -37,6 +39,13 @@ export interface PlanOptions {
    * settings is planned without reading its headers (a rerun reads no file).
    */
   backendId?: string;
+  /**
+   * Why the host leaves a folder or file below an input folder out (e.g. VS
+   * Code's `files.exclude`), or undefined to keep it. Asked by name before
+   * anything is read; such a path is listed as skipped (code `hidden`, this
+   * reason) and not counted in `StreamedPlan.expectedFiles`.
+   */
+  leaveOut?: LeaveOut;
 }
 
 /** One file to correct. All paths are absolute. */
@@ -131,11 +140,11 @@ export async function planStream(options: PlanOptions): Promise<StreamedPlan> {
   const params = options.params ?? {};
   const roots = await resolveRoots(options.inputs.map((p) => resolve(cwd, p)), mode, cwd);
   const backend = options.backend ?? 'web';
-  const survey = await surveyInputs(roots, mode);
+  const survey = await surveyInputs(roots, mode, options.leaveOut);
   if (mode.kind === 'mirror') refuseOutputFoldersOverInputs(survey, mode);
   const manifests = await loadManifests(roots, mode);
   const progress = { leftOut: 0 };
-  const walker = new Walker(mode, params, backend, knownMediaLookup(manifests, params, options.backendId ?? backend, mode.kind === 'in-place'), survey.skipped, progress);
+  const walker = new Walker(mode, params, backend, knownMediaLookup(manifests, params, options.backendId ?? backend, mode.kind === 'in-place'), survey.skipped, progress, options.leaveOut);
   return {
     mode, expectedFiles: survey.names, outputRoots: survey.outputRoots, skipped: survey.skipped, manifests, progress,
     files: unitByUnit(survey, walker, mode, params),
@@ -220,6 +229,8 @@ class Walker {
     /** Where paths left out go (the plan's list). */
     private readonly skipped: SkippedPath[],
     private readonly progress: StreamedPlan['progress'],
+    /** The host's own exclusions (see `PlanOptions.leaveOut`). */
+    private readonly leaveOut: LeaveOut | undefined,
   ) {
     this.suffix = mode.kind === 'suffix' ? (mode.suffix ?? DEFAULT_SUFFIX) : undefined;
   }
@@ -249,10 +260,13 @@ class Walker {
     entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     // Folders, and links the first pass reported, are not files of this task.
     const files = entries.filter((e) => !isOwnFile(e.name) && kindOf(e, childPath(task.dir, e.name)) === 'file');
-    const probed = this.probeAhead(task.dir, files, real, this.knownIn(task.root));
+    // Not counted by the first pass, and never read.
+    const hostLeftOut = (path: string): string | undefined => this.leaveOut?.(path, false);
+    const probed = this.probeAhead(task.dir, this.leaveOut ? files.filter((e) => !hostLeftOut(childPath(task.dir, e.name))) : files, real, this.knownIn(task.root));
     for (const e of files) {
       const path = childPath(task.dir, e.name);
-      if (e.name.startsWith('.')) this.skip(path, 'hidden', 'hidden file');
+      const why = e.name.startsWith('.') ? 'hidden file' : hostLeftOut(path);
+      if (why) this.skip(path, 'hidden', why);
       else await this.consider(path, task.root, unit, probed(path));
       await this.giveTurn();
     }

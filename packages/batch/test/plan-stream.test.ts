@@ -4,7 +4,7 @@
  * workers, and the total is known (by name) before any file is read.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, sep } from 'node:path';
 import type { CorrectionResult, CorrectOptions, FileInput, PfcParams } from '@pfc/core';
 import { describe, expect, it } from 'vitest';
 import { planStream, runBatch, type BatchEvent, type PlannedFile, type StreamedPlan } from '../src/index';
@@ -111,6 +111,36 @@ describe('a streamed plan', () => {
     // The files never planned are counted by name (a text file not reached counts as cancelled, one reached as left out).
     expect(summary.corrected + summary.cancelled + summary.excluded).toBe(606);
     expect(summary.cancelled).toBeGreaterThan(300);
+  });
+});
+
+describe('a streamed plan with files left out', () => {
+  it('ends when planning leaves out most files counted by name: fewer files than workers waiting for a turn', async () => {
+    const root = tempDir();
+    writeFileSync(join(root, 'x.jpg'), jpegBytes(64, 48));
+    for (let i = 0; i < 5; i++) writeFileSync(join(root, `notes${i}.txt`), 'not an image');
+    const plan = await planStream({ inputs: [root], backend: 'web' });
+    expect(plan.expectedFiles).toBe(6);
+    // Job slots: the workers beyond the first four wait for a turn that no planned file takes.
+    const summary = await runBatch(plan, { backend: new FakeBackend({ jobSlots: true }), concurrency: 4, keepResults: false });
+    expect(summary.corrected).toBe(1);
+    expect(summary.excluded).toBe(5);
+  });
+
+  it("leaves out the host's exclusions by name: not counted, never read, listed with the host's reason", async () => {
+    const root = tree(3, 2);
+    // Not an image: had it been read, it would be left out as unsupported.
+    writeFileSync(join(root, 'f000', 'draft.jpg'), 'not an image');
+    const leaveOut = (path: string, isFolder: boolean): string | undefined =>
+      isFolder && path === join(root, 'f001') ? 'excluded by files.exclude' : !isFolder && path.endsWith('draft.jpg') ? 'excluded by search.exclude' : undefined;
+    const plan = await planStream({ inputs: [root], backend: 'web', leaveOut });
+    // f000 and f002: two photos and a text file each.
+    expect(plan.expectedFiles).toBe(6);
+    const summary = await runBatch(plan, { backend: new FakeBackend(), concurrency: 2, keepResults: false });
+    expect(summary.corrected).toBe(4);
+    expect(plan.skipped).toContainEqual({ path: join(root, 'f001'), code: 'hidden', reason: 'excluded by files.exclude' });
+    expect(plan.skipped.filter((s) => s.path.endsWith('draft.jpg'))).toEqual([{ path: join(root, 'f000', 'draft.jpg'), code: 'hidden', reason: 'excluded by search.exclude' }]);
+    expect(plan.skipped.some((s) => s.path.startsWith(`${join(root, 'f001')}${sep}`))).toBe(false);
   });
 });
 

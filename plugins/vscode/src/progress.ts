@@ -13,12 +13,19 @@ export class ProgressModel {
   upToDate = 0;
   current: string | undefined;
   private readonly inFlight = new Set<string>();
+  /** Percent reported so far (the increments add up to 100 at the end, also when the total drops). */
+  private reported = 0;
 
-  constructor(readonly total: number) {}
+  /** `total`: the files the run will judge, counted by name for a streamed plan (see the `planned` event). */
+  constructor(public total: number) {}
 
   /** Apply one event; returns the percentage increment to report (0 when nothing finished). */
   apply(e: BatchEvent): number {
     switch (e.type) {
+      case 'planned':
+        // A streamed plan is planned: files counted by name and then left out (not an image…) are not in the total.
+        this.total = e.files;
+        return this.rebase();
       case 'start':
         this.inFlight.add(e.rel);
         this.current = e.rel;
@@ -45,7 +52,15 @@ export class ProgressModel {
     this.inFlight.delete(rel);
     if (this.current === rel) this.current = [...this.inFlight][0];
     this.done++;
-    return this.total > 0 ? 100 / this.total : 0;
+    return this.rebase();
+  }
+
+  /** The increment that brings the reported percent to done/total. */
+  private rebase(): number {
+    const percent = this.total > 0 ? (100 * Math.min(this.done, this.total)) / this.total : 0;
+    const increment = percent - this.reported;
+    this.reported = percent;
+    return increment;
   }
 
   /** "3/10 · holiday/beach.jpg". */
@@ -68,6 +83,8 @@ export function logLine(e: BatchEvent): string | undefined {
   switch (e.type) {
     case 'plan':
       return `plan: ${e.files} file(s), ${kb(e.bytes)}, ${e.excluded} path(s) left out; backend ${e.backend}, ${e.concurrency} at once; output in ${e.outputRoots.join(', ') || '(nothing to write)'}`;
+    case 'planned':
+      return `planned: ${e.files} file(s), ${kb(e.bytes)}`;
     case 'cleanup':
       return `removed ${e.removed.length} temporary file(s) of an interrupted run`;
     case 'skipped':

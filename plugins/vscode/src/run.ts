@@ -2,11 +2,11 @@
  * One correction run, as the user sees it: settings and key checks, the preset
  * (and optional output-mode) pick, the plan, the cost guard, the cancellable
  * progress notification, and the summary with its buttons. The work itself is
- * @pfc/batch's `planBatch` and `runBatch`, exactly as the CLI runs it.
+ * @pfc/batch's `planStream` and `runBatch`, exactly as the CLI runs it.
  */
 import { stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { pendingFiles, planBatch, runBatch, type BatchPlan, type BatchSummary, type OutputMode, type SkippedPath } from '@pfc/batch';
+import { collectPlan, pendingFiles, planStream, runBatch, type BatchPlan, type BatchSummary, type OutputMode, type PlannedFile, type SkippedPath, type StreamedPlan } from '@pfc/batch';
 import type { PfcParams } from '@pfc/core';
 import { resolveBackend, type ResolvedBackend } from './backend';
 import type { KeyStore } from './keys';
@@ -15,7 +15,7 @@ import type { EmbeddedEmulator } from './embedded';
 import { ensureBackend, noticeEmbeddedEmulator } from './onboarding';
 import { listCustomPresets, presetItems } from './presets';
 import { logLine, ProgressModel } from './progress';
-import { isWithin, scanInputs, type ExcludeRules, type ScanReason } from './scan';
+import { scanInputs, type ExcludeRules } from './scan';
 import { outputModeOf, settingsFrom, OUTPUT_MODES, type ExtensionSettings, type OutputModeSetting } from './settings';
 import type { VscodeApi } from './vscode-api';
 import type * as vscode from 'vscode';
@@ -83,18 +83,29 @@ interface PlanRequest {
   planKind: ResolvedBackend['planKind'];
   backendId: ResolvedBackend['id'];
   force: boolean;
-  /** Count the files that would be sent (the cost guard of paid backends). */
-  countPending: boolean;
+  /** The cost guard of a paid backend: more files than this are counted (what would be sent) and asked about; 0: never. */
+  confirmAbove: number;
+}
+
+/** A plan ready to run: streamed (files planned as the run takes them), or whole when the cost guard had to count them. */
+interface PlannedRun {
+  plan: BatchPlan | StreamedPlan;
+  /** Files the run will judge: the progress total ("N of M"), known before any file is read. */
+  total: number;
+  /** Files that would be sent, when the cost guard counted them. */
+  pending?: number;
 }
 
 /**
  * Scan, plan and count in one cancellable notification: "Scanning… N files",
- * then planning (reading each file's header) and, on a paid backend, counting
- * what would be sent. Files the workspace excludes are taken out of the plan.
- * Resolves undefined when cancelled.
+ * then the names-only pass of planning; the files themselves are planned while
+ * the run corrects the first ones (no array of every file), as the CLI does.
+ * Only the cost guard of a paid backend, when the count by name is over it,
+ * plans every file first to count what would be sent. Files the workspace
+ * excludes are left out by planning itself. Resolves undefined when cancelled.
  */
-async function scanAndPlan(svc: RunServices, req: RunRequest, r: PlanRequest): Promise<{ plan: BatchPlan; pending?: number } | undefined> {
-  const { api, log } = svc;
+async function scanAndPlan(svc: RunServices, req: RunRequest, r: PlanRequest): Promise<PlannedRun | undefined> {
+  const { api } = svc;
   const { t } = api.l10n;
   return api.window.withProgress({ location: api.ProgressLocation.Notification, title: t('Perfectly Clear'), cancellable: true }, async (progress, token) => {
     const cancelled = (): boolean => token.isCancellationRequested;
@@ -103,34 +114,34 @@ async function scanAndPlan(svc: RunServices, req: RunRequest, r: PlanRequest): P
     const scan = await scanInputs(req.inputs, svc.excludes(), (n) => progress.report({ message: t('Scanning… {0} files', n) }), cancelled);
     if (!scan) return undefined;
     progress.report({ message: t('Planning {0} files…', scan.files) });
-    // planBatch cannot be interrupted; a cancel stops waiting for it and discards its plan.
-    let plan = await Promise.race([planBatch({ inputs: req.inputs, output: r.output, params: r.params, backend: r.planKind, backendId: r.backendId }), whenCancelled]);
-    if (!plan || cancelled()) return undefined;
-    plan = withoutExcluded(plan, scan.excluded);
-    if (req.retry) plan = filterPlan(plan, new Set(req.retry.only));
-    if (plan.skipped.length > 0) {
-      log.line(`left out ${leftOutSummary(plan.skipped)}`);
-      for (const sk of plan.skipped) log.trace(`left out ${sk.path}: ${sk.reason}`);
-    }
-    if (!r.countPending || plan.files.length === 0) return { plan };
-    progress.report({ message: t('Checking {0} files against earlier results…', plan.files.length) });
-    const pending = await Promise.race([pendingFiles(plan, { backendId: r.backendId, params: r.params, force: r.force }), whenCancelled]);
+    const leaveOut = (path: string): string | undefined => {
+      const why = scan.excluded.get(path);
+      return why ? `${EXCLUDED_BY}${why}` : undefined;
+    };
+    // The names-only pass cannot be interrupted; a cancel stops waiting for it and discards its plan.
+    const stream = await Promise.race([planStream({ inputs: req.inputs, output: r.output, params: r.params, backend: r.planKind, backendId: r.backendId, leaveOut }), whenCancelled]);
+    if (!stream || cancelled()) return undefined;
+    const plan = req.retry ? onlyFiles(stream, new Set(req.retry.only)) : stream;
+    if (r.confirmAbove <= 0 || plan.expectedFiles <= r.confirmAbove) return { plan, total: plan.expectedFiles };
+    progress.report({ message: t('Checking {0} files against earlier results…', plan.expectedFiles) });
+    const whole = await Promise.race([collectPlan(plan), whenCancelled]);
+    if (!whole || cancelled()) return undefined;
+    const pending = await Promise.race([pendingFiles(whole, { backendId: r.backendId, params: r.params, force: r.force }), whenCancelled]);
     if (!pending || cancelled()) return undefined;
-    return { plan, pending: pending.length };
+    return { plan: whole, total: whole.files.length, pending: pending.length };
   });
 }
 
-/** The plan without the files the workspace excludes: each excluded path becomes one left-out entry. */
-export function withoutExcluded(plan: BatchPlan, excluded: ReadonlyMap<string, ScanReason>): BatchPlan {
-  if (excluded.size === 0) return plan;
-  const roots = [...excluded.keys()];
-  const inside = (p: string): boolean => roots.some((root) => isWithin(p, root));
-  const files = plan.files.filter((f) => !inside(f.input));
-  const skipped: SkippedPath[] = [
-    ...plan.skipped.filter((sk) => !inside(sk.path)),
-    ...[...excluded].map(([path, why]) => ({ path, code: 'hidden' as const, reason: `${EXCLUDED_BY}${why}` })),
-  ];
-  return { ...plan, files, skipped, outputRoots: [...new Set(files.map((f) => f.outputRoot))], totalBytes: files.reduce((n, f) => n + f.size, 0) };
+/**
+ * Retry: the plan's files that are among `only` (the earlier run's failures),
+ * still streamed. At most `only.size` files are planned; the rest of the tree
+ * is walked and passed over, and nothing of it is listed as left out.
+ */
+export function onlyFiles(plan: StreamedPlan, only: ReadonlySet<string>): StreamedPlan {
+  async function* chosen(): AsyncGenerator<PlannedFile> {
+    for await (const f of plan.files) if (only.has(f.input)) yield f;
+  }
+  return { ...plan, expectedFiles: Math.min(plan.expectedFiles, only.size), skipped: [], progress: { leftOut: 0 }, files: chosen() };
 }
 
 const EXCLUDED_BY = 'excluded by ';
@@ -156,9 +167,13 @@ export function leftOutSummary(skipped: readonly SkippedPath[]): string {
   return `${skipped.length} path${skipped.length === 1 ? '' : 's'}: ${parts.join(', ')}`;
 }
 
-function filterPlan(plan: BatchPlan, only: ReadonlySet<string>): BatchPlan {
-  const files = plan.files.filter((f) => only.has(f.input));
-  return { ...plan, files, skipped: [], outputRoots: [...new Set(files.map((f) => f.outputRoot))], totalBytes: files.reduce((n, f) => n + f.size, 0) };
+function nothingToCorrect(api: VscodeApi, skipped: readonly SkippedPath[]): undefined {
+  void api.window.showInformationMessage(
+    skipped.length > 0
+      ? api.l10n.t('Perfectly Clear: no image or video to correct ({0}).', leftOutSummary(skipped))
+      : api.l10n.t('Perfectly Clear: no image or video to correct.'),
+  );
+  return undefined;
 }
 
 /** Run one correction from start to summary. Resolves undefined when the user backed out. */
@@ -205,38 +220,33 @@ async function correctOn(svc: RunServices, req: RunRequest, backend: ResolvedBac
   const bases = await Promise.all(req.inputs.map(async (p) => ((await stat(p)).isDirectory() ? p : dirname(p))));
   const output = outputModeOf(mode, effectiveSettings, bases);
   const force = !effectiveSettings.skipAlreadyCorrected;
-  const scanned = await scanAndPlan(svc, req, { output, params, planKind: backend.planKind, backendId: backend.id, force, countPending: backend.paid });
+  const guard = backend.paid ? effectiveSettings.confirmAboveFiles : 0;
+  const scanned = await scanAndPlan(svc, req, { output, params, planKind: backend.planKind, backendId: backend.id, force, confirmAbove: guard });
   if (!scanned) return undefined;
-  const { plan, pending } = scanned;
-  if (plan.files.length === 0) {
-    void api.window.showInformationMessage(
-      plan.skipped.length > 0
-        ? api.l10n.t('Perfectly Clear: no image or video to correct ({0}).', leftOutSummary(plan.skipped))
-        : api.l10n.t('Perfectly Clear: no image or video to correct.'),
-    );
-    return undefined;
-  }
-  const guard = effectiveSettings.confirmAboveFiles;
+  const { plan, total, pending } = scanned;
+  if (total === 0) return nothingToCorrect(api, plan.skipped);
   // Up-to-date files cost nothing: only what would be sent is counted (during the scan).
-  if (backend.paid && guard > 0 && pending !== undefined) {
-    if (pending > guard) {
-      const go = await api.window.showWarningMessage(
-        api.l10n.t('Correct {0} files on {1}? Each correction may be billed.', pending, backend.label),
-        { modal: true },
-        api.l10n.t('Correct'),
-      );
-      if (go !== api.l10n.t('Correct')) return undefined;
-    }
+  if (pending !== undefined && pending > guard) {
+    const go = await api.window.showWarningMessage(
+      api.l10n.t('Correct {0} files on {1}? Each correction may be billed.', pending, backend.label),
+      { modal: true },
+      api.l10n.t('Correct'),
+    );
+    if (go !== api.l10n.t('Correct')) return undefined;
   }
 
   log.line(`run: ${req.inputs.join(', ')} with preset "${params.preset ?? 'Universal'}" on ${backend.label}, output mode ${mode}`);
-  const summary = await runWithProgress(svc, plan, backend, params, effectiveSettings);
+  const summary = await runWithProgress(svc, plan, total, backend, params, effectiveSettings);
+  // A streamed plan's list of left-out paths is complete once its files are planned; each path was a trace line.
+  if (plan.skipped.length > 0) log.line(`left out ${leftOutSummary(plan.skipped)}`);
+  // Every file counted by name turned out not to be one to correct (not an image, over a limit…).
+  if (summary.corrected + summary.upToDate + summary.failed + summary.cancelled === 0 && !summary.interrupted) return nothingToCorrect(api, plan.skipped);
   return { inputs: req.inputs, mode, params, summary };
 }
 
-async function runWithProgress(svc: RunServices, plan: BatchPlan, backend: ResolvedBackend, params: PfcParams, settings: ExtensionSettings): Promise<BatchSummary> {
+async function runWithProgress(svc: RunServices, plan: BatchPlan | StreamedPlan, total: number, backend: ResolvedBackend, params: PfcParams, settings: ExtensionSettings): Promise<BatchSummary> {
   const { api, log, status } = svc;
-  const model = new ProgressModel(plan.files.length);
+  const model = new ProgressModel(total);
   status.command = 'pfc.showLog';
   status.tooltip = api.l10n.t('Perfectly Clear is correcting files — click for the log');
   status.text = model.statusText();
@@ -250,7 +260,7 @@ async function runWithProgress(svc: RunServices, plan: BatchPlan, backend: Resol
           log.line('cancel requested: no new file starts; files in flight are aborted');
           controller.abort();
         });
-        progress.report({ message: api.l10n.t('{0}/{1} · starting', 0, plan.files.length) });
+        progress.report({ message: api.l10n.t('{0}/{1} · starting', 0, total) });
         try {
           return await runBatch(plan, {
             backend: backend.backend,

@@ -9,6 +9,7 @@ import {
 } from '@pfc/batch';
 import { type FleetEvent, ParameterError, type PfcParams, UserAbortError } from '@pfc/core';
 import { intFlag, parse, secondsFlag } from '../args';
+import { keepHeapNearLive } from '../heap';
 import { CORRECT_HELP } from '../help';
 import { type CliIo, EXIT, UsageError } from '../io';
 import { paramsFromArgs } from '../params';
@@ -72,6 +73,7 @@ export async function correctCommand(argv: string[], io: CliIo): Promise<number>
     return EXIT.ok;
   }
   const request = await readRequest(v, positionals, io);
+  keepHeapNearLive();
   const render = v.json ? jsonRenderer(io) : humanRenderer(io);
   for (const w of request.warnings) render.notice(`Note: ${w}`);
 
