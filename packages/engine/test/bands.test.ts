@@ -12,19 +12,10 @@ import { correctImage } from '../src/correct';
 import { bandCounters, blurDetailBands, curvesBands, setBandHelpers, sharedBytes, sharedU16 } from '../src/image/bands';
 import { blurDetailPass, curvesPass } from '../src/image/kernels';
 import { gaussianMask } from '../src/image/sharpen';
+import { noiseBytes } from './noise';
 
 const sample = (rel: string) => fileURLToPath(new URL(`../../../samples/${rel}`, import.meta.url));
 
-/** Deterministic pseudo-random bytes (a fixed LCG), so every band sees different values. */
-function noiseBytes(n: number, seed: number): Uint8Array {
-  const out = new Uint8Array(n);
-  let s = seed >>> 0;
-  for (let i = 0; i < n; i++) {
-    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
-    out[i] = s >>> 24;
-  }
-  return out;
-}
 
 /** A table that changes every level differently, so a wrong row or a wrong luma shows. */
 function detailTable(): Int16Array {

@@ -10,15 +10,10 @@ import { histogram } from '../src/colour/estimate';
 import { lumaHistogram, maxHistogram, minHistogram } from '../src/colour/histograms';
 import { thumbnailRaster, type Raster } from '../src/image/raster';
 import { linearGains, rgb, sample } from './colour-helpers';
+import { noiseBytes } from './noise';
 
 function random(n: number, ch: 3 | 4, seed: number): Raster {
-  const data = new Uint8Array(n * ch);
-  let s = seed;
-  for (let i = 0; i < data.length; i++) {
-    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
-    data[i] = s >>> 24;
-  }
-  return { data, width: n, height: 1, channels: ch };
+  return { data: noiseBytes(n * ch, seed), width: n, height: 1, channels: ch };
 }
 
 describe('histogram loops', () => {

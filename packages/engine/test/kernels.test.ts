@@ -9,17 +9,8 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { blurDetailPass, blurPlane, curvesPass } from '../src/image/kernels';
 import { gaussianMask } from '../src/image/sharpen';
+import { noiseBytes } from './noise';
 
-/** Deterministic pseudo-random bytes (a fixed LCG), so a failure reproduces. */
-function bytes(n: number, seed: number): Uint8Array {
-  const out = new Uint8Array(n);
-  let s = seed >>> 0;
-  for (let i = 0; i < n; i++) {
-    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
-    out[i] = s >>> 24;
-  }
-  return out;
-}
 
 /** Three distinct, non-monotonic tables, so a channel swapped or a table skipped shows. */
 const LUTS: [Uint8Array, Uint8Array, Uint8Array] = [
@@ -62,7 +53,7 @@ function curvesReference(data: Uint8Array, ch: 3 | 4, factors: Float64Array | un
 describe('curvesPass (look-up tables + vibrance, WebAssembly)', () => {
   for (const ch of [3, 4] as const) {
     it(`matches its definition on ${ch}-channel pixels, with and without vibrance`, () => {
-      const data = bytes(PIXELS * ch, ch);
+      const data = noiseBytes(PIXELS * ch, ch);
       for (const factors of [FACTORS, undefined]) {
         const luma = new Uint16Array(PIXELS);
         const out = curvesPass({ data, channels: ch }, LUTS, factors, luma);
@@ -75,7 +66,7 @@ describe('curvesPass (look-up tables + vibrance, WebAssembly)', () => {
 
   it('matches its definition on photo-like pixels, where colours repeat, and after a call with other tables', () => {
     // 600 colours, each repeated in runs, so the pass's cache of results by colour is hit and its slots collide.
-    const palette = bytes(600 * 3, 99);
+    const palette = noiseBytes(600 * 3, 99);
     const data = new Uint8Array(3 * PIXELS);
     for (let p = 0; p < PIXELS; p++) data.set(palette.subarray(3 * (Math.floor(p / 7) % 600), 3 * (Math.floor(p / 7) % 600) + 3), 3 * p);
     const other = FACTORS.map((f) => 2 - f);
@@ -87,7 +78,7 @@ describe('curvesPass (look-up tables + vibrance, WebAssembly)', () => {
   });
 
   it('leaves its input alone and needs no luma buffer', () => {
-    const data = bytes(3 * 1000, 7);
+    const data = noiseBytes(3 * 1000, 7);
     const before = new Uint8Array(data);
     const out = curvesPass({ data, channels: 3 }, LUTS, FACTORS);
     expect(firstDifference(data, before)).toBe(-1);
@@ -101,8 +92,8 @@ describe('blurDetailPass (the mask added to R, G and B, WebAssembly)', () => {
       // Rows wider than a strip, an odd width, a height not a multiple of the mask's.
       const [w, h] = [16390, 3];
       const n = w * h;
-      const data = bytes(n * ch, 10 + ch);
-      const noise = bytes(2 * n, 20 + ch);
+      const data = noiseBytes(n * ch, 10 + ch);
+      const noise = noiseBytes(2 * n, 20 + ch);
       const luma = Uint16Array.from({ length: n }, (_, p) => (noise[2 * p]! << 8) | noise[2 * p + 1]!);
       const mask = gaussianMask(2);
       // The blur itself is held to libvips' in blur.test.ts.
