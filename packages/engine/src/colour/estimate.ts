@@ -16,64 +16,13 @@ const CLIP = 250;
  * differently coloured surfaces, so a dominant surface colour (grass, a wall)
  * biases it far less than grey-world. The copy is smoothed first (binomial,
  * σ ≈ 1 px) so that JPEG noise and fine texture do not count as edges.
- * Clipped pixels are skipped (their colour is lost).
+ * Clipped pixels are skipped (their colour is lost). p = 12, computed in
+ * WebAssembly (colour/grey-edge-fast.ts).
  *
  * @returns linear RGB of the illuminant, normalised so that its mean is 1.
  */
-export function greyEdgeIlluminant(img: Raster, p = 12): [number, number, number] {
-  if (p === 12) return greyEdgeIlluminant12(img, LINEAR_OF_BYTE, CLIP);
-  const { data, width: w, height: h, channels: ch } = img;
-  const n = w * h;
-  const planes = [0, 1, 2].map((c) => {
-    const plane = new Float64Array(n);
-    for (let i = 0; i < n; i++) plane[i] = LINEAR_OF_BYTE[data[i * ch + c]!]!;
-    return smooth(smooth(plane, w, h), w, h);
-  });
-  const half = p / 2;
-  // Clipped pixels once, not once per channel.
-  const clipped = new Uint8Array(n);
-  for (let i = 0, o = 0; i < n; i++, o += ch) clipped[i] = data[o]! >= CLIP || data[o + 1]! >= CLIP || data[o + 2]! >= CLIP ? 1 : 0;
-  // One channel at a time, pixels in the same order, so each sum is the same to the last bit.
-  const acc = planes.map((a) => {
-    let sum = 0;
-    for (let y = 1; y < h - 1; y++) {
-      for (let i = y * w + 1, end = y * w + w - 1; i < end; i++) {
-        if (clipped[i] === 1) continue;
-        const dx = a[i + 1]! - a[i - 1]!;
-        const dy = a[i + w]! - a[i - w]!;
-        // |∇|^p as (dx² + dy²)^(p/2): gradients are below 1, so no overflow guard (Math.hypot) is needed.
-        // For the default p = 12 the sixth power is three multiplications, not a general power.
-        const s = dx * dx + dy * dy;
-        const s3 = s * s * s;
-        sum += half === 6 ? s3 * s3 : s ** half;
-      }
-    }
-    return sum;
-  });
-  const e = acc.map((v) => v ** (1 / p));
-  const mean = (e[0]! + e[1]! + e[2]!) / 3;
-  if (!(mean > 0)) return [1, 1, 1];
-  return [e[0]! / mean, e[1]! / mean, e[2]! / mean];
-}
-
-/** Separable [1 2 1]/4 smoothing with edge replication. */
-function smooth(src: Float64Array, w: number, h: number): Float64Array {
-  const tmp = new Float64Array(src.length);
-  for (let y = 0; y < h; y++) {
-    const row = y * w;
-    for (let x = 0; x < w; x++) {
-      const l = src[row + Math.max(0, x - 1)]!;
-      const r = src[row + Math.min(w - 1, x + 1)]!;
-      tmp[row + x] = (l + 2 * src[row + x]! + r) / 4;
-    }
-  }
-  const out = new Float64Array(src.length);
-  for (let y = 0; y < h; y++) {
-    const up = Math.max(0, y - 1) * w;
-    const down = Math.min(h - 1, y + 1) * w;
-    for (let x = 0; x < w; x++) out[y * w + x] = (tmp[up + x]! + 2 * tmp[y * w + x]! + tmp[down + x]!) / 4;
-  }
-  return out;
+export function greyEdgeIlluminant(img: Raster): [number, number, number] {
+  return greyEdgeIlluminant12(img, LINEAR_OF_BYTE, CLIP);
 }
 
 /** Angle in degrees between an RGB vector and the neutral axis. */

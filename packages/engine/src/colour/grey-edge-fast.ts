@@ -1,15 +1,14 @@
 /**
  * Grey-edge at p = 12 through the WebAssembly sums (`greyEdgeSums12` of
- * image/kernels.ts): the same illuminant as the JavaScript of
- * `greyEdgeIlluminant` to the bit (test/grey-edge-fast.test.ts), at a
+ * image/kernels.ts): the same illuminant as the JavaScript
+ * loop it replaced to the bit (test/grey-edge-fast.test.ts keeps it), at a
  * fraction of planning's time and without its warm-up in a fresh process.
  */
 import { greyEdgeSums12 } from '../image/kernels';
 import type { Raster } from '../image/raster';
 
 /**
- * `greyEdgeIlluminant(img, 12)`, given its linear-light table and clipping
- * code: linear RGB of the illuminant normalised to mean 1 ([1, 1, 1] when
+ * Grey-edge at p = 12, given its linear-light table and clipping code: linear RGB of the illuminant normalised to mean 1 ([1, 1, 1] when
  * the image has no unclipped edge).
  */
 export function greyEdgeIlluminant12(img: Raster, linearOfByte: Float64Array, clipAt: number): [number, number, number] {

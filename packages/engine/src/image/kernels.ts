@@ -200,8 +200,8 @@ function blurRows(
 
 /**
  * Grey-edge's Minkowski sums at p = 12 for R, G and B of a small image (the
- * analysis copy), as `greyEdgeIlluminant` of colour/estimate.ts computes
- * them: each channel to linear light through `linearOfByte`, [1 2 1]/4
+ * analysis copy), as `greyEdgeIlluminant` of colour/estimate.ts once
+ * computed them in JavaScript (test/grey-edge-fast.test.ts keeps that loop): each channel to linear light through `linearOfByte`, [1 2 1]/4
  * smoothed twice (edges repeated), then Σ (dx² + dy²)⁶ of central
  * differences over inner pixels with no channel at or above `clipAt`. The
  * same float64 operations in the same order, so the same sums to the bit;
