@@ -3,7 +3,7 @@
  * UI answers come from scripts the test sets, and everything shown is
  * recorded. Only the enums need casts: their values are VS Code's.
  */
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -72,13 +72,31 @@ export class FakeMemento {
   }
 }
 
-/** One temporary folder per test process for the fakes' storage folders, removed when the process ends. */
+/** The fakes' storage folders live in `<tmp>/pfc-vscode-storage/p<pid>-…/`, one folder per test process. */
+const STORAGE_PARENT = join(tmpdir(), 'pfc-vscode-storage');
 let storageRoot: string | undefined;
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * A fresh folder for one fake's storage. The test workers are ended without an
+ * `exit` event, so each process removes the folders of processes that are gone.
+ */
 function storageParent(): string {
   if (!storageRoot) {
-    const root = mkdtempSync(join(tmpdir(), 'pfc-vscode-storage-'));
-    process.on('exit', () => rmSync(root, { recursive: true, force: true }));
-    storageRoot = root;
+    mkdirSync(STORAGE_PARENT, { recursive: true });
+    for (const name of readdirSync(STORAGE_PARENT)) {
+      const pid = Number(/^p(\d+)-/.exec(name)?.[1]);
+      if (pid > 0 && !alive(pid)) rmSync(join(STORAGE_PARENT, name), { recursive: true, force: true });
+    }
+    storageRoot = mkdtempSync(join(STORAGE_PARENT, `p${process.pid}-`));
   }
   return mkdtempSync(join(storageRoot, 'w-'));
 }
