@@ -215,6 +215,8 @@ export class Commands {
     }
     this.running = true;
     try {
+      // A previous version's record is moved to a results file first, so that move cannot write over this run's record.
+      await this.last;
       this.log.setSecrets(await this.keys.values());
       const last = await correct({
         api: this.api, keys: this.keys, log: this.log, status: this.status, embedded: this.embedded, globalState: this.host.globalState, excludes: () => this.excludes(), storage: this.host,

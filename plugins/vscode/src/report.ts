@@ -62,9 +62,7 @@ function pager(page: ResultsPage, at: number, { t }: VscodeL10n): string {
     at > 0 ? commandLink(SHOW_REPORT_COMMAND, [at - 1], t('Previous page'), 'page') : '',
     from + REPORT_PANEL_ROWS < page.total ? commandLink(SHOW_REPORT_COMMAND, [at + 1], t('Next page'), 'page') : '',
   ].filter(Boolean).join(' · ');
-  const shown = page.rows.length > 0
-    ? t('Showing {0}–{1} of {2} files: the failures first, then the others in order.', from + 1, from + page.rows.length, page.total)
-    : t('No files on this page; the run has {0}.', page.total);
+  const shown = t('Showing {0}–{1} of {2} files: the failures first, then the others in order.', from + 1, from + page.rows.length, page.total);
   return `<p class="more">${esc(shown)}</p><nav class="pager">${links}</nav>`;
 }
 
