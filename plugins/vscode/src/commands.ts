@@ -15,15 +15,15 @@ import { EmbeddedEmulator } from './embedded';
 import { restoreRequests, restoreWithConfirmation } from './restore';
 import { excludeRules, type ExcludeSetting } from './scan';
 import { ensureBackend } from './onboarding';
-import { showReport, shownResults } from './report';
-import { correct, type LastRun, type RunRequest } from './run';
+import { failedInputs, hasResults, LAST_RUN_KEY, loadLastRun, removeOldResults, resultsOf, type LastRun } from './last-run';
+import { showReport } from './report';
+import { correct, type RunRequest } from './run';
 import { settingsFrom, SettingsError } from './settings';
 import { summaryActions, summaryMessage } from './summary';
 import { uploadPreset } from './upload-preset';
 import type { ExtensionHost, VscodeApi } from './vscode-api';
 
-/** workspaceState entry of the last run. */
-export const LAST_RUN_KEY = 'pfc.lastRun';
+export { LAST_RUN_KEY } from './last-run';
 
 const IMAGE_FILTERS = { 'Images and videos': ['jpg', 'jpeg', 'png', 'mp4', 'mov'] };
 
@@ -31,7 +31,8 @@ const IMAGE_FILTERS = { 'Images and videos': ['jpg', 'jpeg', 'png', 'mp4', 'mov'
 export class Commands {
   readonly keys: KeyStore;
   private running = false;
-  private last: LastRun | undefined;
+  /** The workspace's last run: its small record, loaded (or moved from a previous version's format) at activation. */
+  private last: Promise<LastRun | undefined>;
   private panel: vscode.WebviewPanel | undefined;
 
   readonly embedded: EmbeddedEmulator;
@@ -45,7 +46,7 @@ export class Commands {
     this.keys = new KeyStore(host.secrets);
     this.embedded = new EmbeddedEmulator(host.extensionUri.fsPath, (url) => log.line(`embedded emulator started on ${url}`));
     // The last run of this workspace survives a reload: its report and Retry Failed.
-    this.last = host.workspaceState.get<LastRun>(LAST_RUN_KEY);
+    this.last = loadLastRun(host, (l) => log.line(l));
   }
 
   /** The workspace's exclusions for the scan, read now (the user may have changed them). */
@@ -69,7 +70,7 @@ export class Commands {
       'pfc.setApiKey': () => promptAndStoreKey(this.api, this.keys, 'apiKey'),
       'pfc.setBgrLicenceKey': () => promptAndStoreKey(this.api, this.keys, 'bgrLicenceKey'),
       'pfc.clearKeys': () => clearKeys(this.api, this.keys),
-      'pfc.showReport': () => this.showReport(),
+      'pfc.showReport': (page) => this.showReport(page),
       'pfc.retryFailed': () => this.retryFailed(),
       'pfc.showLog': () => this.log.show(),
       'pfc.compareWithOriginal': (uri) => this.compareWithOriginal(uri as vscode.Uri | string | undefined),
@@ -116,8 +117,9 @@ export class Commands {
   }
 
   async retryFailed(): Promise<LastRun | undefined> {
-    const last = this.last;
-    const failed = last?.summary.results.filter((r) => r.status === 'failed').map((r) => r.input) ?? [];
+    const last = await this.last;
+    // Every failure of the results file, not only the first ones a summary keeps.
+    const failed = hasResults(last) && last.summary.failed > 0 ? await failedInputs(last) : [];
     if (!last || failed.length === 0) {
       void this.api.window.showInformationMessage(this.api.l10n.t('Perfectly Clear: the last run has no failed files.'));
       return undefined;
@@ -125,15 +127,21 @@ export class Commands {
     return this.run({ inputs: last.inputs, retry: { only: failed, mode: last.mode, params: last.params } });
   }
 
-  showReport(): void {
-    if (!this.last) {
+  /** "Show Report": page `page` (from 0; the report's own links pass it) of the last run's results. */
+  async showReport(page?: unknown): Promise<void> {
+    const last = await this.last;
+    if (!last) {
       void this.api.window.showInformationMessage(this.api.l10n.t('Perfectly Clear: no run yet in this workspace.'));
       return;
     }
-    const s = this.last.summary;
-    const roots = [...new Set([...this.last.inputs.map((p) => p), ...s.outputRoots, ...shownResults(s.results).flatMap((r) => [r.input, r.output, ...(r.backup ? [r.backup] : [])].map((p) => p.slice(0, p.lastIndexOf('/') + 1) || p))])];
-    this.panel = showReport(this.api, s, roots.map((p) => this.api.Uri.file(p)), this.panel);
-    this.panel.onDidDispose(() => (this.panel = undefined));
+    if (!hasResults(last)) {
+      void this.api.window.showInformationMessage(this.api.l10n.t('Perfectly Clear: the results of the last run are no longer on disk; correct the files again to see a report.'));
+      return;
+    }
+    const at = typeof page === 'number' && Number.isSafeInteger(page) && page >= 0 ? page : 0;
+    const panel = await showReport(this.api, last, at, this.panel);
+    if (panel !== this.panel) panel.onDidDispose(() => (this.panel = undefined));
+    this.panel = panel;
   }
 
   /**
@@ -153,7 +161,8 @@ export class Commands {
     } catch {
       // Bad settings only lose the layout guess; the last run still pairs files.
     }
-    const pair = comparePair(path, this.last?.summary.results ?? [], layout);
+    const last = await this.last;
+    const pair = await comparePair(path, hasResults(last) ? resultsOf(last) : undefined, layout);
     if (!pair) {
       void this.api.window.showInformationMessage(this.api.l10n.t('Perfectly Clear: no original or corrected copy of {0} is known (correct it first).', basename(path)));
       return undefined;
@@ -174,7 +183,8 @@ export class Commands {
     }
     const picked = uris && uris.length > 0 ? uris : uri ? [uri] : [];
     const targets = await Promise.all(picked.map(async (u) => ({ path: u.fsPath, isDir: (await stat(u.fsPath)).isDirectory() })));
-    const requests = restoreRequests(targets, this.last, (p) => this.api.workspace.getWorkspaceFolder(this.api.Uri.file(p))?.uri.fsPath);
+    const last = await this.last;
+    const requests = await restoreRequests(targets, hasResults(last) ? resultsOf(last) : undefined, (p) => this.api.workspace.getWorkspaceFolder(this.api.Uri.file(p))?.uri.fsPath);
     return restoreWithConfirmation(this.api, this.log, requests);
   }
 
@@ -205,13 +215,17 @@ export class Commands {
     }
     this.running = true;
     try {
+      // A previous version's record is moved to a results file first, so that move cannot write over this run's record.
+      await this.last;
       this.log.setSecrets(await this.keys.values());
       const last = await correct({
-        api: this.api, keys: this.keys, log: this.log, status: this.status, embedded: this.embedded, globalState: this.host.globalState, excludes: () => this.excludes(),
+        api: this.api, keys: this.keys, log: this.log, status: this.status, embedded: this.embedded, globalState: this.host.globalState, excludes: () => this.excludes(), storage: this.host,
       }, req);
       if (!last) return undefined;
-      this.last = last;
+      this.last = Promise.resolve(last);
       await this.host.workspaceState.update(LAST_RUN_KEY, last);
+      // Only the last run's results are kept.
+      await removeOldResults(this.host, last.resultsFile).catch((err: unknown) => this.log.line(`earlier results files were not removed: ${err instanceof Error ? err.message : String(err)}`));
       const s = last.summary;
       void this.api.commands.executeCommand('setContext', 'pfc.hasReport', true);
       void this.api.commands.executeCommand('setContext', 'pfc.hasFailed', s.failed > 0);

@@ -1,7 +1,7 @@
 /**
  * "Compare with Original": VS Code's diff editor between a corrected file and
  * the file it was made from (image previews side by side). The pair comes
- * from the last run when it holds the file, else from the output layouts the
+ * from the last run's results file when it holds the file, else from the output layouts the
  * engine writes (`<folder>/corrected/<rel>`, `<name><suffix>.<ext>`).
  */
 import { existsSync } from 'node:fs';
@@ -43,11 +43,12 @@ function fromLayout(path: string, folderName: string, suffix: string): ComparePa
 }
 
 /**
- * The pair `path` belongs to, as a corrected file or as an original. Undefined
- * when nothing says which file it was made from or made into.
+ * The pair `path` belongs to, as a corrected file or as an original: from the
+ * last run's results (read until the file is found) when given, else by
+ * layout. Undefined when nothing says which file it was made from or made into.
  */
-export function comparePair(path: string, results: readonly FileResult[], layout: { folderName?: string; suffix?: string } = {}): ComparePair | undefined {
-  for (const r of results) {
+export async function comparePair(path: string, results: AsyncIterable<FileResult> | Iterable<FileResult> | undefined, layout: { folderName?: string; suffix?: string } = {}): Promise<ComparePair | undefined> {
+  for await (const r of results ?? []) {
     const pair = fromResult(r);
     if (pair && (pair.corrected === path || pair.original === path || r.input === path)) return pair;
   }

@@ -5,22 +5,23 @@
  * changed since it was corrected is left as it is and named in the log.
  */
 import { dirname, sep } from 'node:path';
-import { BACKUP_DIR, restoreOriginals, type RestoreOutcome, type RestoreRequest } from '@pfc/batch';
+import { BACKUP_DIR, restoreOriginals, type FileResult, type RestoreOutcome, type RestoreRequest } from '@pfc/batch';
 import type { Log } from './log';
-import type { LastRun } from './run';
 import type { VscodeApi } from './vscode-api';
 
-/** What to restore: one request per folder that holds backups. */
-export function restoreRequests(targets: readonly { path: string; isDir: boolean }[], last: LastRun | undefined, folderOf: (path: string) => string | undefined): RestoreRequest[] {
+/** What to restore: one request per folder that holds backups; with no target, every file of the last run's `results` corrected in place. */
+export async function restoreRequests(targets: readonly { path: string; isDir: boolean }[], results: AsyncIterable<FileResult> | Iterable<FileResult> | undefined, folderOf: (path: string) => string | undefined): Promise<RestoreRequest[]> {
   if (targets.length === 0) {
     // The whole last run: every file it corrected in place, under the folder holding its backup.
     const byFolder = new Map<string, string[]>();
-    for (const r of last?.summary.results ?? []) {
+    for await (const r of results ?? []) {
       if (!r.backup) continue;
       const at = r.backup.lastIndexOf(`${sep}${BACKUP_DIR}${sep}`);
       if (at < 0) continue;
       const folder = r.backup.slice(0, at);
-      byFolder.set(folder, [...(byFolder.get(folder) ?? []), r.input]);
+      const paths = byFolder.get(folder);
+      if (paths) paths.push(r.input);
+      else byFolder.set(folder, [r.input]);
     }
     return [...byFolder].map(([folder, paths]) => ({ folder, paths }));
   }

@@ -4,12 +4,13 @@
  * progress notification, and the summary with its buttons. The work itself is
  * @pfc/batch's `planStream` and `runBatch`, exactly as the CLI runs it.
  */
-import { stat } from 'node:fs/promises';
+import { rm, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { collectPlan, pendingFiles, planStream, runBatch, type BatchPlan, type BatchSummary, type OutputMode, type PlannedFile, type SkippedPath, type StreamedPlan } from '@pfc/batch';
 import type { PfcParams } from '@pfc/core';
 import { resolveBackend, type ResolvedBackend } from './backend';
 import type { KeyStore } from './keys';
+import { countsOf, LAST_RUN_VERSION, newResultsFile, type LastRun } from './last-run';
 import type { Log } from './log';
 import type { EmbeddedEmulator } from './embedded';
 import { ensureBackend, noticeEmbeddedEmulator } from './onboarding';
@@ -17,7 +18,7 @@ import { listCustomPresets, presetItems } from './presets';
 import { logLine, ProgressModel } from './progress';
 import { scanInputs, type ExcludeRules } from './scan';
 import { outputModeOf, settingsFrom, OUTPUT_MODES, type ExtensionSettings, type OutputModeSetting } from './settings';
-import type { VscodeApi } from './vscode-api';
+import type { ExtensionHost, VscodeApi } from './vscode-api';
 import type * as vscode from 'vscode';
 
 /** What a run needs from the extension. */
@@ -31,14 +32,8 @@ export interface RunServices {
   globalState: Pick<vscode.Memento, 'get' | 'update'>;
   /** The workspace's exclusions (`files.exclude`, `search.exclude`, `node_modules`), read at each run. */
   excludes: () => ExcludeRules & { withBase(base: string): ExcludeRules };
-}
-
-/** What is kept of the last run, for "Show Report" and "Retry Failed". */
-export interface LastRun {
-  inputs: string[];
-  mode: OutputModeSetting;
-  params: PfcParams;
-  summary: BatchSummary;
+  /** Where the run's results file goes (the extension's storage folder). */
+  storage: Pick<ExtensionHost, 'storageUri' | 'globalStorageUri'>;
 }
 
 /** How a run was asked for. */
@@ -236,15 +231,26 @@ async function correctOn(svc: RunServices, req: RunRequest, backend: ResolvedBac
   }
 
   log.line(`run: ${req.inputs.join(', ')} with preset "${params.preset ?? 'Universal'}" on ${backend.label}, output mode ${mode}`);
-  const summary = await runWithProgress(svc, plan, total, backend, params, effectiveSettings);
+  // Every result goes to a file, not into memory or workspaceState (see last-run.ts).
+  const resultsFile = await newResultsFile(svc.storage);
+  let summary: BatchSummary;
+  try {
+    summary = await runWithProgress(svc, plan, total, backend, params, effectiveSettings, resultsFile);
+  } catch (err) {
+    await rm(resultsFile, { force: true });
+    throw err;
+  }
   // A streamed plan's list of left-out paths is complete once its files are planned; each path was a trace line.
   if (plan.skipped.length > 0) log.line(`left out ${leftOutSummary(plan.skipped)}`);
   // Every file counted by name turned out not to be one to correct (not an image, over a limit…).
-  if (summary.corrected + summary.upToDate + summary.failed + summary.cancelled === 0 && !summary.interrupted) return nothingToCorrect(api, plan.skipped);
-  return { inputs: req.inputs, mode, params, summary };
+  if (summary.corrected + summary.upToDate + summary.failed + summary.cancelled === 0 && !summary.interrupted) {
+    await rm(resultsFile, { force: true });
+    return nothingToCorrect(api, plan.skipped);
+  }
+  return { version: LAST_RUN_VERSION, inputs: req.inputs, mode, params, summary: countsOf(summary), resultsFile };
 }
 
-async function runWithProgress(svc: RunServices, plan: BatchPlan | StreamedPlan, total: number, backend: ResolvedBackend, params: PfcParams, settings: ExtensionSettings): Promise<BatchSummary> {
+async function runWithProgress(svc: RunServices, plan: BatchPlan | StreamedPlan, total: number, backend: ResolvedBackend, params: PfcParams, settings: ExtensionSettings, resultsFile: string): Promise<BatchSummary> {
   const { api, log, status } = svc;
   const model = new ProgressModel(total);
   status.command = 'pfc.showLog';
@@ -272,6 +278,9 @@ async function runWithProgress(svc: RunServices, plan: BatchPlan | StreamedPlan,
             signal: controller.signal,
             // Fewer jobs at once while the service answers 429, more again when it keeps up.
             ...(backend.rateLimited ? { rateLimited: backend.rateLimited } : {}),
+            // Counts and the first failures in memory; every result a line of the results file.
+            keepResults: false,
+            resultsFile,
             onEvent: (e) => {
               const line = logLine(e);
               // Left-out paths were summarised after planning; each one is a trace line.

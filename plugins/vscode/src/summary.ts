@@ -1,5 +1,5 @@
 /** The end-of-run notification: what happened, in one sentence, and which buttons to offer. */
-import type { BatchSummary } from '@pfc/batch';
+import type { RunCounts } from './last-run';
 import type { VscodeL10n } from './vscode-api';
 
 /** The summary's buttons in the display language (the choice comes back as the translated label). */
@@ -12,7 +12,7 @@ export function summaryActions(l10n: VscodeL10n): { open: string; report: string
  * that apply. Each phrase is a whole message (singular and plural apart), so
  * translators never get fragments glued together in English order.
  */
-export function summaryMessage(s: BatchSummary, l10n: VscodeL10n): { text: string; severity: 'info' | 'warning'; actions: string[] } {
+export function summaryMessage(s: RunCounts, l10n: VscodeL10n): { text: string; severity: 'info' | 'warning'; actions: string[] } {
   const { t } = l10n;
   const seconds = (s.durationMs / 1000).toFixed(1);
   const parts: string[] = [];
@@ -25,7 +25,7 @@ export function summaryMessage(s: BatchSummary, l10n: VscodeL10n): { text: strin
   const action = summaryActions(l10n);
   const actions: string[] = [];
   if (s.corrected + s.upToDate > 0 && s.outputRoots.length > 0) actions.push(action.open);
-  if (s.results.length > 0) actions.push(action.report);
+  if (s.corrected + s.upToDate + s.failed + s.cancelled > 0) actions.push(action.report);
   if (s.failed > 0) actions.push(action.retry);
   return { text: t('Perfectly Clear: {0}.', parts.join(t('; '))), severity: s.failed > 0 || s.interrupted ? 'warning' : 'info', actions };
 }

@@ -62,6 +62,10 @@ export interface ExtensionHost {
   extensionUri: vscode.Uri;
   /** Per installation: the emulator notice shown once. */
   globalState: Pick<vscode.Memento, 'get' | 'update'>;
-  /** Per workspace: the last run (report, Retry Failed) survives a reload. */
+  /** Per workspace: the last run's small record (report, Retry Failed) survives a reload. */
   workspaceState: Pick<vscode.Memento, 'get' | 'update'>;
+  /** Per workspace folder for the runs' results files; undefined when no folder is open. May not exist yet. */
+  storageUri: vscode.Uri | undefined;
+  /** Per installation: the results files' folder when no folder is open. May not exist yet. */
+  globalStorageUri: vscode.Uri;
 }

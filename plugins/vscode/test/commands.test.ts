@@ -8,8 +8,8 @@ import { startEmulator, type EmulatorHandle } from '@pfc/emulator';
 import sharp from 'sharp';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { SECRET_KEYS } from '../src/keys';
-import type { LastRun } from '../src/run';
-import { activateOnFake, photoFolder, SAMPLE_FILES } from './helpers';
+import type { LastRun } from '../src/last-run';
+import { activateOnFake, photoFolder, resultsIn, SAMPLE_FILES } from './helpers';
 
 let emu: EmulatorHandle;
 let slow: EmulatorHandle;
@@ -110,11 +110,11 @@ describe('Correct Images in Folder…', () => {
     const first = (await fake.run('pfc.correctFolder', fake.uri(folder.photos))) as LastRun;
     expect(first.summary.failed).toBe(2);
     expect(fake.shown.at(-1)!.actions).toContain('Retry Failed');
-    const failed = first.summary.results.filter((r) => r.status === 'failed').map((r) => r.rel);
+    const failed = (await resultsIn(first)).filter((r) => r.status === 'failed').map((r) => r.rel);
 
     const retry = (await fake.run('pfc.retryFailed')) as LastRun;
     expect(retry.summary.corrected).toBe(2);
-    expect(retry.summary.results.map((r) => r.rel).sort()).toEqual(failed.sort());
+    expect((await resultsIn(retry)).map((r) => r.rel).sort()).toEqual(failed.sort());
     // Only the quick pick of the first run: a retry keeps its preset.
     expect(fake.quickPicks).toHaveLength(1);
   });

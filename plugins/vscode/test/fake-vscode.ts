@@ -3,7 +3,9 @@
  * UI answers come from scripts the test sets, and everything shown is
  * recorded. Only the enums need casts: their values are VS Code's.
  */
-import { dirname, resolve } from 'node:path';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type * as vscode from 'vscode';
 import { ENGLISH_L10N, type ExtensionHost, type VscodeApi } from '../src/vscode-api';
@@ -70,6 +72,54 @@ export class FakeMemento {
   }
 }
 
+/** The fakes' storage folders live in `<tmp>/pfc-vscode-storage/p<pid>-…/`, one folder per test process. */
+const STORAGE_PARENT = join(tmpdir(), 'pfc-vscode-storage');
+let storageRoot: string | undefined;
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * A fresh folder for one fake's storage. The test workers are ended without an
+ * `exit` event, so each process removes the folders of processes that are gone.
+ */
+function storageParent(): string {
+  if (!storageRoot) {
+    mkdirSync(STORAGE_PARENT, { recursive: true });
+    for (const name of readdirSync(STORAGE_PARENT)) {
+      const pid = Number(/^p(\d+)-/.exec(name)?.[1]);
+      if (pid > 0 && !alive(pid)) rmSync(join(STORAGE_PARENT, name), { recursive: true, force: true });
+    }
+    storageRoot = mkdtempSync(join(STORAGE_PARENT, `p${process.pid}-`));
+  }
+  return mkdtempSync(join(storageRoot, 'w-'));
+}
+
+/**
+ * The extension's storage folders, as VS Code gives them: only their parent
+ * exists ("The directory might not exist and creation is up to the extension.
+ * However, the parent directory is guaranteed to be existent", @types/vscode
+ * 1.100 `ExtensionContext.storageUri`); `workspace` is undefined when no folder is open.
+ */
+export interface FakeStorage {
+  workspace: string | undefined;
+  global: string;
+}
+
+/** Fresh storage folders (not created); `noFolder`: a window without a workspace. */
+export function fakeStorage(noFolder = false): FakeStorage {
+  const parent = storageParent();
+  mkdirSync(join(parent, 'workspaceStorage'));
+  mkdirSync(join(parent, 'globalStorage'));
+  return { workspace: noFolder ? undefined : join(parent, 'workspaceStorage', 'pfc.pfc-vscode'), global: join(parent, 'globalStorage', 'pfc.pfc-vscode') };
+}
+
 /** The plugin folder: the embedded emulator is found from it as from an installed extension's folder. */
 export const PLUGIN_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -81,6 +131,8 @@ export interface FakeOptions {
   /** State kept across "reloads": pass the previous fake's. */
   workspaceState?: FakeMemento;
   globalState?: FakeMemento;
+  /** Storage folders; pass the previous fake's with its workspaceState for a reload. Default: fresh ones. */
+  storage?: FakeStorage;
   /**
    * The display language's bundle (`bundle.l10n.<locale>.json`: English message
    * → translation). Without it `l10n.t` returns the English message, as VS Code
@@ -122,6 +174,7 @@ export class FakeVscode {
   readonly secrets = new FakeSecrets();
   readonly workspaceState: FakeMemento;
   readonly globalState: FakeMemento;
+  readonly storage: FakeStorage;
   readonly host: ExtensionHost;
   readonly api: VscodeApi;
   private readonly l10nBundle: Record<string, string> | undefined;
@@ -131,8 +184,12 @@ export class FakeVscode {
     this.otherSettings = { ...options.otherSettings };
     this.workspaceState = options.workspaceState ?? new FakeMemento();
     this.globalState = options.globalState ?? new FakeMemento();
+    this.storage = options.storage ?? fakeStorage();
     this.l10nBundle = options.l10nBundle;
-    this.host = { secrets: this.secrets, subscriptions: [], extensionUri: uri(PLUGIN_DIR), globalState: this.globalState, workspaceState: this.workspaceState };
+    this.host = {
+      secrets: this.secrets, subscriptions: [], extensionUri: uri(PLUGIN_DIR), globalState: this.globalState, workspaceState: this.workspaceState,
+      storageUri: this.storage.workspace === undefined ? undefined : uri(this.storage.workspace), globalStorageUri: uri(this.storage.global),
+    };
     this.api = this.build();
   }
 

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startEmulator, type EmulatorHandle } from '@pfc/emulator';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import type { LastRun } from '../src/run';
+import type { LastRun } from '../src/last-run';
 import { peakConcurrency, solidJpegs } from '../../../packages/batch/test/helpers';
 import { activateOnFake } from './helpers';
 

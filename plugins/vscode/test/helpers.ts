@@ -2,7 +2,9 @@
 import { cpSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { readResults, type FileResult } from '@pfc/batch';
 import { Commands } from '../src/commands';
+import type { LastRun } from '../src/last-run';
 import { Log } from '../src/log';
 import { FakeVscode, type FakeOptions } from './fake-vscode';
 import { SAMPLE_FILES, SAMPLES } from './samples';
@@ -28,4 +30,9 @@ export function activateOnFake(options: FakeOptions = {}): { fake: FakeVscode; c
   const commands = new Commands(fake.api, fake.host, new Log(channel), status);
   commands.register();
   return { fake, commands };
+}
+
+/** Every result of a run, read from its results file on disk (where the extension keeps them). */
+export async function resultsIn(last: LastRun): Promise<FileResult[]> {
+  return [...readResults(last.resultsFile)];
 }

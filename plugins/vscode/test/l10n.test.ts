@@ -12,7 +12,7 @@ import { startEmulator, type EmulatorHandle } from '@pfc/emulator';
 import ts from 'typescript';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { BUNDLE_PATH, bundleText, l10nCalls, sourceFiles, where } from '../scripts/l10n.mjs';
-import type { LastRun } from '../src/run';
+import type { LastRun } from '../src/last-run';
 import { activateOnFake, photoFolder } from './helpers';
 
 const bundle = JSON.parse(readFileSync(BUNDLE_PATH, 'utf8')) as Record<string, string>;

@@ -11,7 +11,7 @@ import { PLAN_AHEAD } from '@pfc/batch';
 import { startEmulator, type EmulatorHandle } from '@pfc/emulator';
 import sharp from 'sharp';
 import { afterAll, afterEach, beforeAll, expect, test } from 'vitest';
-import type { LastRun } from '../src/run';
+import type { LastRun } from '../src/last-run';
 import { activateOnFake } from './helpers';
 
 /** More files than the plan is ever ahead of the work: the last ones can only be planned once earlier ones were taken. */

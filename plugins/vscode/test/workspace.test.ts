@@ -10,9 +10,9 @@ import { join } from 'node:path';
 import { startEmulator, type EmulatorHandle } from '@pfc/emulator';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { LAST_RUN_KEY } from '../src/commands';
-import type { LastRun } from '../src/run';
+import type { LastRun } from '../src/last-run';
 import { globToRegExp } from '../src/scan';
-import { activateOnFake, photoFolder, SAMPLE_FILES } from './helpers';
+import { activateOnFake, photoFolder, resultsIn, SAMPLE_FILES } from './helpers';
 
 let emu: EmulatorHandle;
 let folder: ReturnType<typeof photoFolder>;
@@ -90,16 +90,16 @@ describe('the last run survives a reload', () => {
     emu.setFaults({ jobs: { failRate: 1, count: 2 } });
     const first = (await one.fake.run('pfc.correctFolder', one.fake.uri(folder.photos))) as LastRun;
     expect(first.summary.failed).toBe(2);
-    const failed = first.summary.results.filter((r) => r.status === 'failed').map((r) => r.input).sort();
+    const failed = (await resultsIn(first)).filter((r) => r.status === 'failed').map((r) => r.input).sort();
     expect(one.fake.workspaceState.get<LastRun>(LAST_RUN_KEY)?.summary.failed).toBe(2);
 
     // "Reload": a new extension instance with the same workspaceState.
-    const two = activateOnFake({ settings: { backend: 'emulator', emulatorUrl: emu.web, concurrency: 1 }, workspaceState: one.fake.workspaceState });
+    const two = activateOnFake({ settings: { backend: 'emulator', emulatorUrl: emu.web, concurrency: 1 }, workspaceState: one.fake.workspaceState, storage: one.fake.storage });
     await two.fake.run('pfc.showReport');
     expect(two.fake.webviews[0]!.html).toContain('3 corrected, 0 up to date, 2 failed');
     const retry = (await two.fake.run('pfc.retryFailed')) as LastRun;
     expect(retry.summary.corrected).toBe(2);
-    expect(retry.summary.results.map((r) => r.input).sort()).toEqual(failed);
+    expect((await resultsIn(retry)).map((r) => r.input).sort()).toEqual(failed);
     expect(two.fake.quickPicks).toHaveLength(0);
     expect(outputs(join(folder.photos, 'corrected'))).toEqual([...SAMPLE_FILES].sort());
   });
