@@ -17,6 +17,11 @@ export interface EncodeOptions {
   /** JPEG quality 40..100 (default 90); ignored for PNG. */
   quality?: number;
   /**
+   * JPEG chroma subsampling (default 4:4:4, every colour edge kept); 4:2:0 for
+   * a source that was 4:2:0 itself (see {@link keptSubsampling}). Ignored for PNG.
+   */
+  chromaSubsampling?: '4:4:4' | '4:2:0';
+  /**
    * The source image whose EXIF, XMP and IPTC are carried over (default: none,
    * so the output has no metadata and no colour profile). Pixels are always
    * sRGB; with metadata they are tagged with an sRGB profile rather than the
@@ -30,10 +35,9 @@ export interface EncodeOptions {
 /** Encode a raster. */
 export async function encodeRaster(img: Raster, options: EncodeOptions): Promise<Buffer> {
   const source = options.metadataFrom ? (options.sourceMetadata ?? (await sharp(options.metadataFrom).metadata())) : undefined;
-  // 4:4:4 keeps colour edges (a quality choice). Huffman tables are the standard ones, not
-  // optimised per image: the same pixels in 2–9 % more bytes, for 2.5 times less encoding CPU
-  // (see README "Performance").
-  const jpeg = { quality: options.quality ?? 90, chromaSubsampling: '4:4:4', optimiseCoding: false };
+  // Huffman tables are the standard ones, not optimised per image: the same pixels in 2–9 % more
+  // bytes, for 2.5 times less encoding CPU (see README "Performance").
+  const jpeg = { quality: options.quality ?? 90, chromaSubsampling: options.chromaSubsampling ?? '4:4:4', optimiseCoding: false };
   if (options.metadataFrom && source && carriesMetadata(source)) {
     const pipeline = overSource(options.metadataFrom, source, img).withMetadata();
     return options.format === 'jpeg' ? pipeline.flatten({ background: '#ffffff' }).jpeg(jpeg).toBuffer() : pipeline.png(PNG).toBuffer();
@@ -79,4 +83,15 @@ function overSource(input: Buffer, source: Metadata, img: Raster): Sharp {
 /** Whether a source has metadata of its own to keep: EXIF, XMP, IPTC or a colour profile. */
 function carriesMetadata(m: Metadata): boolean {
   return m.exif !== undefined || m.xmp !== undefined || m.iptc !== undefined || m.icc !== undefined;
+}
+
+/**
+ * The chroma subsampling a JPEG output keeps from its source: 4:2:0 only
+ * when the source is a JPEG at 4:2:0 (its colour was already stored at half
+ * resolution, so writing it so again loses little more: see README
+ * "Performance"); 4:4:4 for everything else (4:4:4 and 4:2:2 JPEGs, PNG),
+ * so colour edges a source has are kept.
+ */
+export function keptSubsampling(source: Pick<Metadata, 'format' | 'chromaSubsampling'>): '4:4:4' | '4:2:0' {
+  return source.format === 'jpeg' && source.chromaSubsampling === '4:2:0' ? '4:2:0' : '4:4:4';
 }
