@@ -4,7 +4,7 @@
  */
 import sharp, { type Metadata, type Sharp } from 'sharp';
 import { rasterToSharp, type Raster } from './raster';
-import { encodeSrgbJpeg } from './srgb-jpeg';
+import { encodeSrgbJpeg, encodeSrgbPng } from './srgb-tag';
 
 const PNG = { compressionLevel: 6 };
 
@@ -43,15 +43,15 @@ export async function encodeRaster(img: Raster, options: EncodeOptions): Promise
     return options.format === 'jpeg' ? pipeline.flatten({ background: '#ffffff' }).jpeg(jpeg).toBuffer() : pipeline.png(PNG).toBuffer();
   }
   // Nothing to carry over but the resolution: the same file as above (sRGB
-  // profile, EXIF block with the resolution) straight from the pixels.
+  // profile, EXIF block with the resolution) straight from the pixels, which
+  // are sRGB already, so without sharp's sRGB-to-sRGB transform (same bytes).
   const pipeline = rasterToSharp(img);
   const density = source?.density;
   if (options.format === 'jpeg') {
     const flat = pipeline.flatten({ background: '#ffffff' });
-    // The pixels are sRGB already: tag them without sharp's sRGB-to-sRGB transform (same bytes).
     return source ? encodeSrgbJpeg(flat, img, jpeg, density) : flat.jpeg(jpeg).toBuffer();
   }
-  return (source ? pipeline.withMetadata(density ? { density } : {}) : pipeline).png(PNG).toBuffer();
+  return source ? encodeSrgbPng(pipeline, img, PNG, density) : pipeline.png(PNG).toBuffer();
 }
 
 /**

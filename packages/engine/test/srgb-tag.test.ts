@@ -1,13 +1,14 @@
 /**
- * The sRGB-tagged JPEG without sharp's colour transform (`image/srgb-jpeg.ts`)
- * must be the very file `withMetadata()` writes: the same header (EXIF with
- * resolution and pixel dimensions, ICC profile) and the same scan.
+ * The sRGB-tagged JPEG and PNG without sharp's colour transform
+ * (`image/srgb-tag.ts`) must be the very files `withMetadata()` writes: the
+ * same header (EXIF with resolution and pixel dimensions, ICC profile, PNG's
+ * resolution chunk) and the same image data.
  */
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { encodeRaster } from '../src/image/encode';
 import { rasterToSharp, type Raster } from '../src/image/raster';
-import { encodeSrgbJpeg } from '../src/image/srgb-jpeg';
+import { encodeSrgbJpeg, encodeSrgbPng } from '../src/image/srgb-tag';
 import { noiseBytes } from './noise';
 
 const JPEG = { quality: 90, chromaSubsampling: '4:4:4', optimiseCoding: false };
@@ -42,10 +43,20 @@ describe('encodeSrgbJpeg', () => {
     expect((await encodeSrgbJpeg(rasterToSharp(img), img, jpeg, 72)).equals(await viaSharp(img, 72, jpeg))).toBe(true);
   });
 
+  it.each(cases.filter(([, img]) => img.width * img.height < 1e5))('PNG, %s: the bytes of sharp’s withMetadata encode', async (_name, img, density) => {
+    const ours = await encodeSrgbPng(rasterToSharp(img), img, { compressionLevel: 6 }, density);
+    const theirs = await rasterToSharp(img).withMetadata(density ? { density } : {}).png({ compressionLevel: 6 }).toBuffer();
+    expect(ours.equals(theirs)).toBe(true);
+    const meta = await sharp(ours).metadata();
+    expect([meta.width, meta.height, meta.channels, meta.icc !== undefined, meta.exif !== undefined]).toEqual([img.width, img.height, img.channels, true, true]);
+  });
+
   it('encodeRaster of a source without metadata: the file of withMetadata({ density })', async () => {
     const img = noise(200, 150, 3, 7);
     const source = await sharp(Buffer.from(img.data), { raw: { width: 200, height: 150, channels: 3 } }).jpeg().toBuffer();
     const out = await encodeRaster(img, { format: 'jpeg', quality: 90, metadataFrom: source });
     expect(out.equals(await viaSharp(img, (await sharp(source).metadata()).density))).toBe(true);
+    const png = await encodeRaster(img, { format: 'png', metadataFrom: source });
+    expect(png.equals(await rasterToSharp(img).withMetadata({ density: (await sharp(source).metadata()).density! }).png({ compressionLevel: 6 }).toBuffer())).toBe(true);
   });
 });
