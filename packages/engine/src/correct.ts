@@ -3,7 +3,7 @@
  * output and the job record's fields out. No I/O beyond the buffers given.
  */
 import { effectivePfcParams, emptyJobUsage, regeneratesThumbnail, usageSizeOf, type PfcParams } from '@pfc/core';
-import { encodeRaster, type OutputFormat } from './image/encode';
+import { encodeRaster, keptSubsampling, type OutputFormat } from './image/encode';
 import { updateExifThumbnail } from './image/exif-thumbnail';
 import { decodeRaster } from './image/raster';
 import { resizeTo, targetDimensions } from './image/resize';
@@ -69,6 +69,7 @@ export async function correctImage(input: Buffer, pfc: PfcParams, options: Corre
     encodeRaster(final, {
       format,
       quality: p.outputQuality ?? 90,
+      chromaSubsampling: keptSubsampling(source.metadata),
       ...(p.preserveMetadata === false ? {} : { metadataFrom: input, sourceMetadata: source.metadata }),
     }),
   );

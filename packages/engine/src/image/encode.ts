@@ -4,6 +4,9 @@
  */
 import sharp, { type Metadata, type Sharp } from 'sharp';
 import { rasterToSharp, type Raster } from './raster';
+import { encodeSrgbJpeg, encodeSrgbPng } from './srgb-tag';
+
+const PNG = { compressionLevel: 6 };
 
 /** Output formats the engine writes. */
 export type OutputFormat = 'jpeg' | 'png';
@@ -13,6 +16,11 @@ export interface EncodeOptions {
   format: OutputFormat;
   /** JPEG quality 40..100 (default 90); ignored for PNG. */
   quality?: number;
+  /**
+   * JPEG chroma subsampling (default 4:4:4, every colour edge kept); 4:2:0 for
+   * a source that was 4:2:0 itself (see {@link keptSubsampling}). Ignored for PNG.
+   */
+  chromaSubsampling?: '4:4:4' | '4:2:0';
   /**
    * The source image whose EXIF, XMP and IPTC are carried over (default: none,
    * so the output has no metadata and no colour profile). Pixels are always
@@ -27,22 +35,23 @@ export interface EncodeOptions {
 /** Encode a raster. */
 export async function encodeRaster(img: Raster, options: EncodeOptions): Promise<Buffer> {
   const source = options.metadataFrom ? (options.sourceMetadata ?? (await sharp(options.metadataFrom).metadata())) : undefined;
-  let pipeline: Sharp;
+  // Huffman tables are the standard ones, not optimised per image: the same pixels in 2–9 % more
+  // bytes, for 2.5 times less encoding CPU (see README "Performance").
+  const jpeg = { quality: options.quality ?? 90, chromaSubsampling: options.chromaSubsampling ?? '4:4:4', optimiseCoding: false };
   if (options.metadataFrom && source && carriesMetadata(source)) {
-    pipeline = overSource(options.metadataFrom, source, img).withMetadata();
-  } else {
-    pipeline = rasterToSharp(img);
-    // Nothing to carry over but the resolution: the same file as above (sRGB
-    // profile, EXIF block with the resolution) straight from the pixels.
-    if (source) pipeline = pipeline.withMetadata(source.density ? { density: source.density } : {});
+    const pipeline = overSource(options.metadataFrom, source, img).withMetadata();
+    return options.format === 'jpeg' ? pipeline.flatten({ background: '#ffffff' }).jpeg(jpeg).toBuffer() : pipeline.png(PNG).toBuffer();
   }
+  // Nothing to carry over but the resolution: the same file as above (sRGB
+  // profile, EXIF block with the resolution) straight from the pixels, which
+  // are sRGB already, so without sharp's sRGB-to-sRGB transform (same bytes).
+  const pipeline = rasterToSharp(img);
+  const density = source?.density;
   if (options.format === 'jpeg') {
-    // 4:4:4 keeps colour edges (a quality choice). Huffman tables are the standard ones, not
-    // optimised per image: the same pixels in 2–9 % more bytes, for 2.5 times less encoding CPU
-    // (see README "Performance").
-    return pipeline.flatten({ background: '#ffffff' }).jpeg({ quality: options.quality ?? 90, chromaSubsampling: '4:4:4', optimiseCoding: false }).toBuffer();
+    const flat = pipeline.flatten({ background: '#ffffff' });
+    return source ? encodeSrgbJpeg(flat, img, jpeg, density) : flat.jpeg(jpeg).toBuffer();
   }
-  return pipeline.png({ compressionLevel: 6 }).toBuffer();
+  return source ? encodeSrgbPng(pipeline, img, PNG, density) : pipeline.png(PNG).toBuffer();
 }
 
 /**
@@ -74,4 +83,15 @@ function overSource(input: Buffer, source: Metadata, img: Raster): Sharp {
 /** Whether a source has metadata of its own to keep: EXIF, XMP, IPTC or a colour profile. */
 function carriesMetadata(m: Metadata): boolean {
   return m.exif !== undefined || m.xmp !== undefined || m.iptc !== undefined || m.icc !== undefined;
+}
+
+/**
+ * The chroma subsampling a JPEG output keeps from its source: 4:2:0 only
+ * when the source is a JPEG at 4:2:0 (its colour was already stored at half
+ * resolution, so writing it so again loses little more: see README
+ * "Performance"); 4:4:4 for everything else (4:4:4 and 4:2:2 JPEGs, PNG),
+ * so colour edges a source has are kept.
+ */
+export function keptSubsampling(source: Pick<Metadata, 'format' | 'chromaSubsampling'>): '4:4:4' | '4:2:0' {
+  return source.format === 'jpeg' && source.chromaSubsampling === '4:2:0' ? '4:2:0' : '4:4:4';
 }
