@@ -19,7 +19,7 @@
  *
  * Usage: node bench/quality.mjs [--set tune|heldout|all] [--json FILE] [--sheet FILE]
  *          [--strict] [--no-install] [--detail] [--step N] [--only name,name]
- *          [--quick] [--small N] [--engine-only] [--look-only]
+ *          [--quick] [--small N] [--engine-only] [--look-only] [--help]
  *   --set       which photos (default all; goals are judged on heldout)
  *   --json      figures as JSON (default bench/out/quality.json)
  *   --sheet     contact sheet PNG of the held-out worst cases
@@ -34,7 +34,7 @@
  *               (a few minutes on a loaded machine; goals are judged on full runs only)
  * Needs the engine built (`npm run build`; `npm run bench` does it).
  */
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import sharp from 'sharp';
@@ -47,6 +47,12 @@ import { summarise, goalsOf, printSummary } from './quality/report.mjs';
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const PHOTOS = path.join(HERE, 'photos');
 const rawArgs = process.argv.slice(2);
+if (rawArgs.includes('--help') || rawArgs.includes('-h')) {
+  // The usage is this file's opening comment, from "Usage:" to the build note.
+  const doc = readFileSync(fileURLToPath(import.meta.url), 'utf8').split('*/')[0];
+  console.log(doc.slice(doc.indexOf('Usage:')).replace(/^ \* ?/gm, '').trim());
+  process.exit(0);
+}
 const args = rawArgs.includes('--quick') ? [...rawArgs, '--set', 'tune', '--small', '384', '--step', '4', '--engine-only', '--look-only', '--detail'] : rawArgs;
 const argValue = (name, fallback) => {
   const i = args.indexOf(name);
