@@ -19,10 +19,12 @@
  *
  * Usage: node bench/quality.mjs [--set tune|heldout|all] [--json FILE] [--sheet FILE]
  *          [--strict] [--no-install] [--detail] [--step N] [--only name,name]
- *          [--quick] [--small N] [--engine-only] [--look-only]
+ *          [--quick] [--small N] [--engine-only] [--look-only] [--sheet-from FILE] [--help]
  *   --set       which photos (default all; goals are judged on heldout)
  *   --json      figures as JSON (default bench/out/quality.json)
  *   --sheet     contact sheet PNG of the held-out worst cases
+ *   --sheet-from FILE  draw the --sheet from a saved run's figures (its --json)
+ *               instead of measuring again: only the sheet's cases are corrected
  *   --strict    exit 1 when a goal is missed
  *   --detail    also print every photo's figures
  *   --step N    measure every N-th pixel (default 5: ~70,000 pixels a photo)
@@ -34,7 +36,7 @@
  *               (a few minutes on a loaded machine; goals are judged on full runs only)
  * Needs the engine built (`npm run build`; `npm run bench` does it).
  */
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import sharp from 'sharp';
@@ -47,6 +49,12 @@ import { summarise, goalsOf, printSummary } from './quality/report.mjs';
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const PHOTOS = path.join(HERE, 'photos');
 const rawArgs = process.argv.slice(2);
+if (rawArgs.includes('--help') || rawArgs.includes('-h')) {
+  // The usage is this file's opening comment, from "Usage:" to the build note.
+  const doc = readFileSync(fileURLToPath(import.meta.url), 'utf8').split('*/')[0];
+  console.log(doc.slice(doc.indexOf('Usage:')).replace(/^ \* ?/gm, '').trim());
+  process.exit(0);
+}
 const args = rawArgs.includes('--quick') ? [...rawArgs, '--set', 'tune', '--small', '384', '--step', '4', '--engine-only', '--look-only', '--detail'] : rawArgs;
 const argValue = (name, fallback) => {
   const i = args.indexOf(name);
@@ -81,7 +89,19 @@ async function sizedCopy(p) {
   return file;
 }
 
+/** The sheet of a saved run (`--sheet-from`): its figures pick the cases, the correctors draw them now. */
+async function sheetFromSaved(file) {
+  const saved = JSON.parse(readFileSync(file, 'utf8'));
+  const files = new Map(listPhotos().map((p) => [`${p.set}/${p.name}`, p.file]));
+  const results = saved.perPhoto.filter((r) => files.has(`${r.set}/${r.name}`)).map((r) => ({ ...r, file: files.get(`${r.set}/${r.name}`) }));
+  const im = ensureImageMagick(!args.includes('--no-install'));
+  const fix = correctors(args.includes('--engine-only') ? undefined : im, { ms: 0, runs: 0 }, { engineOnly: args.includes('--engine-only'), lookOnly: args.includes('--look-only') });
+  await writeWorstSheet(results, fix, sheetOut ?? 'quality-worst.jpg');
+  await closeEngineWorkers();
+}
+
 async function main() {
+  if (argValue('--sheet-from')) return sheetFromSaved(argValue('--sheet-from'));
   const photos = listPhotos();
   if (photos.length === 0) throw new Error(`no photos selected under ${PHOTOS}`);
   const im = ensureImageMagick(!args.includes('--no-install'));

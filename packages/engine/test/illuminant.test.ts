@@ -33,6 +33,13 @@ const leafScene = (i: number): [number, number, number] => {
   return [l * 0.35, l, l * 0.12];
 };
 
+/** Moss filling the frame: every patch yellow-green (ln R/B 0.75, green lean 0.65), with a little texture. */
+const mossScene = (i: number): [number, number, number] => {
+  const l = 0.04 + ((i * 29) % 40) / 100;
+  const t = 1 + 0.03 * ((i % 5) - 2);
+  return [l * t, l * 1.317, (l * 0.472) / t];
+};
+
 describe('estimateIlluminant', () => {
   it('leaves a neutral scene alone', () => {
     const { consensus } = estimateIlluminant(patches(neutralScene));
@@ -55,5 +62,17 @@ describe('estimateIlluminant', () => {
     expect(greyWorld.v).toBeGreaterThan(1); // grey-world alone would turn the leaves grey
     expect(Math.abs(consensus.u)).toBeLessThan(0.05);
     expect(Math.abs(consensus.v)).toBeLessThan(0.05);
+  });
+
+  it('takes a lean warm and green beyond any light for a subject on both axes (moss), not a warm cast', () => {
+    const ev = estimateIlluminant(patches(mossScene));
+    // Every estimate agrees on warm (about 0.75) and on green (about 0.65) ...
+    for (const c of [ev.greyWorld, ev.shadesOfGrey, ev.greyEdge, ev.whitePatch!]) {
+      expect(c.u).toBeGreaterThan(0.6);
+      expect(c.v).toBeGreaterThan(0.5);
+    }
+    // ... a warm lean a tungsten light could make alone, but no light makes that green with it.
+    expect(Math.abs(ev.consensus.u)).toBeLessThan(0.05);
+    expect(Math.abs(ev.consensus.v)).toBeLessThan(0.05);
   });
 });

@@ -88,6 +88,16 @@ describe('planCorrection: corrections only as far as something is clearly wrong'
     expect(planCorrection(dim, AUTO).plan.white).toBeGreaterThan(0.97);
   });
 
+  it('leaves the white end of a dim photo at 0.86 as it is, and still stretches −1 EV in full', () => {
+    // Whites at code ~222 (brightest channel 0.73 in linear light): a dim or low-key photo's own
+    // end, which the stretch used to lift part of the way (the ramp began at 0.9).
+    const dim = planCorrection(scene(ordinary, (l) => 0.66 * l), AUTO).plan;
+    expect(dim.white).toBeCloseTo(1, 3);
+    expect(dim.exposure).toBeCloseTo(1, 3);
+    // −1 EV: whites at code ~188 (0.74), stretched in full (here up to the median limit).
+    expect(planCorrection(scene(ordinary, (l) => 0.5 * l), AUTO).plan.white).toBeLessThan(0.85);
+  });
+
   it('removes veiling haze in linear light, restoring the midtones', () => {
     // Haze adds light: linear 0.7·x + 0.3·0.7, whites stay near white.
     const clean = scene(ordinary);

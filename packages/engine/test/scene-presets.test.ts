@@ -6,7 +6,7 @@
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { correctImage } from '../src/correct';
-import { decodeRaster, thumbnailRaster } from '../src/image/raster';
+import { decodeRaster, type Raster, thumbnailRaster } from '../src/image/raster';
 import { groupParams, PRESET_GROUPS } from '../src/presets/builtin';
 import { formatPresetFile, parsePresetFile, PRESET_FORMAT } from '../src/presets/custom';
 import { resolvePreset } from '../src/presets/resolve';
@@ -49,6 +49,39 @@ describe('detectScene', () => {
     const before = await rgb(graphic);
     const after = await rgb(r.output);
     expect(Buffer.from(after.data).equals(Buffer.from(before.data))).toBe(true);
+  });
+});
+
+describe('detectScene: sky under a colour cast', () => {
+  const W = 120;
+  const H = 90;
+  const enc = (l: number) => Math.round((l <= 0.0031308 ? l * 12.92 : 1.055 * Math.min(1, l) ** (1 / 2.4) - 0.055) * 255);
+  /** Top third `top` (linear RGB), the rest a textured neutral ground, under camera gains `cast`. */
+  function frame(top: [number, number, number], cast: [number, number, number]): Raster {
+    const data = new Uint8Array(W * H * 3);
+    for (let y = 0; y < H; y++) {
+      for (let x = 0; x < W; x++) {
+        const l = 0.06 + 0.3 * (((x * 7 + y * 13) % 23) / 23);
+        const c = y < H / 3 ? top : ([l, l, l] as [number, number, number]);
+        for (let k = 0; k < 3; k++) data[(y * W + x) * 3 + k] = enc(c[k]! * cast[k]!);
+      }
+    }
+    return { data, width: W, height: H, channels: 3 };
+  }
+  const NONE: [number, number, number] = [1, 1, 1];
+  const COOL: [number, number, number] = [0.75, 0.95, 1.3];
+
+  it('does not call grey walls turned blue by a cool cast a sky', () => {
+    const wall: [number, number, number] = [0.3, 0.3, 0.3];
+    expect(detectScene(frame(wall, NONE)).scene).toBe(SCENE.general);
+    // The cast makes the wall blue-dominant, but no bluer than the ground below it.
+    expect(detectScene(frame(wall, COOL)).scene).toBe(SCENE.general);
+  });
+
+  it('still finds a blue sky, with or without a cool cast', () => {
+    const sky: [number, number, number] = [0.2, 0.35, 0.7];
+    expect(detectScene(frame(sky, NONE)).scene).toBe(SCENE.landscape);
+    expect(detectScene(frame(sky, COOL)).scene).toBe(SCENE.landscape);
   });
 });
 

@@ -60,6 +60,9 @@ const CAST_IMPLAUSIBLE = 1.6;
  * trust falls from the tube's strongest green to nothing at 0.5 (the
  * consensus is measured after the dead zone, so a real tube's cast on a
  * scene with some green of its own still lands inside the ramp).
+ * The two leans are one light's, so each axis's implausibility scales both:
+ * a warm lean that tungsten could make alone is moss or autumn leaves when
+ * the estimates share a green no light makes with it.
  */
 const TINT_PLAUSIBLE = 0.3;
 const TINT_IMPLAUSIBLE = 0.5;
@@ -172,7 +175,12 @@ function estimates(stats: ReturnType<typeof channelStats>, edges: Raster): Omit<
   const greyEdge = chromaOf(greyEdgeIlluminant(edges));
   const whitePatch = stats.white ? chromaOf(stats.white) : undefined;
   const all = [greyWorld, shadesOfGrey, greyEdge, ...(whitePatch ? [whitePatch] : [])];
-  const consensus = { u: agree(all.map((c) => c.u), CAST_PLAUSIBLE, CAST_IMPLAUSIBLE), v: agree(all.map((c) => c.v), TINT_PLAUSIBLE, TINT_IMPLAUSIBLE) };
+  const u = shared(all.map((c) => c.u));
+  const v = shared(all.map((c) => c.v));
+  // One light makes both leans: when either is beyond what a light source
+  // makes on its axis, the pair is a colourful subject's, on both axes.
+  const plausible = fade(Math.abs(u.lean), CAST_PLAUSIBLE, CAST_IMPLAUSIBLE) * fade(Math.abs(v.lean), TINT_PLAUSIBLE, TINT_IMPLAUSIBLE);
+  const consensus = { u: capped(u.lean * u.trust * plausible), v: capped(v.lean * v.trust * plausible) };
   return { greyWorld, shadesOfGrey, greyEdge, ...(whitePatch ? { whitePatch } : {}), consensus };
 }
 
@@ -190,17 +198,19 @@ function belowRows(img: Raster, band: number): Raster {
 }
 
 /**
- * The value all estimates share on one axis: the smallest in magnitude when
- * all have one sign (else 0), scaled by the trust their spread and its size
- * allow, and capped; `plausible` and `implausible` bound the size a light
- * source's cast can have on this axis.
+ * What all estimates share on one axis: the smallest in magnitude less the
+ * dead zone when all have one sign (else 0), and the trust their spread allows.
  */
-function agree(xs: number[], plausible: number, implausible: number): number {
+function shared(xs: number[]): { lean: number; trust: number } {
   const lo = Math.min(...xs);
   const hi = Math.max(...xs);
-  const shared = lo > DEAD_ZONE ? lo - DEAD_ZONE : hi < -DEAD_ZONE ? hi + DEAD_ZONE : 0;
-  const trust = fade(hi - lo, SPREAD_TRUSTED, SPREAD_UNTRUSTED) * fade(Math.abs(shared), plausible, implausible);
-  return Math.max(-MAX_AXIS, Math.min(MAX_AXIS, shared * trust));
+  const lean = lo > DEAD_ZONE ? lo - DEAD_ZONE : hi < -DEAD_ZONE ? hi + DEAD_ZONE : 0;
+  return { lean, trust: fade(hi - lo, SPREAD_TRUSTED, SPREAD_UNTRUSTED) };
+}
+
+/** A correction on one axis within ±{@link MAX_AXIS}. */
+function capped(x: number): number {
+  return Math.max(-MAX_AXIS, Math.min(MAX_AXIS, x));
 }
 
 /** 1 up to `from`, falling linearly to 0 at `to`. */

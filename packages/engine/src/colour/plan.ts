@@ -83,9 +83,13 @@ const LINEAR_GAMMA = 2.4;
 const MAX_STRETCH = 3;
 /**
  * White ends (encoded, brightest channel) at and above this are a photo's own
- * (a dim or soft scene) and not stretched ...
+ * (a dim or soft scene) and not stretched ... (0.9 before: a dark texture
+ * whose own white end is 0.81–0.9, moss or leaves in shade, was lifted part
+ * of the way. A −1 EV copy of a photo that reached white sits at 0.74 or
+ * below, still stretched in full; a milder under-exposure, −0.3 to −0.7 EV,
+ * is now stretched less.)
  */
-const WHITE_OWN = 0.9;
+const WHITE_OWN = 0.85;
 /** ... and at and below this clearly short (under-exposed): stretched in full. */
 const WHITE_SHORT = 0.75;
 /**

@@ -7,6 +7,7 @@
 import type { Raster } from '../image/raster';
 import { percentile } from '../colour/estimate';
 import { lumaHistogram } from '../colour/histograms';
+import { LINEAR_OF_BYTE } from '../colour/srgb';
 import { SCENE, type SceneId } from './categories';
 
 /** A face as the scene detector needs it: its box relative to the image (0..1). */
@@ -59,6 +60,7 @@ function measure(img: Raster, faces: readonly SceneFace[]): SceneSignals {
   let skyPixels = 0;
   let topPixels = 0;
   const topRows = Math.max(1, Math.floor(h / 3));
+  const bluerThan = groundWarmth(img, topRows) - SKY_OVER_GROUND;
   for (let y = 0; y < h; y++) {
     for (let x = 0; x < w; x++) {
       const i = (y * w + x) * ch;
@@ -78,7 +80,7 @@ function measure(img: Raster, faces: readonly SceneFace[]): SceneSignals {
       }
       if (y < topRows) {
         topPixels++;
-        if (isSkyLike(r, g, b)) skyPixels++;
+        if (isSkyLike(r, g, b, bluerThan)) skyPixels++;
       }
     }
   }
@@ -95,9 +97,38 @@ function measure(img: Raster, faces: readonly SceneFace[]): SceneSignals {
   };
 }
 
-/** Blue sky (day or dusk) or bright overcast: blue dominant, or bright and nearly grey. */
-function isSkyLike(r: number, g: number, b: number): boolean {
-  if (b > r + 12 && b >= g && b > 40) return true;
+/**
+ * How much bluer than the ground (ln R/B of linear light) a blue pixel of the
+ * top third must be to count as sky. A colour cast shifts sky and ground
+ * alike (von Kries gains add the same constant to every pixel's ln R/B), so
+ * a cool cast turns grey clouds, walls and paper blue without making them
+ * bluer than the ground; a clear or hazy blue sky sits 0.5–1.5 below a
+ * neutral or warm ground. Without this, a cool cast alone made many scenes
+ * landscapes (more vibrance, which pushed the cast further).
+ */
+const SKY_OVER_GROUND = 0.25;
+
+/** ln of each byte's linear value (code 0: −∞, bluer than any ground). */
+const LN_LINEAR: Float64Array = LINEAR_OF_BYTE.map(Math.log);
+
+/** ln(R/B) of the mean linear colour of the rows below the top third (the ground); 0 when there are none. */
+function groundWarmth(img: Raster, topRows: number): number {
+  const { data, width: w, height: h, channels: ch } = img;
+  let r = 0;
+  let b = 0;
+  for (let i = topRows * w * ch; i < w * h * ch; i += ch) {
+    r += LINEAR_OF_BYTE[data[i]!]!;
+    b += LINEAR_OF_BYTE[data[i + 2]!]!;
+  }
+  return r > 0 && b > 0 ? Math.log(r / b) : 0;
+}
+
+/**
+ * Blue sky (day or dusk) or bright overcast: blue dominant and bluer (ln R/B
+ * of linear light below `bluerThan`) than the ground, or bright and nearly grey.
+ */
+function isSkyLike(r: number, g: number, b: number, bluerThan: number): boolean {
+  if (b > r + 12 && b >= g && b > 40) return LN_LINEAR[r]! - LN_LINEAR[b]! < bluerThan;
   const max = Math.max(r, g, b);
   return max > 200 && max - Math.min(r, g, b) < 25;
 }
