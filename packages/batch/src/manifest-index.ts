@@ -1,13 +1,18 @@
 /**
- * The manifest's index in memory, compact: one slot per output, its numbers
- * in typed arrays, its hashes and job id as raw bytes in one buffer, its input
- * path as an interned folder plus a name (none when it is the output's name),
- * its settings as a small number. An object per entry with its own strings
- * (~560 bytes) made a 100,000-file manifest hold 56 MB; a slot is ~200 bytes.
+ * The manifest's index in memory, compact and off the garbage-collected heap:
+ * one slot per output, its path in a `PathTable` (an interned folder and the
+ * name's code units, found by hash and checked exactly), its numbers in typed
+ * arrays, its hashes and job id as raw bytes in one buffer, its input path as
+ * an interned folder plus its output's name (or, when the names differ, a slot
+ * of a second `PathTable`), its settings as a small number. About 190 bytes a
+ * file, none of it a JavaScript string or object per file: a `Map` keyed by
+ * the output path (~290 bytes a file in the heap) grew a 100,000-file run's
+ * resident size by several times that through the heap's growth.
  * `get` builds a `ManifestEntry` when one is asked for.
  */
 import type { PfcParams } from '@pfc/core';
 import { type ManifestEntry, unpackHash } from './manifest-lines';
+import { PathTable } from './path-table';
 
 /** The fields of a version-2 `done` line the index keeps (see `manifest-lines.ts`). */
 export interface PackedLine {
@@ -45,15 +50,19 @@ const IH = 1;
 const OH = 2;
 const JOB = 4;
 const NO_JOB = 8;
+/** The input is its interned folder plus the output's name (else a slot of `inputs`). */
+const SAME_NAME = 16;
 
 export class ManifestIndex {
-  private readonly slots = new Map<string, number>();
+  /** The outputs' paths; an output's slot here is its slot in every array below. */
+  private readonly outputs = new PathTable();
+  /** Inputs not named as their output. */
+  private readonly inputs = new PathTable();
   /** Hashes and job ids (`BYTES` a slot). */
   private bytes = Buffer.alloc(0);
   private nums = new Float64Array(0);
+  /** Per slot: the input (interned folder, or slot of `inputs`: see `SAME_NAME`), settings index, flags. */
   private meta = new Uint32Array(0);
-  /** Per slot: interned input folder, settings index, flags (three `meta` words). */
-  private names: (string | undefined)[] = [];
   private readonly folders: string[] = [];
   private readonly folderIds = new Map<string, number>();
   private readonly settings: IndexSettings[] = [];
@@ -62,15 +71,21 @@ export class ManifestIndex {
   private readonly odd = new Map<string, string>();
 
   get size(): number {
-    return this.slots.size;
+    return this.outputs.size;
   }
 
+  /** The recorded outputs, in the order first recorded. */
   keys(): IterableIterator<string> {
-    return this.slots.keys();
+    return this.outputs.paths();
+  }
+
+  /** The folders (up to and with their last `/`; '' for the top) that recorded outputs are in. */
+  outputFolders(): readonly string[] {
+    return this.outputs.folderNames();
   }
 
   has(output: string): boolean {
-    return this.slots.has(output);
+    return this.outputs.has(output);
   }
 
   /** Record (or replace) the entry of `e.output`. */
@@ -80,7 +95,7 @@ export class ManifestIndex {
     if (this.putHash(slot, 0, e.inputHash)) flags |= IH;
     if (this.putHash(slot, 32, e.outputHash)) flags |= OH;
     flags |= this.putJob(slot, e.jobId);
-    this.meta[slot * 3 + 2] = flags;
+    this.meta[slot * 3 + 2] = this.meta[slot * 3 + 2]! | flags;
   }
 
   /**
@@ -93,23 +108,20 @@ export class ManifestIndex {
     if (this.putPacked(slot, 0, line.ih)) flags |= IH;
     if (this.putPacked(slot, 32, line.oh)) flags |= OH;
     flags |= this.putJob(slot, line.j);
-    this.meta[slot * 3 + 2] = flags;
+    this.meta[slot * 3 + 2] = this.meta[slot * 3 + 2]! | flags;
   }
 
-  /** The slot of `output` (a new one at the end), with its numbers, input and settings set. */
+  /** The slot of `output` (a new one at the end), with its numbers, input and settings set (its flags cleared but `SAME_NAME`). */
   private place(output: string, input: string, numbers: readonly number[], settings: IndexSettings): number {
-    let slot = this.slots.get(output);
-    if (slot === undefined) {
-      slot = this.slots.size;
-      this.grow(slot + 1);
-      this.slots.set(output, slot);
-    }
+    const slot = this.outputs.add(output);
+    this.grow(this.outputs.size);
     this.nums.set(numbers, slot * NUMS);
     const cut = input.lastIndexOf('/');
-    const name = input.slice(cut + 1);
-    this.names[slot] = name === output.slice(output.lastIndexOf('/') + 1) ? undefined : name;
-    this.meta[slot * 3] = this.intern(input.slice(0, cut + 1));
+    const outputName = output.slice(output.lastIndexOf('/') + 1);
+    const same = input.length - cut - 1 === outputName.length && input.endsWith(outputName);
+    this.meta[slot * 3] = same ? this.intern(input.slice(0, cut + 1)) : this.inputs.add(input);
     this.meta[slot * 3 + 1] = this.settingsId(settings);
+    this.meta[slot * 3 + 2] = same ? SAME_NAME : 0;
     return slot;
   }
 
@@ -128,27 +140,29 @@ export class ManifestIndex {
 
   /** The entry of an output (relative path), or undefined. */
   get(output: string): ManifestEntry | undefined {
-    const slot = this.slots.get(output);
-    return slot === undefined ? undefined : this.entryAt(output, slot);
+    const slot = this.outputs.find(output);
+    return slot < 0 ? undefined : this.entryAt(output, slot);
   }
 
   /** The output hash recorded for `output`, or undefined. */
   outputHashOf(output: string): string | undefined {
-    const slot = this.slots.get(output);
-    return slot === undefined ? undefined : this.hash(slot, 32, OH, 'o');
+    const slot = this.outputs.find(output);
+    return slot < 0 ? undefined : this.hash(slot, 32, OH, 'o');
   }
 
   /** Every entry, in the order outputs were first recorded. */
   *values(): Generator<ManifestEntry> {
-    for (const [output, slot] of this.slots) yield this.entryAt(output, slot);
+    for (let slot = 0; slot < this.outputs.size; slot++) yield this.entryAt(this.outputs.pathOf(slot), slot);
   }
 
   private entryAt(output: string, slot: number): ManifestEntry {
     const n = slot * NUMS;
     const m = slot * 3;
     const s = this.settings[this.meta[m + 1]!]!;
-    const name = this.names[slot] ?? output.slice(output.lastIndexOf('/') + 1);
-    return new SlotEntry(this, slot, output, this.folders[this.meta[m]!]! + name, s, this.nums[n]!, this.nums[n + 1]!, this.nums[n + 2]!, this.nums[n + 3]!, this.nums[n + 4]!);
+    const input = this.meta[m + 2]! & SAME_NAME
+      ? this.folders[this.meta[m]!]! + output.slice(output.lastIndexOf('/') + 1)
+      : this.inputs.pathOf(this.meta[m]!);
+    return new SlotEntry(this, slot, output, input, s, this.nums[n]!, this.nums[n + 1]!, this.nums[n + 2]!, this.nums[n + 3]!, this.nums[n + 4]!);
   }
 
   /** The input hash (`field` 'i') or output hash ('o') of a slot. */
@@ -204,6 +218,7 @@ export class ManifestIndex {
   /** Make room for `slots` slots at once (a manifest about to be read). */
   reserve(slots: number): void {
     this.grow(slots, slots);
+    this.outputs.reserve(slots);
   }
 
   /** Room for `slots` slots (capacity grows by half, or to `exactly`). */
