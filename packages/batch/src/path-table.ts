@@ -3,30 +3,34 @@
  * per-file state of a batch (the manifest's outputs, the real paths planned)
  * without a JavaScript string per file. A path is kept as its folder (the text
  * up to its last `/` or `\`, interned: a batch has few folders) and its name's
- * UTF-16 code units in one typed pool; it is found through an open-addressing
+ * characters in a pool of byte pages; it is found through an open-addressing
  * table of 32-bit hashes, and every hit is checked against the stored path, so
  * two different paths are never taken for one (a false "already planned" would
  * lose a user's output; a false "recorded" would skip a file).
  *
- * About 2 bytes a name character plus 24 a path (slot, table at most half
- * full), in typed arrays the garbage collector neither walks nor multiplies:
+ * About a byte a name character (two when one is beyond Latin-1) plus 24 a
+ * path (slot, table at most half full), in typed arrays grown a page at a
+ * time, which the garbage collector neither walks nor multiplies:
  * a `Set<string>` of the same paths cost ~100 bytes a path in the heap, and the
  * heap's growth before a full collection a multiple of that in resident size.
  */
 
-/** Words a slot keeps: folder id, name start in the pool, name length, hash. */
+import { SlotPages } from './slot-pages';
+
+/** Words a slot keeps: folder id, name's place in the pool (page << 16 | offset), name length (| `WIDE`), hash. */
 const WORDS = 4;
-/** Names longer than this are turned back into text in pieces (`String.fromCharCode`'s argument count). */
-const PIECE = 4096;
+/** The name is kept as UTF-16 code units, two bytes each (else one byte a character: every one below 256). */
+const WIDE = 0x8000_0000;
+/** Bytes a page of the name pool holds (a longer name gets a page of its own); offsets in a page fit 16 bits. */
+const POOL_PAGE = 0x1_0000;
 
 export class PathTable {
   private readonly folders: string[] = [];
   private readonly folderIds = new Map<string, number>();
-  /** `WORDS` per slot. */
-  private slots = new Uint32Array(0);
-  /** The names' UTF-16 code units, one after the other. */
-  private chars = new Uint16Array(0);
-  private charsUsed = 0;
+  private readonly slots = new SlotPages(WORDS, (n) => new Uint32Array(n));
+  /** The names, one after the other, in pages. */
+  private readonly pool: Uint8Array[] = [];
+  private poolUsed = 0;
   private count = 0;
   /** Open addressing, a power of two long, at most half full: slot + 1, 0 for free. */
   private table = new Uint32Array(0);
@@ -63,21 +67,24 @@ export class PathTable {
 
   /** The path of a slot. */
   pathOf(slot: number): string {
-    return this.folders[this.slots[slot * WORDS]!]! + this.nameOf(slot);
+    return this.folderOf(slot) + this.nameOf(slot);
   }
 
   /** The folder part of a slot's path (up to and with its last separator; '' for none). */
   folderOf(slot: number): string {
-    return this.folders[this.slots[slot * WORDS]!]!;
+    return this.folders[this.slots.page(slot)[this.slots.offset(slot)]!]!;
   }
 
   /** The name part of a slot's path. */
   nameOf(slot: number): string {
-    const at = this.slots[slot * WORDS + 1]!;
-    const length = this.slots[slot * WORDS + 2]!;
-    let name = '';
-    for (let i = 0; i < length; i += PIECE) name += String.fromCharCode(...this.chars.subarray(at + i, at + Math.min(length, i + PIECE)));
-    return name;
+    const words = this.slots.page(slot);
+    const w = this.slots.offset(slot);
+    const place = words[w + 1]!;
+    const page = this.pool[place >>> 16]!;
+    const at = place & 0xffff;
+    const length = words[w + 2]! & ~WIDE;
+    const bytes = Buffer.from(page.buffer, page.byteOffset + at, words[w + 2]! & WIDE ? length * 2 : length);
+    return bytes.toString(words[w + 2]! & WIDE ? 'utf16le' : 'latin1');
   }
 
   /** Every path, in slot order. */
@@ -90,10 +97,8 @@ export class PathTable {
     return this.folders;
   }
 
-  /** Room for `paths` paths of about `nameChars` characters each in all, so a table about to be filled grows once. */
-  reserve(paths: number, nameChars = paths * 16): void {
-    this.growSlots(paths);
-    this.growChars(nameChars);
+  /** Room in the hash table for `paths` paths, so a table about to be filled is not rehashed as it grows. */
+  reserve(paths: number): void {
     this.growTable(paths);
   }
 
@@ -105,33 +110,65 @@ export class PathTable {
       const held = this.table[at]!;
       if (held === 0) return -1;
       const slot = held - 1;
-      const w = slot * WORDS;
-      if (this.slots[w + 3] === hash && this.slots[w] === folder && this.slots[w + 2] === length && this.sameName(this.slots[w + 1]!, path, cut)) return slot;
+      const words = this.slots.page(slot);
+      const w = this.slots.offset(slot);
+      if (words[w + 3] === hash && words[w] === folder && (words[w + 2]! & ~WIDE) === length && this.sameName(words[w + 1]!, words[w + 2]! & WIDE, path, cut)) return slot;
     }
   }
 
-  private sameName(at: number, path: string, cut: number): boolean {
-    const { chars } = this;
-    for (let i = cut; i < path.length; i++) if (chars[at + i - cut] !== path.charCodeAt(i)) return false;
+  private sameName(place: number, wide: number, path: string, cut: number): boolean {
+    const page = this.pool[place >>> 16]!;
+    const at = (place & 0xffff) - cut;
+    if (wide) {
+      for (let i = cut; i < path.length; i++) {
+        const j = at + i + (i - cut);
+        if ((page[j]! | (page[j + 1]! << 8)) !== path.charCodeAt(i)) return false;
+      }
+      return true;
+    }
+    for (let i = cut; i < path.length; i++) if (page[at + i] !== path.charCodeAt(i)) return false;
     return true;
   }
 
   private append(path: string, cut: number, folder: number, hash: number): number {
     const slot = this.count;
     const length = path.length - cut;
-    this.growSlots(slot + 1);
-    this.growChars(this.charsUsed + length);
     this.growTable(slot + 1);
-    for (let i = cut; i < path.length; i++) this.chars[this.charsUsed + i - cut] = path.charCodeAt(i);
-    const w = slot * WORDS;
-    this.slots[w] = folder;
-    this.slots[w + 1] = this.charsUsed;
-    this.slots[w + 2] = length;
-    this.slots[w + 3] = hash;
-    this.charsUsed += length;
+    const words = this.slots.page(slot);
+    const w = this.slots.offset(slot);
+    let wide = 0;
+    for (let i = cut; i < path.length && !wide; i++) if (path.charCodeAt(i) > 0xff) wide = WIDE;
+    words[w] = folder;
+    words[w + 1] = this.storeName(path, cut, wide ? length * 2 : length, wide);
+    words[w + 2] = (length | wide) >>> 0;
+    words[w + 3] = hash;
     this.count++;
     this.place(slot, hash);
     return slot;
+  }
+
+  /** Copy the name into the pool (a new page when it does not fit the last one); returns its place. */
+  private storeName(path: string, cut: number, bytes: number, wide: number): number {
+    let page = this.pool.at(-1);
+    if (!page || this.poolUsed + bytes > page.length || this.poolUsed >= POOL_PAGE) {
+      if (this.pool.length >= 0x1_0000) throw new Error('path table full: more than 65,536 pages of names');
+      page = new Uint8Array(Math.max(POOL_PAGE, bytes));
+      this.pool.push(page);
+      this.poolUsed = 0;
+    }
+    const at = this.poolUsed;
+    if (wide) {
+      for (let i = cut, j = at; i < path.length; i++, j += 2) {
+        const c = path.charCodeAt(i);
+        page[j] = c & 0xff;
+        page[j + 1] = c >>> 8;
+      }
+    } else {
+      for (let i = cut, j = at; i < path.length; i++, j++) page[j] = path.charCodeAt(i);
+    }
+    // A page of its own (a name longer than a page) is full.
+    this.poolUsed = bytes > POOL_PAGE ? page.length : at + bytes;
+    return (((this.pool.length - 1) << 16) | at) >>> 0;
   }
 
   /** Put a slot in the table at the first free position of its probe. */
@@ -152,27 +189,13 @@ export class PathTable {
     return id;
   }
 
-  private growSlots(slots: number): void {
-    if (slots * WORDS <= this.slots.length) return;
-    const next = new Uint32Array(Math.max(64, Math.ceil(slots * 1.5)) * WORDS);
-    next.set(this.slots);
-    this.slots = next;
-  }
-
-  private growChars(chars: number): void {
-    if (chars <= this.chars.length) return;
-    const next = new Uint16Array(Math.max(1024, Math.ceil(chars * 1.5)));
-    next.set(this.chars.subarray(0, this.charsUsed));
-    this.chars = next;
-  }
-
   /** A table at most half full: doubled (and every slot placed again) when a path more would fill it beyond. */
   private growTable(paths: number): void {
     if (paths * 2 <= this.table.length) return;
     let length = Math.max(64, this.table.length);
     while (paths * 2 > length) length *= 2;
     this.table = new Uint32Array(length);
-    for (let slot = 0; slot < this.count; slot++) this.place(slot, this.slots[slot * WORDS + 3]!);
+    for (let slot = 0; slot < this.count; slot++) this.place(slot, this.slots.page(slot)[this.slots.offset(slot) + 3]!);
   }
 }
 

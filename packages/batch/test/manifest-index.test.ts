@@ -157,7 +157,7 @@ function indexBytes(n: number): { heap: number; buffers: number } {
   return JSON.parse(r.stdout) as { heap: number; buffers: number };
 }
 
-it('holds nothing per file in the garbage-collected heap, and at most ~300 bytes a file in all', () => {
+it('holds nothing per file in the garbage-collected heap, and at most ~220 bytes a file in all', () => {
   buildSync({
     entryPoints: [fileURLToPath(new URL('../src/manifest-index.ts', import.meta.url))], bundle: true, format: 'esm', platform: 'node',
     outfile: join(scratch, 'index.mjs'), logLevel: 'silent',
@@ -166,7 +166,7 @@ it('holds nothing per file in the garbage-collected heap, and at most ~300 bytes
   const small = indexBytes(10_000);
   const large = indexBytes(100_000);
   const perFile = (k: 'heap' | 'buffers'): number => (large[k] - small[k]) / 90_000;
-  // Measured here: heap ~0 B a file (a Map keyed by path: ~290), typed arrays ~200 B a file.
+  // Measured here: heap ~2 B a file (a Map keyed by the path: ~87), typed arrays ~181 (grown by half and copied: ~200).
   expect(perFile('heap')).toBeLessThan(20);
-  expect(perFile('heap') + perFile('buffers')).toBeLessThan(300);
+  expect(perFile('heap') + perFile('buffers')).toBeLessThan(220);
 }, 60_000);

@@ -72,12 +72,22 @@ describe('PathTable', () => {
     expect(table.find(b)).toBe(1);
   });
 
-  it('finds nothing in an empty table, and grows past its reserve', () => {
+  it('finds nothing in an empty table, grows past its reserve, and keeps names longer than a page and empty ones', () => {
     const table = new PathTable();
     expect(table.find('x.jpg')).toBe(-1);
-    table.reserve(4, 8);
-    for (let i = 0; i < 1000; i++) table.add(`d/${i}.jpg`);
-    for (let i = 0; i < 1000; i++) expect(table.find(`d/${i}.jpg`)).toBe(i);
-    expect(table.size).toBe(1000);
+    table.reserve(4);
+    const paths: string[] = [];
+    for (let i = 0; i < 30_000; i++) {
+      // Among them: a name longer than a page of the pool, one beyond Latin-1 of two pages' bytes, empty names.
+      const p = i === 7 ? `d/${'n'.repeat(70_000)}` : i === 9 ? `d/${'é日'.repeat(40_000)}` : i % 5000 === 3 ? `d${i}/` : `d/${i}ü.jpg`;
+      paths.push(p);
+      expect(table.add(p)).toBe(i);
+    }
+    for (let i = 0; i < paths.length; i++) {
+      expect(table.find(paths[i]!)).toBe(i);
+      expect(table.pathOf(i)).toBe(paths[i]);
+    }
+    expect(table.has(`d/${'n'.repeat(69_999)}`)).toBe(false);
+    expect(table.size).toBe(30_000);
   });
 });
