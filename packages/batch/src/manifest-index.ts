@@ -1,13 +1,19 @@
 /**
- * The manifest's index in memory, compact: one slot per output, its numbers
- * in typed arrays, its hashes and job id as raw bytes in one buffer, its input
- * path as an interned folder plus a name (none when it is the output's name),
- * its settings as a small number. An object per entry with its own strings
- * (~560 bytes) made a 100,000-file manifest hold 56 MB; a slot is ~200 bytes.
+ * The manifest's index in memory, compact and off the garbage-collected heap:
+ * one slot per output, its path in a `PathTable` (an interned folder and the
+ * name's code units, found by hash and checked exactly), its numbers in typed
+ * arrays, its hashes and job id as raw bytes in one buffer, its input path as
+ * an interned folder plus its output's name (or, when the names differ, a slot
+ * of a second `PathTable`), its settings as a small number, all in pages grown
+ * as needed. About 170 bytes a file, none of it a JavaScript string or object per file: a `Map` keyed by
+ * the output path (~290 bytes a file in the heap) grew a 100,000-file run's
+ * resident size by several times that through the heap's growth.
  * `get` builds a `ManifestEntry` when one is asked for.
  */
 import type { PfcParams } from '@pfc/core';
 import { type ManifestEntry, unpackHash } from './manifest-lines';
+import { PathTable } from './path-table';
+import { SlotPages } from './slot-pages';
 
 /** The fields of a version-2 `done` line the index keeps (see `manifest-lines.ts`). */
 export interface PackedLine {
@@ -45,15 +51,19 @@ const IH = 1;
 const OH = 2;
 const JOB = 4;
 const NO_JOB = 8;
+/** The input is its interned folder plus the output's name (else a slot of `inputs`). */
+const SAME_NAME = 16;
 
 export class ManifestIndex {
-  private readonly slots = new Map<string, number>();
+  /** The outputs' paths; an output's slot here is its slot in every array below. */
+  private readonly outputs = new PathTable();
+  /** Inputs not named as their output. */
+  private readonly inputs = new PathTable();
   /** Hashes and job ids (`BYTES` a slot). */
-  private bytes = Buffer.alloc(0);
-  private nums = new Float64Array(0);
-  private meta = new Uint32Array(0);
-  /** Per slot: interned input folder, settings index, flags (three `meta` words). */
-  private names: (string | undefined)[] = [];
+  private readonly bytes = new SlotPages(BYTES, (n) => Buffer.alloc(n));
+  private readonly nums = new SlotPages(NUMS, (n) => new Float64Array(n));
+  /** Per slot: the input (interned folder, or slot of `inputs`: see `SAME_NAME`), settings index, flags. */
+  private readonly meta = new SlotPages(3, (n) => new Uint32Array(n));
   private readonly folders: string[] = [];
   private readonly folderIds = new Map<string, number>();
   private readonly settings: IndexSettings[] = [];
@@ -62,15 +72,21 @@ export class ManifestIndex {
   private readonly odd = new Map<string, string>();
 
   get size(): number {
-    return this.slots.size;
+    return this.outputs.size;
   }
 
+  /** The recorded outputs, in the order first recorded. */
   keys(): IterableIterator<string> {
-    return this.slots.keys();
+    return this.outputs.paths();
+  }
+
+  /** The folders (up to and with their last `/`; '' for the top) that recorded outputs are in. */
+  outputFolders(): readonly string[] {
+    return this.outputs.folderNames();
   }
 
   has(output: string): boolean {
-    return this.slots.has(output);
+    return this.outputs.has(output);
   }
 
   /** Record (or replace) the entry of `e.output`. */
@@ -80,7 +96,7 @@ export class ManifestIndex {
     if (this.putHash(slot, 0, e.inputHash)) flags |= IH;
     if (this.putHash(slot, 32, e.outputHash)) flags |= OH;
     flags |= this.putJob(slot, e.jobId);
-    this.meta[slot * 3 + 2] = flags;
+    this.addFlags(slot, flags);
   }
 
   /**
@@ -93,23 +109,21 @@ export class ManifestIndex {
     if (this.putPacked(slot, 0, line.ih)) flags |= IH;
     if (this.putPacked(slot, 32, line.oh)) flags |= OH;
     flags |= this.putJob(slot, line.j);
-    this.meta[slot * 3 + 2] = flags;
+    this.addFlags(slot, flags);
   }
 
-  /** The slot of `output` (a new one at the end), with its numbers, input and settings set. */
+  /** The slot of `output` (a new one at the end), with its numbers, input and settings set (its flags cleared but `SAME_NAME`). */
   private place(output: string, input: string, numbers: readonly number[], settings: IndexSettings): number {
-    let slot = this.slots.get(output);
-    if (slot === undefined) {
-      slot = this.slots.size;
-      this.grow(slot + 1);
-      this.slots.set(output, slot);
-    }
-    this.nums.set(numbers, slot * NUMS);
+    const slot = this.outputs.add(output);
+    this.nums.page(slot).set(numbers, this.nums.offset(slot));
     const cut = input.lastIndexOf('/');
-    const name = input.slice(cut + 1);
-    this.names[slot] = name === output.slice(output.lastIndexOf('/') + 1) ? undefined : name;
-    this.meta[slot * 3] = this.intern(input.slice(0, cut + 1));
-    this.meta[slot * 3 + 1] = this.settingsId(settings);
+    const outputName = output.slice(output.lastIndexOf('/') + 1);
+    const same = input.length - cut - 1 === outputName.length && input.endsWith(outputName);
+    const meta = this.meta.page(slot);
+    const m = this.meta.offset(slot);
+    meta[m] = same ? this.intern(input.slice(0, cut + 1)) : this.inputs.add(input);
+    meta[m + 1] = this.settingsId(settings);
+    meta[m + 2] = same ? SAME_NAME : 0;
     return slot;
   }
 
@@ -117,38 +131,42 @@ export class ManifestIndex {
     this.odd.delete(`${slot}j`);
     if (jobId === undefined) return NO_JOB;
     // A UUID's five groups of hex digits, written one after the other (no regular expression, no joined copy).
-    const at = slot * BYTES + 64;
-    const b = this.bytes;
+    const b = this.bytes.page(slot);
+    const at = this.bytes.offset(slot) + 64;
     if (isUuidShape(jobId) && b.write(jobId.slice(0, 8), at, 4, 'hex') === 4 && b.write(jobId.slice(9, 13), at + 4, 2, 'hex') === 2
       && b.write(jobId.slice(14, 18), at + 6, 2, 'hex') === 2 && b.write(jobId.slice(19, 23), at + 8, 2, 'hex') === 2 && b.write(jobId.slice(24), at + 10, 6, 'hex') === 6
-      && this.uuidAt(at) === jobId) return JOB;
+      && uuidAt(b, at) === jobId) return JOB;
     this.odd.set(`${slot}j`, jobId);
     return 0;
   }
 
   /** The entry of an output (relative path), or undefined. */
   get(output: string): ManifestEntry | undefined {
-    const slot = this.slots.get(output);
-    return slot === undefined ? undefined : this.entryAt(output, slot);
+    const slot = this.outputs.find(output);
+    return slot < 0 ? undefined : this.entryAt(output, slot);
   }
 
   /** The output hash recorded for `output`, or undefined. */
   outputHashOf(output: string): string | undefined {
-    const slot = this.slots.get(output);
-    return slot === undefined ? undefined : this.hash(slot, 32, OH, 'o');
+    const slot = this.outputs.find(output);
+    return slot < 0 ? undefined : this.hash(slot, 32, OH, 'o');
   }
 
   /** Every entry, in the order outputs were first recorded. */
   *values(): Generator<ManifestEntry> {
-    for (const [output, slot] of this.slots) yield this.entryAt(output, slot);
+    for (let slot = 0; slot < this.outputs.size; slot++) yield this.entryAt(this.outputs.pathOf(slot), slot);
   }
 
   private entryAt(output: string, slot: number): ManifestEntry {
-    const n = slot * NUMS;
-    const m = slot * 3;
-    const s = this.settings[this.meta[m + 1]!]!;
-    const name = this.names[slot] ?? output.slice(output.lastIndexOf('/') + 1);
-    return new SlotEntry(this, slot, output, this.folders[this.meta[m]!]! + name, s, this.nums[n]!, this.nums[n + 1]!, this.nums[n + 2]!, this.nums[n + 3]!, this.nums[n + 4]!);
+    const nums = this.nums.page(slot);
+    const n = this.nums.offset(slot);
+    const meta = this.meta.page(slot);
+    const m = this.meta.offset(slot);
+    const s = this.settings[meta[m + 1]!]!;
+    const input = meta[m + 2]! & SAME_NAME
+      ? this.folders[meta[m]!]! + output.slice(output.lastIndexOf('/') + 1)
+      : this.inputs.pathOf(meta[m]!);
+    return new SlotEntry(this, slot, output, input, s, nums[n]!, nums[n + 1]!, nums[n + 2]!, nums[n + 3]!, nums[n + 4]!);
   }
 
   /** The input hash (`field` 'i') or output hash ('o') of a slot. */
@@ -158,9 +176,19 @@ export class ManifestIndex {
 
   /** The job id of a slot, if it has one. */
   jobOf(slot: number): string | undefined {
-    const flags = this.meta[slot * 3 + 2]!;
+    const flags = this.flagsOf(slot);
     if (flags & NO_JOB) return undefined;
-    return flags & JOB ? this.uuidAt(slot * BYTES + 64) : this.odd.get(`${slot}j`);
+    return flags & JOB ? uuidAt(this.bytes.page(slot), this.bytes.offset(slot) + 64) : this.odd.get(`${slot}j`);
+  }
+
+  private addFlags(slot: number, flags: number): void {
+    const meta = this.meta.page(slot);
+    const m = this.meta.offset(slot) + 2;
+    meta[m] = meta[m]! | flags;
+  }
+
+  private flagsOf(slot: number): number {
+    return this.meta.page(slot)[this.meta.offset(slot) + 2]!;
   }
 
   /** Keep a `sha256:<hex>` hash as bytes (true), any other form as it is (false). */
@@ -168,7 +196,7 @@ export class ManifestIndex {
     const field = `${slot}${at === 0 ? 'i' : 'o'}`;
     this.odd.delete(field);
     if (hash.startsWith(SHA) && HEX64.test(hash.slice(SHA.length))) {
-      this.bytes.write(hash.slice(SHA.length), slot * BYTES + at, 32, 'hex');
+      this.bytes.page(slot).write(hash.slice(SHA.length), this.bytes.offset(slot) + at, 32, 'hex');
       return true;
     }
     this.odd.set(field, hash);
@@ -179,18 +207,13 @@ export class ManifestIndex {
   private putPacked(slot: number, at: number, packed: string): boolean {
     if (packed.length !== 43 || packed.startsWith('=')) return this.putHash(slot, at, unpackHash(packed));
     this.odd.delete(`${slot}${at === 0 ? 'i' : 'o'}`);
-    return this.bytes.write(packed, slot * BYTES + at, 32, 'base64url') === 32 || this.putHash(slot, at, unpackHash(packed));
+    return this.bytes.page(slot).write(packed, this.bytes.offset(slot) + at, 32, 'base64url') === 32 || this.putHash(slot, at, unpackHash(packed));
   }
 
   private hash(slot: number, at: number, flag: number, field: string): string {
-    if (!(this.meta[slot * 3 + 2]! & flag)) return this.odd.get(`${slot}${field}`)!;
-    const start = slot * BYTES + at;
-    return `${SHA}${this.bytes.toString('hex', start, start + 32)}`;
-  }
-
-  private uuidAt(at: number): string {
-    const h = this.bytes.toString('hex', at, at + 16);
-    return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+    if (!(this.flagsOf(slot) & flag)) return this.odd.get(`${slot}${field}`)!;
+    const start = this.bytes.offset(slot) + at;
+    return `${SHA}${this.bytes.page(slot).toString('hex', start, start + 32)}`;
   }
 
   private intern(folder: string): number {
@@ -201,25 +224,16 @@ export class ManifestIndex {
     return idOf(s, this.settings, this.settingsIds);
   }
 
-  /** Make room for `slots` slots at once (a manifest about to be read). */
+  /** Make room in the lookup table for `slots` outputs at once (a manifest about to be read). */
   reserve(slots: number): void {
-    this.grow(slots, slots);
+    this.outputs.reserve(slots);
   }
+}
 
-  /** Room for `slots` slots (capacity grows by half, or to `exactly`). */
-  private grow(slots: number, exactly?: number): void {
-    if (slots * 3 <= this.meta.length) return;
-    const cap = exactly ?? Math.max(64, Math.ceil(slots * 1.5));
-    const bytes = Buffer.alloc(cap * BYTES);
-    this.bytes.copy(bytes);
-    this.bytes = bytes;
-    const nums = new Float64Array(cap * NUMS);
-    nums.set(this.nums);
-    this.nums = nums;
-    const meta = new Uint32Array(cap * 3);
-    meta.set(this.meta);
-    this.meta = meta;
-  }
+/** The job id kept as 16 bytes at `at`, in a UUID's text form. */
+function uuidAt(b: Buffer, at: number): string {
+  const h = b.toString('hex', at, at + 16);
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
 }
 
 

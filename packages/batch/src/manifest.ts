@@ -174,7 +174,8 @@ export class Manifest {
   recordsIn(folder: string): boolean {
     if (!this.outputFolders) {
       this.outputFolders = new Set();
-      for (const rel of this.entries.keys()) this.outputFolders.add(rel.slice(0, Math.max(0, rel.lastIndexOf('/'))));
+      // The index's folders end at a path's last `/` or `\`: its `/`-folder is in that part.
+      for (const f of this.entries.outputFolders()) this.outputFolders.add(f.slice(0, Math.max(0, f.lastIndexOf('/'))));
     }
     const rel = portableRelative(this.dir, folder);
     return this.outputFolders.has(rel === '.' ? '' : rel);
