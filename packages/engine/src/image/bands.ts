@@ -11,15 +11,15 @@
  *
  * Threads: `availableParallelism() − 1` helpers (at most
  * {@link MAX_HELPERS}), so a job's bands never ask for more threads than
- * the machine has cores, and none while the cores are busy anyway (load
- * average, see `helpers`). Several jobs at once (the emulator's `--workers`,
+ * the machine has cores, and none while the cores are busy anyway (idle
+ * CPU time, see `helpers`). Several jobs at once (the emulator's `--workers`,
  * a batch) share the helpers: a pass takes only the helpers that are free
  * at that moment and otherwise runs alone on its own thread, so parallel
  * jobs never queue behind each other's bands nor oversubscribe the cores.
  * Helpers start on first use and never keep a process alive (see
  * `WorkerPool`).
  */
-import { availableParallelism, loadavg } from 'node:os';
+import { availableParallelism, cpus, loadavg } from 'node:os';
 import { workerScript } from '../workers/paths';
 import { WorkerPool } from '../workers/pool';
 import { blurDetailPass, curvesPass, type IntegerMask, type RowRange } from './kernels';
@@ -80,25 +80,78 @@ export const bandCounters = { helperBands: 0 };
 
 /**
  * Sets the number of helper threads (0: every pass on its caller's thread);
- * default `min(3, availableParallelism() − 1)`, or 0 while the load average
- * is at least the core count. For benchmarks and tests
- * comparing one and several threads; takes effect for the next pass.
+ * default `min(3, availableParallelism() − 1)`, or fewer while the machine
+ * has fewer cores idle (see `helpers`). For benchmarks and tests comparing
+ * one and several threads; takes effect for the next pass.
  */
 export function setBandHelpers(n: number | undefined): void {
   if (n !== undefined && !(Number.isInteger(n) && n >= 0 && n <= MAX_HELPERS)) throw new RangeError(`setBandHelpers: n must be an integer 0..${MAX_HELPERS} (got ${n})`);
   helperLimit = n;
 }
 
+/** The machine's CPU time so far, summed over its cores (ms), and how many cores that is. */
+export interface CpuSample {
+  at: number;
+  idle: number;
+  total: number;
+  cores: number;
+}
+
+function cpuSample(): CpuSample {
+  let idle = 0;
+  let total = 0;
+  const all = cpus();
+  for (const { times: t } of all) {
+    idle += t.idle;
+    total += t.user + t.nice + t.sys + t.idle + t.irq;
+  }
+  return { at: Date.now(), idle, total, cores: all.length };
+}
+
+/** Cores idle on average between two samples: the idle share of the cores' time, times their count. */
+export function idleCoresBetween(a: CpuSample, b: CpuSample): number {
+  const total = b.total - a.total;
+  return total > 0 ? ((b.idle - a.idle) / total) * b.cores : b.cores;
+}
+
+/** Fewest idle cores, on average, for a helper to gain wall time rather than take it from other work. */
+const MIN_IDLE_CORES = 0.5;
+
+/** Helpers worth starting when `idle` cores are free and the machine has `cores`. */
+export function helpersFor(idle: number, cores: number): number {
+  return idle < MIN_IDLE_CORES ? 0 : Math.max(0, Math.min(MAX_HELPERS, cores - 1, Math.round(idle)));
+}
+
+/** Shortest span between two CPU samples (os.cpus() times tick every 10 ms). */
+const SAMPLE_MS = 250;
+let lastSample: CpuSample | undefined;
+let idleCores: number | undefined;
+
+/** Cores idle over the span since the previous sample (at least `SAMPLE_MS`), or undefined before a first span. */
+function idleCoresNow(): number | undefined {
+  const now = cpuSample();
+  if (lastSample === undefined) lastSample = now;
+  else if (now.at - lastSample.at >= SAMPLE_MS) {
+    idleCores = idleCoresBetween(lastSample, now);
+    lastSample = now;
+  }
+  return idleCores;
+}
+
 /**
- * Helpers a pass may use. By default none while the machine's cores are
- * already busy (1-minute load average at least the core count: other jobs,
- * other processes): a helper then only adds the shared buffers' cost (about
- * a tenth more CPU per job, measured at load 19) and gains no wall time.
+ * Helpers a pass may use: by default as many as the cores that were idle
+ * over the last moment, none while the machine's cores are already busy
+ * (other jobs, other processes): a helper then only adds the shared
+ * buffers' cost (about a tenth more CPU per job, measured at load 19) and
+ * gains no wall time. Idle CPU time rather than the load average, which
+ * lags a minute and counts this job's own threads: on a 2-core machine a
+ * run of the engine alone kept the load at 2 and switched its helpers off.
+ * Before the first span is sampled, the load average decides.
  */
 function helpers(): number {
   if (helperLimit !== undefined) return helperLimit;
   const cores = availableParallelism();
-  return loadavg()[0]! >= cores ? 0 : Math.max(0, Math.min(MAX_HELPERS, cores - 1));
+  return helpersFor(idleCoresNow() ?? cores - loadavg()[0]!, cores);
 }
 
 function bandPool(): WorkerPool<BandTask, null> {
