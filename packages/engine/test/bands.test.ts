@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import sharp from 'sharp';
 import { afterAll, describe, expect, it } from 'vitest';
 import { correctImage } from '../src/correct';
-import { bandCounters, blurDetailBands, curvesBands, helpersFor, idleCoresBetween, setBandHelpers, sharedBytes, sharedU16 } from '../src/image/bands';
+import { bandCounters, blurDetailBands, curvesBands, freeCoresBetween, helpersFor, setBandHelpers, sharedBytes, sharedU16 } from '../src/image/bands';
 import { blurDetailPass, curvesPass } from '../src/image/kernels';
 import { gaussianMask } from '../src/image/sharpen';
 import { noiseBytes } from './noise';
@@ -24,20 +24,21 @@ function detailTable(): Int16Array {
 
 afterAll(() => setBandHelpers(undefined));
 
-describe('helpers by idle cores', () => {
-  const at = (idle: number, total: number) => ({ at: 0, idle, total, cores: 2 });
-  it('counts the idle share of the cores between two samples', () => {
-    // 1,000 ms of two cores' time, 500 of it idle: one core free (e.g. this job's own thread busy, the other idle).
-    expect(idleCoresBetween(at(100, 1000), at(600, 2000))).toBe(1);
-    expect(idleCoresBetween(at(100, 1000), at(150, 2000))).toBeCloseTo(0.1);
-    expect(idleCoresBetween(at(100, 1000), at(100, 1000))).toBe(2);
+describe('helpers by the cores other processes leave free', () => {
+  const at = (idle: number, total: number, own: number) => ({ idle, total, own, cores: 2 });
+  it('counts the cores left beyond the job\'s own, not charging this process\'s threads against it', () => {
+    // 1,000 ms of two cores' time: all idle; half busy with this process's own threads; half busy with others'.
+    expect(freeCoresBetween(at(0, 0, 0), at(1000, 1000, 0))).toBe(1);
+    expect(freeCoresBetween(at(0, 0, 0), at(500, 1000, 500))).toBe(1);
+    expect(freeCoresBetween(at(0, 0, 0), at(500, 1000, 0))).toBe(0);
+    expect(freeCoresBetween(at(0, 0, 0), at(100, 1000, 300))).toBeCloseTo(-0.2);
   });
   it('takes a helper for a free core, none when the cores are busy, never more than the cores allow', () => {
     expect(helpersFor(1, 2)).toBe(1);
     expect(helpersFor(0.6, 2)).toBe(1);
     expect(helpersFor(0.4, 2)).toBe(0);
     expect(helpersFor(2, 2)).toBe(1);
-    expect(helpersFor(7.5, 8)).toBe(3);
+    expect(helpersFor(6.5, 8)).toBe(3);
     expect(helpersFor(1.4, 8)).toBe(1);
   });
 });

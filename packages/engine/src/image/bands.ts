@@ -89,11 +89,11 @@ export function setBandHelpers(n: number | undefined): void {
   helperLimit = n;
 }
 
-/** The machine's CPU time so far, summed over its cores (ms), and how many cores that is. */
+/** CPU time so far (ms): the machine's, summed over its cores, and this process's own (all its threads). */
 export interface CpuSample {
-  at: number;
   idle: number;
   total: number;
+  own: number;
   cores: number;
 }
 
@@ -105,53 +105,62 @@ function cpuSample(): CpuSample {
     idle += t.idle;
     total += t.user + t.nice + t.sys + t.idle + t.irq;
   }
-  return { at: Date.now(), idle, total, cores: all.length };
-}
-
-/** Cores idle on average between two samples: the idle share of the cores' time, times their count. */
-export function idleCoresBetween(a: CpuSample, b: CpuSample): number {
-  const total = b.total - a.total;
-  return total > 0 ? ((b.idle - a.idle) / total) * b.cores : b.cores;
-}
-
-/** Fewest idle cores, on average, for a helper to gain wall time rather than take it from other work. */
-const MIN_IDLE_CORES = 0.5;
-
-/** Helpers worth starting when `idle` cores are free and the machine has `cores`. */
-export function helpersFor(idle: number, cores: number): number {
-  return idle < MIN_IDLE_CORES ? 0 : Math.max(0, Math.min(MAX_HELPERS, cores - 1, Math.round(idle)));
-}
-
-/** Shortest span between two CPU samples (os.cpus() times tick every 10 ms). */
-const SAMPLE_MS = 250;
-let lastSample: CpuSample | undefined;
-let idleCores: number | undefined;
-
-/** Cores idle over the span since the previous sample (at least `SAMPLE_MS`), or undefined before a first span. */
-function idleCoresNow(): number | undefined {
-  const now = cpuSample();
-  if (lastSample === undefined) lastSample = now;
-  else if (now.at - lastSample.at >= SAMPLE_MS) {
-    idleCores = idleCoresBetween(lastSample, now);
-    lastSample = now;
-  }
-  return idleCores;
+  const { user, system } = process.cpuUsage();
+  return { idle, total, own: (user + system) / 1000, cores: all.length };
 }
 
 /**
- * Helpers a pass may use: by default as many as the cores that were idle
- * over the last moment, none while the machine's cores are already busy
- * (other jobs, other processes): a helper then only adds the shared
- * buffers' cost (about a tenth more CPU per job, measured at load 19) and
- * gains no wall time. Idle CPU time rather than the load average, which
- * lags a minute and counts this job's own threads: on a 2-core machine a
- * run of the engine alone kept the load at 2 and switched its helpers off.
- * Before the first span is sampled, the load average decides.
+ * Cores left for this process's helpers between two samples: the cores
+ * less one for the job's own thread and less what other processes kept
+ * busy (busy time not this process's own). This process's own threads
+ * (libvips decoding, other jobs) are not counted against it: they are what
+ * the helpers share the cores with already (see `takeHelpers`).
+ */
+export function freeCoresBetween(a: CpuSample, b: CpuSample): number {
+  const coreMs = (b.total - a.total) / b.cores;
+  if (!(coreMs > 0)) return b.cores - 1;
+  const othersBusy = Math.max(0, b.total - a.total - (b.idle - a.idle) - (b.own - a.own)) / coreMs;
+  return b.cores - 1 - othersBusy;
+}
+
+/** Fewest free cores, on average, for a helper to gain wall time rather than take it from other work. */
+const MIN_FREE_CORES = 0.5;
+
+/** Helpers worth starting when `free` cores are left for them and the machine has `cores`. */
+export function helpersFor(free: number, cores: number): number {
+  return free < MIN_FREE_CORES ? 0 : Math.max(0, Math.min(MAX_HELPERS, cores - 1, Math.round(free)));
+}
+
+/** Shortest span between two CPU samples, ms (os.cpus() times tick every 10 ms). */
+const SAMPLE_MS = 250;
+let lastSample: { at: number; cpu: CpuSample } | undefined;
+let freeCores: number | undefined;
+
+/** Cores free for helpers over the span since the previous sample (at least `SAMPLE_MS`), or undefined before a first span. */
+function freeCoresNow(): number | undefined {
+  const now = { at: Date.now(), cpu: cpuSample() };
+  if (lastSample === undefined) lastSample = now;
+  else if (now.at - lastSample.at >= SAMPLE_MS) {
+    freeCores = freeCoresBetween(lastSample.cpu, now.cpu);
+    lastSample = now;
+  }
+  return freeCores;
+}
+
+/**
+ * Helpers a pass may use: by default as many as the cores other processes
+ * left idle over the last moment beyond the job's own, none while they keep
+ * the cores busy: a helper then only adds the shared buffers' cost (about a
+ * tenth more CPU per job, measured at load 19) and gains no wall time. CPU
+ * time rather than the load average, which lags a minute and counts this
+ * process's own threads: on a 2-core machine a run of the engine alone kept
+ * the load at 2 and switched its helpers off. Before the first span is
+ * sampled, the load average decides.
  */
 function helpers(): number {
   if (helperLimit !== undefined) return helperLimit;
   const cores = availableParallelism();
-  return helpersFor(idleCoresNow() ?? cores - loadavg()[0]!, cores);
+  return helpersFor(freeCoresNow() ?? cores - 1 - loadavg()[0]!, cores);
 }
 
 function bandPool(): WorkerPool<BandTask, null> {
