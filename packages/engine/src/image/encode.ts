@@ -4,7 +4,8 @@
  */
 import sharp, { type Metadata, type Sharp } from 'sharp';
 import { rasterToSharp, type Raster } from './raster';
-import { encodeSrgbJpeg, encodeSrgbPng } from './srgb-tag';
+import { metadataStandIn } from './source-header';
+import { encodeSrgbJpeg, encodeSrgbPng, type HeaderFrom, type JpegOptions } from './srgb-tag';
 
 const PNG = { compressionLevel: 6 };
 
@@ -38,20 +39,50 @@ export async function encodeRaster(img: Raster, options: EncodeOptions): Promise
   // Huffman tables are the standard ones, not optimised per image: the same pixels in 2–9 % more
   // bytes, for 2.5 times less encoding CPU (see README "Performance").
   const jpeg = { quality: options.quality ?? 90, chromaSubsampling: options.chromaSubsampling ?? '4:4:4', optimiseCoding: false };
-  if (options.metadataFrom && source && carriesMetadata(source)) {
-    const pipeline = overSource(options.metadataFrom, source, img).withMetadata();
-    return options.format === 'jpeg' ? pipeline.flatten({ background: '#ffffff' }).jpeg(jpeg).toBuffer() : pipeline.png(PNG).toBuffer();
+  if (!options.metadataFrom || !source) return plainEncode(rasterToSharp(img), options.format, jpeg);
+  const keeps = carriesMetadata(source);
+  // The pixels are sRGB already (converted from the source's profile on decoding), so the file
+  // sharp's withMetadata writes is its header in front of a plain encode of them: without its
+  // sRGB-to-sRGB transform over every pixel (see image/srgb-tag.ts), the same bytes.
+  if (!keeps || copiesExactly(img, source)) {
+    const from: HeaderFrom = keeps ? { standIn: await metadataStandIn(options.metadataFrom, source.format) } : { density: source.density };
+    const tagged = await taggedEncode(img, options.format, jpeg, from);
+    if (tagged) return tagged;
   }
-  // Nothing to carry over but the resolution: the same file as above (sRGB
-  // profile, EXIF block with the resolution) straight from the pixels, which
-  // are sRGB already, so without sharp's sRGB-to-sRGB transform (same bytes).
+  return encodeWithSharpMetadata(img, options.format, jpeg, options.metadataFrom, source);
+}
+
+/**
+ * The file sharp writes for the raster with the source's metadata, its own
+ * way (`withMetadata()`, transform and all): where the tagged encode cannot
+ * be had, and the reference its tests compare it with.
+ *
+ * @internal
+ */
+export function encodeWithSharpMetadata(img: Raster, format: OutputFormat, jpeg: JpegOptions, input: Buffer, source: Metadata): Promise<Buffer> {
+  const pipeline = carriesMetadata(source) ? overSource(input, source, img).withMetadata() : rasterToSharp(img).withMetadata(source.density ? { density: source.density } : {});
+  return plainEncode(pipeline, format, jpeg);
+}
+
+/** JPEG (flattened on white) or PNG of `pipeline`. */
+function plainEncode(pipeline: Sharp, format: OutputFormat, jpeg: JpegOptions): Promise<Buffer> {
+  return format === 'jpeg' ? pipeline.flatten({ background: '#ffffff' }).jpeg(jpeg).toBuffer() : pipeline.png(PNG).toBuffer();
+}
+
+/** {@link plainEncode} of the raster with the header sharp writes for `from`; `undefined` where that header has another shape. */
+function taggedEncode(img: Raster, format: OutputFormat, jpeg: JpegOptions, from: HeaderFrom): Promise<Buffer | undefined> {
   const pipeline = rasterToSharp(img);
-  const density = source?.density;
-  if (options.format === 'jpeg') {
-    const flat = pipeline.flatten({ background: '#ffffff' });
-    return source ? encodeSrgbJpeg(flat, img, jpeg, density) : flat.jpeg(jpeg).toBuffer();
-  }
-  return source ? encodeSrgbPng(pipeline, img, PNG, density) : pipeline.png(PNG).toBuffer();
+  return format === 'jpeg' ? encodeSrgbJpeg(pipeline.flatten({ background: '#ffffff' }), img, jpeg, from) : encodeSrgbPng(pipeline, img, PNG, from);
+}
+
+/**
+ * Whether sharp's pipeline over the source ({@link overSource}) writes the
+ * raster's pixels exactly: 8-bit RGB raster and source. Alpha, grey and
+ * 16-bit sources are laid under the pixels with a blend that moves some
+ * half-transparent ones by a level, so they keep that way.
+ */
+function copiesExactly(img: Raster, source: Metadata): boolean {
+  return img.channels === 3 && source.channels === 3 && source.depth === 'uchar' && source.space === 'srgb' && source.hasAlpha !== true;
 }
 
 /**
@@ -63,7 +94,7 @@ function overSource(input: Buffer, source: Metadata, img: Raster): Sharp {
   const raw = { width: img.width, height: img.height, channels: img.channels };
   const pixels = Buffer.from(img.data.buffer, img.data.byteOffset, img.data.length);
   const upright = sharp(input).autoOrient();
-  if (img.channels === 3 && source.channels === 3 && source.depth === 'uchar' && source.space === 'srgb' && source.hasAlpha !== true) {
+  if (copiesExactly(img, source)) {
     // 8-bit RGB like the raster: none of the source's pixels are needed. Its
     // top-left pixel (a JPEG is decoded only as far as its first rows) is
     // extended to the output size, set to 0 and OR-ed with the pixels: exact
