@@ -10,31 +10,17 @@
  * Usage: `npm run measure:heap -w pfc-vscode -- 50 10000 100000` (bundled to
  * dist/ with esbuild, run with --expose-gc; the first size warms the modules up).
  */
-import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import sharp from 'sharp';
+import { rmSync, statSync } from 'node:fs';
 import { LAST_RUN_KEY, type LastRun } from '../src/last-run';
-import { activateOnFake } from '../test/helpers';
+import { activateOnFake, tinyPhotoTree } from '../test/helpers';
 // @ts-expect-error -- a plain .mjs module of the benchmarks
 import { startEmulatorProcess } from '../../../bench/lib/emulator.mjs';
 
 const MB = 1024 * 1024;
 const gc = (globalThis as { gc?: () => void }).gc ?? (() => undefined);
 
-async function photos(n: number): Promise<string> {
-  const dir = mkdtempSync(join(tmpdir(), 'pfc-vscode-heap-'));
-  const jpeg = await sharp({ create: { width: 96, height: 64, channels: 3, background: { r: 120, g: 90, b: 60 } } }).jpeg().toBuffer();
-  for (let i = 0; i < n; i++) {
-    const folder = join(dir, `d${String(Math.floor(i / 100)).padStart(4, '0')}`);
-    if (i % 100 === 0) mkdirSync(folder);
-    writeFileSync(join(folder, `p${String(i).padStart(6, '0')}.jpg`), jpeg);
-  }
-  return dir;
-}
-
 async function measure(n: number, web: string): Promise<void> {
-  const root = await photos(n);
+  const root = await tinyPhotoTree(n, 'pfc-vscode-heap-', 100);
   try {
     const { fake } = activateOnFake({ settings: { backend: 'emulator', emulatorUrl: web, concurrency: 16 } });
     for (const list of [fake.output, fake.traces, fake.progress, fake.statusTexts] as unknown[][]) list.push = () => 0;

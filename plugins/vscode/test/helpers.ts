@@ -1,8 +1,9 @@
 /** Shared set-up of the unit tests: a temporary folder of the repo's real sample photos. */
-import { cpSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { readResults, type FileResult } from '@pfc/batch';
+import sharp from 'sharp';
 import { Commands } from '../src/commands';
 import type { LastRun } from '../src/last-run';
 import { Log } from '../src/log';
@@ -20,6 +21,23 @@ export function photoFolder(): { root: string; photos: string; cleanup: () => vo
     cpSync(join(SAMPLES, rel), join(photos, rel));
   }
   return { root, photos, cleanup: () => rmSync(root, { recursive: true, force: true }) };
+}
+
+/**
+ * A fresh folder (under the system's temporary folder, named `prefix…`) of
+ * `n` copies of one tiny JPEG, `perFolder` to a subfolder: `d0000/p000000.jpg`,
+ * names of the same length whatever `n` (up to a million), so only counts
+ * differ between runs. The caller removes it.
+ */
+export async function tinyPhotoTree(n: number, prefix: string, perFolder = 50): Promise<string> {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  const jpeg = await sharp({ create: { width: 64, height: 48, channels: 3, background: { r: 120, g: 90, b: 60 } } }).jpeg().toBuffer();
+  for (let i = 0; i < n; i++) {
+    const folder = join(dir, `d${String(Math.floor(i / perFolder)).padStart(4, '0')}`);
+    if (i % perFolder === 0) mkdirSync(folder);
+    writeFileSync(join(folder, `p${String(i).padStart(6, '0')}.jpg`), jpeg);
+  }
+  return dir;
 }
 
 /** The extension's commands registered on a fake VS Code, as `activate` does. */

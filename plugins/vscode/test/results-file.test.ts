@@ -7,15 +7,13 @@
  * size does not grow with the files; every failure is retried, beyond the
  * first 1,000 a summary keeps.
  */
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { BACKUP_DIR, MAX_FAILURES_KEPT, type FileResult } from '@pfc/batch';
 import { startEmulator, type EmulatorHandle } from '@pfc/emulator';
-import sharp from 'sharp';
 import { afterAll, afterEach, beforeAll, expect, test } from 'vitest';
 import { LAST_RUN_KEY, type LastRun } from '../src/last-run';
-import { activateOnFake, resultsIn } from './helpers';
+import { activateOnFake, resultsIn, tinyPhotoTree } from './helpers';
 
 let emu: EmulatorHandle;
 const roots: string[] = [];
@@ -32,16 +30,10 @@ afterEach(() => {
   for (const r of roots.splice(0)) rmSync(r, { recursive: true, force: true });
 });
 
-/** `n` tiny JPEGs in folders of 50 (names of the same length whatever `n`, so only counts differ between runs). */
+/** `n` tiny JPEGs in folders of 50, removed after the test. */
 async function tinyPhotos(n: number): Promise<string> {
-  const dir = mkdtempSync(join(tmpdir(), 'pfc-vscode-results-'));
+  const dir = await tinyPhotoTree(n, 'pfc-vscode-results-');
   roots.push(dir);
-  const jpeg = await sharp({ create: { width: 64, height: 48, channels: 3, background: { r: 120, g: 90, b: 60 } } }).jpeg().toBuffer();
-  for (let i = 0; i < n; i++) {
-    const folder = join(dir, `d${String(Math.floor(i / 50)).padStart(3, '0')}`);
-    if (i % 50 === 0) mkdirSync(folder);
-    writeFileSync(join(folder, `p${String(i).padStart(5, '0')}.jpg`), jpeg);
-  }
   return dir;
 }
 
