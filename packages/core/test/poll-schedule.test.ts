@@ -72,6 +72,25 @@ describe('PollSchedule', () => {
     expect(run(2000, Array<string>(7).fill('PROCESSING'), 0, true)).toEqual(run(2000, Array<string>(7).fill('PROCESSING')));
   });
 
+  it('asks for no wait at most once: a refused request (no status to observe) is not asked for again at once on a clock that has not moved', () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      const s = new PollSchedule(SPACING, 2000);
+      const answered = Array.from({ length: 3 }, () => {
+        const d = s.next();
+        s.observe('PROCESSING');
+        return d;
+      });
+      // From here every request is refused (429): no status to observe. The one at the expected
+      // 2 s; then, with no answer since the end, one at once; then the dense steps, never 0 again.
+      const refused = Array.from({ length: 7 }, () => s.next());
+      expect(answered).toEqual([150, 300, 600]);
+      expect(refused).toEqual([950, 0, 40, 60, 90, 135, 203]);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it('caps the dense steps at maxDelayMs when the job runs far longer than expected', () => {
     const delays = run(1000, Array<string>(20).fill('PROCESSING'));
     expect(Math.max(...delays)).toBe(2000);

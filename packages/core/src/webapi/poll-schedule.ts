@@ -186,6 +186,7 @@ export class PollSchedule {
    */
   next(urgent = false): number {
     let d: number;
+    let atEnd = false;
     if (this.#expected === undefined || this.#queued) {
       d = Math.min(this.#blind, this.#policy.maxDelayMs);
       this.#blind *= this.#policy.factor;
@@ -200,6 +201,7 @@ export class PollSchedule {
       } else if (this.#polledAt < end) {
         // No request since the expected end (e.g. just learned it, past it): one at the end.
         d = Math.max(0, untilDense);
+        atEnd = true;
       } else {
         d = this.#varied ? this.#urgentStep(this.#expected) : this.#denseStep();
       }
@@ -207,6 +209,10 @@ export class PollSchedule {
     d = Math.round(d);
     this.#sleptBefore = this.#slept;
     this.#slept = this.#elapsed() + d;
+    // The request at the end counts as made when it is planned, not only when its answer is
+    // observed: one refused (429, no status to observe) would otherwise be asked for again with
+    // no wait, and on a clock that has not moved, again and again.
+    if (atEnd) this.#polledAt = this.#slept;
     return d;
   }
 
