@@ -117,7 +117,11 @@ function sizedHeader(template: Template, size: Size): Buffer {
 }
 
 function headerTemplate(format: Format, from: HeaderFrom): Promise<Template | undefined> {
-  if ('standIn' in from) return oneByOne(format, sharp(from.standIn).autoOrient().extract({ left: 0, top: 0, width: 1, height: 1 }).withMetadata());
+  if ('standIn' in from) {
+    // Whatever sharp makes of the source's metadata (a profile or EXIF it cannot read) is left to its own way.
+    const one = sharp(from.standIn).autoOrient().extract({ left: 0, top: 0, width: 1, height: 1 }).withMetadata();
+    return oneByOne(format, one).catch(() => undefined);
+  }
   const key = `${format} ${from.density}`;
   let t = templates.get(key);
   if (!t) {
