@@ -107,8 +107,8 @@ describe('planCorrection: over-exposure', () => {
     expect(overExposureEvidence(0.95, 0.3)).toBe(0);
     expect(overExposureEvidence(0.65, 0.3)).toBeGreaterThan(0);
     expect(overExposureEvidence(0.65, 0.3)).toBeLessThan(1);
-    expect(overExposureGain(0.75, 0.3, 1)).toBeCloseTo(1 / 1.5, 6);
+    expect(overExposureGain(0.75, 0.3, 1)).toBeCloseTo(1 / 1.6, 6);
     expect(overExposureGain(0.75, 0.3, 0)).toBe(1);
-    expect(overExposureGain(0.75, 0.3, 0.5)).toBeCloseTo(1 / 1.25, 6);
+    expect(overExposureGain(0.75, 0.3, 0.5)).toBeCloseTo(1 / 1.3, 6);
   });
 });

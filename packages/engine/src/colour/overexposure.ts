@@ -30,10 +30,11 @@ function ramp(x: number, from: number, to: number): number {
  * Median encoded luma (after white balance and levels) from which a key
  * counts as too bright, and at which in full. The tune set's good photos
  * with blown highlights sit at 0.24–0.53 (lamps, sky, sun); its casts of a
- * bright white-walled building reach 0.60 with a clipped red channel.
+ * bright white-walled building reach 0.60 with a clipped red channel; +0.7
+ * EV lifts ordinary keys of 0.5–0.6 to 0.62–0.76.
  */
 const KEY_BRIGHT_FROM = 0.6;
-const KEY_BRIGHT_TO = 0.7;
+const KEY_BRIGHT_TO = 0.66;
 /**
  * From this key the scene is high-key (pale paper at 0.89–0.92, a product
  * on white at 1.0) and the evidence fades out, gone at {@link KEY_HIGH_TO}.
@@ -49,13 +50,13 @@ const KEY_HIGH_TO = 0.87;
  * blows 0.10–0.35.
  */
 const CLIP_FROM = 0.06;
-const CLIP_TO = 0.16;
+const CLIP_TO = 0.13;
 /**
- * Largest darkening (linear gain) at full evidence: −0.58 EV, short of the
- * +0.7 EV a typical over-exposure adds, so that a bright scene lit hard that
- * looks the same loses less.
+ * Largest darkening (linear gain) at full evidence: −0.68 EV, about what a
+ * typical over-exposure added. The darkening curve (`exposureLinear`) keeps
+ * white at white, so blown highlights stay blown rather than turning grey.
  */
-const MAX_DARKENING = 1 / 1.5;
+const MAX_DARKENING = 1 / 1.6;
 
 /**
  * How strongly a photo shows over-exposure (0..1): the product of a key in
