@@ -1,7 +1,7 @@
 /**
  * Over-exposure: a photo whose midtones sit well above a normal key AND
- * whose highlights are blown in a large part of the frame is darkened a
- * little. Over-exposure is a gain on linear light followed by the sensor's
+ * whose highlights are blown in a large part of the frame is darkened.
+ * Over-exposure is a gain on linear light followed by the sensor's
  * (or encoder's) clip: it lifts the key and piles everything that was above
  * 1/gain into white at once. Neither sign alone is evidence:
  *
@@ -16,9 +16,9 @@
  *   measure the exposure by.
  *
  * Only their coincidence, in a band of keys above a normal one and below a
- * high-key one, counts; the darkening grows with both and stays partial
- * (at most {@link MAX_DARKENING}), since even then the scene can be a bright
- * one lit hard. See the engine README, "Quality benchmark".
+ * high-key one, counts; the darkening grows with both (up to
+ * {@link MAX_DARKENING}), so a photo near either edge of the evidence is
+ * darkened only a little. See the engine README, "Quality benchmark".
  */
 
 /** 0 at or below `from`, rising linearly to 1 at `to` (from < to). */
