@@ -77,6 +77,20 @@ describe('estimateIlluminant: a dominant surface reads the cast', () => {
     expect(Math.abs(estimateIlluminant(img).consensus.u)).toBeLessThan(0.05);
   });
 
+  it('does not follow one of several surfaces of like size: none says which is grey', () => {
+    // A cool blue-grey wall on the left, a warm beige one on the right, each half the frame.
+    const walls = (x: number, y: number): [number, number, number] => {
+      const k = grain(x, y);
+      if ((x * 5 + y * 11) % 50 === 0) return [0.003, 0.003, 0.003];
+      return x < 60 ? [0.26 * k, 0.3 * k, 0.36 * k] : [0.36 * k, 0.3 * k, 0.26 * k];
+    };
+    const img = linearScene(W, H, walls);
+    const s = greySurface(img)!;
+    expect(s.share).toBeGreaterThan(0.4);
+    expect(s.lead).toBeLessThan(0.05);
+    expect(Math.abs(estimateIlluminant(img).consensus.u)).toBeLessThan(0.03);
+  });
+
   it('does not follow a surface under a veil (haze squeezes dark colours into one)', () => {
     // A dark blue night sky over the top two thirds and a lit street below,
     // then a 30 % veil: the sky becomes the densest surface, and it is not grey.

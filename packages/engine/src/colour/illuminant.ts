@@ -18,8 +18,8 @@
  *
  * A wall, paper, a road or an overcast sky filling much of the frame is a
  * direct reading of the light ({@link greySurface}): a cast moves it by
- * exactly the cast, so the more of the frame it holds, the more the
- * correction follows it instead of the consensus.
+ * exactly the cast, so the further it leads the frame's other surfaces,
+ * the more the correction follows it instead of the consensus.
  *
  * A clear blue sky ({@link findSky}) is the light source seen directly and
  * pulls every estimate towards a shade cast; a scene in low sun, seen
