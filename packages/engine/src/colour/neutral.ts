@@ -10,6 +10,7 @@
  */
 import type { Raster } from '../image/raster';
 import type { Chroma } from './illuminant';
+import { percentile } from './estimate';
 import { LINEAR_OF_BYTE } from './srgb';
 
 /** Half-width of the neutral window on each log-chroma axis (about 6 % between two channels). */
@@ -73,4 +74,107 @@ export function neutralTrust(img: Raster, removed: Chroma, estimate: Chroma, ski
   const castDensity = atCast / castArea;
   const share = neutralDensity / (neutralDensity + castDensity);
   return Math.min(1, Math.max(0, (NEUTRAL_TO - share) / (NEUTRAL_TO - NEUTRAL_FROM)));
+}
+
+/**
+ * Where a frame's dominant surface sits in log-chroma: the densest window of
+ * {@link MODE_WINDOW_BINS}·2 + 1 bins (±0.07) among pixels whose chroma a
+ * light could give a grey surface (|u| ≤ {@link MODE_U}, |v| ≤ {@link MODE_V}),
+ * and the share of the frame it holds (dark and clipped pixels, whose
+ * chroma is noise or lost, count in the frame but never in the window).
+ */
+export interface GreySurface {
+  u: number;
+  v: number;
+  share: number;
+  /**
+   * How much more of the frame it holds than the next surface (the densest
+   * window apart from it): several surfaces of like size, each its own
+   * colour, do not say which of them is grey.
+   */
+  lead: number;
+  /** The frame's black point: the darkest channel at its 0.02 % percentile (encoded, 0..1). */
+  black: number;
+}
+
+/** Log-chroma bin width of the dominant-surface histogram. */
+const MODE_BIN = 0.02;
+/** Half-width of its densest window, in bins (3: ±0.07, the neutral window and a little). */
+const MODE_WINDOW_BINS = 3;
+/** Extent of the histogram on each axis: beyond it no light source puts a grey surface. */
+const MODE_U = 1;
+const MODE_V = 0.5;
+const MODE_NU = Math.round((2 * MODE_U) / MODE_BIN);
+const MODE_NV = Math.round((2 * MODE_V) / MODE_BIN);
+/** Fraction of pixels below the black point (the planner's levels read the same percentile). */
+const BLACK_QUANTILE = 0.0002;
+
+/**
+ * The frame's dominant uniform surface ({@link GreySurface}), or undefined
+ * when no pixel is measured. Von Kries gains move every pixel by the same
+ * log-chroma, so a wall, paper, a road or an overcast sky filling much of
+ * the frame moves by exactly the cast: its place is a direct reading of
+ * the cast when it is grey. `skip` leaves pixels out (one byte a pixel,
+ * 1 = left out: the blue sky, the light seen directly).
+ */
+export function greySurface(img: Raster, skip?: Uint8Array): GreySurface | undefined {
+  const hist = new Uint32Array(MODE_NU * MODE_NV);
+  const darkest = new Uint32Array(256);
+  const { data, channels: ch } = img;
+  let n = 0;
+  for (let i = 0, p = 0; i < data.length; i += ch, p++) {
+    const r = data[i]!;
+    const g = data[i + 1]!;
+    const b = data[i + 2]!;
+    darkest[Math.min(r, g, b)]!++;
+    if (r < MIN_CODE || g < MIN_CODE || b < MIN_CODE || r >= CLIP || g >= CLIP || b >= CLIP || skip?.[p]) continue;
+    n++;
+    const lr = LOG_OF_BYTE[r]!;
+    const lb = LOG_OF_BYTE[b]!;
+    const iu = Math.floor((lr - lb + MODE_U) / MODE_BIN);
+    const iv = Math.floor((LOG_OF_BYTE[g]! - (lr + lb) / 2 + MODE_V) / MODE_BIN);
+    if (iu >= 0 && iu < MODE_NU && iv >= 0 && iv < MODE_NV) hist[iu * MODE_NV + iv]!++;
+  }
+  if (n === 0) return undefined;
+  const densest = densestWindow(hist);
+  const black = percentile(darkest, BLACK_QUANTILE) / 255;
+  const frame = Math.max(1, data.length / ch);
+  return { u: (densest.iu + 0.5) * MODE_BIN - MODE_U, v: (densest.iv + 0.5) * MODE_BIN - MODE_V, share: densest.count / frame, lead: densest.lead / frame, black };
+}
+
+/**
+ * The bin whose window (±{@link MODE_WINDOW_BINS} on each axis) holds the
+ * most pixels, by separable box sums, and how many more it holds than the
+ * densest window that does not overlap it.
+ */
+function densestWindow(hist: Uint32Array): { iu: number; iv: number; count: number; lead: number } {
+  const k = MODE_WINDOW_BINS;
+  const alongV = new Uint32Array(hist.length);
+  for (let a = 0; a < MODE_NU; a++) {
+    for (let c = 0; c < MODE_NV; c++) {
+      let s = 0;
+      for (let y = Math.max(0, c - k); y <= Math.min(MODE_NV - 1, c + k); y++) s += hist[a * MODE_NV + y]!;
+      alongV[a * MODE_NV + c] = s;
+    }
+  }
+  const windows = new Uint32Array(hist.length);
+  let best = 0;
+  for (let a = 0; a < MODE_NU; a++) {
+    for (let c = 0; c < MODE_NV; c++) {
+      let s = 0;
+      for (let x = Math.max(0, a - k); x <= Math.min(MODE_NU - 1, a + k); x++) s += alongV[x * MODE_NV + c]!;
+      windows[a * MODE_NV + c] = s;
+      if (s > windows[best]!) best = a * MODE_NV + c;
+    }
+  }
+  const iu = Math.floor(best / MODE_NV);
+  const iv = best % MODE_NV;
+  let second = 0;
+  for (let a = 0; a < MODE_NU; a++) {
+    for (let c = 0; c < MODE_NV; c++) {
+      if (Math.abs(a - iu) <= 2 * k && Math.abs(c - iv) <= 2 * k) continue;
+      second = Math.max(second, windows[a * MODE_NV + c]!);
+    }
+  }
+  return { iu, iv, count: windows[best]!, lead: windows[best]! - second };
 }
