@@ -28,6 +28,7 @@
  */
 import type { Raster } from '../image/raster';
 import { greyEdgeIlluminant } from './estimate';
+import { BLACK_SOFT, BLACK_VEILED } from './levels';
 import { greySurface, neutralTrust, type GreySurface } from './neutral';
 import { findSky } from './sky';
 import { LINEAR_OF_BYTE } from './srgb';
@@ -106,8 +107,8 @@ const SURFACE_ALONE = 0.85;
  * coloured regions (a night sky, a dark background) become one dense,
  * nearly uniform surface that is not grey. The surface is not followed.
  */
-const VEIL_FROM = 0.06;
-const VEIL_TO = 0.14;
+const VEIL_FROM = BLACK_SOFT;
+const VEIL_TO = BLACK_VEILED;
 
 /** Log-chroma of an illuminant: `u` = ln(R/B) (warm +, cool −), `v` = ln G − (ln R + ln B)/2 (green +, magenta −). */
 export interface Chroma {

@@ -11,6 +11,7 @@
 import type { Raster } from '../image/raster';
 import type { Chroma } from './illuminant';
 import { percentile } from './estimate';
+import { LEVELS_CLIP } from './levels';
 import { LINEAR_OF_BYTE } from './srgb';
 
 /** Half-width of the neutral window on each log-chroma axis (about 6 % between two channels). */
@@ -106,8 +107,8 @@ const MODE_U = 1;
 const MODE_V = 0.5;
 const MODE_NU = Math.round((2 * MODE_U) / MODE_BIN);
 const MODE_NV = Math.round((2 * MODE_V) / MODE_BIN);
-/** Fraction of pixels below the black point (the planner's levels read the same percentile). */
-const BLACK_QUANTILE = 0.0002;
+/** Fraction of pixels below the black point: the planner's levels' own. */
+const BLACK_QUANTILE = LEVELS_CLIP;
 
 /**
  * The frame's dominant uniform surface ({@link GreySurface}), or undefined

@@ -20,11 +20,7 @@
  * {@link MAX_DARKENING}), so a photo near either edge of the evidence is
  * darkened only a little. See the engine README, "Quality benchmark".
  */
-
-/** 0 at or below `from`, rising linearly to 1 at `to` (from < to). */
-function ramp(x: number, from: number, to: number): number {
-  return Math.min(1, Math.max(0, (x - from) / (to - from)));
-}
+import { ramp } from './levels';
 
 /**
  * Median encoded luma (after white balance and levels) from which a key

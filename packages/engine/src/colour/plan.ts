@@ -5,10 +5,11 @@
  */
 import type { Raster } from '../image/raster';
 import { angleFromNeutral, clippedFraction, greyEdgeIlluminant, percentile } from './estimate';
-import { lumaHistogram, maxHistogram, minHistogram } from './histograms';
+import { lumaHistogram, maxHistogram } from './histograms';
 import { estimateIlluminant, gainsRemoving, unsettledLean, type IlluminantEvidence } from './illuminant';
 import type { ColourParams } from './params';
 import { applyCurves, type ColourPlan, exposureGainFor, IDENTITY_PLAN } from './apply';
+import { LEVELS_CLIP, planLevels, ramp, WHITE_OWN, WHITE_SHORT } from './levels';
 import { LUMA, srgbToLinear } from './srgb';
 import { overExposureGain } from './overexposure';
 
@@ -55,50 +56,6 @@ export function castCorrectionDeg(angle: number, policy: CastPolicy): number {
   }
   return angle > CAST_DEADZONE_DEG ? Math.min(angle - CAST_DEADZONE_DEG, MAX_CAST_CORRECTION_DEG) * WB_FRACTION : 0;
 }
-/** Black point: encoded levels below this are left alone (deep shadows are rarely exactly 0). */
-const BLACK_ALLOWANCE = 2 / 255;
-/** Black points (encoded) up to this are a photo's own soft blacks and kept ... */
-const BLACK_SOFT = 0.06;
-/** ... and from this on are removed in full (between the two, in part). */
-const BLACK_VEILED = 0.14;
-/**
- * Fraction of pixels (each end) ignored by the levels: a handful on the
- * analysis copy, so that a few specks do not set them, while a photo's own
- * small highlights (stars, a lamp, specular glints) and deepest shadows do:
- * a photo that reaches black and white somewhere is not short of range.
- */
-const LEVELS_CLIP = 0.0002;
-/**
- * Domain of the black-point removal, by where the white end is. Veiling light
- * (haze, flare) adds to linear light and leaves the whites near white, so a
- * black lifted under full whites is removed in linear light (gamma 2.4),
- * which also barely touches the midtones of a photo whose own blacks are
- * soft (fog, mist). A flattened tone curve pulls both ends in on encoded
- * values, so a black lifted under short whites is removed on encoded values.
- * Between the two white ends, the gamma is interpolated.
- */
-const WHITE_FLAT = 0.88;
-const WHITE_VEILED = 0.96;
-const LINEAR_GAMMA = 2.4;
-/** Largest levels stretch (gain on the encoded range). */
-const MAX_STRETCH = 3;
-/**
- * White ends (encoded, brightest channel) at and above this are a photo's own
- * (a dim or soft scene) and not stretched ... (0.9 before: a dark texture
- * whose own white end is 0.81–0.9, moss or leaves in shade, was lifted part
- * of the way. A −1 EV copy of a photo that reached white sits at 0.74 or
- * below, still stretched in full; a milder under-exposure, −0.3 to −0.7 EV,
- * is now stretched less.)
- */
-const WHITE_OWN = 0.85;
-/** ... and at and below this clearly short (under-exposed): stretched in full. */
-const WHITE_SHORT = 0.75;
-/**
- * Without a lifted black, the white-point stretch may not push the median luma
- * above this: a photo whose midtones are already bright lacks highlights by
- * nature (a soft, low contrast scene), not because it is under-exposed.
- */
-const STRETCH_KEY_LIMIT = 0.5;
 /** Dark key (median luma) below which a photo whose highlights are clearly short is brightened. */
 const DARK_KEY = 0.3;
 /** Largest exposure gain either way (linear light), i.e. ±2 EV. */
@@ -128,11 +85,6 @@ const COLOURED_LIGHT_TO = 1.3;
 const UNSETTLED_FROM = 0.05;
 const UNSETTLED_TO = 0.25;
 
-/** 0 at or below `from`, rising linearly to 1 at `to` (from < to). */
-function ramp(x: number, from: number, to: number): number {
-  return Math.min(1, Math.max(0, (x - from) / (to - from)));
-}
-
 /**
  * How much a photo is a dim scene in blue light (0..1): its white end is
  * short (no highlight reaches white) and its brightest pixels are strongly
@@ -151,24 +103,6 @@ export function dimColouredLight(thumb: Raster, evidence: IlluminantEvidence | u
   if (coloured === 0) return 0;
   const white = percentile(maxHistogram(thumb), 1 - LEVELS_CLIP) / 255;
   return coloured * ramp(-white, -WHITE_OWN, -WHITE_SHORT);
-}
-
-/**
- * The white point a flattened copy is restored to, given the black `black`
- * (encoded) it lifted: a contrast reduction pivots on mid-grey, scaling
- * encoded values by k around 0.5, so it lifts the black by (1 − k)/2 and
- * pulls the white in by as much. Removing the black on encoded values leaves
- * a full-range photo's white at k/(1 − black) = (1 − 2·black)/(1 − black);
- * a white end below that was short in the photo itself (a grey, high-key
- * scene; dusk) and is not stretched to white. `flat` (0..1) is how far the
- * black is removed on encoded values (none under full whites, where the
- * lift is veiling light and the white end stays); `hi` is the white end
- * after the black removal, returned where the model does not apply.
- */
-export function pivotedWhite(hi: number, black: number, flat: number): number {
-  if (black <= 0 || flat <= 0) return hi;
-  const full = (1 - 2 * black) / (1 - black);
-  return hi + Math.max(0, full - hi) * flat;
 }
 
 /** What the planner measured, for reports and tests. */
@@ -233,27 +167,10 @@ export function planCorrection(
   const y = LUMA[0] * wb[0] + LUMA[1] * wb[1] + LUMA[2] * wb[2];
   plan.gains = [wb[0] / y, wb[1] / y, wb[2] / y];
 
-  // 2. Levels on the white-balanced copy: darkest channel for black, then
-  // brightest for white, each corrected only as far as it is clearly off.
-  const balanced = applyCurves(thumb, plan);
-  const lo = percentile(minHistogram(balanced), LEVELS_CLIP) / 255;
-  const hiBefore = percentile(maxHistogram(balanced), 1 - LEVELS_CLIP) / 255;
-  // Natural photos' darkest tones sit below ~0.06 (soft light, mist); a black
-  // point well above that is veiling light or a flattened curve.
-  const veil = ramp(lo, BLACK_SOFT, BLACK_VEILED);
-  plan.blackGamma = 1 + (LINEAR_GAMMA - 1) * ramp(hiBefore, WHITE_FLAT, WHITE_VEILED);
-  plan.black = Math.min(1 - 1 / MAX_STRETCH, p.contrast * veil * Math.max(0, lo - BLACK_ALLOWANCE));
-  const unveiled = applyCurves(thumb, plan);
-  const hi = percentile(maxHistogram(unveiled), 1 - LEVELS_CLIP) / 255;
-  const key0 = percentile(lumaHistogram(unveiled), 0.5) / 255;
-  // A lifted black says the whole range was squeezed: the white end is
-  // restored with it. Otherwise the white end is stretched only as far as it
-  // is clearly short, and not beyond a median of STRETCH_KEY_LIMIT.
-  const stretch = Math.max(veil, ramp(-hi, -WHITE_OWN, -WHITE_SHORT) * (1 - mood));
-  const keyLimit = (1 - veil) * (key0 / STRETCH_KEY_LIMIT);
-  const flat = 1 - ramp(hiBefore, WHITE_FLAT, WHITE_VEILED);
-  const whiteTarget = Math.min(1, Math.max(hi, pivotedWhite(hi, veil * Math.max(0, lo - BLACK_ALLOWANCE), flat), keyLimit, 1 / MAX_STRETCH));
-  plan.white = 1 - p.contrast * stretch * (1 - whiteTarget);
+  // 2. Levels on the white-balanced copy (levels.ts): each end corrected
+  // only as far as it is clearly off, a lifted black only as far as a veil
+  // or a flattened curve explains it.
+  const { lo, lifted } = planLevels(thumb, plan, p.contrast, mood);
 
   // 3. Exposure. A dark key is brightened only as far as the highlights are
   // clearly short after the levels (a night or low-key photo with its own
@@ -265,7 +182,7 @@ export function planCorrection(
   const highlights = percentile(maxHistogram(levelled), 1 - LEVELS_CLIP) / 255;
   // A lifted black is a flattened curve or a veil, not under-exposure: its
   // white end is what the levels restored (see pivotedWhite), so it gets no lift.
-  const dark = ramp(-highlights, -WHITE_OWN, -WHITE_SHORT) * (1 - mood) * (1 - veil);
+  const dark = ramp(-highlights, -WHITE_OWN, -WHITE_SHORT) * (1 - mood) * (1 - lifted);
   const target = key < DARK_KEY ? key + (DARK_KEY - key) * p.exposure * dark : key;
   let gain = exposureGainFor(srgbToLinear(Math.max(key, 1 / 255)), srgbToLinear(target));
   gain *= overExposureGain(key, clipped, p.exposure);
