@@ -40,6 +40,22 @@ const mossScene = (i: number): [number, number, number] => {
   return [l * t, l * 1.317, (l * 0.472) / t];
 };
 
+/**
+ * Warm surfaces (earth, wood) on two thirds of the frame, the rest greys of
+ * many levels with slight tints (no single dominant surface) and a few blacks:
+ * grey-world leans warm by the scene alone, the other estimates do not.
+ */
+const earthScene = (i: number): [number, number, number] => {
+  if (i % 23 === 0) return [0.001, 0.001, 0.001];
+  if (i % 3 !== 0) {
+    const e = 0.06 + ((i * 29) % 20) / 100;
+    return [e * 1.8, e, e * 0.3];
+  }
+  const l = 0.05 + ((i * 37) % 60) / 100;
+  const t = (i % 7) - 3;
+  return [l * (1 + 0.04 * t), l, l * (1 - 0.04 * t)];
+};
+
 describe('estimateIlluminant', () => {
   it('leaves a neutral scene alone', () => {
     const { consensus } = estimateIlluminant(patches(neutralScene));
@@ -74,5 +90,25 @@ describe('estimateIlluminant', () => {
     // ... a warm lean a tungsten light could make alone, but no light makes that green with it.
     expect(Math.abs(ev.consensus.u)).toBeLessThan(0.05);
     expect(Math.abs(ev.consensus.v)).toBeLessThan(0.05);
+  });
+
+  it('does not let a grey-world left warm by warm surfaces veto a cool cast the other estimates agree on', () => {
+    const plain = estimateIlluminant(patches(earthScene));
+    // The scene alone: grey-world warm, the others near neutral, nothing removed.
+    expect(plain.greyWorld.u).toBeGreaterThan(0.5);
+    expect(Math.abs(plain.consensus.u)).toBeLessThan(0.02);
+    for (const [cast, atLeast] of [
+      [[0.87, 0.97, 1.15], 0.15], // shade: ln(0.87 / 1.15) = −0.28
+      [[0.75, 0.95, 1.3], 0.4], // strong: −0.55
+    ] as const) {
+      const ev = estimateIlluminant(patches(earthScene, [...cast]));
+      // Grey-world still leans warm, so the four estimates disagree in sign ...
+      expect(ev.greyWorld.u).toBeGreaterThan(0.1);
+      for (const c of [ev.shadesOfGrey, ev.greyEdge, ev.whitePatch!]) expect(c.u).toBeLessThan(-0.2);
+      // ... no dominant surface decides it (its lead is below where it is followed) ...
+      expect(ev.surface!.lead).toBeLessThan(0.1);
+      // ... and the cool cast is removed (the balance warms the photo) as far as the others agree.
+      expect(ev.consensus.u).toBeLessThan(-atLeast);
+    }
   });
 });
