@@ -56,6 +56,22 @@ const earthScene = (i: number): [number, number, number] => {
   return [l * (1 + 0.04 * t), l, l * (1 - 0.04 * t)];
 };
 
+/**
+ * Warm toys on a beige table (the shape of cv-rubberwhale): orange on half the
+ * frame, beige greys of many levels on the rest, a few blacks. Every estimate
+ * leans warm, grey-world most (about 1.1, the others 0.5–0.7).
+ */
+const toyScene = (i: number): [number, number, number] => {
+  if (i % 23 === 0) return [0.001, 0.001, 0.001];
+  if (i % 2 === 0) {
+    const e = 0.05 + ((i * 29) % 30) / 100;
+    return [e * 2.6, e, e * 0.25];
+  }
+  const l = 0.05 + ((i * 37) % 60) / 100;
+  const t = (i % 7) - 3;
+  return [l * 1.3 * (1 + 0.04 * t), l, l * 0.75 * (1 - 0.04 * t)];
+};
+
 describe('estimateIlluminant', () => {
   it('leaves a neutral scene alone', () => {
     const { consensus } = estimateIlluminant(patches(neutralScene));
@@ -110,5 +126,15 @@ describe('estimateIlluminant', () => {
       // ... and the cool cast is removed (the balance warms the photo) as far as the others agree.
       expect(ev.consensus.u).toBeLessThan(-atLeast);
     }
+  });
+
+  it('removes little of a warm lean whose estimates spread widely (a warm scene, not a cast)', () => {
+    const ev = estimateIlluminant(patches(toyScene));
+    const us = [ev.greyWorld, ev.shadesOfGrey, ev.greyEdge, ev.whitePatch!].map((c) => c.u);
+    expect(Math.min(...us)).toBeGreaterThan(0.45);
+    expect(Math.max(...us) - Math.min(...us)).toBeGreaterThan(0.55);
+    // Spread 0.6 of 0.3..0.8: two fifths of the smallest lean less the dead zone (0.45), not seven tenths.
+    expect(ev.consensus.u).toBeGreaterThan(0.1);
+    expect(ev.consensus.u).toBeLessThan(0.2);
   });
 });

@@ -45,8 +45,9 @@ describe('estimateIlluminant: a blue sky is the light, not a cast', () => {
 
   it('leaves a blue-sky landscape alone though every whole-frame estimate leans cool', () => {
     const ev = estimateIlluminant(scene(landscape));
-    // With the sky, all four estimates read a shade cast ...
-    expect(ev.frameConsensus!.u).toBeLessThan(-0.2);
+    // With the sky, all four estimates read a shade cast (the consensus less
+    // their spread, which the sky widens) ...
+    expect(ev.frameConsensus!.u).toBeLessThan(-0.1);
     // ... which the ground below it does not confirm.
     expect(Math.abs(ev.consensus.u)).toBeLessThan(0.03);
     const { plan } = planCorrection(scene(landscape), AUTO);

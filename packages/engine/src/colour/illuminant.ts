@@ -49,9 +49,12 @@ const MAX_AXIS = 0.8;
  * every estimate alike (von Kries gains shift log-chroma by a constant), so
  * the spread is a property of the scene: small for photos with neutral
  * surfaces, large for a frame filled by one colourful subject.
+ * Untrusted from 0.8: the tune set's good originals whose own warmth was
+ * read as a cast (toys, cork, moss) spread 0.5–0.7; the price is that a
+ * warm cast on such a scene is removed by as much less (engine README).
  */
 const SPREAD_TRUSTED = 0.3;
-const SPREAD_UNTRUSTED = 1.0;
+const SPREAD_UNTRUSTED = 0.8;
 /**
  * Consensus beyond which the estimate is less plausible as a light source
  * than as a colourful subject (a leaf filling the frame), and at which it is
