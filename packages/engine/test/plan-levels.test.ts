@@ -161,6 +161,52 @@ describe('planCorrection: corrections only as far as something is clearly wrong'
   });
 });
 
+/** Median encoded luma (0..1) of a raster. */
+function medianLuma(img: Raster): number {
+  const h = new Uint32Array(256);
+  const d = img.data;
+  for (let i = 0; i < d.length; i += 3) h[Math.round(0.2126 * d[i]! + 0.7152 * d[i + 1]! + 0.0722 * d[i + 2]!)]!++;
+  let acc = 0;
+  for (let v = 0; v < 256; v++) if ((acc += h[v]!) >= d.length / 6) return v / 255;
+  return 1;
+}
+
+describe('planLevels: white surfaces rendered grey are under-exposure, not a soft scene', () => {
+  /**
+   * A bright-key photo (median ~0.66 encoded) with a true black (dark details) and a
+   * surface at the top of the frame: white, or of a saturated colour as bright.
+   */
+  const brightKey = (top: [number, number, number], mid = 0.25) => (x: number, y: number): [number, number, number] => {
+    if (y < H / 8) return top;
+    if (x % 13 === 0 && y % 7 === 0) return [0.004, 0.004, 0.004];
+    const l = mid + 0.25 * (((x * 7 + y * 3) % 50) / 50);
+    return [l, l, l * 1.02];
+  };
+  const underOne = (l: number) => 0.5 * l; // −1 EV: white at 0.735 encoded
+
+  it('stretches a −1 EV copy whose brightest surface is white past the soft-scene median limit', () => {
+    const clean = scene(brightKey([1, 1, 1]));
+    const under = scene(brightKey([1, 1, 1]), underOne);
+    const fixed = corrected(under);
+    // The median comes back to the original's (0.66), not to the old limit of 0.5.
+    expect(medianLuma(clean)).toBeGreaterThan(0.62);
+    expect(Math.abs(medianLuma(fixed) - medianLuma(clean))).toBeLessThan(0.04);
+    expect(moved(clean, fixed)).toBeLessThan(moved(clean, under) / 4);
+  });
+
+  it('keeps the limit when the brightest surface is coloured: no white to reach', () => {
+    const under = scene(brightKey([1, 0.3, 0.08]), underOne);
+    expect(medianLuma(corrected(under))).toBeLessThan(0.53);
+  });
+
+  it('keeps the limit for a soft scene whose midtones crowd a neutral white end', () => {
+    // Fog with a few dark details: median 0.62 under a white end of 0.735 (ratio 0.85).
+    const fog = scene(brightKey([0.5, 0.5, 0.51], 0.27), (l) => Math.min(l, 0.5));
+    expect(medianLuma(fog) / 0.735).toBeGreaterThan(0.82);
+    expect(planCorrection(fog, AUTO).plan.white).toBeGreaterThan(0.97);
+  });
+});
+
 describe('estimateIlluminant: green and magenta are bounded as a light source can make them', () => {
   /** A meadow: every surface green to a similar degree, with pale green-lit highlights. */
   const meadow = (x: number, y: number): [number, number, number] => {

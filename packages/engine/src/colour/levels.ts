@@ -8,6 +8,7 @@ import { applyCurves, type ColourPlan } from './apply';
 import { percentile } from './estimate';
 import { lumaHistogram, maxHistogram, minHistogram } from './histograms';
 import { linearToSrgb, srgbToLinear } from './srgb';
+import { underExposedWhite } from './exposure-white';
 
 /** Black point: encoded levels below this are left alone (deep shadows are rarely exactly 0). */
 export const BLACK_ALLOWANCE = 2 / 255;
@@ -77,7 +78,9 @@ export const WHITE_SHORT = 0.75;
 /**
  * Without a lifted black, the white-point stretch may not push the median luma
  * above this: a photo whose midtones are already bright lacks highlights by
- * nature (a soft, low contrast scene), not because it is under-exposed.
+ * nature (a soft, low contrast scene), not because it is under-exposed —
+ * unless its brightest surfaces are white rendered grey ({@link underExposedWhite}),
+ * which lifts the limit as far as it holds.
  */
 const STRETCH_KEY_LIMIT = 0.5;
 
@@ -181,9 +184,11 @@ export function planLevels(thumb: Raster, plan: ColourPlan, contrast: number, mo
   const key0 = percentile(lumaHistogram(unveiled), 0.5) / 255;
   // A lifted black says the whole range was squeezed: the white end is
   // restored with it. Otherwise the white end is stretched only as far as it
-  // is clearly short, and not beyond a median of STRETCH_KEY_LIMIT.
+  // is clearly short, and not beyond a median of STRETCH_KEY_LIMIT unless
+  // white surfaces rendered grey say the photo was under-exposed.
   const stretch = Math.max(lifted, ramp(-hi, -WHITE_OWN, -WHITE_SHORT) * (1 - mood));
-  const keyLimit = (1 - lifted) * (key0 / STRETCH_KEY_LIMIT);
+  const whiteGrey = stretch > 0 && key0 > hi * STRETCH_KEY_LIMIT ? underExposedWhite(unveiled, hi, key0) : 0;
+  const keyLimit = (1 - lifted) * (1 - whiteGrey) * (key0 / STRETCH_KEY_LIMIT);
   const whiteTarget = Math.min(1, Math.max(hi, pivotedWhite(hi, removed, flat), keyLimit, 1 / MAX_STRETCH));
   plan.white = 1 - contrast * stretch * (1 - whiteTarget);
   return { lo, lifted };
