@@ -15,7 +15,7 @@
  * See the engine README, "Quality benchmark".
  */
 import type { Raster } from '../image/raster';
-import { ramp } from './levels';
+import { ramp } from './ramp';
 
 /** The brightest pixels: those whose brightest channel is within this (encoded) of the white end. */
 const TOP_BAND = 0.04;

@@ -6,6 +6,7 @@
 import type { Raster } from '../image/raster';
 import { applyCurves, type ColourPlan } from './apply';
 import { percentile } from './estimate';
+import { ramp } from './ramp';
 import { lumaHistogram, maxHistogram, minHistogram } from './histograms';
 import { linearToSrgb, srgbToLinear } from './srgb';
 import { underExposedWhite } from './exposure-white';
@@ -83,11 +84,6 @@ export const WHITE_SHORT = 0.75;
  * which lifts the limit as far as it holds.
  */
 const STRETCH_KEY_LIMIT = 0.5;
-
-/** 0 at or below `from`, rising linearly to 1 at `to` (from < to). */
-export function ramp(x: number, from: number, to: number): number {
-  return Math.min(1, Math.max(0, (x - from) / (to - from)));
-}
 
 /**
  * The white point a flattened copy is restored to, given the black `black`

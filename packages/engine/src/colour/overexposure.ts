@@ -20,7 +20,7 @@
  * {@link MAX_DARKENING}), so a photo near either edge of the evidence is
  * darkened only a little. See the engine README, "Quality benchmark".
  */
-import { ramp } from './levels';
+import { ramp } from './ramp';
 
 /**
  * Median encoded luma (after white balance and levels) from which a key

@@ -9,7 +9,8 @@ import { lumaHistogram, maxHistogram } from './histograms';
 import { estimateIlluminant, gainsRemoving, unsettledLean, type IlluminantEvidence } from './illuminant';
 import type { ColourParams } from './params';
 import { applyCurves, type ColourPlan, exposureGainFor, IDENTITY_PLAN } from './apply';
-import { LEVELS_CLIP, planLevels, ramp, WHITE_OWN, WHITE_SHORT } from './levels';
+import { LEVELS_CLIP, planLevels, WHITE_OWN, WHITE_SHORT } from './levels';
+import { ramp } from './ramp';
 import { LUMA, srgbToLinear } from './srgb';
 import { overExposureGain } from './overexposure';
 
