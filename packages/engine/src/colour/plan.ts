@@ -12,7 +12,6 @@ import { applyCurves, type ColourPlan, exposureGainFor, IDENTITY_PLAN } from './
 import { LEVELS_CLIP, planLevels, WHITE_OWN, WHITE_SHORT } from './levels';
 import { ramp } from './ramp';
 import { LUMA, srgbToLinear } from './srgb';
-import { overExposureGain } from './overexposure';
 
 /** Casts smaller than this angle (degrees from neutral) are taken as the scene's own colour. */
 const CAST_DEADZONE_DEG = 2.5;
@@ -175,9 +174,9 @@ export function planCorrection(
 
   // 3. Exposure. A dark key is brightened only as far as the highlights are
   // clearly short after the levels (a night or low-key photo with its own
-  // highlights keeps its mood). A bright key is darkened only as far as
-  // blown highlights under it say it was over-exposed (overexposure.ts): a
-  // high-key scene or a blown sky alone is no evidence.
+  // highlights keeps its mood). A bright key is never darkened: from the
+  // analysis copy a high-key scene, a blown sky or snow and over-exposure
+  // cannot be told apart, and when unsure the engine does little.
   const levelled = applyCurves(thumb, plan);
   const key = percentile(lumaHistogram(levelled), 0.5) / 255;
   const highlights = percentile(maxHistogram(levelled), 1 - LEVELS_CLIP) / 255;
@@ -186,7 +185,6 @@ export function planCorrection(
   const dark = ramp(-highlights, -WHITE_OWN, -WHITE_SHORT) * (1 - mood) * (1 - lifted);
   const target = key < DARK_KEY ? key + (DARK_KEY - key) * p.exposure * dark : key;
   let gain = exposureGainFor(srgbToLinear(Math.max(key, 1 / 255)), srgbToLinear(target));
-  gain *= overExposureGain(key, clipped, p.exposure);
   gain = Math.min(MAX_EXPOSURE_GAIN, Math.max(1 / MAX_EXPOSURE_GAIN, gain)) * 2 ** p.brightness;
   plan.exposure = gain;
   // Vibrance would push a scene already saturated by its light further, and
