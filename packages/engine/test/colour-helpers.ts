@@ -5,6 +5,9 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import sharp from 'sharp';
+import { applyCurves } from '../src/colour/apply';
+import { NEUTRAL_COLOUR_PARAMS, type ColourParams } from '../src/colour/params';
+import { planCorrection } from '../src/colour/plan';
 import { linearToSrgb } from '../src/colour/srgb';
 import type { Raster } from '../src/image/raster';
 
@@ -25,8 +28,10 @@ export async function rgb(input: Buffer): Promise<Rgb> {
 
 export const png = (img: Rgb): Promise<Buffer> => sharp(Buffer.from(img.data), { raw: { width: img.width, height: img.height, channels: 3 } }).png().toBuffer();
 
-const toLin = (v: number): number => (v <= 0.04045 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4);
-const toEnc = (v: number): number => {
+/** sRGB encoded (0..1) to linear light. */
+export const toLin = (v: number): number => (v <= 0.04045 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4);
+/** Linear light to sRGB encoded (0..1), clamped. */
+export const toEnc = (v: number): number => {
   const c = Math.min(1, Math.max(0, v));
   return c <= 0.0031308 ? c * 12.92 : 1.055 * c ** (1 / 2.4) - 0.055;
 };
@@ -79,3 +84,16 @@ export function linearScene(width: number, height: number, pixel: (x: number, y:
   }
   return { data, width, height, channels: 3 };
 }
+
+/** The automatic corrections in full, nothing creative: what the plan alone does. */
+export const AUTO: ColourParams = { ...NEUTRAL_COLOUR_PARAMS, exposure: 1, whiteBalance: 1, contrast: 1 };
+
+/** Mean absolute difference of two rasters, in 8-bit codes. */
+export function moved(a: Raster, b: Raster): number {
+  let s = 0;
+  for (let i = 0; i < a.data.length; i++) s += Math.abs(a.data[i]! - b.data[i]!);
+  return s / a.data.length;
+}
+
+/** The raster through its own automatic plan (white balance, levels, exposure). */
+export const corrected = (img: Raster): Raster => applyCurves(img, planCorrection(img, AUTO).plan);

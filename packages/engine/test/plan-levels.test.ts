@@ -1,19 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { planCorrection } from '../src/colour/plan';
-import { applyCurves } from '../src/colour/apply';
 import { estimateIlluminant } from '../src/colour/illuminant';
-import { NEUTRAL_COLOUR_PARAMS, type ColourParams } from '../src/colour/params';
 import type { Raster } from '../src/image/raster';
+import { AUTO, corrected, moved, toEnc as enc, toLin as lin } from './colour-helpers';
 
-/** The automatic corrections in full, nothing creative: what the plan alone does. */
-const AUTO: ColourParams = { ...NEUTRAL_COLOUR_PARAMS, exposure: 1, whiteBalance: 1, contrast: 1 };
 const W = 120;
 const H = 80;
-const lin = (v: number) => (v <= 0.04045 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4);
-const enc = (l: number) => {
-  const c = Math.min(1, Math.max(0, l));
-  return c <= 0.0031308 ? c * 12.92 : 1.055 * c ** (1 / 2.4) - 0.055;
-};
 
 /** A scene from `pixel(x, y)` giving linear RGB, then `map` applied to each linear channel value. */
 function scene(pixel: (x: number, y: number) => [number, number, number], map: (l: number, c: number) => number = (l) => l): Raster {
@@ -34,13 +26,6 @@ const ordinary = (x: number, y: number): [number, number, number] => {
   return [l * (1 + 0.05 * t), l, l * (1 - 0.05 * t)];
 };
 
-/** Mean absolute difference of two rasters, in 8-bit codes. */
-function moved(a: Raster, b: Raster): number {
-  let s = 0;
-  for (let i = 0; i < a.data.length; i++) s += Math.abs(a.data[i]! - b.data[i]!);
-  return s / a.data.length;
-}
-const corrected = (img: Raster) => applyCurves(img, planCorrection(img, AUTO).plan);
 
 describe('planCorrection: corrections only as far as something is clearly wrong', () => {
   it('leaves a neutral, full-range photo as it is', () => {

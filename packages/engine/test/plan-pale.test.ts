@@ -1,19 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { applyCurves } from '../src/colour/apply';
 import { explainedBlack } from '../src/colour/levels';
 import { planCorrection } from '../src/colour/plan';
-import { NEUTRAL_COLOUR_PARAMS, type ColourParams } from '../src/colour/params';
 import type { Raster } from '../src/image/raster';
+import { AUTO, corrected, moved, toEnc as enc, toLin as lin } from './colour-helpers';
 
-/** The automatic corrections in full, nothing creative: what the plan alone does. */
-const AUTO: ColourParams = { ...NEUTRAL_COLOUR_PARAMS, exposure: 1, whiteBalance: 1, contrast: 1 };
 const W = 120;
 const H = 80;
-const lin = (v: number) => (v <= 0.04045 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4);
-const enc = (l: number) => {
-  const c = Math.min(1, Math.max(0, l));
-  return c <= 0.0031308 ? c * 12.92 : 1.055 * c ** (1 / 2.4) - 0.055;
-};
 
 /** A grey scene from `level(x, y)` (encoded 0..1), then `map` on linear light. */
 function scene(level: (x: number, y: number) => number, map: (l: number) => number = (l) => l): Raster {
@@ -35,12 +27,6 @@ const paper = (x: number, y: number) => ((x * 37 + y * 11) % 997 < 1 ? 0.64 : 0.
 const ordinary = (x: number, y: number) => Math.min(1, (x / (W - 1)) * (0.9 + 0.1 * noise(x, y)));
 const haze30 = (l: number) => 0.7 * l + 0.3 * 0.7;
 
-function moved(a: Raster, b: Raster): number {
-  let s = 0;
-  for (let i = 0; i < a.data.length; i++) s += Math.abs(a.data[i]! - b.data[i]!);
-  return s / a.data.length;
-}
-const corrected = (img: Raster) => applyCurves(img, planCorrection(img, AUTO).plan);
 
 describe('levels: a lifted black is removed only as far as a veil or a flattened curve explains it', () => {
   it('keeps a pale paper whose darkest specks are lighter than mid-grey', () => {
