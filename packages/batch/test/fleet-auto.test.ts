@@ -14,7 +14,7 @@ import { peakConcurrency, solidJpegs, tempDir } from './helpers';
 
 describe('per-instance jobs from measured speed', () => {
   it('without instanceJobs, the instance that returns files faster ends with more of them at once', async () => {
-    const emu = await startEmulator({ engine: {}, bgr: false, container: { processingMs: 40, workers: 2 }, containerInstances: [{ processingMs: 400, workers: 2 }] });
+    const emu = await startEmulator({ engine: {}, bgr: false, container: { processingMs: 30, workers: 2 }, containerInstances: [{ processingMs: 600, workers: 2 }] });
     try {
       const [fast, slow] = emu.selfHosted.containers;
       const root = tempDir();
