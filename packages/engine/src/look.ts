@@ -47,6 +47,8 @@ export interface LookResult {
   preset: string;
   aiSelection: boolean;
   colour: ColourParams;
+  /** The sharpening and vibrance amounts applied: `colour`'s scaled by the photo's need (colour/finish.ts); absent without correction. */
+  finish?: { sharpen: number; vibrance: number };
   /** Why colour correction was skipped (skip mode), if it was. */
   skipped?: string;
   /** Remarks for the job's statusText (unreadable preset file, skip); empty when none. */
@@ -128,13 +130,15 @@ export async function applyLook(image: Raster, params: PfcParams, options: LookO
   if (skipped) notes.push(`colour correction skipped: ${skipped}`);
   const stage = await (guess && sameExceptSharpen(guess.choice, { colour, preset }) ? guess.stage : curvesStage(work, colour, { ...stageOptions, asGiven: preset.asGiven }));
   // A reused stage's plan sharpens by the guess's amount; this look's is its own parameter times the same measured need.
-  const raster = stage ? await sharpenStage(stage, finishAmount('sharpen', colour, stage.diagnostics.need, preset.asGiven), timings) : work;
+  const sharpen = stage ? finishAmount('sharpen', colour, stage.diagnostics.need, preset.asGiven) : 0;
+  const raster = stage ? await sharpenStage(stage, sharpen, timings) : work;
   return {
     raster,
     scene,
     preset: preset.name,
     aiSelection: preset.aiSelection,
     colour,
+    ...(stage ? { finish: { sharpen, vibrance: stage.plan.vibrance } } : {}),
     ...(skipped ? { skipped } : {}),
     notes,
     ...(glareFound !== undefined ? { glareFound } : {}),

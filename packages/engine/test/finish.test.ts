@@ -116,5 +116,7 @@ describe('the look sharpens by the measured need', () => {
     const unsharpened = await correctRaster(crisp, { ...look.colour, sharpen: 0 });
     expect(look.colour.sharpen).toBeGreaterThan(0);
     expect(moved(look.raster, unsharpened.raster)).toBe(0);
+    // The job record says what was applied: the preset's amounts, none of which this photo needed.
+    expect(look.finish).toEqual({ sharpen: 0, vibrance: 0 });
   });
 });
