@@ -1,7 +1,8 @@
 /**
  * Plans an automatic correction from an analysis copy: white balance, then
- * black/white levels, then the midtone key (exposure). Each step is measured on
- * the analysis copy after the previous ones, so the steps do not fight.
+ * black/white levels, then the midtone key (exposure), then how much
+ * sharpening and vibrance the photo needs (colour/finish.ts). Each step is
+ * measured on the analysis copy after the previous ones, so the steps do not fight.
  */
 import type { Raster } from '../image/raster';
 import { maskSigma } from '../image/sharpen';
