@@ -4,7 +4,8 @@
  * set, what the planner measured on the good original and on each
  * degradation, and how much each step of the correction (white balance,
  * levels, exposure, vibrance, sharpening) costs or gains, measured by
- * turning that step off. Usage (after `node bench/quality.mjs --quick` made the
+ * turning that step off; `need` is how much sharpening/vibrance the photo
+ * was found to need (colour/finish.ts). Usage (after `node bench/quality.mjs --quick` made the
  * small copies): node bench/quality/diagnose.mjs [--set tune] [--small 384]
  *   [--only name,name] [--kinds bright,haze] [--originals]
  */
@@ -34,10 +35,12 @@ async function look(raster) {
   const { diagnostics } = planCorrection(thumb, params, 'still');
   const evidence = diagnostics.evidence;
   const run = async (p) => (await correctRaster(raster, p, { thumb, evidence })).raster.data;
-  const full = await run(params);
+  // The need of the finishing steps as the look measures it (acutance on the full image).
+  const corrected = await correctRaster(raster, params, { thumb, evidence });
+  const full = corrected.raster.data;
   const off = {};
   for (const [k, v] of Object.entries(STEPS)) off[k] = await run({ ...params, ...v });
-  return { scene, signals, diagnostics, full, off };
+  return { scene, signals, diagnostics: { ...diagnostics, need: corrected.diagnostics?.need }, full, off };
 }
 
 for (const f of readdirSync(dir).sort()) {
@@ -54,7 +57,7 @@ for (const f of readdirSync(dir).sort()) {
     const ch = (x) => (x ? `${f2(x.u)}/${f2(x.v)}` : '   -   ');
     const steps = Object.entries(res.off).map(([k, d]) => `${k} ${f2(e - dE(d))}`).join(' ');
     console.log(
-      `${name.padEnd(20)} ${c.name.slice(0, 22).padEnd(22)} in ${dE(c.data).toFixed(2).padStart(5)} → ${e.toFixed(2).padStart(5)} | ${sceneName(res.scene).padEnd(9)} key ${res.signals.key.toFixed(2)} sky ${res.signals.sky.toFixed(2)} | gw ${ch(ev.greyWorld)} sg ${ch(ev.shadesOfGrey)} ge ${ch(ev.greyEdge)} wp ${ch(ev.whitePatch)} → ${ch(ev.consensus)} mood ${res.diagnostics.mood.toFixed(2)} lv ${res.diagnostics.levels.map((x) => x.toFixed(2)).join('/')} | step cost: ${steps}`,
+      `${name.padEnd(20)} ${c.name.slice(0, 22).padEnd(22)} in ${dE(c.data).toFixed(2).padStart(5)} → ${e.toFixed(2).padStart(5)} | ${sceneName(res.scene).padEnd(9)} key ${res.signals.key.toFixed(2)} sky ${res.signals.sky.toFixed(2)} | gw ${ch(ev.greyWorld)} sg ${ch(ev.shadesOfGrey)} ge ${ch(ev.greyEdge)} wp ${ch(ev.whitePatch)} → ${ch(ev.consensus)} mood ${res.diagnostics.mood.toFixed(2)} need ${res.diagnostics.need ? `${res.diagnostics.need.sharpen.toFixed(2)}/${res.diagnostics.need.vibrance.toFixed(2)}` : '-'} lv ${res.diagnostics.levels.map((x) => x.toFixed(2)).join('/')} | step cost: ${steps}`,
     );
   }
 }

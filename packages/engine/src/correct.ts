@@ -83,7 +83,13 @@ export async function correctImage(input: Buffer, pfc: PfcParams, options: Corre
     originalDimensions,
     ...(sizeChanged ? { outputDimensions: { width: raster.width, height: raster.height } } : {}),
     usage,
-    applied: { preset: look.preset, aiSelection: look.aiSelection, colour: look.colour, ...(look.skipped ? { skipped: look.skipped } : {}) },
+    applied: {
+      preset: look.preset,
+      aiSelection: look.aiSelection,
+      colour: look.colour,
+      ...(look.finish ? { finish: look.finish } : {}),
+      ...(look.skipped ? { skipped: look.skipped } : {}),
+    },
     notes,
   };
 }

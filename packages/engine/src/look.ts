@@ -5,10 +5,11 @@
  */
 import type { FaceRecord, PfcParams } from '@pfc/core';
 import { ANALYSIS_SIDE, curvesStage, sharpenStage, type CurvesStage } from './colour/correct';
+import { finishAmount } from './colour/finish';
 import { estimateIlluminant } from './colour/illuminant';
 import { NEUTRAL_COLOUR_PARAMS, type ColourParams } from './colour/params';
 import { thumbnailRaster, type Raster } from './image/raster';
-import { resolvePreset } from './presets/resolve';
+import { resolvePreset, type ResolvedPreset } from './presets/resolve';
 import { SCENE, type SceneId } from './scene/categories';
 import { detectScene, type SceneFace } from './scene/detect';
 import { skipReason } from './scene/skip';
@@ -46,6 +47,8 @@ export interface LookResult {
   preset: string;
   aiSelection: boolean;
   colour: ColourParams;
+  /** The sharpening and vibrance amounts applied: `colour`'s scaled by the photo's need (colour/finish.ts); absent without correction. */
+  finish?: { sharpen: number; vibrance: number };
   /** Why colour correction was skipped (skip mode), if it was. */
   skipped?: string;
   /** Remarks for the job's statusText (unreadable preset file, skip); empty when none. */
@@ -115,7 +118,7 @@ export async function applyLook(image: Raster, params: PfcParams, options: LookO
   let guess: { choice: ReturnType<typeof choose>; stage: Promise<CurvesStage | undefined> } | undefined;
   if (facesTask && !retouch) {
     const choice = choose(undefined);
-    guess = { choice, stage: curvesStage(work, choice.colour, stageOptions, true) };
+    guess = { choice, stage: curvesStage(work, choice.colour, { ...stageOptions, asGiven: choice.preset.asGiven }, true) };
     // Finished before the wait for faces, so `faces` times only the wait beyond it (a failure is
     // raised below if the stage is used).
     await guess.stage.catch(() => undefined);
@@ -125,15 +128,17 @@ export async function applyLook(image: Raster, params: PfcParams, options: LookO
   const { scene, preset, skipped, colour } = guess && found?.length === 0 ? guess.choice : choose(found);
   const notes = preset.note ? [preset.note] : [];
   if (skipped) notes.push(`colour correction skipped: ${skipped}`);
-  const stage = await (guess && sameExceptSharpen(guess.choice.colour, colour) ? guess.stage : curvesStage(work, colour, stageOptions));
-  // The plan's sharpening amount is the parameter's own (planCorrection), so a reused stage takes this look's.
-  const raster = stage ? await sharpenStage(stage, colour.sharpen, timings) : work;
+  const stage = await (guess && sameExceptSharpen(guess.choice, { colour, preset }) ? guess.stage : curvesStage(work, colour, { ...stageOptions, asGiven: preset.asGiven }));
+  // A reused stage's plan sharpens by the guess's amount; this look's is its own parameter times the same measured need.
+  const sharpen = stage ? finishAmount('sharpen', colour, stage.diagnostics.need, preset.asGiven) : 0;
+  const raster = stage ? await sharpenStage(stage, sharpen, timings) : work;
   return {
     raster,
     scene,
     preset: preset.name,
     aiSelection: preset.aiSelection,
     colour,
+    ...(stage ? { finish: { sharpen, vibrance: stage.plan.vibrance } } : {}),
     ...(skipped ? { skipped } : {}),
     notes,
     ...(glareFound !== undefined ? { glareFound } : {}),
@@ -141,9 +146,14 @@ export async function applyLook(image: Raster, params: PfcParams, options: LookO
   };
 }
 
-/** Whether two parameter sets give the same curves stage: equal in everything but the sharpening amount. */
-function sameExceptSharpen(a: ColourParams, b: ColourParams): boolean {
-  return (Object.keys(a) as (keyof ColourParams)[]).every((k) => k === 'sharpen' || a[k] === b[k]) && Object.keys(a).length === Object.keys(b).length;
+/**
+ * Whether two choices give the same curves stage: parameters equal in
+ * everything but the sharpening amount, and vibrance as given in both or in neither.
+ */
+function sameExceptSharpen(a: { colour: ColourParams; preset: ResolvedPreset }, b: { colour: ColourParams; preset: ResolvedPreset }): boolean {
+  const [p, q] = [a.colour, b.colour];
+  const sameParams = (Object.keys(p) as (keyof ColourParams)[]).every((k) => k === 'sharpen' || p[k] === q[k]) && Object.keys(p).length === Object.keys(q).length;
+  return sameParams && a.preset.asGiven.includes('vibrance') === b.preset.asGiven.includes('vibrance');
 }
 
 function isSceneId(n: number): n is SceneId {

@@ -47,7 +47,14 @@ export interface CorrectResult {
   detectionData?: DetectionData;
   usage: JobUsage;
   /** What the engine applied, for logs and reports. */
-  applied: { preset: string; aiSelection: boolean; colour: ColourParams; skipped?: string };
+  applied: {
+    preset: string;
+    aiSelection: boolean;
+    colour: ColourParams;
+    /** The sharpening and vibrance amounts applied (`colour`'s, scaled by what the photo needs); absent when nothing was corrected. */
+    finish?: { sharpen: number; vibrance: number };
+    skipped?: string;
+  };
   /** Remarks for the job's statusText (e.g. an unreadable preset file); empty when none. */
   notes: string[];
 }

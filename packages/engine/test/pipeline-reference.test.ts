@@ -14,13 +14,14 @@ import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import type { PfcParams } from '@pfc/core';
 import { channelLuts } from '../src/colour/apply';
+import { acutance } from '../src/colour/finish';
 import { planCorrection } from '../src/colour/plan';
 import { correctImage } from '../src/correct';
 import { decodeRaster, thumbnailRaster, type Raster } from '../src/image/raster';
 import { resolvePreset } from '../src/presets/resolve';
 import { detectScene } from '../src/scene/detect';
 import type { StepTimings } from '../src/timings';
-import { png, rgb, sample } from './colour-helpers';
+import { sample } from './colour-helpers';
 
 /** Largest per-channel difference (8-bit levels) allowed between the engine and the reference. */
 const MAX_LEVELS = 1;
@@ -32,7 +33,9 @@ async function referencePixels(input: Buffer, params: PfcParams): Promise<Raster
   const image = await decodeRaster(input);
   const thumb = await thumbnailRaster(image, 400);
   const preset = resolvePreset(params.preset, detectScene(thumb, []).scene);
-  const { plan } = planCorrection(thumb, preset.params);
+  // The finishing steps' need: the acutance is measured on the full image, at the mask's σ.
+  const sigma = Math.max(0.6, Math.min(2, Math.max(image.width, image.height) / 1500));
+  const { plan } = planCorrection(thumb, preset.params, 'still', undefined, { acutance: acutance(image, sigma) });
   const luts = channelLuts(plan);
   const ch = image.channels;
   const out = new Uint8Array(image.data);
@@ -50,10 +53,9 @@ async function referencePixels(input: Buffer, params: PfcParams): Promise<Raster
     out.set([r, g, b].map((v) => Math.min(255, Math.max(0, Math.round(y + (v - y) * factor)))), i);
   }
   if (plan.sharpen > 0) {
-    // Unsharp mask on luma, σ from the image size (0.6..2 px): encoded Rec. 601 luma, its Gaussian
+    // Unsharp mask on luma, σ from the image size (0.6..2 px, above): encoded Rec. 601 luma, its Gaussian
     // blur (libvips, integer kernel to 10 % of its peak), the difference in L units (2.55 levels)
     // through libvips' cored curve, added to R, G and B alike.
-    const sigma = Math.max(0.6, Math.min(2, Math.max(image.width, image.height) / 1500));
     const [m1, m2, x1] = [0.5 * plan.sharpen, 1.5 * plan.sharpen, 2];
     const luma = new Uint16Array(image.width * image.height);
     for (let p = 0; p < luma.length; p++) luma[p] = 77 * out[p * ch]! + 150 * out[p * ch + 1]! + 29 * out[p * ch + 2]!;
@@ -101,12 +103,20 @@ function maxDifference(a: Raster, b: Raster): number {
 /** Coffee with a half-transparent disc cut out: RGBA in, alpha kept. */
 async function withAlpha(): Promise<Buffer> {
   const disc = Buffer.from('<svg width="600" height="400"><circle cx="300" cy="200" r="150" fill="#000" fill-opacity="0.5"/></svg>');
-  return sharp(sample('objects/coffee.jpg')).ensureAlpha().composite([{ input: disc, blend: 'dest-out' }]).png().toBuffer();
+  return sharp(await needy('objects/coffee.jpg')).ensureAlpha().composite([{ input: disc, blend: 'dest-out' }]).png().toBuffer();
 }
+
+/**
+ * A sample photo that needs every step: its contrast flattened (levels, and
+ * vibrance: the flat curve greyed its colours) and out of focus (sharpening).
+ * The samples themselves are good photos, crisp and colourful, which the
+ * engine leaves nearly as they are (colour/finish.ts).
+ */
+const needy = (name: string): Promise<Buffer> => sharp(sample(name)).linear(0.75, 16).blur(1.2).png().toBuffer();
 
 /** Rocket as a camera photo: turned on its side with EXIF orientation 6 (upright when displayed), copyright, Display P3 profile. */
 async function cameraPhoto(): Promise<Buffer> {
-  return sharp(sample('outdoors/rocket.jpg'))
+  return sharp(await needy('outdoors/rocket.jpg'))
     .rotate(-90)
     .withExif({ IFD0: { Copyright: 'Public domain, NASA', Orientation: '6' } })
     .withIccProfile('p3')
@@ -115,21 +125,21 @@ async function cameraPhoto(): Promise<Buffer> {
 }
 
 const CASES: [string, () => Buffer | Promise<Buffer>, PfcParams][] = [
-  ['coffee', () => sample('objects/coffee.jpg'), {}],
-  ['rocket', () => sample('outdoors/rocket.jpg'), {}],
-  ['astronaut', () => sample('portraits/astronaut.jpg'), {}],
-  ['grace_hopper', () => sample('portraits/grace_hopper.jpg'), {}],
+  ['coffee', () => needy('objects/coffee.jpg'), {}],
+  ['rocket', () => needy('outdoors/rocket.jpg'), {}],
+  ['astronaut', () => needy('portraits/astronaut.jpg'), {}],
+  ['grace_hopper', () => needy('portraits/grace_hopper.jpg'), {}],
   ['chelsea (PNG)', () => sample('objects/chelsea.png'), {}],
   ['kde-eveningglow', () => tune('kde-eveningglow.jpg'), {}],
   ['mate-greenmeadow', () => tune('mate-greenmeadow.jpg'), {}],
-  ['coffee, Pro (no vibrance)', () => sample('objects/coffee.jpg'), { preset: 'Pro' }],
+  ['coffee, Pro (no vibrance)', () => needy('objects/coffee.jpg'), { preset: 'Pro' }],
   ['coffee at 1.8 MP (larger sharpening radius)', async () => sharp(sample('objects/coffee.jpg')).resize({ width: 1650 }).jpeg({ quality: 92 }).toBuffer(), {}],
   ['coffee with alpha', withAlpha, {}],
-  ['grey rocket', async () => sharp(sample('outdoors/rocket.jpg')).grayscale().png().toBuffer(), {}],
+  ['grey rocket', async () => sharp(await needy('outdoors/rocket.jpg')).grayscale().png().toBuffer(), {}],
   ['camera photo (EXIF kept, orientation 6, P3 profile)', cameraPhoto, {}],
   ['camera photo, PNG out without metadata', cameraPhoto, { preserveMetadata: false }],
   ['coffee with alpha, EXIF kept', async () => sharp(await withAlpha()).withExif({ IFD0: { Copyright: 'x' } }).png().toBuffer(), {}],
-  ['coffee resized to 450 px (sharpened before the resize)', () => sample('objects/coffee.jpg'), { width: 450 }],
+  ['coffee resized to 450 px (sharpened before the resize)', () => needy('objects/coffee.jpg'), { width: 450 }],
 ];
 
 describe('correctImage against the step-by-step reference pipeline', () => {
@@ -155,7 +165,7 @@ describe('metadata kept without a second decode', () => {
 
 describe('CorrectOptions.timings', () => {
   it('adds the wall time of each step that ran, and sums over calls', async () => {
-    const input = await png(await rgb(sample('objects/coffee.jpg')));
+    const input = await needy('objects/coffee.jpg');
     const timings: StepTimings = {};
     await enginePixels(input, {}, timings);
     const steps = ['decode', 'analysisCopy', 'planning', 'curves', 'sharpen', 'encode'] as const;

@@ -92,10 +92,12 @@ describe('planCorrection: vibrance does not push a lean the white balance left',
 
   it('turns vibrance down where every estimate leans one way and little was removed', () => {
     const p = { ...AUTO, vibrance: 0.3 };
-    const leaves = planCorrection(scene(foliage), p);
+    // Vibrance as given, so that only the lean can turn it down (not the chroma already there, colour/finish.ts).
+    const asGiven = { asGiven: ['vibrance'] } as const;
+    const leaves = planCorrection(scene(foliage), p, 'still', undefined, asGiven);
     expect(Math.abs(leaves.diagnostics.evidence!.consensus.v)).toBeLessThan(0.05);
     expect(leaves.plan.vibrance).toBeLessThan(0.05);
     // A photo whose estimates straddle neutral keeps the look's vibrance.
-    expect(planCorrection(scene(colourful), p).plan.vibrance).toBeCloseTo(0.3, 2);
+    expect(planCorrection(scene(colourful), p, 'still', undefined, asGiven).plan.vibrance).toBeCloseTo(0.3, 2);
   });
 });

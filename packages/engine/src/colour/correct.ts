@@ -4,8 +4,9 @@
  */
 import { thumbnailRaster, type Raster } from '../image/raster';
 import { sharedBytes, sharedU16 } from '../image/bands';
-import { sharpenInPlace, sharpenSpec } from '../image/sharpen';
+import { maskSigma, sharpenInPlace, sharpenSpec } from '../image/sharpen';
 import { applyPlanInBands, type ColourPlan } from './apply';
+import { acutance, type FinishStep } from './finish';
 import { isNeutral, type ColourParams } from './params';
 import type { IlluminantEvidence } from './illuminant';
 import { planCorrection, type PlanDiagnostics } from './plan';
@@ -29,6 +30,8 @@ export interface CorrectRasterOptions {
   evidence?: IlluminantEvidence;
   /** A record each step's wall time is added to (see `CorrectOptions.timings`). */
   timings?: StepTimings;
+  /** Finishing steps whose parameter the user set: applied as given, whatever the photo needs (see `finishAmount`). */
+  asGiven?: readonly FinishStep[];
 }
 
 /** The plan applied to the full image before sharpening (see {@link curvesStage}). */
@@ -54,7 +57,12 @@ export async function curvesStage(img: Raster, p: ColourParams, options: Correct
   if (isNeutral(p)) return undefined;
   const { timings } = options;
   const thumb = options.thumb ?? (await timed(timings, 'analysisCopy', () => thumbnailRaster(img, ANALYSIS_SIDE)));
-  const { plan, diagnostics } = timedSync(timings, 'planning', () => planCorrection(thumb, p, 'still', options.evidence));
+  const { plan, diagnostics } = timedSync(timings, 'planning', () =>
+    planCorrection(thumb, p, 'still', options.evidence, {
+      acutance: acutance(img, maskSigma(img.width, img.height)),
+      ...(options.asGiven ? { asGiven: options.asGiven } : {}),
+    }),
+  );
   // The curves pass writes the luma the mask blurs; the mask then works on the pass's own buffer.
   // Shared with helper threads when the curves pass and the mask can run in bands (image/bands.ts).
   const luma = withLuma || sharpenSpec(img.width, img.height, plan.sharpen) ? sharedU16(img.width * img.height) : undefined;

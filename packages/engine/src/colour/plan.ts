@@ -1,11 +1,14 @@
 /**
  * Plans an automatic correction from an analysis copy: white balance, then
- * black/white levels, then the midtone key (exposure). Each step is measured on
- * the analysis copy after the previous ones, so the steps do not fight.
+ * black/white levels, then the midtone key (exposure), then how much
+ * sharpening and vibrance the photo needs (colour/finish.ts). Each step is
+ * measured on the analysis copy after the previous ones, so the steps do not fight.
  */
 import type { Raster } from '../image/raster';
+import { maskSigma } from '../image/sharpen';
 import { angleFromNeutral, clippedFraction, greyEdgeIlluminant, percentile } from './estimate';
 import { lumaHistogram, maxHistogram } from './histograms';
+import { acutance, finishAmount, sharpenNeed, vibranceNeed, type FinishNeed, type FinishStep } from './finish';
 import { estimateIlluminant, gainsRemoving, unsettledLean, type IlluminantEvidence } from './illuminant';
 import type { ColourParams } from './params';
 import { applyCurves, type ColourPlan, exposureGainFor, IDENTITY_PLAN } from './apply';
@@ -121,6 +124,16 @@ export interface PlanDiagnostics {
   evidence?: IlluminantEvidence;
   /** Stills: how much the photo is a dim scene in coloured light ({@link dimColouredLight}, 0..1). */
   mood?: number;
+  /** Stills: how much the photo needs sharpening and vibrance (colour/finish.ts). */
+  need?: FinishNeed;
+}
+
+/** What the finishing steps are planned from besides the analysis copy. */
+export interface FinishInputs {
+  /** `acutance` of the full image at its mask's scale (measured on the analysis copy otherwise). */
+  acutance?: number;
+  /** Finishing steps whose parameter the user set, applied as given (see `finishAmount`). */
+  asGiven?: readonly FinishStep[];
 }
 
 /**
@@ -128,12 +141,14 @@ export interface PlanDiagnostics {
  *
  * @param cast how much of an estimated colour cast is removed (default `still`; see {@link CastPolicy}).
  * @param measured `estimateIlluminant(thumb)` when already made (stills only; measured here otherwise).
+ * @param finish what the finishing steps of a still are planned from besides the analysis copy.
  */
 export function planCorrection(
   thumb: Raster,
   p: ColourParams,
   cast: CastPolicy = 'still',
   measured?: IlluminantEvidence,
+  finish: FinishInputs = {},
 ): { plan: ColourPlan; diagnostics: PlanDiagnostics } {
   const plan: ColourPlan = { ...IDENTITY_PLAN, gains: [1, 1, 1], sharpen: p.sharpen, vibrance: p.vibrance, saturation: p.saturation };
   const clipped = clippedFraction(thumb);
@@ -187,10 +202,25 @@ export function planCorrection(
   let gain = exposureGainFor(srgbToLinear(Math.max(key, 1 / 255)), srgbToLinear(target));
   gain = Math.min(MAX_EXPOSURE_GAIN, Math.max(1 / MAX_EXPOSURE_GAIN, gain)) * 2 ** p.brightness;
   plan.exposure = gain;
+
+  // 4. Finishing (stills): sharpening and vibrance as far as the photo needs them.
+  const need = evidence ? finishNeed(thumb, plan, finish, lifted) : undefined;
+  plan.sharpen = finishAmount('sharpen', p, need, finish.asGiven);
   // Vibrance would push a scene already saturated by its light further, and
   // a lean the white balance left.
   const unsure = evidence ? ramp(unsettledLean(evidence), UNSETTLED_FROM, UNSETTLED_TO) : 0;
-  plan.vibrance = p.vibrance * (1 - mood) * (1 - unsure);
+  plan.vibrance = finishAmount('vibrance', p, need, finish.asGiven) * (1 - mood) * (1 - unsure);
 
-  return { plan, diagnostics: { illuminant, castAngle, levels: [lo, highlights], key, clipped, ...(evidence ? { evidence, mood } : {}) } };
+  return { plan, diagnostics: { illuminant, castAngle, levels: [lo, highlights], key, clipped, ...(evidence ? { evidence, mood } : {}), ...(need ? { need } : {}) } };
+}
+
+/**
+ * The finishing steps' need: sharpening from the acutance, vibrance from the
+ * chroma the tone curves leave, and in full as far as the levels read the
+ * black as lifted by a veil (`lifted`): the veil greyed every colour, and
+ * removing it gives back only part of their chroma.
+ */
+function finishNeed(thumb: Raster, plan: ColourPlan, finish: FinishInputs, lifted: number): FinishNeed {
+  const sharpness = finish.acutance ?? acutance(thumb, maskSigma(thumb.width, thumb.height));
+  return { sharpen: sharpenNeed(sharpness), vibrance: Math.max(lifted, vibranceNeed(applyCurves(thumb, plan))) };
 }

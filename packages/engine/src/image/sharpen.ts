@@ -47,8 +47,12 @@ const LUT_CENTRE = 8192;
  */
 export function sharpenSpec(width: number, height: number, amount: number): SharpenSpec | undefined {
   if (!(amount > 0)) return undefined;
-  const sigma = Math.max(0.6, Math.min(2, Math.max(width, height) / 1500));
-  return { sigma, m1: 0.5 * amount, m2: 1.5 * amount, x1: 2 };
+  return { sigma: maskSigma(width, height), m1: 0.5 * amount, m2: 1.5 * amount, x1: 2 };
+}
+
+/** The mask's Gaussian σ for an image of this size, pixels (see {@link sharpenSpec}). */
+export function maskSigma(width: number, height: number): number {
+  return Math.max(0.6, Math.min(2, Math.max(width, height) / 1500));
 }
 
 /** 16-bit luma (256 × Rec. 601 Y′ of encoded values) of every pixel. */
