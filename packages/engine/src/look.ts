@@ -5,7 +5,7 @@
  */
 import type { FaceRecord, PfcParams } from '@pfc/core';
 import { ANALYSIS_SIDE, curvesStage, sharpenStage, type CurvesStage } from './colour/correct';
-import { finishAmount } from './colour/finish';
+import { finishAmount, type FinishAmounts } from './colour/finish';
 import { estimateIlluminant } from './colour/illuminant';
 import { NEUTRAL_COLOUR_PARAMS, type ColourParams } from './colour/params';
 import { thumbnailRaster, type Raster } from './image/raster';
@@ -48,7 +48,7 @@ export interface LookResult {
   aiSelection: boolean;
   colour: ColourParams;
   /** The sharpening and vibrance amounts applied: `colour`'s scaled by the photo's need (colour/finish.ts); absent without correction. */
-  finish?: { sharpen: number; vibrance: number };
+  finish?: FinishAmounts;
   /** Why colour correction was skipped (skip mode), if it was. */
   skipped?: string;
   /** Remarks for the job's statusText (unreadable preset file, skip); empty when none. */

@@ -3,6 +3,7 @@
  */
 import type { CropBox, DetectionData, Dimensions, JobUsage } from '@pfc/core';
 import type { ColourParams } from './colour/params';
+import type { FinishAmounts } from './colour/finish';
 import type { OutputFormat } from './image/encode';
 import type { FaceFinder } from './look';
 import type { StepTimings } from './timings';
@@ -52,7 +53,7 @@ export interface CorrectResult {
     aiSelection: boolean;
     colour: ColourParams;
     /** The sharpening and vibrance amounts applied (`colour`'s, scaled by what the photo needs); absent when nothing was corrected. */
-    finish?: { sharpen: number; vibrance: number };
+    finish?: FinishAmounts;
     skipped?: string;
   };
   /** Remarks for the job's statusText (e.g. an unreadable preset file); empty when none. */

@@ -10,13 +10,14 @@ import type { ColourParams } from './params';
 import { ramp } from './ramp';
 
 /** The finishing steps whose amount follows the measured need. */
-export type FinishStep = 'sharpen' | 'vibrance';
+export const FINISH_STEPS = ['sharpen', 'vibrance'] as const;
+export type FinishStep = (typeof FINISH_STEPS)[number];
+
+/** A number per finishing step: the amounts applied (the job record's `applied.finish`). */
+export type FinishAmounts = Record<FinishStep, number>;
 
 /** How much each finishing step is needed, 0 (not at all) .. 1 (the preset's whole amount). */
-export interface FinishNeed {
-  sharpen: number;
-  vibrance: number;
-}
+export type FinishNeed = FinishAmounts;
 
 /**
  * Acutance ratio at which a photo counts as crisp (no sharpening) and as

@@ -1,7 +1,7 @@
 /**
  * Resolves the `preset` parameter to the colour parameters for one image.
  */
-import type { FinishStep } from '../colour/finish';
+import { FINISH_STEPS, type FinishStep } from '../colour/finish';
 import { NEUTRAL_COLOUR_PARAMS, type ColourParams } from '../colour/params';
 import { sceneName, type SceneId } from '../scene/categories';
 import { groupParams, isBuiltInGroup } from './builtin';
@@ -59,5 +59,3 @@ export function resolvePreset(name: string | undefined, scene: SceneId, presetFi
     asGiven: FINISH_STEPS.filter((step) => own[step] !== undefined),
   };
 }
-
-const FINISH_STEPS: readonly FinishStep[] = ['sharpen', 'vibrance'];
