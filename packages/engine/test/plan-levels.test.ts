@@ -103,6 +103,36 @@ describe('planCorrection: corrections only as far as something is clearly wrong'
     expect(moved(misty, corrected(misty))).toBeLessThan(1.5);
   });
 
+  it('removes a veil over clipped whites on encoded values, bringing the over-exposed midtones down', () => {
+    // The bench's washed-out copy: +0.5 EV (the top seventh of the ramp clips) under a veil of 0.05.
+    const clean = scene(ordinary);
+    const washed = scene(ordinary, (l) => 0.05 + 0.95 * Math.min(1, 1.4 * l));
+    const { plan } = planCorrection(washed, AUTO);
+    expect(plan.blackGamma).toBeLessThan(1.2);
+    const fixed = corrected(washed);
+    expect(moved(clean, fixed)).toBeLessThan(moved(clean, washed) / 2);
+    // The same veil without the clipping is haze: still removed in linear light.
+    expect(planCorrection(scene(ordinary, (l) => 0.05 + 0.95 * l), AUTO).plan.blackGamma).toBeGreaterThan(2);
+  });
+
+  it('does not take a warm cast clipping the red channel of a hazy photo for clipped whites', () => {
+    // Haze, then tungsten gains: the top fifth of the red channel clips, which the white balance takes down.
+    const warm = [1.3, 1, 0.65];
+    const { plan } = planCorrection(scene(ordinary, (l, c) => (0.85 * l + 0.1) * warm[c]!), AUTO);
+    expect(plan.gains[0]).toBeLessThan(0.9);
+    expect(plan.blackGamma).toBeGreaterThan(2);
+  });
+
+  it('keeps the linear removal for a bright scene lit to white whose black is a few specks', () => {
+    // Pale paper with a few dark fibres (0.4 % at code ~77), a tenth of the frame at white.
+    const paper = scene((x, y) => {
+      if ((x * 31 + y * 17) % 250 === 0) return [lin(0.3), lin(0.3), lin(0.3)];
+      const l = x > W * 0.9 ? 1 : lin(0.5 + (0.45 * ((x * 7 + y * 13) % 40)) / 40);
+      return [l, l, l];
+    });
+    expect(planCorrection(paper, AUTO).plan.blackGamma).toBeGreaterThan(2);
+  });
+
   it('restores a flattened curve (both ends pulled in on encoded values)', () => {
     const clean = scene(ordinary);
     const flat = scene(ordinary, (l) => lin(0.2 + 0.6 * enc(l)));

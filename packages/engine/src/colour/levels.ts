@@ -37,6 +37,29 @@ const WHITE_FLAT = 0.88;
 const WHITE_VEILED = 0.96;
 const LINEAR_GAMMA = 2.4;
 /**
+ * ... unless the white end is clipped: a veil maps white to white and
+ * compresses everything under it, so it cannot pile pixels up at the top
+ * code beyond the scene's own blown highlights, while an exposure pushed past
+ * white does (a bright frame behind a veil of flare: the washed-out look).
+ * Removing such a black in linear light would leave the exposure as bright
+ * as it came; on encoded values it also brings the midtones down. The
+ * fraction of pixels whose brightest channel is at {@link CLIPPED_CODE} or
+ * above after the white balance (a cast's own one-channel clip is balanced
+ * away from the top) moves the removal towards encoded values from
+ * {@link CLIPPED_FROM}, in full at {@link CLIPPED_TO}: the tune photos'
+ * own blown skies and lamps are 0–5 % (lomiri-seeding 4.9 %, cv-car
+ * 5.4 %; lomiri-free's overcast sky 18 %, under a black it does not lift);
+ * their +0.5 EV washed-out copies 1–33 %, their haze copies none.
+ * A black that is a few darker specks ({@link specks}) is not counted: a
+ * veil keeps a scene's shadows as a populated dark end, while a bright scene
+ * lit to white with a few dark details (snow, pale paper: mypaint-pastelpaper,
+ * 8.6 % at the top, black 0.42) has nothing there to remove on encoded
+ * values but its midtones.
+ */
+const CLIPPED_CODE = 253;
+const CLIPPED_FROM = 0.02;
+const CLIPPED_TO = 0.08;
+/**
  * A veil over a scene whose darkest surface is lighter than mid-grey: from
  * this black (encoded; 21 % of white in linear light) a veil is no likelier
  * than a pale scene that has no dark tones at all (paper, fog, pale wood,
@@ -104,6 +127,15 @@ export function pivotedWhite(hi: number, black: number, flat: number): number {
 }
 
 /**
+ * How far a black `lo` is a few darker specks rather than a populated dark
+ * end (0..1): where the darkest channel's 1st percentile `darkest` lies in
+ * the range up to the white end `hi`, from {@link SPECKS_FROM} to {@link SPECKS_TO}.
+ */
+function specks(lo: number, hi: number, darkest: number): number {
+  return hi > lo ? ramp((darkest - lo) / (hi - lo), SPECKS_FROM, SPECKS_TO) : 0;
+}
+
+/**
  * How much of a lifted black `lo` (encoded, white end `hi`, the darkest
  * channel's 1st percentile `darkest`) a veil or a
  * flattened curve can explain, as the lift (encoded) to remove: the larger
@@ -129,7 +161,7 @@ export function explainedBlack(lo: number, hi: number, darkest: number): number 
   if (lift === 0 || hi <= lo) return 0;
   const c = srgbToLinear(lo);
   const veilWhite = linearToSrgb((srgbToLinear(hi) - c) / (1 - c));
-  const pale = ramp(lo, PALE_BLACK_FROM, PALE_BLACK_TO) * ramp((darkest - lo) / (hi - lo), SPECKS_FROM, SPECKS_TO);
+  const pale = ramp(lo, PALE_BLACK_FROM, PALE_BLACK_TO) * specks(lo, hi, darkest);
   const veil = lift * (1 - pale) * ramp(veilWhite, IMPLIED_WHITE_FROM, IMPLIED_WHITE_TO);
   if (lo >= 0.5) return veil;
   let own = 0;
@@ -140,6 +172,17 @@ export function explainedBlack(lo: number, hi: number, darkest: number): number 
   }
   const flat = Math.max(0, lo - Math.max(own, BLACK_ALLOWANCE)) * ramp(flatWhite, IMPLIED_WHITE_FROM, IMPLIED_WHITE_TO);
   return Math.max(veil, flat);
+}
+
+/** Fraction of the pixels whose brightest channel is at the top codes ({@link CLIPPED_CODE} and above). */
+function clippedFraction(maxes: Uint32Array): number {
+  let total = 0;
+  let top = 0;
+  for (let code = 0; code < maxes.length; code++) {
+    total += maxes[code]!;
+    if (code >= CLIPPED_CODE) top += maxes[code]!;
+  }
+  return total > 0 ? top / total : 0;
 }
 
 /** What the levels measured: the ends before and after, and how far the black was read as lifted. */
@@ -162,14 +205,17 @@ export interface LevelsResult {
 export function planLevels(thumb: Raster, plan: ColourPlan, contrast: number, mood: number): LevelsResult {
   const balanced = applyCurves(thumb, plan);
   const mins = minHistogram(balanced);
+  const maxes = maxHistogram(balanced);
   const lo = percentile(mins, LEVELS_CLIP) / 255;
-  const hiBefore = percentile(maxHistogram(balanced), 1 - LEVELS_CLIP) / 255;
+  const hiBefore = percentile(maxes, 1 - LEVELS_CLIP) / 255;
   // Natural photos' darkest tones sit below ~0.06 (soft light, mist); a black
   // point well above that is veiling light or a flattened curve, as far as
   // either can explain it.
   const veiled = ramp(lo, BLACK_SOFT, BLACK_VEILED);
-  const flat = 1 - ramp(hiBefore, WHITE_FLAT, WHITE_VEILED);
-  const removed = veiled * explainedBlack(lo, hiBefore, percentile(mins, DARKEST) / 255);
+  const darkest = percentile(mins, DARKEST) / 255;
+  const clipped = ramp(clippedFraction(maxes), CLIPPED_FROM, CLIPPED_TO) * (1 - specks(lo, hiBefore, darkest));
+  const flat = Math.max(1 - ramp(hiBefore, WHITE_FLAT, WHITE_VEILED), clipped);
+  const removed = veiled * explainedBlack(lo, hiBefore, darkest);
   // How far the black counts as lifted (0..1), for the white end and the exposure.
   const lift = lo - BLACK_ALLOWANCE;
   const lifted = lift > 0 ? removed / lift : 0;
