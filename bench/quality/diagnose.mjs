@@ -32,11 +32,12 @@ async function look(raster) {
   const thumb = await thumbnailRaster(raster, ANALYSIS_SIDE);
   const { scene, signals } = detectScene(thumb, []);
   const params = resolvePreset(undefined, scene).params;
-  const { diagnostics } = planCorrection(thumb, params, 'still');
+  const points = await thumbnailRaster(raster, ANALYSIS_SIDE, true);
+  const { diagnostics } = planCorrection(thumb, params, 'still', undefined, { points });
   const evidence = diagnostics.evidence;
-  const run = async (p) => (await correctRaster(raster, p, { thumb, evidence })).raster.data;
+  const run = async (p) => (await correctRaster(raster, p, { thumb, points, evidence })).raster.data;
   // The need of the finishing steps as the look measures it (acutance on the full image).
-  const corrected = await correctRaster(raster, params, { thumb, evidence });
+  const corrected = await correctRaster(raster, params, { thumb, points, evidence });
   const full = corrected.raster.data;
   const off = {};
   for (const [k, v] of Object.entries(STEPS)) off[k] = await run({ ...params, ...v });

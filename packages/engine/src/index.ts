@@ -14,7 +14,7 @@ export * from './upscale/index';
 export { createImagingEngine, type ImagingHooks, type ImagingEngineOptions, type ImageDetection } from './imaging';
 export { applyLook, createLookEngine, type LookOptions, type LookResult, type FaceFinder, type LookImage, type LookHookContext } from './look';
 export { correctRaster, ANALYSIS_SIDE, type ColourResult, type CorrectRasterOptions } from './colour/correct';
-export { planCorrection, castCorrectionDeg, type PlanDiagnostics, type CastPolicy, type FinishInputs } from './colour/plan';
+export { planCorrection, castCorrectionDeg, type PlanDiagnostics, type CastPolicy, type StillInputs } from './colour/plan';
 export { type FinishAmounts, type FinishNeed, type FinishStep } from './colour/finish';
 export { meanDeltaE2000, ciede2000, srgbToLab, type Lab } from './colour/deltaE';
 export { SCENE, sceneName, type SceneId, type SceneName } from './scene/categories';

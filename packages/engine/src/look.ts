@@ -111,7 +111,9 @@ export async function applyLook(image: Raster, params: PfcParams, options: LookO
       const colour: ColourParams = skipped ? { ...NEUTRAL_COLOUR_PARAMS } : preset.params;
       return { scene, preset, skipped, colour };
     });
-  const stageOptions = { thumb, ...(evidence ? { evidence } : {}), ...(timings ? { timings } : {}) };
+  // The levels' ends come from a point sample of the image, shared by the guessed and the final stage.
+  const points = evidence ? await timed(timings, 'analysisCopy', () => thumbnailRaster(work, ANALYSIS_SIDE, true)) : undefined;
+  const stageOptions = { thumb, ...(points ? { points } : {}), ...(evidence ? { evidence } : {}), ...(timings ? { timings } : {}) };
   // While the detector works, correct as if it finds no face: most photos have none, and a
   // portrait's look differs from the general one only in its sharpening amount, which comes
   // after this stage. When the faces change more than that, the stage is redone.

@@ -1,7 +1,7 @@
 /**
  * Safety net for speed work on the correction pipeline: `correctImage` must
  * give the pixels of the plain, step-by-step pipeline the README describes
- * (decode → 400 px analysis copy → scene → preset → plan → per-channel
+ * (decode → 400 px analysis copy and point sample → scene → preset → plan → per-channel
  * look-up tables → vibrance per pixel → unsharp mask on luma). The
  * reference below is written for clarity, not speed, and shares only the
  * planner and the curves with the engine; a faster pipeline that changes
@@ -32,10 +32,12 @@ const tune = (name: string) => readFileSync(fileURLToPath(new URL(`../../../benc
 async function referencePixels(input: Buffer, params: PfcParams): Promise<Raster> {
   const image = await decodeRaster(input);
   const thumb = await thumbnailRaster(image, 400);
+  // The levels read the photo's ends from whole pixels of it, not resampled ones.
+  const points = await thumbnailRaster(image, 400, true);
   const preset = resolvePreset(params.preset, detectScene(thumb, []).scene);
   // The finishing steps' need: the acutance is measured on the full image, at the mask's σ.
   const sigma = Math.max(0.6, Math.min(2, Math.max(image.width, image.height) / 1500));
-  const { plan } = planCorrection(thumb, preset.params, 'still', undefined, { acutance: acutance(image, sigma) });
+  const { plan } = planCorrection(thumb, preset.params, 'still', undefined, { acutance: acutance(image, sigma), points });
   const luts = channelLuts(plan);
   const ch = image.channels;
   const out = new Uint8Array(image.data);

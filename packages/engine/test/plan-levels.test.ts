@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { planCorrection } from '../src/colour/plan';
 import { estimateIlluminant } from '../src/colour/illuminant';
-import type { Raster } from '../src/image/raster';
+import { correctRaster } from '../src/colour/correct';
+import { thumbnailRaster, type Raster } from '../src/image/raster';
 import { AUTO, corrected, moved, toEnc as enc, toLin as lin } from './colour-helpers';
 
 const W = 120;
@@ -251,5 +252,36 @@ describe('estimateIlluminant: green and magenta are bounded as a light source ca
     const ev = estimateIlluminant(scene(cards, (l, c) => l * [0.85, 1.15, 0.85][c]!));
     // ln 1.15 − ln 0.85 = 0.30; the dead zone keeps a little.
     expect(ev.consensus.v).toBeGreaterThan(0.15);
+  });
+});
+
+describe('the levels read the photo’s own ends, not the resampled analysis copy’s', () => {
+  /**
+   * 520 × 360 px (the bench's size: reduced 1.3× to the analysis copy, by lanczos3 alone): sharp-edged
+   * white bands (a fifth of the frame) on a dark ramp, at −1 EV: whites at code ~188.
+   */
+  const stripes = (): Raster => {
+    const [w, h] = [520, 360];
+    const data = new Uint8Array(w * h * 3);
+    for (let y = 0; y < h; y++) {
+      for (let x = 0; x < w; x++) {
+        const l = x % 52 < 10 ? 0.97 + 0.03 * ((x + y) % 2) : lin(0.05 + (0.6 * y) / h);
+        data.fill(Math.round(enc(0.5 * l) * 255), (y * w + x) * 3, (y * w + x) * 3 + 3);
+      }
+    }
+    return { data, width: w, height: h, channels: 3 };
+  };
+
+  it('a point sample holds only values of the image, where the analysis copy rings past them', async () => {
+    const img = stripes();
+    const top = (r: Raster) => r.data.reduce((m, v) => Math.max(m, v), 0);
+    expect(top(await thumbnailRaster(img, 400))).toBeGreaterThan(top(img) + 4);
+    expect(top(await thumbnailRaster(img, 400, true))).toBe(top(img));
+  });
+
+  it('stretches a −1 EV photo from where its whites are, to white', async () => {
+    const { plan } = await correctRaster(stripes(), AUTO);
+    // Read on the ringing copy the white end would be code ~200, and short of the full stretch.
+    expect(plan!.white).toBeLessThan(0.75);
   });
 });

@@ -26,6 +26,8 @@ export interface ColourResult {
 export interface CorrectRasterOptions {
   /** The image's analysis copy (`thumbnailRaster(img, ANALYSIS_SIDE)`) when the caller already made it. */
   thumb?: Raster;
+  /** The image's point sample (`thumbnailRaster(img, ANALYSIS_SIDE, true)`) when the caller already made it. */
+  points?: Raster;
   /** `estimateIlluminant(thumb)` when the caller already measured it (e.g. while waiting for faces). */
   evidence?: IlluminantEvidence;
   /** A record each step's wall time is added to (see `CorrectOptions.timings`). */
@@ -57,9 +59,11 @@ export async function curvesStage(img: Raster, p: ColourParams, options: Correct
   if (isNeutral(p)) return undefined;
   const { timings } = options;
   const thumb = options.thumb ?? (await timed(timings, 'analysisCopy', () => thumbnailRaster(img, ANALYSIS_SIDE)));
+  const points = options.points ?? (await timed(timings, 'analysisCopy', () => thumbnailRaster(img, ANALYSIS_SIDE, true)));
   const { plan, diagnostics } = timedSync(timings, 'planning', () =>
     planCorrection(thumb, p, 'still', options.evidence, {
       acutance: acutance(img, maskSigma(img.width, img.height)),
+      points,
       ...(options.asGiven ? { asGiven: options.asGiven } : {}),
     }),
   );

@@ -128,10 +128,15 @@ export interface PlanDiagnostics {
   need?: FinishNeed;
 }
 
-/** What the finishing steps are planned from besides the analysis copy. */
-export interface FinishInputs {
+/** What a still is planned from besides the analysis copy. */
+export interface StillInputs {
   /** `acutance` of the full image at its mask's scale (measured on the analysis copy otherwise). */
   acutance?: number;
+  /**
+   * A point sample of the full image (`thumbnailRaster(img, side, true)`) the levels read the
+   * photo's ends from (the analysis copy otherwise, whose resampling moves them).
+   */
+  points?: Raster;
   /** Finishing steps whose parameter the user set, applied as given (see `finishAmount`). */
   asGiven?: readonly FinishStep[];
 }
@@ -141,14 +146,14 @@ export interface FinishInputs {
  *
  * @param cast how much of an estimated colour cast is removed (default `still`; see {@link CastPolicy}).
  * @param measured `estimateIlluminant(thumb)` when already made (stills only; measured here otherwise).
- * @param finish what the finishing steps of a still are planned from besides the analysis copy.
+ * @param finish what a still is planned from besides the analysis copy (full-image measurements, the user's settings).
  */
 export function planCorrection(
   thumb: Raster,
   p: ColourParams,
   cast: CastPolicy = 'still',
   measured?: IlluminantEvidence,
-  finish: FinishInputs = {},
+  finish: StillInputs = {},
 ): { plan: ColourPlan; diagnostics: PlanDiagnostics } {
   const plan: ColourPlan = { ...IDENTITY_PLAN, gains: [1, 1, 1], sharpen: p.sharpen, vibrance: p.vibrance, saturation: p.saturation };
   const clipped = clippedFraction(thumb);
@@ -185,7 +190,7 @@ export function planCorrection(
   // 2. Levels on the white-balanced copy (levels.ts): each end corrected
   // only as far as it is clearly off, a lifted black only as far as a veil
   // or a flattened curve explains it.
-  const { lo, lifted } = planLevels(thumb, plan, p.contrast, mood);
+  const { lo, lifted } = planLevels(finish.points ?? thumb, plan, p.contrast, mood);
 
   // 3. Exposure. A dark key is brightened only as far as the highlights are
   // clearly short after the levels (a night or low-key photo with its own
@@ -220,7 +225,7 @@ export function planCorrection(
  * black as lifted by a veil (`lifted`): the veil greyed every colour, and
  * removing it gives back only part of their chroma.
  */
-function finishNeed(thumb: Raster, plan: ColourPlan, finish: FinishInputs, lifted: number): FinishNeed {
+function finishNeed(thumb: Raster, plan: ColourPlan, finish: StillInputs, lifted: number): FinishNeed {
   const sharpness = finish.acutance ?? acutance(thumb, maskSigma(thumb.width, thumb.height));
   return { sharpen: sharpenNeed(sharpness), vibrance: Math.max(lifted, vibranceNeed(applyCurves(thumb, plan))) };
 }
