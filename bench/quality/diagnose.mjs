@@ -12,7 +12,7 @@
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ANALYSIS_SIDE, correctRaster, detectScene, meanDeltaE2000, planCorrection, resolvePreset, sceneName, thumbnailRaster } from '@pfc/engine';
+import { ANALYSIS_SIDE, correctRaster, detectScene, meanDeltaE2000, planCorrection, pointSample, resolvePreset, sceneName, thumbnailRaster } from '@pfc/engine';
 import { DEGRADATIONS } from './degradations.mjs';
 import { rawRgb } from './measure.mjs';
 
@@ -32,7 +32,7 @@ async function look(raster) {
   const thumb = await thumbnailRaster(raster, ANALYSIS_SIDE);
   const { scene, signals } = detectScene(thumb, []);
   const params = resolvePreset(undefined, scene).params;
-  const points = await thumbnailRaster(raster, ANALYSIS_SIDE, true);
+  const points = pointSample(raster, ANALYSIS_SIDE);
   const { diagnostics } = planCorrection(thumb, params, 'still', undefined, { points });
   const evidence = diagnostics.evidence;
   const run = async (p) => (await correctRaster(raster, p, { thumb, points, evidence })).raster.data;

@@ -8,7 +8,7 @@ import { ANALYSIS_SIDE, curvesStage, sharpenStage, type CurvesStage } from './co
 import { finishAmount, type FinishAmounts } from './colour/finish';
 import { estimateIlluminant } from './colour/illuminant';
 import { NEUTRAL_COLOUR_PARAMS, type ColourParams } from './colour/params';
-import { thumbnailRaster, type Raster } from './image/raster';
+import { pointSample, thumbnailRaster, type Raster } from './image/raster';
 import { resolvePreset, type ResolvedPreset } from './presets/resolve';
 import { SCENE, type SceneId } from './scene/categories';
 import { detectScene, type SceneFace } from './scene/detect';
@@ -112,7 +112,7 @@ export async function applyLook(image: Raster, params: PfcParams, options: LookO
       return { scene, preset, skipped, colour };
     });
   // The levels' ends come from a point sample of the image, shared by the guessed and the final stage.
-  const points = evidence ? await timed(timings, 'analysisCopy', () => thumbnailRaster(work, ANALYSIS_SIDE, true)) : undefined;
+  const points = evidence ? timedSync(timings, 'analysisCopy', () => pointSample(work, ANALYSIS_SIDE)) : undefined;
   const stageOptions = { thumb, ...(points ? { points } : {}), ...(evidence ? { evidence } : {}), ...(timings ? { timings } : {}) };
   // While the detector works, correct as if it finds no face: most photos have none, and a
   // portrait's look differs from the general one only in its sharpening amount, which comes

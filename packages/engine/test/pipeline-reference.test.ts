@@ -17,7 +17,7 @@ import { channelLuts } from '../src/colour/apply';
 import { acutance } from '../src/colour/finish';
 import { planCorrection } from '../src/colour/plan';
 import { correctImage } from '../src/correct';
-import { decodeRaster, thumbnailRaster, type Raster } from '../src/image/raster';
+import { decodeRaster, pointSample, thumbnailRaster, type Raster } from '../src/image/raster';
 import { resolvePreset } from '../src/presets/resolve';
 import { detectScene } from '../src/scene/detect';
 import type { StepTimings } from '../src/timings';
@@ -33,7 +33,7 @@ async function referencePixels(input: Buffer, params: PfcParams): Promise<Raster
   const image = await decodeRaster(input);
   const thumb = await thumbnailRaster(image, 400);
   // The levels read the photo's ends from whole pixels of it, not resampled ones.
-  const points = await thumbnailRaster(image, 400, true);
+  const points = pointSample(image, 400);
   const preset = resolvePreset(params.preset, detectScene(thumb, []).scene);
   // The finishing steps' need: the acutance is measured on the full image, at the mask's σ.
   const sigma = Math.max(0.6, Math.min(2, Math.max(image.width, image.height) / 1500));

@@ -2,7 +2,7 @@
  * Colour correction of a whole image: plan on an analysis copy, apply to the
  * full-resolution raster, sharpen its luma.
  */
-import { thumbnailRaster, type Raster } from '../image/raster';
+import { pointSample, thumbnailRaster, type Raster } from '../image/raster';
 import { sharedBytes, sharedU16 } from '../image/bands';
 import { maskSigma, sharpenInPlace, sharpenSpec } from '../image/sharpen';
 import { applyPlanInBands, type ColourPlan } from './apply';
@@ -26,7 +26,7 @@ export interface ColourResult {
 export interface CorrectRasterOptions {
   /** The image's analysis copy (`thumbnailRaster(img, ANALYSIS_SIDE)`) when the caller already made it. */
   thumb?: Raster;
-  /** The image's point sample (`thumbnailRaster(img, ANALYSIS_SIDE, true)`) when the caller already made it. */
+  /** The image's point sample (`pointSample(img, ANALYSIS_SIDE)`) when the caller already made it. */
   points?: Raster;
   /** `estimateIlluminant(thumb)` when the caller already measured it (e.g. while waiting for faces). */
   evidence?: IlluminantEvidence;
@@ -59,7 +59,7 @@ export async function curvesStage(img: Raster, p: ColourParams, options: Correct
   if (isNeutral(p)) return undefined;
   const { timings } = options;
   const thumb = options.thumb ?? (await timed(timings, 'analysisCopy', () => thumbnailRaster(img, ANALYSIS_SIDE)));
-  const points = options.points ?? (await timed(timings, 'analysisCopy', () => thumbnailRaster(img, ANALYSIS_SIDE, true)));
+  const points = options.points ?? timedSync(timings, 'analysisCopy', () => pointSample(img, ANALYSIS_SIDE));
   const { plan, diagnostics } = timedSync(timings, 'planning', () =>
     planCorrection(thumb, p, 'still', options.evidence, {
       acutance: acutance(img, maskSigma(img.width, img.height)),

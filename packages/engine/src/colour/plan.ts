@@ -133,7 +133,7 @@ export interface StillInputs {
   /** `acutance` of the full image at its mask's scale (measured on the analysis copy otherwise). */
   acutance?: number;
   /**
-   * A point sample of the full image (`thumbnailRaster(img, side, true)`) the levels read the
+   * A point sample of the full image (`pointSample(img, side)`) the levels read the
    * photo's ends from (the analysis copy otherwise, whose resampling moves them).
    */
   points?: Raster;
