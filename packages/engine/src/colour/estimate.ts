@@ -44,6 +44,17 @@ export function histogram(img: Raster, value: (r: number, g: number, b: number) 
   return hist;
 }
 
+/** Share (0..1) of the histogram's mass at `from` (0..255) and above. */
+export function shareFrom(hist: Uint32Array, from: number): number {
+  let total = 0;
+  let above = 0;
+  for (let v = 0; v < hist.length; v++) {
+    total += hist[v]!;
+    if (v >= from) above += hist[v]!;
+  }
+  return total > 0 ? above / total : 0;
+}
+
 /** Value (0..255) below which `q` (0..1) of the histogram's mass lies, linearly interpolated. */
 export function percentile(hist: Uint32Array, q: number): number {
   let total = 0;

@@ -5,7 +5,7 @@
  */
 import type { Raster } from '../image/raster';
 import { applyCurves, type ColourPlan } from './apply';
-import { percentile } from './estimate';
+import { percentile, shareFrom } from './estimate';
 import { ramp } from './ramp';
 import { lumaHistogram, maxHistogram, minHistogram } from './histograms';
 import { linearToSrgb, srgbToLinear } from './srgb';
@@ -174,17 +174,6 @@ export function explainedBlack(lo: number, hi: number, darkest: number): number 
   return Math.max(veil, flat);
 }
 
-/** Fraction of the pixels whose brightest channel is at the top codes ({@link CLIPPED_CODE} and above). */
-function clippedFraction(maxes: Uint32Array): number {
-  let total = 0;
-  let top = 0;
-  for (let code = 0; code < maxes.length; code++) {
-    total += maxes[code]!;
-    if (code >= CLIPPED_CODE) top += maxes[code]!;
-  }
-  return total > 0 ? top / total : 0;
-}
-
 /** What the levels measured: the ends before and after, and how far the black was read as lifted. */
 export interface LevelsResult {
   /** Encoded black point measured (darkest channel). */
@@ -213,7 +202,7 @@ export function planLevels(thumb: Raster, plan: ColourPlan, contrast: number, mo
   // either can explain it.
   const veiled = ramp(lo, BLACK_SOFT, BLACK_VEILED);
   const darkest = percentile(mins, DARKEST) / 255;
-  const clipped = ramp(clippedFraction(maxes), CLIPPED_FROM, CLIPPED_TO) * (1 - specks(lo, hiBefore, darkest));
+  const clipped = ramp(shareFrom(maxes, CLIPPED_CODE), CLIPPED_FROM, CLIPPED_TO) * (1 - specks(lo, hiBefore, darkest));
   const flat = Math.max(1 - ramp(hiBefore, WHITE_FLAT, WHITE_VEILED), clipped);
   const removed = veiled * explainedBlack(lo, hiBefore, darkest);
   // How far the black counts as lifted (0..1), for the white end and the exposure.
