@@ -6,7 +6,7 @@
  *   mkdir /tmp/debs && cd /tmp/debs
  *   apt-get download mate-backgrounds plasma-workspace-wallpapers lomiri-wallpapers-16.04 \
  *     lomiri-wallpapers-20.04 python3-skimage python-matplotlib-data opencv-doc \
- *     scribus-template mypaint-data-extras
+ *     scribus-template mypaint-data-extras enlightenment-data python3-sklearn
  *   for f in *.deb; do mkdir -p "x/${f%%_*}"; dpkg -x "$f" "x/${f%%_*}"; done
  *   node bench/photos/prepare.mjs /tmp/debs/x
  *
@@ -19,7 +19,7 @@
  * count, so the held-out set never changes.
  * Licences: bench/photos/LICENSES.md (from each package's copyright file).
  */
-import { mkdirSync, existsSync } from 'node:fs';
+import { mkdirSync, existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import sharp from 'sharp';
@@ -36,6 +36,8 @@ const MPL = 'python-matplotlib-data/usr/share/matplotlib/mpl-data/sample_data';
 const CV = 'opencv-doc/usr/share/doc/opencv-doc/examples/data';
 const SCR = 'scribus-template/usr/share/scribus/templates';
 const MYP = 'mypaint-data-extras/usr/share/mypaint/backgrounds';
+const ENL = 'enlightenment-data/usr/share/enlightenment/data/backgrounds';
+const SKL = 'python3-sklearn/usr/lib/python3/dist-packages/sklearn/datasets/images';
 
 /** Output name → file inside the extracted packages. */
 export const SOURCES = {
@@ -117,6 +119,25 @@ export const SOURCES = {
   'mypaint-cork': `${MYP}/ramon/HR_Cork.png`,
   'mypaint-greypaper': `${MYP}/mrmamurk/mamurk_a_1.png`,
   'skimage-retina': `${SKI}/retina.jpg`,
+  // Added in a third widening, for kinds the tune set still lacked: storm, dusk and sunset
+  // skies, snow with blue shadows, fog, low-key mountains at dusk, night lanterns, foliage
+  // against a blue sky, and an outdoor building under a blue sky.
+  'enl-bamboo': `${ENL}/Bamboo.edj`,
+  'enl-foggytrees': `${ENL}/Foggy-Trees.edj`,
+  'enl-godrays': `${ENL}/God-Rays.edj`,
+  'enl-greenmaple': `${ENL}/Green-Maple.edj`,
+  'enl-lichen': `${ENL}/Lichen-Branches.edj`,
+  'enl-mountain': `${ENL}/Mountain.edj`,
+  'enl-peaks': `${ENL}/Peaks.edj`,
+  'enl-redmaple': `${ENL}/Red-Maple.edj`,
+  'enl-lanterns': `${ENL}/Sea-of-Lanterns.edj`,
+  'enl-snowtrees': `${ENL}/Snow-Trees.edj`,
+  'enl-spruce': `${ENL}/Spruce-Needles.edj`,
+  'enl-sunsetclouds': `${ENL}/Sunset-Clouds.edj`,
+  'enl-whiteflower': `${ENL}/White-Flower.edj`,
+  'enl-yellowflower': `${ENL}/Yellow-Flower.edj`,
+  'sklearn-china': `${SKL}/china.jpg`,
+  'sklearn-flower': `${SKL}/flower.jpg`,
 };
 
 const SAMPLES = new Set(['skimage-astronaut', 'skimage-chelsea', 'skimage-coffee', 'skimage-rocket', 'mpl-gracehopper']);
@@ -124,7 +145,7 @@ const SAMPLES = new Set(['skimage-astronaut', 'skimage-chelsea', 'skimage-coffee
 /** Photos added after the split was fixed: tune set only, never counted in the split. */
 const ADDED_TUNE = new Set([
   'lomiri-greentock', 'kde-onestandsout', 'skimage-ihc',
-  ...Object.keys(SOURCES).filter((n) => /^(cv|scribus|mypaint)-/.test(n)),
+  ...Object.keys(SOURCES).filter((n) => /^(cv|scribus|mypaint|enl|sklearn)-/.test(n)),
   'skimage-retina',
 ]);
 
@@ -135,12 +156,34 @@ export const SPLIT = (() => {
   return Object.fromEntries(Object.keys(SOURCES).map((n) => [n, tune.has(n) ? 'tune' : 'heldout']));
 })();
 
+/**
+ * A file's image: the file itself, or for an Enlightenment background (an Eet archive,
+ * .edj) the largest JPEG stored in it — Eet keeps lossy images as plain JPEG streams, so
+ * each one starts at a JPEG start-of-image marker and runs to the next.
+ */
+async function readSource(file) {
+  if (!file.endsWith('.edj')) return file;
+  const bytes = readFileSync(file);
+  const starts = [];
+  for (let i = bytes.indexOf(JPEG_START); i >= 0; i = bytes.indexOf(JPEG_START, i + 1)) starts.push(i);
+  let best;
+  for (const [k, start] of starts.entries()) {
+    const stream = bytes.subarray(start, starts[k + 1] ?? bytes.length);
+    const size = await sharp(stream).metadata().then((m) => m.width * m.height, () => 0);
+    if (size > (best?.size ?? 0)) best = { size, stream };
+  }
+  if (!best) throw new Error(`no JPEG image in ${file}`);
+  return best.stream;
+}
+
+const JPEG_START = Buffer.from([0xff, 0xd8, 0xff]);
+
 async function main() {
   const root = process.argv[2];
   if (!root || !existsSync(root)) throw new Error('usage: node bench/photos/prepare.mjs <folder with the extracted packages>');
   for (const set of ['tune', 'heldout']) mkdirSync(path.join(HERE, set), { recursive: true });
   for (const [name, rel] of Object.entries(SOURCES)) {
-    const img = sharp(path.join(root, rel), { limitInputPixels: false }).rotate();
+    const img = sharp(await readSource(path.join(root, rel)), { limitInputPixels: false }).rotate();
     const { width, height } = await img.metadata();
     const k = Math.min(1, Math.sqrt(MP / (width * height)));
     const out = path.join(HERE, SPLIT[name], `${name}.jpg`);
