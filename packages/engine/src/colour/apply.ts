@@ -62,11 +62,14 @@ export function exposureLinear(x: number, g: number): number {
 export function exposureGainFor(m: number, t: number): number {
   if (m <= 0 || m >= 1 || t <= 0 || t >= 1) return 1;
   if (t >= m) return (t * (1 - m)) / (m * (1 - t));
-  let lo = 0.25;
-  let hi = 1;
-  for (let i = 0; i < 40; i++) {
+  return solveIncreasing((g) => exposureLinear(m, g), t, 0.25, 1, 40);
+}
+
+/** The x in lo..hi where the increasing function f reaches `target`, by `steps` bisections. */
+function solveIncreasing(f: (x: number) => number, target: number, lo: number, hi: number, steps: number): number {
+  for (let i = 0; i < steps; i++) {
     const mid = (lo + hi) / 2;
-    if (exposureLinear(m, mid) < t) lo = mid;
+    if (f(mid) < target) lo = mid;
     else hi = mid;
   }
   return (lo + hi) / 2;
@@ -100,14 +103,7 @@ export function fromBlackDomain(d: number, linear: number): number {
   if (d >= 1) return 1;
   if (linear === 0) return d;
   if (linear === 1) return linearToSrgb(d);
-  let lo = 0;
-  let hi = 1;
-  for (let i = 0; i < 30; i++) {
-    const mid = (lo + hi) / 2;
-    if (blackDomain(mid, linear) < d) lo = mid;
-    else hi = mid;
-  }
-  return (lo + hi) / 2;
+  return solveIncreasing((v) => blackDomain(v, linear), d, 0, 1, 30);
 }
 
 /** Remove black point b (encoded) from encoded value v in the {@link blackDomain} of weight `linear`. */
