@@ -72,6 +72,22 @@ const toyScene = (i: number): [number, number, number] => {
   return [l * 1.3 * (1 + 0.04 * t), l, l * 0.75 * (1 - 0.04 * t)];
 };
 
+/**
+ * A branch before a blurred blue sky (the shape of enl-spruce): the sky, bluer
+ * than any light (ln R/B about −1.1), is the brightest third of the frame;
+ * blue-grey needles of many levels and a brown branch fill the rest. Every
+ * estimate leans cool, the white patch (the sky) most, grey-world least.
+ */
+const branchScene = (i: number): [number, number, number] => {
+  if (i % 3 === 0) {
+    const s = 0.75 + ((i * 13) % 5) / 20;
+    return [0.3 * s, 0.5 * s, 0.9 * s];
+  }
+  if (i % 7 === 0) return [0.13, 0.08, 0.05];
+  const l = 0.03 + ((i * 29) % 25) / 100;
+  return [l * 0.9, l, l * 1.05];
+};
+
 describe('estimateIlluminant', () => {
   it('leaves a neutral scene alone', () => {
     const { consensus } = estimateIlluminant(patches(neutralScene));
@@ -126,6 +142,18 @@ describe('estimateIlluminant', () => {
       // ... and the cool cast is removed (the balance warms the photo) as far as the others agree.
       expect(ev.consensus.u).toBeLessThan(-atLeast);
     }
+  });
+
+  it('does not set grey-world aside when the brightest surfaces are bluer than a light makes them (a sky behind a branch)', () => {
+    const ev = estimateIlluminant(patches(branchScene));
+    // Grey-world leans cool but least, the others more, the white patch beyond what a light makes ...
+    const others = [ev.shadesOfGrey.u, ev.greyEdge.u, ev.whitePatch!.u];
+    expect(ev.greyWorld.u).toBeLessThan(-0.3);
+    expect(ev.greyWorld.u).toBeGreaterThan(Math.max(...others));
+    expect(ev.whitePatch!.u).toBeLessThan(-0.9);
+    // ... so the lean is the sky's as much as the light's: far less is removed than the others agree on
+    // (−0.8, the largest correction, when grey-world is set aside as under a cool light).
+    expect(ev.consensus.u).toBeGreaterThan(-0.3);
   });
 
   it('removes little of a warm lean whose estimates spread widely (a warm scene, not a cast)', () => {

@@ -260,13 +260,19 @@ function estimates(stats: ReturnType<typeof channelStats>, edges: Raster): Omit<
  * alone it does not veto what the others agree on. Only on the warm–cool
  * axis, only towards cool, and only with all three others (a white patch
  * too), so a warm lean, or one the others do not share, is judged as before.
+ * Not when the white patch is bluer than a light source makes it (beyond
+ * {@link CAST_PLAUSIBLE}): the brightest surfaces are then a blue subject's
+ * (a sky or water behind the scene, enl-spruce's blurred sky at −0.96), the
+ * others' cool lean is that subject's as much as the light's, and
+ * grey-world's warmer reading of the rest is evidence again.
  */
 function warmGreyWorldAside(greyWorld: number, others: number[]): { lean: number; trust: number } | undefined {
   if (others.length < OTHERS_FOR_COOL || greyWorld <= Math.max(...others)) return undefined;
+  if (others[OTHERS_FOR_COOL - 1]! < -CAST_PLAUSIBLE) return undefined;
   const cool = shared(others);
   return cool.lean < 0 ? cool : undefined;
 }
-/** Estimates besides grey-world needed for {@link warmGreyWorldAside}: shades-of-grey, grey-edge and the white patch. */
+/** Estimates besides grey-world needed for {@link warmGreyWorldAside}: shades-of-grey, grey-edge and the white patch (last). */
 const OTHERS_FOR_COOL = 3;
 
 /** What two views share on one axis: the smaller when both lean the same way, else nothing. */
