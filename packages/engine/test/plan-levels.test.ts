@@ -30,8 +30,8 @@ const ordinary = (x: number, y: number): [number, number, number] => {
 };
 
 
-/** The brightest channel of each pixel. */
-const darkest = (img: Raster): number[] => Array.from({ length: img.width * img.height }, (_, i) => Math.max(img.data[3 * i]!, img.data[3 * i + 1]!, img.data[3 * i + 2]!));
+/** The brightest channel of each pixel (its minimum over the image: how dark the darkest pixel is). */
+const brightestChannels = (img: Raster): number[] => Array.from({ length: img.width * img.height }, (_, i) => Math.max(img.data[3 * i]!, img.data[3 * i + 1]!, img.data[3 * i + 2]!));
 
 /** The columns of the darkest tenth of the ramp of {@link ordinary}. */
 function darkTenth(img: Raster): Raster {
@@ -63,7 +63,7 @@ describe('planCorrection: corrections only as far as something is clearly wrong'
     expect(diagnostics.clipped).toBeGreaterThan(0.3);
     expect(diagnostics.key).toBeGreaterThan(0.7);
     expect(plan.exposure).toBeCloseTo(1, 3);
-    // Only the dark details' black (code ~38, below the levels' soft blacks) is taken to black.
+    // Only the dark details' black (code ~38, above the levels' soft blacks) is taken to black.
     expect(moved(snow, corrected(snow))).toBeLessThan(1);
   });
 
@@ -109,7 +109,7 @@ describe('planCorrection: corrections only as far as something is clearly wrong'
     // The veil's black (code ~126) comes back near black, not to a grey fog over the shadows
     // (code ~29 when the black was removed as v^2.4, or kept 2/255 above the veil in that domain);
     // the veil squeezed the darkest tenth of the ramp into a few codes, which come back as steps.
-    expect(Math.min(...darkest(fixed))).toBeLessThan(16);
+    expect(Math.min(...brightestChannels(fixed))).toBeLessThan(16);
     expect(moved(darkTenth(clean), darkTenth(fixed))).toBeLessThan(16);
   });
 
