@@ -2,7 +2,7 @@
 /**
  * Colour-correction quality benchmark on photos the engine is not tuned on.
  *
- * 89 photos of many kinds (bench/photos/, licences in bench/photos/LICENSES.md)
+ * 116 photos of many kinds (bench/photos/, licences in bench/photos/LICENSES.md)
  * in a fixed split: `tune` (18, may be tuned on) and `heldout` (30, measured
  * only). Each photo gets 18 known degradations (casts, exposure, haze, flat
  * contrast in two strengths, two combinations: quality/degradations.mjs);

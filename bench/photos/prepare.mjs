@@ -6,7 +6,8 @@
  *   mkdir /tmp/debs && cd /tmp/debs
  *   apt-get download mate-backgrounds plasma-workspace-wallpapers lomiri-wallpapers-16.04 \
  *     lomiri-wallpapers-20.04 python3-skimage python-matplotlib-data opencv-doc \
- *     scribus-template mypaint-data-extras enlightenment-data python3-sklearn
+ *     scribus-template mypaint-data-extras enlightenment-data python3-sklearn tuxpaint-data \
+ *     lxqt-themes
  *   for f in *.deb; do mkdir -p "x/${f%%_*}"; dpkg -x "$f" "x/${f%%_*}"; done
  *   node bench/photos/prepare.mjs /tmp/debs/x
  *
@@ -38,6 +39,8 @@ const SCR = 'scribus-template/usr/share/scribus/templates';
 const MYP = 'mypaint-data-extras/usr/share/mypaint/backgrounds';
 const ENL = 'enlightenment-data/usr/share/enlightenment/data/backgrounds';
 const SKL = 'python3-sklearn/usr/lib/python3/dist-packages/sklearn/datasets/images';
+const TUX = 'tuxpaint-data/usr/share/tuxpaint/templates';
+const LXQ = 'lxqt-themes/usr/share/lxqt/wallpapers';
 
 /** Output name → file inside the extracted packages. */
 export const SOURCES = {
@@ -138,6 +141,36 @@ export const SOURCES = {
   'enl-yellowflower': `${ENL}/Yellow-Flower.edj`,
   'sklearn-china': `${SKL}/china.jpg`,
   'sklearn-flower': `${SKL}/flower.jpg`,
+  // Added in a fourth widening, for blue subjects the tune set lacked (sea, surf, jellyfish,
+  // blue skies over land and a lighthouse) and more textures, meadows and skies: Tux Paint's
+  // photo templates and the LXQt wallpapers credited to one photographer.
+  'tux-burntbark': `${TUX}/burnt_bark.jpg`,
+  'tux-cliff': `${TUX}/cliff.jpg`,
+  'tux-cornmaze': `${TUX}/corn_maze.jpg`,
+  'tux-jellyfish': `${TUX}/jellyfish.jpg`,
+  'tux-lighthouse': `${TUX}/lighthouse.jpg`,
+  'tux-mossybark': `${TUX}/mossy_bark.jpg`,
+  'tux-mossylog': `${TUX}/mossy_log.jpg`,
+  'tux-mudstone': `${TUX}/mudstone.jpg`,
+  'tux-oceansplash': `${TUX}/ocean_splash.jpg`,
+  'tux-oceanwaves': `${TUX}/ocean_waves.jpg`,
+  'tux-redwoodsabove': `${TUX}/redwoods_above.jpg`,
+  'tux-rocks': `${TUX}/rocks.jpg`,
+  'tux-sheep': `${TUX}/sheep.jpg`,
+  'tux-spidersweb': `${TUX}/spiders_web.jpg`,
+  'tux-sunbehindclouds': `${TUX}/sun_behind_clouds.jpg`,
+  'tux-sunbehindleaves': `${TUX}/sun_behind_leaves.jpg`,
+  'tux-treesabove': `${TUX}/trees_above.jpg`,
+  'tux-treesatdusk': `${TUX}/trees_at_dusk.jpg`,
+  'tux-woolmillmachine': `${TUX}/wool_mill_machine.jpg`,
+  'lxqt-afterrain': `${LXQ}/after-the-rain.jpg`,
+  'lxqt-appleflower': `${LXQ}/appleflower.png`,
+  'lxqt-beam': `${LXQ}/beam.png`,
+  'lxqt-butterfly': `${LXQ}/butterfly.png`,
+  'lxqt-drop': `${LXQ}/drop.png`,
+  'lxqt-flowers': `${LXQ}/flowers.png`,
+  'lxqt-fog': `${LXQ}/fog.jpg`,
+  'lxqt-hills': `${LXQ}/this-is-not-windows.jpg`,
 };
 
 const SAMPLES = new Set(['skimage-astronaut', 'skimage-chelsea', 'skimage-coffee', 'skimage-rocket', 'mpl-gracehopper']);
@@ -145,7 +178,7 @@ const SAMPLES = new Set(['skimage-astronaut', 'skimage-chelsea', 'skimage-coffee
 /** Photos added after the split was fixed: tune set only, never counted in the split. */
 const ADDED_TUNE = new Set([
   'lomiri-greentock', 'kde-onestandsout', 'skimage-ihc',
-  ...Object.keys(SOURCES).filter((n) => /^(cv|scribus|mypaint|enl|sklearn)-/.test(n)),
+  ...Object.keys(SOURCES).filter((n) => /^(cv|scribus|mypaint|enl|sklearn|tux|lxqt)-/.test(n)),
   'skimage-retina',
 ]);
 
