@@ -88,6 +88,21 @@ const branchScene = (i: number): [number, number, number] => {
   return [l * 0.9, l, l * 1.05];
 };
 
+/**
+ * Blue water filling the frame, without surf or sky (the shape of a pool or a
+ * water-drop macro): water of many levels, bluer than a cast makes a white
+ * (ln R/B about −1.1), and a fifth of dark teal weed. Every estimate leans
+ * cool by about 1, the white patch (the brightest water) too.
+ */
+const waterScene = (i: number): [number, number, number] => {
+  if (i % 5 === 0) {
+    const l = 0.03 + ((i * 29) % 20) / 100;
+    return [l * 0.6, l, l * 0.9];
+  }
+  const l = 0.05 + ((i * 37) % 60) / 100;
+  return [l * 0.45, l * 0.85, l * 1.35];
+};
+
 describe('estimateIlluminant', () => {
   it('leaves a neutral scene alone', () => {
     const { consensus } = estimateIlluminant(patches(neutralScene));
@@ -154,6 +169,18 @@ describe('estimateIlluminant', () => {
     // ... so the lean is the sky's as much as the light's: far less is removed than the others agree on
     // (−0.8, the largest correction, when grey-world is set aside as under a cool light).
     expect(ev.consensus.u).toBeGreaterThan(-0.3);
+  });
+
+  it('removes little of a cool lean when the brightest surfaces are bluer than a cast makes a white (water)', () => {
+    const ev = estimateIlluminant(patches(waterScene));
+    for (const c of [ev.greyWorld, ev.shadesOfGrey, ev.greyEdge]) expect(c.u).toBeLessThan(-0.9);
+    expect(ev.whitePatch!.u).toBeLessThan(-1.05);
+    // Agreed and plausible as a light on its own, the lean would be removed up to the largest correction (−0.8).
+    expect(ev.consensus.u).toBeGreaterThan(-0.45);
+    // A strong shade cast leaves whites within a cast's reach (about −0.55) and is still removed.
+    const shade = estimateIlluminant(patches(neutralScene, [0.75, 0.95, 1.3]));
+    expect(shade.whitePatch!.u).toBeGreaterThan(-0.6);
+    expect(shade.consensus.u).toBeLessThan(-0.4);
   });
 
   it('removes little of a warm lean whose estimates spread widely (a warm scene, not a cast)', () => {

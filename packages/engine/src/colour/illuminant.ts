@@ -16,7 +16,10 @@
  * all estimates lean the same way, the smallest of them; when they disagree
  * in sign, nothing (except that grey-world alone, left warm by the scene's
  * surfaces, does not veto a cool light the others agree on:
- * {@link warmGreyWorldAside}). When unsure, the engine does little.
+ * {@link warmGreyWorldAside}). A cool consensus is trusted only as far as
+ * the white patch could be a white under a cast ({@link coolWhiteTrust}):
+ * bluer than that, the brightest surfaces are a blue subject's (water, a
+ * blurred sky). When unsure, the engine does little.
  *
  * A wall, paper, a road or an overcast sky filling much of the frame is a
  * direct reading of the light ({@link greySurface}): a cast moves it by
@@ -77,6 +80,16 @@ const CAST_IMPLAUSIBLE = 1.6;
  */
 const TINT_PLAUSIBLE = 0.3;
 const TINT_IMPLAUSIBLE = 0.5;
+/**
+ * How blue (−u) the white patch is when the brightest surfaces are a blue
+ * subject or lit by blue light rather than whites under a camera's cast: a
+ * cool cast (shade) moves a white by about 0.15–0.55 here, so the first
+ * value is a margin beyond that; at the second the white patch is a blue
+ * subject's or a blue light's for certain. Warm leans have no such bound:
+ * tungsten alone moves a white by 1 or more.
+ */
+export const BLUER_THAN_CAST_FROM = 0.8;
+export const BLUER_THAN_CAST_TO = 1.3;
 /**
  * Shared lean (log units) taken as the scene's own: removed from every
  * consensus, so a neutral-looking photo is left alone and a real cast is
@@ -166,8 +179,9 @@ export function gainsRemoving(c: Chroma, fraction: number): [number, number, num
 
 /** Weigh the evidence of an analysis copy. */
 export function estimateIlluminant(img: Raster): IlluminantEvidence {
-  const frame = estimates(channelStats(img), img);
   const sky = findSky(img);
+  // A found sky is the light seen directly: its blue in the frame's white patch is not a subject's.
+  const frame = estimates(channelStats(img), img, sky.fraction > 0);
   const light = frame.whitePatch ? { light: frame.whitePatch } : {};
   const surface = greySurface(img, sky.fraction > 0 ? sky.mask : undefined);
   const seen = surface ? { surface } : {};
@@ -234,8 +248,12 @@ export function unsettledLean(ev: IlluminantEvidence): number {
   return Math.max(lean(all.map((c) => c.u), ev.consensus.u), lean(all.map((c) => c.v), ev.consensus.v));
 }
 
-/** Each estimate from channel statistics and grey-edge on `edges`, and their consensus. */
-function estimates(stats: ReturnType<typeof channelStats>, edges: Raster): Omit<IlluminantEvidence, 'sky' | 'light' | 'frameConsensus'> {
+/**
+ * Each estimate from channel statistics and grey-edge on `edges`, and their
+ * consensus. `skyInView`: the statistics include a found blue sky, so a blue
+ * white patch is the light's, not a blue subject's ({@link coolWhiteTrust}).
+ */
+function estimates(stats: ReturnType<typeof channelStats>, edges: Raster, skyInView = false): Omit<IlluminantEvidence, 'sky' | 'light' | 'frameConsensus'> {
   const greyWorld = chromaOf(stats.mean);
   const shadesOfGrey = chromaOf(stats.p6);
   const greyEdge = chromaOf(greyEdgeIlluminant(edges));
@@ -244,10 +262,28 @@ function estimates(stats: ReturnType<typeof channelStats>, edges: Raster): Omit<
   const u = warmGreyWorldAside(greyWorld.u, [shadesOfGrey, greyEdge, ...(whitePatch ? [whitePatch] : [])].map((c) => c.u)) ?? shared(all.map((c) => c.u));
   const v = shared(all.map((c) => c.v));
   // One light makes both leans: when either is beyond what a light source
-  // makes on its axis, the pair is a colourful subject's, on both axes.
-  const plausible = fade(Math.abs(u.lean), CAST_PLAUSIBLE, CAST_IMPLAUSIBLE) * fade(Math.abs(v.lean), TINT_PLAUSIBLE, TINT_IMPLAUSIBLE);
+  // makes on its axis, or the brightest surfaces are bluer than a cast makes
+  // a white, the pair is a colourful subject's, on both axes.
+  const plausible = fade(Math.abs(u.lean), CAST_PLAUSIBLE, CAST_IMPLAUSIBLE) * fade(Math.abs(v.lean), TINT_PLAUSIBLE, TINT_IMPLAUSIBLE) * (skyInView ? 1 : coolWhiteTrust(u.lean, whitePatch));
   const consensus = { u: capped(u.lean * u.trust * plausible), v: capped(v.lean * v.trust * plausible) };
   return { greyWorld, shadesOfGrey, greyEdge, ...(whitePatch ? { whitePatch } : {}), consensus };
+}
+
+/**
+ * Trust (0..1) in a cool consensus as far as the white patch is a white
+ * under a cast. Under a cool cast, estimates that read surfaces (grey-world,
+ * grey-edge) and the brightest ones lean cool together; a blue subject
+ * filling the frame (water without surf, a blurred sky behind leaves) leans
+ * them all cool too, and its brightest parts are blue, bluer than a cast
+ * makes a white ({@link BLUER_THAN_CAST_FROM}). Removing that lean would
+ * turn the blue subject grey and warm the rest (on the tune set, enl-spruce's
+ * good original, white patch −0.96, moved by ΔE 3.1; 2.2 with this trust).
+ * Not for a view holding a found sky, whose blue is the light's (see
+ * {@link estimateIlluminant}).
+ */
+function coolWhiteTrust(lean: number, whitePatch: Chroma | undefined): number {
+  if (lean >= 0 || !whitePatch) return 1;
+  return fade(-whitePatch.u, BLUER_THAN_CAST_FROM, BLUER_THAN_CAST_TO);
 }
 
 /**
@@ -260,15 +296,15 @@ function estimates(stats: ReturnType<typeof channelStats>, edges: Raster): Omit<
  * alone it does not veto what the others agree on. Only on the warm–cool
  * axis, only towards cool, and only with all three others (a white patch
  * too), so a warm lean, or one the others do not share, is judged as before.
- * Not when the white patch is bluer than a light source makes it (beyond
- * {@link CAST_PLAUSIBLE}): the brightest surfaces are then a blue subject's
+ * Not when the white patch is bluer than a cast makes a white (beyond
+ * {@link BLUER_THAN_CAST_FROM}): the brightest surfaces are then a blue subject's
  * (a sky or water behind the scene, enl-spruce's blurred sky at −0.96), the
  * others' cool lean is that subject's as much as the light's, and
  * grey-world's warmer reading of the rest is evidence again.
  */
 function warmGreyWorldAside(greyWorld: number, others: number[]): { lean: number; trust: number } | undefined {
   if (others.length < OTHERS_FOR_COOL || greyWorld <= Math.max(...others)) return undefined;
-  if (others[OTHERS_FOR_COOL - 1]! < -CAST_PLAUSIBLE) return undefined;
+  if (others[OTHERS_FOR_COOL - 1]! < -BLUER_THAN_CAST_FROM) return undefined;
   const cool = shared(others);
   return cool.lean < 0 ? cool : undefined;
 }

@@ -9,7 +9,7 @@ import { maskSigma } from '../image/sharpen';
 import { angleFromNeutral, clippedFraction, greyEdgeIlluminant, percentile } from './estimate';
 import { lumaHistogram, maxHistogram } from './histograms';
 import { acutance, finishAmount, sharpenNeed, vibranceNeed, type FinishNeed, type FinishStep } from './finish';
-import { estimateIlluminant, gainsRemoving, unsettledLean, type IlluminantEvidence } from './illuminant';
+import { BLUER_THAN_CAST_FROM, BLUER_THAN_CAST_TO, estimateIlluminant, gainsRemoving, unsettledLean, type IlluminantEvidence } from './illuminant';
 import type { ColourParams } from './params';
 import { applyCurves, type ColourPlan, exposureGainFor, IDENTITY_PLAN } from './apply';
 import { LEVELS_CLIP, planLevels, WHITE_OWN, WHITE_SHORT } from './levels';
@@ -67,16 +67,15 @@ const MAX_EXPOSURE_GAIN = 4;
  * Blue light: how far the brightest unclipped pixels (the white patch) lean
  * to blue on the warm–cool axis (ln R/B, negative). After sunset a dim
  * outdoor scene is lit by the blue sky (blue hour, dusk, moonlit snow) and
- * has no neutral highlight. From {@link COLOURED_LIGHT_FROM} the scene starts
- * to count as lit by coloured light, at {@link COLOURED_LIGHT_TO} in full. A
- * camera's cool cast (shade) moves the white patch by about 0.15–0.55 here,
- * so the ramp starts a margin beyond that.
+ * has no neutral highlight. From {@link BLUER_THAN_CAST_FROM} (beyond what a
+ * camera's cool cast makes of a white) the scene starts to count as lit by
+ * coloured light, at {@link BLUER_THAN_CAST_TO} in full.
  * Warm dim light (candles, tungsten) is not counted: statistically it is the
  * same as a tungsten cast on an under-exposed photo, which is corrected; an
  * orange or green subject filling a dim frame looks the same too.
  */
-const COLOURED_LIGHT_FROM = 0.8;
-const COLOURED_LIGHT_TO = 1.3;
+const COLOURED_LIGHT_FROM = BLUER_THAN_CAST_FROM;
+const COLOURED_LIGHT_TO = BLUER_THAN_CAST_TO;
 
 /**
  * Vibrance is scaled down as far as every white-balance estimate leans the
