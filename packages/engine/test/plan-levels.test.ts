@@ -3,7 +3,7 @@ import { planCorrection } from '../src/colour/plan';
 import { estimateIlluminant } from '../src/colour/illuminant';
 import { correctRaster } from '../src/colour/correct';
 import { pointSample, thumbnailRaster, type Raster } from '../src/image/raster';
-import { removeBlack } from '../src/colour/apply';
+import { blackRemover } from '../src/colour/apply';
 import { BLACK_ALLOWANCE, blackRemoving } from '../src/colour/levels';
 import { AUTO, corrected, moved, toEnc as enc, toLin as lin } from './colour-helpers';
 
@@ -115,7 +115,7 @@ describe('planCorrection: corrections only as far as something is clearly wrong'
 
   it('takes a black read as lifted in full to the allowance, whichever domain it is removed in', () => {
     for (const linear of [0, 0.4, 0.8, 1]) {
-      for (const lo of [0.1, 0.3, 0.5]) expect(removeBlack(lo, blackRemoving(lo, 1, linear), linear)).toBeCloseTo(BLACK_ALLOWANCE, 4);
+      for (const lo of [0.1, 0.3, 0.5]) expect(blackRemover(blackRemoving(lo, 1, linear), linear)(lo)).toBeCloseTo(BLACK_ALLOWANCE, 4);
     }
   });
 

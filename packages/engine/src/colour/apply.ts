@@ -106,20 +106,19 @@ export function fromBlackDomain(d: number, linear: number): number {
   return solveIncreasing((v) => blackDomain(v, linear), d, 0, 1, 30);
 }
 
-/** Remove black point b (encoded) from encoded value v in the {@link blackDomain} of weight `linear`. */
-export function removeBlack(v: number, b: number, linear: number): number {
-  if (b <= 0) return v;
-  const d = blackDomain(Math.max(0, v), linear);
+/** Removal of black point b (encoded) from encoded values, in the {@link blackDomain} of weight `linear`. */
+export function blackRemover(b: number, linear: number): (v: number) => number {
+  if (b <= 0) return (v) => v;
   const db = blackDomain(b, linear);
-  return fromBlackDomain(Math.max(0, (d - db) / (1 - db)), linear);
+  return (v) => fromBlackDomain(Math.max(0, (blackDomain(Math.max(0, v), linear) - db) / (1 - db)), linear);
 }
 
 /** The tone curve of one channel: encoded 0..1 in, encoded 0..1 out. */
 export function channelCurve(plan: ColourPlan, channel: 0 | 1 | 2): (v: number) => number {
   const gain = plan.gains[channel];
+  const removeBlack = blackRemover(plan.black, plan.blackLinear);
   return (v) => {
-    let e = gain === 1 ? v : linearToSrgb(srgbToLinear(v) * gain);
-    e = removeBlack(e, plan.black, plan.blackLinear) / plan.white;
+    const e = removeBlack(gain === 1 ? v : linearToSrgb(srgbToLinear(v) * gain)) / plan.white;
     return exposureCurve(e, plan.exposure);
   };
 }

@@ -259,7 +259,7 @@ function estimates(stats: ReturnType<typeof channelStats>, edges: Raster, skyInV
   const greyEdge = chromaOf(greyEdgeIlluminant(edges));
   const whitePatch = stats.white ? chromaOf(stats.white) : undefined;
   const all = [greyWorld, shadesOfGrey, greyEdge, ...(whitePatch ? [whitePatch] : [])];
-  const u = warmGreyWorldAside(greyWorld.u, [shadesOfGrey, greyEdge, ...(whitePatch ? [whitePatch] : [])].map((c) => c.u)) ?? shared(all.map((c) => c.u));
+  const u = warmGreyWorldAside(greyWorld.u, [shadesOfGrey.u, greyEdge.u], whitePatch?.u) ?? shared(all.map((c) => c.u));
   const v = shared(all.map((c) => c.v));
   // One light makes both leans: when either is beyond what a light source
   // makes on its axis, or the brightest surfaces are bluer than a cast makes
@@ -301,15 +301,16 @@ function coolWhiteTrust(lean: number, whitePatch: Chroma | undefined): number {
  * (a sky or water behind the scene, enl-spruce's blurred sky at −0.96), the
  * others' cool lean is that subject's as much as the light's, and
  * grey-world's warmer reading of the rest is evidence again.
+ * `surfaces`: shades-of-grey's and grey-edge's leans; `whitePatch`: the
+ * white patch's (without one, no aside).
  */
-function warmGreyWorldAside(greyWorld: number, others: number[]): { lean: number; trust: number } | undefined {
-  if (others.length < OTHERS_FOR_COOL || greyWorld <= Math.max(...others)) return undefined;
-  if (others[OTHERS_FOR_COOL - 1]! < -BLUER_THAN_CAST_FROM) return undefined;
+function warmGreyWorldAside(greyWorld: number, surfaces: [number, number], whitePatch: number | undefined): { lean: number; trust: number } | undefined {
+  if (whitePatch === undefined || whitePatch < -BLUER_THAN_CAST_FROM) return undefined;
+  const others = [...surfaces, whitePatch];
+  if (greyWorld <= Math.max(...others)) return undefined;
   const cool = shared(others);
   return cool.lean < 0 ? cool : undefined;
 }
-/** Estimates besides grey-world needed for {@link warmGreyWorldAside}: shades-of-grey, grey-edge and the white patch (last). */
-const OTHERS_FOR_COOL = 3;
 
 /** What two views share on one axis: the smaller when both lean the same way, else nothing. */
 function bothAgree(a: number, b: number): number {
