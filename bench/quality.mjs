@@ -19,7 +19,7 @@
  *
  * Usage: node bench/quality.mjs [--set tune|heldout|all] [--json FILE] [--sheet FILE]
  *          [--strict] [--no-install] [--detail] [--step N] [--only name,name]
- *          [--quick] [--small N] [--engine-only] [--look-only] [--sheet-from FILE] [--help]
+ *          [--quick] [--small N] [--engine-only] [--look-only] [--faces] [--sheet-from FILE] [--help]
  *   --set       which photos (default all; goals are judged on heldout)
  *   --json      figures as JSON (default bench/out/quality.json)
  *   --sheet     contact sheet PNG of the held-out worst cases
@@ -32,6 +32,7 @@
  *               bench/out/quality-small-N/), for fast iteration
  *   --engine-only  leave out the normalise() and -auto-level columns
  *   --look-only the engine's look on decoded pixels (no faces, so no portraits; no encode)
+ *   --faces     with --look-only: the look finds faces (portraits, and their skin bounds the white balance)
  *   --quick     the tuning loop: --set tune --small 384 --step 4 --engine-only --look-only --detail
  *               (a few minutes on a loaded machine; goals are judged on full runs only)
  * Needs the engine built (`npm run build`; `npm run bench` does it).
@@ -95,7 +96,7 @@ async function sheetFromSaved(file) {
   const files = new Map(listPhotos().map((p) => [`${p.set}/${p.name}`, p.file]));
   const results = saved.perPhoto.filter((r) => files.has(`${r.set}/${r.name}`)).map((r) => ({ ...r, file: files.get(`${r.set}/${r.name}`) }));
   const im = ensureImageMagick(!args.includes('--no-install'));
-  const fix = correctors(args.includes('--engine-only') ? undefined : im, { ms: 0, runs: 0 }, { engineOnly: args.includes('--engine-only'), lookOnly: args.includes('--look-only') });
+  const fix = correctors(args.includes('--engine-only') ? undefined : im, { ms: 0, runs: 0 }, { engineOnly: args.includes('--engine-only'), lookOnly: args.includes('--look-only'), faces: args.includes('--faces') });
   await writeWorstSheet(results, fix, sheetOut ?? 'quality-worst.jpg');
   await closeEngineWorkers();
 }
@@ -108,7 +109,7 @@ async function main() {
   const notes = im ? [] : ['ImageMagick not available: the -auto-level column is skipped (install Debian package imagemagick).'];
   const timing = { ms: 0, runs: 0 };
   const engineOnly = args.includes('--engine-only');
-  const fix = correctors(engineOnly ? undefined : im, timing, { engineOnly, lookOnly: args.includes('--look-only') });
+  const fix = correctors(engineOnly ? undefined : im, timing, { engineOnly, lookOnly: args.includes('--look-only'), faces: args.includes('--faces') });
   const started = performance.now();
   const results = [];
   for (const p of photos) {

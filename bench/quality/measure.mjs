@@ -6,7 +6,7 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import sharp from 'sharp';
-import { applyLook, correctImage, meanDeltaE2000 } from '@pfc/engine';
+import { applyLook, correctImage, detectFaces, meanDeltaE2000 } from '@pfc/engine';
 
 /** Decoded 8-bit sRGB without alpha. */
 export async function rawRgb(input) {
@@ -43,14 +43,16 @@ const imAutoLevel = (bin, png) => execFileSync(bin, ['png:-', '-auto-level', 'pn
  * The correctors compared, each PNG in → raw RGB out. Options (the tuning
  * loop): `engineOnly` leaves out the baselines; `lookOnly` runs the engine's
  * look (`applyLook`: scene, preset, colour correction) on the decoded pixels
- * without face detection, and so without portraits (which only changes
- * vibrance and sharpening), skipping the job's encode.
+ * without face detection, and so without portraits (their sharpening) and
+ * without the faces' skin bounding the white balance, skipping the job's
+ * encode; `faces` gives that look the engine's face detector.
  */
-export function correctors(im, timing, { engineOnly = false, lookOnly = false } = {}) {
+export function correctors(im, timing, { engineOnly = false, lookOnly = false, faces = false } = {}) {
+  const lookOptions = faces ? { findFaces: detectFaces } : {};
   const engine = lookOnly
     ? async (png) => {
         const r = await rawRgb(png);
-        return { ...r, data: (await applyLook({ ...r, channels: 3 }, {})).raster.data };
+        return { ...r, data: (await applyLook({ ...r, channels: 3 }, {}, lookOptions)).raster.data };
       }
     : async (png) => rawRgb((await correctImage(png, {})).output);
   return {

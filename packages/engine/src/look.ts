@@ -7,6 +7,7 @@ import type { FaceRecord, PfcParams } from '@pfc/core';
 import { ANALYSIS_SIDE, curvesStage, sharpenStage, type CurvesStage } from './colour/correct';
 import { finishAmount, type FinishAmounts } from './colour/finish';
 import { estimateIlluminant } from './colour/illuminant';
+import { withSkin, type FaceBox } from './colour/skin';
 import { NEUTRAL_COLOUR_PARAMS, type ColourParams } from './colour/params';
 import { pointSample, thumbnailRaster, type Raster } from './image/raster';
 import { resolvePreset, type ResolvedPreset } from './presets/resolve';
@@ -30,9 +31,12 @@ export interface LookOptions {
   presetFile?: Uint8Array;
   /** Scene already detected on the full image (skips detection here). */
   scene?: number;
-  /** Faces already found, as fractions of the image size; used for the scene when `scene` is not given. */
-  faces?: readonly SceneFace[];
-  /** Face detector used for the scene when neither `scene` nor `faces` is given (AI preset selection only). */
+  /**
+   * Faces already found, as fractions of the image size: used for the scene when `scene` is not
+   * given, and, with their positions (`left`, `top`), their skin bounds the white balance.
+   */
+  faces?: readonly (SceneFace & { left?: number; top?: number })[];
+  /** Face detector: for retouching, for the white balance (faces' skin, colour/skin.ts) and for the scene when neither `scene` nor `faces` is given. */
   findFaces?: FaceFinder;
   /** Skip mode when `params.skip` is not given (the container's PFC_SKIP_MODE). Default `clipart`. */
   defaultSkip?: 'clipart' | 'legacy' | 'none';
@@ -67,8 +71,9 @@ export interface LookResult {
  */
 export async function applyLook(image: Raster, params: PfcParams, options: LookOptions = {}): Promise<LookResult> {
   const retouch = params.removeBlemish === true || params.removeGlares === true;
-  // Faces for retouching and for the scene (reported also with preset=none, so it is the same either way).
-  const needFaces = retouch || (options.scene === undefined && !options.faces);
+  // Faces for retouching, for the white balance (their skin, colour/skin.ts) and for the scene
+  // (reported also with preset=none, so it is the same either way).
+  const needFaces = retouch || params.preset !== 'none' || (options.scene === undefined && !options.faces);
   const { findFaces, timings } = options;
   // Face detection runs in a worker thread. Unless retouching needs the
   // faces first, the analysis copy and the measurements that do not depend
@@ -116,7 +121,8 @@ export async function applyLook(image: Raster, params: PfcParams, options: LookO
   const stageOptions = { thumb, ...(points ? { points } : {}), ...(evidence ? { evidence } : {}), ...(timings ? { timings } : {}) };
   // While the detector works, correct as if it finds no face: most photos have none, and a
   // portrait's look differs from the general one only in its sharpening amount, which comes
-  // after this stage. When the faces change more than that, the stage is redone.
+  // after this stage, and in a white balance its faces' skin bounds. When the faces change
+  // more than the sharpening, the stage is redone.
   let guess: { choice: ReturnType<typeof choose>; stage: Promise<CurvesStage | undefined> } | undefined;
   if (facesTask && !retouch) {
     const choice = choose(undefined);
@@ -130,7 +136,12 @@ export async function applyLook(image: Raster, params: PfcParams, options: LookO
   const { scene, preset, skipped, colour } = guess && found?.length === 0 ? guess.choice : choose(found);
   const notes = preset.note ? [preset.note] : [];
   if (skipped) notes.push(`colour correction skipped: ${skipped}`);
-  const stage = await (guess && sameExceptSharpen(guess.choice, { colour, preset }) ? guess.stage : curvesStage(work, colour, { ...stageOptions, asGiven: preset.asGiven }));
+  const boxes = found ?? facesPlaced(options.faces, work);
+  const skinned = evidence && boxes.length ? timedSync(timings, 'planning', () => withSkin(evidence, work, boxes)) : evidence;
+  const sameBalance = skinned?.consensus.u === evidence?.consensus.u && skinned?.consensus.v === evidence?.consensus.v;
+  const stage = await (guess && sameBalance && sameExceptSharpen(guess.choice, { colour, preset })
+    ? guess.stage
+    : curvesStage(work, colour, { ...stageOptions, ...(skinned ? { evidence: skinned } : {}), asGiven: preset.asGiven }));
   // A reused stage's plan sharpens by the guess's amount; this look's is its own parameter times the same measured need.
   const sharpen = stage ? finishAmount('sharpen', colour, stage.diagnostics.need, preset.asGiven) : 0;
   const raster = stage ? await sharpenStage(stage, sharpen, timings) : work;
@@ -175,6 +186,12 @@ export interface LookHookContext {
   params: PfcParams;
   presetFile?: Uint8Array;
   detection?: { faces: readonly Pick<FaceRecord, 'width' | 'height'>[]; scene?: number };
+}
+
+/** The faces given with their positions, in the image's pixels (faces given by size alone have none). */
+function facesPlaced(faces: LookOptions['faces'], image: { width: number; height: number }): FaceBox[] {
+  const placed = (faces ?? []).filter((f): f is SceneFace & { left: number; top: number } => f.left !== undefined && f.top !== undefined);
+  return placed.map((f) => ({ left: f.left * image.width, top: f.top * image.height, width: f.width * image.width, height: f.height * image.height }));
 }
 
 /** Face sizes as fractions of an image (approximate when the image was cropped or resized since). */

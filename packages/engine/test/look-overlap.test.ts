@@ -1,9 +1,10 @@
 /**
  * `applyLook` corrects while the face detector works, as if it will find no
  * face, and keeps that work only when the faces change nothing but the
- * sharpening amount. Whatever the detector answers, and however late, the
- * result must be the one of a look told the faces up front (no detector, so
- * nothing done ahead): same pixels, scene and parameters.
+ * sharpening amount (and its white balance, which the faces' skin may
+ * bound). Whatever the detector answers, and however late, the result must
+ * be the one of a look told the faces and where they are up front (no
+ * detector, so nothing done ahead): same pixels, scene and parameters.
  */
 import type { FaceRecord, PfcParams } from '@pfc/core';
 import { describe, expect, it } from 'vitest';
@@ -26,7 +27,9 @@ async function image(name: string): Promise<Raster> {
 /** The look with a detector that answers `faces` after `ms`, and the look told the same faces up front. */
 async function both(img: Raster, faces: FaceRecord[], ms: number, params: PfcParams = {}) {
   const detected = await applyLook(img, params, { findFaces: () => later(faces, ms) });
-  const told = await applyLook(img, params, { faces: faces.map((f) => ({ width: f.width / img.width, height: f.height / img.height })) });
+  const told = await applyLook(img, params, {
+    faces: faces.map((f) => ({ left: f.left / img.width, top: f.top / img.height, width: f.width / img.width, height: f.height / img.height })),
+  });
   return { detected, told };
 }
 

@@ -20,9 +20,11 @@ function f(t: number): number {
 
 /** 8-bit sRGB → CIELAB (D65). */
 export function srgbToLab(r: number, g: number, b: number): Lab {
-  const R = LINEAR_OF_BYTE[r] ?? 0;
-  const G = LINEAR_OF_BYTE[g] ?? 0;
-  const B = LINEAR_OF_BYTE[b] ?? 0;
+  return linearToLab(LINEAR_OF_BYTE[r] ?? 0, LINEAR_OF_BYTE[g] ?? 0, LINEAR_OF_BYTE[b] ?? 0);
+}
+
+/** Linear-light sRGB (0..1 a channel) → CIELAB (D65). */
+export function linearToLab(R: number, G: number, B: number): Lab {
   const x = (0.4124564 * R + 0.3575761 * G + 0.1804375 * B) / XN;
   const y = 0.2126729 * R + 0.7151522 * G + 0.072175 * B;
   const z = (0.0193339 * R + 0.119192 * G + 0.9503041 * B) / ZN;

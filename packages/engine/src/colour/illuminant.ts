@@ -26,6 +26,9 @@
  * exactly the cast, so the further it leads the frame's other surfaces,
  * the more the correction follows it instead of the consensus.
  *
+ * Faces' skin, where the look found faces, bounds the consensus afterwards
+ * (`withSkin` in skin.ts): its hue under neutral light is known.
+ *
  * A clear blue sky ({@link findSky}) is the light source seen directly and
  * pulls every estimate towards a shade cast; a scene in low sun, seen
  * without its sky, leans warm. With a sky, the estimates are made twice,
@@ -36,6 +39,7 @@ import { greyEdgeIlluminant } from './estimate';
 import { BLACK_SOFT, BLACK_VEILED } from './levels';
 import { greySurface, neutralTrust, type GreySurface } from './neutral';
 import { findSky } from './sky';
+import type { SkinReading } from './skin';
 import { LINEAR_OF_BYTE } from './srgb';
 
 /** Pixels with a channel at or above this code are clipped: their colour is lost. */
@@ -45,7 +49,7 @@ const WHITE_PATCH_FRACTION = 0.02;
 /** The white patch has a say only when its pixels are at least this bright (linear mean of R, G, B). */
 const WHITE_PATCH_MIN = 0.12;
 /** Largest correction on each chroma axis (natural log units; 0.7 ≈ a factor of 2 between R and B). */
-const MAX_AXIS = 0.8;
+export const MAX_AXIS = 0.8;
 /**
  * Spread (largest minus smallest) of the estimates on an axis at which the
  * consensus starts to lose trust, and at which it has none. A cast moves
@@ -78,7 +82,7 @@ const CAST_IMPLAUSIBLE = 1.6;
  * a warm lean that tungsten could make alone is moss or autumn leaves when
  * the estimates share a green no light makes with it.
  */
-const TINT_PLAUSIBLE = 0.3;
+export const TINT_PLAUSIBLE = 0.3;
 const TINT_IMPLAUSIBLE = 0.5;
 /**
  * How blue (−u) the white patch is when the brightest surfaces are a blue
@@ -160,6 +164,8 @@ export interface IlluminantEvidence {
   light?: Chroma;
   /** The frame's dominant surface below any sky ({@link greySurface}); absent when no pixel was measured. */
   surface?: GreySurface;
+  /** The faces' skin, when faces were found and the consensus was bounded by it (`withSkin`, skin.ts). */
+  skin?: SkinReading;
 }
 
 /** Log-chroma of linear RGB. */
