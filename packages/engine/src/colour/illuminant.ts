@@ -38,6 +38,7 @@ import type { Raster } from '../image/raster';
 import { greyEdgeIlluminant } from './estimate';
 import { BLACK_SOFT, BLACK_VEILED } from './levels';
 import { greySurface, neutralTrust, type GreySurface } from './neutral';
+import { ramp } from './ramp';
 import { findSky } from './sky';
 import type { SkinReading } from './skin';
 import { LINEAR_OF_BYTE } from './srgb';
@@ -347,19 +348,14 @@ function beyondDeadZone(x: number): number {
   return x > DEAD_ZONE ? x - DEAD_ZONE : x < -DEAD_ZONE ? x + DEAD_ZONE : 0;
 }
 
-/** 0 up to `from`, rising linearly to 1 at `to`. */
-function ramp(x: number, from: number, to: number): number {
-  return Math.min(1, Math.max(0, (x - from) / (to - from)));
-}
-
 /** A correction on one axis within ±{@link MAX_AXIS}. */
 function capped(x: number): number {
   return Math.max(-MAX_AXIS, Math.min(MAX_AXIS, x));
 }
 
-/** 1 up to `from`, falling linearly to 0 at `to`. */
+/** 1 up to `from`, falling linearly to 0 at `to` (the falling form of {@link ramp}). */
 function fade(x: number, from: number, to: number): number {
-  return Math.min(1, Math.max(0, (to - x) / (to - from)));
+  return ramp(-x, -to, -from);
 }
 
 /** Rows below the sky band also left out of grey-edge: its smoothing and gradient reach two rows each. */
