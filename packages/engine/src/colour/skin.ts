@@ -13,9 +13,10 @@
  *
  * So skin is a bound, not a fifth estimate: the white balance the four
  * estimates agree on ({@link estimateIlluminant}) is kept when it leaves the
- * faces' skin in the band; otherwise the correction nearest to it that puts
- * the skin back where skin typically is is taken, searched only as far as some estimate leans the
- * same way (skin settles the estimates' disagreement; it does not invent a
+ * faces' skin in the band; otherwise it is replaced by the correction
+ * nearest to it that puts the skin back where skin typically is, searched
+ * only as far as some estimate leans the same way (skin settles the
+ * estimates' disagreement; it does not invent a
  * cast none of them sees, which keeps a black-and-white portrait, a bronze
  * statue or a face in stage light from being tinted), and only within the
  * casts light sources make. A consensus that would push the skin out of the
@@ -52,9 +53,10 @@ export interface Band {
   chromaMin: number;
 }
 /**
- * The part of a face box read as skin, as fractions of the box: the cheeks,
- * nose and upper lip, below the eyes and above most beards and the chin's
- * shadow, inside the hairline.
+ * The part of a face box (brows to chin, cheek to cheek) read as skin, as
+ * fractions of the box: the cheeks, the lower nose and the mouth, below the
+ * eyes and above the chin and most beards. Lips and nostrils are a minority
+ * of it, which the median passes over.
  */
 const BAND = { left: 0.2, right: 0.8, top: 0.45, bottom: 0.8 };
 /** Codes outside this range in any channel are left out: shadows' colour is noise, clipped highlights have none. */
