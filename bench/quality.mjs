@@ -12,6 +12,8 @@
  * when missing and running as root), all in the same run. The figure is the
  * mean CIEDE2000 to the undegraded original; how far the engine moves the
  * good originals is reported too (mean, 90th percentile, worst, named).
+ * Photos with a face are also corrected under each cast by the engine's look
+ * with and without its face detector (quality/portraits.mjs).
  *
  * Goals, on the held-out set: better than the degraded copy for every
  * degradation kind; overall mean at most half the degraded one; better than
@@ -46,6 +48,7 @@ import { DEGRADATIONS, KINDS } from './quality/degradations.mjs';
 import { caseTiles, correctors, ensureImageMagick, measurePhoto } from './quality/measure.mjs';
 import { writeSheet } from './quality/sheet.mjs';
 import { summarise, goalsOf, printSummary } from './quality/report.mjs';
+import { measurePortraits, printPortraits } from './quality/portraits.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const PHOTOS = path.join(HERE, 'photos');
@@ -119,17 +122,20 @@ async function main() {
       console.log(`${p.set.padEnd(7)} ${p.name.padEnd(22)} orig ${r.original.toFixed(2)}  ` + r.rows.map((x) => `${x.degraded.toFixed(1)}→${x.engine.toFixed(1)}`).join(' '));
     }
   }
+  const portraits = await measurePortraits(await Promise.all(photos.map(async (p) => ({ name: p.name, file: await sizedCopy(p) }))), DEGRADATIONS, step);
   const summary = {
     photos: photos.map((p) => ({ set: p.set, name: p.name })),
     degradations: DEGRADATIONS.map((d) => ({ kind: d.kind, name: d.name })),
     sets: Object.fromEntries(sets.filter((s) => results.some((r) => r.set === s)).map((s) => [s, summarise(results.filter((r) => r.set === s), KINDS)])),
     perPhoto: results.map((r) => ({ set: r.set, name: r.name, original: r.original, rows: r.rows })),
+    portraits,
     engineMsPerImage: timing.ms / Math.max(1, timing.runs),
     step,
     notes,
   };
   summary.goals = summary.sets.heldout ? goalsOf(summary.sets.heldout, !!im) : [];
   printSummary(summary, DEGRADATIONS.length);
+  printPortraits(portraits);
   console.log(`\nengine: ${summary.engineMsPerImage.toFixed(0)} ms per image (${timing.runs} runs); total ${((performance.now() - started) / 1000).toFixed(1)} s`);
   mkdirSync(path.dirname(jsonOut), { recursive: true });
   writeFileSync(jsonOut, JSON.stringify(summary, null, 2) + '\n');

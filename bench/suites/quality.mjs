@@ -33,9 +33,19 @@ export default {
         { name: "held-out mean ΔE2000 after ImageMagick's -auto-level", value: de(o.autoLevel) },
         { name: 'held-out good originals moved: mean / p90 / worst', value: `${de(held.originals.mean)} / ${de(held.originals.p90)} / ${de(held.originals.worst?.deltaE)} (${held.originals.worst?.photo})` },
         ...q.goals.map((g) => ({ name: g.goal, value: g.ok === null ? 'n/a' : g.ok ? 'yes' : 'no', goal: 'yes', ok: g.ok })),
+        ...portraitFigures(q.portraits, de),
       ],
       data: q,
       notes: [...(q.notes ?? []), `${q.photos.length} photos (tune and held-out sets, bench/photos/LICENSES.md) × ${q.degradations.length} degradations; lower ΔE is better; worst cases in quality-worst.png.`],
     };
   },
 };
+
+/** The portraits' figures: casts on the photos with a face, the look without and with its face detector. */
+function portraitFigures(p, de) {
+  if (!p || p.photos.length === 0) return [];
+  return [
+    { name: `portraits under casts (${p.photos.join(', ')}): degraded → look without faces → with faces`, value: `${de(p.casts.degraded)} → ${de(p.casts.withoutFaces)} → ${de(p.casts.withFaces)}` },
+    { name: 'portraits: good originals moved, worst, without / with faces', value: `${de(p.originalsWorst.withoutFaces)} / ${de(p.originalsWorst.withFaces)}` },
+  ];
+}
