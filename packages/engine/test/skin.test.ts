@@ -12,7 +12,7 @@ import type { FaceRecord } from '@pfc/core';
 import { linearToLab, meanDeltaE2000 } from '../src/colour/deltaE';
 import { gainsRemoving, type Chroma, type IlluminantEvidence } from '../src/colour/illuminant';
 import { boundBySkin, medianSkin, withSkin, SKIN_BAND, SKIN_CORE, type Band, type FaceBox } from '../src/colour/skin';
-import { LINEAR_OF_BYTE, LUMA } from '../src/colour/srgb';
+import { LINEAR_OF_BYTE, LUMA, linearToSrgb } from '../src/colour/srgb';
 import { applyLook, type FaceFinder } from '../src/look';
 import { closeEngineWorkers, detectFaces } from '../src/vision';
 import { linearGains, rgb, sample } from './colour-helpers';
@@ -97,7 +97,7 @@ describe('withSkin', () => {
     const width = 100;
     const height = 100;
     const data = new Uint8Array(width * height * 3);
-    const [r, g, b] = cast(SKIN, GREEN).map((v) => Math.round(255 * (v <= 0.0031308 ? v * 12.92 : 1.055 * v ** (1 / 2.4) - 0.055)));
+    const [r, g, b] = cast(SKIN, GREEN).map((v) => Math.round(255 * linearToSrgb(v)));
     for (let i = 0; i < data.length; i += 3) data.set([r!, g!, b!], i);
     return withSkin(EVIDENCE, { data, width, height, channels: 3 }, [face]);
   };
