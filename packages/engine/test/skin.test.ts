@@ -33,9 +33,9 @@ function skinAfter(skin: Rgb3, removed: Chroma): { hue: number; chroma: number }
   const lab = linearToLab((skin[0] * g[0]) / y, (skin[1] * g[1]) / y, (skin[2] * g[2]) / y);
   return { hue: (Math.atan2(lab.b, lab.a) * 180) / Math.PI, chroma: Math.hypot(lab.a, lab.b) };
 }
-const inBand = ({ hue, chroma }: { hue: number; chroma: number }, band: Band = SKIN_BAND) => hue >= band.hueFrom && hue <= band.hueTo && chroma >= band.chromaMin;
+const inBand = ({ hue, chroma }: { hue: number; chroma: number }, band: Band = SKIN_BAND) => hue >= band.hueFrom && hue <= band.hueTo && chroma >= band.chromaMin && chroma <= band.chromaMax;
 /** In the core band, but for the search's tolerance (half a CIELAB unit: about a degree of hue at skin's chroma). */
-const nearCore = ({ hue, chroma }: { hue: number; chroma: number }) => inBand({ hue, chroma }, { hueFrom: SKIN_CORE.hueFrom - 1.5, hueTo: SKIN_CORE.hueTo + 1.5, chromaMin: SKIN_CORE.chromaMin - 0.5 });
+const nearCore = ({ hue, chroma }: { hue: number; chroma: number }) => inBand({ hue, chroma }, { hueFrom: SKIN_CORE.hueFrom - 1.5, hueTo: SKIN_CORE.hueTo + 1.5, chromaMin: SKIN_CORE.chromaMin - 0.5, chromaMax: SKIN_CORE.chromaMax + 0.5 });
 
 describe('boundBySkin', () => {
   it('leaves a consensus that keeps skin in its band', () => {
@@ -64,6 +64,21 @@ describe('boundBySkin', () => {
   it('takes a reading no light makes skin for no skin (a false face on blue smoke, a mask)', () => {
     const blue: Rgb3 = [LINEAR_OF_BYTE[90]!, LINEAR_OF_BYTE[110]!, LINEAR_OF_BYTE[200]!];
     expect(boundBySkin(blue, { u: 0, v: -0.1 }, support([-0.8, 0.8], [-0.3, 0.3]))).toEqual({ u: 0, v: -0.1 });
+  });
+
+  it('takes skin that is only more saturated than usual as weaker evidence: corrected only as far as every estimate agrees', () => {
+    // A saturated skin of plausible hue (Grace Hopper's print, chroma about 43).
+    const saturated: Rgb3 = [LINEAR_OF_BYTE[205]!, LINEAR_OF_BYTE[120]!, LINEAR_OF_BYTE[80]!];
+    const before = skinAfter(saturated, { u: 0, v: 0 });
+    expect(before.hue).toBeGreaterThan(SKIN_BAND.hueFrom);
+    expect(before.chroma).toBeGreaterThan(SKIN_BAND.chromaMax);
+    // One estimate leans warm, the others not: the face is left as it is.
+    expect(boundBySkin(saturated, { u: 0, v: 0 }, support([0, 0.8], [0, 0]), support([0, 0], [0, 0]))).toEqual({ u: 0, v: 0 });
+    // All of them lean warm by 0.3 or more: as far as that, and the skin less saturated.
+    const agreed = boundBySkin(saturated, { u: 0, v: 0 }, support([0, 0.8], [0, 0]), support([0, 0.3], [0, 0]));
+    expect(agreed.u).toBeGreaterThan(0.1);
+    expect(agreed.u).toBeLessThanOrEqual(0.3 + 1e-9);
+    expect(skinAfter(saturated, agreed).chroma).toBeLessThan(before.chroma - 5);
   });
 
   it('pulls back a consensus that would push the skin out of its band', () => {
@@ -131,6 +146,9 @@ describe('the look with faces on portraits under casts', () => {
     { photo: 'portraits/astronaut.jpg', name: 'cool strong', gains: [0.75, 0.95, 1.3], gain: 1.5 },
     { photo: 'portraits/astronaut.jpg', name: 'green mild', gains: [0.92, 1.08, 0.92], gain: 2.5 },
     { photo: 'portraits/grace_hopper.jpg', name: 'green (LED)', gains: [0.8, 1.2, 0.8], gain: 2 },
+    // Warm: skin of a skin hue but more saturated than skin is, and every estimate leaning warm.
+    { photo: 'portraits/grace_hopper.jpg', name: 'warm strong', gains: [1.3, 1.0, 0.65], gain: 2 },
+    { photo: 'portraits/astronaut.jpg', name: 'yellow (the npm start demo: blue x 0.7)', gains: [1, 1, 0.7], gain: 1.5 },
   ];
   for (const c of cases) {
     it(`${c.photo} ${c.name}: the faces' skin takes out more of the cast (by ΔE ${c.gain} or more)`, async () => {

@@ -100,7 +100,7 @@ export const BLUER_THAN_CAST_TO = 1.3;
  * consensus, so a neutral-looking photo is left alone and a real cast is
  * left this slight remainder (0.07 ≈ 7 % between two channels).
  */
-const DEAD_ZONE = 0.07;
+export const DEAD_ZONE = 0.07;
 
 /**
  * Share of the frame by which the dominant surface's window ({@link greySurface})

@@ -27,16 +27,18 @@
 import type { FaceRecord } from '@pfc/core';
 import type { Raster } from '../image/raster';
 import { linearToLab, type Lab } from './deltaE';
-import { MAX_AXIS, TINT_PLAUSIBLE, gainsRemoving, type Chroma, type IlluminantEvidence } from './illuminant';
+import { DEAD_ZONE, MAX_AXIS, TINT_PLAUSIBLE, gainsRemoving, type Chroma, type IlluminantEvidence } from './illuminant';
 import { LINEAR_OF_BYTE, LUMA } from './srgb';
 
 /**
- * Where skin can be under neutral light (CIELAB hue h_ab in degrees, least
- * chroma C*ab): the measured 45–65° widened by a few degrees for cameras'
- * own skin rendering (the repository's portraits sit at 50° and 62°), and
- * never grey (the palest skin measures C*ab ≥ 10). Skin inside says nothing.
+ * Where skin can be under neutral light (CIELAB hue h_ab in degrees, chroma
+ * C*ab): the measured 45–65° widened by a few degrees for cameras' own skin
+ * rendering (the repository's portraits sit at 50° and 62°), never grey
+ * (the palest skin measures C*ab ≥ 10), and seldom more saturated than
+ * about 30 (measured), which photos' rendering pushes further (Grace
+ * Hopper's print: 43). Skin inside says nothing.
  */
-export const SKIN_BAND: Band = { hueFrom: 42, hueTo: 68, chromaMin: 8 };
+export const SKIN_BAND: Band = { hueFrom: 42, hueTo: 68, chromaMin: 8, chromaMax: 35 };
 /**
  * Where skin is put back once a cast has turned it out of {@link SKIN_BAND}:
  * the measured hues, where skin typically is. Put back only to the wide
@@ -44,13 +46,17 @@ export const SKIN_BAND: Band = { hueFrom: 42, hueTo: 68, chromaMin: 8 };
  * skin, grey or yellow-green; the cast is known to be there, so the
  * likeliest skin is a typical one.
  */
-export const SKIN_CORE: Band = { hueFrom: 47, hueTo: 63, chromaMin: 12 };
+export const SKIN_CORE: Band = { hueFrom: 47, hueTo: 63, chromaMin: 12, chromaMax: 30 };
 
-/** A band of skin colours: hues from `hueFrom` to `hueTo` degrees, chroma at least `chromaMin`. */
+/** Skin's hues, whatever its chroma beyond grey: what some light must make of a reading for it to be skin at all. */
+const SKIN_HUES: Band = { ...SKIN_BAND, chromaMax: Infinity };
+
+/** A band of skin colours: hues from `hueFrom` to `hueTo` degrees, chroma from `chromaMin` to `chromaMax`. */
 export interface Band {
   hueFrom: number;
   hueTo: number;
   chromaMin: number;
+  chromaMax: number;
 }
 /**
  * The part of a face box (brows to chin, cheek to cheek) read as skin, as
@@ -112,7 +118,7 @@ export function withSkin(evidence: IlluminantEvidence, image: Raster, faces: rea
   const skin = medianSkin(image, faces.filter((f) => (f.confidence ?? 100) >= MIN_CONFIDENCE));
   if (!skin) return evidence;
   const { hue, chroma } = hueChroma(linearToLab(...skin.rgb));
-  const consensus = boundBySkin(skin.rgb, evidence.consensus, supportOf(evidence));
+  const consensus = boundBySkin(skin.rgb, evidence.consensus, supportOf(evidence), agreedOf(evidence));
   return { ...evidence, consensus, skin: { hue, chroma, pixels: skin.pixels } };
 }
 
@@ -158,21 +164,53 @@ function countBand(image: Raster, face: FaceBox, histograms: readonly [Uint32Arr
 
 /** Per axis, the range a correction may take: from 0 to the furthest lean of any estimate (and the consensus), within the casts light makes. */
 function supportOf(ev: IlluminantEvidence): Support {
-  const all = [ev.greyWorld, ev.shadesOfGrey, ev.greyEdge, ...(ev.whitePatch ? [ev.whitePatch] : []), ev.consensus];
-  const range = (xs: number[], limit: number): [number, number] => [Math.max(-limit, Math.min(0, ...xs)), Math.min(limit, Math.max(0, ...xs))];
-  return { u: range(all.map((c) => c.u), MAX_AXIS), v: range(all.map((c) => c.v), TINT_PLAUSIBLE) };
+  const all = [...estimatesOf(ev), ev.consensus];
+  return { u: spanning(all.map((c) => c.u), MAX_AXIS), v: spanning(all.map((c) => c.v), TINT_PLAUSIBLE) };
+}
+
+/**
+ * Per axis, the range the estimates agree on: from 0 to the lean all of them
+ * share, less the consensus's dead zone (nothing when they differ in sign),
+ * and the consensus itself.
+ */
+function agreedOf(ev: IlluminantEvidence): Support {
+  const shared = (xs: number[]) => {
+    const [lo, hi] = [Math.min(...xs), Math.max(...xs)];
+    return lo > DEAD_ZONE ? lo - DEAD_ZONE : hi < -DEAD_ZONE ? hi + DEAD_ZONE : 0;
+  };
+  const all = estimatesOf(ev);
+  return {
+    u: spanning([shared(all.map((c) => c.u)), ev.consensus.u], MAX_AXIS),
+    v: spanning([shared(all.map((c) => c.v)), ev.consensus.v], TINT_PLAUSIBLE),
+  };
+}
+
+function estimatesOf(ev: IlluminantEvidence): Chroma[] {
+  return [ev.greyWorld, ev.shadesOfGrey, ev.greyEdge, ...(ev.whitePatch ? [ev.whitePatch] : [])];
+}
+
+/** From 0 to the furthest of `xs` on either side, within ±`limit`. */
+function spanning(xs: number[], limit: number): [number, number] {
+  return [Math.max(-limit, Math.min(0, ...xs)), Math.min(limit, Math.max(0, ...xs))];
 }
 
 /**
  * `consensus` when it leaves the skin in {@link SKIN_BAND}, or when no light
- * makes the reading skin (a mask, face paint, a false face); otherwise the
+ * gives the reading a skin hue (a mask, face paint, a false face); otherwise the
  * correction nearest to it (green–magenta weighted by {@link TINT_WEIGHT})
  * among those within `support` that put the skin closest to {@link SKIN_CORE}.
+ * Skin of a plausible hue that is only more saturated than skin usually is
+ * is weaker evidence (some skin, or its rendering, is): then the search
+ * stays within what all estimates agree on (`agreed`), which a warm light
+ * over the whole frame gives and a saturated face in neutral light does not.
  */
-export function boundBySkin(skin: readonly [number, number, number], consensus: Chroma, support: Support): Chroma {
-  if (outsideBand(skin, consensus, SKIN_BAND) === 0) return consensus;
-  if (!supportGrid(PLAUSIBLE).some((c) => outsideBand(skin, c, SKIN_BAND) === 0)) return consensus;
-  const grid = supportGrid(support);
+export function boundBySkin(skin: readonly [number, number, number], consensus: Chroma, support: Support, agreed: Support = support): Chroma {
+  const lab = skinUnder(skin, consensus);
+  if (distanceToBand(lab, SKIN_BAND) === 0) return consensus;
+  if (!supportGrid(PLAUSIBLE).some((c) => outsideBand(skin, c, SKIN_HUES) === 0)) return consensus;
+  const { hue, chroma } = hueChroma(lab);
+  const onlySaturated = hue >= SKIN_BAND.hueFrom && hue <= SKIN_BAND.hueTo && chroma > SKIN_BAND.chromaMax;
+  const grid = supportGrid(onlySaturated ? agreed : support);
   const outside = grid.map((c) => outsideBand(skin, c, SKIN_CORE));
   const atConsensus = outsideBand(skin, consensus, SKIN_CORE);
   const least = Math.min(atConsensus, ...outside);
@@ -198,21 +236,25 @@ function supportGrid(support: Support): Chroma[] {
 
 /** How far (CIELAB a*b* distance) the skin lies outside `band` once `removed` is taken out; 0 inside. */
 function outsideBand(skin: readonly [number, number, number], removed: Chroma, band: Band): number {
+  return distanceToBand(skinUnder(skin, removed), band);
+}
+
+/** The skin's colour once `removed` is taken out. */
+function skinUnder(skin: readonly [number, number, number], removed: Chroma): Lab {
   const gains = gainsRemoving(removed, 1);
   // The white balance keeps the luminance of grey (plan.ts), and so must this reading.
   const grey = LUMA[0] * gains[0] + LUMA[1] * gains[1] + LUMA[2] * gains[2];
-  const lab = linearToLab((skin[0] * gains[0]) / grey, (skin[1] * gains[1]) / grey, (skin[2] * gains[2]) / grey);
-  return distanceToBand(lab, band);
+  return linearToLab((skin[0] * gains[0]) / grey, (skin[1] * gains[1]) / grey, (skin[2] * gains[2]) / grey);
 }
 
 /** Distance in the a*b* plane from a colour to `band`. */
 export function distanceToBand(lab: Lab, band: Band): number {
   const { hue, chroma } = hueChroma(lab);
-  if (hue >= band.hueFrom && hue <= band.hueTo) return Math.max(0, band.chromaMin - chroma);
-  // Outside the hues the nearest point lies on one of the two edges (rays from the least chroma outward).
+  if (hue >= band.hueFrom && hue <= band.hueTo) return Math.max(0, band.chromaMin - chroma, chroma - band.chromaMax);
+  // Outside the hues the nearest point lies on one of the two edges (segments from the least chroma to the most).
   const toEdge = (deg: number) => {
     const [ca, sa] = [Math.cos((deg * Math.PI) / 180), Math.sin((deg * Math.PI) / 180)];
-    const t = Math.max(band.chromaMin, lab.a * ca + lab.b * sa);
+    const t = Math.min(band.chromaMax, Math.max(band.chromaMin, lab.a * ca + lab.b * sa));
     return Math.hypot(lab.a - t * ca, lab.b - t * sa);
   };
   return Math.min(toEdge(band.hueFrom), toEdge(band.hueTo));
