@@ -100,7 +100,7 @@ export const BLUER_THAN_CAST_TO = 1.3;
  * consensus, so a neutral-looking photo is left alone and a real cast is
  * left this slight remainder (0.07 ≈ 7 % between two channels).
  */
-export const DEAD_ZONE = 0.07;
+const DEAD_ZONE = 0.07;
 
 /**
  * Share of the frame by which the dominant surface's window ({@link greySurface})
@@ -337,10 +337,14 @@ function belowRows(img: Raster, band: number): Raster {
  * dead zone when all have one sign (else 0), and the trust their spread allows.
  */
 function shared(xs: number[]): { lean: number; trust: number } {
+  return { lean: sharedLean(xs), trust: fade(Math.max(...xs) - Math.min(...xs), SPREAD_TRUSTED, SPREAD_UNTRUSTED) };
+}
+
+/** The lean all of `xs` share on one axis: the smallest in magnitude less the {@link DEAD_ZONE} when all have one sign, else 0. */
+export function sharedLean(xs: number[]): number {
   const lo = Math.min(...xs);
   const hi = Math.max(...xs);
-  const lean = lo > DEAD_ZONE ? lo - DEAD_ZONE : hi < -DEAD_ZONE ? hi + DEAD_ZONE : 0;
-  return { lean, trust: fade(hi - lo, SPREAD_TRUSTED, SPREAD_UNTRUSTED) };
+  return lo > DEAD_ZONE ? lo - DEAD_ZONE : hi < -DEAD_ZONE ? hi + DEAD_ZONE : 0;
 }
 
 /** A lean less the {@link DEAD_ZONE} (0 inside it). */

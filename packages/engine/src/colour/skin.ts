@@ -27,7 +27,7 @@
 import type { FaceRecord } from '@pfc/core';
 import type { Raster } from '../image/raster';
 import { linearToLab, type Lab } from './deltaE';
-import { DEAD_ZONE, MAX_AXIS, TINT_PLAUSIBLE, gainsRemoving, type Chroma, type IlluminantEvidence } from './illuminant';
+import { MAX_AXIS, TINT_PLAUSIBLE, gainsRemoving, sharedLean, type Chroma, type IlluminantEvidence } from './illuminant';
 import { LINEAR_OF_BYTE, LUMA } from './srgb';
 
 /**
@@ -174,14 +174,10 @@ function supportOf(ev: IlluminantEvidence): Support {
  * and the consensus itself.
  */
 function agreedOf(ev: IlluminantEvidence): Support {
-  const shared = (xs: number[]) => {
-    const [lo, hi] = [Math.min(...xs), Math.max(...xs)];
-    return lo > DEAD_ZONE ? lo - DEAD_ZONE : hi < -DEAD_ZONE ? hi + DEAD_ZONE : 0;
-  };
   const all = estimatesOf(ev);
   return {
-    u: spanning([shared(all.map((c) => c.u)), ev.consensus.u], MAX_AXIS),
-    v: spanning([shared(all.map((c) => c.v)), ev.consensus.v], TINT_PLAUSIBLE),
+    u: spanning([sharedLean(all.map((c) => c.u)), ev.consensus.u], MAX_AXIS),
+    v: spanning([sharedLean(all.map((c) => c.v)), ev.consensus.v], TINT_PLAUSIBLE),
   };
 }
 
