@@ -16,10 +16,10 @@
  * faces' skin in the band; otherwise it is replaced by the correction
  * nearest to it that puts the skin back where skin typically is, searched
  * only as far as some estimate leans the same way (skin settles the
- * estimates' disagreement; it does not invent a
- * cast none of them sees, which keeps a black-and-white portrait, a bronze
- * statue or a face in stage light from being tinted), and only within the
- * casts light sources make. A consensus that would push the skin out of the
+ * estimates' disagreement; it does not invent a cast none of them sees,
+ * which keeps a black-and-white portrait, a bronze statue or a face in
+ * stage light from being tinted), and only within the casts light sources
+ * make. A consensus that would push the skin out of the
  * band (a face before a blue wall, read as a cool cast) is pulled back.
  *
  * @see estimateIlluminant for the estimates and the consensus.
@@ -64,7 +64,7 @@ export interface Band {
  * eyes and above the chin and most beards. Lips and nostrils are a minority
  * of it, which the median passes over.
  */
-const BAND = { left: 0.2, right: 0.8, top: 0.45, bottom: 0.8 };
+const FACE_REGION = { left: 0.2, right: 0.8, top: 0.45, bottom: 0.8 };
 /** Codes outside this range in any channel are left out: shadows' colour is noise, clipped highlights have none. */
 const MIN_CODE = 20;
 const CLIP = 250;
@@ -122,7 +122,7 @@ export function withSkin(evidence: IlluminantEvidence, image: Raster, faces: rea
   return { ...evidence, consensus, skin: { hue, chroma, pixels: skin.pixels } };
 }
 
-/** Median linear colour, per channel, of the skin bands of all faces; undefined below {@link MIN_PIXELS}. */
+/** Median linear colour, per channel, of the {@link FACE_REGION} of all faces; undefined below {@link MIN_PIXELS}. */
 export function medianSkin(image: Raster, faces: readonly FaceBox[]): { rgb: [number, number, number]; pixels: number } | undefined {
   const histograms = [new Uint32Array(256), new Uint32Array(256), new Uint32Array(256)] as const;
   let pixels = 0;
@@ -136,13 +136,13 @@ export function medianSkin(image: Raster, faces: readonly FaceBox[]): { rgb: [nu
   return { rgb: [median(histograms[0]), median(histograms[1]), median(histograms[2])], pixels };
 }
 
-/** Adds one face's skin band to the per-channel histograms; returns the pixels counted. */
+/** Adds one face's {@link FACE_REGION} to the per-channel histograms; returns the pixels counted. */
 function countBand(image: Raster, face: FaceBox, histograms: readonly [Uint32Array, Uint32Array, Uint32Array]): number {
   const { data, width, height, channels } = image;
-  const x0 = Math.max(0, Math.round(face.left + face.width * BAND.left));
-  const x1 = Math.min(width, Math.round(face.left + face.width * BAND.right));
-  const y0 = Math.max(0, Math.round(face.top + face.height * BAND.top));
-  const y1 = Math.min(height, Math.round(face.top + face.height * BAND.bottom));
+  const x0 = Math.max(0, Math.round(face.left + face.width * FACE_REGION.left));
+  const x1 = Math.min(width, Math.round(face.left + face.width * FACE_REGION.right));
+  const y0 = Math.max(0, Math.round(face.top + face.height * FACE_REGION.top));
+  const y1 = Math.min(height, Math.round(face.top + face.height * FACE_REGION.bottom));
   if (x1 <= x0 || y1 <= y0) return 0;
   const stride = Math.max(1, Math.ceil(Math.sqrt(((x1 - x0) * (y1 - y0)) / SAMPLES_PER_FACE)));
   let counted = 0;
@@ -208,7 +208,7 @@ export function boundBySkin(skin: readonly [number, number, number], consensus: 
   const onlySaturated = hue >= SKIN_BAND.hueFrom && hue <= SKIN_BAND.hueTo && chroma > SKIN_BAND.chromaMax;
   const grid = supportGrid(onlySaturated ? agreed : support);
   const outside = grid.map((c) => outsideBand(skin, c, SKIN_CORE));
-  const atConsensus = outsideBand(skin, consensus, SKIN_CORE);
+  const atConsensus = distanceToBand(lab, SKIN_CORE);
   const least = Math.min(atConsensus, ...outside);
   if (atConsensus <= least + TIE) return consensus;
   const distance = (c: Chroma) => (c.u - consensus.u) ** 2 + (TINT_WEIGHT * (c.v - consensus.v)) ** 2;
