@@ -4,10 +4,7 @@
  */
 import type { Raster } from '../image/raster';
 import { greyEdgeIlluminant12 } from './grey-edge-fast';
-import { LINEAR_OF_BYTE, LUMA } from './srgb';
-
-/** Pixels with any channel at or above this code are treated as clipped. */
-const CLIP = 250;
+import { COLOUR_LOST_CODE, LINEAR_OF_BYTE, LUMA } from './srgb';
 
 /**
  * Scene illuminant by the general grey-edge hypothesis (van de Weijer, Gevers
@@ -22,7 +19,7 @@ const CLIP = 250;
  * @returns linear RGB of the illuminant, normalised so that its mean is 1.
  */
 export function greyEdgeIlluminant(img: Raster): [number, number, number] {
-  return greyEdgeIlluminant12(img, LINEAR_OF_BYTE, CLIP);
+  return greyEdgeIlluminant12(img, LINEAR_OF_BYTE, COLOUR_LOST_CODE);
 }
 
 /** Angle in degrees between an RGB vector and the neutral axis. */
@@ -71,7 +68,7 @@ export function percentile(hist: Uint32Array, q: number): number {
 }
 
 /**
- * Fraction of blown highlights: pixels with a clipped channel (≥ 250) whose
+ * Fraction of blown highlights: pixels with a clipped channel ({@link COLOUR_LOST_CODE}) whose
  * linear luminance is at least 0.85. Luminance is mostly green, so a colour
  * cast that clips red or blue on bright surfaces does not count, while
  * over-exposure (everything brighter) does.
@@ -83,7 +80,7 @@ export function clippedFraction(img: Raster): number {
     const r = data[i]!;
     const g = data[i + 1]!;
     const b = data[i + 2]!;
-    if (r < CLIP && g < CLIP && b < CLIP) continue;
+    if (r < COLOUR_LOST_CODE && g < COLOUR_LOST_CODE && b < COLOUR_LOST_CODE) continue;
     if (LUMA[0] * LINEAR_OF_BYTE[r]! + LUMA[1] * LINEAR_OF_BYTE[g]! + LUMA[2] * LINEAR_OF_BYTE[b]! >= 0.85) n++;
   }
   return n / Math.max(1, data.length / ch);

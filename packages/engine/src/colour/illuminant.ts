@@ -41,10 +41,8 @@ import { greySurface, neutralTrust, type GreySurface } from './neutral';
 import { ramp } from './ramp';
 import { findSky } from './sky';
 import type { SkinReading } from './skin';
-import { LINEAR_OF_BYTE } from './srgb';
+import { COLOUR_LOST_CODE, LINEAR_OF_BYTE } from './srgb';
 
-/** Pixels with a channel at or above this code are clipped: their colour is lost. */
-const CLIP = 250;
 /** Fraction of the brightest unclipped pixels averaged by the white-patch estimate. */
 const WHITE_PATCH_FRACTION = 0.02;
 /** The white patch has a say only when its pixels are at least this bright (linear mean of R, G, B). */
@@ -382,7 +380,7 @@ function channelStats(img: Raster, skip?: Uint8Array): { mean: [number, number, 
     const r = data[i]!;
     const g = data[i + 1]!;
     const b = data[i + 2]!;
-    if (r >= CLIP || g >= CLIP || b >= CLIP || skip?.[i / ch]) continue;
+    if (r >= COLOUR_LOST_CODE || g >= COLOUR_LOST_CODE || b >= COLOUR_LOST_CODE || skip?.[i / ch]) continue;
     n++;
     const lr = LINEAR_OF_BYTE[r]!;
     const lg = LINEAR_OF_BYTE[g]!;
@@ -408,7 +406,7 @@ function channelStats(img: Raster, skip?: Uint8Array): { mean: [number, number, 
     const r = data[i]!;
     const g = data[i + 1]!;
     const b = data[i + 2]!;
-    if (r >= CLIP || g >= CLIP || b >= CLIP || r + g + b <= threshold || skip?.[i / ch]) continue;
+    if (r >= COLOUR_LOST_CODE || g >= COLOUR_LOST_CODE || b >= COLOUR_LOST_CODE || r + g + b <= threshold || skip?.[i / ch]) continue;
     m++;
     w[0]! += LINEAR_OF_BYTE[r]!;
     w[1]! += LINEAR_OF_BYTE[g]!;

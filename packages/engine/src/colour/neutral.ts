@@ -12,14 +12,12 @@ import type { Raster } from '../image/raster';
 import type { Chroma } from './illuminant';
 import { percentile } from './estimate';
 import { LEVELS_CLIP } from './levels';
-import { LINEAR_OF_BYTE } from './srgb';
+import { COLOUR_LOST_CODE, LINEAR_OF_BYTE } from './srgb';
 
 /** Half-width of the neutral window on each log-chroma axis (about 6 % between two channels). */
 const WINDOW = 0.06;
 /** Pixels darker than this code in any channel are left out: their chroma is mostly noise. */
 const MIN_CODE = 40;
-/** Pixels with a channel at or above this code are clipped: their colour is lost. */
-const CLIP = 250;
 /** The neutral window must hold at least this fraction of the measured pixels to count as grey surfaces. */
 const MIN_GREY = 0.02;
 /**
@@ -60,7 +58,7 @@ export function neutralTrust(img: Raster, removed: Chroma, estimate: Chroma, ski
     const r = data[i]!;
     const g = data[i + 1]!;
     const b = data[i + 2]!;
-    if (r < MIN_CODE || g < MIN_CODE || b < MIN_CODE || r >= CLIP || g >= CLIP || b >= CLIP || skip?.[p]) continue;
+    if (r < MIN_CODE || g < MIN_CODE || b < MIN_CODE || r >= COLOUR_LOST_CODE || g >= COLOUR_LOST_CODE || b >= COLOUR_LOST_CODE || skip?.[p]) continue;
     n++;
     const lr = LOG_OF_BYTE[r]!;
     const lb = LOG_OF_BYTE[b]!;
@@ -128,7 +126,7 @@ export function greySurface(img: Raster, skip?: Uint8Array): GreySurface | undef
     const g = data[i + 1]!;
     const b = data[i + 2]!;
     darkest[Math.min(r, g, b)]!++;
-    if (r < MIN_CODE || g < MIN_CODE || b < MIN_CODE || r >= CLIP || g >= CLIP || b >= CLIP || skip?.[p]) continue;
+    if (r < MIN_CODE || g < MIN_CODE || b < MIN_CODE || r >= COLOUR_LOST_CODE || g >= COLOUR_LOST_CODE || b >= COLOUR_LOST_CODE || skip?.[p]) continue;
     n++;
     const lr = LOG_OF_BYTE[r]!;
     const lb = LOG_OF_BYTE[b]!;

@@ -28,7 +28,7 @@ import type { FaceRecord } from '@pfc/core';
 import type { Raster } from '../image/raster';
 import { linearToLab, type Lab } from './deltaE';
 import { MAX_AXIS, TINT_PLAUSIBLE, gainsRemoving, sharedLean, type Chroma, type IlluminantEvidence } from './illuminant';
-import { LINEAR_OF_BYTE, LUMA } from './srgb';
+import { COLOUR_LOST_CODE, LINEAR_OF_BYTE, LUMA } from './srgb';
 
 /**
  * Where skin can be under neutral light (CIELAB hue h_ab in degrees, chroma
@@ -65,9 +65,8 @@ export interface Band {
  * of it, which the median passes over.
  */
 const FACE_REGION = { left: 0.2, right: 0.8, top: 0.45, bottom: 0.8 };
-/** Codes outside this range in any channel are left out: shadows' colour is noise, clipped highlights have none. */
+/** Pixels with a channel below this code are left out (shadows' colour is noise), as are clipped ones ({@link COLOUR_LOST_CODE}). */
 const MIN_CODE = 20;
-const CLIP = 250;
 /**
  * Least detector confidence (percent) of a face whose skin is read. Clear
  * faces score 88–91 on the repository's portraits; the detector's false
@@ -152,7 +151,7 @@ function countBand(image: Raster, face: FaceBox, histograms: readonly [Uint32Arr
       const r = data[i]!;
       const g = data[i + 1]!;
       const b = data[i + 2]!;
-      if (Math.min(r, g, b) < MIN_CODE || Math.max(r, g, b) >= CLIP) continue;
+      if (Math.min(r, g, b) < MIN_CODE || Math.max(r, g, b) >= COLOUR_LOST_CODE) continue;
       histograms[0][r]!++;
       histograms[1][g]!++;
       histograms[2][b]!++;

@@ -21,6 +21,14 @@ export const LINEAR_OF_BYTE: Float64Array = (() => {
   return t;
 })();
 
+/**
+ * 8-bit code from which a channel counts as clipped, so that the pixel's
+ * colour is lost and the white-balance estimates leave it out. Below 255
+ * because JPEG ringing and resampling spread a blown highlight a few codes
+ * down.
+ */
+export const COLOUR_LOST_CODE = 250;
+
 /** Rec. 709 / sRGB luminance weights of linear R, G, B. */
 export const LUMA = [0.2126, 0.7152, 0.0722] as const;
 
