@@ -121,6 +121,21 @@ describe('default engine', () => {
     expect(out.equals(lanczos)).toBe(false);
   });
 
+  it('keeps the colours of a Display P3 photo (an iPhone\'s): its corrected pixels are tagged as what they are', async () => {
+    // The look works on sRGB pixels; tagged with the source's P3 profile, they
+    // would show oversaturated. The same photo as sRGB is the reference: both
+    // outputs, as a colour-managed viewer shows them, must look the same.
+    const srgb = await sharp(ASTRONAUT).jpeg({ quality: 95 }).toBuffer();
+    const p3 = await sharp(ASTRONAUT).withIccProfile('p3').jpeg({ quality: 95 }).toBuffer();
+    expect((await sharp(p3).metadata()).icc).toBeDefined();
+    const shown = async (bytes: Buffer) => sharp(bytes).toColourspace('srgb').removeAlpha().raw().toBuffer();
+    for (const preserveMetadata of [true, false]) {
+      const fromSrgb = await shown((await download(await runJob(web, new Uint8Array(srgb), { preserveMetadata }))).bytes);
+      const fromP3 = await shown((await download(await runJob(web, new Uint8Array(p3), { preserveMetadata }))).bytes);
+      expect(meanDeltaE2000(fromSrgb, fromP3, 3), `preserveMetadata=${preserveMetadata}`).toBeLessThan(1);
+    }
+  });
+
   it('regenerates the EXIF thumbnail with updateThumbnail', async () => {
     const red = await sharp({ create: { width: 160, height: 160, channels: 3, background: '#ff0000' } }).jpeg().toBuffer();
     const tagged = setExifThumbnail(await sharp(COFFEE).withExif({ IFD0: { Copyright: 'CC0' } }).jpeg().toBuffer(), red);

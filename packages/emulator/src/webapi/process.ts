@@ -6,13 +6,13 @@
  * imaging engine's. The raw-pixel helpers are in `raw-pixels.ts`.
  */
 import { backgroundMode, colourToHex, effectivePfcParams, regeneratesThumbnail, usageSizeOf, type CropBox, type DetectionData, type Dimensions, type JobUsage, type PfcParams } from '@pfc/core';
-import { autoCropBox } from '@pfc/engine';
-import sharp, { type Metadata, type OutputInfo, type Sharp } from 'sharp';
+import { autoCropBox, encodeRaster } from '@pfc/engine';
+import sharp, { type Metadata, type Sharp } from 'sharp';
 import type { Detection, ImagingEngine, RawImage } from '../engine';
 import type { EmulatorLimits } from '../options';
 import { capLongSide, resizeTarget } from './geometry';
 import { checkBackgroundInput, checkInputImage, checkOutput, checkUpscale, JobRejection } from './limits';
-import { flatten, overBackground, replacePixels, toRaw, withMask } from './raw-pixels';
+import { flatten, overBackground, toRaw, withMask } from './raw-pixels';
 
 export interface ProcessContext {
   limits: EmulatorLimits;
@@ -72,13 +72,13 @@ export async function processImage(input: Buffer, params: PfcParams, ctx: Proces
   };
   const notes: string[] = [];
   const rendered = needsRawPixels(job) ? await renderRawPixels(job, notes) : renderWithSharp(job);
-  const { data, info } = await encode(rendered, job);
+  const { data, size } = await encode(rendered, job);
   return {
     output: data,
     contentType: job.format === 'jpeg' ? 'image/jpeg' : 'image/png',
     extension: job.format === 'jpeg' ? 'jpg' : 'png',
     originalDimensions: original,
-    outputDimensions: { width: info.width, height: info.height },
+    outputDimensions: size,
     ...(plan.crop ? { autoCrop: plan.crop } : {}),
     ...(params.includeDetectionData ? { detectionData: detectionData(detection, engine) } : {}),
     ...(notes.length > 0 ? { notes } : {}),
@@ -185,8 +185,8 @@ function needsRawPixels({ art, aiUpscale, params, ctx: { engine }, bgMode, hasAl
   );
 }
 
-/** Geometry, upscale, look, AI Art and background on raw pixels; the engine's remarks go to `notes`. */
-async function renderRawPixels(job: Job, notes: string[]): Promise<Sharp> {
+/** Geometry, upscale, look, AI Art and background on raw pixels (8-bit sRGB); the engine's remarks go to `notes`. */
+async function renderRawPixels(job: Job, notes: string[]): Promise<RawImage> {
   const { params, ctx, plan, detection, art } = job;
   const engine = ctx.engine;
   let img = await toRaw(geometry(job, !job.aiUpscale));
@@ -201,8 +201,7 @@ async function renderRawPixels(job: Job, notes: string[]): Promise<Sharp> {
     img = await art(img, { params, reference: ctx.artReference, segment: engine?.segment?.bind(engine) });
     checkOutput(img, ctx.limits);
   }
-  img = await withBackground(job, img);
-  return params.preserveMetadata === false ? sharp(img.data, { raw: img }) : replacePixels(geometry(job), img, plan.outSize);
+  return withBackground(job, img);
 }
 
 /** The background step on raw pixels; a JPEG output has no alpha, so it ends flattened. */
@@ -231,15 +230,43 @@ function renderWithSharp(job: Job): Sharp {
 }
 
 /** Metadata kept or stripped, the output type and quality; then the engine's thumbnail regeneration. */
-async function encode(rendered: Sharp, { params, format, ctx: { engine } }: Job): Promise<{ data: Buffer; info: OutputInfo }> {
-  let out = rendered;
-  // Without keepMetadata sharp strips EXIF, ICC, XMP and IPTC and converts to sRGB: preserveMetadata=false.
-  if (params.preserveMetadata !== false) out = out.keepMetadata();
-  out = format === 'jpeg' ? out.jpeg({ quality: params.outputQuality ?? 90 }) : out.png();
-  const { data: encoded, info } = await out.toBuffer({ resolveWithObject: true });
+async function encode(rendered: Sharp | RawImage, job: Job): Promise<{ data: Buffer; size: Dimensions }> {
+  const { params, format, ctx: { engine } } = job;
+  const { data: encoded, size } = isRaw(rendered) ? await encodeRaw(rendered, job) : await encodeSourcePixels(rendered, job);
   // Kept EXIF still carries the source's thumbnail: the engine regenerates it when asked.
   const data = engine?.thumbnail && regeneratesThumbnail(params, format) ? await engine.thumbnail(encoded) : encoded;
-  return { data, info };
+  return { data, size };
+}
+
+function isRaw(rendered: Sharp | RawImage): rendered is RawImage {
+  return 'data' in rendered;
+}
+
+/**
+ * Pixels still in the source's colour space (geometry only): with
+ * preserveMetadata they keep its profile as they are; without it sharp
+ * strips EXIF, ICC, XMP and IPTC and converts them to sRGB.
+ */
+async function encodeSourcePixels(rendered: Sharp, { params, format }: Job): Promise<{ data: Buffer; size: Dimensions }> {
+  const out = params.preserveMetadata !== false ? rendered.keepMetadata() : rendered;
+  const { data, info } = await (format === 'jpeg' ? out.jpeg({ quality: params.outputQuality ?? 90 }) : out.png()).toBuffer({ resolveWithObject: true });
+  return { data, size: { width: info.width, height: info.height } };
+}
+
+/**
+ * Pixels an engine step made: 8-bit sRGB whatever the source's profile was
+ * (toRaw converted them), so kept metadata comes with an sRGB profile, as
+ * the engine writes it (@pfc/engine `encodeRaster`); the source's own (a
+ * phone's Display P3) would show them oversaturated.
+ */
+async function encodeRaw(img: RawImage, { params, format, input }: Job): Promise<{ data: Buffer; size: Dimensions }> {
+  const size = { width: img.width, height: img.height };
+  const quality = params.outputQuality ?? 90;
+  if (params.preserveMetadata !== false && img.channels !== 1) {
+    return { data: await encodeRaster({ ...img, channels: img.channels }, { format, quality, chromaSubsampling: '4:2:0', metadataFrom: input }), size };
+  }
+  const out = sharp(img.data, { raw: img });
+  return { data: await (format === 'jpeg' ? out.jpeg({ quality }) : out.png()).toBuffer(), size };
 }
 
 /** The job's usage counters, as the service bills them. */

@@ -3,21 +3,12 @@
  * from {@link RawImage}, for the steps an imaging engine hook runs on pixels.
  */
 import sharp, { type Sharp } from 'sharp';
-import type { Dimensions } from '@pfc/core';
 import type { RawImage } from '../engine';
 
 /** Runs a pipeline to 8-bit sRGB raw pixels. */
 export async function toRaw(s: Sharp): Promise<RawImage> {
   const { data, info } = await s.toColourspace('srgb').raw({ depth: 'uchar' }).toBuffer({ resolveWithObject: true });
   return { data, width: info.width, height: info.height, channels: info.channels as 1 | 3 | 4 };
-}
-
-/** Puts new pixels into the geometry pipeline so the input's metadata is kept (`blend: source` replaces pixels and alpha). */
-export function replacePixels(base: Sharp, img: RawImage, size: Dimensions): Sharp {
-  let shaped = img.channels === 4 ? base.ensureAlpha() : base.removeAlpha();
-  // AI Art may change the size: the last resize of a pipeline wins, so the metadata-carrying base takes the new one.
-  if (img.width !== size.width || img.height !== size.height) shaped = shaped.resize(img.width, img.height, { fit: 'fill' });
-  return shaped.composite([{ input: img.data, raw: { width: img.width, height: img.height, channels: img.channels }, blend: 'source' }]);
 }
 
 /** The image's RGB with the (resized, single-channel) mask as its alpha. */
