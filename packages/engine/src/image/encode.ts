@@ -44,7 +44,7 @@ export async function encodeRaster(img: Raster, options: EncodeOptions): Promise
   // The pixels are sRGB already (converted from the source's profile on decoding), so the file
   // sharp's withMetadata writes is its header in front of a plain encode of them: without its
   // sRGB-to-sRGB transform over every pixel (see image/srgb-tag.ts), the same bytes.
-  if (!keeps || copiesExactly(img, source)) {
+  if (!keeps || copiesExactly(img, source) || convertsFromP3(source)) {
     const from: HeaderFrom = keeps ? { standIn: await metadataStandIn(options.metadataFrom, source.format) } : { density: source.density };
     const tagged = await taggedEncode(img, options.format, jpeg, from);
     if (tagged) return tagged;
@@ -83,6 +83,16 @@ function taggedEncode(img: Raster, format: OutputFormat, jpeg: JpegOptions, from
  */
 function copiesExactly(img: Raster, source: Metadata): boolean {
   return img.channels === 3 && source.channels === 3 && source.depth === 'uchar' && source.space === 'srgb' && source.hasAlpha !== true;
+}
+
+/**
+ * Whether sharp's `withMetadata()` way over the source would convert the
+ * output from Display P3 (its processing profile for 16-bit RGB, profile or
+ * none), while the raster's pixels are sRGB already: they are written with
+ * the tagged encode only.
+ */
+function convertsFromP3(source: Metadata): boolean {
+  return source.space === 'rgb16';
 }
 
 /**

@@ -1,7 +1,7 @@
 /**
  * Raw 8-bit rasters: the shape every pixel-level module of the engine works on.
  */
-import sharp, { type Sharp } from 'sharp';
+import sharp, { type Metadata, type Sharp } from 'sharp';
 
 /** An 8-bit interleaved raster (RGB or RGBA, row-major). */
 export interface Raster {
@@ -20,9 +20,22 @@ export async function decodeRaster(input: Buffer): Promise<Raster> {
   const img = sharp(input, { failOn: 'error' }).autoOrient();
   const meta = await img.metadata();
   const hasAlpha = meta.hasAlpha === true;
-  const srgb = img.toColourspace('srgb');
+  const srgb = decodedToSrgb(img, meta);
   const { data, info } = await (hasAlpha ? srgb.ensureAlpha() : srgb.removeAlpha()).raw({ depth: 'uchar' }).toBuffer({ resolveWithObject: true });
   return { data: new Uint8Array(data.buffer, data.byteOffset, data.length), width: info.width, height: info.height, channels: hasAlpha ? 4 : 3 };
+}
+
+/**
+ * A decoding pipeline whose raw output is sRGB numbers. sharp converts a
+ * source with an embedded profile into its processing space as it decodes:
+ * sRGB, but Display P3 for 16-bit RGB (`processingProfile` in sharp's
+ * src/pipeline.cc), whose numbers a raw read would take for sRGB. Such a
+ * source is converted on from P3 at the end. One without a profile was not
+ * converted, so nothing is undone.
+ */
+export function decodedToSrgb(pipeline: Sharp, source: Pick<Metadata, 'space' | 'icc'>): Sharp {
+  const srgb = pipeline.toColourspace('srgb');
+  return source.space === 'rgb16' && source.icc ? srgb.withIccProfile('srgb') : srgb;
 }
 
 /** A downscaled RGB copy whose long side is at most `maxSide` pixels (analysis only; alpha dropped). */
@@ -30,10 +43,8 @@ export async function thumbnailRaster(input: Buffer | Raster, maxSide: number): 
   const img = Buffer.isBuffer(input)
     ? sharp(input).autoOrient()
     : sharp(input.data, { raw: { width: input.width, height: input.height, channels: input.channels } });
-  const { data, info } = await img
-    .resize(maxSide, maxSide, { fit: 'inside', withoutEnlargement: true })
-    .removeAlpha()
-    .toColourspace('srgb')
+  const small = img.resize(maxSide, maxSide, { fit: 'inside', withoutEnlargement: true }).removeAlpha();
+  const { data, info } = await (Buffer.isBuffer(input) ? decodedToSrgb(small, await img.metadata()) : small.toColourspace('srgb'))
     .raw()
     .toBuffer({ resolveWithObject: true });
   return { data: new Uint8Array(data.buffer, data.byteOffset, data.length), width: info.width, height: info.height, channels: 3 };
