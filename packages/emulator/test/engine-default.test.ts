@@ -136,6 +136,18 @@ describe('default engine', () => {
     }
   });
 
+  it('reads a 16-bit PNG with a profile as the colours it shows (sharp decodes it to Display P3 numbers)', async () => {
+    const eight = await sharp(ASTRONAUT).withIccProfile('srgb').png().toBuffer();
+    const sixteen = await sharp(ASTRONAUT).withIccProfile('srgb').toColourspace('rgb16').png().toBuffer();
+    expect((await sharp(sixteen).metadata()).depth).toBe('ushort');
+    const shown = async (bytes: Buffer) => sharp(bytes).toColourspace('srgb').removeAlpha().raw().toBuffer();
+    for (const preserveMetadata of [true, false]) {
+      const from8 = await shown((await download(await runJob(web, new Uint8Array(eight), { preserveMetadata }))).bytes);
+      const from16 = await shown((await download(await runJob(web, new Uint8Array(sixteen), { preserveMetadata }))).bytes);
+      expect(meanDeltaE2000(from8, from16, 3), `preserveMetadata=${preserveMetadata}`).toBeLessThan(0.5);
+    }
+  });
+
   it('regenerates the EXIF thumbnail with updateThumbnail', async () => {
     const red = await sharp({ create: { width: 160, height: 160, channels: 3, background: '#ff0000' } }).jpeg().toBuffer();
     const tagged = setExifThumbnail(await sharp(COFFEE).withExif({ IFD0: { Copyright: 'CC0' } }).jpeg().toBuffer(), red);

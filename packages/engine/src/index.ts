@@ -22,7 +22,7 @@ export { detectScene, type SceneSignals } from './scene/detect';
 export { BUILT_IN_GROUPS, PRESET_GROUPS, groupParams, isBuiltInGroup, type BuiltInGroup } from './presets/builtin';
 export { parsePresetFile, formatPresetFile, PRESET_FORMAT, type CustomPreset, type PresetParse } from './presets/custom';
 export { resolvePreset, type ResolvedPreset } from './presets/resolve';
-export { decodeRaster, pointSample, thumbnailRaster, type Raster } from './image/raster';
+export { decodeRaster, decodedToSrgb, pointSample, thumbnailRaster, type Raster } from './image/raster';
 export { encodeRaster, type OutputFormat, type EncodeOptions } from './image/encode';
 export { sharpenSpec, sharpenRaster, type SharpenSpec } from './image/sharpen';
 export { setBandHelpers } from './image/bands';

@@ -6,7 +6,7 @@
  * imaging engine's. The raw-pixel helpers are in `raw-pixels.ts`.
  */
 import { backgroundMode, colourToHex, effectivePfcParams, regeneratesThumbnail, usageSizeOf, type CropBox, type DetectionData, type Dimensions, type JobUsage, type PfcParams } from '@pfc/core';
-import { autoCropBox, encodeRaster } from '@pfc/engine';
+import { autoCropBox, decodedToSrgb, encodeRaster } from '@pfc/engine';
 import sharp, { type Metadata, type Sharp } from 'sharp';
 import type { Detection, ImagingEngine, RawImage } from '../engine';
 import type { EmulatorLimits } from '../options';
@@ -53,8 +53,8 @@ export async function processImage(input: Buffer, params: PfcParams, ctx: Proces
   const { limits, engine } = ctx;
   const bgMode = backgroundMode(params);
   rejectUnavailableFeatures(params, bgMode, engine);
-  const { inputFormat, original, hasAlpha } = await readInput(input, bgMode, limits);
-  const detection = await detectIfWanted(input, params, ctx);
+  const { inputFormat, original, hasAlpha, colour } = await readInput(input, bgMode, limits);
+  const detection = await detectIfWanted(input, colour, params, ctx);
   const plan = planGeometry(input.length, original, params, bgMode, detection, limits);
   const job: Job = {
     input,
@@ -64,6 +64,7 @@ export async function processImage(input: Buffer, params: PfcParams, ctx: Proces
     bgMode,
     detection,
     hasAlpha,
+    colour,
     format: params.outputType === 'jpg' ? 'jpeg' : params.outputType === 'png' ? 'png' : inputFormat,
     bgHex: bgMode === 'colour' && params.bgColor ? colourToHex(params.bgColor) : undefined,
     art: params.aiArt !== undefined ? engine?.art?.bind(engine) : undefined,
@@ -96,6 +97,8 @@ interface Job {
   bgMode: BackgroundMode | undefined;
   detection: Detection | undefined;
   hasAlpha: boolean;
+  /** The source's colour space and profile, for reading its pixels as sRGB (`sourceRaw`). */
+  colour: SourceColour;
   format: 'jpeg' | 'png';
   /** Background colour of `bgColor` mode. */
   bgHex: string | undefined;
@@ -124,7 +127,9 @@ function rejectUnavailableFeatures(params: PfcParams, bgMode: BackgroundMode | u
 }
 
 /** The input's format and auto-oriented size, rejected (415, or the limits' status) when the service would not take it. */
-async function readInput(input: Buffer, bgMode: BackgroundMode | undefined, limits: EmulatorLimits): Promise<{ inputFormat: 'jpeg' | 'png'; original: Dimensions; hasAlpha: boolean }> {
+type SourceColour = Pick<Metadata, 'space' | 'icc'>;
+
+async function readInput(input: Buffer, bgMode: BackgroundMode | undefined, limits: EmulatorLimits): Promise<{ inputFormat: 'jpeg' | 'png'; original: Dimensions; hasAlpha: boolean; colour: SourceColour }> {
   let meta: Metadata;
   try {
     meta = await sharp(input, { limitInputPixels: false }).metadata();
@@ -136,13 +141,18 @@ async function readInput(input: Buffer, bgMode: BackgroundMode | undefined, limi
   const original: Dimensions = meta.autoOrient ?? { width: meta.width, height: meta.height };
   checkInputImage(original, limits);
   if (bgMode) checkBackgroundInput(input.length, limits);
-  return { inputFormat: meta.format, original, hasAlpha: meta.hasAlpha === true };
+  return { inputFormat: meta.format, original, hasAlpha: meta.hasAlpha === true, colour: { space: meta.space, icc: meta.icc } };
+}
+
+/** A pipeline over the source read as 8-bit sRGB raw pixels, whatever its depth and profile (see @pfc/engine `decodedToSrgb`). */
+function sourceRaw(pipeline: Sharp, colour: SourceColour): Promise<RawImage> {
+  return toRaw(decodedToSrgb(pipeline, colour));
 }
 
 /** Faces, scene and glare from the engine, for the parameters that use them. */
-async function detectIfWanted(input: Buffer, params: PfcParams, { engine, limits }: ProcessContext): Promise<Detection | undefined> {
+async function detectIfWanted(input: Buffer, colour: SourceColour, params: PfcParams, { engine, limits }: ProcessContext): Promise<Detection | undefined> {
   const wantsDetection = params.autocrop === true || params.includeDetectionData === true || params.removeGlares === true;
-  return wantsDetection && engine?.detect ? await engine.detect(await toRaw(decode(input, limits).removeAlpha())) : undefined;
+  return wantsDetection && engine?.detect ? await engine.detect(await sourceRaw(decode(input, limits).removeAlpha(), colour)) : undefined;
 }
 
 /** Crop, then resize (upscale and output limits checked; background removal caps the long side). */
@@ -189,7 +199,7 @@ function needsRawPixels({ art, aiUpscale, params, ctx: { engine }, bgMode, hasAl
 async function renderRawPixels(job: Job, notes: string[]): Promise<RawImage> {
   const { params, ctx, plan, detection, art } = job;
   const engine = ctx.engine;
-  let img = await toRaw(geometry(job, !job.aiUpscale));
+  let img = await sourceRaw(geometry(job, !job.aiUpscale), job.colour);
   if (job.aiUpscale && plan.target) img = await engine!.upscale!(img, plan.target, { params });
   if (looks(params) && engine?.look) {
     const looked = await engine.look(img, { params, presetFile: ctx.presetFile, detection });
