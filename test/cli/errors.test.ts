@@ -1,8 +1,8 @@
 /** Exit codes and refusals: usage errors are caught before anything is uploaded. */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { copySamples, emulator, runPfc, summaryOf, TEST_KEY } from './helpers';
+import { copySamples, emulator, filesBelow, runPfc, summaryOf, TEST_KEY } from './helpers';
 
 describe('pfc exit codes and refusals', () => {
   let emu: Awaited<ReturnType<typeof emulator>>;
@@ -31,6 +31,24 @@ describe('pfc exit codes and refusals', () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(message);
     expect(existsSync(join(dir, 'photos/corrected'))).toBe(false);
+  });
+
+  it.each([
+    [['correct', '', '--in-place']],
+    [['correct', '', '--suffix', '_pfc']],
+    [['correct', 'photos', '-o', '']],
+    [['correct', 'photos', '--report', '']],
+    [['restore', '']],
+  ])('refuses an empty path (an unset shell variable) in %j, not taking it for the current folder', async (args) => {
+    // Run from inside the photos, where an empty path resolves to them.
+    const cwd = join(dir, 'photos');
+    const before = filesBelow(cwd).map((f) => [f, readFileSync(join(cwd, f))] as const);
+    const r = await runPfc(args[0] === 'correct' ? [...args, ...emu.webArgs] : args, { cwd });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/is empty \(an unset shell variable\?\); nothing was done/);
+    expect(filesBelow(cwd)).toEqual(before.map(([f]) => f));
+    for (const [f, bytes] of before) expect(readFileSync(join(cwd, f)).equals(bytes), f).toBe(true);
+    expect(emu.uploads()).toBe(0);
   });
 
   it.each([

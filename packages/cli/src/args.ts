@@ -6,14 +6,32 @@ type Options = NonNullable<ParseArgsConfig['options']>;
 // Named so the package's declarations can spell the return type (TS4058 otherwise).
 type Parsed<O extends Options> = ReturnType<typeof parseArgs<{ args: string[]; options: O; strict: true; allowPositionals: true }>>;
 
-/** Parse `argv` strictly: an unknown flag or a missing value is a `UsageError`. */
+/** Flags whose value is a path: like a positional path, an empty one is refused. */
+const PATH_FLAGS = ['out', 'report', 'container-input-dir', 'container-output-dir'];
+
+/**
+ * Parse `argv` strictly: an unknown flag or a missing value is a `UsageError`,
+ * and so is an empty path. The shell passes an unset variable (`pfc correct
+ * "$DIR" --in-place`) as an empty argument, which path resolution would take
+ * for the current folder: refused rather than guessed.
+ */
 export function parse<O extends Options>(argv: string[], options: O, command: string): Parsed<O> {
+  let parsed: Parsed<O>;
   try {
-    return parseArgs({ args: argv, options, strict: true, allowPositionals: true });
+    parsed = parseArgs({ args: argv, options, strict: true, allowPositionals: true });
   } catch (err) {
     const msg = (err as Error).message.replace(/\. To specify a positional argument.*$/s, '');
     throw new UsageError(`${msg} (see: pfc ${command} --help)`);
   }
+  refuseEmptyPaths(parsed, command);
+  return parsed;
+}
+
+function refuseEmptyPaths(parsed: { values: Record<string, unknown>; positionals: string[] }, command: string): void {
+  const unset = ' (an unset shell variable?); nothing was done';
+  if (parsed.positionals.includes('')) throw new UsageError(`an argument of pfc ${command} is empty${unset}`);
+  const flag = PATH_FLAGS.find((name) => [parsed.values[name]].flat().includes(''));
+  if (flag !== undefined) throw new UsageError(`--${flag} is empty${unset}`);
 }
 
 /** An integer flag within bounds, or undefined when absent. */

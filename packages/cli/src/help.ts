@@ -116,7 +116,7 @@ Before anything is sent, the output folders must be writable and --preset must
 name a built-in or an existing custom preset.
 
 Exit codes: 0 all done, 1 some file failed or could not be read, 2 usage error
-(unknown flag, invalid parameter, missing path, unsafe --out or --report,
+(unknown flag, invalid parameter, missing or empty path, unsafe --out or --report,
 output folder locked by another run or not writable, unknown preset),
 130 interrupted (Ctrl-C, SIGTERM, SIGHUP; rerun to continue). A file left alone
 so as not to replace a file pfc did not write counts as failed.
