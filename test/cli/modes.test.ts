@@ -1,6 +1,6 @@
 /** Where results go: --in-place with backups, --suffix beside the inputs, --out elsewhere. */
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { copySamples, filesBelow, runPfc, SAMPLE_PHOTOS, snapshot, summaryOf } from './helpers';
@@ -28,6 +28,24 @@ describe('pfc correct output modes (embedded emulator)', () => {
       const meta = await sharp(join(photos, rel)).metadata();
       expect(Math.max(meta.width!, meta.height!)).toBe(100);
       expect(readFileSync(join(photos, '.pfc-originals', rel)).equals(originals.get(rel)!), rel).toBe(true);
+    }
+  });
+
+  it('--in-place leaves out a file whose result would change format, since it keeps the name (no PNG inside a .jpg)', async () => {
+    const dir = copySamples();
+    const photos = join(dir, 'photos');
+    const originals = snapshot(photos);
+    const r = await runPfc(['correct', 'photos', '--in-place', '--json', '-p', 'outputType=png'], { cwd: dir });
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    // chelsea.png stays PNG and is corrected; the four JPEGs would become PNG under their .jpg names.
+    expect(summaryOf(r.stdout)).toMatchObject({ corrected: 1 });
+    const leftOut = r.stdout.split('\n').filter((l) => l.includes('"format-change"')).map((l) => JSON.parse(l) as { input: string; reason: string });
+    expect(leftOut.map((e) => relative(photos, e.input)).sort()).toEqual(SAMPLE_PHOTOS.filter((p) => p.endsWith('.jpg')));
+    expect(leftOut[0]!.reason).toMatch(/result PNG, and --in-place keeps the name .*\.jpg; use --out or --suffix/);
+    for (const rel of SAMPLE_PHOTOS) {
+      const format = (await sharp(join(photos, rel)).metadata()).format;
+      expect(format, rel).toBe(rel.endsWith('.png') ? 'png' : 'jpeg');
+      expect(readFileSync(join(photos, rel)).equals(originals.get(rel)!), rel).toBe(rel.endsWith('.jpg'));
     }
   });
 

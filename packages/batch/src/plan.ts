@@ -15,11 +15,11 @@ import { Manifest } from './manifest';
 import { knownMediaLookup, type PlanOutput } from './plan-known';
 import { isAnimatedPng } from './animation';
 import { settleCollisions } from './collisions';
-import { BACKUP_DIR, DEFAULT_SUFFIX, hasSuffix, type OutputMode, outputName, portableRelative } from './paths';
+import { BACKUP_DIR, DEFAULT_SUFFIX, hasSuffix, type OutputMode, outputFormat, outputName, portableRelative } from './paths';
 import { isJudged, isOwnFile, kindOf, type LeaveOut, outputFolderOf, type PlanTask, resolveRoots, type Root, type Survey, surveyInputs } from './plan-survey';
 import { PathTable } from './path-table';
 import { realFilePaths, realPathOfSync } from './realpaths';
-import { type MediaInfo, sniffFileSync } from './sniff';
+import { type MediaFormat, type MediaInfo, sniffFileSync } from './sniff';
 
 export type { LeaveOut } from './plan-survey';
 
@@ -73,7 +73,7 @@ export interface PlannedFile {
   mediaFromManifest?: true;
 }
 
-export type SkipCode = 'hidden' | 'output-folder' | 'unsupported' | 'over-limit' | 'symlink' | 'suffix-output' | 'duplicate' | 'unreadable';
+export type SkipCode = 'hidden' | 'output-folder' | 'unsupported' | 'over-limit' | 'symlink' | 'format-change' | 'suffix-output' | 'duplicate' | 'unreadable';
 
 /** A path left out of the plan, and why. */
 export interface SkippedPath {
@@ -285,6 +285,8 @@ class Walker {
     if (mode.kind === 'in-place' && p.link) {
       return this.leftOut(path, 'symlink', 'symbolic link: --in-place never replaces a link with a file; correct the file it points to, or use --out or --suffix');
     }
+    const changed = mode.kind === 'in-place' ? formatChange(name, media.format, this.params) : undefined;
+    if (changed) return this.leftOut(path, 'format-change', changed);
     // A file known from the manifest passed these checks when it was corrected with these settings.
     if (!p.known && media.format === 'png' && (await isAnimatedPng(path))) {
       return this.leftOut(path, 'unsupported', 'animated PNG: the service would keep only its first frame');
@@ -343,6 +345,18 @@ class Walker {
       return p;
     };
   }
+}
+
+/**
+ * Why an in-place result could not keep the file's name: the parameters
+ * make it another format (outputType, or PNG for background removal), whose
+ * bytes under the old extension no viewer would expect. Undefined when the
+ * format stays.
+ */
+function formatChange(name: string, format: MediaFormat, params: PfcParams): string | undefined {
+  const out = outputFormat(format, params);
+  if (out === format) return undefined;
+  return `the parameters make its result ${out.toUpperCase()}, and --in-place keeps the name ${name}; use --out or --suffix (they name the result ${outputName(name, format, params)})`;
 }
 
 /** Where one input's result goes, in each mode. */

@@ -146,6 +146,7 @@ const CODE_LABEL: Record<SkippedPath['code'], string> = {
   unsupported: 'not JPEG, PNG, MP4 or MOV',
   'over-limit': 'over the service limits',
   symlink: 'links to folders',
+  'format-change': 'a format in place cannot keep',
   'suffix-output': 'earlier suffix outputs',
   duplicate: 'duplicates',
   unreadable: 'unreadable',
