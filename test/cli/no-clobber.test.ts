@@ -147,6 +147,23 @@ describe('pfc correct never loses a file (issue 14)', () => {
     expect(one.stdout).toMatch(/not restored in\/b\.jpg: is already the original/);
   });
 
+  it('case 5b: a subfolder corrected in place on its own stays its own: the parent run leaves its results alone, restore of the parent brings its originals back', { timeout: SLOW }, async () => {
+    const dir = folder({ 'in/a.jpg': PHOTO_A, 'in/sub/b.jpg': PHOTO_B });
+    const first = snapshotAll(dir);
+    expect((await runPfc(['correct', 'in/sub', '--in-place', ...web()], { cwd: dir })).code).toBe(0);
+    const subResult = readFileSync(join(dir, 'in/sub/b.jpg'));
+    // The parent in place: sub/b.jpg is pfc's result, recorded under in/sub, not a new original to correct again.
+    const parent = await runPfc(['correct', 'in', '--in-place', '--json', ...web()], { cwd: dir });
+    expect(summaryOf(parent.stdout)).toMatchObject({ exitCode: 0, corrected: 1, upToDate: 1 });
+    expect(readFileSync(join(dir, 'in/sub/b.jpg')).equals(subResult)).toBe(true);
+    expect(filesBelow(join(dir, 'in/.pfc-originals'))).not.toContain('sub/b.jpg');
+    // Restoring the parent restores everything under it, the subfolder's originals too.
+    const restore = await runPfc(['restore', 'in'], { cwd: dir });
+    expect(restore.code, restore.stdout + restore.stderr).toBe(0);
+    expect(restore.stdout).toMatch(/^2 restored, 0 not restored$/m);
+    for (const rel of ['in/a.jpg', 'in/sub/b.jpg']) expect(readFileSync(join(dir, rel)).equals(first.get(rel)!), rel).toBe(true);
+  });
+
   it('case 6: two inputs never share an output, also by case; the outcome is the same on every rerun', { timeout: SLOW }, async () => {
     const dir = folder({ 'in/a.jpg': PHOTO_A, 'in/a.png': PNG, 'in/a.png.jpg': PHOTO_B, 'in/B.jpg': PHOTO_C, 'in/b.jpg': PHOTO_A });
     const before = snapshotAll(dir);

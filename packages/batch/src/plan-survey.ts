@@ -160,6 +160,7 @@ class Surveyor {
       return this.skip(dir, 'output-folder', 'output folder of an earlier run (holds a manifest)');
     }
     entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    if (!top && this.isInPlaceRoot(entries)) root = { base: dir, outputRoot: dir, dir };
     this.tasks.push({ root, dir, real });
     const folders: string[] = [];
     for (const e of entries) {
@@ -180,6 +181,17 @@ class Surveyor {
       if (why) this.skip(path, why[0], why[1]);
       else await this.walk(path, root, join(real, name), false);
     }
+  }
+
+  /**
+   * Whether an in-place run finds, in a folder below its input, the kept
+   * originals of an earlier in-place run on that folder alone. The folder is
+   * then a root of its own: its manifest knows its results (they are not new
+   * originals to correct again) and its originals stay where `pfc restore`
+   * of it, or of any folder above, finds them.
+   */
+  private isInPlaceRoot(entries: Dirent[]): boolean {
+    return this.mode.kind === 'in-place' && entries.some((e) => e.name === BACKUP_DIR && e.isDirectory());
   }
 
   private folderLeftOut(path: string, name: string, real: string): [SkipCode, string] | undefined {

@@ -87,17 +87,39 @@ async function restoreOne(c: Candidate, manifest: Manifest, signal?: AbortSignal
   return undefined;
 }
 
-/** Every original kept under `folder/.pfc-originals/` (not the history of earlier ones). */
+/**
+ * Every original kept by in-place runs on `folder` or on a folder below it
+ * (each run keeps them in its own folder's `.pfc-originals/`), not the
+ * history of earlier ones. A file with originals in two of them gets the
+ * nearest one's, as a restore of that file by name does.
+ */
 async function everyBackup(folder: string): Promise<Candidate[]> {
-  const backupRoot = join(folder, BACKUP_DIR);
+  const byPath = new Map<string, Candidate>();
+  for (const root of await inPlaceRoots(folder)) {
+    for (const c of await backupsOf(root)) byPath.set(c.path, c);
+  }
+  return [...byPath.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+}
+
+/** `folder` and the folders below it that hold a `.pfc-originals/` of their own, outermost first. */
+async function inPlaceRoots(folder: string): Promise<string[]> {
+  const entries = await readdir(folder, { recursive: true, withFileTypes: true }).catch(() => []);
+  const below = entries
+    .filter((e) => e.name === BACKUP_DIR && e.isDirectory() && !e.parentPath.split(sep).includes(BACKUP_DIR))
+    .map((e) => e.parentPath);
+  return [folder, ...below.filter((d) => d !== folder).sort((a, b) => a.split(sep).length - b.split(sep).length)];
+}
+
+/** The originals kept in `root/.pfc-originals/`. */
+async function backupsOf(root: string): Promise<Candidate[]> {
+  const backupRoot = join(root, BACKUP_DIR);
   const entries = await readdir(backupRoot, { recursive: true, withFileTypes: true }).catch(() => []);
   const history = join(backupRoot, BACKUP_HISTORY_DIR);
   return entries
     .filter((e) => e.isFile() && !isPartialName(e.name))
     .map((e) => join(e.parentPath, e.name))
     .filter((backup) => !isInside(backup, history))
-    .sort()
-    .map((backup) => ({ backup, path: join(folder, relative(backupRoot, backup)), root: folder }));
+    .map((backup) => ({ backup, path: join(root, relative(backupRoot, backup)), root }));
 }
 
 /** The backups of given paths: each looked up in the nearest `.pfc-originals/` from its folder up to `folder`. */

@@ -125,7 +125,8 @@ so as not to replace a file pfc did not write counts as failed.
 export const RESTORE_HELP = `Usage: pfc restore <folder> [files...] [--json]
 
 Put back the originals that \`pfc correct --in-place\` kept in
-<folder>/.pfc-originals/: every one, or those of the given files.
+<folder>/.pfc-originals/ and in those of folders below it (a subfolder
+corrected in place on its own): every one, or those of the given files.
 
 A file is replaced only while it is still pfc's corrected result (or is
 missing); a file changed since is left as is and reported, its original stays
