@@ -164,6 +164,24 @@ describe('pfc correct never loses a file (issue 14)', () => {
     for (const rel of ['in/a.jpg', 'in/sub/b.jpg']) expect(readFileSync(join(dir, rel)).equals(first.get(rel)!), rel).toBe(true);
   });
 
+  it('a result that cannot be written (name over 255 bytes, a folder at its path) is refused before the upload, not after the job', { timeout: SLOW }, async () => {
+    const long = `${'c'.repeat(251)}.jpg`;
+    const dir = folder({ [`in/${long}`]: PHOTO_A, 'in/b.jpg': PHOTO_B, 'in/ok.jpg': PHOTO_C });
+    mkdirSync(join(dir, 'in/b_pfc.jpg'));
+    const before = snapshotAll(dir);
+    const uploads = emu.uploads();
+    const r = await runPfc(['correct', 'in', '--suffix', '_pfc', '--overwrite', ...web()], { cwd: dir });
+    expect(r.code, r.stdout + r.stderr).toBe(1);
+    expect(failures(r.stdout)).toEqual([
+      expect.objectContaining({ rel: 'b.jpg', errorName: 'OutputExistsError', error: expect.stringMatching(/a folder is where the result would go: .*b_pfc\.jpg; --overwrite replaces files, never folders/) }),
+      expect.objectContaining({ rel: long, errorName: 'OutputNameTooLongError', error: expect.stringMatching(/file name would be 259 bytes, over the 255/) }),
+    ]);
+    expect(summaryOf(r.stdout)).toMatchObject({ corrected: 1 });
+    // Only ok.jpg went to the service (an upload ticket and the file: two requests).
+    expect(emu.uploads() - uploads).toBe(2);
+    expectNoneChanged(dir, before);
+  });
+
   it('case 6: two inputs never share an output, also by case; the outcome is the same on every rerun', { timeout: SLOW }, async () => {
     const dir = folder({ 'in/a.jpg': PHOTO_A, 'in/a.png': PNG, 'in/a.png.jpg': PHOTO_B, 'in/B.jpg': PHOTO_C, 'in/b.jpg': PHOTO_A });
     const before = snapshotAll(dir);

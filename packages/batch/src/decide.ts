@@ -4,6 +4,7 @@
  * from the kept original rather than from an earlier result.
  */
 import { lstatSync, type Stats } from 'node:fs';
+import { basename } from 'node:path';
 import { effectivePfcParams, type PfcParams } from '@pfc/core';
 import type { CorrectReason } from './events';
 import { hashFile } from './hash';
@@ -26,7 +27,7 @@ export type Decision =
       backupFirst: boolean;
     }
   /** Left alone: its output would replace a file pfc did not write, or the output of another input. */
-  | { action: 'refuse'; errorName: 'OutputExistsError' | 'OutputCollisionError'; reason: string };
+  | { action: 'refuse'; errorName: 'OutputExistsError' | 'OutputCollisionError' | 'OutputNameTooLongError'; reason: string };
 
 /** What is at an output path: nothing, pfc's own result (the manifest's hash), or anything else. */
 export type OutputOwner = 'absent' | 'ours' | 'foreign';
@@ -45,6 +46,8 @@ export interface DecideOptions {
  */
 export async function decide(file: PlannedFile, manifest: Manifest, key: string, options: DecideOptions = {}): Promise<Decision> {
   if (file.refusal) return { action: 'refuse', errorName: 'OutputCollisionError', reason: file.refusal };
+  const tooLong = nameTooLong(file.output);
+  if (tooLong) return { action: 'refuse', errorName: 'OutputNameTooLongError', reason: tooLong };
   const entry = manifest.get(file.output);
   return file.backup !== undefined ? decideInPlace(file, file.backup, manifest, entry, key, options) : decideBeside(file, manifest, entry, key, options);
 }
@@ -71,6 +74,9 @@ async function decideBeside(file: PlannedFile, manifest: Manifest, entry: Manife
   const owner = await outputOwner(file.output, manifest, signal, entry);
   if (owner === 'foreign' && !options.overwrite) {
     return { action: 'refuse', errorName: 'OutputExistsError', reason: `would overwrite a file pfc did not write: ${file.output}; use --overwrite to replace it` };
+  }
+  if (owner === 'foreign' && lstatOrUndefined(file.output)?.isDirectory()) {
+    return { action: 'refuse', errorName: 'OutputExistsError', reason: `a folder is where the result would go: ${file.output}; --overwrite replaces files, never folders` };
   }
   if (!entry) return { action: 'correct', reason: owner === 'absent' ? 'new' : 'output-changed', source: file.input, sourceHash: undefined, backupFirst: false };
   const sameStat = entry.inputSize === file.size && entry.inputMtimeMs === file.mtimeMs;
@@ -141,6 +147,19 @@ export function fileSettings(params: PfcParams, backendId: string): (file: Pick<
 }
 
 /** A path's own stat, or undefined when there is none or it cannot be read (then it is treated as absent, as before). */
+/** Longest file name, in UTF-8 bytes, that Linux and macOS file systems take (NAME_MAX). */
+const NAME_MAX_BYTES = 255;
+
+/**
+ * Why the result's file name cannot be written (too long for the file
+ * system), or undefined. Found before the upload: the file system would only
+ * refuse it at the final rename, after the service had done (and billed) the job.
+ */
+function nameTooLong(output: string): string | undefined {
+  const bytes = Buffer.byteLength(basename(output));
+  return bytes > NAME_MAX_BYTES ? `the result's file name would be ${bytes} bytes, over the ${NAME_MAX_BYTES} a file name may have: ${output}; rename the input or choose a shorter --suffix` : undefined;
+}
+
 function lstatOrUndefined(path: string): Stats | undefined {
   try {
     return lstatSync(path, { throwIfNoEntry: false });
