@@ -84,6 +84,22 @@ describe('pfc and long file names', () => {
     expect(summaryOf(r.stdout)).toMatchObject({ corrected: 1, failed: 0 });
     expect(readdirSync(join(dir, 'long/corrected')).filter((n) => !n.startsWith('.'))).toEqual([name]);
   });
+
+  it('names a file or folder whose name is not valid UTF-8 as such, and corrects the rest', async () => {
+    const dir = copySamples();
+    mkdirSync(join(dir, 'zip'));
+    // "café" in Latin-1 (as an old zip archive writes it): byte 0xE9 alone is no UTF-8.
+    const latin1 = (name: string) => Buffer.concat([Buffer.from(join(dir, 'zip') + '/'), Buffer.from(name, 'latin1')]);
+    copyFileSync(join(dir, 'photos/objects/coffee.jpg'), latin1('caf\u00e9.jpg'));
+    mkdirSync(latin1('caf\u00e9'));
+    copyFileSync(join(dir, 'photos/objects/coffee.jpg'), Buffer.concat([latin1('caf\u00e9'), Buffer.from('/in.jpg')]));
+    copyFileSync(join(dir, 'photos/outdoors/rocket.jpg'), join(dir, 'zip/fine.jpg'));
+    const r = await runPfc(['correct', 'zip'], { cwd: dir });
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/^ {2}zip\/caf\uFFFD\.jpg: cannot be read: its name is not valid UTF-8, which pfc cannot address; rename it/m);
+    expect(r.stdout).toMatch(/^ {2}zip\/caf\uFFFD: folder cannot be read: its name is not valid UTF-8/m);
+    expect(readdirSync(join(dir, 'zip/corrected'))).toContain('fine.jpg');
+  });
 });
 
 describe('pfc and the API key', () => {

@@ -84,6 +84,16 @@ export function hasSuffix(fileName: string, suffix: string): boolean {
   return suffix.length > 0 && stem.endsWith(suffix) && stem.length > suffix.length;
 }
 
+/**
+ * What to say of a path that cannot be read. A name that is not valid UTF-8
+ * (from an old zip archive or a Windows copy) comes back from a folder
+ * listing with U+FFFD in place of its bytes, and no file has that name.
+ */
+export function unreadableReason(path: string, err: Error): string {
+  const notUtf8 = path.includes('\uFFFD') && (err as NodeJS.ErrnoException).code === 'ENOENT';
+  return notUtf8 ? 'its name is not valid UTF-8, which pfc cannot address; rename it (convmv does this for a whole tree) and run again' : err.message;
+}
+
 /** Whether a file name is one of our temporary files. */
 export function isPartialName(fileName: string): boolean {
   return isTempName(fileName);

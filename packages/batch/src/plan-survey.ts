@@ -15,7 +15,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { BatchUsageError } from './errors';
 import { isMirrorOutputFolder } from './manifest';
 import {
-  BACKUP_DIR, commonAncestor, DEFAULT_OUTPUT_DIR, DEFAULT_SUFFIX, hasSuffix, isInside, isPartialName, LOCK_FILE, MANIFEST_FILE, type OutputMode,
+  BACKUP_DIR, commonAncestor, DEFAULT_OUTPUT_DIR, DEFAULT_SUFFIX, hasSuffix, isInside, isPartialName, LOCK_FILE, MANIFEST_FILE, type OutputMode, unreadableReason,
 } from './paths';
 import type { SkipCode, SkippedPath } from './plan';
 import { realPathOf, realPathOfSync } from './realpaths';
@@ -153,7 +153,7 @@ class Surveyor {
     try {
       entries = readdirSync(dir, { withFileTypes: true });
     } catch (err) {
-      return this.skip(dir, 'unreadable', `folder cannot be read: ${(err as Error).message}`);
+      return this.skip(dir, 'unreadable', `folder cannot be read: ${unreadableReason(dir, err as Error)}`);
     }
     // Judged from the listing: only a folder holding a manifest or a lock is opened to see whose it is.
     if (!top && entries.some((e) => e.name === MANIFEST_FILE || e.name === LOCK_FILE) && (await isMirrorOutputFolder(dir))) {

@@ -15,7 +15,7 @@ import { Manifest } from './manifest';
 import { knownMediaLookup, type PlanOutput } from './plan-known';
 import { isAnimatedPng } from './animation';
 import { settleCollisions } from './collisions';
-import { BACKUP_DIR, DEFAULT_SUFFIX, hasSuffix, type OutputMode, outputFormat, outputName, portableRelative } from './paths';
+import { BACKUP_DIR, DEFAULT_SUFFIX, hasSuffix, type OutputMode, outputFormat, outputName, portableRelative, unreadableReason } from './paths';
 import { isJudged, isOwnFile, kindOf, type LeaveOut, outputFolderOf, type PlanTask, resolveRoots, type Root, type Survey, surveyInputs } from './plan-survey';
 import { PathTable } from './path-table';
 import { realFilePaths, realPathOfSync } from './realpaths';
@@ -256,7 +256,7 @@ class Walker {
       // asynchronous one waited its turn in libuv's threads (at 100,000 files in 1,000 folders, a second idle).
       entries = readdirSync(task.dir, { withFileTypes: true });
     } catch (err) {
-      return this.skip(task.dir, 'unreadable', `folder cannot be read: ${(err as Error).message}`);
+      return this.skip(task.dir, 'unreadable', `folder cannot be read: ${unreadableReason(task.dir, err as Error)}`);
     }
     entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     // Folders, and links the first pass reported, are not files of this task.
@@ -279,7 +279,7 @@ class Walker {
     const { suffix, mode } = this;
     if (suffix !== undefined && hasSuffix(name, suffix)) return this.skip(path, 'suffix-output', `ends with the output suffix "${suffix}" (looks like a result of suffix mode: not corrected)`);
     const p = await probed;
-    if ('error' in p) return this.leftOut(path, 'unreadable', `cannot be read: ${p.error.message}`);
+    if ('error' in p) return this.leftOut(path, 'unreadable', `cannot be read: ${unreadableReason(path, p.error)}`);
     const { info, media } = p;
     if (!media) return this.leftOut(path, 'unsupported', 'not a JPEG, PNG, MP4 or MOV file (judged by content)');
     if (mode.kind === 'in-place' && p.link) {
