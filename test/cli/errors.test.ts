@@ -26,11 +26,24 @@ describe('pfc exit codes and refusals', () => {
     [['correct', 'photos', 'no-such-folder'], /no such file or folder: .*no-such-folder/],
     [['correct', 'photos', '-p', 'fileKey=abc'], /fileKey is set per file by pfc/],
     [['frobnicate'], /unknown command "frobnicate"/],
+    [['correct', 'photos', '--backend', 'emulator', '--instance-jobs', '4'], /--instance-jobs sets the files at once of each self-hosted container .*; the emulator backend has none: use -j/],
   ])('exits 2 on %j', async (args, message) => {
     const r = await runPfc([...args, '--base-url', emu.web], { cwd: dir });
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(message);
     expect(existsSync(join(dir, 'photos/corrected'))).toBe(false);
+  });
+
+  it('--backend emulator with --base-url corrects on that running emulator, not the embedded one', async () => {
+    const running = await emulator({ apiKeys: [] });
+    try {
+      const r = await runPfc(['correct', 'photos/outdoors', '--backend', 'emulator', '--base-url', running.web, '--json'], { cwd: dir });
+      expect(r.code, r.stdout + r.stderr).toBe(0);
+      expect(r.stderr).toContain(`Using the emulator at ${running.web}`);
+      expect(running.uploads()).toBe(2);
+    } finally {
+      await running.close();
+    }
   });
 
   it.each([

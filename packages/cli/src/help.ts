@@ -57,7 +57,8 @@ embedded emulator, started on 127.0.0.1 for this run):
       --api-key-file FILE  read the key from FILE (one line; - for stdin)
       --api-key-stdin      read the key from stdin (pipe or redirect it)
       --base-url URL       Web API base (default: PFC_BASE_URL or
-                           https://api.perfectlyclear.io/v2)
+                           https://api.perfectlyclear.io/v2); with --backend
+                           emulator, a running emulator's (pfc emulator)
       --container-url URL  colour-correction container (PFC_CONTAINER_URL).
                            Repeat it (or separate URLs with commas, also in
                            PFC_CONTAINER_URL) for several instances: each file

@@ -131,6 +131,12 @@ async function readRequest(v: CorrectValues, positionals: string[], io: CliIo): 
     ...containerDirect(v['container-input-dir'], v['container-output-dir'], io.cwd),
   };
   const resolved = resolveOrUsage(selection);
+  // A flag the chosen backend would not use is refused rather than ignored.
+  if (v['instance-jobs'] !== undefined && (resolved === 'web' || resolved === 'emulator')) {
+    throw new UsageError(`--instance-jobs sets the files at once of each self-hosted container (--container-url, --bgr-url); the ${resolved} backend has none: use -j`);
+  }
+  // With --backend emulator, --base-url is a running emulator's address (pfc emulator), not ignored for the embedded one.
+  if (resolved === 'emulator' && v['base-url'] !== undefined) selection.emulatorUrl = v['base-url'];
   const params = impliedParams(resolved, given);
   // The report path is judged before anything is sent: it is written only as a new file or over an earlier report.
   const report = v.report !== undefined ? await checkReportPath(resolve(io.cwd, v.report)).catch(usage) : undefined;
