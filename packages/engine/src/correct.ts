@@ -69,7 +69,7 @@ export async function correctImage(input: Buffer, pfc: PfcParams, options: Corre
     encodeRaster(final, {
       format,
       quality: p.outputQuality ?? 90,
-      chromaSubsampling: keptSubsampling(source.metadata),
+      chromaSubsampling: keptSubsampling(source.metadata, input),
       ...(p.preserveMetadata === false ? {} : { metadataFrom: input, sourceMetadata: source.metadata }),
     }),
   );

@@ -8,6 +8,7 @@ import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import type { PfcParams } from '@pfc/core';
 import { correctImage } from '../src/correct';
+import { lumaSampling } from '../src/image/encode';
 
 const sample = (rel: string) => readFileSync(fileURLToPath(new URL(`../../../samples/${rel}`, import.meta.url)));
 
@@ -29,6 +30,16 @@ describe('JPEG chroma subsampling of the output', () => {
     const full = await sharp(rocket).jpeg({ quality: 95, chromaSubsampling: '4:4:4' }).toBuffer();
     expect((await sharp(full).metadata()).chromaSubsampling).toBe('4:4:4');
     expect(await subsamplingOf(full)).toBe('4:4:4');
+  });
+
+  it('a 4:2:2 JPEG (as many cameras write) comes out 4:4:4, though sharp calls it 4:2:0', async () => {
+    // samples/outdoors/rocket.jpg at 160 px, written by ImageMagick with -sampling-factor 2x1.
+    const camera = readFileSync(fileURLToPath(new URL('fixtures/rocket-422.jpg', import.meta.url)));
+    expect((await sharp(camera).metadata()).chromaSubsampling).toBe('4:2:0');
+    expect(lumaSampling(camera)).toBe('2x1');
+    expect(await subsamplingOf(camera)).toBe('4:4:4');
+    expect(lumaSampling(rocket)).toBe('2x2');
+    expect(lumaSampling(await sharp(rocket).jpeg({ chromaSubsampling: '4:4:4' }).toBuffer())).toBe('1x1');
   });
 
   it('a PNG written as JPEG is 4:4:4', async () => {

@@ -131,8 +131,34 @@ function carriesMetadata(m: Metadata): boolean {
  * when the source is a JPEG at 4:2:0 (its colour was already stored at half
  * resolution, so writing it so again loses little more: see README
  * "Performance"); 4:4:4 for everything else (4:4:4 and 4:2:2 JPEGs, PNG),
- * so colour edges a source has are kept.
+ * so colour edges a source has are kept. sharp's `chromaSubsampling` says
+ * 4:2:0 for every subsampled JPEG, 4:2:2 (many cameras') included, so the
+ * frame header is read for a JPEG source.
  */
-export function keptSubsampling(source: Pick<Metadata, 'format' | 'chromaSubsampling'>): '4:4:4' | '4:2:0' {
-  return source.format === 'jpeg' && source.chromaSubsampling === '4:2:0' ? '4:2:0' : '4:4:4';
+export function keptSubsampling(source: Pick<Metadata, 'format' | 'chromaSubsampling'>, input: Uint8Array): '4:4:4' | '4:2:0' {
+  return source.format === 'jpeg' && source.chromaSubsampling === '4:2:0' && lumaSampling(input) === '2x2' ? '4:2:0' : '4:4:4';
+}
+
+/** Start-of-frame markers (baseline, extended, progressive, lossless; Huffman and arithmetic), which hold the components' sampling factors. */
+const SOF_MARKERS = new Set([0xc0, 0xc1, 0xc2, 0xc3, 0xc5, 0xc6, 0xc7, 0xc9, 0xca, 0xcb, 0xcd, 0xce, 0xcf]);
+
+/**
+ * The first component's (luma's) horizontal × vertical sampling factors in a
+ * JPEG's frame header, relative to chroma's 1×1: `2x2` is 4:2:0, `2x1` 4:2:2,
+ * `1x1` 4:4:4; undefined when no frame header is found.
+ */
+export function lumaSampling(jpeg: Uint8Array): string | undefined {
+  let at = 2;
+  while (at + 4 <= jpeg.length && jpeg[at] === 0xff) {
+    const marker = jpeg[at + 1]!;
+    const length = (jpeg[at + 2]! << 8) | jpeg[at + 3]!;
+    if (SOF_MARKERS.has(marker)) {
+      // Length, precision, height, width, component count, then per component: id, H<<4|V, table.
+      const factors = jpeg[at + 11];
+      return factors === undefined ? undefined : `${factors >> 4}x${factors & 0x0f}`;
+    }
+    if (marker === 0xda) return undefined;
+    at += 2 + length;
+  }
+  return undefined;
 }
