@@ -27,9 +27,11 @@ export async function correctImage(input: Buffer, pfc: PfcParams, options: Corre
   const p = effectivePfcParams(pfc);
   const { timings } = options;
   const source = await timed(timings, 'decode', () => probeFormat(input));
+  // From the header, before the decode: an image over the limits costs no memory.
+  const upright = source.metadata.autoOrient ?? source.metadata;
+  checkCorrectionLimits(upright.width, upright.height);
   const image = await timed(timings, 'decode', () => decodeRaster(input));
   const originalDimensions = { width: image.width, height: image.height };
-  checkCorrectionLimits(image.width, image.height);
   const usage = emptyJobUsage(usageSizeOf(image.width * image.height));
   const notes: string[] = [];
 
@@ -98,7 +100,8 @@ export async function correctImage(input: Buffer, pfc: PfcParams, options: Corre
 async function probeFormat(input: Buffer): Promise<{ format: OutputFormat; metadata: Metadata }> {
   let metadata: Metadata;
   try {
-    metadata = await sharp(input).metadata();
+    // The header only: sharp's own pixel limit (268 MP) would call a larger image unreadable.
+    metadata = await sharp(input, { limitInputPixels: false }).metadata();
   } catch {
     throw new EngineError('unsupported-input', 'input is not a readable image; JPEG and PNG in RGB or RGBA are supported');
   }

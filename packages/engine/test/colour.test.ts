@@ -119,4 +119,18 @@ describe('correctImage: colour', () => {
     await expect(correctImage(gif, {})).rejects.toBeInstanceOf(EngineError);
     await expect(correctImage(Buffer.from('not an image'), {})).rejects.toThrow(/JPEG and PNG/);
   });
+
+  it('judges the size limits from the header, before decoding (also past sharp\'s own 268 MP)', async () => {
+    // A small JPEG whose frame header claims a large size: its scan is far too short to decode as that,
+    // so only a check made before the decode can name the limit.
+    const claiming = async (width: number, height: number) => {
+      const jpeg = await sharp({ create: { width: 64, height: 64, channels: 3, background: '#808080' } }).jpeg().toBuffer();
+      const sof = jpeg.indexOf(Buffer.from([0xff, 0xc0]));
+      jpeg.writeUInt16BE(height, sof + 5);
+      jpeg.writeUInt16BE(width, sof + 7);
+      return jpeg;
+    };
+    await expect(correctImage(await claiming(15000, 14000), {})).rejects.toThrow(/image has 210\.0 megapixels; it must be below 200/);
+    await expect(correctImage(await claiming(16500, 16500), {})).rejects.toThrow(/image has 272\.3 megapixels; it must be below 200/);
+  });
 });
