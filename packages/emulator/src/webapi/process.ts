@@ -257,10 +257,19 @@ function isRaw(rendered: Sharp | RawImage): rendered is RawImage {
  * preserveMetadata they keep its profile as they are; without it sharp
  * strips EXIF, ICC, XMP and IPTC and converts them to sRGB.
  */
-async function encodeSourcePixels(rendered: Sharp, { params, format }: Job): Promise<{ data: Buffer; size: Dimensions }> {
-  const out = params.preserveMetadata !== false ? rendered.keepMetadata() : rendered;
+async function encodeSourcePixels(rendered: Sharp, { params, format, colour }: Job): Promise<{ data: Buffer; size: Dimensions }> {
+  const out = params.preserveMetadata !== false ? keepGreyProfile(rendered.keepMetadata(), colour) : rendered;
   const { data, info } = await (format === 'jpeg' ? out.jpeg({ quality: params.outputQuality ?? 90 }) : out.png()).toBuffer({ resolveWithObject: true });
   return { data, size: { width: info.width, height: info.height } };
+}
+
+/**
+ * A grey source with its own profile (Gray Gamma 2.2, Dot Gain 20 %) stays
+ * grey: sharp writes grey pixels as RGB, where a grey profile does not fit
+ * and is dropped while the numbers stay, so the tones would shift.
+ */
+function keepGreyProfile(pipeline: Sharp, colour: SourceColour): Sharp {
+  return colour.space === 'b-w' && colour.icc ? pipeline.toColourspace('b-w') : pipeline;
 }
 
 /**
