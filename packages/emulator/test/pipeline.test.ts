@@ -1,6 +1,7 @@
 /** The image pipeline through the API: resize rules, crop, output type and quality, metadata, background, counters. */
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { greyProfile } from '../../../test/support/icc';
 import { closeAll, CHELSEA, COFFEE, download, emulator, runJob } from './helpers';
 
 let web: string;
@@ -100,7 +101,7 @@ describe('preserveMetadata', () => {
 
   it('true keeps a grey JPEG\'s own grey profile, its tones as they were (sharp writes grey as RGB and drops it)', async () => {
     const grey = await sharp(COFFEE).resize(120, 80).toColourspace('b-w').jpeg({ quality: 95 }).toBuffer();
-    const tagged = withIcc(grey, greyGamma22Profile());
+    const tagged = withIcc(grey, greyProfile('Gray Gamma 2.2 (test)', 2.2));
     const source = await sharp(tagged).metadata();
     expect([source.space, source.channels, source.icc !== undefined]).toEqual(['b-w', 1, true]);
     // Quality 100: what is left of the difference is the tones, not the recompression.
@@ -192,47 +193,4 @@ function withIcc(jpeg: Buffer, profile: Buffer): Buffer<ArrayBuffer> {
   head.writeUInt16BE(0xffe2, 0);
   head.writeUInt16BE(data.length + 2, 2);
   return Buffer.concat([jpeg.subarray(0, 2), head, data, jpeg.subarray(2)]) as Buffer<ArrayBuffer>;
-}
-
-/**
- * A grey ICC profile (ICC v2 display class, GRAY data, a pure 2.2 gamma tone
- * curve: Photoshop's "Gray Gamma 2.2"), whose shadows differ from sRGB's curve.
- */
-function greyGamma22Profile(): Buffer {
-  const s15 = (v: number) => Math.round(v * 65536);
-  const xyz = (x: number, y: number, z: number) => {
-    const b = Buffer.alloc(20);
-    b.write('XYZ ', 0, 'latin1');
-    [x, y, z].forEach((v, k) => b.writeInt32BE(s15(v), 8 + 4 * k));
-    return b;
-  };
-  const curve = Buffer.alloc(14);
-  curve.write('curv', 0, 'latin1');
-  curve.writeUInt32BE(1, 8);
-  curve.writeUInt16BE(Math.round(2.2 * 256), 12);
-  const name = 'Gray Gamma 2.2 (test)';
-  const desc = Buffer.alloc(12 + name.length + 1 + 12 + 67);
-  desc.write('desc', 0, 'latin1');
-  desc.writeUInt32BE(name.length + 1, 8);
-  desc.write(name, 12, 'latin1');
-  const tags: [string, Buffer][] = [['desc', desc], ['cprt', Buffer.from('text\0\0\0\0No copyright\0', 'latin1')], ['wtpt', xyz(0.9642, 1, 0.8249)], ['kTRC', curve]];
-  const table = Buffer.alloc(4 + 12 * tags.length);
-  table.writeUInt32BE(tags.length);
-  const bodies: Buffer[] = [];
-  let at = 128 + table.length;
-  tags.forEach(([sig, body], k) => {
-    table.write(sig, 4 + 12 * k, 'latin1');
-    table.writeUInt32BE(at, 8 + 12 * k);
-    table.writeUInt32BE(body.length, 12 + 12 * k);
-    const padded = Buffer.concat([body, Buffer.alloc((4 - (body.length % 4)) % 4)]);
-    bodies.push(padded);
-    at += padded.length;
-  });
-  const header = Buffer.alloc(128);
-  header.writeUInt32BE(at, 0);
-  header.writeUInt32BE(0x02100000, 8);
-  header.write('mntrGRAYXYZ ', 12, 'latin1');
-  header.write('acsp', 36, 'latin1');
-  [0.9642, 1, 0.8249].forEach((v, k) => header.writeInt32BE(s15(v), 68 + 4 * k));
-  return Buffer.concat([header, table, ...bodies]);
 }

@@ -7,6 +7,7 @@
  * a plain sharp encode of the given pixels.
  */
 import sharp from 'sharp';
+import { rgbProfile } from '../../../test/support/icc';
 
 /** The colour profile a camera JPEG embeds. */
 export type CameraProfile = 'none' | 'srgb' | 'p3' | 'adobe-rgb';
@@ -166,52 +167,5 @@ function cameraExif(width: number, height: number, orientation: number, dimensio
  * D50 and a pure gamma of 563/256, as Adobe's own profile has them.
  */
 function adobeRgbProfile(): Buffer {
-  const s15 = (v: number) => Math.round(v * 65536);
-  const xyz = (x: number, y: number, z: number) => {
-    const b = Buffer.alloc(20);
-    b.write('XYZ ', 0, 'latin1');
-    [x, y, z].forEach((v, k) => b.writeInt32BE(s15(v), 8 + 4 * k));
-    return b;
-  };
-  const curve = Buffer.alloc(16);
-  curve.write('curv', 0, 'latin1');
-  curve.writeUInt32BE(1, 8);
-  curve.writeUInt16BE(563, 12);
-  const name = 'Adobe RGB (1998) (test)';
-  const desc = Buffer.alloc(12 + name.length + 1 + 4 + 4 + 3 + 67);
-  desc.write('desc', 0, 'latin1');
-  desc.writeUInt32BE(name.length + 1, 8);
-  desc.write(name, 12, 'latin1');
-  const cprt = Buffer.from('text\0\0\0\0No copyright, test data\0', 'latin1');
-  const tags: [string, Buffer][] = [
-    ['desc', desc],
-    ['cprt', cprt],
-    ['wtpt', xyz(0.9642, 1, 0.8249)],
-    ['rXYZ', xyz(0.60974, 0.31111, 0.01947)],
-    ['gXYZ', xyz(0.20528, 0.62567, 0.06087)],
-    ['bXYZ', xyz(0.14919, 0.06322, 0.74457)],
-    ['rTRC', curve],
-    ['gTRC', curve],
-    ['bTRC', curve],
-  ];
-  const table = Buffer.alloc(4 + 12 * tags.length);
-  table.writeUInt32BE(tags.length);
-  const bodies: Buffer[] = [];
-  let at = 128 + table.length;
-  tags.forEach(([sig, body], k) => {
-    table.write(sig, 4 + 12 * k, 'latin1');
-    table.writeUInt32BE(at, 8 + 12 * k);
-    table.writeUInt32BE(body.length, 12 + 12 * k);
-    const padded = Buffer.concat([body, Buffer.alloc((4 - (body.length % 4)) % 4)]);
-    bodies.push(padded);
-    at += padded.length;
-  });
-  const header = Buffer.alloc(128);
-  header.writeUInt32BE(at, 0);
-  header.writeUInt32BE(0x02100000, 8);
-  header.write('mntrRGB XYZ ', 12, 'latin1');
-  [2024, 1, 1, 0, 0, 0].forEach((v, k) => header.writeUInt16BE(v, 24 + 2 * k));
-  header.write('acsp', 36, 'latin1');
-  [0.9642, 1, 0.8249].forEach((v, k) => header.writeInt32BE(s15(v), 68 + 4 * k));
-  return Buffer.concat([header, table, ...bodies]);
+  return rgbProfile('Adobe RGB (1998) (test)', { r: [0.60974, 0.31111, 0.01947], g: [0.20528, 0.62567, 0.06087], b: [0.14919, 0.06322, 0.74457] }, 563 / 256);
 }

@@ -1,0 +1,83 @@
+/**
+ * Minimal ICC v2 display profiles for tests: a description, a D50 white
+ * point, and per colour space the tone curves (and primaries) that decide
+ * how a colour-managed viewer shows the pixels. Enough for lcms (sharp,
+ * libvips) to convert with; not a calibrated profile.
+ */
+
+/** The D50 white point every ICC profile's connection space uses. */
+const D50: XYZ = [0.9642, 1, 0.8249];
+
+type XYZ = [number, number, number];
+
+/** An RGB profile: primaries (adapted to D50) and one pure gamma for the three channels. */
+export function rgbProfile(name: string, primaries: { r: XYZ; g: XYZ; b: XYZ }, gamma: number): Buffer {
+  const curve = gammaCurve(gamma);
+  return profile('RGB ', name, [
+    ['rXYZ', xyzTag(primaries.r)],
+    ['gXYZ', xyzTag(primaries.g)],
+    ['bXYZ', xyzTag(primaries.b)],
+    ['rTRC', curve],
+    ['gTRC', curve],
+    ['bTRC', curve],
+  ]);
+}
+
+/** A grey profile with a pure gamma tone curve (Photoshop's "Gray Gamma 2.2" for 2.2). */
+export function greyProfile(name: string, gamma: number): Buffer {
+  return profile('GRAY', name, [['kTRC', gammaCurve(gamma)]]);
+}
+
+/** The profile's bytes: header, tag table, then the tags (description, copyright, white point and `tags`), each 4-byte aligned. */
+function profile(space: 'RGB ' | 'GRAY', name: string, tags: [string, Buffer][]): Buffer {
+  const all: [string, Buffer][] = [['desc', description(name)], ['cprt', Buffer.from('text\0\0\0\0No copyright, test data\0', 'latin1')], ['wtpt', xyzTag(D50)], ...tags];
+  const table = Buffer.alloc(4 + 12 * all.length);
+  table.writeUInt32BE(all.length);
+  const bodies: Buffer[] = [];
+  let at = 128 + table.length;
+  all.forEach(([sig, body], k) => {
+    table.write(sig, 4 + 12 * k, 'latin1');
+    table.writeUInt32BE(at, 8 + 12 * k);
+    table.writeUInt32BE(body.length, 12 + 12 * k);
+    const padded = Buffer.concat([body, Buffer.alloc((4 - (body.length % 4)) % 4)]);
+    bodies.push(padded);
+    at += padded.length;
+  });
+  const header = Buffer.alloc(128);
+  header.writeUInt32BE(at, 0);
+  header.writeUInt32BE(0x02100000, 8);
+  header.write(`mntr${space}XYZ `, 12, 'latin1');
+  [2024, 1, 1, 0, 0, 0].forEach((v, k) => header.writeUInt16BE(v, 24 + 2 * k));
+  header.write('acsp', 36, 'latin1');
+  D50.forEach((v, k) => header.writeInt32BE(s15(v), 68 + 4 * k));
+  return Buffer.concat([header, table, ...bodies]);
+}
+
+function s15(v: number): number {
+  return Math.round(v * 65536);
+}
+
+function xyzTag([x, y, z]: XYZ): Buffer {
+  const b = Buffer.alloc(20);
+  b.write('XYZ ', 0, 'latin1');
+  [x, y, z].forEach((v, k) => b.writeInt32BE(s15(v), 8 + 4 * k));
+  return b;
+}
+
+/** A `curv` tag with one entry: a pure gamma (u8.8 fixed point). */
+function gammaCurve(gamma: number): Buffer {
+  const curve = Buffer.alloc(16);
+  curve.write('curv', 0, 'latin1');
+  curve.writeUInt32BE(1, 8);
+  curve.writeUInt16BE(Math.round(gamma * 256), 12);
+  return curve;
+}
+
+/** A v2 `desc` tag: the ASCII name, empty Unicode and ScriptCode parts. */
+function description(name: string): Buffer {
+  const desc = Buffer.alloc(12 + name.length + 1 + 4 + 4 + 3 + 67);
+  desc.write('desc', 0, 'latin1');
+  desc.writeUInt32BE(name.length + 1, 8);
+  desc.write(name, 12, 'latin1');
+  return desc;
+}
