@@ -5,7 +5,7 @@
  * colours, yet about as much CPU as a JPEG encode, a fifth of a PNG one),
  * only to attach the profile. Here the pixels are encoded without metadata,
  * and the header sharp would write (EXIF with the resolution and the pixel
- * dimensions, the sRGB profile, what the source kept: XMP, IPTC, comments;
+ * dimensions, the sRGB profile, what the source kept: XMP, IPTC;
  * for PNG also the resolution chunk) is taken from a 1×1 `withMetadata`
  * encode, with the EXIF's pixel dimensions set to the image's: the same
  * bytes as the `withMetadata` encode (`test/srgb-tag.test.ts`,
