@@ -145,6 +145,9 @@ describe('pfc correct never loses a file (issue 14)', () => {
     copyFileSync(join(dir, 'in/.pfc-originals/b.jpg'), join(dir, 'in/b.jpg'));
     const one = await runPfc(['restore', 'in', 'in/b.jpg'], { cwd: dir });
     expect(one.stdout).toMatch(/not restored in\/b\.jpg: is already the original/);
+    // Nothing left to do is no fault: a second restore of everything exits 0.
+    expect(one.code, one.stdout).toBe(0);
+    expect((await runPfc(['restore', 'in'], { cwd: dir })).code).toBe(0);
   });
 
   it('case 5b: a subfolder corrected in place on its own stays its own: the parent run leaves its results alone, restore of the parent brings its originals back', { timeout: SLOW }, async () => {

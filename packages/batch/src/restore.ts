@@ -29,8 +29,8 @@ export interface RestoreRequest {
 export interface RestoreOutcome {
   /** Files put back, each with the backup it came `from`. */
   restored: Array<{ path: string; from: string }>;
-  /** Files left as they are, and why. */
-  skipped: Array<{ path: string; reason: string }>;
+  /** Files left as they are, and why; `original` when the file already is its original (nothing to do, no fault). */
+  skipped: Array<{ path: string; reason: string; original?: true }>;
 }
 
 /** One file and the original kept for it. */
@@ -62,7 +62,8 @@ export async function restoreOriginals(request: RestoreRequest, signal?: AbortSi
       let manifest = manifests.get(c.root);
       if (!manifest) manifests.set(c.root, (manifest = await Manifest.load(c.root, 'in-place')));
       const reason = await restoreOne(c, manifest, signal);
-      if (reason) outcome.skipped.push({ path: c.path, reason });
+      if (reason === ALREADY_ORIGINAL) outcome.skipped.push({ path: c.path, reason, original: true });
+      else if (reason) outcome.skipped.push({ path: c.path, reason });
       else outcome.restored.push({ path: c.path, from: c.backup });
     }
   } finally {
@@ -71,6 +72,8 @@ export async function restoreOriginals(request: RestoreRequest, signal?: AbortSi
   return outcome;
 }
 
+const ALREADY_ORIGINAL = 'is already the original';
+
 /** Restore one file; returns why not, or undefined when restored. */
 async function restoreOne(c: Candidate, manifest: Manifest, signal?: AbortSignal): Promise<string | undefined> {
   const current = await lstat(c.path).catch(() => undefined);
@@ -78,7 +81,7 @@ async function restoreOne(c: Candidate, manifest: Manifest, signal?: AbortSignal
   if (current && !current.isFile()) return 'is not a file; left as is';
   if (current) {
     const [now, original] = await Promise.all([hashFile(c.path, signal), hashFile(c.backup, signal)]);
-    if (now === original) return 'is already the original';
+    if (now === original) return ALREADY_ORIGINAL;
     if ((await outputOwner(c.path, manifest, signal)) !== 'ours') {
       return `changed since pfc corrected it; left as is (the original stays in ${c.backup})`;
     }

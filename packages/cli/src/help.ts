@@ -135,8 +135,8 @@ in the backups. Backups are kept. Earlier distinct originals of a name (an
 in-place run after a new photo was put under a corrected file's name) are in
 .pfc-originals/.history/<name>/, named by content hash.
 
-Exit codes: 0 all restored, 1 some file not restored (each with its reason),
-2 usage error or the folder is locked by a running pfc correct.
+Exit codes: 0 all restored (or already the originals), 1 some file not restored
+(each with its reason), 2 usage error or the folder is locked by a running pfc correct.
 `;
 
 export const PRESETS_HELP = `Usage: pfc presets <action> [options]

@@ -29,6 +29,7 @@ export async function restoreCommand(argv: string[], io: CliIo): Promise<number>
     for (const s of outcome.skipped) io.stdout.write(`not restored ${shown(io.cwd, s.path)}: ${s.reason}\n`);
     io.stdout.write(`${outcome.restored.length} restored, ${outcome.skipped.length} not restored\n`);
   }
-  // A file left as is (changed since, or without a kept original) is the user's to look at.
-  return outcome.skipped.length > 0 ? EXIT.failed : EXIT.ok;
+  // A file left as is (changed since, or without a kept original) is the user's to look at; one that
+  // already is its original (a second restore) is not.
+  return outcome.skipped.some((s) => !s.original) ? EXIT.failed : EXIT.ok;
 }
