@@ -77,6 +77,23 @@ describe('putting results back', () => {
     expect((await t.request('run/plan', opts({ placement: 'copy' }))).warnings).toEqual([]);
   });
 
+  it('inserts no copy inside a main component, where it would appear in every instance', async () => {
+    const t = await connect();
+    const a = t.sim.addImage(A);
+    const photo = t.sim.rect('Photo', [imageFill(a)]);
+    const card = t.sim.frame('Card', [photo], [], 'COMPONENT');
+    t.sim.place(card, card.createInstance());
+    t.sim.select(photo);
+    const plan = await t.request('run/plan', opts({ placement: 'copy' }));
+    expect(plan.images).toEqual([]);
+    expect(plan.skipped).toEqual([{ nodeId: photo.id, nodeName: 'Photo', reason: expect.stringMatching(/inside the main component "Card", where a copy would appear in every instance/) }]);
+    expect(card.children.map((n) => n.name)).toEqual(['Photo']);
+    // The component itself selected: its copy lands beside it, a new component with no instances.
+    t.sim.select(card);
+    const whole = await t.request('run/plan', opts({ placement: 'copy' }));
+    expect(whole.images.map((i) => i.hash)).toEqual([a]);
+  });
+
   it('skips hidden layers and hidden image fills unless asked, and sends nothing for them', async () => {
     const t = await connect();
     const [a, b] = [t.sim.addImage(A), t.sim.addImage(B)];

@@ -6,7 +6,7 @@
 import { planResize, type ResizeChoice } from '../shared/fit';
 import { readImageHeader } from '../shared/image-header';
 import type { ImageJob, Placement, SelectionSummary, Skip } from '../shared/messages';
-import { hasChildren, hasFills, isInsideInstance, type FigmaApi } from './host';
+import { hasChildren, hasFills, isInsideInstance, mainComponentAround, type FigmaApi } from './host';
 
 /** One distinct image and the layers whose fills use it. */
 export interface CollectedImage {
@@ -44,7 +44,8 @@ function layersWithFills(root: SceneNode): SceneNode[] {
 
 /**
  * Walk the selection. With `placement: 'copy'`, selected layers inside an
- * instance are skipped: a duplicate cannot be added there.
+ * instance are skipped (a duplicate cannot be added there), and so are those
+ * inside a main component (a duplicate would appear in all its instances).
  */
 export function collectSelection(figma: FigmaApi, placement: Placement = 'replace', includeHidden = false): Collection {
   const images = new Map<string, CollectedImage>();
@@ -60,6 +61,11 @@ export function collectSelection(figma: FigmaApi, placement: Placement = 'replac
     if (placement === 'copy' && hasSelectedAncestor(root, selectedIds)) continue;
     if (placement === 'copy' && isInsideInstance(root)) {
       skipped.push(skip(root, 'is inside an instance, where a copy cannot be inserted; use "Replace in place" for it'));
+      continue;
+    }
+    const main = placement === 'copy' ? mainComponentAround(root) : undefined;
+    if (main) {
+      skipped.push(skip(root, `is inside the main component "${main.name}", where a copy would appear in every instance; select the component to copy it whole, or use "Replace in place"`));
       continue;
     }
     if (!includeHidden && !root.visible) {

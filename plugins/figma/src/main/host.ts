@@ -39,6 +39,16 @@ export function hasChildren(node: BaseNode): node is ParentNode {
   return 'findAll' in node && 'children' in node;
 }
 
+/**
+ * The main component (or component set) a layer sits inside, if any. A layer
+ * added there, next to it, appears in every instance of the component (and,
+ * in a set, a clone of a variant becomes a new variant).
+ */
+export function mainComponentAround(node: BaseNode): BaseNode | undefined {
+  for (let p = node.parent; p; p = p.parent) if (p.type === 'COMPONENT' || p.type === 'COMPONENT_SET') return p;
+  return undefined;
+}
+
 /** Whether the node is an instance's sublayer, where layers cannot be added (only overrides made). */
 export function isInsideInstance(node: BaseNode): boolean {
   for (let p = node.parent; p; p = p.parent) if (p.type === 'INSTANCE') return true;
