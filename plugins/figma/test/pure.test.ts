@@ -4,6 +4,7 @@ import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { fitWithin, planResize } from '../src/shared/fit';
 import { figmaAccepts, readImageHeader } from '../src/shared/image-header';
+import { readOriginals, recordOriginal } from '../src/main/fills';
 import { checkURL, maskKey, normaliseSettings } from '../src/shared/settings';
 import { makeImage } from './helpers';
 import { sha1Hex } from './sim/sha1';
@@ -67,5 +68,23 @@ describe('simulator SHA-1', () => {
     for (const data of [new Uint8Array(0), new TextEncoder().encode('abc'), new Uint8Array(55), new Uint8Array(64).fill(7), await makeImage(50, 50)]) {
       expect(sha1Hex(data)).toBe(createHash('sha1').update(data).digest('hex'));
     }
+  });
+});
+
+describe('recordOriginal', () => {
+  /** A layer's plugin data, as Figma keeps it per plugin. */
+  const layer = () => {
+    const data = new Map<string, string>();
+    return { getPluginData: (k: string) => data.get(k) ?? '', setPluginData: (k: string, v: string) => void data.set(k, v) } as unknown as BaseNode;
+  };
+
+  it('keeps pointing at the first original across corrections, also when a correction returns the same image', () => {
+    const node = layer();
+    recordOriginal(node, 'original', 'first');
+    recordOriginal(node, 'first', 'second');
+    expect(readOriginals(node)).toEqual({ second: 'original' });
+    // The service returned the same bytes: createImage gives the same hash, and the record must stay.
+    recordOriginal(node, 'second', 'second');
+    expect(readOriginals(node)).toEqual({ second: 'original' });
   });
 });

@@ -87,6 +87,8 @@ export function readOriginals(node: BaseNode): Record<string, string> {
 
 /** Remember that `to` replaced `from` on this layer (a second correction keeps pointing at the first original). */
 export function recordOriginal(node: BaseNode, from: string, to: string): void {
+  // The same bytes back (createImage hashes the content): nothing was replaced, and the record stays.
+  if (to === from) return;
   const map = readOriginals(node);
   map[to] = map[from] ?? from;
   delete map[from];
