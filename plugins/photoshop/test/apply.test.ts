@@ -144,6 +144,21 @@ describe('addResultLayer', () => {
     expect(meanDiff(rows(px), rows(reference))).toBeLessThan(4);
   });
 
+  it('keeps a soft edge as soft as it was when the result comes back with the source\'s alpha (a PNG round trip)', async () => {
+    const { host, doc, rgba } = await photoDoc({ width: 64 });
+    // Row 0 half transparent (an anti-aliased or feathered edge), as read from the source and as the service returns it.
+    const shape = new Uint8Array(doc.width * doc.height).fill(255);
+    shape.fill(128, 0, doc.width);
+    const result = new Uint8Array(brighten(rgba));
+    for (let i = 0; i < shape.length; i++) result[i * 4 + 3] = shape[i]!;
+    await inModal(host, 'x', (ctx) =>
+      addResultLayer(host, ctx, { documentId: doc.id, rect: fullRect(doc), image: { width: doc.width, height: doc.height, data: result }, keepShapeOf: shape, name: 'PFC' }),
+    );
+    const px = doc.layers[0]!.pixels!;
+    // The source's own alpha, not its square (64): the uncorrected source would show through the edge.
+    expect([px[3], px[(doc.width * 5 + 5) * 4 + 3]]).toEqual([128, 255]);
+  });
+
   it('fails clearly when the source layer was deleted meanwhile, and changes nothing', async () => {
     const { host, doc, rgba } = await photoDoc();
     await expect(

@@ -93,12 +93,15 @@ function resampleAxis(src: Float32Array, srcW: number, srcH: number, dstLen: num
 
 /**
  * Keep the source layer's shape: a colour correction of a cut-out layer
- * must not fill its transparent areas. Multiplies the result's alpha by the
- * source's (both at the same size).
+ * must not fill its transparent areas, nor thin its soft edges. The result's
+ * alpha becomes the source's (both at the same size): a result that came
+ * back with that alpha already (a PNG round trip) would otherwise have it
+ * twice, and a half-transparent edge would show the uncorrected source
+ * through a quarter-transparent one.
  */
 export function applyShape(result: Rgba, sourceAlpha: Uint8Array): Rgba {
   const data = new Uint8Array(result.data);
-  for (let i = 0; i < sourceAlpha.length; i++) data[i * 4 + 3] = Math.round((data[i * 4 + 3]! * sourceAlpha[i]!) / 255);
+  for (let i = 0; i < sourceAlpha.length; i++) data[i * 4 + 3] = sourceAlpha[i]!;
   return { ...result, data };
 }
 
