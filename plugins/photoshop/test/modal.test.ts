@@ -26,6 +26,20 @@ describe('modal scopes', () => {
     expect(doc.history.map((h) => h.name)).toEqual(['Open']);
   });
 
+  it('waits for the modal state another plug-in holds, also on a Photoshop before 25.10 that ignores timeOut, and says so when it stays busy', async () => {
+    const { host, sim } = setup();
+    // Before 25.10 the option is unknown and the call fails at once: the plug-in retries itself.
+    const executeAsModal = host.ps.core.executeAsModal.bind(host.ps.core);
+    host.ps.core.executeAsModal = (fn, options) => executeAsModal(fn, { commandName: options.commandName });
+    sim.core.heldByOther = 'Other Plugin';
+    setTimeout(() => (sim.core.heldByOther = undefined), 700);
+    await expect(inModal(host, 'PFC', async () => 'applied', { seconds: 5 })).resolves.toBe('applied');
+    sim.core.heldByOther = 'Other Plugin';
+    await expect(inModal(host, 'PFC', async () => 'applied', { seconds: 1 })).rejects.toThrow(/Photoshop stayed busy with another plug-in or a dialog for 1 s.*Other Plugin is running a modal command/);
+    // Without a wait (reading pixels, when the user just pressed the button), it fails at once as before.
+    await expect(inModal(host, 'PFC', async () => 'applied')).rejects.toThrow(/host is in a modal state/);
+  });
+
   it('a resumeHistory that throws does not hide the error that stopped the step', async () => {
     const { host, doc } = setup();
     const run = inModal(host, 'PFC', (context) => {

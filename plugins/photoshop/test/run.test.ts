@@ -99,6 +99,20 @@ describe('runCorrections with the emulator', () => {
     }
   });
 
+  it('applies a result that arrives while another plug-in or a dialog holds Photoshop once it is free, not throwing it away', async () => {
+    const { host, sim, docs } = await setup(['portraits/astronaut.jpg']);
+    // While the job runs, another plug-in takes the modal state, and gives it back half a second after the result is in.
+    const outcomes = await runCorrections(host, backend(), resolveTargets(host, 'document'), toParams(DEFAULT_CHOICES), {
+      onProgress: (p) => {
+        if (p.phase !== 'applying' || sim.core.heldByOther) return;
+        sim.core.heldByOther = 'Other Plugin';
+        setTimeout(() => (sim.core.heldByOther = undefined), 500);
+      },
+    });
+    expect(outcomes).toMatchObject([{ status: 'done' }]);
+    expect(docs[0]!.layers.map((l) => l.name)).toEqual(['Perfectly Clear: Universal', 'Background']);
+  });
+
   it('rejects invalid choices before reading or uploading anything', async () => {
     const { host, sim } = await setup(['objects/coffee.jpg']);
     const before = emu.stats().requests;

@@ -99,6 +99,9 @@ export async function runCorrections(
   return outcomes;
 }
 
+/** How long a finished result waits for Photoshop's modal state (a dialog open, another plug-in working) before it is given up. */
+const RESULT_MODAL_WAIT_S = 120;
+
 async function correctOne(
   host: Host,
   backend: CorrectionBackend,
@@ -136,7 +139,7 @@ async function correctOne(
   const image = decodeImage(bytes);
   if (isResize(params)) {
     const title = `${baseName(target.title)} (Perfectly Clear)`;
-    const opened = await inModal(host, name, (context) => newResultDocument(host, context, image, title, doc.resolution));
+    const opened = await inModal(host, name, (context) => newResultDocument(host, context, image, title, doc.resolution), { seconds: RESULT_MODAL_WAIT_S, signal });
     report('done');
     return { title: target.title, status: 'done', message: `resized result opened as a new document, "${opened.title}"`, notes };
   }
@@ -155,6 +158,8 @@ async function correctOne(
       // A transparent background becomes a mask over the layer: the removed background stays editable.
       ...(removesToTransparent(params) ? { cutoutOf: decodeImage(exported.bytes) } : {}),
     }, signal),
+    // The result arrived while the user kept working: a dialog or another plug-in may hold Photoshop for a while.
+    { seconds: RESULT_MODAL_WAIT_S, signal },
   );
   if (added.resampled) notes.push(`the result came back at ${image.width}×${image.height} px and was fitted to the source`);
   report('done');

@@ -169,7 +169,11 @@ export interface PhotoshopModule {
     readonly activeDocument: PsDocument | null;
   };
   core: {
-    executeAsModal<T>(fn: (context: PsExecutionContext) => Promise<T>, options: { commandName: string }): Promise<T>;
+    /**
+     * `timeOut` (Photoshop 25.10+, seconds): while another plug-in or a dialog holds the modal state, retry until
+     * then instead of failing at once (ps_reference/objects/returnobjects/executeasmodaloptions).
+     */
+    executeAsModal<T>(fn: (context: PsExecutionContext) => Promise<T>, options: { commandName: string; timeOut?: number }): Promise<T>;
   };
   action: {
     batchPlay(commands: PsDescriptor[], options: PsBatchPlayOptions): Promise<PsDescriptor[]>;

@@ -22,10 +22,10 @@ export class CancelledError extends Error {
  * whatever `fn` threw, a cancelled scope ends in `CancelledError`, so the user
  * sees "cancelled", not a failure, and "Correct All" stops.
  */
-export async function inModal<T>(host: Host, commandName: string, fn: (context: PsExecutionContext) => Promise<T>): Promise<T> {
+export async function inModal<T>(host: Host, commandName: string, fn: (context: PsExecutionContext) => Promise<T>, wait?: ModalWait): Promise<T> {
   let cancelled = false;
-  try {
-    return await host.ps.core.executeAsModal(async (context) => {
+  const run = () =>
+    host.ps.core.executeAsModal(async (context) => {
       try {
         const result = await fn(context);
         if (context.isCancelled) throw new CancelledError();
@@ -33,11 +33,51 @@ export async function inModal<T>(host: Host, commandName: string, fn: (context: 
       } finally {
         cancelled = context.isCancelled;
       }
-    }, { commandName });
+    }, { commandName, ...(wait ? { timeOut: wait.seconds } : {}) });
+  try {
+    return await (wait ? whenModalFree(run, wait) : run());
   } catch (err) {
     if (cancelled && !(err instanceof CancelledError)) throw new CancelledError();
     throw err;
   }
+}
+
+/** How long to wait for Photoshop's modal state when another plug-in or a dialog holds it, and what stops the wait. */
+export interface ModalWait {
+  seconds: number;
+  signal?: AbortSignal | undefined;
+}
+
+/** Between tries for the modal state where Photoshop does not retry itself (before 25.10, `timeOut` is not known). */
+const MODAL_RETRY_MS = 500;
+
+/**
+ * `run`, tried again while Photoshop answers that it is in a modal state
+ * (executeasmodal.md:69-95: "host is in a modal state", "Plugin: X is
+ * running a modal command"), until `wait.seconds` have passed. A result that
+ * arrives while the user has a dialog open is applied when it closes, not
+ * thrown away.
+ */
+async function whenModalFree<T>(run: () => Promise<T>, wait: ModalWait): Promise<T> {
+  const deadline = Date.now() + wait.seconds * 1000;
+  for (;;) {
+    try {
+      return await run();
+    } catch (err) {
+      if (!isModalBusy(err) || Date.now() >= deadline) throw busyError(err, wait.seconds);
+      if (wait.signal?.aborted) throw new CancelledError();
+      await new Promise((resolve) => setTimeout(resolve, MODAL_RETRY_MS));
+    }
+  }
+}
+
+function isModalBusy(err: unknown): boolean {
+  return err instanceof Error && /modal state|is running a modal command/i.test(err.message);
+}
+
+function busyError(err: unknown, seconds: number): unknown {
+  if (!isModalBusy(err)) return err;
+  return new Error(`Photoshop stayed busy with another plug-in or a dialog for ${seconds} s, so the result could not be added (${(err as Error).message}); close the dialog and run the correction again`);
 }
 
 /**

@@ -73,8 +73,13 @@ export class SimPhotoshopCore {
     if (!doc.suspension) doc.history.push(snapshot(doc, stepName));
   }
 
-  async executeAsModal<T>(fn: (context: PsExecutionContext) => Promise<T>, options: { commandName: string }): Promise<T> {
+  async executeAsModal<T>(fn: (context: PsExecutionContext) => Promise<T>, options: { commandName: string; timeOut?: number }): Promise<T> {
     if (typeof options?.commandName !== 'string') throw new Error('executeAsModal needs options.commandName');
+    if (options.timeOut !== undefined && !(typeof options.timeOut === 'number' && options.timeOut >= 0)) throw new Error('executeAsModal: timeOut must be a number of seconds');
+    // timeOut (25.10+): "If an existing modal state is encountered at execution, this request will retry until
+    // this duration of seconds has passed" (ps_reference/objects/returnobjects/executeasmodaloptions). Without it, at once.
+    const until = Date.now() + (options.timeOut ?? 0) * 1000;
+    while ((this.heldByOther !== undefined || this.modalDepth > 0) && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
     if (this.heldByOther !== undefined || this.modalDepth > 0) {
       throw new Error(`host is in a modal state${this.heldByOther ? ` (Plugin: ${this.heldByOther} is running a modal command)` : ''}`);
     }
