@@ -214,7 +214,7 @@ describe('newResultDocument', () => {
 });
 
 describe('the new layer keeps its source\'s look', () => {
-  it('copies the source layer\'s user mask, blend mode and opacity, and applies the strength as opacity', async () => {
+  it('takes over a Multiply 80 % source: its mask, blend mode and opacity, the source hidden, the strength mixed into the pixels', async () => {
     const { host, sim, doc, rgba } = await photoDoc({ width: 40 });
     // A pixel layer over the Background with a mask hiding its left half, in Multiply at 80 %.
     const mask = new Uint8Array(doc.width * doc.height);
@@ -225,13 +225,18 @@ describe('the new layer keeps its source\'s look', () => {
     const result = { width: doc.width, height: doc.height, data: brighten(rgba) };
 
     const added = await inModal(host, 'PFC', (ctx) =>
-      addResultLayer(host, ctx, { documentId: doc.id, sourceLayerId: 7700, rect: fullRect(doc), image: result, name: 'PFC', strength: 50 }),
+      addResultLayer(host, ctx, { documentId: doc.id, sourceLayerId: 7700, rect: fullRect(doc), image: result, name: 'PFC', strength: 50, sourcePixels: () => ({ width: doc.width, height: doc.height, data: rgba.slice() }) }),
     );
 
     const node = locate(doc.layers, added.layerId)!.node;
     expect(node.mask).toEqual(mask); // what the mask hid stays hidden
     expect(node.blendMode).toBe('multiply');
-    expect(node.opacity).toBe(40); // 80 % × strength 50 %
+    // The result takes the source's place: its opacity, the source hidden, the strength a mix of the pixels.
+    expect([node.opacity, masked.visible, added.sourceHidden]).toEqual([80, false, true]);
+    for (const i of [0, 1, 2, 4 * 17 + 1]) expect(node.pixels![i]).toBe(Math.round(rgba[i]! + (result.data[i]! - rgba[i]!) * 0.5));
+    // So the picture is the one the source made, with corrected pixels: nothing counted twice.
+    const alone = doc.layers.filter((l) => l.id !== 7700);
+    expect(compositeOf(doc, doc.layers)).toEqual(compositeOf(doc, alone));
     expect(sim.core.progressLog.map((p) => p.value)).toEqual([0.1, 0.4, 0.8]); // Photoshop's progress bar moves
     expect(doc.history.map((h) => h.name)).toEqual(['Open', 'PFC']); // still one step
     expect(sim.imaging.live.size).toBe(0);

@@ -157,11 +157,13 @@ async function correctOne(
       selectionOnly,
       // A transparent background becomes a mask over the layer: the removed background stays editable.
       ...(removesToTransparent(params) ? { cutoutOf: decodeImage(exported.bytes) } : {}),
+      sourcePixels: () => decodeImage(exported.bytes),
     }, signal),
     // The result arrived while the user kept working: a dialog or another plug-in may hold Photoshop for a while.
     { seconds: RESULT_MODAL_WAIT_S, signal },
   );
   if (added.resampled) notes.push(`the result came back at ${image.width}×${image.height} px and was fitted to the source`);
+  if (added.sourceHidden) notes.push(`"${target.layerName ?? target.title}" was hidden: its blend mode and opacity would otherwise count twice, so the corrected layer took them over (show it again to compare)`);
   report('done');
   return { title: target.title, status: 'done', message: `added layer "${name}"`, notes, layerId: added.layerId };
 }

@@ -43,7 +43,8 @@ export interface PsLayer {
   readonly kind: PsLayerKind;
   /** Bounds of the layer's non-transparent pixels, in document pixels. */
   readonly bounds: PsBounds;
-  readonly visible: boolean;
+  /** Shown in the document (settable inside `executeAsModal`; classes/layer.md `visible`). */
+  visible: boolean;
   readonly isBackgroundLayer: boolean;
   /** Child layers of a group; null for other kinds. */
   readonly layers: readonly PsLayer[] | null;

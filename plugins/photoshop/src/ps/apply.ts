@@ -33,12 +33,19 @@ export interface LayerResult {
   cutoutOf?: Rgba;
   /** Mask the result to the document's active selection, if there is one. */
   selectionOnly?: boolean;
+  /**
+   * The source's pixels (same size as `rect`), asked for only when the result takes
+   * the source's place (see {@link takesOver}): the strength then mixes them with the result.
+   */
+  sourcePixels?: () => Rgba;
 }
 
 export interface AddedLayer {
   layerId: number;
   /** True when the result came back at another size and was fitted to the source. */
   resampled: boolean;
+  /** True when the source was hidden because the result takes over its blend mode and opacity (see {@link takesOver}). */
+  sourceHidden: boolean;
 }
 
 /**
@@ -65,6 +72,11 @@ export async function addResultLayer(host: Host, context: PsExecutionContext, re
     // Photoshop's own progress bar, shown when a modal step takes over two seconds (executeasmodal.md:170-178).
     context.reportProgress({ value: 0.1, commandName: result.name });
     const anchor = anchorLayer(doc, result.sourceLayerId);
+    const source = result.sourceLayerId === undefined ? undefined : anchor;
+    const strength = result.strength ?? 100;
+    const takeOver = source !== undefined && takesOver(source) && result.sourcePixels !== undefined;
+    // Taken over, the strength is a mix of the pixels: the result's opacity is the source's own.
+    if (takeOver && strength < 100) image = mixed(result.sourcePixels!(), image, strength / 100);
     const layer = await createLayerAbove(host, doc.id, anchor, result.name);
     context.reportProgress({ value: 0.4 });
     const bits = documentBits(doc);
@@ -84,16 +96,38 @@ export async function addResultLayer(host: Host, context: PsExecutionContext, re
       await imageData.dispose();
     }
     context.reportProgress({ value: 0.8 });
-    const source = result.sourceLayerId === undefined ? undefined : findLayer(doc.layers, result.sourceLayerId);
     const combined = combineMasks([
       mask,
       source ? await layerMaskOver(host, doc.id, source.id, rect) : undefined,
       result.selectionOnly ? await selectionOver(host, doc.id, rect) : undefined,
     ]);
     if (combined) await putMask(host, doc.id, layer.id, maskToDepth(combined, bits), rect);
-    await matchLook(source, layer, result.strength ?? 100);
-    return { layerId: layer.id, resampled };
+    matchLook(source, layer, takeOver ? 100 : strength);
+    if (takeOver) source.visible = false;
+    return { layerId: layer.id, resampled, sourceHidden: takeOver };
   });
+}
+
+/**
+ * Whether the result must take its source's place rather than cover it. A
+ * Normal layer at full opacity is covered exactly by a result above it, so
+ * the source stays shown (hiding the result compares). Any other blend mode
+ * or opacity would count twice, source and result each blended in (a
+ * Multiply layer darker, one at 50 % opacity three-quarters opaque, the
+ * uncorrected source showing through): the result takes over the source's
+ * blend mode and opacity, and the source is hidden (in the same history
+ * step; shown again, it compares).
+ */
+function takesOver(source: PsLayer): boolean {
+  return source.blendMode !== 'normal' || source.opacity !== 100;
+}
+
+/** `from` moved towards `to` by `t` (0..1), alpha from `to` (both the same size). */
+function mixed(from: Rgba, to: Rgba, t: number): Rgba {
+  if (from.width !== to.width || from.height !== to.height) throw new Error(`the source is ${from.width}×${from.height} px and the result ${to.width}×${to.height}`);
+  const data = new Uint8Array(to.data);
+  for (let i = 0; i < data.length; i++) if ((i & 3) !== 3) data[i] = Math.round(from.data[i]! + (to.data[i]! - from.data[i]!) * t);
+  return { ...to, data };
 }
 
 /** Give the new layer its source's blend mode and opacity, the latter times the chosen strength (effects are not copied). */

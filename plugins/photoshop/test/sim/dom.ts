@@ -28,6 +28,11 @@ export class SimLayer implements PsLayer {
   get visible(): boolean {
     return this.found.node.visible;
   }
+  set visible(value: boolean) {
+    this.core.mutate(this.docId, value ? 'Show Layer' : 'Hide Layer', () => {
+      this.found.node.visible = value;
+    });
+  }
   get blendMode(): string {
     return this.found.node.blendMode ?? 'normal';
   }

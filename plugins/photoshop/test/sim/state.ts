@@ -16,7 +16,7 @@ export interface LayerNode {
   pixels: Uint8Array | null;
   /** Children, topmost first (groups); null otherwise. */
   children: LayerNode[] | null;
-  /** `constants.BlendMode` value; compositing treats every mode as normal. Default normal. */
+  /** `constants.BlendMode` value; compositing draws multiply, and every other mode as normal. Default normal. */
   blendMode?: string;
   /** Percent. Default 100. */
   opacity?: number;
@@ -116,7 +116,11 @@ export function compositeOf(doc: DocState, layers: LayerNode[], includeHidden = 
       if (sa === 0) continue;
       const da = out[p + 3]! / 255;
       const a = sa + da * (1 - sa);
-      for (let c = 0; c < 3; c++) out[p + c] = Math.round((src[p + c]! * sa + out[p + c]! * da * (1 - sa)) / a);
+      for (let c = 0; c < 3; c++) {
+        // Multiply over what is below (where something is); other modes are drawn as normal.
+        const top = layer.blendMode === 'multiply' && da > 0 ? (src[p + c]! * out[p + c]!) / 255 : src[p + c]!;
+        out[p + c] = Math.round((top * sa + out[p + c]! * da * (1 - sa)) / a);
+      }
       out[p + 3] = Math.round(a * 255);
     }
   }
