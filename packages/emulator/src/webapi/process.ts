@@ -108,14 +108,13 @@ interface Job {
 
 type BackgroundMode = NonNullable<ReturnType<typeof backgroundMode>>;
 
-/** The crop applied (undefined for none or `autocropDetectOnly`), the resize target and the output size. */
+/** The crop applied (undefined for none or `autocropDetectOnly`) and the resize target (the output size checked against the limits). */
 interface GeometryPlan {
   /** The auto-crop box found, applied or not. */
   crop: CropBox | undefined;
   applied: CropBox | undefined;
   target: Dimensions | undefined;
   enlarges: boolean;
-  outSize: Dimensions;
 }
 
 /** 501 for features this emulator can only render with an engine hook that is missing. */
@@ -167,9 +166,8 @@ function planGeometry(inputBytes: number, original: Dimensions, params: PfcParam
     const capped = capLongSide(target ?? cropped, limits.maxBackgroundOutputSide);
     if (capped !== (target ?? cropped)) target = capped;
   }
-  const outSize = target ?? cropped;
-  checkOutput(outSize, limits);
-  return { crop, applied, target, enlarges, outSize };
+  checkOutput(target ?? cropped, limits);
+  return { crop, applied, target, enlarges };
 }
 
 /** The decoded input with the planned crop and (unless `resize` is false) resize; it carries the input's metadata. */
