@@ -94,6 +94,23 @@ describe('putting results back', () => {
     expect(whole.images.map((i) => i.hash)).toEqual([a]);
   });
 
+  it('leaves a layer whose image comes from a paint style linked to it: replacing its fills would detach it', async () => {
+    const t = await connect();
+    const a = t.sim.addImage(A);
+    const styled = t.sim.rect('Styled', [imageFill(a)]);
+    styled.linkStyle('S:brand-photo,1:2');
+    t.sim.place(styled);
+    t.sim.select(styled);
+    const plan = await t.request('run/plan', opts());
+    expect(plan.images).toEqual([]);
+    expect(plan.skipped).toEqual([{ nodeId: styled.id, nodeName: 'Styled', reason: expect.stringMatching(/takes its fills from a paint style; replacing them would detach it/) }]);
+    // A copy may take the corrected image: the styled original keeps its link.
+    const copy = await t.request('run/plan', opts({ placement: 'copy' }));
+    expect(copy.images.map((i) => i.hash)).toEqual([a]);
+    await t.request('image/apply', { runId: copy.runId, hash: a, bytes: OUT, relaunchNote: '' });
+    expect([styled.fillStyleId, styled.fills]).toEqual(['S:brand-photo,1:2', [imageFill(a)]]);
+  });
+
   it('skips hidden layers and hidden image fills unless asked, and sends nothing for them', async () => {
     const t = await connect();
     const [a, b] = [t.sim.addImage(A), t.sim.addImage(B)];

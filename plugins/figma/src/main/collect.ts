@@ -6,7 +6,7 @@
 import { planResize, type ResizeChoice } from '../shared/fit';
 import { readImageHeader } from '../shared/image-header';
 import type { ImageJob, Placement, SelectionSummary, Skip } from '../shared/messages';
-import { hasChildren, hasFills, isInsideInstance, mainComponentAround, type FigmaApi } from './host';
+import { hasChildren, hasFills, isInsideInstance, mainComponentAround, type FigmaApi, type FillNode } from './host';
 
 /** One distinct image and the layers whose fills use it. */
 export interface CollectedImage {
@@ -87,6 +87,10 @@ export function collectSelection(figma: FigmaApi, placement: Placement = 'replac
         if (first) skipped.push(skip(node, 'has mixed fills (text with several fill styles); left unchanged'));
         continue;
       }
+      if (placement === 'replace' && linkedToStyle(node)) {
+        if (first) skipped.push(skip(node, 'takes its fills from a paint style; replacing them would detach it from the style, so it is left unchanged (correct the image where the style is defined, or detach the style first; "Insert as copy" works too)'));
+        continue;
+      }
       for (const paint of fills) {
         if (paint.type === 'VIDEO' && first) skipped.push(skip(node, 'has a video fill; only images can be corrected'));
         if (paint.type !== 'IMAGE') continue;
@@ -111,6 +115,12 @@ export function collectSelection(figma: FigmaApi, placement: Placement = 'replac
     }
   }
   return { images, skipped, roots, layers: seen.size, components: [...components.values()] };
+}
+
+/** Whether the layer's fills are a paint style's (typings: MinimalFillsMixin.fillStyleId, '' when none). */
+function linkedToStyle(node: FillNode): boolean {
+  const id = 'fillStyleId' in node ? node.fillStyleId : '';
+  return typeof id === 'string' && id !== '';
 }
 
 /** Whether a layer found below `root` is shown: it and every ancestor up to `root`. */

@@ -172,6 +172,8 @@ export class SimShape extends SimNode implements Pick<RectangleNode, 'fills' | '
   readonly instanceCopies: SimShape[] = [];
   /** An instance layer whose fills were set on it directly (an override) no longer follows its component. */
   overridden = false;
+  /** The paint style the fills are linked to ('' for none); see {@link SimShape.fillStyleId}. */
+  private styleId = '';
 
   constructor(
     doc: SimDocument,
@@ -198,6 +200,23 @@ export class SimShape extends SimNode implements Pick<RectangleNode, 'fills' | '
     this.writeFills(value);
   }
 
+  /**
+   * The paint style the fills are linked to (typings: MinimalFillsMixin.fillStyleId). Read-only under
+   * `"documentAccess": "dynamic-page"`, as the plugin's manifest has it; tests link a style with {@link linkStyle}.
+   */
+  get fillStyleId(): string {
+    this.readable();
+    return this.styleId;
+  }
+  set fillStyleId(_value: string) {
+    throw new Error('Cannot write to node.fillStyleId with "documentAccess": "dynamic-page". Use node.setFillStyleIdAsync instead.');
+  }
+
+  /** Link the fills to a paint style (a test's setup). */
+  linkStyle(styleId: string): void {
+    this.styleId = styleId;
+  }
+
   async setFillsAsync(paints: ReadonlyArray<Paint>): Promise<void> {
     for (const p of paints) {
       if (p.type === 'PATTERN' && !this.doc.hasNode(p.sourceNodeId)) throw new Error(`pattern source node ${p.sourceNodeId} does not exist`);
@@ -215,6 +234,8 @@ export class SimShape extends SimNode implements Pick<RectangleNode, 'fills' | '
       if (p.type === 'IMAGE' && p.imageHash && !this.doc.hasImage(p.imageHash)) throw new Error(`no image with hash ${p.imageHash} in this file`);
     }
     this.paints = freezePaints(paints);
+    // Fills set on the layer are its own: it is no longer linked to the style whose paints it showed.
+    this.styleId = '';
     this.overridden = true;
     this.doc.changed(`fills ${this.id}`);
     this.propagate();
