@@ -167,6 +167,23 @@ describe('pfc correct never loses a file (issue 14)', () => {
     for (const rel of ['in/a.jpg', 'in/sub/b.jpg']) expect(readFileSync(join(dir, rel)).equals(first.get(rel)!), rel).toBe(true);
   });
 
+  it('case 5c: a subfolder of a folder corrected in place belongs to it: a run on the subfolder alone takes no result for an original', { timeout: SLOW }, async () => {
+    const dir = folder({ 'in/a.jpg': PHOTO_A, 'in/sub/b.jpg': PHOTO_B });
+    const first = snapshotAll(dir);
+    expect((await runPfc(['correct', 'in', '--in-place', ...web()], { cwd: dir })).code).toBe(0);
+    const result = readFileSync(join(dir, 'in/sub/b.jpg'));
+    // The subfolder alone: its photo is the parent run's result, up to date, kept original and all.
+    const sub = await runPfc(['correct', 'in/sub', '--in-place', ...web()], { cwd: dir });
+    expect(summaryOf(sub.stdout)).toMatchObject({ exitCode: 0, corrected: 0, upToDate: 1 });
+    expect(readFileSync(join(dir, 'in/sub/b.jpg')).equals(result)).toBe(true);
+    expect(filesBelow(join(dir, 'in/sub'))).toEqual(['b.jpg']);
+    // With new settings it is redone from the true original, which restore then puts back.
+    expect((await runPfc(['correct', 'in/sub', '--in-place', '-p', 'long=100', ...web()], { cwd: dir })).code).toBe(0);
+    const restore = await runPfc(['restore', 'in'], { cwd: dir });
+    expect(restore.code, restore.stdout + restore.stderr).toBe(0);
+    for (const rel of ['in/a.jpg', 'in/sub/b.jpg']) expect(readFileSync(join(dir, rel)).equals(first.get(rel)!), rel).toBe(true);
+  });
+
   it('a result that cannot be written (name over 255 bytes, a folder at its path) is refused before the upload, not after the job', { timeout: SLOW }, async () => {
     const long = `${'c'.repeat(251)}.jpg`;
     const dir = folder({ [`in/${long}`]: PHOTO_A, 'in/b.jpg': PHOTO_B, 'in/ok.jpg': PHOTO_C });

@@ -74,12 +74,28 @@ export async function resolveRoots(paths: string[], mode: OutputMode, cwd: strin
   const sharedBase = fixedOut ? commonAncestor(bases) : undefined;
   const roots: Root[] = [];
   for (const [i, p] of paths.entries()) {
-    const base = sharedBase ?? bases[i]!;
-    const outputRoot = mode.kind !== 'mirror' ? bases[i]! : fixedOut ?? join(bases[i]!, DEFAULT_OUTPUT_DIR);
+    // In place, a folder below an earlier in-place run's is that run's: its records know the results there.
+    const home = mode.kind === 'in-place' ? inPlaceHome(bases[i]!) : undefined;
+    const base = home ?? sharedBase ?? bases[i]!;
+    const outputRoot = home ?? (mode.kind !== 'mirror' ? bases[i]! : fixedOut ?? join(bases[i]!, DEFAULT_OUTPUT_DIR));
     if (mode.kind === 'mirror') await refuseUnsafeOutputFolder(p, bases[i]!, stats[i]!.isDirectory(), outputRoot);
     roots.push(stats[i]!.isDirectory() ? { base, outputRoot, dir: p } : { base, outputRoot, file: p });
   }
   return roots;
+}
+
+/**
+ * The nearest folder, `dir` itself or one above it, that an earlier in-place
+ * run kept originals in (it holds a `.pfc-originals/`); undefined when none.
+ * A run on a subfolder of it takes it as the root: its manifest knows the
+ * results there (they are not new originals to correct again) and the
+ * originals stay where `pfc restore` of it finds them.
+ */
+function inPlaceHome(dir: string): string | undefined {
+  for (let d = resolve(dir); ; d = dirname(d)) {
+    if (statSync(join(d, BACKUP_DIR), { throwIfNoEntry: false })?.isDirectory()) return d;
+    if (dirname(d) === d) return undefined;
+  }
 }
 
 /**
