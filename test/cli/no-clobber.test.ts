@@ -179,6 +179,11 @@ describe('pfc correct never loses a file (issue 14)', () => {
     expect(filesBelow(join(dir, 'in/sub'))).toEqual(['b.jpg']);
     // With new settings it is redone from the true original, which restore then puts back.
     expect((await runPfc(['correct', 'in/sub', '--in-place', '-p', 'long=100', ...web()], { cwd: dir })).code).toBe(0);
+    // Restoring the subfolder alone finds its originals where its runs kept them, in in/.pfc-originals/.
+    const restoreSub = await runPfc(['restore', 'in/sub'], { cwd: dir });
+    expect(restoreSub.stdout).toMatch(/^restored in\/sub\/b\.jpg \(from in\/\.pfc-originals\/sub\/b\.jpg\)$/m);
+    expect(restoreSub.stdout).toMatch(/^1 restored, 0 not restored$/m);
+    expect(readFileSync(join(dir, 'in/sub/b.jpg')).equals(first.get('in/sub/b.jpg')!)).toBe(true);
     const restore = await runPfc(['restore', 'in'], { cwd: dir });
     expect(restore.code, restore.stdout + restore.stderr).toBe(0);
     for (const rel of ['in/a.jpg', 'in/sub/b.jpg']) expect(readFileSync(join(dir, rel)).equals(first.get(rel)!), rel).toBe(true);

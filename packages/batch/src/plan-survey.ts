@@ -89,9 +89,9 @@ export async function resolveRoots(paths: string[], mode: OutputMode, cwd: strin
  * run kept originals in (it holds a `.pfc-originals/`); undefined when none.
  * A run on a subfolder of it takes it as the root: its manifest knows the
  * results there (they are not new originals to correct again) and the
- * originals stay where `pfc restore` of it finds them.
+ * originals stay where `pfc restore` of it, or of the subfolder, finds them.
  */
-function inPlaceHome(dir: string): string | undefined {
+export function inPlaceHome(dir: string): string | undefined {
   for (let d = resolve(dir); ; d = dirname(d)) {
     if (statSync(join(d, BACKUP_DIR), { throwIfNoEntry: false })?.isDirectory()) return d;
     if (dirname(d) === d) return undefined;

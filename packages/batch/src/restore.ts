@@ -18,6 +18,7 @@ import { hashFile } from './hash';
 import { lockFolders } from './lock';
 import { Manifest } from './manifest';
 import { BACKUP_DIR, BACKUP_HISTORY_DIR, isInside, isPartialName } from './paths';
+import { inPlaceHome } from './plan-survey';
 
 export interface RestoreRequest {
   /** The folder that was corrected in place. */
@@ -53,7 +54,9 @@ export async function restoreOriginals(request: RestoreRequest, signal?: AbortSi
   const info = await lstat(folder).catch(() => undefined);
   if (!info?.isDirectory()) throw new BatchUsageError(`no such folder: ${folder}`, 'not-found');
   const outcome: RestoreOutcome = { restored: [], skipped: [] };
-  const candidates = request.paths ? await candidatesFor(folder, request.paths, outcome) : await everyBackup(folder);
+  // A folder below an earlier in-place run's keeps its originals in that run's folder (as `correct` does).
+  const home = inPlaceHome(folder) ?? folder;
+  const candidates = request.paths ? await candidatesFor(folder, home, request.paths, outcome) : (await everyBackup(home)).filter((c) => isInside(c.path, folder));
   const locks = await lockFolders(new Set(candidates.map((c) => c.root)), signal ? { signal } : {});
   try {
     const manifests = new Map<string, Manifest>();
@@ -125,8 +128,8 @@ async function backupsOf(root: string): Promise<Candidate[]> {
     .map((backup) => ({ backup, path: join(root, relative(backupRoot, backup)), root }));
 }
 
-/** The backups of given paths: each looked up in the nearest `.pfc-originals/` from its folder up to `folder`. */
-async function candidatesFor(folder: string, paths: string[], outcome: RestoreOutcome): Promise<Candidate[]> {
+/** The backups of given paths under `folder`: each looked up in the nearest `.pfc-originals/` from its folder up to `home`. */
+async function candidatesFor(folder: string, home: string, paths: string[], outcome: RestoreOutcome): Promise<Candidate[]> {
   const found: Candidate[] = [];
   for (const given of paths) {
     const path = resolve(folder, given);
@@ -134,9 +137,9 @@ async function candidatesFor(folder: string, paths: string[], outcome: RestoreOu
       outcome.skipped.push({ path, reason: `not inside ${folder}` });
       continue;
     }
-    const hit = await nearestBackup(folder, path);
+    const hit = await nearestBackup(home, path);
     if (hit) found.push({ path, ...hit });
-    else outcome.skipped.push({ path, reason: `no original kept for it under ${join(folder, BACKUP_DIR)}` });
+    else outcome.skipped.push({ path, reason: `no original kept for it under ${join(home, BACKUP_DIR)}` });
   }
   return found;
 }
