@@ -3,19 +3,12 @@
  * checked while planning so an over-limit file is skipped with a reason instead
  * of being uploaded to fail.
  */
-import { type BackendKind, INPUT_BYTE_LIMITS, type PfcParams } from '@pfc/core';
+import { type BackendKind, formatBytes, IMAGE_SIZE_LIMITS, imageSizeIssue, INPUT_BYTE_LIMITS, type PfcParams } from '@pfc/core';
 import type { MediaInfo } from './sniff';
 
 /** Documented limits, in pixels and bytes. */
 export const LIMITS = {
-  /** Shortest side an image may have (colour container: 32 px on the short side). */
-  minSide: 32,
-  /** Longest side of an image (Web API: at most 100,000 px). */
-  maxLongSide: 100_000,
-  /** Aspect ratio must stay below 21:1. */
-  maxAspect: 21,
-  /** Images must stay below 200 megapixels. */
-  maxPixels: 200_000_000,
+  ...IMAGE_SIZE_LIMITS,
   /** Videos: at most 5 GB (core's reading: binary, so no file the service takes is refused). */
   maxVideoBytes: INPUT_BYTE_LIMITS.video,
   /** Background removal: input below 30 MB. */
@@ -38,25 +31,21 @@ export function acceptsVideo(kind: BackendKind | 'emulator'): boolean {
 export function limitViolation(media: MediaInfo, size: number, params: PfcParams, backend: BackendKind | 'emulator' = 'web'): string | undefined {
   if (media.fileType === 'video') {
     if (!acceptsVideo(backend)) return `videos are corrected by the hosted Web API only, not by the ${backend} backend`;
-    if (size > LIMITS.maxVideoBytes) return `video is ${mb(size)}; the limit is 5 GB`;
+    if (size > LIMITS.maxVideoBytes) return `video is ${formatBytes(size)}; the limit is 5 GB`;
     if (params.aiArt !== undefined) return 'aiArt applies to images only';
     return undefined;
   }
   if (media.components === 4) return 'CMYK JPEG; the service takes RGB or RGBA images';
   const { width, height } = media;
   if (width === undefined || height === undefined) return undefined; // header unreadable: let the service decide
-  const short = Math.min(width, height);
-  const long = Math.max(width, height);
-  if (short < LIMITS.minSide) return `image is ${width}×${height} px; the shorter side must be at least ${LIMITS.minSide} px`;
-  if (long > LIMITS.maxLongSide) return `image is ${width}×${height} px; the longer side must be at most ${LIMITS.maxLongSide} px`;
-  if (long / short >= LIMITS.maxAspect) return `image is ${width}×${height} px; the aspect ratio must be below 21:1`;
-  if (width * height >= LIMITS.maxPixels) return `image is ${((width * height) / 1e6).toFixed(0)} MP; the limit is below 200 MP`;
+  const sizeIssue = imageSizeIssue(width, height, backend);
+  if (sizeIssue) return sizeIssue;
   if (params.removeBackground === true && size >= LIMITS.maxBackgroundRemovalBytes) {
-    return `image is ${mb(size)}; background removal takes inputs below 30 MB`;
+    return `image is ${formatBytes(size)}; background removal takes inputs below 30 MB`;
   }
   if (upscales(params, width, height)) {
-    if (size >= LIMITS.maxUpscaleBytes) return `image is ${mb(size)}; AI upscaling takes inputs below 50 MB`;
-    if (short < LIMITS.minUpscaleShortSide) return `image is ${width}×${height} px; AI upscaling needs at least 64 px on the shorter side`;
+    if (size >= LIMITS.maxUpscaleBytes) return `image is ${formatBytes(size)}; AI upscaling takes inputs below 50 MB`;
+    if (Math.min(width, height) < LIMITS.minUpscaleShortSide) return `image is ${width}×${height} px; AI upscaling needs at least 64 px on the shorter side`;
   }
   return undefined;
 }
@@ -69,8 +58,4 @@ function upscales(p: PfcParams, width: number, height: number): boolean {
   if (p.short !== undefined) return p.short > Math.min(width, height);
   if (p.scale !== undefined) return p.scale > 100;
   return false;
-}
-
-function mb(bytes: number): string {
-  return `${(bytes / 1024 ** 2).toFixed(1)} MB`;
 }

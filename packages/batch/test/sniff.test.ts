@@ -54,12 +54,20 @@ describe('sniffFile', () => {
 describe('limitViolation', () => {
   const img = (width: number, height: number) => ({ format: 'jpeg' as const, fileType: 'image' as const, contentType: 'image/jpeg', width, height });
   it.each([
-    [img(20, 400), /shorter side must be at least 32/],
+    [img(20, 400), /the Web API needs more than 32 px on each side/],
+    [img(32, 400), /the Web API needs more than 32 px on each side/],
     [img(2100, 100), /aspect ratio must be below 21:1/],
-    [img(100_001, 9000), /longer side must be at most 100000/],
+    [img(100_001, 9000), /longer side must be at most 100,000 px/],
     [img(20_000, 10_000), /below 200 MP/],
   ])('refuses %o', (media, message) => {
     expect(limitViolation(media, 1000, {})).toMatch(message);
+  });
+
+  it('holds 32 px to each backend\'s rule: "larger than 32x32" on the Web API, "a short side under 32" refused by the container', () => {
+    expect(limitViolation(img(33, 400), 1000, {}, 'web')).toBeUndefined();
+    expect(limitViolation(img(32, 400), 1000, {}, 'emulator')).toMatch(/more than 32 px/);
+    expect(limitViolation(img(32, 400), 1000, {}, 'container')).toBeUndefined();
+    expect(limitViolation(img(31, 400), 1000, {}, 'container')).toMatch(/shorter side must be at least 32 px/);
   });
 
   it('applies parameter-dependent limits (background removal below 30 MB)', () => {

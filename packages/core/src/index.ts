@@ -5,6 +5,7 @@ export * from './contract/webapi-types';
 export * from './contract/webapi-params';
 export * from './contract/colours';
 export * from './contract/webapi-limits';
+export * from './format';
 export * from './deadline';
 export * from './webapi/index';
 export * from './selfhosted';

@@ -11,7 +11,7 @@ export interface EmulatorLimits {
   maxImagePixels: number;
   /** Longest side of an input image, pixels. Default 100,000. */
   maxImageSide: number;
-  /** Shortest side of an input image, pixels. Default 32. */
+  /** Both sides of an input image must be larger than this, pixels. Default 32. */
   minImageSide: number;
   /** Aspect ratio (long:short) must be below this. Default 21. */
   maxAspectRatio: number;

@@ -1,19 +1,11 @@
 /**
  * The documented input limits, checked per feature before any work.
  */
+import { imageSizeIssue, IMAGE_SIZE_LIMITS } from '@pfc/core';
 import { EngineError } from './errors';
 
-/** Colour correction, retouching, creative filters and auto cropping (Web API "Limits"). */
-export const CORRECTION_LIMITS = {
-  /** Both sides must be larger than this, pixels. */
-  minSide: 32,
-  /** Longer side at most, pixels. */
-  maxSide: 100_000,
-  /** Aspect ratio (long / short) must be below this. */
-  maxAspect: 21,
-  /** Pixel count must be below this. */
-  maxPixels: 200_000_000,
-} as const;
+/** Colour correction, retouching, creative filters and auto cropping (Web API "Limits"): the clients' own table. */
+export const CORRECTION_LIMITS = IMAGE_SIZE_LIMITS;
 
 /** AI upscaling limits. */
 export const UPSCALE_LIMITS = {
@@ -37,15 +29,8 @@ export const BACKGROUND_LIMITS = {
 
 /** Throw an {@link EngineError} when an image breaks the correction limits. */
 export function checkCorrectionLimits(width: number, height: number): void {
-  const L = CORRECTION_LIMITS;
-  if (width <= L.minSide || height <= L.minSide) {
-    throw new EngineError('limit', `image is ${width}x${height}; colour correction needs an image larger than ${L.minSide}x${L.minSide} pixels`);
-  }
-  const long = Math.max(width, height);
-  if (long > L.maxSide) throw new EngineError('limit', `image's longer side is ${long} px; the limit is ${L.maxSide} px`);
-  const aspect = long / Math.min(width, height);
-  if (aspect >= L.maxAspect) throw new EngineError('limit', `image's aspect ratio is ${aspect.toFixed(1)}:1; it must be below ${L.maxAspect}:1`);
-  if (width * height >= L.maxPixels) throw new EngineError('limit', `image has ${((width * height) / 1e6).toFixed(1)} megapixels; it must be below ${L.maxPixels / 1e6}`);
+  const issue = imageSizeIssue(width, height, 'web');
+  if (issue) throw new EngineError('limit', issue);
 }
 
 /** Throw an {@link EngineError} when AI upscaling to `target` breaks a documented limit. */

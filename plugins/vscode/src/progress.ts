@@ -3,7 +3,7 @@
  * progress notification (done/total, current file), the status-bar text and
  * one Output-channel line per file event.
  */
-import type { BatchEvent } from '@pfc/batch';
+import { type BatchEvent, formatBytes } from '@pfc/batch';
 
 /** Counts of the planned files; `done` includes corrected, failed, up-to-date and cancelled. */
 export class ProgressModel {
@@ -74,29 +74,25 @@ export class ProgressModel {
   }
 }
 
-function kb(bytes: number): string {
-  return bytes >= 1024 * 1024 ? `${(bytes / 1024 / 1024).toFixed(1)} MB` : `${Math.max(1, Math.round(bytes / 1024))} KB`;
-}
-
 /** The Output-channel line of an event, or undefined for events not worth a line. */
 export function logLine(e: BatchEvent): string | undefined {
   switch (e.type) {
     case 'plan':
-      return `plan: ${e.files} file(s), ${kb(e.bytes)}, ${e.excluded} path(s) left out; backend ${e.backend}, ${e.concurrency} at once; output in ${e.outputRoots.join(', ') || '(nothing to write)'}`;
+      return `plan: ${e.files} file(s), ${formatBytes(e.bytes)}, ${e.excluded} path(s) left out; backend ${e.backend}, ${e.concurrency} at once; output in ${e.outputRoots.join(', ') || '(nothing to write)'}`;
     case 'planned':
-      return `planned: ${e.files} file(s), ${kb(e.bytes)}`;
+      return `planned: ${e.files} file(s), ${formatBytes(e.bytes)}`;
     case 'cleanup':
       return `removed ${e.removed.length} temporary file(s) of an interrupted run`;
     case 'skipped':
       return `skipped ${e.rel ?? e.input}: ${e.reason}`;
     case 'start':
-      return `start ${e.rel} (${kb(e.bytes)}, ${e.reason})`;
+      return `start ${e.rel} (${formatBytes(e.bytes)}, ${e.reason})`;
     case 'phase':
       return undefined;
     case 'retry':
       return `retry ${e.rel} (attempt ${e.attempt} in ${Math.round(e.delayMs)} ms): ${e.error}`;
     case 'corrected':
-      return `corrected ${e.rel} → ${e.output} (${kb(e.bytesIn)} → ${kb(e.bytesOut)}, ${(e.durationMs / 1000).toFixed(1)} s${e.jobId ? `, job ${e.jobId}` : ''})${e.warnings.length ? ` — ${e.warnings.join('; ')}` : ''}`;
+      return `corrected ${e.rel} → ${e.output} (${formatBytes(e.bytesIn)} → ${formatBytes(e.bytesOut)}, ${(e.durationMs / 1000).toFixed(1)} s${e.jobId ? `, job ${e.jobId}` : ''})${e.warnings.length ? ` — ${e.warnings.join('; ')}` : ''}`;
     case 'failed':
       return `FAILED ${e.rel}: ${e.error}${e.jobId ? ` (job ${e.jobId})` : ''}`;
     case 'cancelled':

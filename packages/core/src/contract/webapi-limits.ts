@@ -1,8 +1,10 @@
 /**
- * Input limits of the Web API v2 (the document's "Limits" table) that can be
- * checked from what is known before an upload: the type and the byte size.
- * Pixel limits need the decoded image and are the service's (or emulator's) job.
+ * Input limits of the Web API v2 and the colour container (the documents'
+ * "Limits" tables) that a client can check before an upload: the type, the
+ * byte size and the pixel size, so a file the service would refuse is never sent.
  */
+import type { BackendKind } from '../backend';
+import { formatBytes } from '../format';
 import type { ParamIssue, PfcParams } from './webapi-params';
 
 /** Accepted input MIME types per `fileType`. */
@@ -54,6 +56,37 @@ export function checkInput(facts: InputFacts, params: PfcParams): ParamIssue[] {
   return issues;
 }
 
-function formatBytes(n: number): string {
-  return n >= 1024 ** 3 ? `${(n / 1024 ** 3).toFixed(2)} GiB` : `${(n / 1024 ** 2).toFixed(1)} MiB`;
+/** Pixel limits of colour correction, retouching, creative filters and auto cropping. */
+export const IMAGE_SIZE_LIMITS = {
+  /**
+   * The shorter side, pixels. The Web API takes images "larger than 32x32", the colour container
+   * rejects "a short side under 32", so 32 itself is refused only on the Web API.
+   */
+  minSide: 32,
+  /** The longer side at most, pixels. */
+  maxLongSide: 100_000,
+  /** The aspect ratio (long / short) must stay below this. */
+  maxAspect: 21,
+  /** The pixel count must stay below this. */
+  maxPixels: 200_000_000,
+} as const;
+
+/**
+ * Why an image of this size would be refused for colour correction by this backend, or undefined.
+ * The emulator is the Web API's stand-in, so it is held to the Web API's rule.
+ */
+export function imageSizeIssue(width: number, height: number, backend: BackendKind | 'emulator' = 'web'): string | undefined {
+  const L = IMAGE_SIZE_LIMITS;
+  const short = Math.min(width, height);
+  const long = Math.max(width, height);
+  const size = `image is ${width}×${height} px`;
+  if (backend === 'web' || backend === 'emulator') {
+    if (short <= L.minSide) return `${size}; the Web API needs more than ${L.minSide} px on each side`;
+  } else if (short < L.minSide) {
+    return `${size}; the shorter side must be at least ${L.minSide} px`;
+  }
+  if (long > L.maxLongSide) return `${size}; the longer side must be at most ${L.maxLongSide.toLocaleString('en-US')} px`;
+  if (long / short >= L.maxAspect) return `${size}; the aspect ratio must be below ${L.maxAspect}:1`;
+  if (width * height >= L.maxPixels) return `${size} (${Math.round((width * height) / 1e6)} MP); images must be below ${L.maxPixels / 1e6} MP`;
+  return undefined;
 }

@@ -2,7 +2,7 @@
  * The documented input and output limits, checked before any pixel work. A
  * breach rejects the job (REJECTED) with a status text naming the limit.
  */
-import type { Dimensions, PfcParams } from '@pfc/core';
+import { type Dimensions, formatBytes, type PfcParams } from '@pfc/core';
 import type { EmulatorLimits } from '../options';
 
 /** Why a job is REJECTED: `statusText` for the record and the `code` we put beside it. */
@@ -18,14 +18,14 @@ export class JobRejection extends Error {
 }
 
 const mp = (n: number): string => `${(n / 1e6).toLocaleString('en-US', { maximumFractionDigits: 1 })} megapixels`;
-const mb = (n: number): string => `${(n / 1e6).toLocaleString('en-US', { maximumFractionDigits: 1 })} MB`;
 
 /** Limits on an input image (colour correction, retouching, creative filters, auto cropping). */
 export function checkInputImage(d: Dimensions, limits: EmulatorLimits): void {
   const long = Math.max(d.width, d.height);
   const short = Math.min(d.width, d.height);
-  if (short < limits.minImageSide) {
-    throw new JobRejection(`image is ${d.width}x${d.height} pixels; both sides must be at least ${limits.minImageSide} pixels`, 413);
+  // "Larger than 32x32 pixels": a side of exactly 32 is refused.
+  if (short <= limits.minImageSide) {
+    throw new JobRejection(`image is ${d.width}x${d.height} pixels; both sides must be larger than ${limits.minImageSide} pixels`, 413);
   }
   if (long > limits.maxImageSide) {
     throw new JobRejection(`image is ${d.width}x${d.height} pixels; the longer side must be at most ${limits.maxImageSide} pixels`, 413);
@@ -44,7 +44,7 @@ export function checkUpscale(input: Dimensions, output: Dimensions, inputBytes: 
     throw new JobRejection(`AI upscaling needs at least ${limits.minUpscaleShortSide} pixels on the shorter side; the image is ${input.width}x${input.height}`, 413);
   }
   if (inputBytes >= limits.maxUpscaleInputBytes) {
-    throw new JobRejection(`AI upscaling needs an input below ${mb(limits.maxUpscaleInputBytes)}; the file has ${mb(inputBytes)}`, 413);
+    throw new JobRejection(`AI upscaling needs an input below ${formatBytes(limits.maxUpscaleInputBytes)}; the file has ${formatBytes(inputBytes)}`, 413);
   }
   const max = p.resize === 'smallDetails' ? limits.maxUpscaleSideSmallDetails : limits.maxUpscaleSideGeneral;
   if (Math.max(output.width, output.height) > max) {
@@ -65,6 +65,6 @@ export function checkOutput(output: Dimensions, limits: EmulatorLimits): void {
 /** Background removal takes inputs below a size limit. */
 export function checkBackgroundInput(inputBytes: number, limits: EmulatorLimits): void {
   if (inputBytes >= limits.maxBackgroundInputBytes) {
-    throw new JobRejection(`background removal needs an input below ${mb(limits.maxBackgroundInputBytes)}; the file has ${mb(inputBytes)}`, 413);
+    throw new JobRejection(`background removal needs an input below ${formatBytes(limits.maxBackgroundInputBytes)}; the file has ${formatBytes(inputBytes)}`, 413);
   }
 }
