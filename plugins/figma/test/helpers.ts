@@ -10,6 +10,7 @@ import { build } from 'esbuild';
 import sharp from 'sharp';
 import { mainBuildOptions } from '../build-options.mjs';
 import type { MainToUi, RequestType, Requests, UiEvent, UiRequest } from '../src/shared/messages';
+import { MainBridge } from '../src/ui/bridge';
 import { SimFigma, type SimOptions } from './sim/figma';
 import { runInFigmaSandbox } from './sim/sandbox';
 
@@ -79,4 +80,17 @@ export async function connect(sim: SimFigma = freshSim(), options: SimOptions = 
       });
     },
   };
+}
+
+/** The plugin's bundle started in the sandbox on `sim`, with the UI's bridge wired to it as Figma wires the iframe. */
+export async function wired(sim: SimFigma): Promise<MainBridge> {
+  const bridge = new MainBridge((env) => sim.ui.receive(env.pluginMessage), () => undefined);
+  sim.channel = { open: () => undefined, close: () => undefined, deliver: (m) => bridge.receive(m) };
+  runInFigmaSandbox(await mainBundle(), { figma: sim, __html__: '<html></html>' });
+  return bridge;
+}
+
+/** A response body holding `bytes` (what a backend's `correct` returns). */
+export function streamOf(bytes: Uint8Array): ReadableStream<Uint8Array> {
+  return new ReadableStream({ start: (c) => (c.enqueue(bytes), c.close()) });
 }

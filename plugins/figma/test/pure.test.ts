@@ -4,7 +4,9 @@ import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { fitWithin, planResize } from '../src/shared/fit';
 import { figmaAccepts, readImageHeader } from '../src/shared/image-header';
-import { readOriginals, recordOriginal } from '../src/main/fills';
+import { readCrop, readOriginals, recordCrop, recordOriginal } from '../src/main/fills';
+import { imageSwap } from '../src/main/framing';
+import { cropRegionOf, WHOLE_IMAGE } from '../src/shared/crop';
 import { checkURL, maskKey, normaliseSettings } from '../src/shared/settings';
 import { makeImage } from './helpers';
 import { sha1Hex } from './sim/sha1';
@@ -71,6 +73,23 @@ describe('simulator SHA-1', () => {
   });
 });
 
+describe('image swaps and crop regions', () => {
+  it('takes a resize for the same shape, up to the rounding of a side, and a reported crop only when the result has its shape', () => {
+    expect(imageSwap({ width: 640, height: 427 }, { width: 1200, height: 801 }, undefined).region).toBe(WHOLE_IMAGE);
+    expect(imageSwap({ width: 640, height: 427 }, { width: 1200, height: 700 }, undefined).region).toBeUndefined();
+    const crop = { x: 0.25, y: 0, width: 0.75, height: 1 };
+    expect(imageSwap({ width: 400, height: 300 }, { width: 150, height: 150 }, crop).region).toBe(crop);
+    expect(imageSwap({ width: 400, height: 300 }, { width: 400, height: 300 }, crop).region).toBe(WHOLE_IMAGE);
+  });
+
+  it('reads the crop of a Web API job as fractions of the original, and none when it was only detected', () => {
+    const job = { originalDimensions: { width: 400, height: 300 }, autoCrop: { x: 100, y: 0, width: 300, height: 150 } };
+    expect(cropRegionOf({}, job)).toEqual({ x: 0.25, y: 0, width: 0.75, height: 0.5 });
+    expect(cropRegionOf({ autocropDetectOnly: true }, job)).toBeUndefined();
+    expect(cropRegionOf({}, { originalDimensions: { width: 400, height: 300 } })).toBeUndefined();
+  });
+});
+
 describe('recordOriginal', () => {
   /** A layer's plugin data, as Figma keeps it per plugin. */
   const layer = () => {
@@ -86,5 +105,15 @@ describe('recordOriginal', () => {
     // The service returned the same bytes: createImage gives the same hash, and the record must stay.
     recordOriginal(node, 'second', 'second');
     expect(readOriginals(node)).toEqual({ second: 'original' });
+  });
+
+  it('composes the crops of successive corrections into the part of the original shown, and remembers an unknown one', () => {
+    const node = layer();
+    recordCrop(node, 'original', 'first', { x: 0.5, y: 0, width: 0.5, height: 1 });
+    recordCrop(node, 'first', 'second', { x: 0, y: 0.5, width: 0.5, height: 0.5 });
+    expect(readCrop(node, 'second')).toEqual({ x: 0.5, y: 0.5, width: 0.25, height: 0.5 });
+    recordCrop(node, 'second', 'third', undefined);
+    expect(readCrop(node, 'third')).toBeUndefined();
+    expect(readCrop(node, 'never cropped')).toBe(WHOLE_IMAGE);
   });
 });

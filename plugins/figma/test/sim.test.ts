@@ -90,6 +90,50 @@ describe('document model', () => {
     expect(() => (inner as unknown as { fills: unknown }).fills).toThrow(/does not exist/);
   });
 
+  it('findAllWithCriteria finds by type and by plugin data, in findAll\'s order, without calling into the plugin', async () => {
+    const sim = freshSim();
+    const [r, t] = [sim.rect('R', []), sim.text('T', [])];
+    const hidden = sim.rect('Hidden', []);
+    hidden.visible = false;
+    hidden.setPluginData('k', 'v');
+    const card = sim.frame('Card', [r, sim.group('G', [t]), hidden], [], 'COMPONENT');
+    const inst = card.createInstance();
+    sim.place(card, inst);
+    const names = (nodes: readonly SceneNode[]) => nodes.map((n) => n.name);
+    expect(names(card.findAllWithCriteria({ types: ['RECTANGLE', 'TEXT'] }))).toEqual(names(card.findAll((n) => n.type === 'RECTANGLE' || n.type === 'TEXT')));
+    const callbacks = sim.callbacks;
+    expect(names(card.findAllWithCriteria({ pluginData: { keys: ['k'] } }))).toEqual(['Hidden']);
+    expect(names(card.findAllWithCriteria({ pluginData: {} }))).toEqual(['Hidden']);
+    expect(card.findAllWithCriteria({ pluginData: { keys: ['other'] } })).toEqual([]);
+    expect(sim.callbacks).toBe(callbacks);
+    sim.skipInvisibleInstanceChildren = true;
+    expect(names(inst.findAllWithCriteria({ types: ['RECTANGLE'] }))).toEqual(['R']);
+    expect(() => card.findAllWithCriteria({ sharedPluginData: { namespace: 'x' } })).toThrow(/not simulated/);
+  });
+
+  it('takes image paints turned in steps of 90° only', async () => {
+    const sim = freshSim();
+    const a = sim.addImage(await makeImage(8, 8, 'png'));
+    const r = sim.rect('R', []);
+    await expect(r.setFillsAsync([imageFill(a, { rotation: 45 })])).rejects.toThrow(/increments of 90/);
+    await r.setFillsAsync([imageFill(a, { scaleMode: 'TILE', scalingFactor: 2, rotation: 180 })]);
+  });
+
+  it('shows what a layer sees of an image fill: a CROP transform stretches the image part over the layer', async () => {
+    const sim = freshSim();
+    const a = sim.addImage(await makeImage(400, 300, 'png'));
+    const r = sim.rect('R', [imageFill(a, { scaleMode: 'CROP', imageTransform: [[0.5, 0, 0.25], [0, 0.5, 0]] })]);
+    r.width = 200;
+    r.height = 100;
+    // 200×150 px over 200×100 canvas units: squeezed vertically.
+    expect(sim.imageView(r)).toEqual({ pixel: { x: 1, y: 100 / 150 }, shown: { x: 100, y: 0, width: 200, height: 150 } });
+    await r.setFillsAsync([imageFill(a, { scaleMode: 'TILE', scalingFactor: 0.5 })]);
+    expect(sim.imageView(r)).toEqual({ pixel: { x: 0.5, y: 0.5 }, tile: { width: 200, height: 150 } });
+    await r.setFillsAsync([imageFill(a, { scaleMode: 'FIT', rotation: 90 })]);
+    // Turned, 300×400 px fit within 200×100: by the height.
+    expect(sim.imageView(r).pixel).toEqual({ x: 0.25, y: 0.25 });
+  });
+
   it('auto layout moves the siblings after an inserted layer unless it is absolutely positioned', () => {
     const sim = freshSim();
     const [p, q] = [sim.rect('P', []), sim.rect('Q', [])];

@@ -7,24 +7,10 @@ import { JobFailedError, UserAbortError, validatePfcParams, type CorrectionBacke
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { openBackend } from '../src/ui/backend';
-import { MainBridge } from '../src/ui/bridge';
 import { DEFAULT_OPTIONS, describeOptions, toPfcParams, type RunOptions } from '../src/ui/options';
 import { runCorrection, type ItemUpdate } from '../src/ui/runner';
-import { freshSim, mainBundle, makeImage } from './helpers';
-import { runInFigmaSandbox } from './sim/sandbox';
+import { freshSim, makeImage, streamOf, wired } from './helpers';
 import { imageFill, SimFigma } from './sim/figma';
-
-/** The plugin's bundle started in the sandbox on a simulated figma, with the UI's bridge wired to it as Figma wires the iframe. */
-async function wired(sim: SimFigma): Promise<MainBridge> {
-  const bridge = new MainBridge((env) => sim.ui.receive(env.pluginMessage), () => undefined);
-  sim.channel = { open: () => undefined, close: () => undefined, deliver: (m) => bridge.receive(m) };
-  runInFigmaSandbox(await mainBundle(), { figma: sim, __html__: '<html></html>' });
-  return bridge;
-}
-
-function stream(bytes: Uint8Array): ReadableStream<Uint8Array> {
-  return new ReadableStream({ start: (c) => (c.enqueue(bytes), c.close()) });
-}
 
 /** A backend that "corrects" by inverting the image (or resizing to `long`), and fails for inputs of a given width. */
 function scriptedBackend(opts: { failWidth?: number; hang?: boolean } = {}) {
@@ -44,7 +30,7 @@ function scriptedBackend(opts: { failWidth?: number; hang?: boolean } = {}) {
       const img = sharp(input as Uint8Array);
       if ((await img.metadata()).width === opts.failWidth) throw new JobFailedError('job-1', 'FAILED', 'no faces found', {});
       const out = params.long ? img.resize(params.long, params.long, { fit: 'inside' }) : img.negate();
-      return { body: stream(new Uint8Array(await out.jpeg().toBuffer())), contentType: 'image/jpeg', backend: 'web', warnings: [], info: {} };
+      return { body: streamOf(new Uint8Array(await out.jpeg().toBuffer())), contentType: 'image/jpeg', backend: 'web', warnings: [], info: {} };
     },
   };
   return { backend, calls };

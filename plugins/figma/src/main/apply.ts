@@ -1,14 +1,16 @@
 /**
  * Putting a corrected image back: swap the image in every fill that used the
- * original (keeping scale mode, transform, filters, opacity and every other
- * fill, through a copied fills array), or into a duplicate of each selected
- * layer placed beside it — for all the image's layers or, when one refuses,
- * for none (see fills.ts).
+ * original (keeping filters, opacity and every other fill, through a copied
+ * fills array, and the framing — see framing.ts), or into a duplicate of each
+ * selected layer placed beside it — for all the image's layers or, when one
+ * refuses, for none (see fills.ts).
  */
+import type { CropRegion } from '../shared/crop';
 import { FIGMA_MAX_SIDE, figmaAccepts, readImageHeader } from '../shared/image-header';
 import type { ApplyResult, Placement } from '../shared/messages';
-import { commitChanges, isShown, planSwap, recordOriginal, type FillChange } from './fills';
-import { hasChildren, hasFills, type FigmaApi } from './host';
+import { commitChanges, isShown, planSwap, recordCrop, recordOriginal, type FillChange } from './fills';
+import { imageSwap, type ImageSwap } from './framing';
+import { fillLayersBelow, imageSize, withHiddenInstanceLayers, type FigmaApi } from './host';
 
 /** The relaunch buttons' commands in manifest.json `relaunchButtons`. */
 export const RELAUNCH = { again: 'correct-again', restore: 'restore' } as const;
@@ -100,10 +102,26 @@ function shownWithin(node: BaseNode, root: BaseNode, includeHidden: boolean): bo
   return true;
 }
 
-/** Pixel width of an image in the file (for TILE fills), or undefined when unknown. */
-async function widthOf(figma: FigmaApi, hash: string): Promise<number | undefined> {
-  const image = figma.getImageByHash(hash);
-  return image ? (await image.getSizeAsync()).width : undefined;
+/** The swap of the image `hash` for the result `bytes`, which shows `crop` of it when the service said so. */
+async function swapTo(figma: FigmaApi, hash: string, bytes: Uint8Array, crop: CropRegion | undefined): Promise<ImageSwap | undefined> {
+  const from = await imageSize(figma, hash);
+  const { width, height } = readImageHeader(bytes);
+  return from && width && height ? imageSwap(from, { width, height }, crop) : undefined;
+}
+
+/** Names of the first few layers, for a message (`"A", "B" and 3 more`). */
+function layerNames(nodes: readonly BaseNode[]): string {
+  const shown = nodes.slice(0, 3).map((n) => `"${n.name}"`);
+  return shown.join(', ') + (nodes.length > 3 ? ` and ${nodes.length - 3} more` : '');
+}
+
+/** What the user should know about CROP fills that became FILL (framing.ts). */
+function framingWarning(changes: readonly FillChange[]): string[] {
+  const lost = changes.filter((c) => c.framingLost > 0).map((c) => c.node);
+  if (lost.length === 0) return [];
+  return [
+    `${layerNames(lost)}: the corrected image has another shape, and the part of the picture the layer showed is not known to be in it, so the fill is set to Fill (the whole image, not stretched); crop it again if needed`,
+  ];
 }
 
 /** The layers whose fills use `oldHash` for this run: the originals (replace) or their copies, made as needed (copy). */
@@ -131,29 +149,38 @@ async function targets(figma: FigmaApi, run: RunState, oldHash: string, warnings
       made.push(copy);
     }
     const scope = copy;
-    const below = hasChildren(copy) ? copy.findAll((n) => hasFills(n) && shownWithin(n, scope, run.includeHidden)) : [];
-    out.push(copy, ...below);
+    out.push(copy, ...fillLayersBelow(copy).filter((n) => shownWithin(n, scope, run.includeHidden)));
   }
   return out;
 }
 
-/** Put one corrected image into the document: every layer of the run, or none of them. */
-export async function applyResult(figma: FigmaApi, run: RunState, oldHash: string, bytes: Uint8Array, note: string): Promise<ApplyResult> {
+/**
+ * Put one corrected image into the document: every layer of the run, or none
+ * of them. `crop` is the part of the original the result shows, when the
+ * service reported one. Hidden layers inside instances are reachable only
+ * when the run includes hidden layers.
+ */
+export function applyResult(figma: FigmaApi, run: RunState, oldHash: string, bytes: Uint8Array, note: string, crop?: CropRegion): Promise<ApplyResult> {
+  return withHiddenInstanceLayers(figma, run.includeHidden, () => applyToLayers(figma, run, oldHash, bytes, note, crop));
+}
+
+async function applyToLayers(figma: FigmaApi, run: RunState, oldHash: string, bytes: Uint8Array, note: string, crop: CropRegion | undefined): Promise<ApplyResult> {
   checkResult(bytes);
   const newHash = figma.createImage(bytes).hash;
-  const [oldWidth, newWidth] = [await widthOf(figma, oldHash), readImageHeader(bytes).width];
-  const ratio = oldWidth && newWidth ? oldWidth / newWidth : 1;
+  const swap = await swapTo(figma, oldHash, bytes, crop);
   const warnings: string[] = [];
   const made: SceneNode[] = [];
   try {
     const nodes = await targets(figma, run, oldHash, warnings, made);
-    const changes = nodes.map((n) => planSwap(figma, n, oldHash, newHash, ratio, run.includeHidden)).filter((c): c is FillChange => c !== null);
+    const changes = nodes.map((n) => planSwap(figma, n, oldHash, newHash, swap, run.includeHidden)).filter((c): c is FillChange => c !== null);
     await commitChanges(changes);
     for (const c of changes) {
       recordOriginal(c.node, oldHash, newHash);
+      recordCrop(c.node, oldHash, newHash, swap?.region);
       c.node.setPluginData(OPTIONS_KEY, run.optionsJson);
       run.changed.add(c.node.id);
     }
+    warnings.push(...framingWarning(changes));
     // The relaunch buttons go on the layers the user selected (replace) or the copies (copy).
     const buttons = run.placement === 'replace' ? changes.map((c) => c.node) : made;
     for (const node of buttons) setRelaunch(node, note, warnings);

@@ -6,7 +6,7 @@
 import { planResize, type ResizeChoice } from '../shared/fit';
 import { readImageHeader } from '../shared/image-header';
 import type { ImageJob, Placement, SelectionSummary, Skip } from '../shared/messages';
-import { hasChildren, hasFills, isInsideInstance, mainComponentAround, type FigmaApi, type FillNode } from './host';
+import { fillLayersBelow, hasFills, isInsideInstance, mainComponentAround, type FigmaApi, type FillNode } from './host';
 
 /** One distinct image and the layers whose fills use it. */
 export interface CollectedImage {
@@ -38,14 +38,72 @@ function hasSelectedAncestor(node: BaseNode, selected: ReadonlySet<string>): boo
 
 /** The layer and every descendant that has fills, each once. */
 function layersWithFills(root: SceneNode): SceneNode[] {
-  const below = hasChildren(root) ? root.findAll((n) => hasFills(n)) : [];
-  return [root, ...below];
+  return [root, ...fillLayersBelow(root)];
+}
+
+/** The hidden layer that keeps `node` from being seen: itself or its nearest hidden ancestor, if any. */
+function hiddenLayerOver(node: BaseNode): SceneNode | undefined {
+  for (let n: BaseNode | null = node; n && n.type !== 'PAGE'; n = n.parent) if ('visible' in n && !n.visible) return n;
+  return undefined;
+}
+
+/** Why a selected layer is left out of the run, or undefined when it is walked ('' when it is left out silently). */
+function rootSkipReason(root: SceneNode, placement: Placement, includeHidden: boolean, selectedIds: ReadonlySet<string>): string | undefined {
+  // A layer selected together with a frame around it is copied as part of the frame's copy:
+  // a copy of its own would be inserted into the original frame, changing it.
+  if (placement === 'copy' && hasSelectedAncestor(root, selectedIds)) return '';
+  if (placement === 'copy' && isInsideInstance(root)) return 'is inside an instance, where a copy cannot be inserted; use "Replace in place" for it';
+  const main = placement === 'copy' ? mainComponentAround(root) : undefined;
+  if (main) return `is inside the main component "${main.name}", where a copy would appear in every instance; select the component to copy it whole, or use "Replace in place"`;
+  const hidden = includeHidden ? undefined : hiddenLayerOver(root);
+  if (hidden === root) return 'is hidden; hidden layers are not sent (tick "Include hidden layers and fills" to correct them)';
+  if (hidden) return `is inside the hidden layer "${hidden.name}", so it cannot be seen; hidden layers are not sent (tick "Include hidden layers and fills" to correct them)`;
+  return undefined;
+}
+
+/** The image paints of a layer the run would change: visible ones, or all with `includeHidden`. */
+function countedImagePaints(fills: ReadonlyArray<Paint>, includeHidden: boolean): ImagePaint[] {
+  return fills.filter((p): p is ImagePaint => p.type === 'IMAGE' && (includeHidden || p.visible !== false));
 }
 
 /**
- * Walk the selection. With `placement: 'copy'`, selected layers inside an
- * instance are skipped (a duplicate cannot be added there), and so are those
- * inside a main component (a duplicate would appear in all its instances).
+ * What the run does with a layer: the image paints it changes, and what it
+ * leaves alone and why (reported once per layer).
+ */
+function examineLayer(figma: FigmaApi, node: FillNode, placement: Placement, includeHidden: boolean): { paints: ImagePaint[]; notes: string[] } {
+  const fills = node.fills;
+  if (fills === figma.mixed) return { paints: [], notes: ['has mixed fills (text with several fill styles); left unchanged'] };
+  const notes = fills.some((p) => p.type === 'VIDEO') ? ['has a video fill; only images can be corrected'] : [];
+  const counted = countedImagePaints(fills, includeHidden);
+  if (counted.some((p) => !p.imageHash)) notes.push('has an image fill without image data');
+  const paints = counted.filter((p) => p.imageHash);
+  if (placement === 'replace' && paints.length > 0 && linkedToStyle(node)) {
+    const style = 'takes its fills from a paint style; replacing them would detach it from the style, so it is left unchanged (correct the image where the style is defined, or detach the style first; "Insert as copy" works too)';
+    return { paints: [], notes: [...notes, style] };
+  }
+  return { paints, notes };
+}
+
+/** Count one image fill of `node` under its image. */
+function addFill(images: Map<string, CollectedImage>, hash: string, node: SceneNode): void {
+  let entry = images.get(hash);
+  if (!entry) {
+    entry = { hash, nodeIds: new Set(), nodeNames: [], fillCount: 0 };
+    images.set(hash, entry);
+  }
+  entry.fillCount += 1;
+  if (!entry.nodeIds.has(node.id)) {
+    entry.nodeIds.add(node.id);
+    if (entry.nodeNames.length < 3) entry.nodeNames.push(node.name);
+  }
+}
+
+/**
+ * Walk the selection. A layer that cannot be seen — hidden itself or inside a
+ * hidden frame or group — is left out unless `includeHidden`. With
+ * `placement: 'copy'`, selected layers inside an instance are skipped (a
+ * duplicate cannot be added there), and so are those inside a main component
+ * (a duplicate would appear in all its instances).
  */
 export function collectSelection(figma: FigmaApi, placement: Placement = 'replace', includeHidden = false): Collection {
   const images = new Map<string, CollectedImage>();
@@ -56,20 +114,9 @@ export function collectSelection(figma: FigmaApi, placement: Placement = 'replac
   const selection = figma.currentPage.selection;
   const selectedIds = new Set(selection.map((n) => n.id));
   for (const root of selection) {
-    // A layer selected together with a frame around it is copied as part of the frame's copy:
-    // a copy of its own would be inserted into the original frame, changing it.
-    if (placement === 'copy' && hasSelectedAncestor(root, selectedIds)) continue;
-    if (placement === 'copy' && isInsideInstance(root)) {
-      skipped.push(skip(root, 'is inside an instance, where a copy cannot be inserted; use "Replace in place" for it'));
-      continue;
-    }
-    const main = placement === 'copy' ? mainComponentAround(root) : undefined;
-    if (main) {
-      skipped.push(skip(root, `is inside the main component "${main.name}", where a copy would appear in every instance; select the component to copy it whole, or use "Replace in place"`));
-      continue;
-    }
-    if (!includeHidden && !root.visible) {
-      skipped.push(skip(root, 'is hidden; hidden layers are not sent (tick "Include hidden layers and fills" to correct them)'));
+    const rootReason = rootSkipReason(root, placement, includeHidden, selectedIds);
+    if (rootReason !== undefined) {
+      if (rootReason) skipped.push(skip(root, rootReason));
       continue;
     }
     const hashes = new Set<string>();
@@ -77,41 +124,16 @@ export function collectSelection(figma: FigmaApi, placement: Placement = 'replac
     for (const node of layersWithFills(root)) {
       if (!hasFills(node)) continue;
       if (!includeHidden && !shownBelow(node, root)) continue;
-      if (placement === 'replace') noteComponent(node, components);
       // A layer selected on its own and inside a selected frame is corrected once,
       // but its images still count for the frame's copy.
       const first = !seen.has(node.id);
       seen.add(node.id);
-      const fills = node.fills;
-      if (fills === figma.mixed) {
-        if (first) skipped.push(skip(node, 'has mixed fills (text with several fill styles); left unchanged'));
-        continue;
-      }
-      if (placement === 'replace' && linkedToStyle(node)) {
-        if (first) skipped.push(skip(node, 'takes its fills from a paint style; replacing them would detach it from the style, so it is left unchanged (correct the image where the style is defined, or detach the style first; "Insert as copy" works too)'));
-        continue;
-      }
-      for (const paint of fills) {
-        if (paint.type === 'VIDEO' && first) skipped.push(skip(node, 'has a video fill; only images can be corrected'));
-        if (paint.type !== 'IMAGE') continue;
-        if (!includeHidden && paint.visible === false) continue;
-        if (!paint.imageHash) {
-          if (first) skipped.push(skip(node, 'has an image fill without image data'));
-          continue;
-        }
-        hashes.add(paint.imageHash);
-        if (!first) continue;
-        let entry = images.get(paint.imageHash);
-        if (!entry) {
-          entry = { hash: paint.imageHash, nodeIds: new Set(), nodeNames: [], fillCount: 0 };
-          images.set(paint.imageHash, entry);
-        }
-        entry.fillCount += 1;
-        if (!entry.nodeIds.has(node.id)) {
-          entry.nodeIds.add(node.id);
-          if (entry.nodeNames.length < 3) entry.nodeNames.push(node.name);
-        }
-      }
+      const { paints, notes } = examineLayer(figma, node, placement, includeHidden);
+      for (const paint of paints) hashes.add(paint.imageHash ?? '');
+      if (!first) continue;
+      skipped.push(...notes.map((reason) => skip(node, reason)));
+      if (paints.length > 0 && placement === 'replace') noteComponent(node, components);
+      for (const paint of paints) addFill(images, paint.imageHash ?? '', node);
     }
   }
   return { images, skipped, roots, layers: seen.size, components: [...components.values()] };

@@ -7,13 +7,19 @@
  * fills back before the error is reported.
  *
  * Every changed layer records, in its plugin data, which original image each
- * corrected image replaced, so "Restore original" works in any later session.
+ * corrected image replaced and, when the result is a crop, which part of the
+ * original it shows, so "Restore original" works in any later session and
+ * puts a cropped fill's framing back too.
  */
+import { isWholeImage, regionWithin, WHOLE_IMAGE, type CropRegion } from '../shared/crop';
+import { refitPaint, type ImageSwap } from './framing';
 import type { FigmaApi, FillNode } from './host';
 import { hasFills } from './host';
 
 /** Plugin data key: JSON `{ [current image hash]: original image hash }`. */
 export const ORIGINALS_KEY = 'pfc.originals';
+/** Plugin data key: JSON `{ [current image hash]: CropRegion }`, the part of the original a cropped result shows. */
+export const CROPS_KEY = 'pfc.crops';
 
 /** One layer's planned fills change. */
 export interface FillChange {
@@ -22,6 +28,8 @@ export interface FillChange {
   after: Paint[];
   /** How many of its fills change. */
   count: number;
+  /** How many of them were CROP fills that became FILL, their framing lost (see framing.ts). */
+  framingLost: number;
 }
 
 /** Whether a paint or layer counts: hidden ones are left alone unless the user asked for them. */
@@ -30,29 +38,31 @@ export function isShown(thing: { visible?: boolean }, includeHidden: boolean): b
 }
 
 /**
- * The fills of `node` with `from` replaced by `to`. A TILE fill keeps its
- * size on the canvas when the image's pixel size changes: its
- * `scalingFactor` is multiplied by `ratio` (old width / new width).
+ * The fills of `node` with the image `from` replaced by `to`, each fill
+ * refitted to show what it showed before (framing.ts); `swap` is undefined
+ * when the image sizes are unknown.
  */
-export function planSwap(figma: Pick<FigmaApi, 'mixed'>, node: BaseNode, from: string, to: string, ratio: number, includeHidden: boolean): FillChange | null {
+export function planSwap(figma: Pick<FigmaApi, 'mixed'>, node: BaseNode, from: string, to: string, swap: ImageSwap | undefined, includeHidden: boolean): FillChange | null {
   if (!hasFills(node)) return null;
   const fills = node.fills;
   if (fills === figma.mixed) return null;
-  const { after, count } = swapPaints(fills, from, to, ratio, includeHidden);
-  return count > 0 ? { node, before: fills, after, count } : null;
+  const { after, count, framingLost } = swapPaints(fills, from, to, swap, includeHidden);
+  return count > 0 ? { node, before: fills, after, count, framingLost } : null;
 }
 
 /** The paints with the image `from` replaced by `to` (see planSwap). */
-export function swapPaints(fills: ReadonlyArray<Paint>, from: string, to: string, ratio: number, includeHidden: boolean): { after: Paint[]; count: number } {
+export function swapPaints(fills: ReadonlyArray<Paint>, from: string, to: string, swap: ImageSwap | undefined, includeHidden: boolean): { after: Paint[]; count: number; framingLost: number } {
   let count = 0;
+  let framingLost = 0;
   // Fills are read-only: build a new array from copies, keeping each paint's other properties.
   const after = fills.map((paint): Paint => {
     if (paint.type !== 'IMAGE' || paint.imageHash !== from || !isShown(paint, includeHidden)) return paint;
+    const refitted = refitPaint(paint, to, swap);
     count += 1;
-    if (paint.scaleMode === 'TILE' && ratio !== 1) return { ...paint, imageHash: to, scalingFactor: (paint.scalingFactor ?? 1) * ratio };
-    return { ...paint, imageHash: to };
+    if (refitted.framingLost) framingLost += 1;
+    return refitted.paint;
   });
-  return { after, count };
+  return { after, count, framingLost };
 }
 
 /** Set every change, or none: on a failure the layers already changed are put back and the error rethrown. */
@@ -75,14 +85,27 @@ export async function commitChanges(changes: readonly FillChange[]): Promise<voi
   }
 }
 
-/** The originals recorded on a layer. */
-export function readOriginals(node: BaseNode): Record<string, string> {
+function readJson<T>(node: BaseNode, key: string): Record<string, T> {
   try {
-    const v: unknown = JSON.parse(node.getPluginData(ORIGINALS_KEY) || '{}');
-    return v && typeof v === 'object' ? (v as Record<string, string>) : {};
+    const v: unknown = JSON.parse(node.getPluginData(key) || '{}');
+    return v && typeof v === 'object' ? (v as Record<string, T>) : {};
   } catch {
     return {};
   }
+}
+
+/** The originals recorded on a layer. */
+export function readOriginals(node: BaseNode): Record<string, string> {
+  return readJson<string>(node, ORIGINALS_KEY);
+}
+
+/**
+ * The part of its original that `hash` shows on this layer: the whole image
+ * when no crop was recorded for it, undefined when it is not known.
+ */
+export function readCrop(node: BaseNode, hash: string): CropRegion | undefined {
+  const crops = readJson<CropRegion | null>(node, CROPS_KEY);
+  return hash in crops ? (crops[hash] ?? undefined) : WHOLE_IMAGE;
 }
 
 /** Remember that `to` replaced `from` on this layer (a second correction keeps pointing at the first original). */
@@ -93,4 +116,20 @@ export function recordOriginal(node: BaseNode, from: string, to: string): void {
   map[to] = map[from] ?? from;
   delete map[from];
   node.setPluginData(ORIGINALS_KEY, JSON.stringify(map));
+}
+
+/**
+ * Remember which part of the original `to` shows, given the part of `from`
+ * it shows (`region`, undefined when unknown), so a restore can keep the
+ * framing. Whole images are not recorded (that is what no record means).
+ */
+export function recordCrop(node: BaseNode, from: string, to: string, region: CropRegion | undefined): void {
+  if (to === from) return;
+  const crops = readJson<CropRegion | null>(node, CROPS_KEY);
+  const outer = from in crops ? crops[from] : WHOLE_IMAGE;
+  delete crops[from];
+  const shown = outer && region ? regionWithin(outer, region) : null;
+  if (!shown || !isWholeImage(shown)) crops[to] = shown;
+  const json = Object.keys(crops).length > 0 ? JSON.stringify(crops) : '';
+  if (json !== node.getPluginData(CROPS_KEY)) node.setPluginData(CROPS_KEY, json);
 }

@@ -18,7 +18,7 @@ import {
 } from '../shared/messages';
 import { applyResult, OPTIONS_KEY, type RunState } from './apply';
 import { collectSelection, componentWarnings, planImages, readForCorrection, summarise } from './collect';
-import { hasChildren, type FigmaApi } from './host';
+import { layersWithData, withHiddenInstanceLayers, type FigmaApi } from './host';
 import { restoreMessage, restoreSelection } from './restore';
 import { normaliseOptions, type RunOptions } from '../shared/run-options';
 import { loadBackendConfig, loadSettings, saveSettings } from './settings-store';
@@ -47,7 +47,7 @@ function runMessage(s: RunSummary): string {
 /** The options saved on the first selected layer (or one below it) that a correction changed. */
 function savedOptions(figma: FigmaApi): RunOptions | null {
   for (const root of figma.currentPage.selection) {
-    const candidates = [root, ...(hasChildren(root) ? root.findAll((n) => n.getPluginData(OPTIONS_KEY) !== '') : [])];
+    const candidates = [root, ...layersWithData(root, OPTIONS_KEY)];
     for (const n of candidates) {
       const raw = n.getPluginData(OPTIONS_KEY);
       if (!raw) continue;
@@ -63,8 +63,9 @@ function savedOptions(figma: FigmaApi): RunOptions | null {
 
 /** Start the plugin on `figma` with the UI document `html` (Figma's `__html__`). */
 export function startPlugin(figma: FigmaApi, html: string): void {
-  // The plugin never needs invisible layers inside instances; skipping them makes every walk much faster
-  // (typings, `PluginAPI.skipInvisibleInstanceChildren`).
+  // Skipping invisible layers inside instances makes every walk much faster (typings,
+  // `PluginAPI.skipInvisibleInstanceChildren`); the walks that need them (a run including
+  // hidden layers, a restore) reach them through withHiddenInstanceLayers.
   figma.skipInvisibleInstanceChildren = true;
   const command: Command = isCommand(figma.command) ? figma.command : 'correct';
   if (command === 'restore') {
@@ -106,7 +107,8 @@ export function startPlugin(figma: FigmaApi, html: string): void {
     const options = normaliseOptions(req.options);
     const { placement, resize, includeHidden } = options;
     await figma.clientStorage.setAsync(LAST_OPTIONS_KEY, options);
-    const collection = collectSelection(figma, placement, includeHidden);
+    // Hidden layers inside instances are walked only when the user asked for hidden layers.
+    const collection = await withHiddenInstanceLayers(figma, includeHidden, () => collectSelection(figma, placement, includeHidden));
     const control = { cancelled: () => planCancelled, progress: (done: number, total: number) => post({ type: 'plan/progress', done, total }) };
     const { images, skipped } = await planImages(figma, collection, resize, control);
     const warnings = await componentWarnings(collection.components);
@@ -157,7 +159,7 @@ export function startPlugin(figma: FigmaApi, html: string): void {
       case 'image/read':
         return answer(msg, () => readImage(msg));
       case 'image/apply':
-        return answer(msg, () => applyResult(figma, runOf(msg.runId), msg.hash, msg.bytes, msg.relaunchNote));
+        return answer(msg, () => applyResult(figma, runOf(msg.runId), msg.hash, msg.bytes, msg.relaunchNote, msg.crop));
       case 'run/end':
         return answer(msg, () => endRun(msg));
       case 'settings/get':

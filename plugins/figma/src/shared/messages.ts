@@ -5,6 +5,7 @@
  * `requestId` and get exactly one `reply` with the same id, so concurrent
  * requests (several images at once) never get each other's answers.
  */
+import type { CropRegion } from './crop';
 import type { ResizeRequest } from './fit';
 import type { RunOptions } from './run-options';
 import type { ApiKeyChange, BackendConfig, PublicSettings, Settings } from './settings';
@@ -96,7 +97,8 @@ export interface Requests {
   /** The image's bytes once, for correction; or why it is skipped (GIF, other formats). */
   'image/read': { params: { runId: string; hash: string }; result: { bytes: Uint8Array; format: 'png' | 'jpeg' } | { skip: string } };
   'image/apply': {
-    params: { runId: string; hash: string; bytes: Uint8Array; relaunchNote: string };
+    /** `crop`: the part of the original the result shows, when the service cropped it (the fills keep their framing). */
+    params: { runId: string; hash: string; bytes: Uint8Array; relaunchNote: string; crop?: CropRegion };
     result: ApplyResult;
   };
   'run/end': { params: { runId: string; summary: RunSummary }; result: { message: string } };

@@ -12,6 +12,7 @@
  *    with nothing applied.
  */
 import { readAll, type CorrectionBackend, type JobUsage } from '@pfc/core';
+import { cropRegionOf, type CropRegion } from '../shared/crop';
 import { mimeOf } from '../shared/image-header';
 import type { ApplyResult, ImageJob, RunPlan, RunSummary } from '../shared/messages';
 import type { MainBridge } from './bridge';
@@ -50,6 +51,8 @@ export interface Preview {
   bytes: Uint8Array;
   notes: string[];
   usage?: JobUsage;
+  /** The part of the original the result shows, when the service cropped it. */
+  crop?: CropRegion;
 }
 
 export interface PreviewRun {
@@ -112,7 +115,8 @@ async function correctOne(
   notes.push(...fitted.notes);
   const usage = result.job?.usage;
   if (usage) notes.push(describeUsage(usage));
-  const preview: Preview = { job, bytes: fitted.bytes, notes, ...(usage ? { usage } : {}) };
+  const crop = cropRegionOf(params, result.job);
+  const preview: Preview = { job, bytes: fitted.bytes, notes, ...(usage ? { usage } : {}), ...(crop ? { crop } : {}) };
   report({ phase: 'ready', notes, bytes: fitted.bytes, ...(usage ? { usage } : {}) });
   return preview;
 }
@@ -173,7 +177,7 @@ export async function applyAccepted(
     }
     onItem(hash, { phase: 'applying' });
     try {
-      const applied = await bridge.request('image/apply', { runId: run.plan.runId, hash, bytes: preview.bytes, relaunchNote: note });
+      const applied = await bridge.request('image/apply', { runId: run.plan.runId, hash, bytes: preview.bytes, relaunchNote: note, ...(preview.crop ? { crop: preview.crop } : {}) });
       summary.done += 1;
       onItem(hash, { phase: 'done', notes: [...preview.notes, ...applied.warnings], applied });
     } catch (err) {

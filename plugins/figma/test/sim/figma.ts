@@ -12,6 +12,7 @@ import { FIGMA_MAX_SIDE, readImageHeader } from '../../src/shared/image-header';
 import { CLIENT_STORAGE_QUOTA, figmaClone, storageSize } from './clone';
 import { MANIFEST_ID, RELAUNCH_COMMANDS } from './manifest';
 import { asScene, SimFrame, SimGroup, SimPage, SimShape, type SimDocument, type SimNode } from './nodes';
+import { viewOf, type ImageView } from './paint-view';
 import { sha1Hex } from './sha1';
 
 /** Where `showUI` and `figma.ui.postMessage` go: an iframe in the browser, a recorder in unit tests. */
@@ -26,7 +27,7 @@ class SimImage implements Image {
   constructor(
     readonly hash: string,
     private readonly bytes: Uint8Array,
-    private readonly size: { width: number; height: number },
+    readonly size: { width: number; height: number },
     private readonly onRead: () => void,
   ) {}
   async getBytesAsync(): Promise<Uint8Array> {
@@ -136,6 +137,8 @@ export class SimFigma implements FigmaApi {
   skipInvisibleInstanceChildren = false;
   /** How many times the plugin read image bytes (`getBytesAsync`). */
   byteReads = 0;
+  /** How many times a `findAll` callback ran: each is a call from Figma into the plugin, the cost of a walk (nodes.ts). */
+  callbacks = 0;
   /** Fills changes that will fail, by node id (a test's fault injection). */
   readonly fillsFaults = new Map<string, Error>();
   readonly ui: SimUi;
@@ -168,6 +171,7 @@ export class SimFigma implements FigmaApi {
         this.fillsFaults.delete(n.id);
         return err;
       },
+      calledBack: () => void (this.callbacks += 1),
       hasNode: (id) => this.nodes.has(id) && !this.nodes.get(id)?.removed,
       mixed: this.mixed,
       nextId: () => `1:${++this.idCounter}`,
@@ -280,6 +284,13 @@ export class SimFigma implements FigmaApi {
   addImage(bytes: Uint8Array): string {
     const hash = this.createImage(bytes).hash;
     return hash;
+  }
+  /** What the layer shows of its image fill number `index` (see paint-view.ts). */
+  imageView(node: SimShape, index = 0): ImageView {
+    const paint = node.fills === this.mixed ? undefined : node.fills[index];
+    const image = paint?.type === 'IMAGE' && paint.imageHash ? this.images.get(paint.imageHash) : undefined;
+    if (paint?.type !== 'IMAGE' || !image) throw new Error(`"${node.name}" has no image fill ${index} with an image in the file`);
+    return viewOf(node, paint, image.size);
   }
   imageBytes(hash: string): Uint8Array | undefined {
     return (this.images.get(hash) as unknown as { bytes: Uint8Array } | undefined)?.bytes.slice();
