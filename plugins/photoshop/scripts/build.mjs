@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { zipSync } from 'fflate';
 import sharp from 'sharp';
+import { PANEL_BUNDLE } from './bundle-options.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const dist = join(root, 'dist');
@@ -19,15 +20,11 @@ rmSync(ccxDir, { recursive: true, force: true });
 mkdirSync(join(dist, 'icons'), { recursive: true });
 mkdirSync(ccxDir, { recursive: true });
 
-// One script: UXP loads plain scripts and provides `require` for its own modules.
+// One script, bundled for UXP (bundle-options.mjs).
 await build({
+  ...PANEL_BUNDLE,
   entryPoints: [join(root, 'src/main.ts')],
   outfile: join(dist, 'index.js'),
-  bundle: true,
-  format: 'iife',
-  platform: 'browser',
-  target: 'es2020',
-  external: ['photoshop', 'uxp'],
   minify: true,
   sourcemap: false,
   legalComments: 'eof',

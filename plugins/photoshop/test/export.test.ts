@@ -27,13 +27,13 @@ describe('exportPixels', () => {
 
   it('sends a layer with transparent pixels as PNG, cropped to the layer bounds, with its alpha kept', async () => {
     const { host, sim } = simHost();
-    const w = 40, h = 30;
+    const w = 100, h = 80;
     const rgba = new Uint8Array(w * h * 4);
-    // An opaque red square from (10,5) to (20,15), half-transparent edge column at x=20.
-    for (let y = 5; y < 15; y++) {
-      for (let x = 10; x <= 20; x++) {
+    // An opaque red square from (10,5) to (50,45), half-transparent edge column at x=50 (large enough for the service: over 32 px a side).
+    for (let y = 5; y < 45; y++) {
+      for (let x = 10; x <= 50; x++) {
         const i = (y * w + x) * 4;
-        rgba.set([200, 30, 30, x === 20 ? 128 : 255], i);
+        rgba.set([200, 30, 30, x === 50 ? 128 : 255], i);
       }
     }
     const doc = sim.openDocument({ title: 'cutout.psd', width: w, height: h, pixels: rgba, channels: 4 });
@@ -42,12 +42,12 @@ describe('exportPixels', () => {
     const out = await inModal(host, 'read', () => exportPixels(host, host.ps.app.activeDocument!, layerId));
 
     expect(out.contentType).toBe('image/png');
-    expect(out.rect).toEqual({ left: 10, top: 5, right: 21, bottom: 15 });
+    expect(out.rect).toEqual({ left: 10, top: 5, right: 51, bottom: 45 });
     const decoded = await decodeWithSharp(out.bytes);
-    expect([decoded.width, decoded.height]).toEqual([11, 10]);
+    expect([decoded.width, decoded.height]).toEqual([41, 40]);
     expect(decoded.data[3]).toBe(255);
-    expect(decoded.data[10 * 4 + 3]).toBe(128);
-    expect(out.alpha?.length).toBe(110);
+    expect(decoded.data[40 * 4 + 3]).toBe(128);
+    expect(out.alpha?.length).toBe(41 * 40);
     expect(sim.imaging.getPixelsLog[0]).toMatchObject({ layerID: layerId, colorSpace: 'RGB', componentSize: 8 });
   });
 

@@ -1,8 +1,12 @@
-/** The panel's own pixel code: decoding results, resampling, bit depths. */
+/** The panel's own pixel code: decoding and encoding, resampling, bit depths. */
+import { createContext, runInContext } from 'node:vm';
+import { build } from 'esbuild';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
-import { decodeImage, encodePng, hasTransparency, sniffFormat } from '../src/image/codec';
+import { PANEL_BUNDLE } from '../scripts/bundle-options.mjs';
+import { decodeImage, encodeJpeg, encodePng, hasTransparency, sniffFormat } from '../src/image/codec';
 import { resample, toDepth } from '../src/image/pixels';
+import { PANEL_DIR } from './e2e-page';
 import { decodeWithSharp, loadSample, meanDiff, rgbToRgba } from './helpers';
 
 describe('decodeImage', () => {
@@ -47,6 +51,30 @@ describe('decodeImage', () => {
     expect(decodeImage(png).data).toEqual(data);
     expect(hasTransparency(data, 4)).toBe(true);
     expect(hasTransparency(new Uint8Array([1, 2, 3, 255]), 4)).toBe(false);
+  });
+});
+
+describe('encodeJpeg', () => {
+  it('encodes an opaque image as a JPEG libjpeg reads back alike, also in the panel\'s bundle, where UXP has no Buffer', async () => {
+    const photo = await loadSample('outdoors/rocket.jpg', 64);
+    const image = { width: photo.width, height: photo.height, data: rgbToRgba(photo.pixels) };
+    // The panel's bundle of the codec, run with ECMAScript's globals only: jpeg-js's encoder ends with `Buffer.from`.
+    const bundled = await build({
+      ...PANEL_BUNDLE,
+      stdin: { contents: "import { encodeJpeg } from './src/image/codec'; globalThis.encodeJpeg = encodeJpeg;", resolveDir: PANEL_DIR, loader: 'ts' },
+      write: false,
+      logLevel: 'silent',
+    });
+    const uxpLike = createContext({}) as { encodeJpeg?: typeof encodeJpeg };
+    runInContext(bundled.outputFiles[0]!.text, uxpLike);
+
+    // (The bundle's bytes are a Uint8Array of its own realm: copied for sharp.)
+    for (const bytes of [encodeJpeg(image, 95), Uint8Array.from(uxpLike.encodeJpeg!(image, 95))]) {
+      expect(sniffFormat(bytes)).toBe('jpeg');
+      const ref = await decodeWithSharp(bytes);
+      expect([ref.width, ref.height]).toEqual([image.width, image.height]);
+      expect(meanDiff(ref.data, image.data)).toBeLessThan(2);
+    }
   });
 });
 

@@ -11,7 +11,7 @@
 import { ParameterError, readAll, type CorrectionBackend, type CorrectionProgress, type PfcParams } from '@pfc/core';
 import type { Host, PsImageData } from '../host/types';
 import { decodeImage, encodePng, type Rgba } from '../image/codec';
-import { SRGB_PROFILE, unsupportedReason } from '../ps/export';
+import { longSide, readRgba, SRGB_PROFILE, unsupportedReason } from '../ps/export';
 import { CancelledError, inModal } from '../ps/modal';
 import { resolveTargets } from './targets';
 
@@ -56,7 +56,7 @@ export async function makePreview(
   const region = layer ? layer.bounds : { width: doc.width, height: doc.height };
   if (region.width < 1 || region.height < 1) throw new Error(`The layer "${layer?.name ?? ''}" has no pixels to preview.`);
 
-  const small = await inModal(host, 'Perfectly Clear preview', () => readSmall(host, doc.id, layer?.id, targetSize(region.width, region.height)));
+  const { image: small } = await inModal(host, 'Perfectly Clear preview', () => readRgba(host, doc.id, layer?.id, longSide(region.width, region.height, PREVIEW_LONG_EDGE)));
   if (signal?.aborted) throw new CancelledError();
   const result = await backend.correct(encodePng(small.width, small.height, small.data, 4), params, {
     signal,
@@ -75,37 +75,6 @@ export async function makePreview(
     height: after.height,
     notes: [...check.warnings, ...result.warnings],
   };
-}
-
-/** `targetSize` for a long edge of at most PREVIEW_LONG_EDGE (Photoshop keeps the aspect ratio when one side is given). */
-function targetSize(width: number, height: number): { width: number } | { height: number } {
-  return width >= height ? { width: Math.min(width, PREVIEW_LONG_EDGE) } : { height: Math.min(height, PREVIEW_LONG_EDGE) };
-}
-
-/** The composite or one layer (its bounds), scaled down by Photoshop, as 8-bit sRGB RGBA. */
-async function readSmall(host: Host, documentID: number, layerID: number | undefined, size: { width: number } | { height: number }): Promise<Rgba> {
-  const { imageData } = await host.ps.imaging.getPixels({
-    documentID, ...(layerID !== undefined ? { layerID } : {}), targetSize: size, colorSpace: 'RGB', colorProfile: SRGB_PROFILE, componentSize: 8,
-  });
-  try {
-    const { width, height, components } = imageData;
-    if (components !== 3 && components !== 4) throw new Error(`Photoshop returned ${components} channels for an RGB read`);
-    const data = (await imageData.getData({ chunky: true })) as Uint8Array;
-    return { width, height, data: components === 4 ? data.slice() : withOpaqueAlpha(data) };
-  } finally {
-    await imageData.dispose();
-  }
-}
-
-function withOpaqueAlpha(rgb: Uint8Array): Uint8Array {
-  const out = new Uint8Array((rgb.length / 3) * 4);
-  for (let i = 0, o = 0; i < rgb.length; i += 3, o += 4) {
-    out[o] = rgb[i]!;
-    out[o + 1] = rgb[i + 1]!;
-    out[o + 2] = rgb[i + 2]!;
-    out[o + 3] = 255;
-  }
-  return out;
 }
 
 /** RGBA over white as 8-bit RGB (a JPEG has no alpha; Photoshop's own previews show transparency on white too). */

@@ -119,7 +119,8 @@ async function correctOne(
   if (unsupported) throw new Error(unsupported);
   const { exported, effectsNote } = await inModal(host, 'Reading pixels for Perfectly Clear', async () => {
     const note = target.layerId === undefined ? undefined : await layerCheck(host, doc.id, target.layerId, target.layerName ?? target.title);
-    return { exported: await exportPixels(host, doc, target.layerId), effectsNote: note };
+    const exported = await exportPixels(host, doc, target.layerId, { backend: backend.kind, removeBackground: params.removeBackground === true, keepSize: isResize(params) });
+    return { exported, effectsNote: note };
   });
   if (signal?.aborted) throw new CancelledError();
 
@@ -127,13 +128,14 @@ async function correctOne(
     signal,
     contentType: exported.contentType,
     size: exported.bytes.byteLength,
-    fileName: `${baseName(target.title)}.png`,
+    fileName: `${baseName(target.title)}.${exported.contentType === 'image/jpeg' ? 'jpg' : 'png'}`,
     onProgress: (p) => report(p.phase === 'done' ? 'downloading' : p.phase),
   });
   report('downloading');
   const bytes = await readAll(result.body);
   if (signal?.aborted) throw new CancelledError();
-  const notes = [...(exported.conversion ? [exported.conversion] : []), ...(effectsNote ? [effectsNote] : []), ...warnings, ...result.warnings];
+  const notes = [exported.conversion, exported.reduction, effectsNote].filter((n): n is string => n !== undefined);
+  notes.push(...warnings, ...result.warnings);
 
   report('applying');
   const image = decodeImage(bytes);
@@ -145,6 +147,7 @@ async function correctOne(
   }
   const widened = depthNote(doc);
   if (widened) notes.push(widened);
+  const cutout = removesToTransparent(params);
   const added = await inModal(host, name, (context) =>
     addResultLayer(host, context, {
       documentId: doc.id,
@@ -156,13 +159,17 @@ async function correctOne(
       strength,
       selectionOnly,
       // A transparent background becomes a mask over the layer: the removed background stays editable.
-      ...(removesToTransparent(params) ? { cutoutOf: decodeImage(exported.bytes) } : {}),
-      sourcePixels: () => decodeImage(exported.bytes),
+      ...(cutout ? { cutoutOf: { source: exported.sourcePixels(), sent: exported.sentPixels() } } : {}),
+      sourcePixels: exported.sourcePixels,
     }, signal),
     // The result arrived while the user kept working: a dialog or another plug-in may hold Photoshop for a while.
     { seconds: RESULT_MODAL_WAIT_S, signal },
   );
-  if (added.resampled) notes.push(`the result came back at ${image.width}×${image.height} px and was fitted to the source`);
+  if (added.resampled) {
+    notes.push(cutout
+      ? `the cut-out came back at ${image.width}×${image.height} px: its mask was scaled to the layer, whose pixels keep their full size`
+      : `the result came back at ${image.width}×${image.height} px and was fitted to the source`);
+  }
   if (added.sourceHidden) notes.push(`"${target.layerName ?? target.title}" was hidden: its blend mode and opacity would otherwise count twice, so the corrected layer took them over (show it again to compare)`);
   report('done');
   return { title: target.title, status: 'done', message: `added layer "${name}"`, notes, layerId: added.layerId };

@@ -41,8 +41,13 @@ export interface PsLayer {
   readonly id: number;
   readonly name: string;
   readonly kind: PsLayerKind;
-  /** Bounds of the layer's non-transparent pixels, in document pixels. */
+  /** Bounds of the layer's non-transparent pixels, in document pixels, with its effects (a drop shadow widens them). */
   readonly bounds: PsBounds;
+  /**
+   * Bounds of the layer's own pixels, without effects: the region `imaging.getPixels` reads for the layer
+   * (ImagingModule.d.ts, getPixels: "get the valid pixel bounds for a layer by calling `boundsNoEffects`").
+   */
+  readonly boundsNoEffects: PsBounds;
   /** Shown in the document (settable inside `executeAsModal`; classes/layer.md `visible`). */
   visible: boolean;
   readonly isBackgroundLayer: boolean;

@@ -1,10 +1,12 @@
 /**
  * JPEG and PNG in and out of 8-bit RGBA, in plain JavaScript: UXP has no
  * canvas decoder, and Photoshop's own encoder (`imaging.encodeImageData`)
- * writes JPEG only, which has no alpha and 8 bits.
+ * writes JPEG only, which has no alpha and 8 bits, at a quality its
+ * documentation does not give.
  */
 import { sniffMedia } from '@pfc/core';
 import decodeJpeg from 'jpeg-js/lib/decoder.js';
+import encodeJpegFile from 'jpeg-js/lib/encoder.js';
 import { decodePng, encodePng as encodePngFile } from './png';
 
 /** Straight (not premultiplied) 8-bit RGBA, row by row, top row first. */
@@ -47,6 +49,11 @@ export function decodeImage(bytes: Uint8Array): Rgba {
 /** Encode RGB (3 channels) or RGBA (4 channels) pixels as PNG: 8-bit from a Uint8Array, 16-bit from a Uint16Array. */
 export function encodePng(width: number, height: number, data: Uint8Array | Uint16Array, channels: 3 | 4): Uint8Array {
   return encodePngFile({ width, height, data, channels });
+}
+
+/** Encode 8-bit RGBA as a baseline JPEG at `quality` (1–100); the alpha is dropped, so the image must be opaque. */
+export function encodeJpeg(image: Rgba, quality: number): Uint8Array {
+  return encodeJpegFile(image, quality).data;
 }
 
 /** Whether any pixel of chunky RGBA data is less than fully opaque. */

@@ -137,24 +137,44 @@ export function toDepth(data: Uint8Array, bits: 8 | 16 | 32): Uint8Array | Uint1
  * A background removal made non-destructive, as Photoshop's own Remove
  * Background does: the layer holds the corrected pixels where the subject is
  * and the source's own pixels where the background was (nothing is lost), and
- * the result's alpha becomes a layer mask the user can paint on. Both images
- * are the same size; the layer keeps the source's alpha (its shape).
+ * the result's alpha becomes a layer mask the user can paint on. The layer
+ * keeps the source's alpha (its shape).
+ *
+ * The corrected pixels are the source's plus what the service changed in the
+ * pixels it was `sent`: the result itself when the upload was the source
+ * exactly, and otherwise (an upload scaled down to the service's 5000 px, or a
+ * JPEG) the source's full-size pixels with the correction carried over, so its
+ * detail is not replaced by an enlarged result. All images are the same size
+ * (`result` and `sent` fitted to the source).
  */
-export function cutoutParts(result: Rgba, source: Rgba): { pixels: Rgba; mask: Uint8Array } {
+export function cutoutParts(result: Rgba, source: Rgba, sent: Rgba): { pixels: Rgba; mask: Uint8Array } {
   const n = result.width * result.height;
   const data = new Uint8Array(n * 4);
   const mask = new Uint8Array(n);
   for (let i = 0; i < n; i++) {
     const o = i * 4;
     const a = result.data[o + 3]!;
-    const from = a > 0 ? result.data : source.data;
-    data[o] = from[o]!;
-    data[o + 1] = from[o + 1]!;
-    data[o + 2] = from[o + 2]!;
+    for (let c = 0; c < 3; c++) {
+      const own = source.data[o + c]!;
+      data[o + c] = a > 0 ? clamp(own + result.data[o + c]! - sent.data[o + c]!) : own;
+    }
     data[o + 3] = source.data[o + 3]!;
     mask[i] = a;
   }
   return { pixels: { width: result.width, height: result.height, data }, mask };
+}
+
+/** 8-bit chunky RGB or RGBA samples as a new straight RGBA image (RGB made opaque). */
+export function toRgba(width: number, height: number, data: Uint8Array, components: 3 | 4): Rgba {
+  if (components === 4) return { width, height, data: data.slice() };
+  const out = new Uint8Array(width * height * 4);
+  for (let i = 0, o = 0; i < data.length; i += 3, o += 4) {
+    out[o] = data[i]!;
+    out[o + 1] = data[i + 1]!;
+    out[o + 2] = data[i + 2]!;
+    out[o + 3] = 255;
+  }
+  return { width, height, data: out };
 }
 
 /** An 8-bit grey mask at the document's depth for `putLayerMask` (16-bit: 0–32768; 32-bit: 0–1). */

@@ -27,10 +27,11 @@ export interface LayerResult {
   /** Strength of the correction, 1–100 %: the new layer's opacity (times the source layer's). Default 100. */
   strength?: number;
   /**
-   * The source's pixels (same size as `rect`), for a background removal: the result's alpha then
-   * becomes a layer mask over corrected pixels, the removed background kept underneath.
+   * For a background removal: the source's pixels (same size as `rect`) and the pixels the service was sent
+   * (the same image when the upload was the source exactly; else smaller, or a JPEG). The result's alpha then
+   * becomes a layer mask over corrected pixels, the removed background kept underneath (see `cutoutParts`).
    */
-  cutoutOf?: Rgba;
+  cutoutOf?: { source: Rgba; sent: Rgba };
   /** Mask the result to the document's active selection, if there is one. */
   selectionOnly?: boolean;
   /**
@@ -62,8 +63,9 @@ export async function addResultLayer(host: Host, context: PsExecutionContext, re
   let image = resample(result.image, width, height);
   if (result.keepShapeOf && result.keepShapeOf.length === width * height) image = applyShape(image, result.keepShapeOf);
   let mask: Uint8Array | undefined;
-  if (result.cutoutOf && result.cutoutOf.width === width && result.cutoutOf.height === height) {
-    ({ pixels: image, mask } = cutoutParts(image, result.cutoutOf));
+  const cutout = result.cutoutOf;
+  if (cutout && cutout.source.width === width && cutout.source.height === height) {
+    ({ pixels: image, mask } = cutoutParts(image, cutout.source, resample(cutout.sent, width, height)));
   }
 
   const doc = requireDocument(host, result.documentId);

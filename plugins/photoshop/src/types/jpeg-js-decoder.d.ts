@@ -1,6 +1,6 @@
 /**
- * jpeg-js's decoder on its own (the package entry also bundles its encoder,
- * which the panel does not need). Same signature as `decode` in jpeg-js's typings.
+ * jpeg-js's decoder on its own path (the encoder has its own, see
+ * `jpeg-js-encoder.d.ts`). Same signature as `decode` in jpeg-js's typings.
  */
 declare module 'jpeg-js/lib/decoder.js' {
   function decode(

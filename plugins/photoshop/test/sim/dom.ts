@@ -53,10 +53,20 @@ export class SimLayer implements PsLayer {
   get isBackgroundLayer(): boolean {
     return this.found.node.isBackground;
   }
+  /**
+   * With effects: Photoshop widens a layer's `bounds` by what its style draws outside it (a drop shadow); the
+   * simulator draws no effects but widens the bounds of a layer with a layer style by EFFECT_SPREAD, so code
+   * that takes `bounds` for the region of the layer's pixels is caught.
+   */
   get bounds(): PsBounds {
+    const b = this.boundsNoEffects;
+    const spread = this.found.node.effects && b.width > 0 ? EFFECT_SPREAD : 0;
+    return box({ left: b.left - spread, top: b.top - spread, right: b.right + spread, bottom: b.bottom + spread });
+  }
+  /** The layer's own pixels (what `getPixels` reads). */
+  get boundsNoEffects(): PsBounds {
     const { doc, node } = this.found;
-    const b = boundsOf(doc, node);
-    return { ...b, width: b.right - b.left, height: b.bottom - b.top };
+    return box(boundsOf(doc, node));
   }
   get layers(): readonly PsLayer[] | null {
     const { node } = this.found;
@@ -117,4 +127,11 @@ export class SimDocument implements PsDocument {
   get activeLayers(): readonly PsLayer[] {
     return this.state.activeLayerIds.map((id) => new SimLayer(this.core, this.id, id));
   }
+}
+
+/** How far the simulator's layer styles reach outside a layer's pixels, pixels. */
+const EFFECT_SPREAD = 10;
+
+function box(r: { left: number; top: number; right: number; bottom: number }): PsBounds {
+  return { ...r, width: r.right - r.left, height: r.bottom - r.top };
 }

@@ -71,6 +71,8 @@ export class SimImaging implements PsImaging {
       throw new Error(`simulator: pixels of a ${doc.mode} document are only simulated converted to RGB`);
     }
     if (size === 32) throw new Error('simulator: 32-bit reads are not simulated');
+    // Refused rather than ignored: a caller asking for a region must not get the whole layer without notice.
+    if (options.sourceBounds) throw new Error('simulator: getPixels sourceBounds is not simulated');
     let rgba: Uint8Array;
     let rect: PsRect;
     let opaque: boolean;
@@ -99,6 +101,9 @@ export class SimImaging implements PsImaging {
       }
     }
     if (options.targetSize) {
+      // Photoshop's sourceBounds are then "relative to the bounds of the source cache level (not relative to the
+      // full resolution bounds)" (ImagingModule.d.ts, getPixels); the simulator answers the scaled image's own
+      // rectangle, so a caller that takes them for document coordinates misplaces its result here at every level.
       const small = scaleDown(out, width, height, components, options.targetSize);
       return { imageData: this.track(new SimImageData(small.width, small.height, components, small.data)), sourceBounds: { left: 0, top: 0, right: small.width, bottom: small.height }, level: small.level };
     }
@@ -165,7 +170,9 @@ export class SimImaging implements PsImaging {
     const doc = this.docOf(options.documentID);
     const img = options.imageData as SimImageData;
     if (img.components !== 1 || img.colorSpace !== 'Grayscale') throw new Error('putLayerMask takes image data with a single grayscale component');
-    if (img.componentSize !== 8) throw new Error('simulator: 8-bit masks only');
+    // As putPixels: the document's own depth (16-bit: 0–32768; 32-bit: 0–1), kept by the simulator as 8-bit.
+    const depth = DEPTH[doc.bits] ?? 8;
+    if (img.componentSize !== depth) throw new Error(`putLayerMask: ${img.componentSize}-bit data into a ${depth}-bit document`);
     const found = locate(doc.layers, options.layerID);
     if (!found) throw new Error(`layer ${options.layerID} not found`);
     const left = options.targetBounds?.left ?? 0;
@@ -175,7 +182,7 @@ export class SimImaging implements PsImaging {
       for (let y = 0; y < img.height; y++) {
         for (let x = 0; x < img.width; x++) {
           const dx = left + x, dy = top + y;
-          if (dx >= 0 && dy >= 0 && dx < doc.width && dy < doc.height) mask[dy * doc.width + dx] = img.data[y * img.width + x]!;
+          if (dx >= 0 && dy >= 0 && dx < doc.width && dy < doc.height) mask[dy * doc.width + dx] = to8(img.data[y * img.width + x]!, depth, true);
         }
       }
       found.node.mask = mask;
