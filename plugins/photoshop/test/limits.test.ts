@@ -12,6 +12,7 @@ import { startEmulator, type EmulatorHandle } from '@pfc/emulator';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { DEFAULT_CHOICES, toParams } from '../src/correct/options';
+import { makePreview } from '../src/correct/preview';
 import { runCorrections } from '../src/correct/run';
 import { resolveTargets } from '../src/correct/targets';
 import { testEngine } from './emulator-engine';
@@ -176,4 +177,25 @@ describe('the service\'s size limits', () => {
     expect(emu.stats().requests).toEqual(before);
     expect(doc.layers).toHaveLength(1);
   }, 120_000);
+
+  it('previews a narrow layer at a size the service takes (its short side above 32 px) and refuses, before reading, what Correct would refuse', async () => {
+    const { host, sim } = simHost();
+    sim.openDocument({ title: 'banner.psd', width: 2000, height: 100, pixels: noisyPhoto(2000, 100, 4), channels: 3 });
+    const { backend, uploads } = recordingBackend();
+
+    // 2000×100: a 400-px preview would be 400×20, which the service refuses.
+    const preview = await makePreview(host, backend, toParams(DEFAULT_CHOICES), 'document');
+    expect([preview.width, preview.height]).toEqual([660, 33]);
+    expect(uploads).toHaveLength(1);
+
+    // 2100×100 (21:1): Correct refuses it, so the preview does too, before a pixel is read or anything is sent.
+    const wide = sim.openDocument({ title: 'panorama.psd', width: 2100, height: 100, pixels: noisyPhoto(2100, 100, 4), channels: 3 });
+    sim.core.activeId = wide.id;
+    const reads = sim.imaging.getPixelsLog.length;
+    await expect(makePreview(host, backend, toParams(DEFAULT_CHOICES), 'document')).rejects.toThrow(
+      '"panorama.psd" cannot be sent to the service: image is 2100×100 px; the aspect ratio must be below 21:1; nothing was sent',
+    );
+    expect(sim.imaging.getPixelsLog).toHaveLength(reads);
+    expect(uploads).toHaveLength(1);
+  });
 });

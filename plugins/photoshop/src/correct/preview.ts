@@ -8,11 +8,12 @@
  *
  * A preview is a real job on the service (the panel says so next to the button).
  */
-import { ParameterError, readAll, type CorrectionBackend, type CorrectionProgress, type PfcParams } from '@pfc/core';
+import { IMAGE_SIZE_LIMITS, ParameterError, readAll, type CorrectionBackend, type CorrectionProgress, type PfcParams } from '@pfc/core';
 import type { Host, PsImageData } from '../host/types';
 import { decodeImage, encodePng, type Rgba } from '../image/codec';
-import { longSide, readRgba, SRGB_PROFILE, unsupportedReason } from '../ps/export';
+import { checkedUpload, longSide, readRgba, SRGB_PROFILE, unsupportedReason } from '../ps/export';
 import { CancelledError, inModal } from '../ps/modal';
+import { isResize } from './options';
 import { resolveTargets } from './targets';
 
 /** Long edge of the preview, in pixels: enough for the panel, small enough to be a cheap job. */
@@ -53,10 +54,10 @@ export async function makePreview(
   const unsupported = unsupportedReason(doc);
   if (unsupported) throw new Error(unsupported);
   const layer = target!.layerId !== undefined ? doc.activeLayers.find((l) => l.id === target!.layerId) : undefined;
-  const region = layer ? layer.bounds : { width: doc.width, height: doc.height };
-  if (region.width < 1 || region.height < 1) throw new Error(`The layer "${layer?.name ?? ''}" has no pixels to preview.`);
+  // What Apply would refuse for its size, the preview refuses too, before reading anything.
+  const { region } = checkedUpload(doc, layer?.id, { backend: backend.kind, removeBackground: params.removeBackground === true, keepSize: isResize(params) });
 
-  const { image: small } = await inModal(host, 'Perfectly Clear preview', () => readRgba(host, doc.id, layer?.id, longSide(region.width, region.height, PREVIEW_LONG_EDGE)));
+  const { image: small } = await inModal(host, 'Perfectly Clear preview', () => readRgba(host, doc.id, layer?.id, longSide(region.width, region.height, previewLongEdge(region))));
   if (signal?.aborted) throw new CancelledError();
   const result = await backend.correct(encodePng(small.width, small.height, small.data, 4), params, {
     signal,
@@ -75,6 +76,15 @@ export async function makePreview(
     height: after.height,
     notes: [...check.warnings, ...result.warnings],
   };
+}
+
+/**
+ * The preview's longer side: PREVIEW_LONG_EDGE, or more for a narrow source, whose shorter side would otherwise
+ * shrink to 32 px or less, which the service refuses ("larger than 32x32 pixels", web-api-v2.md Limits).
+ */
+function previewLongEdge(region: { width: number; height: number }): number {
+  const aspect = Math.max(region.width, region.height) / Math.min(region.width, region.height);
+  return Math.max(PREVIEW_LONG_EDGE, Math.ceil((IMAGE_SIZE_LIMITS.minSide + 1) * aspect));
 }
 
 /** RGBA over white as 8-bit RGB (a JPEG has no alpha; Photoshop's own previews show transparency on white too). */

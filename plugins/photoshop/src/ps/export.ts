@@ -136,11 +136,7 @@ export function uploadBits(doc: PsDocument): 8 | 16 {
  * service's limits instead (see {@link exportForBackgroundRemoval}).
  */
 export async function exportPixels(host: Host, doc: PsDocument, layerId?: number, options: ExportOptions = {}): Promise<ExportedImage> {
-  const backend = options.backend ?? 'web';
-  const region = regionOf(doc, layerId);
-  const fitted = options.removeBackground === true && backend === 'web';
-  const sent = fitted && !options.keepSize ? scaledToFit(region) : region;
-  refuseOutsideLimits(doc, layerId, region, sent, backend);
+  const { sent, fitted } = checkedUpload(doc, layerId, options);
   if (fitted) return exportForBackgroundRemoval(host, doc, layerId, sent);
   return exportLossless(host, doc, layerId);
 }
@@ -148,6 +144,20 @@ export async function exportPixels(host: Host, doc: PsDocument, layerId?: number
 interface Size {
   width: number;
   height: number;
+}
+
+/**
+ * What Correct would send for the composite (no `layerId`) or one layer, refused (before any pixel is read) when the
+ * service would refuse it for its size: `region` is the source's size, `sent` the upload's, smaller when `fitted`
+ * (a background removal made to fit the Web API's limits).
+ */
+export function checkedUpload(doc: PsDocument, layerId: number | undefined, options: ExportOptions = {}): { region: Size; sent: Size; fitted: boolean } {
+  const backend = options.backend ?? 'web';
+  const region = regionOf(doc, layerId);
+  const fitted = options.removeBackground === true && backend === 'web';
+  const sent = fitted && !options.keepSize ? scaledToFit(region) : region;
+  refuseOutsideLimits(doc, layerId, region, sent, backend);
+  return { region, sent, fitted };
 }
 
 /** The size of what `getPixels` reads: the document, or the layer's own pixels (without effects). */
