@@ -5,44 +5,10 @@
  * original framing. Checked on what the layer shows (sim/paint-view.ts), with
  * the UI's run loop driving the plugin as the Apply button does.
  */
-import { emptyJobUsage, validatePfcParams, type CorrectionBackend, type CropBox, type JobRecord } from '@pfc/core';
-import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_OPTIONS, type RunOptions } from '../src/shared/run-options';
-import { runCorrection, type ItemUpdate } from '../src/ui/runner';
-import { connect, freshSim, makeImage, streamOf, wired } from './helpers';
+import { connect, freshSim, makeImage } from './helpers';
+import { correct, croppingBackend, expectClose, FRAMING, paintOf } from './cropping-service';
 import { imageFill, type SimFigma } from './sim/figma';
-import type { SimShape } from './sim/nodes';
-
-/** The Web API's record of a finished auto-crop job (spec web-api-v2, "Job status record"). */
-function croppedJob(original: { width: number; height: number }, box: CropBox): JobRecord {
-  const now = new Date().toISOString();
-  const usage = { ...emptyJobUsage('MEDIUM'), imageCorrectionCount: 1, autoCropCount: 1 };
-  return { _id: 'job-1', status: 'COMPLETED', statusText: '', code: 0, createdAt: now, updatedAt: now, usage, aiserver: true, timeTaken: 1, originalDimensions: original, autoCrop: box };
-}
-
-/** A service that crops every image to `box` and then applies the requested `long` resize; it reports the crop when `reports`. */
-function croppingBackend(box: CropBox, reports: boolean): CorrectionBackend {
-  return {
-    kind: 'web',
-    validate: (p) => validatePfcParams(p as Record<string, unknown>),
-    async correct(input, params) {
-      const image = sharp(input as Uint8Array);
-      const { width = 0, height = 0 } = await image.metadata();
-      let out = image.extract({ left: box.x, top: box.y, width: box.width, height: box.height });
-      if (params.long) out = out.resize(params.long, params.long, { fit: 'inside' });
-      const body = streamOf(new Uint8Array(await out.jpeg().toBuffer()));
-      return { body, contentType: 'image/jpeg', backend: 'web', warnings: [], info: {}, ...(reports ? { job: croppedJob({ width, height }, box) } : {}) };
-    },
-  };
-}
-
-const AUTOCROP: RunOptions = { ...DEFAULT_OPTIONS, autocrop: true, resize: { kind: 'long', px: 150 } };
-/** Shows 200×100 px of a 400×300 image, at 1 canvas unit per pixel, on a 200×100 layer. */
-const FRAMING: Transform = [
-  [0.5, 0, 0.25],
-  [0, 1 / 3, 0.2],
-];
 
 /** A 400×300 image in a CROP, a TILE and a FILL fill, all selected. */
 async function photoLayers(sim: SimFigma) {
@@ -55,21 +21,6 @@ async function photoLayers(sim: SimFigma) {
   sim.place(cropped, tiled, filled);
   sim.select(cropped, tiled, filled);
   return { original, cropped, tiled, filled };
-}
-
-async function correct(sim: SimFigma, backend: CorrectionBackend): Promise<ItemUpdate[]> {
-  const updates: ItemUpdate[] = [];
-  await runCorrection(await wired(sim), backend, AUTOCROP, new AbortController().signal, { onPlan: () => undefined, onItem: (_, u) => updates.push(u) });
-  return updates;
-}
-
-const paintOf = (layer: SimShape) => (layer.fills as ImagePaint[])[0]!;
-
-/** Numbers in a structure rounded to 6 decimals: the fills' geometry goes through a few floating-point steps. */
-const rounded = (value: unknown): unknown => JSON.parse(JSON.stringify(value, (_, v: unknown) => (typeof v === 'number' ? Math.round(v * 1e6) / 1e6 + 0 : v)));
-
-function expectClose(actual: unknown, expected: unknown): void {
-  expect(rounded(actual)).toEqual(rounded(expected));
 }
 
 describe('a correction that crops the image', () => {

@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { freshSim, makeImage } from './helpers';
 import { CLIENT_STORAGE_QUOTA } from './sim/clone';
 import { imageFill, SimFigma } from './sim/figma';
+import { PLUGIN_DATA_LIMIT } from './sim/nodes';
 import { runInFigmaSandbox } from './sim/sandbox';
 
 const run = (code: string) => runInFigmaSandbox(code, { figma: {}, __html__: '' });
@@ -52,6 +53,14 @@ describe('document model', () => {
     const r = sim.rect('r', []);
     expect(() => r.setRelaunchData({ 'not-in-manifest': 'x' })).toThrow(/relaunchButtons/);
     expect(() => r.setRelaunchData({ 'correct-again': 'x' })).not.toThrow();
+  });
+
+  it('refuses a plugin data entry whose plugin id, key and value exceed 100 kB, counted in UTF-8 bytes', () => {
+    const r = new SimFigma({ pluginId: 'p'.repeat(10) }).rect('r', []);
+    const room = PLUGIN_DATA_LIMIT - 10 - 'k'.length;
+    expect(() => r.setPluginData('k', 'x'.repeat(room))).not.toThrow();
+    expect(() => r.setPluginData('k', 'x'.repeat(room + 1))).toThrow(/exceeds 100 kB/);
+    expect(() => r.setPluginData('k', 'é'.repeat(Math.floor(room / 2) + 1))).toThrow(/exceeds 100 kB/);
   });
 
   it('pattern paints need setFillsAsync; a component change reaches instances without an override', async () => {

@@ -11,6 +11,7 @@ import type { ApplyResult, Placement } from '../shared/messages';
 import { commitChanges, isShown, planSwap, recordCrop, recordOriginal, type FillChange } from './fills';
 import { imageSwap, type ImageSwap } from './framing';
 import { fillLayersBelow, imageSize, withHiddenInstanceLayers, type FigmaApi } from './host';
+import { recordPaints, type WrittenFill } from './original-paints';
 
 /** The relaunch buttons' commands in manifest.json `relaunchButtons`. */
 export const RELAUNCH = { again: 'correct-again', restore: 'restore' } as const;
@@ -109,19 +110,32 @@ async function swapTo(figma: FigmaApi, hash: string, bytes: Uint8Array, crop: Cr
   return from && width && height ? imageSwap(from, { width, height }, crop) : undefined;
 }
 
-/** Names of the first few layers, for a message (`"A", "B" and 3 more`). */
-function layerNames(nodes: readonly BaseNode[]): string {
-  const shown = nodes.slice(0, 3).map((n) => `"${n.name}"`);
-  return shown.join(', ') + (nodes.length > 3 ? ` and ${nodes.length - 3} more` : '');
+/** The first few layer names, for a message (`"A", "B", "C" and 3 more`). */
+export function layerNames(names: readonly string[]): string {
+  const shown = names.slice(0, 3).map((name) => `"${name}"`);
+  return shown.join(', ') + (names.length > 3 ? ` and ${names.length - 3} more` : '');
 }
 
 /** What the user should know about CROP fills that became FILL (framing.ts). */
 function framingWarning(changes: readonly FillChange[]): string[] {
-  const lost = changes.filter((c) => c.framingLost > 0).map((c) => c.node);
+  const lost = changes.filter((c) => c.framingLost > 0).map((c) => c.node.name);
   if (lost.length === 0) return [];
   return [
     `${layerNames(lost)}: the corrected image has another shape, and the part of the picture the layer showed is not known to be in it, so the fill is set to Fill (the whole image, not stretched); crop it again if needed`,
   ];
+}
+
+/**
+ * The changed fills of a layer before and after, as Figma reads them back
+ * (it may store a paint's numbers otherwise than they were given).
+ */
+function writtenFills(figma: FigmaApi, change: FillChange): WrittenFill[] {
+  const now = change.node.fills;
+  if (now === figma.mixed) return [];
+  return change.indices.flatMap((i) => {
+    const [before, written] = [change.before[i], now[i]];
+    return before?.type === 'IMAGE' && written?.type === 'IMAGE' ? [{ before, written }] : [];
+  });
 }
 
 /** The layers whose fills use `oldHash` for this run: the originals (replace) or their copies, made as needed (copy). */
@@ -175,6 +189,7 @@ async function applyToLayers(figma: FigmaApi, run: RunState, oldHash: string, by
     const changes = nodes.map((n) => planSwap(figma, n, oldHash, newHash, swap, run.includeHidden)).filter((c): c is FillChange => c !== null);
     await commitChanges(changes);
     for (const c of changes) {
+      recordPaints(c.node, oldHash, newHash, writtenFills(figma, c));
       recordOriginal(c.node, oldHash, newHash);
       recordCrop(c.node, oldHash, newHash, swap?.region);
       c.node.setPluginData(OPTIONS_KEY, run.optionsJson);
@@ -184,7 +199,7 @@ async function applyToLayers(figma: FigmaApi, run: RunState, oldHash: string, by
     // The relaunch buttons go on the layers the user selected (replace) or the copies (copy).
     const buttons = run.placement === 'replace' ? changes.map((c) => c.node) : made;
     for (const node of buttons) setRelaunch(node, note, warnings);
-    const fillsChanged = changes.reduce((sum, c) => sum + c.count, 0);
+    const fillsChanged = changes.reduce((sum, c) => sum + c.indices.length, 0);
     return { newHash, fillsChanged, nodesChanged: changes.length, copiesCreated: made.length, warnings };
   } catch (err) {
     // All or nothing: copies made for this image go again; changed fills were put back by commitChanges.

@@ -7,9 +7,10 @@
  * fills back before the error is reported.
  *
  * Every changed layer records, in its plugin data, which original image each
- * corrected image replaced and, when the result is a crop, which part of the
+ * corrected image replaced, the original paint of each changed fill
+ * (original-paints.ts) and, when the result is a crop, which part of the
  * original it shows, so "Restore original" works in any later session and
- * puts a cropped fill's framing back too.
+ * puts each fill back as it was.
  */
 import { isWholeImage, regionWithin, WHOLE_IMAGE, type CropRegion } from '../shared/crop';
 import { refitPaint, type ImageSwap } from './framing';
@@ -20,14 +21,16 @@ import { hasFills } from './host';
 export const ORIGINALS_KEY = 'pfc.originals';
 /** Plugin data key: JSON `{ [current image hash]: CropRegion }`, the part of the original a cropped result shows. */
 export const CROPS_KEY = 'pfc.crops';
+/** Plugin data key: JSON `{ [current image hash]: PaintRecord[] }`, the original paint of each fill showing it (original-paints.ts). */
+export const PAINTS_KEY = 'pfc.paints';
 
 /** One layer's planned fills change. */
 export interface FillChange {
   node: FillNode;
   before: ReadonlyArray<Paint>;
   after: Paint[];
-  /** How many of its fills change. */
-  count: number;
+  /** Positions of the fills that change (the same in `before` and `after`). */
+  indices: number[];
   /** How many of them were CROP fills that became FILL, their framing lost (see framing.ts). */
   framingLost: number;
 }
@@ -46,23 +49,23 @@ export function planSwap(figma: Pick<FigmaApi, 'mixed'>, node: BaseNode, from: s
   if (!hasFills(node)) return null;
   const fills = node.fills;
   if (fills === figma.mixed) return null;
-  const { after, count, framingLost } = swapPaints(fills, from, to, swap, includeHidden);
-  return count > 0 ? { node, before: fills, after, count, framingLost } : null;
+  const { after, indices, framingLost } = swapPaints(fills, from, to, swap, includeHidden);
+  return indices.length > 0 ? { node, before: fills, after, indices, framingLost } : null;
 }
 
 /** The paints with the image `from` replaced by `to` (see planSwap). */
-export function swapPaints(fills: ReadonlyArray<Paint>, from: string, to: string, swap: ImageSwap | undefined, includeHidden: boolean): { after: Paint[]; count: number; framingLost: number } {
-  let count = 0;
+function swapPaints(fills: ReadonlyArray<Paint>, from: string, to: string, swap: ImageSwap | undefined, includeHidden: boolean): { after: Paint[]; indices: number[]; framingLost: number } {
+  const indices: number[] = [];
   let framingLost = 0;
   // Fills are read-only: build a new array from copies, keeping each paint's other properties.
-  const after = fills.map((paint): Paint => {
+  const after = fills.map((paint, index): Paint => {
     if (paint.type !== 'IMAGE' || paint.imageHash !== from || !isShown(paint, includeHidden)) return paint;
     const refitted = refitPaint(paint, to, swap);
-    count += 1;
+    indices.push(index);
     if (refitted.framingLost) framingLost += 1;
     return refitted.paint;
   });
-  return { after, count, framingLost };
+  return { after, indices, framingLost };
 }
 
 /** Set every change, or none: on a failure the layers already changed are put back and the error rethrown. */
@@ -85,10 +88,11 @@ export async function commitChanges(changes: readonly FillChange[]): Promise<voi
   }
 }
 
-function readJson<T>(node: BaseNode, key: string): Record<string, T> {
+/** A JSON object this plugin stored under `key` (empty when there is none, or it is not an object). */
+export function readJson<T>(node: BaseNode, key: string): Record<string, T> {
   try {
     const v: unknown = JSON.parse(node.getPluginData(key) || '{}');
-    return v && typeof v === 'object' ? (v as Record<string, T>) : {};
+    return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, T>) : {};
   } catch {
     return {};
   }
@@ -132,4 +136,18 @@ export function recordCrop(node: BaseNode, from: string, to: string, region: Cro
   if (!shown || !isWholeImage(shown)) crops[to] = shown;
   const json = Object.keys(crops).length > 0 ? JSON.stringify(crops) : '';
   if (json !== node.getPluginData(CROPS_KEY)) node.setPluginData(CROPS_KEY, json);
+}
+
+/**
+ * Forget the corrections of the images no longer among `hashes` (the layer's
+ * image fills after a restore); whether any correction is left to restore on
+ * the layer.
+ */
+export function keepRecordsOf(node: BaseNode, hashes: ReadonlySet<string>): boolean {
+  for (const key of [ORIGINALS_KEY, CROPS_KEY, PAINTS_KEY]) {
+    const kept = Object.entries(readJson<unknown>(node, key)).filter(([hash]) => hashes.has(hash));
+    const json = kept.length > 0 ? JSON.stringify(Object.fromEntries(kept)) : '';
+    if (json !== node.getPluginData(key)) node.setPluginData(key, json);
+  }
+  return Object.keys(readOriginals(node)).length > 0;
 }

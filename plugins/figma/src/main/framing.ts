@@ -49,7 +49,8 @@ export function imageSwap(from: Size, to: Size, reported: CropRegion | undefined
   return { from, to, region: sameShape(from, to) ? WHOLE_IMAGE : undefined };
 }
 
-const IDENTITY: Transform = [
+/** The transform of a CROP fill showing the whole image (what a missing `imageTransform` means). */
+export const IDENTITY: Transform = [
   [1, 0, 0],
   [0, 1, 0],
 ];

@@ -1,24 +1,48 @@
 /**
  * "Restore original": puts back the images a correction replaced, on the
  * selected layers and everything below them. Each corrected layer carries, in
- * its plugin data, which original image each corrected image replaced and
- * which part of it a cropped result shows (fills.ts), so this works in any
- * later session, after the file was closed and reopened, and a cropped fill
- * gets its framing back. All of the selection's layers change, or none.
+ * its plugin data, which original image each corrected image replaced and the
+ * original paint of each fill it changed (fills.ts, original-paints.ts), so
+ * this works in any later session, after the file was closed and reopened.
+ *
+ * A fill still as the plugin wrote it gets its original paint back whole:
+ * image, scale mode, imageTransform, scalingFactor, rotation, filters. What the
+ * user did since is theirs and stays:
+ * - properties a correction does not change (opacity, filters, blend mode,
+ *   visibility) keep the user's values;
+ * - a fill the user reframed gets the original image in the user's framing,
+ *   re-expressed for it (framing.ts) — or, when that framing cannot show the
+ *   original undistorted, is left as it is;
+ * - a fill showing another image is left as it is.
+ * The notification names what was left and why. Layers corrected by versions
+ * without paint records have their fills refitted (framing.ts).
+ * All of the selection's layers change, or none.
  */
 import { invertRegion } from '../shared/crop';
-import { commitChanges, CROPS_KEY, ORIGINALS_KEY, readCrop, readOriginals, swapPaints, type FillChange } from './fills';
-import { imageSwap, type ImageSwap } from './framing';
+import { layerNames, OPTIONS_KEY } from './apply';
+import { commitChanges, keepRecordsOf, ORIGINALS_KEY, readCrop, readOriginals, type FillChange } from './fills';
+import { imageSwap, refitPaint, type ImageSwap } from './framing';
 import { hasFills, imageSize, layersWithData, withHiddenInstanceLayers, type FigmaApi } from './host';
-import { OPTIONS_KEY } from './apply';
+import { originalPaint, readPaintRecords, takeRecord, type PaintRecord } from './original-paints';
 
 export interface RestoreResult {
   layers: number;
   fills: number;
   /** Originals no longer in the file (cannot be put back). */
   missing: number;
-  /** Cropped fills whose framing could not be worked out, set to Fill instead (framing.ts). */
+  /** Cropped fills from older records whose framing could not be worked out, set to Fill instead (framing.ts). */
   framingLost: number;
+  /** Fills the user reframed after the correction: the original image is back, in the user's framing. */
+  reframed: number;
+  /** Names of layers left as they are because the user changed them after the correction: another image, or a framing the original cannot take. */
+  left: { replaced: string[]; reframed: string[] };
+}
+
+/** What a restore does on one layer, beyond its fills change. */
+interface Tally {
+  missing: number;
+  reframed: number;
+  left: RestoreResult['left'];
 }
 
 /** The corrected layers of the selection: each selected layer and those below it with originals recorded, hidden ones included. */
@@ -37,24 +61,57 @@ async function swapBack(figma: FigmaApi, node: BaseNode, corrected: string, orig
   return from && to ? imageSwap(from, to, crop && invertRegion(crop)) : undefined;
 }
 
-/** One layer's fills with every recorded original put back, or null when there is none to put back. */
-async function planRestore(figma: FigmaApi, node: SceneNode, missing: { count: number }): Promise<FillChange | null> {
+/** What becomes of one corrected fill: its original back, refitted (older record or reframed), or left as it is. */
+type FillRestore = { paint: ImagePaint; framingLost: boolean; reframed: boolean } | 'left';
+
+async function restoreFill(figma: FigmaApi, node: SceneNode, paint: ImagePaint, original: string, records: PaintRecord[] | undefined): Promise<FillRestore> {
+  const record = records && takeRecord(records, paint);
+  if (record) return { paint: originalPaint(paint, record), framingLost: false, reframed: false };
+  const corrected = paint.imageHash ?? '';
+  const refitted = refitPaint(paint, original, await swapBack(figma, node, corrected, original));
+  // Recorded by a version that kept no paints: refitting is all that can be done.
+  if (!records) return { ...refitted, reframed: false };
+  // Reframed by the user since: their framing stays, unless the original cannot be shown in it undistorted.
+  return refitted.framingLost ? 'left' : { paint: refitted.paint, framingLost: false, reframed: true };
+}
+
+function imageHashes(fills: ReadonlyArray<Paint>): Set<string> {
+  return new Set(fills.flatMap((p) => (p.type === 'IMAGE' && p.imageHash ? [p.imageHash] : [])));
+}
+
+/** One layer's fills with every recorded original put back that can be, or null when there is none. */
+async function planRestore(figma: FigmaApi, node: SceneNode, tally: Tally): Promise<FillChange | null> {
   if (!hasFills(node) || node.fills === figma.mixed) return null;
   const before = node.fills;
-  let after: ReadonlyArray<Paint> = before;
-  let count = 0;
+  const originals = readOriginals(node);
+  const records = readPaintRecords(node);
+  const shown = imageHashes(before);
+  const available = (original: string) => figma.getImageByHash(original) !== null;
+  for (const [corrected, original] of Object.entries(originals)) if (shown.has(corrected) && !available(original)) tally.missing += 1;
+  if (Object.keys(originals).some((corrected) => !shown.has(corrected))) tally.left.replaced.push(node.name);
+  const after: Paint[] = [];
+  const indices: number[] = [];
   let framingLost = 0;
-  for (const [corrected, original] of Object.entries(readOriginals(node))) {
-    if (!figma.getImageByHash(original)) {
-      missing.count += 1;
+  let reframedHere = false;
+  for (const [index, paint] of before.entries()) {
+    const original = paint.type === 'IMAGE' && paint.imageHash ? originals[paint.imageHash] : undefined;
+    if (paint.type !== 'IMAGE' || !original || !available(original)) {
+      after.push(paint);
       continue;
     }
-    const swapped = swapPaints(after, corrected, original, await swapBack(figma, node, corrected, original), true);
-    after = swapped.after;
-    count += swapped.count;
-    framingLost += swapped.framingLost;
+    const restored = await restoreFill(figma, node, paint, original, records[paint.imageHash ?? '']);
+    if (restored === 'left') {
+      reframedHere = true;
+      after.push(paint);
+      continue;
+    }
+    after.push(restored.paint);
+    indices.push(index);
+    if (restored.framingLost) framingLost += 1;
+    if (restored.reframed) tally.reframed += 1;
   }
-  return count > 0 ? { node, before, after: [...after], count, framingLost } : null;
+  if (reframedHere) tally.left.reframed.push(node.name);
+  return indices.length > 0 ? { node, before, after, indices, framingLost } : null;
 }
 
 /**
@@ -65,27 +122,38 @@ async function planRestore(figma: FigmaApi, node: SceneNode, missing: { count: n
 export function restoreSelection(figma: FigmaApi): Promise<RestoreResult> {
   return withHiddenInstanceLayers(figma, true, async () => {
     const changes: FillChange[] = [];
-    const missing = { count: 0 };
+    const tally: Tally = { missing: 0, reframed: 0, left: { replaced: [], reframed: [] } };
     for (const node of correctedLayers(figma).values()) {
-      const change = await planRestore(figma, node, missing);
+      const change = await planRestore(figma, node, tally);
       if (change) changes.push(change);
     }
     await commitChanges(changes);
+    // A fill left as it is keeps its record, to be restored once the user undoes what they changed.
     for (const c of changes) {
-      for (const key of [ORIGINALS_KEY, CROPS_KEY, OPTIONS_KEY]) c.node.setPluginData(key, '');
+      if (keepRecordsOf(c.node, imageHashes(c.after))) continue;
+      c.node.setPluginData(OPTIONS_KEY, '');
       c.node.setRelaunchData({});
     }
     figma.commitUndo();
     const sum = (pick: (c: FillChange) => number) => changes.reduce((s, c) => s + pick(c), 0);
-    return { layers: changes.length, fills: sum((c) => c.count), missing: missing.count, framingLost: sum((c) => c.framingLost) };
+    return { layers: changes.length, fills: sum((c) => c.indices.length), framingLost: sum((c) => c.framingLost), ...tally };
   });
 }
 
+const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
+
 /** The notification after a restore. */
 export function restoreMessage(r: RestoreResult): string {
-  if (r.layers === 0) return r.missing > 0 ? 'The original images are no longer in this file' : 'Nothing to restore: the selection has no layers corrected by Perfectly Clear';
-  const parts = [`Restored the original image on ${r.layers} layer${r.layers === 1 ? '' : 's'}`];
-  if (r.missing > 0) parts.push(`${r.missing} original${r.missing === 1 ? ' is' : 's are'} no longer in this file`);
-  if (r.framingLost > 0) parts.push(`${r.framingLost} cropped fill${r.framingLost === 1 ? ' is' : 's are'} set to Fill (not stretched), as the part of the original shown is not known; crop again if needed`);
+  const { replaced, reframed } = r.left;
+  if (r.layers === 0 && replaced.length + reframed.length === 0) {
+    return r.missing > 0 ? 'The original images are no longer in this file' : 'Nothing to restore: the selection has no layers corrected by Perfectly Clear';
+  }
+  const parts = [r.layers > 0 ? `Restored the original image on ${plural(r.layers, 'layer', 'layers')}` : 'Nothing restored'];
+  if (r.missing > 0) parts.push(`${plural(r.missing, 'original is', 'originals are')} no longer in this file`);
+  if (r.framingLost > 0) parts.push(`${plural(r.framingLost, 'cropped fill is', 'cropped fills are')} set to Fill (not stretched), as the part of the original shown is not known; crop again if needed`);
+  if (r.reframed > 0) parts.push(`${plural(r.reframed, 'fill you reframed', 'fills you reframed')} after the correction ${r.reframed === 1 ? 'keeps' : 'keep'} your framing`);
+  const leftAsIs = (names: string[]) => `left as ${names.length === 1 ? 'it is' : 'they are'}`;
+  if (replaced.length > 0) parts.push(`${layerNames(replaced)}: another image since the correction, ${leftAsIs(replaced)}`);
+  if (reframed.length > 0) parts.push(`${layerNames(reframed)}: reframed after the correction in a way the original image cannot fill undistorted, ${leftAsIs(reframed)}`);
   return parts.join('; ');
 }

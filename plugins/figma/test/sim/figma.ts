@@ -161,9 +161,11 @@ export class SimFigma implements FigmaApi {
     this.theme = options.theme ?? 'light';
     this.channel = options.channel ?? { open() {}, deliver() {}, close() {} };
     this.ui = new SimUi(() => this.channel);
-    this.clientStorage = new SimClientStorage(options.pluginId ?? MANIFEST_ID);
+    const pluginId = options.pluginId ?? MANIFEST_ID;
+    this.clientStorage = new SimClientStorage(pluginId);
     const relaunch = new Set(options.relaunchCommands ?? RELAUNCH_COMMANDS);
     this.doc = {
+      pluginId,
       relaunchCommands: relaunch,
       skipInvisibleInstanceChildren: () => this.skipInvisibleInstanceChildren,
       fillsFault: (n) => {

@@ -21,13 +21,17 @@
  *   documents", typings `ChildrenMixin.findAllWithCriteria`): the document
  *   counts those calls, the cost a walk has in Figma;
  * - `setRelaunchData` takes only commands the manifest's `relaunchButtons`
- *   declare; plugin data entries are limited to 100 kB
- *   (https://developers.figma.com/docs/plugins/api/properties/nodes-setplugindata).
+ *   declare; a plugin data entry "(`pluginId`, `key`, `value`) cannot exceed
+ *   100 kB" (typings `PluginDataMixin.setPluginData`;
+ *   https://developers.figma.com/docs/plugins/api/properties/nodes-setplugindata),
+ *   counted here in UTF-8 bytes and 1 kB = 1000 bytes, the stricter reading.
  */
 
 /** What a simulated node reports to the document (for undo steps and lookups). */
 export interface SimDocument {
   readonly mixed: PluginAPI['mixed'];
+  /** The manifest's `id`: part of each plugin data entry's size. */
+  readonly pluginId: string;
   nextId(): string;
   register(node: SimNode): void;
   changed(what: string): void;
@@ -49,8 +53,8 @@ export function asScene(node: SimNode): SceneNode {
   return node as unknown as SceneNode;
 }
 
-/** Size of one plugin data entry Figma accepts (plugin id + key + value). */
-export const PLUGIN_DATA_LIMIT = 100 * 1024;
+/** Size of one plugin data entry Figma accepts (plugin id + key + value), in bytes. */
+export const PLUGIN_DATA_LIMIT = 100_000;
 
 type NodeMembers =
   | 'id' | 'name' | 'removed' | 'visible' | 'x' | 'y' | 'width' | 'height'
@@ -126,7 +130,7 @@ export abstract class SimNode implements Pick<RectangleNode, NodeMembers> {
 
   setPluginData(key: string, value: string): void {
     if (typeof value !== 'string') throw new TypeError('setPluginData: value must be a string');
-    if (key.length + value.length > PLUGIN_DATA_LIMIT) throw new Error(`setPluginData: entry "${key}" exceeds 100 kB`);
+    if (new TextEncoder().encode(this.doc.pluginId + key + value).length > PLUGIN_DATA_LIMIT) throw new Error(`setPluginData: entry "${key}" exceeds 100 kB`);
     if (value === '') this.pluginData.delete(key);
     else this.pluginData.set(key, value);
     this.doc.changed(`plugin data ${this.id}`);
