@@ -3,14 +3,14 @@
  * would come back as its first frame only. Planning leaves such files out with
  * a reason instead of flattening them silently. (GIF is not an accepted input.)
  */
-import { open } from 'node:fs/promises';
+import { openInput } from './regular-files';
 
 /** Bytes read from the start of a PNG: the `acTL` chunk of an APNG comes before the first `IDAT`. */
 const HEAD_BYTES = 64 * 1024;
 
 /** Whether the PNG at `path` is animated (has an `acTL` chunk before its image data). */
 export async function isAnimatedPng(path: string): Promise<boolean> {
-  const fh = await open(path, 'r').catch(() => undefined);
+  const fh = await openInput(path).catch(() => undefined);
   if (!fh) return false;
   try {
     const buf = Buffer.alloc(HEAD_BYTES);

@@ -3,13 +3,15 @@
  * by an interrupted run. Outputs, backups, manifests and reports are written
  * with `@pfc/node-io`'s durable atomic writes (re-exported here for hosts).
  */
-import { createReadStream, readdirSync } from 'node:fs';
-import { open, rm } from 'node:fs/promises';
+import { createReadStream, createWriteStream, readdirSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pipeline as chain, Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import type { FileInput } from '@pfc/core';
-import { HashTap } from '@pfc/node-io';
+import { HashTap, writeAtomic } from '@pfc/node-io';
 import { isPartialName } from './paths';
+import { NotRegularFileError, openInput } from './regular-files';
 
 export { copyFileAtomic, DestinationExistsError, writeFileAtomic, writeStreamAtomic, type AtomicWriteOptions, type WrittenFile } from '@pfc/node-io';
 
@@ -20,11 +22,12 @@ const READ_CHUNK = 256 * 1024;
  * A `FileInput` that opens a fresh stream from disk for every attempt, so an
  * upload can be retried and memory does not grow with the file's size.
  * `onRead` gets `sha256:<hex>` of each stream read to its end — the bytes
- * actually sent, without a second pass over the file.
+ * actually sent, without a second pass over the file. A path that is no
+ * longer a regular file fails the attempt with `NotRegularFileError`.
  */
 export function fileInputFromPath(path: string, onRead?: (hash: string) => void): FileInput {
-  return () => {
-    const file = createReadStream(path, { highWaterMark: READ_CHUNK });
+  return async () => {
+    const file = createReadStream(path, { fd: await openInput(path), highWaterMark: READ_CHUNK });
     if (!onRead) return Readable.toWeb(file) as unknown as ReadableStream<Uint8Array>;
     const tap = new HashTap();
     // 'finish': the whole file went through (not after an error or a cancel).
@@ -75,15 +78,33 @@ export class InputUnreadableError extends Error {
 
 /**
  * Whether `path` can still be opened for reading. A failed upload checks this
- * before another attempt: a file deleted or locked mid-run surfaces in the
- * upload as a broken stream, which would otherwise be retried as a connection error.
+ * before another attempt: a file deleted, locked or replaced by a pipe mid-run
+ * surfaces in the upload as a broken stream, which would otherwise be retried
+ * as a connection error.
  */
-export async function unreadableInput(path: string): Promise<InputUnreadableError | undefined> {
+export async function unreadableInput(path: string): Promise<InputUnreadableError | NotRegularFileError | undefined> {
   try {
-    const fh = await open(path, 'r');
+    const fh = await openInput(path);
     await fh.close();
     return undefined;
   } catch (err) {
+    if (err instanceof NotRegularFileError) return err;
     return new InputUnreadableError(path, (err as NodeJS.ErrnoException).code ?? 'EIO');
+  }
+}
+
+/**
+ * Copy the file at `src` to `dest` atomically and durably, with `src`'s
+ * permissions (in-place backups, restores). Read through `openInput`, not
+ * `copyFile`, whose open of a path swapped for a pipe would wait for ever.
+ */
+export async function copyInputAtomic(src: string, dest: string): Promise<void> {
+  const handle = await openInput(src);
+  try {
+    const { mode } = await handle.stat();
+    const copy = (tmp: string): Promise<void> => pipeline(handle.createReadStream({ autoClose: false, highWaterMark: READ_CHUNK }), createWriteStream(tmp, { flags: 'wx' }));
+    await writeAtomic(dest, copy, { mode: mode & 0o7777 });
+  } finally {
+    await handle.close();
   }
 }

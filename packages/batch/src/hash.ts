@@ -1,11 +1,13 @@
 /** Content hashes for the manifest: SHA-256, streamed (memory does not grow with file size). */
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
+import { openInput } from './regular-files';
 
-/** `sha256:<hex>` of a file's bytes. */
+/** `sha256:<hex>` of a file's bytes; throws `NotRegularFileError` for a pipe or device (never read). */
 export async function hashFile(path: string, signal?: AbortSignal): Promise<string> {
   const h = createHash('sha256');
-  for await (const chunk of createReadStream(path, { signal })) h.update(chunk as Buffer);
+  // The stream closes the handle at its end, on an error and on an abort.
+  for await (const chunk of createReadStream(path, { fd: await openInput(path), signal })) h.update(chunk as Buffer);
   return `sha256:${h.digest('hex')}`;
 }
 

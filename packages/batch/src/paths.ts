@@ -38,6 +38,11 @@ const EXT_MATCHES: Record<MediaFormat, readonly string[]> = {
   mov: ['.mov', '.qt'],
 };
 
+/** The format each extension names (lower case, with its dot): a guess from the name, which only content confirms. */
+export const FORMAT_OF_EXTENSION: ReadonlyMap<string, MediaFormat> = new Map(
+  Object.entries(EXT_MATCHES).flatMap(([format, exts]) => exts.map((ext) => [ext, format as MediaFormat] as const)),
+);
+
 /** The format the service will return for an input of `format` with these parameters. */
 export function outputFormat(format: MediaFormat, params: PfcParams): MediaFormat {
   if (format === 'mp4' || format === 'mov') return format;

@@ -12,13 +12,9 @@ import { extname } from 'node:path';
 import type { PfcParams } from '@pfc/core';
 import { fileSettings } from './decide';
 import type { Manifest } from './manifest';
+import { FORMAT_OF_EXTENSION } from './paths';
 import type { PlannedFile } from './plan';
 import { contentTypeOf, type MediaFormat, type MediaInfo } from './sniff';
-
-/** Formats by extension, for the guess the manifest then confirms. */
-const FORMAT_OF_EXT: Record<string, MediaFormat> = {
-  '.jpg': 'jpeg', '.jpeg': 'jpeg', '.jpe': 'jpeg', '.jfif': 'jpeg', '.png': 'png', '.mp4': 'mp4', '.m4v': 'mp4', '.mov': 'mov', '.qt': 'mov',
-};
 
 /** One `MediaInfo` per format, shared by every file planned through the manifest (no pixel size: the headers were not read). */
 const MEDIA_OF_FORMAT = new Map<MediaFormat, MediaInfo>(
@@ -37,7 +33,8 @@ export type PlanOutput<T extends Pick<PlannedFile, 'output' | 'outputRoot'>> = (
 export function knownMediaLookup(manifests: ReadonlyMap<string, Manifest>, params: PfcParams, backendId: string, inPlace: boolean): <T extends Pick<PlannedFile, 'output' | 'outputRoot'>>(path: string, info: Stats, plan: PlanOutput<T>) => T | undefined {
   const settingsOf = fileSettings(params, backendId);
   return (path, info, plan) => {
-    const format = FORMAT_OF_EXT[extname(path).toLowerCase()];
+    // The format the extension names, which the manifest then confirms.
+    const format = FORMAT_OF_EXTENSION.get(extname(path).toLowerCase());
     if (!format || !info.isFile()) return undefined;
     const media = MEDIA_OF_FORMAT.get(format)!;
     const planned = plan(path, info, media);

@@ -8,17 +8,18 @@
  * other folder on its own. The second pass (`plan.ts`) then plans one unit at
  * a time, so the first job can start long before a large tree is planned.
  */
-import type { Dirent } from 'node:fs';
-import { readdirSync, statSync } from 'node:fs';
+import type { Dirent, Stats } from 'node:fs';
+import { readdirSync, readlinkSync, statSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import { dirname, join, relative, resolve } from 'node:path';
+import { dirname, extname, join, relative, resolve } from 'node:path';
 import { BatchUsageError } from './errors';
 import { isMirrorOutputFolder } from './manifest';
 import {
-  BACKUP_DIR, commonAncestor, DEFAULT_OUTPUT_DIR, DEFAULT_SUFFIX, hasSuffix, isInside, isPartialName, LOCK_FILE, MANIFEST_FILE, type OutputMode, unreadableReason,
+  BACKUP_DIR, commonAncestor, DEFAULT_OUTPUT_DIR, DEFAULT_SUFFIX, FORMAT_OF_EXTENSION, hasSuffix, isInside, isPartialName, LOCK_FILE, MANIFEST_FILE, type OutputMode, unreadableReason,
 } from './paths';
 import type { SkipCode, SkippedPath } from './plan';
 import { realPathOf, realPathOfSync } from './realpaths';
+import { notRegularReason } from './regular-files';
 
 /** One input as given: a folder's tree or a single file, and where its outputs go. */
 export interface Root {
@@ -48,7 +49,7 @@ export interface PlanTask {
 /** What the names-only pass found. */
 export interface Survey {
   tasks: PlanTask[];
-  /** Folders left out (and links to folders, broken links), with their reasons. */
+  /** Folders left out (and links to folders, broken links, pipes and devices named like photos), with their reasons. */
   skipped: SkippedPath[];
   /** Files the second pass will judge (found by name: some may then be left out, e.g. not an image). */
   names: number;
@@ -259,21 +260,50 @@ class Surveyor {
   }
 }
 
-/** A folder entry, following links to files (not to folders: they can loop or leave the tree); a left-out link is reported. */
+/**
+ * A folder entry, following links to files (not to folders: they can loop or leave the tree). A link left
+ * out is reported, and so is a pipe, socket or device (or a link to one) named like a photo or video:
+ * such an entry is never opened (see `regular-files.ts`), and other names are no one's photos.
+ */
 export function kindOf(e: Dirent, path: string, leftOut?: (code: SkipCode, reason: string) => void): 'dir' | 'file' | 'other' {
-  if (!e.isSymbolicLink()) return e.isDirectory() ? 'dir' : e.isFile() ? 'file' : 'other';
+  if (!e.isSymbolicLink()) return e.isDirectory() ? 'dir' : e.isFile() ? 'file' : notRegular(e, e.name, leftOut);
   let target;
   try {
     target = statSync(path);
-  } catch {
-    leftOut?.('unreadable', 'broken symbolic link');
+  } catch (err) {
+    leftOut?.('unreadable', unfollowedLinkReason(path, err as NodeJS.ErrnoException));
     return 'other';
   }
   if (target.isDirectory()) {
     leftOut?.('symlink', 'symbolic link to a folder (not followed)');
     return 'other';
   }
-  return 'file';
+  return target.isFile() ? 'file' : notRegular(target, e.name, leftOut);
+}
+
+/** A pipe, socket or device: reported when its name makes it look like a photo or video that was missed. */
+function notRegular(type: Dirent | Stats, name: string, leftOut: ((code: SkipCode, reason: string) => void) | undefined): 'other' {
+  const reason = notRegularReason(type);
+  if (reason && !name.startsWith('.') && FORMAT_OF_EXTENSION.has(extname(name).toLowerCase())) leftOut?.('unsupported', reason);
+  return 'other';
+}
+
+/** Why a symbolic link's target cannot be reached (`statSync`'s error). */
+function unfollowedLinkReason(path: string, err: NodeJS.ErrnoException): string {
+  if (err.code === 'ELOOP') return 'symbolic link loop';
+  if (err.code === 'EACCES') return 'symbolic link to a place that cannot be reached: permission denied';
+  if (err.code !== 'ENOENT' && err.code !== 'ENOTDIR') return `symbolic link cannot be followed: ${unreadableReason(path, err)}`;
+  // A link whose own name is not valid UTF-8 cannot be read either: that reason says what to do.
+  const target = readlinkOrUndefined(path);
+  return target === undefined ? unreadableReason(path, err) : `broken symbolic link (its target ${target} does not exist)`;
+}
+
+function readlinkOrUndefined(path: string): string | undefined {
+  try {
+    return readlinkSync(path);
+  } catch {
+    return undefined;
+  }
 }
 
 /**

@@ -19,6 +19,7 @@ import { BACKUP_DIR, DEFAULT_SUFFIX, hasSuffix, type OutputMode, outputFormat, o
 import { isJudged, isOwnFile, kindOf, type LeaveOut, outputFolderOf, type PlanTask, resolveRoots, type Root, type Survey, surveyInputs } from './plan-survey';
 import { PathTable } from './path-table';
 import { realFilePaths, realPathOfSync } from './realpaths';
+import { NotRegularFileError, notRegularReason } from './regular-files';
 import { type MediaFormat, type MediaInfo, sniffFileSync } from './sniff';
 
 export type { LeaveOut } from './plan-survey';
@@ -279,7 +280,7 @@ class Walker {
     const { suffix, mode } = this;
     if (suffix !== undefined && hasSuffix(name, suffix)) return this.skip(path, 'suffix-output', `ends with the output suffix "${suffix}" (looks like a result of suffix mode: not corrected)`);
     const p = await probed;
-    if ('error' in p) return this.leftOut(path, 'unreadable', `cannot be read: ${unreadableReason(path, p.error)}`);
+    if ('error' in p) return this.unreadable(path, p.error);
     const { info, media } = p;
     if (!media) return this.leftOut(path, 'unsupported', 'not a JPEG, PNG, MP4 or MOV file (judged by content)');
     if (mode.kind === 'in-place' && p.link) {
@@ -302,6 +303,12 @@ class Walker {
     const file = p.known ?? plannedFile(path, root, mode, suffix, info, media, this.params);
     if (p.known) file.mediaFromManifest = true;
     unit.files.push(file);
+  }
+
+  /** A file that could not be judged: a pipe or device is not a photo (left out as any other non-photo), any other error a failure to read. */
+  private unreadable(path: string, error: Error): void {
+    if (error instanceof NotRegularFileError) this.leftOut(path, 'unsupported', error.message);
+    else this.leftOut(path, 'unreadable', `cannot be read: ${unreadableReason(path, error)}`);
   }
 
   /**
@@ -410,6 +417,9 @@ async function probe(path: string, realDir: Promise<string> | undefined, known: 
     const own = lstatSync(path);
     const link = own.isSymbolicLink();
     const info = link ? statSync(path) : own;
+    // A pipe or device given as an input, or swapped in since the folder was listed: never opened.
+    const notRegular = notRegularReason(info);
+    if (notRegular) return { error: new NotRegularFileError(path, notRegular) };
     // A link's manifest entry names the link, whose target may have been swapped: always sniffed.
     const remembered = link ? undefined : known(path, info);
     const media = remembered?.media ?? sniffFileSync(path);

@@ -5,8 +5,9 @@
  * large photos is cheap. The byte-level rules are core's `sniffMedia`, shared
  * with every other host.
  */
-import { closeSync, openSync, readSync } from 'node:fs';
+import { closeSync, readSync } from 'node:fs';
 import { MAX_JPEG_SEGMENTS, scanJpegFrame, sniffMedia, type SniffedMedia } from '@pfc/core';
+import { openInputSync } from './regular-files';
 
 /** The formats the service corrects. */
 export type MediaFormat = 'jpeg' | 'png' | 'mp4' | 'mov';
@@ -58,10 +59,11 @@ export async function sniffFile(path: string): Promise<MediaInfo | undefined> {
  * `sniffFile` without the thread pool: a few small reads of the page cache
  * cost microseconds, while each asynchronous call (open, read, close) waited
  * its turn in libuv's four threads; planning 10,000 files spent a third of a
- * rerun there. Throws what `openSync` throws (missing, unreadable).
+ * rerun there. Throws what `openSync` throws (missing, unreadable), and
+ * `NotRegularFileError` for a pipe or device (never read).
  */
 export function sniffFileSync(path: string): MediaInfo | undefined {
-  const fd = openSync(path, 'r');
+  const fd = openInputSync(path);
   try {
     const head = readAt(fd, 0, HEAD_BYTES);
     const media = sniffMedia(head);

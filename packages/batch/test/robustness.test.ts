@@ -1,4 +1,5 @@
-import { existsSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { closeSync, constants, existsSync, openSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConnectionError } from '@pfc/core';
 import { describe, expect, it } from 'vitest';
@@ -30,6 +31,24 @@ describe('inputs that go away or cannot be read', () => {
     expect(existsSync(join(root, 'corrected/b.jpg'))).toBe(true);
   });
 
+  it.runIf(process.platform !== 'win32')('a file replaced by a named pipe after planning fails with that reason, unopened, and the run finishes (mirror and in place)', async () => {
+    for (const kind of ['mirror', 'in-place'] as const) {
+      const root = tempDir();
+      writeTree(root, { 'a.jpg': jpegBytes(100, 80, { filler: 'a' }), 'b.jpg': jpegBytes(100, 80, { filler: 'b' }) });
+      const plan = await planBatch({ inputs: [root], output: { kind } });
+      const pipe = join(root, 'a.jpg');
+      rmSync(pipe);
+      execFileSync('mkfifo', [pipe]);
+      try {
+        const summary = await settledWithin(runBatch(plan, { backend: new FakeBackend(), retryDelayMs: 1 }), 10_000);
+        expect(summary.results.find((r) => r.rel === 'a.jpg'), kind).toMatchObject({ status: 'failed', error: 'not a regular file (a named pipe)', errorName: 'NotRegularFileError' });
+        expect(summary.corrected, kind).toBe(1);
+      } finally {
+        await releaseReaders(pipe);
+      }
+    }
+  });
+
   it.runIf(process.platform === 'linux')('a file that cannot be read while planning counts as failed, not as left out', async () => {
     const root = tempDir();
     writeTree(root, { 'a.jpg': jpegBytes(100, 80) });
@@ -40,3 +59,26 @@ describe('inputs that go away or cannot be read', () => {
     expect(summary).toMatchObject({ corrected: 1, failed: 1, excluded: 0 });
   });
 });
+
+/** `promise`, or a rejection once `ms` have passed: a read blocked opening a pipe never settles. */
+function settledWithin<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const limit = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`not settled within ${ms} ms (blocked opening a pipe?)`)), ms)));
+  return Promise.race([promise, limit]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * Free any thread blocked opening `pipe` for reading, so a failed test leaves no
+ * worker stuck: a writer's open wakes every waiting reader, who then reads the end.
+ */
+async function releaseReaders(pipe: string): Promise<void> {
+  for (let i = 0; i < 50; i++) {
+    try {
+      closeSync(openSync(pipe, constants.O_WRONLY | constants.O_NONBLOCK));
+    } catch {
+      return; // ENXIO: no reader has it open or waits
+    }
+    // The readers close it on their next turn (a retry may open it again).
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}

@@ -18,13 +18,48 @@ const PATH_FLAGS = ['out', 'report', 'container-input-dir', 'container-output-di
 export function parse<O extends Options>(argv: string[], options: O, command: string): Parsed<O> {
   let parsed: Parsed<O>;
   try {
-    parsed = parseArgs({ args: argv, options, strict: true, allowPositionals: true });
+    parsed = parseArgs({ args: negativeValuesAttached(argv, options), options, strict: true, allowPositionals: true });
   } catch (err) {
     const msg = (err as Error).message.replace(/\. To specify a positional argument.*$/s, '');
     throw new UsageError(`${msg} (see: pfc ${command} --help)`);
   }
   refuseEmptyPaths(parsed, command);
   return parsed;
+}
+
+/** A negative number (`-1`, `-0.5`, `-.5`): never a pfc flag. */
+const NEGATIVE_NUMBER = /^-\.?\d/;
+
+/**
+ * `argv` with a negative number that follows a flag taking a value attached to
+ * it (`--job-timeout -1` → `--job-timeout=-1`, `-j -1` → `-j-1`). parseArgs
+ * calls such a value ambiguous, since it starts with a dash; as no pfc flag
+ * looks like a number, it is the flag's value, and the flag's own check then
+ * says what range it takes.
+ */
+function negativeValuesAttached(argv: string[], options: Options): string[] {
+  const attached: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    // After `--` every argument is a positional, as given.
+    if (arg === '--') return [...attached, ...argv.slice(i)];
+    const next = argv[i + 1];
+    if (next !== undefined && NEGATIVE_NUMBER.test(next) && takesValue(arg, options)) {
+      attached.push(arg.startsWith('--') ? `${arg}=${next}` : `${arg}${next}`);
+      i++;
+    } else {
+      attached.push(arg);
+    }
+  }
+  return attached;
+}
+
+/** Whether `arg` is a whole flag (`--name` or `-x`, no value attached) that takes a value. */
+function takesValue(arg: string, options: Options): boolean {
+  const name = arg.startsWith('--') ? arg.slice(2)
+    : /^-[^-]$/.test(arg) ? Object.keys(options).find((key) => options[key]!.short === arg[1])
+    : undefined;
+  return name !== undefined && options[name]?.type === 'string';
 }
 
 function refuseEmptyPaths(parsed: { values: Record<string, unknown>; positionals: string[] }, command: string): void {

@@ -127,7 +127,8 @@ export const RESTORE_HELP = `Usage: pfc restore <folder> [files...] [--json]
 
 Put back the originals that \`pfc correct --in-place\` kept in
 <folder>/.pfc-originals/ and in those of folders below it (a subfolder
-corrected in place on its own): every one, or those of the given files.
+corrected in place on its own): every one, or those of the given files
+(paths from the current folder, as <folder> is: pfc restore photos photos/a.jpg).
 
 A file is replaced only while it is still pfc's corrected result (or is
 missing); a file changed since is left as is and reported, its original stays
