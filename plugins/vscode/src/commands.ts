@@ -8,7 +8,7 @@ import { resolveBackend } from './backend';
 import { clearKeys, KeyStore, promptAndStoreKey } from './keys';
 import type { Log } from './log';
 import { stat } from 'node:fs/promises';
-import { basename } from 'node:path';
+import { basename, posix } from 'node:path';
 import type { RestoreOutcome } from '@pfc/batch';
 import { comparePair, type ComparePair } from './compare';
 import { EmbeddedEmulator } from './embedded';
@@ -49,10 +49,11 @@ export class Commands {
     this.last = loadLastRun(host, (l) => log.line(l));
   }
 
-  /** The workspace's exclusions for the scan, read now (the user may have changed them). */
-  private excludes(): ReturnType<typeof excludeRules> {
-    const files = this.api.workspace.getConfiguration('files').get<ExcludeSetting>('exclude');
-    const search = this.api.workspace.getConfiguration('search').get<ExcludeSetting>('exclude');
+  /** The exclusions for the scan of `scope` (the folder corrected: `files.exclude` is resource-scoped), read now (the user may have changed them). */
+  private excludes(scope: string): ReturnType<typeof excludeRules> {
+    const at = this.api.Uri.file(scope);
+    const files = this.api.workspace.getConfiguration('files', at).get<ExcludeSetting>('exclude');
+    const search = this.api.workspace.getConfiguration('search', at).get<ExcludeSetting>('exclude');
     return excludeRules(files, search, (abs) => this.api.workspace.getWorkspaceFolder(this.api.Uri.file(abs))?.uri.fsPath);
   }
 
@@ -105,15 +106,29 @@ export class Commands {
   async correctFolder(uri?: vscode.Uri, uris?: vscode.Uri[]): Promise<LastRun | undefined> {
     let targets = uris && uris.length > 0 ? uris : uri ? [uri] : undefined;
     targets ??= await this.api.window.showOpenDialog({ canSelectFolders: true, canSelectFiles: false, canSelectMany: true, openLabel: this.api.l10n.t('Correct Images in Folder') });
-    if (!targets || targets.length === 0) return undefined;
+    if (!targets || targets.length === 0 || !this.onDisk(targets)) return undefined;
     return this.run({ inputs: targets.map((u) => u.fsPath) });
   }
 
   async correctFiles(uri?: vscode.Uri, uris?: vscode.Uri[]): Promise<LastRun | undefined> {
     let targets = uris && uris.length > 0 ? uris : uri ? [uri] : undefined;
     targets ??= await this.api.window.showOpenDialog({ canSelectFolders: false, canSelectFiles: true, canSelectMany: true, filters: IMAGE_FILTERS, openLabel: this.api.l10n.t('Correct') });
-    if (!targets || targets.length === 0) return undefined;
+    if (!targets || targets.length === 0 || !this.onDisk(targets)) return undefined;
     return this.run({ inputs: targets.map((u) => u.fsPath) });
+  }
+
+  /**
+   * Whether every URI is a file on disk. A folder of a virtual or another
+   * provider's file system (GitHub Repositories, SSH FS, memfs…) has an `fsPath`
+   * that names nothing on this disk: the user is told instead of seeing ENOENT.
+   */
+  private onDisk(uris: readonly vscode.Uri[]): boolean {
+    const away = uris.find((u) => u.scheme !== 'file');
+    if (!away) return true;
+    void this.api.window.showInformationMessage(
+      this.api.l10n.t('Perfectly Clear: {0} is not on this computer\'s disk (it is a {1}: resource), so it cannot be corrected. Open a folder from disk to correct its photos.', posix.basename(away.path) || away.toString(), away.scheme),
+    );
+    return false;
   }
 
   async retryFailed(): Promise<LastRun | undefined> {
@@ -144,11 +159,20 @@ export class Commands {
     this.panel = panel;
   }
 
+  /** The file of the active editor tab (text, or an image in VS Code's image preview), if it has one. */
+  private activeFile(): vscode.Uri | undefined {
+    const input = this.api.window.tabGroups.activeTabGroup.activeTab?.input;
+    const uri = typeof input === 'object' && input !== null && 'uri' in input ? (input as { uri: unknown }).uri : undefined;
+    return typeof uri === 'object' && uri !== null && 'fsPath' in uri && 'scheme' in uri ? (uri as vscode.Uri) : undefined;
+  }
+
   /**
    * Open the diff editor between a corrected file and its original. `target` is
    * the Explorer's file, a path (from the report) or, from the palette, the active editor's file.
    */
-  async compareWithOriginal(target?: vscode.Uri | string): Promise<ComparePair | undefined> {
+  async compareWithOriginal(given?: vscode.Uri | string): Promise<ComparePair | undefined> {
+    const target = given ?? this.activeFile();
+    if (target && typeof target !== 'string' && !this.onDisk([target])) return undefined;
     const path = typeof target === 'string' ? target : target?.fsPath;
     if (!path) {
       void this.api.window.showInformationMessage(this.api.l10n.t('Perfectly Clear: right-click a corrected image in the Explorer to compare it with its original.'));
@@ -156,7 +180,7 @@ export class Commands {
     }
     let layout: { folderName?: string; suffix?: string } = {};
     try {
-      const s = settingsFrom(this.api);
+      const s = settingsFrom(this.api, this.api.Uri.file(path));
       layout = { folderName: s.outputFolderName, suffix: s.outputSuffix };
     } catch {
       // Bad settings only lose the layout guess; the last run still pairs files.
@@ -182,6 +206,7 @@ export class Commands {
       return undefined;
     }
     const picked = uris && uris.length > 0 ? uris : uri ? [uri] : [];
+    if (!this.onDisk(picked)) return undefined;
     const targets = await Promise.all(picked.map(async (u) => ({ path: u.fsPath, isDir: (await stat(u.fsPath)).isDirectory() })));
     const last = await this.last;
     const requests = await restoreRequests(targets, hasResults(last) ? resultsOf(last) : undefined, (p) => this.api.workspace.getWorkspaceFolder(this.api.Uri.file(p))?.uri.fsPath);
@@ -197,9 +222,9 @@ export class Commands {
   async uploadPreset(uri?: vscode.Uri): Promise<string | undefined> {
     let target = uri;
     if (!target) target = (await this.api.window.showOpenDialog({ canSelectFiles: true, canSelectMany: false, filters: { [this.api.l10n.t('Presets')]: ['preset'] }, openLabel: this.api.l10n.t('Upload Preset') }))?.[0];
-    if (!target) return undefined;
-    const settings = settingsFrom(this.api);
-    const resolved = await ensureBackend({ api: this.api, keys: this.keys }, settings, (s) => resolveBackend(s, this.keys, { embedded: () => this.embedded.url(), l10n: this.api.l10n }));
+    if (!target || !this.onDisk([target])) return undefined;
+    const settings = settingsFrom(this.api, target);
+    const resolved = await ensureBackend({ api: this.api, keys: this.keys, log: this.log }, settings, (s) => resolveBackend(s, this.keys, { embedded: () => this.embedded.url(), l10n: this.api.l10n }));
     if (!resolved) return undefined;
     try {
       return await uploadPreset(this.api, this.log, resolved.backend, target.fsPath);
@@ -219,7 +244,7 @@ export class Commands {
       await this.last;
       this.log.setSecrets(await this.keys.values());
       const last = await correct({
-        api: this.api, keys: this.keys, log: this.log, status: this.status, embedded: this.embedded, globalState: this.host.globalState, excludes: () => this.excludes(), storage: this.host,
+        api: this.api, keys: this.keys, log: this.log, status: this.status, embedded: this.embedded, globalState: this.host.globalState, excludes: () => this.excludes(req.inputs[0]!), storage: this.host,
       }, req);
       if (!last) return undefined;
       this.last = Promise.resolve(last);

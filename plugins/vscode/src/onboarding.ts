@@ -1,12 +1,15 @@
 /**
  * The first run without a key: offer to set one, or (for the hosted backend)
  * to use the embedded emulator instead (backend `auto`, in the user's
- * settings). And the one notice that results come from the local emulator.
+ * settings); without an emulator in this installation, offer the key or an
+ * emulator address. And the one notice that results come from the local emulator.
  */
 import { MissingKeyError, type ResolvedBackend } from './backend';
+import { EmbeddedEmulatorUnavailableError } from './embedded';
 import { promptAndStoreKey, type KeyStore } from './keys';
 import { settingsFrom, type ExtensionSettings } from './settings';
 import type { Memento } from 'vscode';
+import type { Log } from './log';
 import type { VscodeApi } from './vscode-api';
 
 /** The onboarding buttons in the display language (the choice comes back as the translated label). */
@@ -19,7 +22,7 @@ function offers(api: VscodeApi): { setKey: string; setBgr: string; emulator: str
  * again once. Resolves undefined when the user backs out.
  */
 export async function ensureBackend(
-  svc: { api: VscodeApi; keys: KeyStore },
+  svc: { api: VscodeApi; keys: KeyStore; log: Pick<Log, 'line'> },
   settings: ExtensionSettings,
   resolve: (s: ExtensionSettings) => Promise<ResolvedBackend>,
 ): Promise<{ backend: ResolvedBackend; settings: ExtensionSettings } | undefined> {
@@ -27,6 +30,7 @@ export async function ensureBackend(
   try {
     return { backend: await resolve(settings), settings };
   } catch (err) {
+    if (err instanceof EmbeddedEmulatorUnavailableError) return withoutEmbeddedEmulator(svc, settings, resolve, err);
     if (!(err instanceof MissingKeyError)) throw err;
     const offer = offers(api);
     const buttons = err.key === 'apiKey' ? [offer.setKey, offer.emulator] : [offer.setBgr];
@@ -42,11 +46,44 @@ export async function ensureBackend(
     if (choice === offer.emulator) {
       // `auto` without a key is the embedded emulator; once a key is set, the hosted Web API again.
       await api.workspace.getConfiguration('pfc').update('backend', 'auto', api.ConfigurationTarget.Global);
-      const next = settingsFrom(api);
+      // Only the backend is read again (a workspace may still set its own); the folder's other settings stay.
+      const next = { ...settings, backend: settingsFrom(api).backend };
       return { backend: await resolve(next), settings: next };
     }
     return undefined;
   }
+}
+
+/**
+ * The embedded emulator is not part of this installation (the universal
+ * package without `@pfc/emulator` beside it or on `NODE_PATH`): say so and offer
+ * what works instead — with backend `auto`, an API key (the hosted Web API,
+ * tried at once); in any case the address of a running emulator. The folders
+ * searched go to the log, not into the notification.
+ */
+async function withoutEmbeddedEmulator(
+  svc: { api: VscodeApi; keys: KeyStore; log: Pick<Log, 'line'> },
+  settings: ExtensionSettings,
+  resolve: (s: ExtensionSettings) => Promise<ResolvedBackend>,
+  err: EmbeddedEmulatorUnavailableError,
+): Promise<{ backend: ResolvedBackend; settings: ExtensionSettings } | undefined> {
+  const { api, keys } = svc;
+  const { t } = api.l10n;
+  svc.log.line(err.message);
+  const setKey = offers(api).setKey;
+  const setAddress = t('Set Emulator Address');
+  // A key helps only where `auto` then picks the hosted Web API; an explicit backend keeps its choice.
+  const keyHelps = settings.backend === 'auto';
+  const text = keyHelps
+    ? t('Perfectly Clear: this installation has no local emulator, so photos cannot be corrected offline. Set an API key to correct them with the hosted service, or set pfc.emulatorUrl to a running emulator (started with "pfc emulator").')
+    : t('Perfectly Clear: this installation has no local emulator. Set pfc.emulatorUrl to a running emulator (started with "pfc emulator").');
+  const choice = await api.window.showWarningMessage(text, { modal: true }, ...(keyHelps ? [setKey, setAddress] : [setAddress]));
+  if (choice === setKey) {
+    if (!(await promptAndStoreKey(api, keys, 'apiKey'))) return undefined;
+    return { backend: await resolve(settings), settings };
+  }
+  if (choice === setAddress) void api.commands.executeCommand('workbench.action.openSettings', 'pfc.emulatorUrl');
+  return undefined;
 }
 
 /** globalState entry: the emulator notice was shown once. */

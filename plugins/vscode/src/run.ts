@@ -104,7 +104,12 @@ async function scanAndPlan(svc: RunServices, req: RunRequest, r: PlanRequest): P
   const { t } = api.l10n;
   return api.window.withProgress({ location: api.ProgressLocation.Notification, title: t('Perfectly Clear'), cancellable: true }, async (progress, token) => {
     const cancelled = (): boolean => token.isCancellationRequested;
-    const whenCancelled = new Promise<undefined>((resolve) => token.onCancellationRequested(() => resolve(undefined)));
+    // Cancel also stops the work behind the notification: a count of 100,000 files would otherwise go on reading them.
+    const controller = new AbortController();
+    const whenCancelled = new Promise<undefined>((resolve) => token.onCancellationRequested(() => {
+      controller.abort();
+      resolve(undefined);
+    }));
     progress.report({ message: t('Scanning… {0} files', 0) });
     const scan = await scanInputs(req.inputs, svc.excludes(), (n) => progress.report({ message: t('Scanning… {0} files', n) }), cancelled);
     if (!scan) return undefined;
@@ -119,12 +124,20 @@ async function scanAndPlan(svc: RunServices, req: RunRequest, r: PlanRequest): P
     const plan = req.retry ? onlyFiles(stream, new Set(req.retry.only)) : stream;
     if (r.confirmAbove <= 0 || plan.expectedFiles <= r.confirmAbove) return { plan, total: plan.expectedFiles };
     progress.report({ message: t('Checking {0} files against earlier results…', plan.expectedFiles) });
-    const whole = await Promise.race([collectPlan(plan), whenCancelled]);
+    const whole = await Promise.race([collectPlan({ ...plan, files: untilAborted(plan.files, controller.signal) }), whenCancelled]);
     if (!whole || cancelled()) return undefined;
-    const pending = await Promise.race([pendingFiles(whole, { backendId: r.backendId, params: r.params, force: r.force }), whenCancelled]);
+    const pending = await Promise.race([pendingFiles(whole, { backendId: r.backendId, params: r.params, force: r.force, signal: controller.signal }), whenCancelled]);
     if (!pending || cancelled()) return undefined;
     return { plan: whole, total: whole.files.length, pending: pending.length };
   });
+}
+
+/** The files of a streamed plan until `signal` aborts; stopping early ends the planner's walk (its generator returns). */
+async function* untilAborted(files: AsyncIterable<PlannedFile>, signal: AbortSignal): AsyncGenerator<PlannedFile> {
+  for await (const f of files) {
+    if (signal.aborted) return;
+    yield f;
+  }
 }
 
 /**
@@ -175,7 +188,8 @@ function nothingToCorrect(api: VscodeApi, skipped: readonly SkippedPath[]): unde
 /** Run one correction from start to summary. Resolves undefined when the user backed out. */
 export async function correct(svc: RunServices, req: RunRequest): Promise<LastRun | undefined> {
   const { api, log } = svc;
-  const settings = settingsFrom(api);
+  // The settings of the folder being corrected (the first one picked, in a multi-root workspace).
+  const settings = settingsFrom(api, api.Uri.file(req.inputs[0]!));
   const resolved = await ensureBackend(svc, settings, (s) =>
     resolveBackend(s, svc.keys, {
       l10n: svc.api.l10n,

@@ -6,6 +6,7 @@
 import { validatePfcParams, type ParamIssue, type PfcParams } from '@pfc/core';
 import { join, resolve, sep } from 'node:path';
 import { DEFAULT_OUTPUT_DIR, MAX_INSTANCE_JOBS, type OutputMode } from '@pfc/batch';
+import type { Uri } from 'vscode';
 import type { VscodeApi, VscodeL10n } from './vscode-api';
 
 export const BACKENDS = ['auto', 'hosted', 'container', 'container+bgr', 'emulator'] as const;
@@ -206,14 +207,30 @@ export function readSettings(get: ConfigGetter, l10n: VscodeL10n, isSet: (key: s
   return s;
 }
 
-/** The current `pfc.*` settings of the window, checked. */
-export function settingsFrom(api: Pick<VscodeApi, 'workspace' | 'l10n'>): ExtensionSettings {
+/**
+ * The settings of `resource` scope in package.json (keys without `pfc.`): each
+ * folder of a multi-root workspace may set its own, so they are read for the
+ * folder being corrected.
+ */
+export const RESOURCE_SCOPED: ReadonlySet<string> = new Set([
+  'parameters', 'defaultPreset', 'output.mode', 'output.askEachRun', 'output.folderName', 'output.suffix', 'concurrency', 'confirmAboveFiles', 'skipAlreadyCorrected',
+]);
+
+/**
+ * The current `pfc.*` settings, checked: those of `resource` scope as the
+ * folder holding `resource` sets them (its `.vscode/settings.json` in a
+ * multi-root workspace), the others as the window does. Without a resource,
+ * the workspace's values ("any resource": `null`, as VS Code asks for, instead
+ * of a warning in the extension host log).
+ */
+export function settingsFrom(api: Pick<VscodeApi, 'workspace' | 'l10n'>, resource?: Uri): ExtensionSettings {
   const cfg = api.workspace.getConfiguration('pfc');
+  const folderCfg = api.workspace.getConfiguration('pfc', resource ?? null);
   const isSet = (key: string): boolean => {
     const i = cfg.inspect(key);
     return i === undefined ? cfg.get(key) !== undefined : [i.globalValue, i.workspaceValue, i.workspaceFolderValue].some((v) => v !== undefined);
   };
-  return readSettings((key) => cfg.get(key), api.l10n, isSet);
+  return readSettings((key) => (RESOURCE_SCOPED.has(key) ? folderCfg : cfg).get(key), api.l10n, isSet);
 }
 
 /**

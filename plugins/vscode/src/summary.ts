@@ -8,7 +8,8 @@ export function summaryActions(l10n: VscodeL10n): { open: string; report: string
 }
 
 /**
- * "Corrected 5 files in 3.2 s; 2 already up to date; 1 failed." and the buttons
+ * "Corrected 5 files in 3.2 s; 2 already up to date; 1 failed." (and why the
+ * run stopped itself, if it did) and the buttons
  * that apply. Each phrase is a whole message (singular and plural apart), so
  * translators never get fragments glued together in English order.
  */
@@ -22,10 +23,12 @@ export function summaryMessage(s: RunCounts, l10n: VscodeL10n): { text: string; 
   if (s.excluded > 0) parts.push(s.excluded === 1 ? t('1 path left out') : t('{0} paths left out', s.excluded));
   if (s.failed > 0) parts.push(t('{0} failed', s.failed));
   if (s.cancelled > 0) parts.push(t('{0} not finished', s.cancelled));
+  // The run stopped itself (a refused key, an unreachable service): without the reason the counts alone do not say what to fix.
+  if (s.stoppedBecause) parts.push(t('stopped early: {0}', s.stoppedBecause.replace(/\.+$/, '')));
   const action = summaryActions(l10n);
   const actions: string[] = [];
   if (s.corrected + s.upToDate > 0 && s.outputRoots.length > 0) actions.push(action.open);
   if (s.corrected + s.upToDate + s.failed + s.cancelled > 0) actions.push(action.report);
   if (s.failed > 0) actions.push(action.retry);
-  return { text: t('Perfectly Clear: {0}.', parts.join(t('; '))), severity: s.failed > 0 || s.interrupted ? 'warning' : 'info', actions };
+  return { text: t('Perfectly Clear: {0}.', parts.join(t('; '))), severity: s.failed > 0 || s.interrupted || s.stoppedBecause ? 'warning' : 'info', actions };
 }

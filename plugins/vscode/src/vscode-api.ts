@@ -21,6 +21,8 @@ export interface VscodeWindow {
   createOutputChannel(name: string, options: { log: true }): vscode.LogOutputChannel;
   createStatusBarItem(alignment?: vscode.StatusBarAlignment, priority?: number): vscode.StatusBarItem;
   createWebviewPanel(viewType: string, title: string, showOptions: vscode.ViewColumn, options?: vscode.WebviewPanelOptions & vscode.WebviewOptions): vscode.WebviewPanel;
+  /** The active editor tab: an image is open in VS Code's image preview (a custom editor), not a text editor. */
+  readonly tabGroups: { readonly activeTabGroup: { readonly activeTab: { readonly input: unknown } | undefined } };
 }
 
 /**

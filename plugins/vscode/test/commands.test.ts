@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { startEmulator, type EmulatorHandle } from '@pfc/emulator';
 import sharp from 'sharp';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
+import type { Uri } from 'vscode';
 import { SECRET_KEYS } from '../src/keys';
 import type { LastRun } from '../src/last-run';
 import { activateOnFake, photoFolder, resultsIn, SAMPLE_FILES } from './helpers';
@@ -143,6 +144,25 @@ describe('Correct Selected Images', () => {
   });
 });
 
+describe('folders that are not on disk', () => {
+  test('a folder of another file system (GitHub Repositories, SSH FS) is refused with a message that says why, before anything runs', async () => {
+    const { fake } = activateOnFake({ settings: { backend: 'emulator', emulatorUrl: emu.web } });
+    // What VS Code passes for a folder of a `vscode-vfs` workspace folder: its fsPath names nothing on this disk.
+    const virtual = { scheme: 'vscode-vfs', authority: 'github', path: '/owner/repo/photos', fsPath: '/owner/repo/photos', toString: () => 'vscode-vfs://github/owner/repo/photos' } as unknown as Uri;
+    const before = JSON.stringify(emu.stats().requests);
+    for (const command of ['pfc.correctFolder', 'pfc.correctFiles', 'pfc.restoreOriginals', 'pfc.compareWithOriginal', 'pfc.uploadPreset']) {
+      fake.shown.length = 0;
+      expect(await fake.run(command, virtual), command).toBeUndefined();
+      expect(fake.shown, command).toEqual([{
+        kind: 'info', modal: false, actions: [],
+        text: "Perfectly Clear: photos is not on this computer's disk (it is a vscode-vfs: resource), so it cannot be corrected. Open a folder from disk to correct its photos.",
+      }]);
+    }
+    expect(fake.quickPicks).toEqual([]);
+    expect(JSON.stringify(emu.stats().requests)).toBe(before);
+  });
+});
+
 describe('keys and the first run', () => {
   test('hosted without a key: offers to set one; the key goes to SecretStorage only and is used', async () => {
     folder = photoFolder();
@@ -178,15 +198,19 @@ describe('keys and the first run', () => {
     }
   });
 
-  test('a refused key is reported without the key in any message', async () => {
+  test('a refused key: the summary itself says the service refused it, and no message holds the key', async () => {
     folder = photoFolder();
     const guarded = await startEmulator({ host: '127.0.0.1', apiKeys: ['the-right-key-000'] });
     try {
       const { fake } = activateOnFake({ settings: { backend: 'hosted', webApiUrl: guarded.web } });
       await fake.secrets.store(SECRET_KEYS.apiKey, 'wrong-key-abcdef');
-      await fake.run('pfc.correctFolder', fake.uri(folder.photos));
+      const last = (await fake.run('pfc.correctFolder', fake.uri(folder.photos))) as LastRun;
+      expect(last.summary.stoppedBecause).toBeTruthy();
+      // What the user reads in the notification, without opening the log.
+      const summary = fake.shown.at(-1)!;
+      expect(summary.kind).toBe('warning');
+      expect(summary.text).toMatch(/^Perfectly Clear: Corrected 0 files in [\d.]+ s; .*stopped early: the service refused the credentials: .*(401|key)/i);
       const everything = [...fake.output, ...fake.shown.map((s) => s.text)].join('\n');
-      expect(everything).toMatch(/401|credentials|key/i);
       expect(everything).not.toContain('wrong-key-abcdef');
     } finally {
       await guarded.close();
@@ -243,6 +267,36 @@ describe('offline by default: the embedded emulator', () => {
       await expect(fetch(started.replace(/\/v2$/, '/v2/presets'), { headers: { 'X-API-KEY': 'x' } })).rejects.toThrow();
     } finally {
       await commands.dispose();
+    }
+  });
+
+  test('an installation without the emulator: the first run offers "Set API Key", and with the key the folder is corrected on the hosted service', async () => {
+    folder = photoFolder();
+    const key = 'first-run-key-7890';
+    const hosted = await startEmulator({ host: '127.0.0.1', apiKeys: [key] });
+    // Installed alone (the universal package): no @pfc/emulator beside the extension, nothing on NODE_PATH.
+    const extensionDir = join(folder.root, 'extensions', 'pfc.pfc-vscode-0.1.0');
+    const nodePath = process.env.NODE_PATH;
+    process.env.NODE_PATH = '';
+    try {
+      const { fake } = activateOnFake({ settings: { webApiUrl: hosted.web }, extensionDir });
+      fake.answers.push({ match: /no local emulator/, answer: 'Set API Key' });
+      fake.inputs.push(key);
+      const last = (await fake.run('pfc.correctFolder', fake.uri(folder.photos))) as LastRun;
+
+      const offer = fake.shown.find((m) => /no local emulator/.test(m.text))!;
+      expect(offer).toMatchObject({ modal: true, actions: ['Set API Key', 'Set Emulator Address'] });
+      // The notification says what to do; the folders searched are for the log.
+      expect(offer.text).not.toContain('node_modules');
+      expect(fake.output.some((l) => l.includes(join(extensionDir, 'node_modules', '@pfc', 'emulator')))).toBe(true);
+      expect(last.summary.corrected).toBe(5);
+      for (const rel of SAMPLE_FILES) expect(existsSync(join(folder.photos, 'corrected', rel)), rel).toBe(true);
+      expect(fake.secrets.store_.get(SECRET_KEYS.apiKey)).toBe(key);
+      expect(fake.shown.filter((m) => m.kind === 'error')).toEqual([]);
+    } finally {
+      process.env.NODE_PATH = nodePath;
+      if (nodePath === undefined) delete process.env.NODE_PATH;
+      await hosted.close();
     }
   });
 

@@ -3,7 +3,7 @@
  * UI answers come from scripts the test sets, and everything shown is
  * recorded. Only the enums need casts: their values are VS Code's.
  */
-import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -123,6 +123,13 @@ export function fakeStorage(noFolder = false): FakeStorage {
 /** The plugin folder: the embedded emulator is found from it as from an installed extension's folder. */
 export const PLUGIN_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
+/** The `pfc.*` settings package.json declares with `scope: resource` (keys without `pfc.`). */
+const RESOURCE_SCOPED_KEYS: ReadonlySet<string> = new Set(
+  Object.entries((JSON.parse(readFileSync(join(PLUGIN_DIR, 'package.json'), 'utf8')) as { contributes: { configuration: { properties: Record<string, { scope?: string }> } } }).contributes.configuration.properties)
+    .filter(([, p]) => p.scope === 'resource')
+    .map(([k]) => k.slice('pfc.'.length)),
+);
+
 export interface FakeOptions {
   /** `pfc.*` settings (keys without the `pfc.` prefix). */
   settings?: Record<string, unknown>;
@@ -139,6 +146,14 @@ export interface FakeOptions {
    * does for English; either way `{0}`, `{1}`… are filled from the arguments.
    */
   l10nBundle?: Record<string, string>;
+  /**
+   * `pfc.*` settings of workspace folders (a folder's `.vscode/settings.json` in a
+   * multi-root workspace), by the folder's path: VS Code applies them to settings
+   * of `resource` scope read with a resource inside that folder.
+   */
+  folderSettings?: Record<string, Record<string, unknown>>;
+  /** The installed extension's folder. Default: the plugin folder, from which the embedded emulator is found. */
+  extensionDir?: string;
 }
 
 /** `l10n` without a bundle (English), as the extension's own default. */
@@ -147,6 +162,12 @@ export { ENGLISH_L10N };
 /** The fake and its recordings. */
 export class FakeVscode {
   readonly settings: Record<string, unknown>;
+  readonly folderSettings: Record<string, Record<string, unknown>>;
+  /**
+   * What VS Code's extension host logs as a warning when a `resource`-scoped
+   * setting is read without saying for which resource (multi-root folders' values are then ignored).
+   */
+  readonly configWarnings: string[] = [];
   readonly settingUpdates: { key: string; value: unknown; target: unknown }[] = [];
   readonly shown: Shown[] = [];
   readonly output: string[] = [];
@@ -169,6 +190,8 @@ export class FakeVscode {
   readonly inputs: Answer[] = [];
   /** Answers of messages: the first rule whose pattern matches the text decides. */
   readonly answers: { match: RegExp; answer: Answer }[] = [];
+  /** The active editor tab's input (`TabInputText`, `TabInputCustom` for an image preview…); none by default. */
+  activeTabInput: unknown;
   /** Called once progress starts; lets a test cancel through the token. */
   onProgressStart: ((cancel: () => void) => void) | undefined;
   readonly secrets = new FakeSecrets();
@@ -181,13 +204,14 @@ export class FakeVscode {
 
   constructor(options: FakeOptions = {}) {
     this.settings = { ...options.settings };
+    this.folderSettings = { ...options.folderSettings };
     this.otherSettings = { ...options.otherSettings };
     this.workspaceState = options.workspaceState ?? new FakeMemento();
     this.globalState = options.globalState ?? new FakeMemento();
     this.storage = options.storage ?? fakeStorage();
     this.l10nBundle = options.l10nBundle;
     this.host = {
-      secrets: this.secrets, subscriptions: [], extensionUri: uri(PLUGIN_DIR), globalState: this.globalState, workspaceState: this.workspaceState,
+      secrets: this.secrets, subscriptions: [], extensionUri: uri(options.extensionDir ?? PLUGIN_DIR), globalState: this.globalState, workspaceState: this.workspaceState,
       storageUri: this.storage.workspace === undefined ? undefined : uri(this.storage.workspace), globalStorageUri: uri(this.storage.global),
     };
     this.api = this.build();
@@ -269,6 +293,11 @@ export class FakeVscode {
         dispose: () => undefined,
       }) as unknown as vscode.LogOutputChannel,
       createStatusBarItem: () => status,
+      tabGroups: {
+        get activeTabGroup() {
+          return { activeTab: self.activeTabInput === undefined ? undefined : { input: self.activeTabInput } };
+        },
+      },
       createWebviewPanel(_type: string, title: string) {
         const entry = { title, html: '' };
         self.webviews.push(entry);
@@ -286,10 +315,16 @@ export class FakeVscode {
       window,
       l10n: { t: (message, ...args) => ENGLISH_L10N.t(self.l10nBundle?.[message] ?? message, ...args) },
       workspace: {
-        getConfiguration: (section?: string) => section !== undefined && section !== 'pfc' ? ({
+        getConfiguration: (section?: string, scope?: vscode.ConfigurationScope | null) => section !== undefined && section !== 'pfc' ? ({
           get: <T>(key: string) => self.otherSettings[section]?.[key] as T | undefined,
         }) as unknown as vscode.WorkspaceConfiguration : ({
-          get: <T>(key: string) => self.settings[key] as T | undefined,
+          get: <T>(key: string) => {
+            if (RESOURCE_SCOPED_KEYS.has(key) && scope === undefined) self.configWarnings.push(`Accessing a resource scoped configuration without providing a resource is not expected: pfc.${key}`);
+            const at = scope && 'fsPath' in scope ? (scope as vscode.Uri).fsPath : undefined;
+            const folder = at === undefined ? undefined : Object.keys(self.folderSettings).find((f) => at === f || at.startsWith(`${f}/`));
+            const own = RESOURCE_SCOPED_KEYS.has(key) && folder !== undefined ? self.folderSettings[folder] : undefined;
+            return (own && key in own ? own[key] : self.settings[key]) as T | undefined;
+          },
           has: (key: string) => key in self.settings,
           inspect: () => undefined,
           update: async (key: string, value: unknown, target?: unknown) => {

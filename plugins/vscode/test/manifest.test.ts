@@ -2,13 +2,17 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { DEFAULT_SETTINGS } from '../src/settings';
+import { DEFAULT_SETTINGS, RESOURCE_SCOPED } from '../src/settings';
+import { evaluateWhen, type WhenContext } from './when-clause';
 
 interface Manifest {
   main: string;
   engines: { vscode: string };
   activationEvents: string[];
-  capabilities: { untrustedWorkspaces: { supported: string; restrictedConfigurations: string[] } };
+  capabilities: {
+    untrustedWorkspaces: { supported: string; restrictedConfigurations: string[] };
+    virtualWorkspaces?: boolean | { supported: boolean | 'limited'; description?: string };
+  };
   categories: string[];
   icon: string;
   contributes: {
@@ -56,17 +60,56 @@ describe('package.json contributes', () => {
     }
   });
 
+  /** The commands a menu shows for a resource (`when` evaluated as VS Code does). */
+  const shown = (menu: string, context: WhenContext): string[] =>
+    pkg.contributes.menus[menu]!.filter((e) => e.when === undefined || evaluateWhen(e.when, context)).map((e) => e.command);
+  const folder = (scheme = 'file'): WhenContext => ({ resourceScheme: scheme, explorerResourceIsFolder: true, resourceExtname: '' });
+  const file = (ext: string, scheme = 'file', multi = false): WhenContext => ({ resourceScheme: scheme, explorerResourceIsFolder: false, resourceExtname: ext, listMultiSelection: multi });
+
   test('Explorer: folders, images and videos, .preset files', () => {
-    const explorer = pkg.contributes.menus['explorer/context']!;
-    const when = (id: string) => explorer.find((e) => e.command === id)?.when ?? '';
-    expect(when('pfc.correctFolder')).toBe('explorerResourceIsFolder');
-    expect(when('pfc.correctFiles')).toMatch(/!explorerResourceIsFolder/);
-    const re = /resourceExtname =~ \/(.+)\/i/.exec(when('pfc.correctFiles'))!;
-    const ext = new RegExp(re[1]!, 'i');
-    for (const e of ['.jpg', '.JPEG', '.png', '.mp4', '.mov']) expect(ext.test(e), e).toBe(true);
-    for (const e of ['.gif', '.txt', '.preset']) expect(ext.test(e), e).toBe(false);
-    expect(when('pfc.uploadPreset')).toMatch(/resourceExtname == \.preset/);
-    expect(pkg.contributes.menus['editor/title']!.map((e) => e.command)).toEqual(['pfc.correctFiles']);
+    expect(shown('explorer/context', folder())).toEqual(['pfc.correctFolder', 'pfc.restoreOriginals']);
+    for (const e of ['.jpg', '.JPEG', '.png']) expect(shown('explorer/context', file(e)), e).toEqual(['pfc.correctFiles', 'pfc.compareWithOriginal', 'pfc.restoreOriginals']);
+    for (const e of ['.mp4', '.mov']) expect(shown('explorer/context', file(e)), e).toEqual(['pfc.correctFiles', 'pfc.restoreOriginals']);
+    // Several images selected: correct them all; compare is for one.
+    expect(shown('explorer/context', file('.jpg', 'file', true))).toEqual(['pfc.correctFiles', 'pfc.restoreOriginals']);
+    expect(shown('explorer/context', file('.preset'))).toEqual(['pfc.uploadPreset']);
+    for (const e of ['.gif', '.txt', '']) expect(shown('explorer/context', file(e)), e).toEqual([]);
+    expect(shown('editor/title', file('.jpg'))).toEqual(['pfc.correctFiles']);
+    expect(shown('editor/title', file('.mp4'))).toEqual([]);
+  });
+
+  // The extension reads and writes photos with Node's fs: a resource of another file system provider has an
+  // fsPath that names nothing on disk. In a remote window (SSH, WSL, containers) the menus' resource keys say
+  // `vscode-remote` while the extension, running on the remote, receives `file` URIs (microsoft/vscode-remote-release
+  // and gitkraken/vscode-gitlens#3443: "using WSL/SSH gives `file` schemes via the window/editor APIs, but the
+  // `resource*` context keys use `vscode-remote`").
+  test('menus only for resources on disk or of a remote window, never of another file system (GitHub Repositories, SSH FS, memfs)', () => {
+    for (const scheme of ['file', 'vscode-remote']) {
+      expect(shown('explorer/context', folder(scheme)), scheme).toContain('pfc.correctFolder');
+      expect(shown('explorer/context', file('.jpg', scheme)), scheme).toContain('pfc.correctFiles');
+      expect(shown('editor/title', file('.png', scheme)), scheme).toEqual(['pfc.correctFiles']);
+    }
+    for (const scheme of ['vscode-vfs', 'ssh', 'memfs', 'untitled']) {
+      expect(shown('explorer/context', folder(scheme)), scheme).toEqual([]);
+      for (const e of ['.jpg', '.mp4', '.preset']) expect(shown('explorer/context', file(e, scheme)), `${scheme} ${e}`).toEqual([]);
+      expect(shown('editor/title', file('.jpg', scheme)), scheme).toEqual([]);
+    }
+  });
+
+  test('Command Palette: Compare with Original only while an image on disk is the active editor (it compares that file)', () => {
+    const palette = (context: WhenContext): boolean => shown('commandPalette', context).includes('pfc.compareWithOriginal');
+    for (const scheme of ['file', 'vscode-remote']) expect(palette({ resourceScheme: scheme, resourceExtname: '.jpg' }), scheme).toBe(true);
+    expect(palette({ resourceScheme: 'file', resourceExtname: '.ts' })).toBe(false);
+    expect(palette({})).toBe(false);
+    expect(palette({ resourceScheme: 'vscode-vfs', resourceExtname: '.png' })).toBe(false);
+  });
+
+  // VS Code's manifest schema (1.100, `capabilities.virtualWorkspaces`): "Declares whether the extension should be
+  // enabled in virtual workspaces. … When false, this extension will be automatically disabled in virtual
+  // workspaces. Default is true." Every command here reads or writes files on disk.
+  test('virtual workspaces: declared unsupported, with the reason shown to the user', () => {
+    const v = pkg.capabilities.virtualWorkspaces;
+    expect(v).toMatchObject({ supported: false, description: expect.stringMatching(/^%.+%$/) });
   });
 
   test('every setting has type, default, description and scope, and matches what the code reads', () => {
@@ -87,6 +130,12 @@ describe('package.json contributes', () => {
     for (const [field, key] of Object.entries(codeKeys)) expect(props[key]!.default, key).toEqual(DEFAULT_SETTINGS[field as keyof typeof DEFAULT_SETTINGS]);
     expect(props['pfc.backend']!.enum).toEqual(['auto', 'hosted', 'container', 'container+bgr', 'emulator']);
     expect(props['pfc.backend']!.default).toBe('auto');
+  });
+
+  test('the settings the code reads per folder are exactly those of resource scope', () => {
+    const props = pkg.contributes.configuration.properties;
+    const resource = Object.keys(props).filter((k) => props[k]!.scope === 'resource').map((k) => k.slice('pfc.'.length));
+    expect([...RESOURCE_SCOPED].sort()).toEqual(resource.sort());
   });
 
   test('addresses a key is sent to cannot be set by a workspace', () => {

@@ -4,7 +4,10 @@
  * the work, never an array of every file), the progress total comes from the
  * names-only pass, and Cancel stops a run whose later files are not planned yet.
  */
+import * as fs from 'node:fs';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import * as fsp from 'node:fs/promises';
+import { createRequire, syncBuiltinESMExports } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PLAN_AHEAD } from '@pfc/batch';
@@ -12,7 +15,8 @@ import { startEmulator, type EmulatorHandle } from '@pfc/emulator';
 import sharp from 'sharp';
 import { afterAll, afterEach, beforeAll, expect, test } from 'vitest';
 import type { LastRun } from '../src/last-run';
-import { activateOnFake } from './helpers';
+import { SECRET_KEYS } from '../src/keys';
+import { activateOnFake, tinyPhotoTree } from './helpers';
 
 /** More files than the plan is ever ahead of the work: the last ones can only be planned once earlier ones were taken. */
 const FILES = PLAN_AHEAD + 64;
@@ -85,4 +89,67 @@ test('Cancel stops a run whose later files are not planned yet: every file is co
   // Cut short before planning ended: no "planned" line, and the files never planned still count.
   expect(fake.output.some((l) => l.startsWith('planned: '))).toBe(false);
   expect(last.summary.corrected + last.summary.failed + last.summary.cancelled + last.summary.excluded).toBe(FILES + FOLDERS);
+}, 120_000);
+
+/**
+ * Counts the files under `dir` that are opened (to read their headers or hash
+ * them), from any module: the builtin `fs` exports are wrapped and
+ * `syncBuiltinESMExports` updates the ES module bindings other modules hold.
+ */
+function countOpens(dir: string): { count: () => number; restore: () => void } {
+  const require = createRequire(import.meta.url);
+  const cjsFs = require('node:fs') as typeof fs;
+  const cjsFsp = require('node:fs/promises') as typeof fsp;
+  const original = { openSync: cjsFs.openSync, open: cjsFsp.open };
+  let n = 0;
+  const mine = (p: unknown): boolean => typeof p === 'string' && p.startsWith(dir);
+  cjsFs.openSync = ((p: fs.PathLike, ...rest: never[]) => {
+    if (mine(p)) n++;
+    return (original.openSync as (...a: unknown[]) => number)(p, ...rest);
+  }) as typeof fs.openSync;
+  cjsFsp.open = ((p: fs.PathLike, ...rest: never[]) => {
+    if (mine(p)) n++;
+    return (original.open as (...a: unknown[]) => Promise<fsp.FileHandle>)(p, ...rest);
+  }) as typeof fsp.open;
+  syncBuiltinESMExports();
+  return {
+    count: () => n,
+    restore: () => {
+      cjsFs.openSync = original.openSync;
+      cjsFsp.open = original.open;
+      syncBuiltinESMExports();
+    },
+  };
+}
+
+test('Cancel while a paid backend counts the files to send (pfc.confirmAboveFiles) stops reading them', async () => {
+  root = await tinyPhotoTree(3000, 'pfc-vscode-costguard-', 50);
+  const key = 'cost-guard-key-1234';
+  const hosted = await startEmulator({ host: '127.0.0.1', engine: {}, apiKeys: [key] });
+  const opens = countOpens(root);
+  try {
+    const { fake } = activateOnFake({ settings: { backend: 'hosted', webApiUrl: hosted.web, confirmAboveFiles: 10 } });
+    await fake.secrets.store(SECRET_KEYS.apiKey, key);
+    fake.onProgressStart = (cancel) => {
+      // Cancel once the count has read a few files: "Checking 3000 files against earlier results…".
+      const timer = setInterval(() => {
+        if (fake.progress.some((p) => /^Checking \d+ files/.test(p.message ?? '')) && opens.count() >= 20) {
+          clearInterval(timer);
+          cancel();
+        }
+      }, 1);
+    };
+    expect(await fake.run('pfc.correctFolder', fake.uri(root))).toBeUndefined();
+    const atCancel = opens.count();
+    expect(atCancel).toBeLessThan(3000);
+    // The work behind the notification stopped with it: at most the rest of the folder being read (50 files) after the command returned.
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(opens.count() - atCancel).toBeLessThanOrEqual(50);
+    // Nothing was sent, no question was asked.
+    expect(fake.shown.filter((m) => m.modal)).toEqual([]);
+    expect(Object.keys(hosted.stats().requests).filter((r) => !/preset/i.test(r))).toEqual([]);
+  } finally {
+    opens.restore();
+    await hosted.close();
+  }
 }, 120_000);

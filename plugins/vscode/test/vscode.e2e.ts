@@ -121,6 +121,21 @@ describe('right-click correction in a real VS Code (local emulator backend)', ()
     await page.locator('.tab', { hasText: '(Original ↔ Perfectly Clear)' }).waitFor({ state: 'visible', timeout: 60_000 });
   });
 
+  test('Compare with Original from the Command Palette compares the image open in the editor', async () => {
+    const { page } = s;
+    // The folder was corrected by the first test; open one of its results by name (Quick Open), as a user would.
+    await runCommand(page, 'View: Close All Editors');
+    await page.keyboard.press('Control+P');
+    await quickInput(page).locator('input').fill('photos/corrected/portraits/astronaut.jpg');
+    await quickInput(page).locator('.monaco-list-row', { hasText: 'astronaut.jpg' }).first().waitFor({ state: 'visible', timeout: 30_000 });
+    await page.keyboard.press('Enter');
+    await page.locator('.tab', { hasText: 'astronaut.jpg' }).first().waitFor({ state: 'visible', timeout: 60_000 });
+
+    await runCommand(page, 'Perfectly Clear: Compare with Original');
+    await page.locator('.tab', { hasText: '(Original ↔ Perfectly Clear)' }).waitFor({ state: 'visible', timeout: 60_000 });
+    expect(await toast(page, /right-click a corrected image/).count()).toBe(0);
+  });
+
   test('two selected images: only those are corrected', async () => {
     const { page, workspace } = s;
     const picks = join(workspace, 'picks');

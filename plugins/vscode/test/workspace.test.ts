@@ -83,6 +83,32 @@ describe('the scan', () => {
   });
 });
 
+describe('a multi-root workspace', () => {
+  test("each folder's own settings (resource scope) apply to its run: output mode and suffix", async () => {
+    folder = photoFolder();
+    // Two workspace folders with the same photos; the second one's .vscode/settings.json asks for suffix outputs.
+    const albumA = folder.photos;
+    const albumB = join(folder.root, 'album-b');
+    cpSync(albumA, albumB, { recursive: true });
+    const { fake } = activateOnFake({
+      settings: { backend: 'emulator', emulatorUrl: emu.web },
+      folderSettings: { [albumB]: { 'output.mode': 'suffix', 'output.suffix': '-fixed' } },
+    });
+    fake.workspaceFolders = [albumA, albumB];
+
+    const b = (await fake.run('pfc.correctFolder', fake.uri(albumB))) as LastRun;
+    expect(b.mode).toBe('suffix');
+    expect(existsSync(join(albumB, 'portraits', 'astronaut-fixed.jpg'))).toBe(true);
+    expect(existsSync(join(albumB, 'corrected'))).toBe(false);
+
+    const a = (await fake.run('pfc.correctFolder', fake.uri(albumA))) as LastRun;
+    expect(a.mode).toBe('folder');
+    expect(outputs(join(albumA, 'corrected'))).toEqual([...SAMPLE_FILES].sort());
+    // No resource-scoped setting was read without saying for which folder (VS Code logs a warning for each).
+    expect(fake.configWarnings).toEqual([]);
+  });
+});
+
 describe('the last run survives a reload', () => {
   test('Show Report and Retry Failed work in a new window of the same workspace, on exactly the failed files', async () => {
     folder = photoFolder();
@@ -161,6 +187,12 @@ describe('Compare with Original and the report', () => {
     const other = activateOnFake({ settings: { backend: 'emulator', emulatorUrl: emu.web } });
     await other.fake.run('pfc.compareWithOriginal', other.fake.uri(output));
     expect((other.fake.executed.find((e) => e.command === 'vscode.diff')!.args as { fsPath: string }[]).slice(0, 2).map((u) => u.fsPath)).toEqual([input, output]);
+    // From the Command Palette: the image open in the active editor (VS Code's image preview, a custom editor).
+    other.fake.executed.length = 0;
+    other.fake.activeTabInput = { uri: other.fake.uri(output), viewType: 'imagePreview.previewEditor' };
+    await other.fake.run('pfc.compareWithOriginal');
+    expect((other.fake.executed.find((e) => e.command === 'vscode.diff')?.args as { fsPath: string }[] | undefined)?.slice(0, 2).map((u) => u.fsPath)).toEqual([input, output]);
+    other.fake.activeTabInput = undefined;
     // An unrelated file: a message, no diff.
     await other.fake.run('pfc.compareWithOriginal', other.fake.uri(join(folder.root, 'nothing.jpg')));
     expect(other.fake.executed.filter((e) => e.command === 'vscode.diff')).toHaveLength(1);

@@ -91,11 +91,18 @@ export function toast(page: Page, text: string | RegExp): Locator {
   return page.locator('.notifications-toasts .notification-toast').filter({ hasText: text });
 }
 
-/** Run a command from the Command Palette by its title. */
-export async function runCommand(page: Page, title: string): Promise<void> {
-  await page.keyboard.press('Control+Shift+P');
+/**
+ * Run a command from the Command Palette by its title. A key press can land
+ * while an editor that just opened (an image preview is a webview) takes the
+ * focus, and is lost: press again, a bounded number of times.
+ */
+export async function runCommand(page: Page, title: string, attempts = 3): Promise<void> {
   const input = quickInput(page).locator('input');
-  await input.waitFor({ state: 'visible', timeout: 30_000 });
+  for (let i = 1; ; i++) {
+    await page.keyboard.press('Control+Shift+P');
+    if (await input.waitFor({ state: 'visible', timeout: 10_000 }).then(() => true, () => false)) break;
+    if (i >= attempts) throw new Error(`the Command Palette did not open after ${attempts} attempts (to run "${title}")`);
+  }
   await input.fill(`>${title}`);
   await pickQuick(page, title);
 }
