@@ -6,6 +6,7 @@
  * imports no native module, and loads `@pfc/emulator` only when the embedded
  * emulator is started, so hosts such as the VS Code extension bundle it as is.
  */
+export { checkOutputWritable } from './output-check';
 export { collectPlan, planBatch, planStream, type BatchPlan, type PlanOptions, type LeaveOut, type PlannedFile, type SkipCode, type SkippedPath, type StreamedPlan } from './plan';
 export { runBatch, worthAnotherAttempt, type RunOptions } from './runner';
 export { PLAN_AHEAD } from './plan-feed';

@@ -6,7 +6,7 @@
  */
 import { rm, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { collectPlan, pendingFiles, planStream, runBatch, type BatchPlan, type BatchSummary, type OutputMode, type PlannedFile, type SkippedPath, type StreamedPlan } from '@pfc/batch';
+import { checkOutputWritable, collectPlan, pendingFiles, planStream, runBatch, type BatchPlan, type BatchSummary, type OutputMode, type PlannedFile, type SkippedPath, type StreamedPlan } from '@pfc/batch';
 import type { PfcParams } from '@pfc/core';
 import { resolveBackend, type ResolvedBackend } from './backend';
 import type { KeyStore } from './keys';
@@ -245,6 +245,8 @@ async function correctOn(svc: RunServices, req: RunRequest, backend: ResolvedBac
     if (go !== api.l10n.t('Correct')) return undefined;
   }
 
+  // A folder the results cannot go to is said before anything is sent (a file named like the output folder, no permission).
+  await checkOutputWritable(plan);
   log.line(`run: ${req.inputs.join(', ')} with preset "${params.preset ?? 'Universal'}" on ${backend.label}, output mode ${mode}`);
   // Every result goes to a file, not into memory or workspaceState (see last-run.ts).
   const resultsFile = await newResultsFile(svc.storage);

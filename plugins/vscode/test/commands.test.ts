@@ -2,7 +2,7 @@
  * The commands driven through a typed fake of VS Code, against the real
  * emulator on a loopback port, on real photos: files on disk are checked.
  */
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startEmulator, type EmulatorHandle } from '@pfc/emulator';
 import sharp from 'sharp';
@@ -128,6 +128,22 @@ describe('Correct Images in Folder…', () => {
     expect(fake.shown.at(-1)).toMatchObject({ kind: 'error', text: expect.stringMatching(/pfc\.parameters: outputQuality must be an integer from 40 to 100/) });
     expect(emu.stats().requests).toEqual(before);
     expect(existsSync(join(folder.photos, 'corrected'))).toBe(false);
+  });
+});
+
+describe('an output folder that cannot be written', () => {
+  test('a file named like the output folder: the run is refused, naming it, before anything is uploaded, and the file is kept', async () => {
+    folder = photoFolder();
+    const blocker = join(folder.photos, 'corrected');
+    writeFileSync(blocker, 'notes, not a folder');
+    const { fake } = activateOnFake({ settings: { backend: 'emulator', emulatorUrl: emu.web } });
+    // The preset picker lists the account's presets; nothing else may reach the service.
+    const sent = () => Object.entries(emu.stats().requests).filter(([r]) => !/preset/i.test(r));
+    const before = sent();
+    await fake.run('pfc.correctFolder', fake.uri(folder.photos));
+    expect(fake.shown.at(-1)).toMatchObject({ kind: 'error', text: `Perfectly Clear: cannot write results to ${blocker}: ${blocker} is a file, not a folder` });
+    expect(sent()).toEqual(before);
+    expect(readFileSync(blocker, 'utf8')).toBe('notes, not a folder');
   });
 });
 

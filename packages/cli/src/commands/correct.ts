@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import {
-  BACKEND_CHOICES, BACKUP_DIR, impliedParams, type BackendChoice, type BackendSelection, type BatchPlan, type BatchSummary, BatchUsageError, checkReportPath, formatBytes,
+  BACKEND_CHOICES, BACKUP_DIR, checkOutputWritable, impliedParams, type BackendChoice, type BackendSelection, type BatchPlan, type BatchSummary, BatchUsageError, checkReportPath, formatBytes,
   collectPlan, type OpenedBackend, openBackend, type OutputMode, pendingFiles, planStream, resolveBackendChoice, runBatch, type StreamedPlan,
 } from '@pfc/batch';
 import { type FleetEvent, ParameterError, type PfcParams, UserAbortError } from '@pfc/core';
@@ -13,7 +13,7 @@ import { keepHeapNearLive } from '../heap';
 import { CORRECT_HELP } from '../help';
 import { type CliIo, EXIT, UsageError } from '../io';
 import { paramsFromArgs } from '../params';
-import { checkOutputWritable, checkPresetExists } from '../preflight';
+import { checkPresetExists } from '../preflight';
 import { humanRenderer, jsonRenderer, printSummary, type Renderer, shown } from '../render';
 import { API_KEY_FLAGS, readApiKey } from '../secrets';
 
@@ -80,7 +80,7 @@ export async function correctCommand(argv: string[], io: CliIo): Promise<number>
   // The names-only pass before starting anything, so a missing path or an unsafe --out costs nothing;
   // the files are planned while the first ones are corrected (memory does not grow with the tree).
   const plan = await planStream({ inputs: positionals, output: request.output, params: request.params, backend: request.resolved, cwd: io.cwd }).catch(usage);
-  await checkOutputWritable(plan, io.cwd);
+  await checkOutputWritable(plan, (path) => shown(io.cwd, path)).catch(usage);
   let opened: OpenedBackend | undefined;
   let scratch: string | undefined;
   try {

@@ -7,8 +7,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { BatchPlan, PlannedFile } from '@pfc/batch';
-import { checkOutputWritable } from '../src/preflight';
+import { checkOutputWritable, type BatchPlan, type PlannedFile } from '../src/index';
 
 function planOf(files: Partial<PlannedFile>[]): BatchPlan {
   const media = { format: 'jpeg', fileType: 'image', contentType: 'image/jpeg' } as PlannedFile['media'];
@@ -25,10 +24,10 @@ describe('checkOutputWritable', () => {
   const blocked = join(dir, 'a-file', 'out', 'p.jpg');
 
   it('refuses a folder that cannot be written when a file there is new to the manifest', async () => {
-    await expect(checkOutputWritable(planOf([{ output: blocked, mediaFromManifest: true }, { output: blocked }]), dir)).rejects.toThrow(/a-file is a file, not a folder/);
+    await expect(checkOutputWritable(planOf([{ output: blocked, mediaFromManifest: true }, { output: blocked }]))).rejects.toThrow(/a-file is a file, not a folder/);
   });
 
   it('does not try folders whose every file was planned from the manifest', async () => {
-    await expect(checkOutputWritable(planOf([{ output: blocked, mediaFromManifest: true }, { output: blocked, mediaFromManifest: true }]), dir)).resolves.toBeUndefined();
+    await expect(checkOutputWritable(planOf([{ output: blocked, mediaFromManifest: true }, { output: blocked, mediaFromManifest: true }]))).resolves.toBeUndefined();
   });
 });
