@@ -4,8 +4,10 @@
  * corrected layer from a copy. The "look" lifts contrast and brightness; the
  * "segment" keeps a centred ellipse as the subject.
  */
+import { createWebBackend } from '@pfc/core';
+import { startEmulator, type EmulatorHandle, type ImagingEngine, type RawImage } from '@pfc/emulator';
 import sharp from 'sharp';
-import type { ImagingEngine, RawImage } from '@pfc/emulator';
+import { afterAll, beforeAll } from 'vitest';
 
 export const testEngine: ImagingEngine = {
   async look(img: RawImage): Promise<RawImage> {
@@ -27,3 +29,22 @@ export const testEngine: ImagingEngine = {
     return { data: mask, width: img.width, height: img.height, channels: 1 };
   },
 };
+
+/**
+ * The emulator with {@link testEngine} for the calling test file (started before its tests, closed after them), and
+ * Web API clients on it that poll quickly.
+ */
+export function emulatorForFile(): { handle(): EmulatorHandle; backend(): ReturnType<typeof createWebBackend> } {
+  let emu: EmulatorHandle | undefined;
+  beforeAll(async () => {
+    emu = await startEmulator({ webPort: 0, engine: testEngine });
+  });
+  afterAll(async () => {
+    await emu?.close();
+  });
+  const handle = (): EmulatorHandle => {
+    if (!emu) throw new Error('the emulator starts before the tests');
+    return emu;
+  };
+  return { handle, backend: () => createWebBackend({ baseURL: handle().web, apiKey: 'test-key', poll: { initialDelayMs: 20, maxDelayMs: 100 } }) };
+}

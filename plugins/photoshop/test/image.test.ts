@@ -5,7 +5,8 @@ import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { PANEL_BUNDLE } from '../scripts/bundle-options.mjs';
 import { decodeImage, encodeJpeg, encodePng, hasTransparency, sniffFormat } from '../src/image/codec';
-import { resample, toDepth } from '../src/image/pixels';
+import type { Rgba } from '../src/image/codec';
+import { cutoutParts, resample, toDepth } from '../src/image/pixels';
 import { PANEL_DIR } from './e2e-page';
 import { decodeWithSharp, loadSample, meanDiff, rgbToRgba } from './helpers';
 
@@ -101,6 +102,73 @@ describe('resample', () => {
   it('returns the same image when the size already matches', () => {
     const img = { width: 1, height: 1, data: new Uint8Array([1, 2, 3, 4]) };
     expect(resample(img, 1, 1)).toBe(img);
+  });
+});
+
+describe('cutoutParts', () => {
+  /** The filter written plainly, whole image by whole image (premultiply, across, down, unpremultiply): the reference. */
+  function plainResample(src: Rgba, width: number, height: number): Rgba {
+    const axis = (data: Float32Array, w: number, h: number, len: number, across: boolean) => {
+      const srcLen = across ? w : h;
+      const [outW, outH] = across ? [len, h] : [w, len];
+      const out = new Float32Array(outW * outH * 4);
+      const ratio = srcLen / len, support = Math.max(1, ratio);
+      for (let d = 0; d < len; d++) {
+        const centre = (d + 0.5) * ratio - 0.5;
+        const taps: [number, number][] = [];
+        for (let s = Math.max(0, Math.floor(centre - support)); s <= Math.min(srcLen - 1, Math.ceil(centre + support)); s++) taps.push([s, Math.max(0, 1 - Math.abs(s - centre) / support)]);
+        const total = taps.reduce((t, [, wt]) => t + wt, 0);
+        for (let line = 0; line < (across ? h : w); line++) {
+          for (let c = 0; c < 4; c++) {
+            let sum = 0;
+            for (const [s, wt] of taps) sum += data[(across ? line * w + s : s * w + line) * 4 + c]! * wt;
+            out[(across ? line * outW + d : d * outW + line) * 4 + c] = sum / total;
+          }
+        }
+      }
+      return out;
+    };
+    const pre = Float32Array.from(src.data, (v, i) => ((i & 3) === 3 ? v : (v * src.data[i - (i & 3) + 3]!) / 255));
+    const both = axis(axis(pre, src.width, src.height, width, true), width, src.height, height, false);
+    const data = new Uint8Array(both.length);
+    for (let i = 0; i < both.length; i += 4) {
+      const a = both[i + 3]!;
+      for (let c = 0; c < 3; c++) data[i + c] = a > 0 ? Math.max(0, Math.min(255, Math.round((both[i + c]! * 255) / a))) : 0;
+      data[i + 3] = Math.max(0, Math.min(255, Math.round(a)));
+    }
+    return { width, height, data };
+  }
+
+  it('fits a smaller cut-out and the pixels sent to the source row by row, giving the pixels of fitting whole images first', () => {
+    const noisy = (width: number, height: number, alpha: (x: number, y: number) => number): Rgba => {
+      let seed = 7;
+      const data = new Uint8Array(width * height * 4);
+      for (let i = 0; i < data.length; i++) {
+        seed = (seed * 1103515245 + 12345) >>> 0;
+        const p = i >> 2;
+        data[i] = (i & 3) === 3 ? alpha(p % width, Math.floor(p / width)) : seed >>> 24;
+      }
+      return { width, height, data };
+    };
+    const source = noisy(61, 47, () => 255);
+    const sent = noisy(50, 38, () => 255);
+    // The cut-out: a soft-edged disc.
+    const result = noisy(50, 38, (x, y) => Math.max(0, Math.min(255, Math.round((14 - Math.hypot(x - 25, y - 19)) * 60))));
+
+    const { pixels, mask } = cutoutParts(result, source, sent);
+
+    const fittedResult = plainResample(result, 61, 47);
+    const fittedSent = plainResample(sent, 61, 47);
+    for (let p = 0; p < 61 * 47; p++) {
+      const a = fittedResult.data[p * 4 + 3]!;
+      expect(mask[p]).toBe(a);
+      for (let c = 0; c < 3; c++) {
+        const own = source.data[p * 4 + c]!;
+        const want = a > 0 ? Math.max(0, Math.min(255, own + fittedResult.data[p * 4 + c]! - fittedSent.data[p * 4 + c]!)) : own;
+        expect(Math.abs(pixels.data[p * 4 + c]! - want)).toBeLessThanOrEqual(1);
+      }
+    }
+    expect(mask.some((v) => v > 0 && v < 255)).toBe(true);
   });
 });
 

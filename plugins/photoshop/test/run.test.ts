@@ -3,9 +3,9 @@
  * Web API client of `@pfc/core`, and the emulator doing the image work.
  */
 import { createWebBackend, ParameterError } from '@pfc/core';
-import { startEmulator, type EmulatorHandle } from '@pfc/emulator';
+import { startEmulator } from '@pfc/emulator';
 import sharp from 'sharp';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createBackend } from '../src/backend/factory';
 
 const UXP_73 = { uxpVersion: 'uxp-7.3.0' };
@@ -17,18 +17,11 @@ import { resolveTargets } from '../src/correct/targets';
 import { exportPixels } from '../src/ps/export';
 import { inModal } from '../src/ps/modal';
 import { compositeOf } from './sim/index';
-import { testEngine } from './emulator-engine';
+import { emulatorForFile } from './emulator-engine';
 import { decodeWithSharp, loadSample, meanDiff, simHost } from './helpers';
 
-let emu: EmulatorHandle;
-beforeAll(async () => {
-  emu = await startEmulator({ webPort: 0, engine: testEngine });
-});
-afterAll(async () => {
-  await emu?.close();
-});
-
-const backend = () => createWebBackend({ baseURL: emu.web, apiKey: 'test-key', poll: { initialDelayMs: 20, maxDelayMs: 100 } });
+const emulator = emulatorForFile();
+const { backend } = emulator;
 
 async function setup(samples: string[]) {
   const { host, sim } = simHost();
@@ -66,13 +59,13 @@ describe('runCorrections with the emulator', () => {
 
   it('corrects every open document, reports the one that fails, and goes on', async () => {
     const { host, docs } = await setup(['portraits/astronaut.jpg', 'objects/coffee.jpg', 'outdoors/rocket.jpg']);
-    emu.setFaults({ jobs: { failRate: 1, count: 1 } }); // the first job started ends FAILED
+    emulator.handle().setFaults({ jobs: { failRate: 1, count: 1 } }); // the first job started ends FAILED
     try {
       const outcomes = await runCorrections(host, backend(), resolveTargets(host, 'all'), toParams(DEFAULT_CHOICES));
       expect(outcomes.map((o) => o.status)).toEqual(['failed', 'done', 'done']);
       expect(outcomes[0]!.message).toBe('the service could not correct it: processing failed (injected fault)');
     } finally {
-      emu.setFaults({});
+      emulator.handle().setFaults({});
     }
     expect(docs.map((d) => d.layers.length)).toEqual([1, 2, 2]);
     expect(docs[0]!.history).toHaveLength(1);
@@ -81,7 +74,7 @@ describe('runCorrections with the emulator', () => {
 
   it('cancels a run waiting on the service: the document is unchanged and the rest is not started', async () => {
     const { host, docs } = await setup(['portraits/astronaut.jpg', 'objects/coffee.jpg']);
-    emu.setFaults({ jobs: { hangRate: 1 } });
+    emulator.handle().setFaults({ jobs: { hangRate: 1 } });
     const abort = new AbortController();
     try {
       const outcomes = await runCorrections(host, backend(), resolveTargets(host, 'all'), toParams(DEFAULT_CHOICES), {
@@ -91,7 +84,7 @@ describe('runCorrections with the emulator', () => {
       expect(outcomes.map((o) => o.status)).toEqual(['cancelled', 'cancelled']);
       expect(outcomes[0]!.message).toContain('left unchanged');
     } finally {
-      emu.setFaults({});
+      emulator.handle().setFaults({});
     }
     for (const d of docs) {
       expect(d.layers).toHaveLength(1);
@@ -115,12 +108,12 @@ describe('runCorrections with the emulator', () => {
 
   it('rejects invalid choices before reading or uploading anything', async () => {
     const { host, sim } = await setup(['objects/coffee.jpg']);
-    const before = emu.stats().requests;
+    const before = emulator.handle().stats().requests;
     const params = toParams({ ...DEFAULT_CHOICES, background: 'colour', backgroundColour: 'not-a-colour' });
     await expect(runCorrections(host, backend(), resolveTargets(host, 'document'), params)).rejects.toThrow(ParameterError);
     await expect(runCorrections(host, backend(), resolveTargets(host, 'document'), params)).rejects.toThrow(/bgColor must be/);
     expect(sim.imaging.getPixelsLog).toHaveLength(0);
-    expect(emu.stats().requests).toEqual(before);
+    expect(emulator.handle().stats().requests).toEqual(before);
   });
 
   it('removes a background non-destructively: a layer mask from the result over a full copy, the background kept under the mask', async () => {
@@ -248,7 +241,7 @@ describe('runCorrections with the emulator', () => {
   it('runs on the self-hosted containers: colour correction, then background removal on the BGR container', async () => {
     const { host, docs } = await setup(['portraits/grace_hopper.jpg']);
     const doc = docs[0]!;
-    const settings = { ...DEFAULT_SETTINGS, backend: 'container' as const, containerURL: emu.urls.container!, bgrURL: emu.urls.bgr! };
+    const settings = { ...DEFAULT_SETTINGS, backend: 'container' as const, containerURL: emulator.handle().urls.container!, bgrURL: emulator.handle().urls.bgr! };
     const selfHosted = createBackend(settings, { bgrLicenceKey: 'studio-licence' }, fetch, UXP_73);
     const outcomes = await runCorrections(host, selfHosted, resolveTargets(host, 'document'), toParams({ ...DEFAULT_CHOICES, background: 'transparent' }));
     expect(outcomes[0]).toMatchObject({ status: 'done', message: 'added layer "Perfectly Clear: Universal, background removed"' });

@@ -11,7 +11,7 @@ import {
 import type { Host } from '../host/types';
 import { decodeImage } from '../image/codec';
 import { addResultLayer, newResultDocument } from '../ps/apply';
-import { activateDocument, findDocument, layerExtras } from '../ps/commands';
+import { activateDocument, findDocument, hasVectorMask } from '../ps/commands';
 import { depthNote, exportPixels, unsupportedReason } from '../ps/export';
 import { CancelledError, inModal } from '../ps/modal';
 import { describeCorrection, isResize } from './options';
@@ -117,10 +117,9 @@ async function correctOne(
   if (!doc) throw new Error('the document was closed');
   const unsupported = unsupportedReason(doc);
   if (unsupported) throw new Error(unsupported);
-  const { exported, effectsNote } = await inModal(host, 'Reading pixels for Perfectly Clear', async () => {
-    const note = target.layerId === undefined ? undefined : await layerCheck(host, doc.id, target.layerId, target.layerName ?? target.title);
-    const exported = await exportPixels(host, doc, target.layerId, { backend: backend.kind, removeBackground: params.removeBackground === true, keepSize: isResize(params) });
-    return { exported, effectsNote: note };
+  const exported = await inModal(host, 'Reading pixels for Perfectly Clear', async () => {
+    if (target.layerId !== undefined) await layerCheck(host, doc.id, target.layerId, target.layerName ?? target.title);
+    return exportPixels(host, doc, target.layerId, { backend: backend.kind, removeBackground: params.removeBackground === true, keepSize: isResize(params) });
   });
   if (signal?.aborted) throw new CancelledError();
 
@@ -134,7 +133,7 @@ async function correctOne(
   report('downloading');
   const bytes = await readAll(result.body);
   if (signal?.aborted) throw new CancelledError();
-  const notes = [exported.conversion, exported.reduction, effectsNote].filter((n): n is string => n !== undefined);
+  const notes = [exported.conversion, exported.reduction].filter((n): n is string => n !== undefined);
   notes.push(...warnings, ...result.warnings);
 
   report('applying');
@@ -148,6 +147,8 @@ async function correctOne(
   const widened = depthNote(doc);
   if (widened) notes.push(widened);
   const cutout = removesToTransparent(params);
+  // Decoded before Photoshop is held: the pixels sent may be a JPEG the size of the service's 5000 px.
+  const cutoutOf = cutout ? { source: exported.sourcePixels(), sent: exported.sentPixels() } : undefined;
   const added = await inModal(host, name, (context) =>
     addResultLayer(host, context, {
       documentId: doc.id,
@@ -159,7 +160,7 @@ async function correctOne(
       strength,
       selectionOnly,
       // A transparent background becomes a mask over the layer: the removed background stays editable.
-      ...(cutout ? { cutoutOf: { source: exported.sourcePixels(), sent: exported.sentPixels() } } : {}),
+      ...(cutoutOf ? { cutoutOf } : {}),
       sourcePixels: exported.sourcePixels,
     }, signal),
     // The result arrived while the user kept working: a dialog or another plug-in may hold Photoshop for a while.
@@ -170,7 +171,8 @@ async function correctOne(
       ? `the cut-out came back at ${image.width}×${image.height} px: its mask was scaled to the layer, whose pixels keep their full size`
       : `the result came back at ${image.width}×${image.height} px and was fitted to the source`);
   }
-  if (added.sourceHidden) notes.push(`"${target.layerName ?? target.title}" was hidden: its blend mode and opacity would otherwise count twice, so the corrected layer took them over (show it again to compare)`);
+  if (added.sourceHidden) notes.push(`"${target.layerName ?? target.title}" was hidden: the corrected layer took over its blend mode, opacity, fill and mask, which would otherwise count twice (show it again to compare)`);
+  notes.push(...added.notes);
   report('done');
   return { title: target.title, status: 'done', message: `added layer "${name}"`, notes, layerId: added.layerId };
 }
@@ -178,18 +180,14 @@ async function correctOne(
 /**
  * A layer with a vector mask is refused before anything is sent: no documented API copies a vector path to another
  * layer (the DOM has only its density and feather; batchPlay's path commands are not documented), and a result
- * without it would show what the mask hides. Layer effects stay on the source layer, drawn below the result; they
- * are not copied (a copied drop shadow or stroke would be drawn twice), and the user is told.
+ * without it would show what the mask hides. The rest of its look is taken over when the result is applied (`look.ts`).
  */
-async function layerCheck(host: Host, documentId: number, layerId: number, layerName: string): Promise<string | undefined> {
-  const extras = await layerExtras(host, documentId, layerId);
-  if (extras.vectorMask) {
+async function layerCheck(host: Host, documentId: number, layerId: number, layerName: string): Promise<void> {
+  if (await hasVectorMask(host, documentId, layerId)) {
     throw new Error(
       `"${layerName}" has a vector mask, which the result layer cannot take over: rasterize it first (Layer > Rasterize > Vector Mask) or use Correct Document; nothing was sent`,
     );
   }
-  if (!extras.effects) return undefined;
-  return `the effects (layer style) of "${layerName}" stay on that layer below the result and were not copied to it; effects drawn inside the layer (overlays, inner shadow, bevel) are covered by the result`;
 }
 
 function removesToTransparent(p: PfcParams): boolean {

@@ -58,6 +58,21 @@ export interface PsLayer {
   blendMode: string;
   /** Master opacity in percent (settable inside `executeAsModal`). */
   opacity: number;
+  /**
+   * Fill opacity in percent: the opacity of the layer's own pixels, not of its effects (settable inside
+   * `executeAsModal`; classes/layer.md `fillOpacity`, Photoshop 23.0).
+   */
+  fillOpacity: number;
+  /**
+   * Clipped to the layer below it (Layer > Create Clipping Mask), which then bounds it. Setting it false releases
+   * the layers clipped above it as well ("Releasing a clipping mask will also release the layers above",
+   * classes/layer.md `isClippingMask`, 23.0).
+   */
+  isClippingMask: boolean;
+  /** The user mask's density in percent (Properties panel; classes/layer.md `layerMaskDensity`, 23.0). */
+  layerMaskDensity: number;
+  /** The user mask's feather in pixels, 0–1000 (Properties panel; classes/layer.md `layerMaskFeather`, 23.0). */
+  layerMaskFeather: number;
   /** Restack this layer relative to another (must run inside `executeAsModal`). */
   move(relativeObject: PsLayer, insertLocation: string): unknown;
 }

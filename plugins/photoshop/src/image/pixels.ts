@@ -14,81 +14,149 @@ import type { Rgba } from './codec';
  */
 export function resample(src: Rgba, width: number, height: number): Rgba {
   if (src.width === width && src.height === height) return src;
-  const pre = premultiply(src.data);
-  const horizontal = resampleAxis(pre, src.width, src.height, width, true);
-  const both = resampleAxis(horizontal, width, src.height, height, false);
-  return { width, height, data: unpremultiply(both) };
+  const data = new Uint8Array(width * height * 4);
+  const rowOf = fittedRows(src, width, height);
+  for (let y = 0; y < height; y++) data.set(rowOf(y), y * width * 4);
+  return { width, height, data };
 }
 
-function premultiply(data: Uint8Array): Float32Array {
-  const out = new Float32Array(data.length);
-  for (let i = 0; i < data.length; i += 4) {
-    const a = data[i + 3]! / 255;
-    out[i] = data[i]! * a;
-    out[i + 1] = data[i + 1]! * a;
-    out[i + 2] = data[i + 2]! * a;
-    out[i + 3] = data[i + 3]!;
+/**
+ * The rows of `src` fitted to `width`×`height` (the pixels of {@link resample}), one at a time and top to
+ * bottom: a caller that uses each row once (a cut-out built from two resampled images) needs no full-size
+ * copy. Each source row is premultiplied and resampled across once, and kept only while the filter's
+ * window of rows still covers it. A row is valid until the next call; rows of an image that already has
+ * the size are views into it.
+ */
+export function fittedRows(src: Rgba, width: number, height: number): (y: number) => Uint8Array {
+  const stride = width * 4;
+  if (src.width === width && src.height === height) return (y) => src.data.subarray(y * stride, (y + 1) * stride);
+  const across = filterTaps(src.width, width);
+  const down = filterTaps(src.height, height);
+  // The rows the vertical filter can need at once; both ends of its window only move down.
+  let window = 1;
+  for (let d = 0; d < height; d++) window = Math.max(window, down.count[d]!);
+  const kept = Array.from({ length: window }, () => ({ row: -1, data: new Float32Array(stride) }));
+  const premultiplied = new Float32Array(src.width * 4);
+  const sum = new Float64Array(stride);
+  const out = new Uint8Array(stride);
+  const acrossRow = (row: number): Float32Array => {
+    const slot = kept[row % window]!;
+    if (slot.row !== row) {
+      premultiplyRow(src.data, row * src.width * 4, premultiplied);
+      resampleRow(premultiplied, across, slot.data);
+      slot.row = row;
+    }
+    return slot.data;
+  };
+  return (y) => {
+    const first = down.first[y]!;
+    const last = down.count[y]! - 1;
+    let w = down.offset[y]!;
+    // The weighted sum of the window's rows, in the order of the taps; the first tap starts it.
+    for (let k = 0; k <= last; k++, w++) {
+      const line = acrossRow(first + k);
+      const weight = down.weights[w]!;
+      if (k === 0) for (let i = 0; i < stride; i++) sum[i] = line[i]! * weight;
+      else for (let i = 0; i < stride; i++) sum[i] = sum[i]! + line[i]! * weight;
+    }
+    unpremultiplyRow(sum, down.scale[y]!, out);
+    return out;
+  };
+}
+
+/** The triangle filter of one axis: for each output pixel, its first source pixel, weights and normalisation. */
+interface Taps {
+  first: Int32Array;
+  count: Int32Array;
+  /** Where each output pixel's weights start in `weights`. */
+  offset: Int32Array;
+  weights: Float64Array;
+  /** 1 / (sum of the pixel's weights), or 0 when they sum to 0. */
+  scale: Float64Array;
+}
+
+function filterTaps(srcLen: number, dstLen: number): Taps {
+  const ratio = srcLen / dstLen;
+  const support = Math.max(1, ratio);
+  const first = new Int32Array(dstLen);
+  const count = new Int32Array(dstLen);
+  const offset = new Int32Array(dstLen);
+  const scale = new Float64Array(dstLen);
+  const weights: number[] = [];
+  for (let d = 0; d < dstLen; d++) {
+    const centre = (d + 0.5) * ratio - 0.5;
+    let from = Math.max(0, Math.floor(centre - support));
+    let to = Math.min(srcLen - 1, Math.ceil(centre + support));
+    const weight = (s: number) => Math.max(0, 1 - Math.abs(s - centre) / support);
+    // Pixels at the ends of the window that get no weight add nothing to the sums: left out (half the
+    // taps when enlarging, where the window spans four pixels and the triangle covers two).
+    while (from < to && weight(from) === 0) from++;
+    while (to > from && weight(to) === 0) to--;
+    let sum = 0;
+    first[d] = from;
+    offset[d] = weights.length;
+    for (let s = from; s <= to; s++) {
+      const w = weight(s);
+      weights.push(w);
+      sum += w;
+    }
+    count[d] = to - from + 1;
+    scale[d] = sum > 0 ? 1 / sum : 0;
   }
-  return out;
+  return { first, count, offset, weights: Float64Array.from(weights), scale };
 }
 
-function unpremultiply(data: Float32Array): Uint8Array {
-  const out = new Uint8Array(data.length);
-  for (let i = 0; i < data.length; i += 4) {
-    const a = data[i + 3]!;
+/** One RGBA row of 8-bit samples from `start`, premultiplied by its alpha into `out`. */
+function premultiplyRow(data: Uint8Array, start: number, out: Float32Array): void {
+  for (let i = 0; i < out.length; i += 4) {
+    const a = data[start + i + 3]! / 255;
+    out[i] = data[start + i]! * a;
+    out[i + 1] = data[start + i + 1]! * a;
+    out[i + 2] = data[start + i + 2]! * a;
+    out[i + 3] = data[start + i + 3]!;
+  }
+}
+
+/** One premultiplied row resampled across with `taps` into `out`. */
+function resampleRow(src: Float32Array, taps: Taps, out: Float32Array): void {
+  const { first, count, offset, weights, scale } = taps;
+  for (let d = 0; d < first.length; d++) {
+    let r = 0, g = 0, b = 0, a = 0;
+    for (let k = 0, i = first[d]! * 4, w = offset[d]!; k < count[d]!; k++, i += 4, w++) {
+      const weight = weights[w]!;
+      r += src[i]! * weight;
+      g += src[i + 1]! * weight;
+      b += src[i + 2]! * weight;
+      a += src[i + 3]! * weight;
+    }
+    const o = d * 4;
+    const k = scale[d]!;
+    out[o] = r * k;
+    out[o + 1] = g * k;
+    out[o + 2] = b * k;
+    out[o + 3] = a * k;
+  }
+}
+
+/**
+ * A row of premultiplied sums, times `scale`, as straight 8-bit RGBA into `out`. Each value is rounded to a
+ * 32-bit float first, as a whole-image pass stores it between the passes. Rounded by `+ 0.5` and the
+ * Uint8Array's truncation, without branches (the same as `Math.round` here): every value is at least 0, and
+ * premultiplied colours never exceed their alpha (same weights, monotonic rounding), so nothing exceeds 255.
+ */
+function unpremultiplyRow(sum: Float64Array, scale: number, out: Uint8Array): void {
+  for (let i = 0; i < sum.length; i += 4) {
+    const a = Math.fround(sum[i + 3]! * scale);
     const k = a > 0 ? 255 / a : 0;
-    out[i] = clamp(data[i]! * k);
-    out[i + 1] = clamp(data[i + 1]! * k);
-    out[i + 2] = clamp(data[i + 2]! * k);
-    out[i + 3] = clamp(a);
+    out[i] = Math.min(255, Math.fround(sum[i]! * scale) * k) + 0.5;
+    out[i + 1] = Math.min(255, Math.fround(sum[i + 1]! * scale) * k) + 0.5;
+    out[i + 2] = Math.min(255, Math.fround(sum[i + 2]! * scale) * k) + 0.5;
+    out[i + 3] = a + 0.5;
   }
-  return out;
 }
 
 function clamp(v: number): number {
   return v <= 0 ? 0 : v >= 255 ? 255 : Math.round(v);
-}
-
-/** Resample along one axis: `horizontal` maps width `srcW` to `dstLen`, else height `srcH` to `dstLen`. */
-function resampleAxis(src: Float32Array, srcW: number, srcH: number, dstLen: number, horizontal: boolean): Float32Array {
-  const srcLen = horizontal ? srcW : srcH;
-  const outW = horizontal ? dstLen : srcW;
-  const outH = horizontal ? srcH : dstLen;
-  const out = new Float32Array(outW * outH * 4);
-  const ratio = srcLen / dstLen;
-  const support = Math.max(1, ratio);
-  for (let d = 0; d < dstLen; d++) {
-    const centre = (d + 0.5) * ratio - 0.5;
-    const first = Math.max(0, Math.floor(centre - support));
-    const last = Math.min(srcLen - 1, Math.ceil(centre + support));
-    const weights: number[] = [];
-    let total = 0;
-    for (let s = first; s <= last; s++) {
-      const w = Math.max(0, 1 - Math.abs(s - centre) / support);
-      weights.push(w);
-      total += w;
-    }
-    const lines = horizontal ? srcH : srcW;
-    for (let line = 0; line < lines; line++) {
-      let r = 0, g = 0, b = 0, a = 0;
-      for (let k = 0; k < weights.length; k++) {
-        const s = first + k;
-        const i = (horizontal ? line * srcW + s : s * srcW + line) * 4;
-        const w = weights[k]!;
-        r += src[i]! * w;
-        g += src[i + 1]! * w;
-        b += src[i + 2]! * w;
-        a += src[i + 3]! * w;
-      }
-      const o = (horizontal ? line * outW + d : d * outW + line) * 4;
-      const k = total > 0 ? 1 / total : 0;
-      out[o] = r * k;
-      out[o + 1] = g * k;
-      out[o + 2] = b * k;
-      out[o + 3] = a * k;
-    }
-  }
-  return out;
 }
 
 /**
@@ -144,24 +212,35 @@ export function toDepth(data: Uint8Array, bits: 8 | 16 | 32): Uint8Array | Uint1
  * pixels it was `sent`: the result itself when the upload was the source
  * exactly, and otherwise (an upload scaled down to the service's 5000 px, or a
  * JPEG) the source's full-size pixels with the correction carried over, so its
- * detail is not replaced by an enlarged result. All images are the same size
- * (`result` and `sent` fitted to the source).
+ * detail is not replaced by an enlarged result. `result` and `sent` are fitted
+ * to the source's size row by row (as {@link resample} would), so neither is
+ * ever held at full size.
  */
 export function cutoutParts(result: Rgba, source: Rgba, sent: Rgba): { pixels: Rgba; mask: Uint8Array } {
-  const n = result.width * result.height;
-  const data = new Uint8Array(n * 4);
-  const mask = new Uint8Array(n);
-  for (let i = 0; i < n; i++) {
-    const o = i * 4;
-    const a = result.data[o + 3]!;
-    for (let c = 0; c < 3; c++) {
-      const own = source.data[o + c]!;
-      data[o + c] = a > 0 ? clamp(own + result.data[o + c]! - sent.data[o + c]!) : own;
+  const { width, height } = source;
+  const resultRow = fittedRows(result, width, height);
+  const sentRow = fittedRows(sent, width, height);
+  const data = new Uint8Array(width * height * 4);
+  const mask = new Uint8Array(width * height);
+  const own = source.data;
+  for (let y = 0; y < height; y++) {
+    const got = resultRow(y);
+    const was = sentRow(y);
+    const start = y * width;
+    // The source's own pixels everywhere, then the correction where the cut-out shows anything.
+    data.set(own.subarray(start * 4, (start + width) * 4), start * 4);
+    for (let x = 0; x < width; x++) {
+      const i = x * 4;
+      const a = got[i + 3]!;
+      mask[start + x] = a;
+      if (a === 0) continue;
+      const o = (start + x) * 4;
+      data[o] = clamp(own[o]! + got[i]! - was[i]!);
+      data[o + 1] = clamp(own[o + 1]! + got[i + 1]! - was[i + 1]!);
+      data[o + 2] = clamp(own[o + 2]! + got[i + 2]! - was[i + 2]!);
     }
-    data[o + 3] = source.data[o + 3]!;
-    mask[i] = a;
   }
-  return { pixels: { width: result.width, height: result.height, data }, mask };
+  return { pixels: { width, height, data }, mask };
 }
 
 /** 8-bit chunky RGB or RGBA samples as a new straight RGBA image (RGB made opaque). */

@@ -1,14 +1,16 @@
 /**
  * Results back into Photoshop: as a new layer above the source in one
- * history step, or (resized results, which no longer fit the canvas) as a
- * new untitled document. Existing layers are never written.
+ * history step, taking over the source's look (see `look.ts`), or (resized
+ * results, which no longer fit the canvas) as a new untitled document.
+ * Existing layers' pixels are never written.
  */
 import type { Host, PsDocument, PsExecutionContext, PsLayer, PsRect } from '../host/types';
 import type { Rgba } from '../image/codec';
 import { applyShape, cutoutParts, maskToDepth, resample, toDepth } from '../image/pixels';
 import { activateDocument, createLayerAbove, findDocument, findLayer } from './commands';
 import { documentBits, SRGB_PROFILE } from './export';
-import { combineMasks, layerMaskOver, selectionOver } from './masks';
+import { lookNotes, matchLook, readSourceLook, resultMask, takesOver } from './look';
+import { selectionOver } from './masks';
 import { CancelledError, inOneHistoryStep } from './modal';
 
 export interface LayerResult {
@@ -36,7 +38,7 @@ export interface LayerResult {
   selectionOnly?: boolean;
   /**
    * The source's pixels (same size as `rect`), asked for only when the result takes
-   * the source's place (see {@link takesOver}): the strength then mixes them with the result.
+   * the source's place (see `takesOver`): the strength then mixes them with the result.
    */
   sourcePixels?: () => Rgba;
 }
@@ -45,8 +47,10 @@ export interface AddedLayer {
   layerId: number;
   /** True when the result came back at another size and was fitted to the source. */
   resampled: boolean;
-  /** True when the source was hidden because the result takes over its blend mode and opacity (see {@link takesOver}). */
+  /** True when the source was hidden because the result takes over its blend mode, opacity and fill (see `takesOver`). */
   sourceHidden: boolean;
+  /** What of the source's look the result could not take over, for the user (see `lookNotes`). */
+  notes: string[];
 }
 
 /**
@@ -60,12 +64,15 @@ export async function addResultLayer(host: Host, context: PsExecutionContext, re
   const width = rect.right - rect.left;
   const height = rect.bottom - rect.top;
   const resampled = result.image.width !== width || result.image.height !== height;
-  let image = resample(result.image, width, height);
-  if (result.keepShapeOf && result.keepShapeOf.length === width * height) image = applyShape(image, result.keepShapeOf);
-  let mask: Uint8Array | undefined;
   const cutout = result.cutoutOf;
+  let image: Rgba;
+  let cutoutMask: Uint8Array | undefined;
   if (cutout && cutout.source.width === width && cutout.source.height === height) {
-    ({ pixels: image, mask } = cutoutParts(image, cutout.source, resample(cutout.sent, width, height)));
+    // The result and the pixels sent are fitted to the source inside, row by row.
+    ({ pixels: image, mask: cutoutMask } = cutoutParts(result.image, cutout.source, cutout.sent));
+  } else {
+    image = resample(result.image, width, height);
+    if (result.keepShapeOf && result.keepShapeOf.length === width * height) image = applyShape(image, result.keepShapeOf);
   }
 
   const doc = requireDocument(host, result.documentId);
@@ -75,8 +82,9 @@ export async function addResultLayer(host: Host, context: PsExecutionContext, re
     context.reportProgress({ value: 0.1, commandName: result.name });
     const anchor = anchorLayer(doc, result.sourceLayerId);
     const source = result.sourceLayerId === undefined ? undefined : anchor;
+    const look = source ? await readSourceLook(host, doc.id, source, source.parent?.layers ?? doc.layers, rect) : undefined;
     const strength = result.strength ?? 100;
-    const takeOver = source !== undefined && takesOver(source) && result.sourcePixels !== undefined;
+    const takeOver = look !== undefined && takesOver(look) && result.sourcePixels !== undefined;
     // Taken over, the strength is a mix of the pixels: the result's opacity is the source's own.
     if (takeOver && strength < 100) image = mixed(result.sourcePixels!(), image, strength / 100);
     const layer = await createLayerAbove(host, doc.id, anchor, result.name);
@@ -98,30 +106,14 @@ export async function addResultLayer(host: Host, context: PsExecutionContext, re
       await imageData.dispose();
     }
     context.reportProgress({ value: 0.8 });
-    const combined = combineMasks([
-      mask,
-      source ? await layerMaskOver(host, doc.id, source.id, rect) : undefined,
-      result.selectionOnly ? await selectionOver(host, doc.id, rect) : undefined,
-    ]);
-    if (combined) await putMask(host, doc.id, layer.id, maskToDepth(combined, bits), rect);
-    matchLook(source, layer, takeOver ? 100 : strength);
-    if (takeOver) source.visible = false;
-    return { layerId: layer.id, resampled, sourceHidden: takeOver };
+    const selection = result.selectionOnly ? await selectionOver(host, doc.id, rect) : undefined;
+    const layerMask = resultMask(look, [cutoutMask, selection]);
+    if (layerMask.pixels) await putMask(host, doc.id, layer.id, maskToDepth(layerMask.pixels, bits), rect);
+    matchLook(layer, look, layerMask, takeOver ? 100 : strength);
+    if (takeOver) source!.visible = false;
+    const notes = look ? lookNotes(look, { takeOver, mask: layerMask, narrowed: selection !== undefined || cutoutMask !== undefined }) : [];
+    return { layerId: layer.id, resampled, sourceHidden: takeOver, notes };
   });
-}
-
-/**
- * Whether the result must take its source's place rather than cover it. A
- * Normal layer at full opacity is covered exactly by a result above it, so
- * the source stays shown (hiding the result compares). Any other blend mode
- * or opacity would count twice, source and result each blended in (a
- * Multiply layer darker, one at 50 % opacity three-quarters opaque, the
- * uncorrected source showing through): the result takes over the source's
- * blend mode and opacity, and the source is hidden (in the same history
- * step; shown again, it compares).
- */
-function takesOver(source: PsLayer): boolean {
-  return source.blendMode !== 'normal' || source.opacity !== 100;
 }
 
 /** `from` moved towards `to` by `t` (0..1), alpha from `to` (both the same size). */
@@ -130,13 +122,6 @@ function mixed(from: Rgba, to: Rgba, t: number): Rgba {
   const data = new Uint8Array(to.data);
   for (let i = 0; i < data.length; i++) if ((i & 3) !== 3) data[i] = Math.round(from.data[i]! + (to.data[i]! - from.data[i]!) * t);
   return { ...to, data };
-}
-
-/** Give the new layer its source's blend mode and opacity, the latter times the chosen strength (effects are not copied). */
-function matchLook(source: PsLayer | undefined, layer: PsLayer, strength: number): void {
-  if (source && source.blendMode !== layer.blendMode) layer.blendMode = source.blendMode;
-  const opacity = Math.round(((source?.opacity ?? 100) * strength) / 100);
-  if (opacity !== layer.opacity) layer.opacity = opacity;
 }
 
 /** Write a grey mask (imaging.md:368-388: one component, Grayscale, Gray Gamma 2.2) as the layer's user mask. */

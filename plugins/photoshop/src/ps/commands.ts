@@ -4,7 +4,7 @@
  * `executeAsModal` (see `modal.ts`); none touches an existing layer's pixels.
  */
 import type { Host, PsDescriptor, PsDocument, PsLayer } from '../host/types';
-import { getLayerProperty, makePixelLayer, selectDocument, selectLayer, type PanelDescriptor } from './descriptors';
+import { getLayerProperty, makePixelLayer, selectDocument, selectLayer, type LayerProperty, type PanelDescriptor } from './descriptors';
 
 /** Photoshop refused a command; carries its message and result code. */
 export class PhotoshopCommandError extends Error {
@@ -70,23 +70,42 @@ export async function createLayerAbove(host: Host, documentId: number, anchor: P
   return created;
 }
 
-/** What a layer carries besides pixels and its user mask, which a pixel result layer cannot take over. */
-export interface LayerExtras {
+/**
+ * Whether a layer has a vector mask (no DOM property says so; its density and feather are all `Layer` offers,
+ * layer.md:62-63). `hasVectorMask` is a boolean Photoshop always answers.
+ */
+export async function hasVectorMask(host: Host, documentId: number, layerId: number): Promise<boolean> {
+  const answer = await play(host, 'read the layer\'s vector mask', getLayerProperty('hasVectorMask', layerId, documentId));
+  if (typeof answer.hasVectorMask !== 'boolean') throw new PhotoshopCommandError('read the layer\'s vector mask', 'no hasVectorMask in the answer', undefined);
+  return answer.hasVectorMask;
+}
+
+/** What of a layer's look no DOM property gives. */
+export interface LayerStyle {
   /** At least one enabled layer effect (layer style). */
   effects: boolean;
-  vectorMask: boolean;
+  /** Whether its user mask is on; undefined when it has no user mask. */
+  userMaskEnabled: boolean | undefined;
+  /** Blend If ranges other than the full ones (Layer Style > Blending Options). */
+  blendIf: boolean;
 }
 
 /**
- * Read whether a layer has enabled effects and a vector mask (no DOM property says either; the vector mask's
- * density and feather are all `Layer` offers, layer.md:62-63). `hasVectorMask` is a boolean Photoshop always
- * answers; for `layerEffects` a layer without effects gives an answer without it (or an error descriptor, which is read as none).
+ * Read a layer's effects, user-mask state and Blend If with batchPlay's `get` of a layer property. A property the
+ * layer does not have is left out of the answer (or answered with an error descriptor), which is read as its default.
  */
-export async function layerExtras(host: Host, documentId: number, layerId: number): Promise<LayerExtras> {
-  const vector = await play(host, 'read the layer\'s vector mask', getLayerProperty('hasVectorMask', layerId, documentId));
-  if (typeof vector.hasVectorMask !== 'boolean') throw new PhotoshopCommandError('read the layer\'s vector mask', 'no hasVectorMask in the answer', undefined);
-  const [fx] = await host.ps.action.batchPlay([getLayerProperty('layerEffects', layerId, documentId)], {});
-  return { vectorMask: vector.hasVectorMask, effects: anyEnabled(fx && fx._obj !== 'error' ? fx.layerEffects : undefined) };
+export async function layerStyle(host: Host, documentId: number, layerId: number): Promise<LayerStyle> {
+  // One call each: batchPlay stops at a command that fails, and a missing property may be answered with an error.
+  const read = async (property: LayerProperty): Promise<unknown> => {
+    const [answer] = await host.ps.action.batchPlay([getLayerProperty(property, layerId, documentId)], {});
+    return answer && answer._obj !== 'error' ? answer[property] : undefined;
+  };
+  const enabled = await read('userMaskEnabled');
+  return {
+    effects: anyEnabled(await read('layerEffects')),
+    userMaskEnabled: typeof enabled === 'boolean' ? enabled : undefined,
+    blendIf: blendsIf(await read('blendRange')),
+  };
 }
 
 /** Whether a `layerEffects` descriptor has an enabled effect (single effects are objects, multiple ones arrays). */
@@ -97,4 +116,23 @@ function anyEnabled(effects: unknown): boolean {
     const list = Array.isArray(value) ? value : [value];
     return list.some((e) => !!e && typeof e === 'object' && (e as { enabled?: unknown }).enabled === true);
   });
+}
+
+/**
+ * The full range of a Blend If slider pair: "This Layer" (src…) and "Underlying Layer" (dest…) from 0 to 255.
+ * Photoshop records the last value under `desaturate` (its four-character code is shared), so both names are read.
+ */
+const FULL_BLEND_RANGE: Record<string, number> = {
+  srcBlackMin: 0, srcBlackMax: 0, srcWhiteMin: 255, srcWhiteMax: 255,
+  destBlackMin: 0, destBlackMax: 0, destWhiteMin: 255, destWhiteMax: 255, desaturate: 255,
+};
+
+/** Whether a `blendRange` list narrows any channel's range (a missing value is the full range). */
+function blendsIf(ranges: unknown): boolean {
+  if (!Array.isArray(ranges)) return false;
+  return ranges.some((range) => !!range && typeof range === 'object'
+    && Object.entries(FULL_BLEND_RANGE).some(([key, full]) => {
+      const value = (range as Record<string, unknown>)[key];
+      return typeof value === 'number' && value !== full;
+    }));
 }

@@ -54,8 +54,12 @@ export function makePixelLayer(name: string): MakeLayerDescriptor {
   return { _obj: 'make', _target: [{ _ref: 'layer' }], using: { _obj: 'layer', name }, _options: NO_DIALOG };
 }
 
-/** Layer properties the panel reads before correcting a layer. */
-export type LayerProperty = 'layerEffects' | 'hasVectorMask';
+/**
+ * Layer properties the panel reads with batchPlay, named as in the layer descriptor Photoshop answers a `get`
+ * with: whether it has a vector mask, its effects (layer style), whether its user mask is on (absent without a
+ * user mask), and its Blend If ranges (Layer Style > Blending Options).
+ */
+export type LayerProperty = 'layerEffects' | 'hasVectorMask' | 'userMaskEnabled' | 'blendRange';
 
 export type GetLayerPropertyDescriptor = {
   _obj: 'get';

@@ -57,10 +57,10 @@ async function placed(got: { imageData: PsImageData; sourceBounds: PsRect }, rec
   }
 }
 
-/** The product of the masks given (all the same size); undefined when none is. */
+/** The product of the masks given (all the same size); undefined when none is, the mask itself when one is. */
 export function combineMasks(masks: readonly (Mask | undefined)[]): Mask | undefined {
   const present = masks.filter((m): m is Mask => m !== undefined);
-  if (present.length === 0) return undefined;
+  if (present.length <= 1) return present[0];
   const out = present[0]!.slice();
   for (const m of present.slice(1)) for (let i = 0; i < out.length; i++) out[i] = Math.round((out[i]! * m[i]!) / 255);
   return out;

@@ -3,7 +3,7 @@
  * or `Document` is a handle by id whose properties read the current state.
  */
 import type { PsBounds, PsDocument, PsLayer } from '../../src/host/types';
-import { boundsOf, locate, type DocState } from './state';
+import { boundsOf, joinsClipping, locate, type DocState } from './state';
 import type { SimPhotoshopCore } from './photoshop';
 
 export class SimLayer implements PsLayer {
@@ -50,6 +50,62 @@ export class SimLayer implements PsLayer {
       this.found.node.opacity = value;
     });
   }
+  get fillOpacity(): number {
+    return this.found.node.fillOpacity ?? 100;
+  }
+  set fillOpacity(value: number) {
+    if (!(value >= 0 && value <= 100)) throw new Error('fillOpacity must be between 0 and 100');
+    if (this.found.node.isBackground) throw new Error('The background layer has no fill opacity');
+    this.core.mutate(this.docId, 'Fill Opacity Change', () => {
+      this.found.node.fillOpacity = value;
+    });
+  }
+  get isClippingMask(): boolean {
+    return this.found.node.clipped === true;
+  }
+  /**
+   * Clip to the layer below (Layer > Create Clipping Mask), which needs one and is not done to the Background;
+   * releasing "will also release the layers above" (classes/layer.md `isClippingMask`): the clipped run above it.
+   */
+  set isClippingMask(clipped: boolean) {
+    const { node, siblings } = this.found;
+    const at = siblings.indexOf(node);
+    if (clipped && (node.isBackground || at === siblings.length - 1)) throw new Error('Create Clipping Mask is not available for this layer');
+    this.core.mutate(this.docId, clipped ? 'Create Clipping Mask' : 'Release Clipping Mask', () => {
+      if (clipped) {
+        node.clipped = true;
+        return;
+      }
+      if (!node.clipped) return;
+      for (let i = at; i >= 0 && siblings[i]!.clipped; i--) siblings[i]!.clipped = false;
+    });
+  }
+  get layerMaskDensity(): number {
+    return this.withMask().maskDensity ?? 100;
+  }
+  set layerMaskDensity(value: number) {
+    this.setMaskProperty('layerMaskDensity', 'maskDensity', value, 100);
+  }
+  get layerMaskFeather(): number {
+    return this.withMask().maskFeather ?? 0;
+  }
+  set layerMaskFeather(value: number) {
+    this.setMaskProperty('layerMaskFeather', 'maskFeather', value, 1000);
+  }
+  /** A layer without a user mask has no density or feather to read or set. */
+  private withMask() {
+    const { node } = this.found;
+    if (!node.mask) throw new Error(`The layer "${node.name}" has no layer mask`);
+    return node;
+  }
+  /** Density (0–100 %) and feather (0.0–1000.0 px) of the user mask, as classes/layer.md gives their ranges. */
+  private setMaskProperty(property: string, key: 'maskDensity' | 'maskFeather', value: number, max: number): void {
+    if (!(value >= 0 && value <= max)) throw new Error(`${property} must be between 0 and ${max}`);
+    const node = this.withMask();
+    this.core.mutate(this.docId, 'Layer Mask Properties', () => {
+      node[key] = value;
+    });
+  }
   get isBackgroundLayer(): boolean {
     return this.found.node.isBackground;
   }
@@ -87,6 +143,7 @@ export class SimLayer implements PsLayer {
       if (from.node.isBackground) throw new Error('The background layer cannot be moved');
       from.siblings.splice(from.siblings.indexOf(from.node), 1);
       to.siblings.splice(to.siblings.indexOf(to.node), 0, from.node);
+      from.node.clipped = joinsClipping(to.siblings, from.node, this.core.clipsLayersOverClipped);
     });
   }
 }

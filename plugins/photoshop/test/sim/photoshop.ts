@@ -12,7 +12,7 @@ import type {
 import type { SimCodec } from './codec';
 import { SimDocument } from './dom';
 import { SimImaging } from './imaging';
-import { locate, newDocument, newId, restore, snapshot, type DocState, type LayerNode } from './state';
+import { joinsClipping, locate, newDocument, newId, restore, snapshot, type DocState, type LayerNode } from './state';
 
 export class SimPhotoshopCore {
   readonly docs = new Map<number, DocState>();
@@ -29,6 +29,12 @@ export class SimPhotoshopCore {
   private scope: { cancelled: boolean; autoClose: Set<number> } | undefined;
   /** Another plug-in (or a dialog) holds Photoshop's modal state. */
   heldByOther: string | undefined;
+  /**
+   * A layer made or moved directly above a clipped layer joins its clipping mask. Photoshop's help documents this
+   * only for a layer put between layers of a clipping mask (which the simulator always does); above the topmost
+   * clipped layer it is not documented, so tests run both ways.
+   */
+  clipsLayersOverClipped = true;
   /** Called at the start of every modal scope; tests use it to pause or cancel mid-run. */
   onModal: ((commandName: string) => Promise<void> | void) | undefined;
 
@@ -184,9 +190,9 @@ export class SimPhotoshopCore {
         };
         const active = doc.activeLayerIds[0] !== undefined ? locate(doc.layers, doc.activeLayerIds[0]) : undefined;
         // Like Photoshop: above the selected layer, or at the top inside a selected group.
-        if (!active) doc.layers.unshift(node);
-        else if (active.node.children) active.node.children.unshift(node);
-        else active.siblings.splice(active.siblings.indexOf(active.node), 0, node);
+        const siblings = !active ? doc.layers : active.node.children ?? active.siblings;
+        siblings.splice(!active || active.node.children ? 0 : siblings.indexOf(active.node), 0, node);
+        node.clipped = joinsClipping(siblings, node, this.clipsLayersOverClipped);
         doc.activeLayerIds = [id];
       });
       return { _obj: 'make', layerID: id };
@@ -196,8 +202,8 @@ export class SimPhotoshopCore {
 
   /**
    * "get" with a property reference, then layer and document id references (batchplay.md:226-240). Only the
-   * layer properties the panel reads are simulated: `hasVectorMask` is always answered, `layerEffects` only when
-   * the layer has effects (an empty answer otherwise).
+   * layer properties the panel reads are simulated: `hasVectorMask` is always answered; `layerEffects`,
+   * `userMaskEnabled` and `blendRange` only when the layer has effects, a user mask, Blend If (an empty answer otherwise).
    */
   private getProperty(d: PsDescriptor): PsDescriptor {
     const [prop, layer, doc] = (d._target ?? []) as { _property?: string; _ref?: string; _id?: number }[];
@@ -209,6 +215,9 @@ export class SimPhotoshopCore {
     // A "get" answer carries the properties only, no _obj (batchplay.md:241-244); PsDescriptor types it with one.
     if (prop._property === 'hasVectorMask') return { hasVectorMask: found.node.vectorMask === true } as unknown as PsDescriptor;
     if (prop._property === 'layerEffects') return (found.node.effects ? { layerEffects: native.structuredClone(found.node.effects) } : {}) as PsDescriptor;
+    // Without a user mask there is nothing to answer (the layer descriptor has no userMaskEnabled then).
+    if (prop._property === 'userMaskEnabled') return (found.node.mask ? { userMaskEnabled: found.node.maskEnabled !== false } : {}) as PsDescriptor;
+    if (prop._property === 'blendRange') return (found.node.blendRange ? { blendRange: native.structuredClone(found.node.blendRange) } : {}) as PsDescriptor;
     throw new Error(`simulator: the layer property "${prop._property}" is not simulated`);
   }
 

@@ -20,8 +20,20 @@ export interface LayerNode {
   blendMode?: string;
   /** Percent. Default 100. */
   opacity?: number;
+  /** Fill opacity, percent: scales the layer's own pixels, not its effects (classes/layer.md `fillOpacity`). Default 100. */
+  fillOpacity?: number;
+  /** Clipped to the layer below it, which bounds it (classes/layer.md `isClippingMask`). Default false. */
+  clipped?: boolean;
   /** Canvas-sized user mask (0 hides, 255 shows); none when absent. */
   mask?: Uint8Array | null;
+  /** The user mask is on (Shift-click in the Layers panel switches it off). Default true. */
+  maskEnabled?: boolean;
+  /** The user mask's density, percent (classes/layer.md `layerMaskDensity`). Default 100. */
+  maskDensity?: number;
+  /** The user mask's feather, pixels 0–1000 (classes/layer.md `layerMaskFeather`); drawn as a box blur. Default 0. */
+  maskFeather?: number;
+  /** The `blendRange` list of its Blend If (not rendered by the simulator); none when it has the full ranges. */
+  blendRange?: Record<string, unknown>[];
   /** The `layerEffects` descriptor of its layer style (not rendered by the simulator); none when absent. */
   effects?: Record<string, unknown>;
   /** Whether it has a vector mask (not rendered by the simulator). */
@@ -83,6 +95,18 @@ export function locate(layers: LayerNode[], id: number): { node: LayerNode; sibl
   return undefined;
 }
 
+/**
+ * Whether `layer`, just put among `siblings` (topmost first), is part of a clipping mask: "If you create a layer
+ * between layers in a clipping mask, or drag an unclipped layer between layers in a clipping mask, the layer becomes
+ * part of the clipping mask" (Photoshop help, "Revealing layers with clipping masks") — the layer above it is
+ * clipped; with `overClipped`, also directly above a clipped layer. The Background is never clipped.
+ */
+export function joinsClipping(siblings: readonly LayerNode[], layer: LayerNode, overClipped: boolean): boolean {
+  const at = siblings.indexOf(layer);
+  if (layer.isBackground || at === siblings.length - 1) return false;
+  return siblings[at - 1]?.clipped === true || (overClipped && siblings[at + 1]?.clipped === true);
+}
+
 /** Bounds of the non-transparent pixels of a layer (groups: of their children); right/bottom exclusive. */
 export function boundsOf(doc: DocState, node: LayerNode): { left: number; top: number; right: number; bottom: number } {
   const rgba = node.children ? compositeOf(doc, node.children, true) : node.pixels;
@@ -102,29 +126,89 @@ export function boundsOf(doc: DocState, node: LayerNode): { left: number; top: n
   return right > left ? { left, top, right, bottom } : { left: 0, top: 0, right: 0, bottom: 0 };
 }
 
-/** Straight-alpha "normal" compositing of layers (topmost first) onto a transparent canvas. */
+/**
+ * Straight-alpha compositing of layers (topmost first) onto a transparent canvas, as Photoshop draws them: each
+ * layer at its opacity × fill × user mask (its density and feather applied, none when it is switched off), in
+ * multiply or else normal; a layer with clipped layers above it draws them inside its own pixels and mask (not
+ * its fill: a base at 0 % fill still shows them), the whole then at the base's opacity and blend mode; a hidden base
+ * hides what is clipped to it (Photoshop help, "Revealing layers with clipping masks").
+ */
 export function compositeOf(doc: DocState, layers: LayerNode[], includeHidden = false): Uint8Array {
   const out = new Uint8Array(doc.width * doc.height * 4);
   for (let i = layers.length - 1; i >= 0; i--) {
-    const layer = layers[i]!;
-    if (!layer.visible && !includeHidden) continue;
-    const src = layer.children ? compositeOf(doc, layer.children, includeHidden) : layer.pixels;
+    const base = layers[i]!;
+    let top = i;
+    while (top > 0 && layers[top - 1]!.clipped) top--;
+    const clippedToIt = layers.slice(top, i).reverse();
+    i = top;
+    if (!base.visible && !includeHidden) continue;
+    const src = base.children ? compositeOf(doc, base.children, includeHidden) : base.pixels;
     if (!src) continue;
-    const opacity = (layer.opacity ?? 100) / 100;
-    for (let p = 0; p < out.length; p += 4) {
-      const sa = (src[p + 3]! / 255) * opacity * (layer.mask ? layer.mask[p >> 2]! / 255 : 1);
-      if (sa === 0) continue;
-      const da = out[p + 3]! / 255;
-      const a = sa + da * (1 - sa);
-      for (let c = 0; c < 3; c++) {
-        // Multiply over what is below (where something is); other modes are drawn as normal.
-        const top = layer.blendMode === 'multiply' && da > 0 ? (src[p + c]! * out[p + c]!) / 255 : src[p + c]!;
-        out[p + c] = Math.round((top * sa + out[p + c]! * da * (1 - sa)) / a);
-      }
-      out[p + 3] = Math.round(a * 255);
+    const mask = shownMask(doc, base);
+    const shown = clippedToIt.filter((l) => l.visible || includeHidden);
+    if (shown.length === 0) {
+      draw(out, src, mask, ((base.opacity ?? 100) / 100) * ((base.fillOpacity ?? 100) / 100), base.blendMode);
+      continue;
     }
+    const group = new Uint8Array(out.length);
+    draw(group, src, mask, (base.fillOpacity ?? 100) / 100, 'normal');
+    const bound = new Uint8Array(doc.width * doc.height);
+    for (let p = 0; p < bound.length; p++) bound[p] = Math.round((src[p * 4 + 3]! * (mask ? mask[p]! : 255)) / 255);
+    for (const layer of shown) {
+      const pixels = layer.children ? compositeOf(doc, layer.children, includeHidden) : layer.pixels;
+      if (!pixels) continue;
+      const own = shownMask(doc, layer);
+      const inside = own ? bound.map((b, p) => Math.round((b * own[p]!) / 255)) : bound;
+      draw(group, pixels, inside, ((layer.opacity ?? 100) / 100) * ((layer.fillOpacity ?? 100) / 100), layer.blendMode);
+    }
+    draw(out, group, null, (base.opacity ?? 100) / 100, base.blendMode);
   }
   return out;
+}
+
+/** Draw straight RGBA `src` over `out` at `opacity` (0–1) times `mask` (0–255 a pixel; null: shown), in `mode`. */
+function draw(out: Uint8Array, src: Uint8Array, mask: Uint8Array | null, opacity: number, mode: string | undefined): void {
+  for (let p = 0; p < out.length; p += 4) {
+    const sa = (src[p + 3]! / 255) * opacity * (mask ? mask[p >> 2]! / 255 : 1);
+    if (sa === 0) continue;
+    const da = out[p + 3]! / 255;
+    const a = sa + da * (1 - sa);
+    for (let c = 0; c < 3; c++) {
+      // Multiply over what is below (where something is); other modes are drawn as normal.
+      const top = mode === 'multiply' && da > 0 ? (src[p + c]! * out[p + c]!) / 255 : src[p + c]!;
+      out[p + c] = Math.round((top * sa + out[p + c]! * da * (1 - sa)) / a);
+    }
+    out[p + 3] = Math.round(a * 255);
+  }
+}
+
+/**
+ * A layer's user mask as it shows: null without one or when it is switched off; feathered (a box blur of the
+ * feather's radius, standing in for Photoshop's smoother blur) and at its density (100 % − density × hidden).
+ */
+export function shownMask(doc: DocState, layer: LayerNode): Uint8Array | null {
+  if (!layer.mask || layer.maskEnabled === false) return null;
+  const radius = Math.round(layer.maskFeather ?? 0);
+  const feathered = radius > 0 ? boxBlur(layer.mask, doc.width, doc.height, radius) : layer.mask;
+  const density = (layer.maskDensity ?? 100) / 100;
+  return density === 1 ? feathered : feathered.map((v) => Math.round(255 - (255 - v) * density));
+}
+
+/** A separable box blur of a grey image, edges extended. */
+function boxBlur(grey: Uint8Array, width: number, height: number, radius: number): Uint8Array {
+  const pass = (src: Uint8Array, along: number, across: number, at: (i: number, j: number) => number) => {
+    const out = new Uint8Array(src.length);
+    for (let j = 0; j < across; j++) {
+      for (let i = 0; i < along; i++) {
+        let sum = 0;
+        for (let k = -radius; k <= radius; k++) sum += src[at(Math.min(along - 1, Math.max(0, i + k)), j)]!;
+        out[at(i, j)] = Math.round(sum / (2 * radius + 1));
+      }
+    }
+    return out;
+  };
+  const across = pass(grey, width, height, (x, y) => y * width + x);
+  return pass(across, height, width, (y, x) => y * width + x);
 }
 
 /** A new document with one opaque Background layer holding `rgb` or `rgba` pixels. */
