@@ -33,7 +33,7 @@ describe('putting results back', () => {
     t.sim.place(source, layer);
     t.sim.select(layer);
     const plan = await t.request('run/plan', opts());
-    const r = await t.request('image/apply', { runId: plan.runId, hash: a, bytes: WIDE, relaunchNote: '' });
+    const r = await t.put({ runId: plan.runId, hash: a, bytes: WIDE, relaunchNote: '' });
     // 64 px wide before, 128 after: half the scaling factor keeps the tiles where they were.
     expect(layer.fills).toEqual([imageFill(r.newHash, { scaleMode: 'TILE', scalingFactor: 0.25 }), pattern]);
   });
@@ -46,7 +46,7 @@ describe('putting results back', () => {
     t.sim.select(p1!, p2!, p3!);
     const plan = await t.request('run/plan', opts());
     t.sim.fillsFaults.set(p3!.id, new Error('layer is locked by a library'));
-    await expect(t.request('image/apply', { runId: plan.runId, hash: a, bytes: OUT, relaunchNote: '' })).rejects.toThrow(/locked/);
+    await expect(t.put({ runId: plan.runId, hash: a, bytes: OUT, relaunchNote: '' })).rejects.toThrow(/locked/);
     for (const p of [p1, p2, p3]) expect(p!.fills).toEqual([imageFill(a)]);
     expect(p1!.getPluginData(ORIGINALS_KEY)).toBe('');
 
@@ -56,7 +56,7 @@ describe('putting results back', () => {
     // The copy of the second layer refuses: the copies made for this image go again.
     const next = t.sim.nextIdPeek();
     t.sim.fillsFaults.set(`1:${Number(next.split(':')[1]) + 1}`, new Error('refused'));
-    await expect(t.request('image/apply', { runId: copyPlan.runId, hash: a, bytes: OUT, relaunchNote: '' })).rejects.toThrow(/refused/);
+    await expect(t.put({ runId: copyPlan.runId, hash: a, bytes: OUT, relaunchNote: '' })).rejects.toThrow(/refused/);
     expect(names()).toEqual(before);
   });
 
@@ -71,7 +71,7 @@ describe('putting results back', () => {
     t.sim.select(card);
     const plan = await t.request('run/plan', opts());
     expect(plan.warnings).toEqual([expect.stringMatching(/"Card" is a main component: replacing its images changes its 2 instances/)]);
-    const r = await t.request('image/apply', { runId: plan.runId, hash: a, bytes: OUT, relaunchNote: '' });
+    const r = await t.put({ runId: plan.runId, hash: a, bytes: OUT, relaunchNote: '' });
     const inInstance = i1.findAll((n) => n.name === 'Photo')[0] as unknown as { fills: Paint[] };
     expect(inInstance.fills).toEqual([imageFill(r.newHash)]);
     expect((await t.request('run/plan', opts({ placement: 'copy' }))).warnings).toEqual([]);
@@ -107,7 +107,7 @@ describe('putting results back', () => {
     // A copy may take the corrected image: the styled original keeps its link.
     const copy = await t.request('run/plan', opts({ placement: 'copy' }));
     expect(copy.images.map((i) => i.hash)).toEqual([a]);
-    await t.request('image/apply', { runId: copy.runId, hash: a, bytes: OUT, relaunchNote: '' });
+    await t.put({ runId: copy.runId, hash: a, bytes: OUT, relaunchNote: '' });
     expect([styled.fillStyleId, styled.fills]).toEqual(['S:brand-photo,1:2', [imageFill(a)]]);
   });
 
@@ -165,7 +165,7 @@ describe('restore and correct again', () => {
     sim.select(card);
     const options = { ...DEFAULT_OPTIONS, preset: 'Pro', removeGlares: true };
     const plan = await t.request('run/plan', { options });
-    await t.request('image/apply', { runId: plan.runId, hash: a, bytes: OUT, relaunchNote: 'note' });
+    await t.put({ runId: plan.runId, hash: a, bytes: OUT, relaunchNote: 'note' });
     await t.request('run/end', { runId: plan.runId, summary: { done: 1, failed: 0, skipped: 0, rejected: 0, cancelled: false } });
     expect(photo.fills).not.toEqual([imageFill(a, { opacity: 0.5 })]);
     sim.closePlugin();

@@ -12,6 +12,7 @@ import type { FrameLocator, Page } from 'playwright-core';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser } from '../../../test/e2e/browser';
+import { THUMBNAIL_SIDE } from '../src/ui/thumbnail';
 import type { DumpNode, NodeSpec } from './e2e/spec';
 import { PLUGIN_DIR, serveHarness, serveWithoutCors } from './e2e/serve';
 
@@ -160,6 +161,10 @@ describe('Figma plugin in Chromium with the emulator', () => {
     expect(await ui.locator('.item[data-phase=ready]').count()).toBe(4);
     expect(await ui.locator('.item[data-phase=ready] img.thumb.before[src^="blob:"]').count()).toBe(4);
     expect(await ui.locator('.item[data-phase=ready] img.thumb.after[src^="blob:"]').count()).toBe(4);
+    // Each picture is a thumbnail made once in the browser, not the full-size image (the window keeps no results).
+    const thumbSides = () => ui.locator('.item[data-phase=ready] img.thumb').evaluateAll((imgs) => imgs.map((img) => Math.max((img as HTMLImageElement).naturalWidth, (img as HTMLImageElement).naturalHeight)));
+    await expect.poll(async () => (await thumbSides()).every((side) => side > 0)).toBe(true);
+    expect(Math.max(...(await thumbSides()))).toBeLessThanOrEqual(THUMBNAIL_SIDE);
     expect(await ui.locator('.item[data-phase=ready] .notes', { hasText: /Usage: imageCorrectionCount 1/ }).count()).toBe(4);
     const failed = ui.locator('.item[data-phase=failed]');
     expect(await failed.count()).toBe(1);

@@ -9,8 +9,9 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import sharp from 'sharp';
 import { mainBuildOptions } from '../build-options.mjs';
-import type { MainToUi, RequestType, Requests, UiEvent, UiRequest } from '../src/shared/messages';
+import type { ApplyResult, MainToUi, RequestType, Requests, UiEvent, UiRequest } from '../src/shared/messages';
 import { MainBridge } from '../src/ui/bridge';
+import { THUMBNAIL_SIDE } from '../src/ui/thumbnail';
 import { SimFigma, type SimOptions } from './sim/figma';
 import { runInFigmaSandbox } from './sim/sandbox';
 
@@ -41,6 +42,8 @@ export interface Connected {
   /** Every message the main thread posted to the UI, in order. */
   received: MainToUi[];
   request<K extends RequestType>(type: K, params: Requests[K]['params']): Promise<Requests[K]['result']>;
+  /** Hand a result over and put it into its layers, as the UI does (`image/stage`, later `image/apply`). */
+  put(params: Requests['image/stage']['params'] & Requests['image/apply']['params']): Promise<ApplyResult>;
   send(event: UiEvent): void;
   /** Resolves with the next posted message of this type. */
   next<T extends MainToUi['type']>(type: T): Promise<Extract<MainToUi, { type: T }>>;
@@ -64,20 +67,25 @@ export async function connect(sim: SimFigma = freshSim(), options: SimOptions = 
   };
   runInFigmaSandbox(await mainBundle(), { figma: sim, __html__: '<html><body>ui</body></html>' });
   let seq = 0;
+  const request: Connected['request'] = (type, params) => {
+    const requestId = `t${++seq}`;
+    const reply = new Promise<MainToUi>((resolve) => waiters.push({ type: `reply:${requestId}`, resolve }));
+    sim.ui.receive({ ...params, type, requestId } as UiRequest);
+    return reply.then((m) => {
+      if (m.type !== 'reply') throw new Error('not a reply');
+      if (!m.ok) throw new Error(m.error);
+      return m.result as Requests[typeof type]['result'];
+    });
+  };
   return {
     sim,
     received,
     send: (event) => sim.ui.receive(event),
     next: (type) => new Promise((resolve) => waiters.push({ type, resolve: resolve as (m: MainToUi) => void })),
-    request: (type, params) => {
-      const requestId = `t${++seq}`;
-      const reply = new Promise<MainToUi>((resolve) => waiters.push({ type: `reply:${requestId}`, resolve }));
-      sim.ui.receive({ ...params, type, requestId } as UiRequest);
-      return reply.then((m) => {
-        if (m.type !== 'reply') throw new Error('not a reply');
-        if (!m.ok) throw new Error(m.error);
-        return m.result as Requests[typeof type]['result'];
-      });
+    request,
+    put: async ({ bytes, ...apply }) => {
+      await request('image/stage', { runId: apply.runId, hash: apply.hash, bytes });
+      return request('image/apply', apply);
     },
   };
 }
@@ -88,6 +96,15 @@ export async function wired(sim: SimFigma): Promise<MainBridge> {
   sim.channel = { open: () => undefined, close: () => undefined, deliver: (m) => bridge.receive(m) };
   runInFigmaSandbox(await mainBundle(), { figma: sim, __html__: '<html></html>' });
   return bridge;
+}
+
+/**
+ * The UI's thumbnail step for Node (the browser's decoder and canvas are not
+ * here): sharp scales the image down to the same size and encodes it as WebP.
+ */
+export async function nodeThumbnail(bytes: Uint8Array): Promise<Blob> {
+  const side = THUMBNAIL_SIDE;
+  return new Blob([new Uint8Array(await sharp(bytes).resize(side, side, { fit: 'inside', withoutEnlargement: true }).webp({ quality: 80 }).toBuffer())], { type: 'image/webp' });
 }
 
 /** A response body holding `bytes` (what a backend's `correct` returns). */

@@ -92,14 +92,14 @@ describe('replace in place', () => {
     t.sim.select(d.hero);
     const plan = await t.request('run/plan', optionsFor('replace', none));
     expect(await t.request('image/read', { runId: plan.runId, hash: d.a })).toEqual({ bytes: A, format: 'jpeg' });
-    const r = await t.request('image/apply', { runId: plan.runId, hash: d.a, bytes: OUT1, relaunchNote: 'Perfectly Clear: preset Pro' });
+    const r = await t.put({ runId: plan.runId, hash: d.a, bytes: OUT1, relaunchNote: 'Perfectly Clear: preset Pro' });
     expect(r).toMatchObject({ fillsChanged: 3, nodesChanged: 3, copiesCreated: 0 });
     expect(t.sim.imageBytes(r.newHash)).toEqual(OUT1);
     expect(d.hero.fills).toEqual([solidFill(1, 1, 1), imageFill(r.newHash)]);
     expect(d.r1.fills).toEqual([imageFill(r.newHash, { opacity: 0.8 }), imageFill(d.b, { scaleMode: 'FIT', filters: { exposure: 0.3 }, rotation: 90 })]);
     expect(d.r4.fills).toEqual([imageFill(r.newHash)]);
     expect(d.r1.getRelaunchData()).toEqual({ [RELAUNCH.again]: 'Perfectly Clear: preset Pro', [RELAUNCH.restore]: 'Put the original image back' });
-    const r2 = await t.request('image/apply', { runId: plan.runId, hash: d.b, bytes: OUT2, relaunchNote: 'x' });
+    const r2 = await t.put({ runId: plan.runId, hash: d.b, bytes: OUT2, relaunchNote: 'x' });
     expect(r2.fillsChanged).toBe(2);
     expect((d.r1.fills as ImagePaint[])[1]).toEqual(imageFill(r2.newHash, { scaleMode: 'FIT', filters: { exposure: 0.3 }, rotation: 90 }));
     expect(d.r3.fills).toEqual([imageFill(r2.newHash)]);
@@ -117,8 +117,9 @@ describe('replace in place', () => {
     const d = buildDocument(t.sim);
     t.sim.select(d.r2);
     const plan = await t.request('run/plan', optionsFor('replace', none));
-    await expect(t.request('image/apply', { runId: plan.runId, hash: d.c, bytes: HUGE, relaunchNote: '' })).rejects.toThrow(/4100×100 px.*4096×4096/);
-    await expect(t.request('image/apply', { runId: plan.runId, hash: d.c, bytes: await makeImage(10, 10, 'webp'), relaunchNote: '' })).rejects.toThrow(/not a PNG, JPEG or GIF \(webp\)/);
+    await expect(t.request('image/stage', { runId: plan.runId, hash: d.c, bytes: HUGE })).rejects.toThrow(/4100×100 px.*4096×4096/);
+    await expect(t.request('image/stage', { runId: plan.runId, hash: d.c, bytes: await makeImage(10, 10, 'webp') })).rejects.toThrow(/not a PNG, JPEG or GIF \(webp\)/);
+    await expect(t.request('image/apply', { runId: plan.runId, hash: d.c, relaunchNote: '' })).rejects.toThrow(/no corrected image was handed over/);
     expect(d.r2.fills).toEqual([imageFill(d.c, { scaleMode: 'CROP', imageTransform: [[0.5, 0, 0.1], [0, 0.5, 0.2]] })]);
   });
 });
@@ -133,9 +134,9 @@ describe('insert as copy', () => {
     t.sim.place(solo);
     t.sim.select(d.hero, solo);
     const plan = await t.request('run/plan', optionsFor('copy', none));
-    const first = await t.request('image/apply', { runId: plan.runId, hash: d.a, bytes: OUT1, relaunchNote: 'again' });
+    const first = await t.put({ runId: plan.runId, hash: d.a, bytes: OUT1, relaunchNote: 'again' });
     expect(first).toMatchObject({ copiesCreated: 2, fillsChanged: 4 });
-    const second = await t.request('image/apply', { runId: plan.runId, hash: d.b, bytes: OUT2, relaunchNote: 'again' });
+    const second = await t.put({ runId: plan.runId, hash: d.b, bytes: OUT2, relaunchNote: 'again' });
     expect(second.copiesCreated).toBe(0);
 
     const page = t.sim.page.children.map((n) => n.name);
@@ -163,7 +164,7 @@ describe('insert as copy', () => {
     t.sim.select(inRow, nested);
     const plan = await t.request('run/plan', optionsFor('copy', none));
     expect(plan.skipped).toEqual([{ nodeId: nested.id, nodeName: 'Nested', reason: expect.stringContaining('inside an instance') }]);
-    await t.request('image/apply', { runId: plan.runId, hash: a, bytes: OUT1, relaunchNote: '' });
+    await t.put({ runId: plan.runId, hash: a, bytes: OUT1, relaunchNote: '' });
     expect(row.children.map((n) => n.name)).toEqual(['In row', 'In row (corrected)', 'Next']);
     expect(next.x).toBe(100);
     expect(row.children[1]).toMatchObject({ layoutPositioning: 'ABSOLUTE', x: 100 + COPY_GAP });
@@ -181,7 +182,7 @@ describe('insert as copy', () => {
     t.sim.place(card);
     t.sim.select(photo);
     const plan = await t.request('run/plan', optionsFor('copy', none));
-    const applied = await t.request('image/apply', { runId: plan.runId, hash: a, bytes: OUT1, relaunchNote: '' });
+    const applied = await t.put({ runId: plan.runId, hash: a, bytes: OUT1, relaunchNote: '' });
     const copy = card.children[1]!;
     expect([copy.name, copy.x, copy.y]).toEqual(['Photo (corrected)', 100, 0]);
     expect(applied.warnings.join()).toMatch(/clips its content/);
@@ -196,7 +197,7 @@ describe('insert as copy', () => {
     t.sim.select(card, photo);
     const before = JSON.stringify(card.children.map((n) => [n.id, n.name]));
     const plan = await t.request('run/plan', optionsFor('copy', none));
-    await t.request('image/apply', { runId: plan.runId, hash: a, bytes: OUT1, relaunchNote: '' });
+    await t.put({ runId: plan.runId, hash: a, bytes: OUT1, relaunchNote: '' });
     expect(JSON.stringify(card.children.map((n) => [n.id, n.name]))).toBe(before);
     expect(photo.fills).toEqual([imageFill(a)]);
     expect(t.sim.page.children.map((n) => n.name)).toEqual(['Card', 'Card (corrected)']);

@@ -41,7 +41,7 @@ describe('hidden layers', () => {
 
     const all = await t.request('run/plan', opts({ includeHidden: true }));
     expect(hashes(all)).toEqual([a]);
-    const applied = await t.request('image/apply', { runId: all.runId, hash: a, bytes: OUT, relaunchNote: '' });
+    const applied = await t.put({ runId: all.runId, hash: a, bytes: OUT, relaunchNote: '' });
     expect(photo.fills).toEqual([imageFill(applied.newHash)]);
   });
 
@@ -58,7 +58,7 @@ describe('hidden layers', () => {
     expect(hashes(await t.request('run/plan', opts()))).toEqual([a]);
     const plan = await t.request('run/plan', opts({ includeHidden: true }));
     expect(hashes(plan)).toEqual([a, b].sort());
-    const applied = await t.request('image/apply', { runId: plan.runId, hash: b, bytes: OUT, relaunchNote: '' });
+    const applied = await t.put({ runId: plan.runId, hash: b, bytes: OUT, relaunchNote: '' });
     await t.request('run/end', { runId: plan.runId, summary: { done: 1, failed: 0, skipped: 0, rejected: 0, cancelled: false } });
     expect(applied.nodesChanged).toBe(1);
     const inInstance = instance.kids.list.find((n) => n.name === 'Hidden photo') as SimShape;

@@ -3,7 +3,9 @@
  * original (keeping filters, opacity and every other fill, through a copied
  * fills array, and the framing — see framing.ts), or into a duplicate of each
  * selected layer placed beside it — for all the image's layers or, when one
- * refuses, for none (see fills.ts).
+ * refuses, for none (see fills.ts). Each result reaches Figma twice: as
+ * bytes when it is made (`stageResult`, an image on no layer), then by hash
+ * when the user accepts it (`applyResult`).
  */
 import type { CropRegion } from '../shared/crop';
 import { FIGMA_MAX_SIDE, figmaAccepts, readImageHeader } from '../shared/image-header';
@@ -30,6 +32,8 @@ export interface RunState {
   roots: { id: string; hashes: Set<string> }[];
   /** Original layer id → id of its copy, made on the first result that needs it. */
   copies: Map<string, string>;
+  /** Original image hash → hash of its corrected image, handed over by `image/stage` and not yet on any layer. */
+  staged: Map<string, string>;
   changed: Set<string>;
   /** Whether hidden layers and paints are corrected too (off by default). */
   includeHidden: boolean;
@@ -103,11 +107,10 @@ function shownWithin(node: BaseNode, root: BaseNode, includeHidden: boolean): bo
   return true;
 }
 
-/** The swap of the image `hash` for the result `bytes`, which shows `crop` of it when the service said so. */
-async function swapTo(figma: FigmaApi, hash: string, bytes: Uint8Array, crop: CropRegion | undefined): Promise<ImageSwap | undefined> {
-  const from = await imageSize(figma, hash);
-  const { width, height } = readImageHeader(bytes);
-  return from && width && height ? imageSwap(from, { width, height }, crop) : undefined;
+/** The swap of the image `hash` for the image `newHash`, which shows `crop` of it when the service said so. */
+async function swapTo(figma: FigmaApi, hash: string, newHash: string, crop: CropRegion | undefined): Promise<ImageSwap | undefined> {
+  const [from, to] = await Promise.all([imageSize(figma, hash), imageSize(figma, newHash)]);
+  return from && to ? imageSwap(from, to, crop) : undefined;
 }
 
 /** The first few layer names, for a message (`"A", "B", "C" and 3 more`). */
@@ -169,19 +172,40 @@ async function targets(figma: FigmaApi, run: RunState, oldHash: string, warnings
 }
 
 /**
- * Put one corrected image into the document: every layer of the run, or none
- * of them. `crop` is the part of the original the result shows, when the
- * service reported one. Hidden layers inside instances are reachable only
- * when the run includes hidden layers.
+ * Take the corrected image for `oldHash` as soon as the UI has it, so the UI
+ * need not hold its bytes while the user reviews (a few hundred results
+ * would fill the plugin window's memory). `createImage` keeps it with the
+ * file's images; no layer uses it yet, so the canvas and the undo history do
+ * not change, and a result the user rejects is simply never used.
  */
-export function applyResult(figma: FigmaApi, run: RunState, oldHash: string, bytes: Uint8Array, note: string, crop?: CropRegion): Promise<ApplyResult> {
-  return withHiddenInstanceLayers(figma, run.includeHidden, () => applyToLayers(figma, run, oldHash, bytes, note, crop));
-}
-
-async function applyToLayers(figma: FigmaApi, run: RunState, oldHash: string, bytes: Uint8Array, note: string, crop: CropRegion | undefined): Promise<ApplyResult> {
+export function stageResult(figma: Pick<FigmaApi, 'createImage'>, run: RunState, oldHash: string, bytes: Uint8Array): { newHash: string } {
   checkResult(bytes);
   const newHash = figma.createImage(bytes).hash;
-  const swap = await swapTo(figma, oldHash, bytes, crop);
+  run.staged.set(oldHash, newHash);
+  return { newHash };
+}
+
+/**
+ * Put the corrected image staged for `oldHash` into the document: every
+ * layer of the run, or none of them. `crop` is the part of the original the
+ * result shows, when the service reported one. Hidden layers inside
+ * instances are reachable only when the run includes hidden layers.
+ */
+export function applyResult(figma: FigmaApi, run: RunState, oldHash: string, note: string, crop?: CropRegion): Promise<ApplyResult> {
+  return withHiddenInstanceLayers(figma, run.includeHidden, () => applyToLayers(figma, run, oldHash, note, crop));
+}
+
+/** The staged result for `oldHash`, still in the file. */
+function stagedImage(figma: FigmaApi, run: RunState, oldHash: string): string {
+  const newHash = run.staged.get(oldHash);
+  if (newHash === undefined) throw new Error('no corrected image was handed over for this image');
+  if (!figma.getImageByHash(newHash)) throw new Error('the corrected image is no longer in the file; correct the image again');
+  return newHash;
+}
+
+async function applyToLayers(figma: FigmaApi, run: RunState, oldHash: string, note: string, crop: CropRegion | undefined): Promise<ApplyResult> {
+  const newHash = stagedImage(figma, run, oldHash);
+  const swap = await swapTo(figma, oldHash, newHash, crop);
   const warnings: string[] = [];
   const made: SceneNode[] = [];
   try {

@@ -16,7 +16,7 @@ import {
   type UiRequest,
   type UiToMain,
 } from '../shared/messages';
-import { applyResult, OPTIONS_KEY, type RunState } from './apply';
+import { applyResult, OPTIONS_KEY, stageResult, type RunState } from './apply';
 import { collectSelection, componentWarnings, planImages, readForCorrection, summarise } from './collect';
 import { layersWithData, withHiddenInstanceLayers, type FigmaApi } from './host';
 import { restoreMessage, restoreSelection } from './restore';
@@ -114,7 +114,7 @@ export function startPlugin(figma: FigmaApi, html: string): void {
     const warnings = await componentWarnings(collection.components);
     const runId = `run-${++runCounter}`;
     const nodesByHash = new Map([...collection.images].map(([hash, img]) => [hash, img.nodeIds]));
-    runs.set(runId, { runId, placement, nodesByHash, roots: collection.roots, copies: new Map(), changed: new Set(), includeHidden, optionsJson: JSON.stringify(options) });
+    runs.set(runId, { runId, placement, nodesByHash, roots: collection.roots, copies: new Map(), staged: new Map(), changed: new Set(), includeHidden, optionsJson: JSON.stringify(options) });
     return { runId, placement, images, skipped: [...collection.skipped, ...skipped], warnings };
   }
 
@@ -158,8 +158,10 @@ export function startPlugin(figma: FigmaApi, html: string): void {
         return answer(msg, () => plan(msg));
       case 'image/read':
         return answer(msg, () => readImage(msg));
+      case 'image/stage':
+        return answer(msg, async () => stageResult(figma, runOf(msg.runId), msg.hash, msg.bytes));
       case 'image/apply':
-        return answer(msg, () => applyResult(figma, runOf(msg.runId), msg.hash, msg.bytes, msg.relaunchNote, msg.crop));
+        return answer(msg, () => applyResult(figma, runOf(msg.runId), msg.hash, msg.relaunchNote, msg.crop));
       case 'run/end':
         return answer(msg, () => endRun(msg));
       case 'settings/get':

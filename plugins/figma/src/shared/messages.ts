@@ -96,9 +96,20 @@ export interface Requests {
   'run/plan': { params: { options: RunOptions }; result: RunPlan };
   /** The image's bytes once, for correction; or why it is skipped (GIF, other formats). */
   'image/read': { params: { runId: string; hash: string }; result: { bytes: Uint8Array; format: 'png' | 'jpeg' } | { skip: string } };
+  /**
+   * Hand the result for the image `hash` to Figma as soon as it is made
+   * (`createImage`: checked against Figma's limits, kept with the file's
+   * images, on no layer yet). The UI then keeps no full-size bytes while the
+   * user reviews; nothing on the canvas changes.
+   */
+  'image/stage': { params: { runId: string; hash: string; bytes: Uint8Array }; result: { newHash: string } };
   'image/apply': {
-    /** `crop`: the part of the original the result shows, when the service cropped it (the fills keep their framing). */
-    params: { runId: string; hash: string; bytes: Uint8Array; relaunchNote: string; crop?: CropRegion };
+    /**
+     * Put the result staged for `hash` into its layers. `crop`: the part of
+     * the original the result shows, when the service cropped it (the fills
+     * keep their framing).
+     */
+    params: { runId: string; hash: string; relaunchNote: string; crop?: CropRegion };
     result: ApplyResult;
   };
   'run/end': { params: { runId: string; summary: RunSummary }; result: { message: string } };

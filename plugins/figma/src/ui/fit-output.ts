@@ -4,8 +4,8 @@
  * say) or in another format is decoded and re-encoded here, in the browser,
  * and the user is told.
  */
-import { fitWithin } from '../shared/fit';
 import { FIGMA_MAX_SIDE, figmaAccepts, readImageHeader } from '../shared/image-header';
+import { redrawWithin } from './redraw';
 
 export interface FittedImage {
   bytes: Uint8Array;
@@ -22,25 +22,13 @@ export async function fitForFigma(bytes: Uint8Array): Promise<FittedImage> {
   if (figmaAccepts(header) && header.format !== 'gif') {
     return { bytes, width: header.width ?? 0, height: header.height ?? 0, notes: [] };
   }
-  const bitmap = await createImageBitmap(new Blob([bytes as BlobPart]));
-  try {
-    const source = { width: bitmap.width, height: bitmap.height };
-    const target = fitWithin(source, FIGMA_MAX_SIDE);
-    const canvas = new OffscreenCanvas(target.width, target.height);
-    const ctx = canvas.getContext('2d');
-    if (!ctx) throw new Error('this browser cannot draw images (no 2D canvas); the result could not be fitted to Figma');
-    ctx.imageSmoothingQuality = 'high';
-    ctx.drawImage(bitmap, 0, 0, target.width, target.height);
-    // JPEG stays JPEG; everything else becomes PNG so transparency survives.
-    const type = header.format === 'jpeg' ? 'image/jpeg' : 'image/png';
-    const blob = await canvas.convertToBlob({ type, quality: REENCODE_QUALITY });
-    const notes: string[] = [];
-    if (target.width !== source.width || target.height !== source.height) {
-      notes.push(`resized from ${source.width}×${source.height} to ${target.width}×${target.height}: Figma accepts images up to ${FIGMA_MAX_SIDE}×${FIGMA_MAX_SIDE} px`);
-    }
-    if (header.format !== 'jpeg' && header.format !== 'png') notes.push(`converted from ${header.format} to PNG for Figma`);
-    return { bytes: new Uint8Array(await blob.arrayBuffer()), width: target.width, height: target.height, notes };
-  } finally {
-    bitmap.close();
+  // JPEG stays JPEG; everything else becomes PNG so transparency survives.
+  const type = header.format === 'jpeg' ? 'image/jpeg' : 'image/png';
+  const { blob, source, target } = await redrawWithin(bytes, FIGMA_MAX_SIDE, type, REENCODE_QUALITY);
+  const notes: string[] = [];
+  if (target.width !== source.width || target.height !== source.height) {
+    notes.push(`resized from ${source.width}×${source.height} to ${target.width}×${target.height}: Figma accepts images up to ${FIGMA_MAX_SIDE}×${FIGMA_MAX_SIDE} px`);
   }
+  if (header.format !== 'jpeg' && header.format !== 'png') notes.push(`converted from ${header.format} to PNG for Figma`);
+  return { bytes: new Uint8Array(await blob.arrayBuffer()), width: target.width, height: target.height, notes };
 }

@@ -101,10 +101,10 @@ export class ItemsView {
     return ul;
   }
 
-  private thumb(li: HTMLLIElement, which: 'before' | 'after', bytes: Uint8Array): void {
+  private thumb(li: HTMLLIElement, which: 'before' | 'after', thumbnail: Blob): void {
     const img = li.querySelector(`img.thumb.${which}`);
     if (!(img instanceof HTMLImageElement)) return;
-    const url = URL.createObjectURL(new Blob([bytes as BlobPart]));
+    const url = URL.createObjectURL(thumbnail);
     this.urls.push(url);
     img.src = url;
   }
@@ -132,7 +132,7 @@ export class ItemsView {
     if (phase) phase.textContent = PHASE_TEXT[u.phase];
     const fill = li.querySelector<HTMLElement>('.bar-fill');
     if (fill) fill.style.width = `${PHASE_PROGRESS[u.phase]}%`;
-    if (u.bytes) this.thumb(li, u.phase === 'ready' ? 'after' : 'before', u.bytes);
+    if (u.thumbnail) this.thumb(li, u.phase === 'ready' ? 'after' : 'before', u.thumbnail);
     const decide = li.querySelector<HTMLLabelElement>('label.accept');
     if (decide) decide.hidden = u.phase !== 'ready';
     if (u.phase === 'skipped') li.classList.add('skipped');

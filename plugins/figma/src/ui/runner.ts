@@ -3,13 +3,16 @@
  * before the user has seen the results:
  *
  * 1. `correctForPreview`: ask the main thread for the plan, then correct each
- *    distinct image (two at a time) and fit it to Figma — a before/after pair
- *    per image, kept here. A failed image is reported and the others go on;
- *    cancel aborts what is in flight and starts nothing new.
- * 2. `applyAccepted`: hand the accepted results to the main thread (each
- *    image's layers change together or not at all), then `run/end`, which
- *    makes everything the run changed one undo step. `discardRun` ends a run
- *    with nothing applied.
+ *    distinct image (two at a time), fit it to Figma and hand it to the main
+ *    thread at once (`image/stage`: Figma keeps it, on no layer). Only a
+ *    before and an after thumbnail stay here, so what the window holds while
+ *    the user reviews does not grow with the results' size: full-size bytes
+ *    live only while their image is in flight. A failed image is reported and
+ *    the others go on; cancel aborts what is in flight and starts nothing new.
+ * 2. `applyAccepted`: ask the main thread to put the accepted results into
+ *    their layers (each image's layers change together or not at all), then
+ *    `run/end`, which makes everything the run changed one undo step.
+ *    `discardRun` ends a run with nothing applied.
  */
 import { readAll, type CorrectionBackend, type JobUsage } from '@pfc/core';
 import { cropRegionOf, type CropRegion } from '../shared/crop';
@@ -19,6 +22,7 @@ import type { MainBridge } from './bridge';
 import { fitForFigma } from './fit-output';
 import { describeError } from './network';
 import { describeOptions, toPfcParams, type RunOptions } from './options';
+import { makeThumbnail, type Thumbnailer } from './thumbnail';
 
 /** Images corrected at the same time. */
 export const CONCURRENCY = 2;
@@ -32,8 +36,8 @@ export interface ItemUpdate {
   /** Notes for the user (resizes made to fit Figma, service warnings, usage). */
   notes?: string[];
   error?: string;
-  /** The input bytes (on `reading`), or the result (on `ready`), for the before/after thumbnails. */
-  bytes?: Uint8Array;
+  /** The before (on `reading`) or after (on `ready`) thumbnail: small, made once from the full-size bytes. */
+  thumbnail?: Blob;
   applied?: ApplyResult;
   /** What the service counted for this job (Web API). */
   usage?: JobUsage;
@@ -44,11 +48,15 @@ export interface RunCallbacks {
   onItem(hash: string, update: ItemUpdate): void;
 }
 
-/** A corrected image waiting for the user's decision. */
+/** The browser steps of a run, replaceable where there is no browser (tests in Node). */
+export interface RunTools {
+  /** Makes the before/after thumbnails. Default {@link makeThumbnail}. */
+  thumbnail?: Thumbnailer;
+}
+
+/** A corrected image waiting for the user's decision; its result is already in Figma (`image/stage`), on no layer. */
 export interface Preview {
   job: ImageJob;
-  /** The result as it would go into Figma (already fitted to its limits). */
-  bytes: Uint8Array;
   notes: string[];
   usage?: JobUsage;
   /** The part of the original the result shows, when the service cropped it. */
@@ -80,6 +88,19 @@ export function describeUsage(usage: JobUsage): string {
   return `Usage: ${counts.length > 0 ? counts.join(', ') : 'nothing counted'}${usage.size ? ` (${usage.size})` : ''}`;
 }
 
+/**
+ * A thumbnail, or a note saying why there is none: the picture only helps
+ * the user compare, so its failure does not fail the image.
+ */
+async function thumbnailOf(make: Thumbnailer, bytes: Uint8Array, notes: string[]): Promise<Blob | undefined> {
+  try {
+    return await make(bytes);
+  } catch (err) {
+    notes.push(`No preview picture: ${err instanceof Error ? err.message : String(err)}`);
+    return undefined;
+  }
+}
+
 async function correctOne(
   bridge: MainBridge,
   backend: CorrectionBackend,
@@ -88,13 +109,15 @@ async function correctOne(
   options: RunOptions,
   signal: AbortSignal,
   report: (u: ItemUpdate) => void,
+  makeThumb: Thumbnailer,
 ): Promise<Preview | { skip: string }> {
   const notes = [...job.notes];
   report({ phase: 'reading' });
   const read = await bridge.request('image/read', { runId: plan.runId, hash: job.hash });
   if ('skip' in read) return read;
   const { bytes, format } = read;
-  report({ phase: 'reading', bytes });
+  const before = await thumbnailOf(makeThumb, bytes, notes);
+  report({ phase: 'reading', ...(before ? { thumbnail: before } : {}) });
   const params = toPfcParams(options, job.resize);
   const check = backend.validate(params);
   if (check.errors.length > 0) throw new Error(`Invalid options: ${check.errors.map((e) => e.message).join('; ')}`);
@@ -113,11 +136,14 @@ async function correctOne(
   if (signal.aborted) throw signal.reason ?? new Error('Cancelled');
   const fitted = await fitForFigma(output);
   notes.push(...fitted.notes);
+  const after = await thumbnailOf(makeThumb, fitted.bytes, notes);
+  // The full-size result goes to Figma now; this window keeps only the thumbnail.
+  await bridge.request('image/stage', { runId: plan.runId, hash: job.hash, bytes: fitted.bytes });
   const usage = result.job?.usage;
   if (usage) notes.push(describeUsage(usage));
   const crop = cropRegionOf(params, result.job);
-  const preview: Preview = { job, bytes: fitted.bytes, notes, ...(usage ? { usage } : {}), ...(crop ? { crop } : {}) };
-  report({ phase: 'ready', notes, bytes: fitted.bytes, ...(usage ? { usage } : {}) });
+  const preview: Preview = { job, notes, ...(usage ? { usage } : {}), ...(crop ? { crop } : {}) };
+  report({ phase: 'ready', notes, ...(after ? { thumbnail: after } : {}), ...(usage ? { usage } : {}) });
   return preview;
 }
 
@@ -128,7 +154,9 @@ export async function correctForPreview(
   options: RunOptions,
   signal: AbortSignal,
   callbacks: RunCallbacks,
+  tools: RunTools = {},
 ): Promise<PreviewRun> {
+  const makeThumb = tools.thumbnail ?? makeThumbnail;
   const plan = await bridge.request('run/plan', { options });
   callbacks.onPlan(plan);
   const summary: RunSummary = { done: 0, failed: 0, skipped: plan.skipped.length, rejected: 0, cancelled: false };
@@ -138,7 +166,7 @@ export async function correctForPreview(
       const report = (u: ItemUpdate) => callbacks.onItem(job.hash, u);
       if (signal.aborted) return report({ phase: 'cancelled' });
       try {
-        const out = await correctOne(bridge, backend, plan, job, options, signal, report);
+        const out = await correctOne(bridge, backend, plan, job, options, signal, report, makeThumb);
         if ('skip' in out) {
           summary.skipped += 1;
           report({ phase: 'skipped', notes: [out.skip] });
@@ -177,7 +205,7 @@ export async function applyAccepted(
     }
     onItem(hash, { phase: 'applying' });
     try {
-      const applied = await bridge.request('image/apply', { runId: run.plan.runId, hash, bytes: preview.bytes, relaunchNote: note, ...(preview.crop ? { crop: preview.crop } : {}) });
+      const applied = await bridge.request('image/apply', { runId: run.plan.runId, hash, relaunchNote: note, ...(preview.crop ? { crop: preview.crop } : {}) });
       summary.done += 1;
       onItem(hash, { phase: 'done', notes: [...preview.notes, ...applied.warnings], applied });
     } catch (err) {
@@ -201,8 +229,9 @@ export async function runCorrection(
   options: RunOptions,
   signal: AbortSignal,
   callbacks: RunCallbacks,
+  tools: RunTools = {},
 ): Promise<{ plan: RunPlan; summary: RunSummary; message: string }> {
-  const run = await correctForPreview(bridge, backend, options, signal, callbacks);
+  const run = await correctForPreview(bridge, backend, options, signal, callbacks, tools);
   const accepted = signal.aborted ? new Set<string>() : new Set(run.previews.keys());
   const { summary, message } = await applyAccepted(bridge, run, accepted, callbacks.onItem);
   return { plan: run.plan, summary, message };
