@@ -1,3 +1,5 @@
+import { UserAbortError } from '@pfc/core';
+
 /** Errors of the batch engine that are the caller's to fix (the CLI maps them to exit code 2). */
 export class BatchUsageError extends Error {
   override name = 'BatchUsageError';
@@ -26,4 +28,12 @@ export class JobTimeoutError extends Error {
   ) {
     super(`timed out: no result within the job time limit of ${timeoutMs / 1000} s (the next run tries this file again)`);
   }
+}
+
+/**
+ * Throws `UserAbortError` once the caller's `signal` has aborted: how planning
+ * reports a cancel, as a run cancelled while it waits for a lock does.
+ */
+export function throwIfCancelled(signal: AbortSignal | undefined): void {
+  if (signal?.aborted) throw new UserAbortError();
 }

@@ -5,6 +5,7 @@
  * files, so planning and the jobs overlap and memory does not grow with the tree.
  */
 import { dirname } from 'node:path';
+import { UserAbortError } from '@pfc/core';
 import type { BatchPlan, PlannedFile, StreamedPlan } from './plan';
 
 /** A planned file and its position in the plan (jobs start in this order). */
@@ -94,7 +95,9 @@ class StreamFeed implements PlanFeed {
       }
       if (!this.cut) this.onPlanned?.(this.planned, this.plannedBytes);
     } catch (err) {
-      this.error = err;
+      // A plan given the run's signal (`PlanOptions.signal`) stops with the run: cut short, as a break above.
+      if (err instanceof UserAbortError && this.signal.aborted) this.cut = true;
+      else this.error = err;
     } finally {
       this.done = true;
       this.wakeTakers();

@@ -9,10 +9,10 @@
  * a time, so the first job can start long before a large tree is planned.
  */
 import type { Dirent, Stats } from 'node:fs';
-import { readdirSync, readlinkSync, statSync } from 'node:fs';
+import { lstatSync, readdirSync, readlinkSync, statSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { dirname, extname, join, relative, resolve } from 'node:path';
-import { BatchUsageError } from './errors';
+import { BatchUsageError, throwIfCancelled } from './errors';
 import { isMirrorOutputFolder } from './manifest';
 import {
   BACKUP_DIR, commonAncestor, DEFAULT_OUTPUT_DIR, DEFAULT_SUFFIX, FORMAT_OF_EXTENSION, hasSuffix, isInside, isPartialName, LOCK_FILE, MANIFEST_FILE, type OutputMode, unreadableReason,
@@ -63,12 +63,10 @@ export interface Survey {
  */
 export type LeaveOut = (path: string, isFolder: boolean) => string | undefined;
 
-/** Resolve the inputs to roots; throws `BatchUsageError` for missing inputs and unsafe output folders. */
+/** Resolve the inputs to roots; throws `BatchUsageError` for inputs that cannot be reached and unsafe output folders. */
 export async function resolveRoots(paths: string[], mode: OutputMode, cwd: string): Promise<Root[]> {
   if (paths.length === 0) throw new BatchUsageError('no input paths given', 'not-found');
-  const stats = await Promise.all(paths.map((p) => stat(p).catch(() => undefined)));
-  const missing = paths.filter((_, i) => !stats[i]);
-  if (missing.length > 0) throw new BatchUsageError(`no such file or folder: ${missing.join(', ')}`, 'not-found');
+  const stats = reachedInputs(paths, await Promise.all(paths.map((p) => stat(p).catch((err: NodeJS.ErrnoException) => err))));
   const bases = paths.map((p, i) => (stats[i]!.isDirectory() ? p : dirname(p)));
   const fixedOut = mode.kind === 'mirror' && mode.dir !== undefined ? resolve(cwd, mode.dir) : undefined;
   // With one --out folder for several inputs, the tree is mirrored from their common folder.
@@ -83,6 +81,35 @@ export async function resolveRoots(paths: string[], mode: OutputMode, cwd: strin
     roots.push(stats[i]!.isDirectory() ? { base, outputRoot, dir: p } : { base, outputRoot, file: p });
   }
   return roots;
+}
+
+/**
+ * The inputs' stats, or a `BatchUsageError` naming every input that cannot be
+ * reached: the ones that do not exist together, the others each with its
+ * reason (a link that loops or leads nowhere, as a folder's own links are
+ * reported, or a folder on the way that may not be entered).
+ */
+function reachedInputs(paths: readonly string[], stats: readonly (Stats | NodeJS.ErrnoException)[]): Stats[] {
+  const missing: string[] = [];
+  const unreachable: string[] = [];
+  for (const [i, path] of paths.entries()) {
+    const err = stats[i]!;
+    if (!(err instanceof Error)) continue;
+    if (err.code === 'ELOOP' || isSymbolicLink(path)) unreachable.push(`${path}: ${unfollowedLinkReason(path, err)}`);
+    else if (err.code === 'ENOENT' || err.code === 'ENOTDIR') missing.push(path);
+    else unreachable.push(`${path}: cannot be read: ${unreadableReason(path, err)}`);
+  }
+  const problems = [...(missing.length > 0 ? [`no such file or folder: ${missing.join(', ')}`] : []), ...unreachable];
+  if (problems.length > 0) throw new BatchUsageError(problems.join('; '), 'not-found');
+  return stats.filter((s): s is Stats => !(s instanceof Error));
+}
+
+function isSymbolicLink(path: string): boolean {
+  try {
+    return lstatSync(path).isSymbolicLink();
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -120,9 +147,12 @@ export function outputFolderOf(dir: string, root: Root, mode: OutputMode): strin
   return mode.kind === 'mirror' ? join(root.outputRoot, relative(root.base, dir)) : dir;
 }
 
-/** Walk the inputs' folders by name (no file is opened) and cut the work into units. */
-export async function surveyInputs(roots: readonly Root[], mode: OutputMode, leaveOut?: LeaveOut): Promise<Survey> {
-  const survey = new Surveyor(mode, roots, leaveOut);
+/**
+ * Walk the inputs' folders by name (no file is opened) and cut the work into units.
+ * Throws `UserAbortError` once `signal` aborts, between two folders.
+ */
+export async function surveyInputs(roots: readonly Root[], mode: OutputMode, leaveOut?: LeaveOut, signal?: AbortSignal): Promise<Survey> {
+  const survey = new Surveyor(mode, roots, leaveOut, signal);
   for (const root of roots) {
     if (root.file) survey.addFile(root);
     else if (root.dir) await survey.walk(root.dir, root, realPathOfSync(root.dir));
@@ -141,7 +171,7 @@ class Surveyor {
   private readonly excludedReal: Set<string>;
   private sinceTurn = 0;
 
-  constructor(private readonly mode: OutputMode, roots: readonly Root[], private readonly leaveOut: LeaveOut | undefined) {
+  constructor(private readonly mode: OutputMode, roots: readonly Root[], private readonly leaveOut: LeaveOut | undefined, private readonly signal: AbortSignal | undefined) {
     this.suffix = mode.kind === 'suffix' ? (mode.suffix ?? DEFAULT_SUFFIX) : undefined;
     const outs = mode.kind === 'mirror' ? roots.map((r) => r.outputRoot) : [];
     this.excluded = new Set(outs);
@@ -166,6 +196,7 @@ class Surveyor {
 
   /** List `dir` (real path `real`): count its files, record it as a task, then walk its subfolders in name order. `top`: an input folder itself. */
   async walk(dir: string, root: Root, real: string, top = true): Promise<void> {
+    throwIfCancelled(this.signal);
     let entries: Dirent[];
     try {
       entries = readdirSync(dir, { withFileTypes: true });
@@ -186,7 +217,7 @@ class Surveyor {
       // A file the host leaves out is not counted here; the second pass lists it as left out.
       else if (kind === 'file' && isJudged(e.name, this.suffix) && !this.leaveOut?.(join(dir, e.name), false)) this.count(root);
     }
-    // Synchronous listings: the event loop (VS Code's progress and Cancel) gets a turn every few folders.
+    // Synchronous listings: the event loop (VS Code's progress and Cancel, a host's abort) gets a turn every few folders.
     if (++this.sinceTurn >= FOLDERS_PER_TURN) {
       this.sinceTurn = 0;
       await new Promise<void>((r) => setImmediate(r));

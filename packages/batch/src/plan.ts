@@ -9,7 +9,7 @@ import { lstatSync, readdirSync, statSync } from 'node:fs';
 import { realpath } from 'node:fs/promises';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import type { BackendKind, PfcParams } from '@pfc/core';
-import { BatchUsageError } from './errors';
+import { BatchUsageError, throwIfCancelled } from './errors';
 import { limitViolation } from './limits';
 import { Manifest } from './manifest';
 import { knownMediaLookup, type PlanOutput } from './plan-known';
@@ -48,6 +48,16 @@ export interface PlanOptions {
    * reason) and not counted in `StreamedPlan.expectedFiles`.
    */
   leaveOut?: LeaveOut;
+  /**
+   * Stops planning: the names-only pass between two folders, the planning of
+   * the files (as `files` is iterated) between two files. `planStream`, or the
+   * iteration, then rejects with `UserAbortError` (from `@pfc/core`), as
+   * `runBatch` does when cancelled while it waits for a lock. A streamed plan
+   * given to `runBatch` should get the run's signal too: a cancelled run then
+   * stops planning at once (and counts the files not planned as cancelled),
+   * rather than at the next file planned. Default: planning is not stopped.
+   */
+  signal?: AbortSignal;
 }
 
 /** One file to correct. All paths are absolute. */
@@ -117,15 +127,26 @@ export interface StreamedPlan {
   manifests?: ReadonlyMap<string, Manifest>;
 }
 
-/** Walk `options.inputs` and plan every correction. Throws `BatchUsageError` for missing inputs or unsafe outputs. */
+/**
+ * Walk `options.inputs` and plan every correction. Throws `BatchUsageError` for missing inputs or unsafe outputs,
+ * `UserAbortError` once `options.signal` aborts.
+ */
 export async function planBatch(options: PlanOptions): Promise<BatchPlan> {
-  return collectPlan(await planStream(options));
+  return collectPlan(await planStream(options), options);
 }
 
-/** The whole plan of a streamed one (every file in memory): for hosts that must see every file before running. */
-export async function collectPlan(stream: StreamedPlan): Promise<BatchPlan> {
+/**
+ * The whole plan of a streamed one (every file in memory): for hosts that must see every file before running.
+ * `signal` stops the collection between two files handed on (rejecting with `UserAbortError`); a stream made
+ * with the same signal (`PlanOptions.signal`) also stops planning within a folder.
+ */
+export async function collectPlan(stream: StreamedPlan, options: Pick<PlanOptions, 'signal'> = {}): Promise<BatchPlan> {
   const files: PlannedFile[] = [];
-  for await (const f of stream.files) files.push(f);
+  throwIfCancelled(options.signal);
+  for await (const f of stream.files) {
+    throwIfCancelled(options.signal);
+    files.push(f);
+  }
   const outputRoots = [...new Set(files.map((f) => f.outputRoot))];
   return { files, skipped: stream.skipped, outputRoots, mode: stream.mode, totalBytes: files.reduce((n, f) => n + f.size, 0), ...(stream.manifests ? { manifests: stream.manifests } : {}) };
 }
@@ -142,11 +163,13 @@ export async function planStream(options: PlanOptions): Promise<StreamedPlan> {
   const params = options.params ?? {};
   const roots = await resolveRoots(options.inputs.map((p) => resolve(cwd, p)), mode, cwd);
   const backend = options.backend ?? 'web';
-  const survey = await surveyInputs(roots, mode, options.leaveOut);
+  const { signal } = options;
+  const survey = await surveyInputs(roots, mode, options.leaveOut, signal);
   if (mode.kind === 'mirror') refuseOutputFoldersOverInputs(survey, mode);
   const manifests = await loadManifests(roots, mode);
+  throwIfCancelled(signal);
   const progress = { leftOut: 0 };
-  const walker = new Walker(mode, params, backend, knownMediaLookup(manifests, params, options.backendId ?? backend, mode.kind === 'in-place'), survey.skipped, progress, options.leaveOut);
+  const walker = new Walker(mode, params, backend, knownMediaLookup(manifests, params, options.backendId ?? backend, mode.kind === 'in-place'), survey.skipped, progress, options.leaveOut, signal);
   return {
     mode, expectedFiles: survey.names, outputRoots: survey.outputRoots, skipped: survey.skipped, manifests, progress,
     files: unitByUnit(survey, walker, mode, params),
@@ -233,6 +256,8 @@ class Walker {
     private readonly progress: StreamedPlan['progress'],
     /** The host's own exclusions (see `PlanOptions.leaveOut`). */
     private readonly leaveOut: LeaveOut | undefined,
+    /** Stops planning between two files (see `PlanOptions.signal`). */
+    private readonly signal: AbortSignal | undefined,
   ) {
     this.suffix = mode.kind === 'suffix' ? (mode.suffix ?? DEFAULT_SUFFIX) : undefined;
   }
@@ -249,6 +274,7 @@ class Walker {
 
   /** Plan one task's files into `unit`. */
   async plan(task: PlanTask, unit: Unit): Promise<void> {
+    throwIfCancelled(this.signal);
     const real = Promise.resolve(task.real);
     if (task.file) return this.consider(task.file, task.root, unit);
     let entries: Dirent[];
@@ -266,6 +292,8 @@ class Walker {
     const hostLeftOut = (path: string): string | undefined => this.leaveOut?.(path, false);
     const probed = this.probeAhead(task.dir, this.leaveOut ? files.filter((e) => !hostLeftOut(childPath(task.dir, e.name))) : files, real, this.knownIn(task.root));
     for (const e of files) {
+      // Before the next file's reads are started (they run a few ahead, see `probeAhead`).
+      throwIfCancelled(this.signal);
       const path = childPath(task.dir, e.name);
       const why = e.name.startsWith('.') ? 'hidden file' : hostLeftOut(path);
       if (why) this.skip(path, 'hidden', why);

@@ -102,6 +102,17 @@ describe('planBatch', () => {
     await expect(planBatch({ inputs: [join(root, 'x'), join(root, 'a.jpg')], output: { kind: 'mirror', dir: parent } })).rejects.toThrow(/inside the output folder|would overwrite/);
   });
 
+  it('says why a link given as an input cannot be followed (a loop, a missing target), as for a folder\'s own links', async () => {
+    const root = tree();
+    symlinkSync('loop.jpg', join(root, 'loop.jpg'));
+    symlinkSync('nowhere.jpg', join(root, 'broken.jpg'));
+    await expect(planBatch({ inputs: [join(root, 'loop.jpg')] })).rejects.toThrow(`${join(root, 'loop.jpg')}: symbolic link loop`);
+    await expect(planBatch({ inputs: [join(root, 'broken.jpg')] })).rejects.toThrow(`${join(root, 'broken.jpg')}: broken symbolic link (its target nowhere.jpg does not exist)`);
+    // Each input with its own reason; the ones that do not exist together.
+    const all = planBatch({ inputs: [join(root, 'nope'), join(root, 'loop.jpg'), join(root, 'nope2'), join(root, 'a.jpg')] });
+    await expect(all).rejects.toThrow(`no such file or folder: ${join(root, 'nope')}, ${join(root, 'nope2')}; ${join(root, 'loop.jpg')}: symbolic link loop`);
+  });
+
   it('leaves videos out on backends that take images only', async () => {
     const root = tempDir();
     writeTree(root, { 'clip.mp4': Buffer.concat([Buffer.from([0, 0, 0, 24]), Buffer.from('ftypisom\0\0\0\0isommp42', 'latin1')]) });

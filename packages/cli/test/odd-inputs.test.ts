@@ -74,17 +74,36 @@ describe.skipIf(process.platform === 'win32')('pfc correct with inputs that are 
   });
 });
 
+/** `folderWithPhoto()` plus `in/loop.jpg`, a link to itself, and `in/broken.jpg`, a link to nothing. */
+function folderWithUnfollowableLinks(): string {
+  const dir = folderWithPhoto();
+  symlinkSync('loop.jpg', join(dir, 'in/loop.jpg'));
+  symlinkSync('nowhere.jpg', join(dir, 'in/broken.jpg'));
+  return dir;
+}
+
 describe('pfc correct with symbolic links it cannot follow', () => {
   it('says which link loops and which target is missing (failed, exit 1), and corrects the rest', { timeout: TEST_TIMEOUT_MS }, async () => {
-    const dir = folderWithPhoto();
-    symlinkSync('loop.jpg', join(dir, 'in/loop.jpg'));
-    symlinkSync('nowhere.jpg', join(dir, 'in/broken.jpg'));
+    const dir = folderWithUnfollowableLinks();
     const run = await runBounded(['correct', 'in', '--out', 'out'], dir);
     expectFinished(run);
     expect(run.code, run.stdout + run.stderr).toBe(1);
     expect(run.stdout).toMatch(/^ {2}in\/loop\.jpg: symbolic link loop$/m);
     expect(run.stdout).toMatch(/^ {2}in\/broken\.jpg: broken symbolic link \(its target nowhere\.jpg does not exist\)$/m);
     expect(existsSync(join(dir, 'out/a.jpg'))).toBe(true);
+  });
+
+  it('says "symbolic link loop" for a loop given as the input itself, not "no such file" (exit 2, nothing written)', { timeout: TEST_TIMEOUT_MS }, async () => {
+    const dir = folderWithUnfollowableLinks();
+    const loop = await runBounded(['correct', 'in/loop.jpg', '--out', 'out'], dir);
+    expectFinished(loop);
+    expect(loop.code, loop.stdout + loop.stderr).toBe(2);
+    expect(loop.stderr).toMatch(/^pfc: .*in\/loop\.jpg: symbolic link loop$/m);
+    expect(loop.stderr).not.toMatch(/no such file/);
+    const broken = await runBounded(['correct', 'in/broken.jpg', 'in/a.jpg', '--out', 'out'], dir);
+    expect(broken.code, broken.stdout + broken.stderr).toBe(2);
+    expect(broken.stderr).toMatch(/^pfc: .*in\/broken\.jpg: broken symbolic link \(its target nowhere\.jpg does not exist\)$/m);
+    expect(existsSync(join(dir, 'out'))).toBe(false);
   });
 
   // Root reaches every folder: the refusal only shows for another user.

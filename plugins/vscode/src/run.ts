@@ -98,46 +98,44 @@ interface PlannedRun {
  * Only the cost guard of a paid backend, when the count by name is over it,
  * plans every file first to count what would be sent. Files the workspace
  * excludes are left out by planning itself. Resolves undefined when cancelled.
+ * `cancel` is the whole run's: the plan, streamed or whole, is made with its
+ * signal, so Cancel here or in the run's notification stops the planning itself.
  */
-async function scanAndPlan(svc: RunServices, req: RunRequest, r: PlanRequest): Promise<PlannedRun | undefined> {
+async function scanAndPlan(svc: RunServices, req: RunRequest, r: PlanRequest, cancel: AbortController): Promise<PlannedRun | undefined> {
   const { api } = svc;
   const { t } = api.l10n;
   return api.window.withProgress({ location: api.ProgressLocation.Notification, title: t('Perfectly Clear'), cancellable: true }, async (progress, token) => {
     const cancelled = (): boolean => token.isCancellationRequested;
-    // Cancel also stops the work behind the notification: a count of 100,000 files would otherwise go on reading them.
-    const controller = new AbortController();
-    const whenCancelled = new Promise<undefined>((resolve) => token.onCancellationRequested(() => {
-      controller.abort();
-      resolve(undefined);
-    }));
-    progress.report({ message: t('Scanning… {0} files', 0) });
-    const scan = await scanInputs(req.inputs, svc.excludes(), (n) => progress.report({ message: t('Scanning… {0} files', n) }), cancelled);
-    if (!scan) return undefined;
-    progress.report({ message: t('Planning {0} files…', scan.files) });
-    const leaveOut = (path: string): string | undefined => {
-      const why = scan.excluded.get(path);
-      return why ? `${EXCLUDED_BY}${why}` : undefined;
-    };
-    // The names-only pass cannot be interrupted; a cancel stops waiting for it and discards its plan.
-    const stream = await Promise.race([planStream({ inputs: req.inputs, output: r.output, params: r.params, backend: r.planKind, backendId: r.backendId, leaveOut }), whenCancelled]);
-    if (!stream || cancelled()) return undefined;
-    const plan = req.retry ? onlyFiles(stream, new Set(req.retry.only)) : stream;
-    if (r.confirmAbove <= 0 || plan.expectedFiles <= r.confirmAbove) return { plan, total: plan.expectedFiles };
-    progress.report({ message: t('Checking {0} files against earlier results…', plan.expectedFiles) });
-    const whole = await Promise.race([collectPlan({ ...plan, files: untilAborted(plan.files, controller.signal) }), whenCancelled]);
-    if (!whole || cancelled()) return undefined;
-    const pending = await Promise.race([pendingFiles(whole, { backendId: r.backendId, params: r.params, force: r.force, signal: controller.signal }), whenCancelled]);
-    if (!pending || cancelled()) return undefined;
-    return { plan: whole, total: whole.files.length, pending: pending.length };
+    // Cancel stops the work behind the notification (a walk of 100,000 folders, the reading of as many files), not only the wait for it.
+    const sub = token.onCancellationRequested(() => cancel.abort());
+    const { signal } = cancel;
+    try {
+      progress.report({ message: t('Scanning… {0} files', 0) });
+      const scan = await scanInputs(req.inputs, svc.excludes(), (n) => progress.report({ message: t('Scanning… {0} files', n) }), cancelled);
+      if (!scan) return undefined;
+      progress.report({ message: t('Planning {0} files…', scan.files) });
+      const leaveOut = (path: string): string | undefined => {
+        const why = scan.excluded.get(path);
+        return why ? `${EXCLUDED_BY}${why}` : undefined;
+      };
+      const stream = await planStream({ inputs: req.inputs, output: r.output, params: r.params, backend: r.planKind, backendId: r.backendId, leaveOut, signal });
+      if (cancelled()) return undefined;
+      const plan = req.retry ? onlyFiles(stream, new Set(req.retry.only)) : stream;
+      if (r.confirmAbove <= 0 || plan.expectedFiles <= r.confirmAbove) return { plan, total: plan.expectedFiles };
+      progress.report({ message: t('Checking {0} files against earlier results…', plan.expectedFiles) });
+      const whole = await collectPlan(plan, { signal });
+      const pending = await pendingFiles(whole, { backendId: r.backendId, params: r.params, force: r.force, signal });
+      // `pendingFiles` stops with an error only while it hashes a file: a Cancel during the rest of the count ends here.
+      if (cancelled()) return undefined;
+      return { plan: whole, total: whole.files.length, pending: pending.length };
+    } catch (err) {
+      // The work that Cancel stopped ends with its abort error: the user asked for it.
+      if (cancelled()) return undefined;
+      throw err;
+    } finally {
+      sub.dispose();
+    }
   });
-}
-
-/** The files of a streamed plan until `signal` aborts; stopping early ends the planner's walk (its generator returns). */
-async function* untilAborted(files: AsyncIterable<PlannedFile>, signal: AbortSignal): AsyncGenerator<PlannedFile> {
-  for await (const f of files) {
-    if (signal.aborted) return;
-    yield f;
-  }
 }
 
 /**
@@ -231,7 +229,9 @@ async function correctOn(svc: RunServices, req: RunRequest, backend: ResolvedBac
   const output = outputModeOf(mode, effectiveSettings, bases);
   const force = !effectiveSettings.skipAlreadyCorrected;
   const guard = backend.paid ? effectiveSettings.confirmAboveFiles : 0;
-  const scanned = await scanAndPlan(svc, req, { output, params, planKind: backend.planKind, backendId: backend.id, force, confirmAbove: guard });
+  // One cancel for the whole run: a streamed plan is still planned while the run corrects its first files.
+  const cancel = new AbortController();
+  const scanned = await scanAndPlan(svc, req, { output, params, planKind: backend.planKind, backendId: backend.id, force, confirmAbove: guard }, cancel);
   if (!scanned) return undefined;
   const { plan, total, pending } = scanned;
   if (total === 0) return nothingToCorrect(api, plan.skipped);
@@ -252,7 +252,7 @@ async function correctOn(svc: RunServices, req: RunRequest, backend: ResolvedBac
   const resultsFile = await newResultsFile(svc.storage);
   let summary: BatchSummary;
   try {
-    summary = await runWithProgress(svc, plan, total, backend, params, effectiveSettings, resultsFile);
+    summary = await runWithProgress(svc, plan, total, backend, params, effectiveSettings, resultsFile, cancel);
   } catch (err) {
     await rm(resultsFile, { force: true });
     throw err;
@@ -267,7 +267,10 @@ async function correctOn(svc: RunServices, req: RunRequest, backend: ResolvedBac
   return { version: LAST_RUN_VERSION, inputs: req.inputs, mode, params, summary: countsOf(summary), resultsFile };
 }
 
-async function runWithProgress(svc: RunServices, plan: BatchPlan | StreamedPlan, total: number, backend: ResolvedBackend, params: PfcParams, settings: ExtensionSettings, resultsFile: string): Promise<BatchSummary> {
+/** `cancel`: the run's (see `correctOn`), aborted by the notification's Cancel. */
+async function runWithProgress(
+  svc: RunServices, plan: BatchPlan | StreamedPlan, total: number, backend: ResolvedBackend, params: PfcParams, settings: ExtensionSettings, resultsFile: string, cancel: AbortController,
+): Promise<BatchSummary> {
   const { api, log, status } = svc;
   const model = new ProgressModel(total);
   status.command = 'pfc.showLog';
@@ -278,10 +281,9 @@ async function runWithProgress(svc: RunServices, plan: BatchPlan | StreamedPlan,
     return await api.window.withProgress(
       { location: api.ProgressLocation.Notification, title: api.l10n.t('Perfectly Clear'), cancellable: true },
       async (progress, token) => {
-        const controller = new AbortController();
         const sub = token.onCancellationRequested(() => {
           log.line('cancel requested: no new file starts; files in flight are aborted');
-          controller.abort();
+          cancel.abort();
         });
         progress.report({ message: api.l10n.t('{0}/{1} · starting', 0, total) });
         try {
@@ -292,7 +294,7 @@ async function runWithProgress(svc: RunServices, plan: BatchPlan | StreamedPlan,
             // 0: the backend's own width, as the CLI without -j (on a fleet, the instances' jobs together).
             concurrency: settings.concurrency > 0 ? settings.concurrency : backend.defaultConcurrency,
             force: !settings.skipAlreadyCorrected,
-            signal: controller.signal,
+            signal: cancel.signal,
             // Fewer jobs at once while the service answers 429, more again when it keeps up.
             ...(backend.rateLimited ? { rateLimited: backend.rateLimited } : {}),
             // Counts and the first failures in memory; every result a line of the results file.

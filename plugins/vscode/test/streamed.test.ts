@@ -16,6 +16,7 @@ import sharp from 'sharp';
 import { afterAll, afterEach, beforeAll, expect, test } from 'vitest';
 import type { LastRun } from '../src/last-run';
 import { SECRET_KEYS } from '../src/keys';
+import type { FakeVscode } from './fake-vscode';
 import { activateOnFake, tinyPhotoTree } from './helpers';
 
 /** More files than the plan is ever ahead of the work: the last ones can only be planned once earlier ones were taken. */
@@ -93,63 +94,140 @@ test('Cancel stops a run whose later files are not planned yet: every file is co
 
 /**
  * Counts the files under `dir` that are opened (to read their headers or hash
- * them), from any module: the builtin `fs` exports are wrapped and
- * `syncBuiltinESMExports` updates the ES module bindings other modules hold.
+ * them) and the folders listed by planning's walk (synchronous listings; the
+ * extension's own scan lists asynchronously), from any module: the builtin
+ * `fs` exports are wrapped and `syncBuiltinESMExports` updates the ES module
+ * bindings other modules hold.
  */
-function countOpens(dir: string): { count: () => number; restore: () => void } {
+function countReads(dir: string): { opens: () => number; listings: () => number; restore: () => void } {
   const require = createRequire(import.meta.url);
   const cjsFs = require('node:fs') as typeof fs;
   const cjsFsp = require('node:fs/promises') as typeof fsp;
-  const original = { openSync: cjsFs.openSync, open: cjsFsp.open };
-  let n = 0;
+  const original = { openSync: cjsFs.openSync, open: cjsFsp.open, readdirSync: cjsFs.readdirSync };
+  let opens = 0;
+  let listings = 0;
   const mine = (p: unknown): boolean => typeof p === 'string' && p.startsWith(dir);
   cjsFs.openSync = ((p: fs.PathLike, ...rest: never[]) => {
-    if (mine(p)) n++;
+    if (mine(p)) opens++;
     return (original.openSync as (...a: unknown[]) => number)(p, ...rest);
   }) as typeof fs.openSync;
   cjsFsp.open = ((p: fs.PathLike, ...rest: never[]) => {
-    if (mine(p)) n++;
+    if (mine(p)) opens++;
     return (original.open as (...a: unknown[]) => Promise<fsp.FileHandle>)(p, ...rest);
   }) as typeof fsp.open;
+  cjsFs.readdirSync = ((p: fs.PathLike, ...rest: never[]) => {
+    if (mine(p)) listings++;
+    return (original.readdirSync as (...a: unknown[]) => unknown)(p, ...rest);
+  }) as typeof fs.readdirSync;
   syncBuiltinESMExports();
   return {
-    count: () => n,
+    opens: () => opens,
+    listings: () => listings,
     restore: () => {
-      cjsFs.openSync = original.openSync;
+      Object.assign(cjsFs, { openSync: original.openSync, readdirSync: original.readdirSync });
       cjsFsp.open = original.open;
       syncBuiltinESMExports();
     },
   };
 }
 
+const pause = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Presses Cancel, as a user would (from the event loop, polled every millisecond), on the first notification
+ * whose progress starts while `during()` holds, once `when()` holds. `stop()` ends the polling.
+ */
+function cancelWhen(fake: FakeVscode, when: () => boolean, during: () => boolean = () => true): { stop: () => void } {
+  let timer: NodeJS.Timeout | undefined;
+  fake.onProgressStart = (cancel) => {
+    if (timer || !during()) return;
+    timer = setInterval(() => {
+      if (!when()) return;
+      clearInterval(timer);
+      cancel();
+    }, 1);
+  };
+  return { stop: () => clearInterval(timer) };
+}
+
+test('Cancel while planning walks a tree of 3,000 folders stops the walk: no folder is listed after the command returns', async () => {
+  root = await tinyPhotoTree(3000, 'pfc-vscode-walk-', 1);
+  const reads = countReads(root);
+  const { fake } = activateOnFake({ settings: { backend: 'emulator', emulatorUrl: emu.web } });
+  let atPlanning: number | undefined;
+  // Cancel once the names-only pass ("Planning 3000 files…") has listed a hundred folders.
+  const canceller = cancelWhen(fake, () => {
+    if (!fake.progress.some((p) => /^Planning \d+ files/.test(p.message ?? ''))) return false;
+    atPlanning ??= reads.listings();
+    return reads.listings() - atPlanning >= 100;
+  });
+  try {
+    expect(await fake.run('pfc.correctFolder', fake.uri(root))).toBeUndefined();
+    const atReturn = reads.listings();
+    expect(atReturn).toBeLessThan(3000);
+    // The walk stopped with the notification: none of the other folders is listed once the command has returned.
+    await pause(1500);
+    expect(reads.listings()).toBe(atReturn);
+    // Nothing was read, nothing corrected.
+    expect(reads.opens()).toBe(0);
+    expect(fake.output.some((l) => l.startsWith('run: '))).toBe(false);
+  } finally {
+    canceller.stop();
+    reads.restore();
+  }
+}, 120_000);
+
+test('Cancel of the run while it plans a folder of 5,000 non-photos stops that planning: the files not reached count as cancelled', async () => {
+  const NOT_PHOTOS = 5000;
+  root = await tinyPhotoTree(4, 'pfc-vscode-runplan-', 4);
+  mkdirSync(join(root, 'n'));
+  for (let i = 0; i < NOT_PHOTOS; i++) writeFileSync(join(root, `n/n${String(i).padStart(5, '0')}.dat`), 'not an image');
+  const reads = countReads(join(root, 'n'));
+  const { fake } = activateOnFake({ settings: { backend: 'emulator', emulatorUrl: emu.web, concurrency: 1 } });
+  let atCancel = 0;
+  // At the first file's start the planner is past d0000/, reading n/ (the jobs wait for its turns of the event loop).
+  const firstStart = (): boolean => {
+    if (!fake.output.some((l) => l.startsWith('start '))) return false;
+    atCancel = reads.opens();
+    return true;
+  };
+  const canceller = cancelWhen(fake, firstStart, () => fake.output.some((l) => l.startsWith('run: ')));
+  try {
+    const last = (await fake.run('pfc.correctFolder', fake.uri(root))) as LastRun;
+    expect(last.summary.interrupted).toBe(true);
+    expect(atCancel).toBeLessThan(NOT_PHOTOS);
+    // Only the files already being read ahead of the planner, and one turn's worth at most.
+    expect(reads.opens() - atCancel).toBeLessThanOrEqual(256 + 16);
+    expect(last.summary.excluded).toBeLessThan(NOT_PHOTOS / 2);
+    expect(last.summary.cancelled).toBeGreaterThan(NOT_PHOTOS / 2);
+  } finally {
+    canceller.stop();
+    reads.restore();
+  }
+}, 120_000);
+
 test('Cancel while a paid backend counts the files to send (pfc.confirmAboveFiles) stops reading them', async () => {
   root = await tinyPhotoTree(3000, 'pfc-vscode-costguard-', 50);
   const key = 'cost-guard-key-1234';
   const hosted = await startEmulator({ host: '127.0.0.1', engine: {}, apiKeys: [key] });
-  const opens = countOpens(root);
+  const reads = countReads(root);
+  const { fake } = activateOnFake({ settings: { backend: 'hosted', webApiUrl: hosted.web, confirmAboveFiles: 10 } });
+  // Cancel once the count has read a few files: "Checking 3000 files against earlier results…".
+  const canceller = cancelWhen(fake, () => fake.progress.some((p) => /^Checking \d+ files/.test(p.message ?? '')) && reads.opens() >= 20);
   try {
-    const { fake } = activateOnFake({ settings: { backend: 'hosted', webApiUrl: hosted.web, confirmAboveFiles: 10 } });
     await fake.secrets.store(SECRET_KEYS.apiKey, key);
-    fake.onProgressStart = (cancel) => {
-      // Cancel once the count has read a few files: "Checking 3000 files against earlier results…".
-      const timer = setInterval(() => {
-        if (fake.progress.some((p) => /^Checking \d+ files/.test(p.message ?? '')) && opens.count() >= 20) {
-          clearInterval(timer);
-          cancel();
-        }
-      }, 1);
-    };
     expect(await fake.run('pfc.correctFolder', fake.uri(root))).toBeUndefined();
-    const atCancel = opens.count();
-    expect(atCancel).toBeLessThan(3000);
-    // The work behind the notification stopped with it: at most the rest of the folder being read (50 files) after the command returned.
-    await new Promise((r) => setTimeout(r, 1500));
-    expect(opens.count() - atCancel).toBeLessThanOrEqual(50);
+    const atReturn = reads.opens();
+    expect(atReturn).toBeLessThan(3000);
+    // The work behind the notification stopped with it (between two files): no file is opened once the command has returned.
+    await pause(1500);
+    expect(reads.opens()).toBe(atReturn);
     // Nothing was sent, no question was asked.
     expect(fake.shown.filter((m) => m.modal)).toEqual([]);
     expect(Object.keys(hosted.stats().requests).filter((r) => !/preset/i.test(r))).toEqual([]);
   } finally {
-    opens.restore();
+    canceller.stop();
+    reads.restore();
     await hosted.close();
   }
 }, 120_000);

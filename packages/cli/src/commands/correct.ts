@@ -77,9 +77,12 @@ export async function correctCommand(argv: string[], io: CliIo): Promise<number>
   const render = v.json ? jsonRenderer(io) : humanRenderer(io);
   for (const w of request.warnings) render.notice(`Note: ${w}`);
 
+  // Ctrl-C during the run (see runWithInterrupts); before it, Ctrl-C ends the process at once (nothing is written yet).
+  const stopping = new AbortController();
   // The names-only pass before starting anything, so a missing path or an unsafe --out costs nothing;
-  // the files are planned while the first ones are corrected (memory does not grow with the tree).
-  const plan = await planStream({ inputs: positionals, output: request.output, params: request.params, backend: request.resolved, cwd: io.cwd }).catch(usage);
+  // the files are planned while the first ones are corrected (memory does not grow with the tree),
+  // and Ctrl-C stops that planning too, not only the jobs.
+  const plan = await planStream({ inputs: positionals, output: request.output, params: request.params, backend: request.resolved, cwd: io.cwd, signal: stopping.signal }).catch(usage);
   await checkOutputWritable(plan, (path) => shown(io.cwd, path)).catch(usage);
   let opened: OpenedBackend | undefined;
   let scratch: string | undefined;
@@ -98,7 +101,7 @@ export async function correctCommand(argv: string[], io: CliIo): Promise<number>
     }
     // Results go to a file for the report, not into memory (a run of 100,000 files keeps counts and failures).
     scratch = request.report ? await mkdtemp(join(tmpdir(), 'pfc-results-')) : undefined;
-    const summary = await runWithInterrupts(request, approved, opened, render, io, scratch ? join(scratch, 'results.jsonl') : undefined);
+    const summary = await runWithInterrupts(request, approved, opened, render, io, scratch ? join(scratch, 'results.jsonl') : undefined, stopping);
     return await finish(request, summary, opened, render, io);
   } finally {
     await opened?.close();
@@ -157,10 +160,9 @@ async function costApproved(request: CorrectRequest, plan: StreamedPlan, opened:
   return (await confirm(io, pending.length, pending.reduce((n, f) => n + f.size, 0), opened.description, Boolean(v.json))) ? whole : undefined;
 }
 
-/** Run the plan; the first Ctrl-C cancels cleanly, the second quits at once. */
-async function runWithInterrupts(request: CorrectRequest, plan: BatchPlan | StreamedPlan, opened: OpenedBackend, render: Renderer, io: CliIo, resultsFile: string | undefined): Promise<BatchSummary> {
+/** Run the plan; the first Ctrl-C cancels cleanly (aborting `ctrl`, which a streamed plan was given too), the second quits at once. */
+async function runWithInterrupts(request: CorrectRequest, plan: BatchPlan | StreamedPlan, opened: OpenedBackend, render: Renderer, io: CliIo, resultsFile: string | undefined, ctrl: AbortController): Promise<BatchSummary> {
   const { v } = request;
-  const ctrl = new AbortController();
   let interrupts = 0;
   const offInterrupt = io.onInterrupt(() => {
     interrupts++;
