@@ -109,7 +109,7 @@ describe('job outcomes', () => {
     const err = (await client.correct(greyPng(16, 16), {}).catch((e: unknown) => e)) as JobFailedError;
     expect(err).toBeInstanceOf(JobFailedError);
     expect(err.status).toBe('REJECTED');
-    expect(err.statusText).toMatch(/at least 32 pixels/);
+    expect(err.statusText).toMatch(/image is 16x16 pixels; both sides must be larger than 32 pixels/);
   });
 
   it('a file that is not an image ends FAILED or REJECTED, saying why', async () => {
