@@ -1,6 +1,7 @@
 /** How many planned files a run would actually send (for the cost guard), without sending anything. */
-import type { PfcParams } from '@pfc/core';
+import { type PfcParams, UserAbortError } from '@pfc/core';
 import { decide, fileSettings } from './decide';
+import { throwIfCancelled } from './errors';
 import { Manifest } from './manifest';
 import type { BatchPlan, PlannedFile } from './plan';
 
@@ -21,9 +22,24 @@ export async function pendingFiles(plan: BatchPlan, options: PendingOptions): Pr
   for (const root of plan.outputRoots) manifests.set(root, plan.manifests?.get(root) ?? (await Manifest.load(root, plan.mode.kind)));
   const pending: PlannedFile[] = [];
   const settingsOf = fileSettings(options.params ?? {}, options.backendId);
+  const { signal } = options;
+  let sinceTurn = 0;
   for (const file of plan.files) {
-    const d = await decide(file, manifests.get(file.outputRoot)!, settingsOf(file).key, options);
+    // Most decisions are synchronous stats: without a turn of the event loop now and then, a host's Cancel
+    // (and its progress) would wait for the whole plan.
+    if (++sinceTurn >= FILES_PER_TURN) {
+      sinceTurn = 0;
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+    throwIfCancelled(signal);
+    const d = await decide(file, manifests.get(file.outputRoot)!, settingsOf(file).key, options).catch((err: unknown) => {
+      // A hash cut short by the signal is the same cancel as one between files.
+      throw signal?.aborted ? new UserAbortError() : err;
+    });
     if (d.action === 'correct') pending.push(file);
   }
   return pending;
 }
+
+/** Files decided between two turns of the event loop. */
+const FILES_PER_TURN = 256;

@@ -7,7 +7,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { UserAbortError } from '@pfc/core';
 import { describe, expect, it, vi } from 'vitest';
-import { collectPlan, planStream, runBatch } from '../src/index';
+import { collectPlan, pendingFiles, planStream, runBatch, type BatchPlan, type PlannedFile } from '../src/index';
 import { FakeBackend, jpegBytes, tempDir } from './helpers';
 
 /** Folder listings and file opens below the test's folder, from any module (`vi.mock` reaches the sources' imports). */
@@ -127,5 +127,34 @@ describe('planning with a signal', () => {
     // Only the reads already started ahead of the walk.
     expect(fsCalls.opened.length - atAbort).toBeLessThanOrEqual(16 + 1);
     expect(summary.cancelled).toBeGreaterThanOrEqual(3000 - fsCalls.opened.length);
+  });
+});
+
+describe('pendingFiles (the cost guard\'s count)', () => {
+  it('gives the event loop turns while it decides, so a Cancel stops it with UserAbortError before the end of a large plan', async () => {
+    // A plan of 20,000 new files: each decision is a synchronous stat, none hashes anything.
+    const root = tempDir('pfc-pending-cancel-');
+    const files = Array.from({ length: 20_000 }, (_, i) => ({
+      input: join(root, `in${i}.jpg`), output: join(root, 'out', `in${i}.jpg`), outputRoot: join(root, 'out'), rel: `in${i}.jpg`,
+      size: 1, mtimeMs: 1, media: { format: 'jpeg', fileType: 'image', contentType: 'image/jpeg' },
+    })) as PlannedFile[];
+    // The files decided so far: the Cancel comes once deciding has begun.
+    let taken = 0;
+    const counted = Object.assign([...files], {
+      *[Symbol.iterator]() {
+        for (const f of files) {
+          taken++;
+          yield f;
+        }
+      },
+    });
+    const plan: BatchPlan = { files: counted, skipped: [], outputRoots: [join(root, 'out')], mode: { kind: 'mirror' }, totalBytes: files.length };
+    const ctrl = new AbortController();
+    const watching = cancelWhen(ctrl, () => taken > 0);
+    await expect(pendingFiles(plan, { backendId: 'fake', signal: ctrl.signal })).rejects.toBeInstanceOf(UserAbortError);
+    watching.stop();
+    expect(taken).toBeLessThan(1000);
+    // Without a signal the same plan is counted whole.
+    expect(await pendingFiles(plan, { backendId: 'fake' })).toHaveLength(20_000);
   });
 });
