@@ -4,11 +4,13 @@
  * from the kept original rather than from an earlier result.
  */
 import { lstatSync, type Stats } from 'node:fs';
-import { basename } from 'node:path';
+import { join, relative } from 'node:path';
 import { effectivePfcParams, type PfcParams } from '@pfc/core';
 import type { CorrectReason } from './events';
 import { hashFile } from './hash';
 import { type Manifest, type ManifestEntry, settingsKey } from './manifest';
+import { unwritableReason } from './path-limits';
+import { BACKUP_DIR } from './paths';
 import type { PlannedFile } from './plan';
 
 export type Decision =
@@ -27,7 +29,7 @@ export type Decision =
       backupFirst: boolean;
     }
   /** Left alone: its output would replace a file pfc did not write, or the output of another input. */
-  | { action: 'refuse'; errorName: 'OutputExistsError' | 'OutputCollisionError' | 'OutputNameTooLongError'; reason: string };
+  | { action: 'refuse'; errorName: 'OutputExistsError' | 'OutputCollisionError' | 'OutputNameTooLongError' | 'OutputPathTooLongError' | 'AlreadyCorrectedError' | 'OriginalMissingError'; reason: string };
 
 /** What is at an output path: nothing, pfc's own result (the manifest's hash), or anything else. */
 export type OutputOwner = 'absent' | 'ours' | 'foreign';
@@ -46,8 +48,8 @@ export interface DecideOptions {
  */
 export async function decide(file: PlannedFile, manifest: Manifest, key: string, options: DecideOptions = {}): Promise<Decision> {
   if (file.refusal) return { action: 'refuse', errorName: 'OutputCollisionError', reason: file.refusal };
-  const tooLong = nameTooLong(file.output);
-  if (tooLong) return { action: 'refuse', errorName: 'OutputNameTooLongError', reason: tooLong };
+  const unwritable = unwritableReason(file);
+  if (unwritable) return { action: 'refuse', ...unwritable };
   const entry = manifest.get(file.output);
   return file.backup !== undefined ? decideInPlace(file, file.backup, manifest, entry, key, options) : decideBeside(file, manifest, entry, key, options);
 }
@@ -96,22 +98,42 @@ async function decideInPlace(file: PlannedFile, backup: string, manifest: Manife
   const force = options.force ?? false;
   const sameStat = entry !== undefined && entry.outputSize === file.size && entry.outputMtimeMs === file.mtimeMs;
   const currentHash = sameStat ? entry.outputHash : await hashFile(file.input, signal);
-  if ((!entry || currentHash !== entry.outputHash) && manifest.wrote(file.output, currentHash)) {
-    // pfc's own result, renamed into place by a run killed before recording it: redo from the kept original.
-    const backupHash = await hashFile(backup, signal).catch(() => undefined);
-    if (backupHash) return { action: 'correct', reason: 'output-changed', source: backup, sourceHash: backupHash, backupFirst: false };
-  }
-  if (!entry || currentHash !== entry.outputHash) {
+  const recorded = entry !== undefined && currentHash === entry.outputHash;
+  // pfc's own result, renamed into place by a run killed before recording it.
+  const unrecorded = !recorded && manifest.wrote(file.output, currentHash);
+  if (!recorded && !unrecorded) {
+    const copied = copyOfResult(file, manifest, currentHash);
+    if (copied) return copied;
     // The file is not our result: it is a new original. Keep it before replacing it.
     return { action: 'correct', reason: entry ? 'input-changed' : 'new', source: file.input, sourceHash: currentHash, backupFirst: true };
   }
-  if (entry.settingsKey === key && !force) return { action: 'skip', entry };
-  const reason: CorrectReason = entry.settingsKey === key ? 'forced' : 'settings-changed';
-  // Redo from the kept original, never from the earlier result.
+  if (recorded && entry.settingsKey === key && !force) return { action: 'skip', entry };
+  const reason: CorrectReason = unrecorded ? 'output-changed' : entry!.settingsKey === key ? 'forced' : 'settings-changed';
+  // Redo from the kept original, never from the earlier result, which is never kept as an original.
   const backupHash = await hashFile(backup, signal).catch(() => undefined);
-  if (backupHash === entry.inputHash) return { action: 'correct', reason, source: backup, sourceHash: backupHash, backupFirst: false };
-  // The original is gone from the backup folder: the current file is all there is.
-  return { action: 'correct', reason, source: file.input, sourceHash: currentHash, backupFirst: true };
+  if (backupHash) return { action: 'correct', reason, source: backup, sourceHash: backupHash, backupFirst: false };
+  return {
+    action: 'refuse',
+    errorName: 'OriginalMissingError',
+    reason: `is pfc's result and its original is no longer in ${backup}; left as is, not corrected twice (put the original back in its place to correct it again)`,
+  };
+}
+
+/**
+ * In place, a file whose bytes are pfc's result for another name (the user
+ * renamed or copied a corrected photo; on macOS and Windows also a change of
+ * case only) is refused: corrected again it would be corrected twice, and its
+ * copy kept as the "original" (or, where names fold, over the true one).
+ */
+function copyOfResult(file: PlannedFile, manifest: Manifest, currentHash: string): Decision | undefined {
+  const other = manifest.outputWithResult(currentHash);
+  if (other === undefined || other === file.output) return undefined;
+  const original = join(manifest.dir, BACKUP_DIR, relative(manifest.dir, other));
+  return {
+    action: 'refuse',
+    errorName: 'AlreadyCorrectedError',
+    reason: `is already corrected: it is pfc's result for ${other} (renamed or copied since); left as is, not corrected twice. Its original is kept in ${original}`,
+  };
 }
 
 /** The parameters of one file: the run's, with its `fileType`. */
@@ -147,19 +169,6 @@ export function fileSettings(params: PfcParams, backendId: string): (file: Pick<
 }
 
 /** A path's own stat, or undefined when there is none or it cannot be read (then it is treated as absent, as before). */
-/** Longest file name, in UTF-8 bytes, that Linux and macOS file systems take (NAME_MAX). */
-const NAME_MAX_BYTES = 255;
-
-/**
- * Why the result's file name cannot be written (too long for the file
- * system), or undefined. Found before the upload: the file system would only
- * refuse it at the final rename, after the service had done (and billed) the job.
- */
-function nameTooLong(output: string): string | undefined {
-  const bytes = Buffer.byteLength(basename(output));
-  return bytes > NAME_MAX_BYTES ? `the result's file name would be ${bytes} bytes, over the ${NAME_MAX_BYTES} a file name may have: ${output}; rename the input or choose a shorter --suffix` : undefined;
-}
-
 function lstatOrUndefined(path: string): Stats | undefined {
   try {
     return lstatSync(path, { throwIfNoEntry: false });

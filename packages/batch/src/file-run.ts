@@ -98,16 +98,28 @@ async function correctFile(job: FileJob, decision: CorrectDecision, base: FileRe
   const kept = file.backup ? await stat(file.input) : undefined;
   // Hashed here, not taken from the decision: the file may have changed since.
   if (decision.backupFirst && file.backup) await keepOriginal(file.input, file.backup, file.rel, undefined, ctx.signal);
-  const mode = kept?.mode;
-  // In in-place mode the upload may be the kept original, whose size differs from the current file's.
-  const source = decision.source === file.input ? { size: file.size, mtimeMs: file.mtimeMs } : await stat(decision.source);
+  const sent = sentFrom(decision, file);
+  // In in-place mode the upload is the kept original, whose size may differ from the planned file's.
+  const source = sent.source === file.input ? { size: file.size, mtimeMs: file.mtimeMs } : await stat(sent.source);
   for (let attempt = 1; ; attempt++) {
     try {
-      return await attemptOnce(job, decision, source, { mode, kept }, base, ctx);
+      return await attemptOnce(job, sent, source, kept, base, ctx);
     } catch (err) {
-      await beforeNextAttempt(job, decision.source, err, attempt, ctx);
+      await beforeNextAttempt(job, sent.source, err, attempt, ctx);
     }
   }
+}
+
+/**
+ * What is uploaded. A new original in place is sent from the copy just kept
+ * of it, not from the file, and its hash is taken from that upload: the bytes
+ * kept, sent and recorded are then one and the same even when the file was
+ * rewritten after the decision hashed it (a camera-sync tool). A hash recorded
+ * from the decision's read would not match the kept original, and a later run
+ * with new settings would take pfc's result for the original.
+ */
+function sentFrom(decision: CorrectDecision, file: PlannedFile): CorrectDecision {
+  return decision.backupFirst && file.backup ? { ...decision, source: file.backup, sourceHash: undefined } : decision;
 }
 
 /**
@@ -135,14 +147,14 @@ class InputUnsupportedError extends Error {
 }
 
 /** Upload, run the job, write the result atomically and record it in the manifest. */
-async function attemptOnce(job: FileJob, decision: CorrectDecision, source: { size: number; mtimeMs: number }, inPlace: { mode: number | undefined; kept: Stats | undefined }, base: FileResult, ctx: FileContext): Promise<FileResult> {
+async function attemptOnce(job: FileJob, decision: CorrectDecision, source: { size: number; mtimeMs: number }, kept: Stats | undefined, base: FileResult, ctx: FileContext): Promise<FileResult> {
   const { file, ids } = job;
-  const { mode, kept } = inPlace;
   const { signal, emit } = ctx;
   let phase: CorrectionProgress['phase'] | undefined;
   let readHash: string | undefined;
-  // A file new to the manifest is hashed as it is uploaded (`readHash`), not read twice.
-  const res = await ctx.backend.correct(fileInputFromPath(decision.source, decision.sourceHash === undefined ? (h) => (readHash = h) : undefined), job.params, {
+  // Every upload is hashed as it is read (`readHash`): the hash recorded is that of the bytes sent, even when
+  // the file changed after the decision read it, and a file new to the manifest is not read twice.
+  const res = await ctx.backend.correct(fileInputFromPath(decision.source, (h) => (readHash = h)), job.params, {
     ...(signal ? { signal } : {}),
     ...(ctx.jobTimeoutMs ? { timeoutMs: ctx.jobTimeoutMs } : {}),
     fileType: file.media.fileType,
@@ -165,7 +177,8 @@ async function attemptOnce(job: FileJob, decision: CorrectDecision, source: { si
   let absent = false;
   const written = await writeStreamAtomic(file.output, res.body, {
     ...(signal ? { signal } : {}),
-    ...(mode !== undefined ? { mode } : {}),
+    // In place, the result keeps the original's permissions and owner (a run as root leaves a user's photo theirs).
+    ...(kept ? { mode: kept.mode & 0o7777, owner: { uid: kept.uid, gid: kept.gid } } : {}),
     verify: async (tmp, streamed) => {
       got = await verifyOutput(tmp, expected);
       if (kept) await assertUnchangedSince(file.input, kept);
@@ -180,7 +193,7 @@ async function attemptOnce(job: FileJob, decision: CorrectDecision, source: { si
   const out = await stat(file.output);
   const durationMs = Date.now() - job.t0;
   await job.manifest.record({
-    output: file.output, input: file.input, inputHash: decision.sourceHash ?? readHash ?? (await hashFile(decision.source, signal)), inputSize: source.size, inputMtimeMs: source.mtimeMs, settingsKey: job.key, params: job.effective, backend: ctx.backendId,
+    output: file.output, input: file.input, inputHash: readHash ?? decision.sourceHash ?? (await hashFile(decision.source, signal)), inputSize: source.size, inputMtimeMs: source.mtimeMs, settingsKey: job.key, params: job.effective, backend: ctx.backendId,
     outputHash: written.hash, outputSize: written.bytes, outputMtimeMs: out.mtimeMs, ...(jobId ? { jobId } : {}), durationMs, completedAt: new Date().toISOString(),
   });
   const warnings = got === expected ? res.warnings : [...res.warnings, `the service returned ${got.toUpperCase()} where ${expected.toUpperCase()} was expected; the file keeps its planned name`];
@@ -227,7 +240,9 @@ function foreignFileError(output: string): OutputExistsError {
 
 async function assertUnchangedSince(path: string, kept: Stats): Promise<void> {
   const now = await stat(path).catch(() => undefined);
-  if (!now || now.size !== kept.size || now.mtimeMs !== kept.mtimeMs || now.ino !== kept.ino) {
+  // Not put back in place of a file deleted or moved meanwhile (its original stays kept).
+  if (!now) throw new ChangedWhileCorrectingError(`${path} was deleted or moved while it was being corrected; its result was not written (its original is kept)`);
+  if (now.size !== kept.size || now.mtimeMs !== kept.mtimeMs || now.ino !== kept.ino) {
     throw new ChangedWhileCorrectingError(`${path} changed while it was being corrected; left as is (run again to correct the new version)`);
   }
 }

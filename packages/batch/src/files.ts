@@ -95,15 +95,17 @@ export async function unreadableInput(path: string): Promise<InputUnreadableErro
 
 /**
  * Copy the file at `src` to `dest` atomically and durably, with `src`'s
- * permissions (in-place backups, restores). Read through `openInput`, not
- * `copyFile`, whose open of a path swapped for a pipe would wait for ever.
+ * permissions, times and (as far as this process may give it) owner: an
+ * in-place backup keeps them, so a restore gives the original back as it was,
+ * not only its bytes. Read through `openInput`, not `copyFile`, whose open of
+ * a path swapped for a pipe would wait for ever.
  */
 export async function copyInputAtomic(src: string, dest: string): Promise<void> {
   const handle = await openInput(src);
   try {
-    const { mode } = await handle.stat();
+    const { mode, uid, gid, atime, mtime } = await handle.stat();
     const copy = (tmp: string): Promise<void> => pipeline(handle.createReadStream({ autoClose: false, highWaterMark: READ_CHUNK }), createWriteStream(tmp, { flags: 'wx' }));
-    await writeAtomic(dest, copy, { mode: mode & 0o7777 });
+    await writeAtomic(dest, copy, { mode: mode & 0o7777, owner: { uid, gid }, times: { atime, mtime } });
   } finally {
     await handle.close();
   }

@@ -11,6 +11,7 @@
  * `get` builds a `ManifestEntry` when one is asked for.
  */
 import type { PfcParams } from '@pfc/core';
+import { HashSlots } from './hash-slots';
 import { type ManifestEntry, unpackHash } from './manifest-lines';
 import { PathTable } from './path-table';
 import { SlotPages } from './slot-pages';
@@ -70,6 +71,8 @@ export class ManifestIndex {
   private readonly settingsIds = new Map<IndexSettings, number>();
   /** Hashes and job ids not of the usual form, by slot and field. */
   private readonly odd = new Map<string, string>();
+  /** Slots by the hash of their result; built when first asked (by in-place runs), then kept up to date. */
+  private byResult: HashSlots | undefined;
 
   get size(): number {
     return this.outputs.size;
@@ -97,6 +100,7 @@ export class ManifestIndex {
     if (this.putHash(slot, 32, e.outputHash)) flags |= OH;
     flags |= this.putJob(slot, e.jobId);
     this.addFlags(slot, flags);
+    this.noteResult(slot, flags);
   }
 
   /**
@@ -110,6 +114,33 @@ export class ManifestIndex {
     if (this.putPacked(slot, 32, line.oh)) flags |= OH;
     flags |= this.putJob(slot, line.j);
     this.addFlags(slot, flags);
+    this.noteResult(slot, flags);
+  }
+
+  /**
+   * The output (relative path) whose recorded result is `hash` (`sha256:<hex>`),
+   * or undefined. The first call indexes every slot (4–8 bytes each).
+   */
+  outputWithResult(hash: string): string | undefined {
+    if (!hash.startsWith(SHA) || !HEX64.test(hash.slice(SHA.length))) return undefined;
+    const wanted = Buffer.from(hash.slice(SHA.length), 'hex');
+    this.byResult ??= new HashSlots((slot) => this.resultKey(slot), () => this.size);
+    for (const slot of this.byResult.candidates(wanted.readUInt32LE(28))) {
+      if (this.resultKey(slot) === undefined) continue;
+      const at = this.bytes.offset(slot) + 32;
+      if (wanted.equals(this.bytes.page(slot).subarray(at, at + 32))) return this.outputs.pathOf(slot);
+    }
+    return undefined;
+  }
+
+  /** The lookup key of a slot's result hash (its last four bytes), when it is kept as bytes. */
+  private resultKey(slot: number): number | undefined {
+    if (!(this.flagsOf(slot) & OH)) return undefined;
+    return this.bytes.page(slot).readUInt32LE(this.bytes.offset(slot) + 32 + 28);
+  }
+
+  private noteResult(slot: number, flags: number): void {
+    if (this.byResult && flags & OH) this.byResult.add(this.resultKey(slot)!, slot);
   }
 
   /** The slot of `output` (a new one at the end), with its numbers, input and settings set (its flags cleared but `SAME_NAME`). */

@@ -197,6 +197,16 @@ export class Manifest {
     return this.entries.outputHashOf(rel) === hash || (this.writing.get(rel)?.has(hash) ?? false);
   }
 
+  /**
+   * The output (absolute) whose recorded result is `hash`, or undefined: a file
+   * with these bytes under another name is a copy of pfc's result (renamed or
+   * copied since), not a new original.
+   */
+  outputWithResult(hash: string): string | undefined {
+    const rel = this.entries.outputWithResult(hash);
+    return rel === undefined ? undefined : resolve(this.dir, rel);
+  }
+
   /** Note, before it is renamed into place, the hash of a result about to be at `output` (absolute). Appends one line. */
   intend(output: string, outputHash: string): Promise<void> {
     const rel = this.relOf(output);

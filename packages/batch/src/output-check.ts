@@ -67,7 +67,9 @@ function nearestExisting(folder: string, show: (path: string) => string): string
     try {
       info = statSync(dir, { throwIfNoEntry: false });
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOTDIR') throw err;
+      // Too long a path (over PATH_MAX) is not there to write to: its files are refused one by one, with the reason.
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code !== 'ENOTDIR' && code !== 'ENAMETOOLONG') throw err;
     }
     if (info?.isDirectory()) return dir;
     if (info) throw new BatchUsageError(`cannot write results to ${show(folder)}: ${show(dir)} is a file, not a folder`, 'bad-output');
@@ -83,10 +85,13 @@ async function probeWrite(existing: string, folder: string, show: (path: string)
     await fh.close();
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code ?? 'error';
+    // The folder's own path is near PATH_MAX: what would be written there is refused file by file, with the reason.
+    if (code === 'ENAMETOOLONG') return;
     const where = existing === folder ? show(folder) : `${show(folder)} (its nearest existing folder ${show(existing)})`;
     throw new BatchUsageError(`cannot write results to ${where}: ${WRITE_REASONS[code] ?? code}`, 'bad-output');
   } finally {
-    await rm(probe, { force: true });
+    // Not there when it could not be made (a path too long to name); else removed, or left for the run's clean-up of partial files.
+    await rm(probe, { force: true }).catch(() => undefined);
   }
 }
 

@@ -95,7 +95,9 @@ export function hasSuffix(fileName: string, suffix: string): boolean {
  * listing with U+FFFD in place of its bytes, and no file has that name.
  */
 export function unreadableReason(path: string, err: Error): string {
-  const notUtf8 = path.includes('\uFFFD') && (err as NodeJS.ErrnoException).code === 'ENOENT';
+  const code = (err as NodeJS.ErrnoException).code;
+  if (code === 'ENAMETOOLONG') return `its path is ${Buffer.byteLength(path)} bytes, too long for the file system (ENAMETOOLONG); move the folder nearer the root or shorten its folder names`;
+  const notUtf8 = path.includes('\uFFFD') && code === 'ENOENT';
   return notUtf8 ? 'its name is not valid UTF-8, which pfc cannot address; rename it (convmv does this for a whole tree) and run again' : err.message;
 }
 

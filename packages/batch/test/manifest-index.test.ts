@@ -170,3 +170,41 @@ it('holds nothing per file in the garbage-collected heap, and at most ~220 bytes
   expect(perFile('heap')).toBeLessThan(20);
   expect(perFile('heap') + perFile('buffers')).toBeLessThan(220);
 }, 60_000);
+
+describe('ManifestIndex.outputWithResult', () => {
+  it('finds the output whose current result has a hash, as a scan of the entries would, while outputs are added and redone', () => {
+    const rand = lcg(7);
+    const index = new ManifestIndex();
+    const model = new Map<string, ManifestEntry>();
+    const outputs: number[] = [];
+    const scan = (hash: string): string | undefined => [...model.values()].find((e) => e.outputHash === hash)?.output;
+    const asked: string[] = [];
+    // Mostly distinct results; some share their lookup key (the last four bytes), some are an earlier result again (two identical photos).
+    const result = (n: number): string => {
+      const r = rand();
+      if (r < 0.02) return `sha256:${n.toString(16).padStart(56, '0')}deadbeef`;
+      if (r < 0.03 && asked.length > 0) return asked[Math.floor(rand() * asked.length)]!;
+      return sha(1e6 + n);
+    };
+    for (let n = 0; n < 6_000; n++) {
+      // A third redo an output recorded before: its earlier result is no longer current.
+      const i = outputs.length > 0 && rand() < 0.3 ? outputs[Math.floor(rand() * outputs.length)]! : (outputs.push(n), n);
+      const e = entry(i, { outputHash: result(n) });
+      model.set(e.output, e);
+      if (rand() < 0.5) index.set(e, e.backend === 'web' ? B : A);
+      else index.setLine(JSON.parse(doneLine(e, 1)) as Parameters<ManifestIndex['setLine']>[0], e.backend === 'web' ? B : A);
+      asked.push(e.outputHash);
+      // Asked early (the table is built then, and kept up to date as it grows) and now and then.
+      if (n === 10 || n % 1000 === 0) for (const h of asked.slice(-20)) expect(index.outputWithResult(h) !== undefined, h).toBe(scan(h) !== undefined);
+    }
+    const current = new Set([...model.values()].map((e) => e.outputHash));
+    for (const h of asked) {
+      const found = index.outputWithResult(h);
+      // A result shared by two outputs may name either; one no longer current names none.
+      expect(found !== undefined, h).toBe(current.has(h));
+      if (found !== undefined) expect(model.get(found)!.outputHash).toBe(h);
+    }
+    expect(index.outputWithResult(sha(42))).toBeUndefined();
+    expect(index.outputWithResult('md5:abc')).toBeUndefined();
+  });
+});

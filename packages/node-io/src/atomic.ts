@@ -9,7 +9,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { constants as fsConstants } from 'node:fs';
-import { copyFile, link, lstat, mkdir, open, rename, rm, writeFile } from 'node:fs/promises';
+import { copyFile, type FileHandle, link, lstat, mkdir, open, rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 
 /** Suffix of temporary files; they are renamed into place when complete. */
@@ -28,6 +28,14 @@ export interface AtomicWriteOptions<T = unknown> {
   signal?: AbortSignal;
   /** File mode of the result (e.g. the original's, in in-place mode); default: the process umask's. */
   mode?: number;
+  /**
+   * Owner of the result (e.g. the original's, in in-place mode), as far as the
+   * process may give it: root any, another user only a group it is in; what
+   * it may not is left as created. Default: the process's.
+   */
+  owner?: { uid: number; gid: number };
+  /** Access and modification times of the result (a copy that keeps the original's, as backups and restores do); default: now. */
+  times?: { atime: Date; mtime: Date };
   /**
    * Check the complete temporary file before it replaces the destination; throw
    * to refuse it. `produced` is what the write produced (the stream variant's
@@ -95,7 +103,7 @@ export async function writeAtomic<T>(dest: string, produce: (tempPath: string) =
   try {
     options.signal?.throwIfAborted();
     const result = await produce(tmp);
-    await settleFile(tmp, options.mode, durable);
+    await settleFile(tmp, options, durable);
     await options.verify?.(tmp, result);
     options.signal?.throwIfAborted();
     const exclusive = typeof options.exclusive === 'function' ? options.exclusive() : options.exclusive === true;
@@ -131,7 +139,7 @@ export function copyFileAtomic(src: string, dest: string, options: AtomicWriteOp
 export async function moveFileAtomic(src: string, dest: string, options: Pick<AtomicWriteOptions, 'durable' | 'mode'> = {}): Promise<void> {
   const durable = options.durable ?? true;
   try {
-    await settleFile(src, options.mode, durable);
+    await settleFile(src, options, durable);
     await rename(src, dest);
     if (durable) await syncFolder(dirname(dest));
   } catch (err) {
@@ -173,17 +181,41 @@ async function placeExclusive(tmp: string, dest: string): Promise<void> {
   await rm(tmp, { force: true });
 }
 
-/** Give the complete temporary file its mode and flush its bytes to disk. */
-async function settleFile(path: string, mode: number | undefined, durable: boolean): Promise<void> {
-  if (mode === undefined && !durable) return;
+/** Give the complete temporary file its owner, mode and times, and flush it to disk. */
+async function settleFile(path: string, options: Pick<AtomicWriteOptions, 'mode' | 'owner' | 'times'>, durable: boolean): Promise<void> {
+  const { mode, owner, times } = options;
+  if (mode === undefined && owner === undefined && times === undefined && !durable) return;
   // Through one handle: fchmod works even when `mode` makes the file read-only.
   const fh = await open(path, 'r+');
   try {
+    // Before the mode: a change of owner clears set-user-ID bits.
+    if (owner) await giveOwner(fh, owner);
     if (mode !== undefined) await fh.chmod(mode);
+    // Last: nothing written after it changes the modification time.
+    if (times) await fh.utimes(times.atime, times.mtime);
     if (durable) await fh.sync();
   } finally {
     await fh.close();
   }
+}
+
+/** The owner and group, else the group alone, else nothing: what the process may give (EPERM otherwise). */
+async function giveOwner(fh: FileHandle, owner: { uid: number; gid: number }): Promise<void> {
+  const now = await fh.stat();
+  if (now.uid === owner.uid && now.gid === owner.gid) return;
+  try {
+    await fh.chown(owner.uid, owner.gid);
+  } catch (err) {
+    if (!isRefused(err)) throw err;
+    if (now.gid !== owner.gid) await fh.chown(now.uid, owner.gid).catch((e: unknown) => {
+      if (!isRefused(e)) throw e;
+    });
+  }
+}
+
+function isRefused(err: unknown): boolean {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  return code === 'EPERM' || code === 'EINVAL' || code === 'ENOTSUP' || code === 'ENOSYS';
 }
 
 /**

@@ -115,6 +115,20 @@ describe('writeAtomic', () => {
     expect(statSync(dest).mode & 0o777).toBe(0o444);
   });
 
+  it('gives the result the requested times and, as far as the process may, owner (a backup or restore keeps the original\'s)', async () => {
+    const dest = join(dir, 'kept.jpg');
+    const mtime = new Date('2019-05-05T10:00:00.250Z');
+    const root = process.getuid?.() === 0;
+    // Root may give any owner; another user keeps its own (a group it is not in is refused quietly).
+    const owner = root ? { uid: 1234, gid: 2345 } : { uid: process.getuid!(), gid: 0 };
+    await writeFileAtomic(dest, 'original', { mode: 0o440, times: { atime: mtime, mtime }, owner });
+    const st = statSync(dest);
+    expect(st.mtime.getTime()).toBe(mtime.getTime());
+    expect(st.mode & 0o777).toBe(0o440);
+    expect(st.uid).toBe(owner.uid);
+    if (root) expect(st.gid).toBe(owner.gid);
+  });
+
   it('can stage the temporary file in another folder of the same file system', async () => {
     const staging = mkdtempSync(join(dir, 'tmp-'));
     await writeFileAtomic(join(dir, 'out.bin'), 'x', { tempDir: staging });

@@ -1,0 +1,110 @@
+/**
+ * Messy folders met after an in-place run, through the built `pfc`: a
+ * corrected photo renamed or copied by the user, an original with its own
+ * times, mode and owner, and a tree deeper than the longest path the file
+ * system takes. Each checks the bytes and metadata on disk, the messages and
+ * the exit code, and what `pfc restore` gives back.
+ */
+import { spawnSync } from 'node:child_process';
+import { chmodSync, chownSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, renameSync, statSync, utimesSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { filesBelow, jsonLines, runPfc, SAMPLES, summaryOf } from './helpers';
+
+const PHOTO_A = join(SAMPLES, 'objects/coffee.jpg');
+const PHOTO_B = join(SAMPLES, 'outdoors/rocket.jpg');
+const SLOW = 120_000;
+
+function photosFolder(files: Record<string, string>): string {
+  const dir = mkdtempSync(join(tmpdir(), 'pfc-originals-'));
+  for (const [rel, from] of Object.entries(files)) {
+    mkdirSync(join(dir, rel, '..'), { recursive: true });
+    copyFileSync(from, join(dir, rel));
+  }
+  return dir;
+}
+
+describe('pfc correct --in-place and pfc restore on messy folders', () => {
+  it('a corrected photo renamed or copied by the user is left as is (not corrected twice, not kept as an original); restore brings the original back', { timeout: SLOW }, async () => {
+    const dir = photosFolder({ 'photos/IMG_1.JPG': PHOTO_A, 'photos/b.jpg': PHOTO_B });
+    const original = readFileSync(join(dir, 'photos/IMG_1.JPG'));
+    expect((await runPfc(['correct', 'photos', '--in-place'], { cwd: dir })).code).toBe(0);
+    const result = readFileSync(join(dir, 'photos/IMG_1.JPG'));
+    // A photo manager renames it (on macOS a change of case alone does the same); the user also keeps a copy.
+    renameSync(join(dir, 'photos/IMG_1.JPG'), join(dir, 'photos/img_1.jpg'));
+    copyFileSync(join(dir, 'photos/img_1.jpg'), join(dir, 'photos/copy.jpg'));
+    const again = await runPfc(['correct', 'photos', '--in-place', '--json'], { cwd: dir });
+    expect(again.code, again.stdout + again.stderr).toBe(1);
+    const failed = jsonLines(again.stdout).filter((l) => l.type === 'failed');
+    expect(failed.map((l) => [l.rel, l.errorName])).toEqual([['copy.jpg', 'AlreadyCorrectedError'], ['img_1.jpg', 'AlreadyCorrectedError']]);
+    expect(failed[0]!.error).toContain(`pfc's result for ${join(dir, 'photos/IMG_1.JPG')}`);
+    expect(jsonLines(again.stdout).filter((l) => l.type === 'start')).toEqual([]);
+    for (const name of ['img_1.jpg', 'copy.jpg']) expect(readFileSync(join(dir, 'photos', name)).equals(result), name).toBe(true);
+    expect(filesBelow(join(dir, 'photos/.pfc-originals'))).toEqual(['IMG_1.JPG', 'b.jpg']);
+
+    const restore = await runPfc(['restore', 'photos'], { cwd: dir });
+    expect(restore.code, restore.stdout + restore.stderr).toBe(0);
+    expect(readFileSync(join(dir, 'photos/IMG_1.JPG')).equals(original)).toBe(true);
+  });
+
+  it('restore gives the original back with its modification time, mode and (run as root) owner, not only its bytes', { timeout: SLOW }, async () => {
+    const dir = photosFolder({ 'photos/a.jpg': PHOTO_A });
+    const photo = join(dir, 'photos/a.jpg');
+    const taken = new Date('2019-05-05T10:00:00Z');
+    chmodSync(photo, 0o440);
+    utimesSync(photo, taken, taken);
+    const root = process.getuid?.() === 0;
+    if (root) chownSync(photo, 1234, 2345);
+    const before = statSync(photo);
+    expect((await runPfc(['correct', 'photos', '--in-place'], { cwd: dir })).code).toBe(0);
+    const corrected = statSync(photo);
+    expect(corrected.mode & 0o7777).toBe(0o440);
+    expect([corrected.uid, corrected.gid]).toEqual([before.uid, before.gid]);
+
+    const restore = await runPfc(['restore', 'photos'], { cwd: dir });
+    expect(restore.code, restore.stdout + restore.stderr).toBe(0);
+    const after = statSync(photo);
+    expect(readFileSync(photo).equals(readFileSync(PHOTO_A))).toBe(true);
+    expect(after.mtime.getTime()).toBe(taken.getTime());
+    expect(after.mode & 0o7777).toBe(0o440);
+    expect([after.uid, after.gid]).toEqual([before.uid, before.gid]);
+  });
+
+  it.runIf(process.platform === 'linux')('a tree deeper than the longest path (4,096 bytes): what fits is corrected, the rest refused or left out with the reason, no crash', { timeout: SLOW }, async () => {
+    const dir = photosFolder({ 'photos/top.jpg': PHOTO_B });
+    const photos = join(dir, 'photos');
+    // deep.jpg's own path is 4,080 bytes (readable), so the paths pfc would write for it (its result under
+    // corrected/, its kept original under .pfc-originals/, their temporary files) are over 4,095; the folder below
+    // it is over the limit itself and cannot be listed.
+    const levels: string[] = [];
+    let length = Buffer.byteLength(photos);
+    while (4080 - length - '/deep.jpg'.length > 200) {
+      levels.push('d'.repeat(99));
+      length += 100;
+    }
+    levels.push('e'.repeat(4080 - length - '/deep.jpg'.length - 1));
+    // Made one level at a time from inside (relative names): no call may name a path that long.
+    const script = `const fs = require('node:fs'); const photo = fs.readFileSync(process.argv[1]);
+      for (const d of process.argv.slice(2)) { fs.mkdirSync(d); process.chdir(d); if (d.startsWith('e')) fs.writeFileSync('deep.jpg', photo); }
+      fs.writeFileSync('deeper.jpg', photo);`;
+    const made = spawnSync(process.execPath, ['-e', script, PHOTO_A, ...levels, 'f'.repeat(99)], { cwd: photos });
+    expect(made.status, made.stderr.toString()).toBe(0);
+
+    for (const mode of [['--out', 'out'], ['--in-place']]) {
+      const r = await runPfc(['correct', 'photos', ...mode, '--json'], { cwd: dir });
+      expect(r.code, `${mode}: ${r.stderr}`).toBe(1);
+      expect(r.stderr).not.toMatch(/ENAMETOOLONG|\n\s+at /);
+      const lines = jsonLines(r.stdout);
+      expect(lines.filter((l) => l.type === 'corrected').map((l) => l.rel), `${mode}`).toEqual(['top.jpg']);
+      const refused = lines.filter((l) => l.type === 'failed');
+      expect(refused.map((l) => [String(l.rel).endsWith('/deep.jpg'), l.errorName]), `${mode}`).toEqual([[true, 'OutputPathTooLongError']]);
+      expect(refused[0]!.error).toMatch(/is \d{4} bytes, over the 4095 a path may have here/);
+      // Refused before it was sent: no job started for it.
+      expect(lines.filter((l) => l.type === 'start').map((l) => l.rel)).toEqual(['top.jpg']);
+      const summary = summaryOf(r.stdout);
+      expect(summary).toMatchObject({ corrected: 1, failed: 2 });
+      expect((summary.failures as Array<{ error: string }>).map((f) => f.error)).toEqual(expect.arrayContaining([expect.stringMatching(/^folder cannot be read: its path is \d{4} bytes, too long for the file system/)]));
+    }
+  });
+});
