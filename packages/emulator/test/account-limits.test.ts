@@ -9,7 +9,11 @@ describe('account limits', () => {
   it('a key over its jobs in progress gets 429 + Retry-After; other keys do not; a finished job frees the slot', async () => {
     const emu = await emulator({ apiKeys: ['test-key', 'other-key'], accountLimits: { jobsInProgress: 2 }, processingMs: 400, workers: 1 });
     const fileKey = await upload(emu.web, COFFEE);
-    const start = (key = 'test-key') => fetch(`${emu.web}/pfc?fileKey=${fileKey}&cache=false`, { headers: { 'X-API-KEY': key } });
+    // A fileKey belongs to the key that asked for its ticket: the other key uploads its own.
+    const ticket = await json<{ fileKey: string; uploadUrl: string }>(await fetch(`${emu.web}/upload`, { headers: { 'X-API-KEY': 'other-key' } }));
+    await fetch(ticket.uploadUrl, { method: 'PUT', body: COFFEE });
+    const keys: Record<string, string> = { 'test-key': fileKey, 'other-key': ticket.fileKey };
+    const start = (key = 'test-key') => fetch(`${emu.web}/pfc?fileKey=${keys[key]}&cache=false`, { headers: { 'X-API-KEY': key } });
     const first = await json<{ statusEndpoint: string }>(await start());
     expect((await start()).status).toBe(200);
     const third = await start();

@@ -15,6 +15,15 @@ export const CHELSEA = readFileSync(samples('objects/chelsea.png'));
 /** 512x512 JPEG portrait */
 export const ASTRONAUT = readFileSync(samples('portraits/astronaut.jpg'));
 
+/** A minimal ISO-BMFF (MP4) header followed by filler. */
+export function fakeMp4(size = 4096): Buffer<ArrayBuffer> {
+  const b = Buffer.alloc(size);
+  b.writeUInt32BE(24, 0);
+  b.write('ftypisom', 4, 'latin1');
+  b.write('isomiso2mp41', 12, 'latin1');
+  return b;
+}
+
 /** Emulators started by a test file; close them in afterEach/afterAll. */
 export const started: EmulatorHandle[] = [];
 

@@ -83,13 +83,13 @@ describe('preset lifecycle', () => {
   });
 
   it('validates the create body: name required, reserved and duplicate names refused', async () => {
-    const post = (body: string) => fetch(`${web}/presets/`, { method: 'POST', headers: H, body });
+    const post = (body: string) => fetch(`${web}/presets/`, { method: 'POST', headers: { ...H, 'Content-Type': 'application/json' }, body });
     expect((await json(await post('{"description":"x"}'))).error).toMatch(/name must be a non-empty string/);
     expect((await post('not json')).status).toBe(400);
-    expect((await json(await post('{"name":"Pro"}'))).error).toMatch(/reserved for a built-in preset/);
-    expect((await json(await post('{"name":"x","description":5}'))).error).toMatch(/description must be a string/);
+    expect((await json(await post('{"name":"Pro","description":""}'))).error).toMatch(/reserved for a built-in preset/);
+    expect((await json(await post('{"name":"x","description":5}'))).error).toMatch(/description is required: a string/);
     await create('Twice');
-    const dup = await post('{"name":"Twice"}');
+    const dup = await post('{"name":"Twice","description":""}');
     expect(dup.status).toBe(409);
     expect((await json(dup)).error).toMatch(/already exists/);
     const big = await post(JSON.stringify({ name: 'big', description: 'x'.repeat(70_000) }));
@@ -98,7 +98,7 @@ describe('preset lifecycle', () => {
 
   it('refuses a preset PUT over the size limit with 413', async () => {
     const small = await emulator({ limits: { maxPresetBytes: 10 } });
-    const res = await fetch(`${small.web}/presets/`, { method: 'POST', headers: H, body: '{"name":"x"}' });
+    const res = await fetch(`${small.web}/presets/`, { method: 'POST', headers: { ...H, 'Content-Type': 'application/json' }, body: '{"name":"x","description":""}' });
     const { uploadUrl } = await json<{ uploadUrl: string }>(res);
     expect((await fetch(uploadUrl, { method: 'PUT', body: PRESET_FILE })).status).toBe(413);
   });
@@ -109,7 +109,7 @@ describe('listing', () => {
     const fresh = await emulator({ apiKeys: ['a', 'b'] });
     const names = Array.from({ length: 25 }, (_, i) => `p${String(i).padStart(2, '0')}`);
     for (const name of names) {
-      const r = await fetch(`${fresh.web}/presets/`, { method: 'POST', headers: { 'X-API-KEY': 'a' }, body: JSON.stringify({ name, description: '' }) });
+      const r = await fetch(`${fresh.web}/presets/`, { method: 'POST', headers: { 'X-API-KEY': 'a', 'Content-Type': 'application/json' }, body: JSON.stringify({ name, description: '' }) });
       expect(r.status).toBe(200);
     }
     const list = async (q: string, key = 'a') => fetch(`${fresh.web}/presets${q}`, { headers: { 'X-API-KEY': key } });

@@ -62,7 +62,7 @@ describe('result retention', () => {
     expect(readdirSync(join(emu.dataDir, 'uploads'))).not.toContain(fileKey);
     const res = await fetch(`${emu.web}/pfc?fileKey=${fileKey}`, { headers: H });
     expect(res.status).toBe(400);
-    expect((await json(res)).error).toMatch(/unknown \(or past its retention\)/);
+    expect((await json(res)).error).toMatch(/unknown to this API key \(or past its retention\)/);
   });
 });
 

@@ -105,12 +105,13 @@ describe('malformed requests', () => {
   });
 
   it('handles odd queries and bodies without a 500', async () => {
+    const JSON_H = { ...H, 'Content-Type': 'application/json' };
     const odd = [
       fetch(`${web}/pfc?fileKey=${'a'.repeat(5000)}&width=${'9'.repeat(400)}`, { headers: H }),
       fetch(`${web}/pfc?fileKey=%E0%A4%A&preset=%00`, { headers: H }),
-      fetch(`${web}/presets/`, { method: 'POST', headers: H, body: '[]' }),
-      fetch(`${web}/presets/`, { method: 'POST', headers: H, body: 'null' }),
-      fetch(`${web}/presets/`, { method: 'POST', headers: H, body: '{"name":{"$gt":""}}' }),
+      fetch(`${web}/presets/`, { method: 'POST', headers: JSON_H, body: '[]' }),
+      fetch(`${web}/presets/`, { method: 'POST', headers: JSON_H, body: 'null' }),
+      fetch(`${web}/presets/`, { method: 'POST', headers: JSON_H, body: '{"name":{"$gt":""}}' }),
       fetch(`${web}/upload?fileType=image&fileType=video&fileType=x`, { headers: H }),
     ];
     for (const res of await Promise.all(odd)) {

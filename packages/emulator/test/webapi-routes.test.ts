@@ -186,11 +186,6 @@ describe('GET /pfc parameter errors', () => {
     expect((await json(empty)).error).toMatch(/has no file yet/);
   });
 
-  it('ignores unknown parameters, as the hosted service does', async () => {
-    const ep = await startJob(web, { fileKey, somethingNew: 'x' });
-    expect((await waitFor(ep)).status).toBe('COMPLETED');
-  });
-
   it('400 naming a parameter sent twice', async () => {
     const res = await fetch(`${web}/pfc?fileKey=${fileKey}&width=100&width=200`, { headers: H });
     expect(res.status).toBe(400);

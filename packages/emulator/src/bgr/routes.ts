@@ -19,6 +19,7 @@ import sharp from 'sharp';
 import { streamFile } from '../http/files';
 import { HttpError, sendJson } from '../http/respond';
 import { Router, type RequestContext } from '../http/router';
+import { describeSniffed, sniff } from '../webapi/filetype';
 import type { BgrJob, BgrJobs } from './jobs';
 
 type BgrSubmitOptions = Parameters<BgrJobs['submit']>[2];
@@ -131,8 +132,15 @@ async function readSubmission(req: IncomingMessage, url: URL, maxUpload: number)
   };
 }
 
-/** The container answers 404 `invalidFile` (its documented code) for bytes it cannot read as an image. */
+/**
+ * The container answers 404 `invalidFile` (its documented code) for bytes it
+ * cannot read as an image. Which types it reads is not documented: JPEG and
+ * PNG by content, as the two other APIs take (stricter than every format sharp
+ * decodes — WebP, GIF, TIFF, AVIF, SVG).
+ */
 async function requireDecodableImage(bytes: Buffer): Promise<void> {
+  const type = sniff(bytes.subarray(0, 64));
+  if (!(type.kind === 'image' && type.supported)) fail(404, 'invalidFile', `file content is ${describeSniffed(type)}; send a JPEG or PNG image`);
   const meta = await sharp(bytes).metadata().catch(() => undefined);
   if (!meta?.width || !meta.height) fail(404, 'invalidFile', 'file content is not an image the container can read');
 }

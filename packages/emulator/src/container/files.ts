@@ -36,6 +36,9 @@ export interface Folders {
   presets: string;
 }
 
+/** Bytes of a body's start handed to `receive`'s check (enough for the JPEG and PNG signatures). */
+const HEAD_BYTES = 16;
+
 interface Tracked {
   path: string;
   createdAt: number;
@@ -106,16 +109,20 @@ export class ContainerFiles {
    * ids: the body could not be read → bodyRequestMessage; the temp file could
    * not be created → temporaryFileCreationMessage; written or closed →
    * temporaryFileWritingMessage. Nothing is left behind on failure.
+   * `checkHead` sees the first 16 bytes once the body is in, before the file
+   * is kept; a `ContainerFailure` it throws discards the upload.
    */
-  async receive(req: IncomingMessage, key: string, maxBytes: number): Promise<{ path: string; size: number }> {
+  async receive(req: IncomingMessage, key: string, maxBytes: number, checkHead?: (head: Buffer) => void): Promise<{ path: string; size: number }> {
     const declared = Number(req.headers['content-length']);
     if (Number.isFinite(declared) && declared > maxBytes) throw new ContainerFailure('bodyRequestMessage', `the body is larger than the limit of ${maxBytes} bytes`, 413);
     const dest = await this.inside(this.folders.input, key);
     let size = 0;
+    let head = Buffer.alloc(0);
     let stage: 'create' | 'write' | 'read' = 'create';
     const meter = new Transform({
       transform(chunk: Buffer, _enc, done) {
         size += chunk.length;
+        if (head.length < HEAD_BYTES) head = Buffer.concat([head, chunk.subarray(0, HEAD_BYTES - head.length)]);
         if (size > maxBytes) done(new ContainerFailure('bodyRequestMessage', `the body is larger than the limit of ${maxBytes} bytes`, 413));
         else done(null, chunk);
       },
@@ -134,6 +141,7 @@ export class ContainerFiles {
         }
         await pipeline(req, meter, out);
         stage = 'write';
+        checkHead?.(head);
       });
     } catch (err) {
       if (err instanceof ContainerFailure) throw err;

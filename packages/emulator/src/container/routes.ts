@@ -16,7 +16,7 @@ import {
   type ContainerVersionResponse,
 } from '@pfc/core';
 import type { ImagingEngine } from '../engine';
-import { HttpError, sendJson, singleQuery } from '../http/respond';
+import { HttpError, mediaTypeOf, sendJson, singleQuery } from '../http/respond';
 import { Router, type RequestContext } from '../http/router';
 import { DEFAULT_LIMITS } from '../options';
 import { correctContainerImage } from './correct';
@@ -117,14 +117,27 @@ export function containerRouter(state: ContainerState): Router {
 }
 
 async function upload(state: ContainerState, { req, res }: RequestContext): Promise<void> {
-  const type = String(req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  const type = mediaTypeOf(req);
   if (type !== 'image/jpeg' && type !== 'image/png') {
     state.answer('noContentTypeRequestMessage', `Content-Type must be image/jpeg or image/png (got ${type ? JSON.stringify(type) : 'none'})`);
   }
   const imageKey = randomUUID();
-  const got = await state.files.receive(req, imageKey, state.maxUpload).catch(state.fail);
+  const got = await state.files.receive(req, imageKey, state.maxUpload, (head) => requireDeclaredType(head, type)).catch(state.fail);
   state.log('debug', 'upload stored', { imageKey, bytes: got.size });
   sendJson(res, 200, { imageKey });
+}
+
+/**
+ * The body must be what its Content-Type says. The document does not say what
+ * the container does with a PNG sent as `image/jpeg` (or with a body that is
+ * no image at all); stricter: the same 400 as an unsupported Content-Type, at
+ * upload, so a client that labels files by their name is caught here.
+ */
+function requireDeclaredType(head: Buffer, declared: string): void {
+  const actual = sniffType(head);
+  if (actual !== declared) {
+    throw new ContainerFailure('noContentTypeRequestMessage', `Content-Type is ${declared} but the body is ${actual ?? (head.length === 0 ? 'empty' : 'not a JPEG or PNG image')}`);
+  }
 }
 
 type ContainerParams = ReturnType<typeof validateContainerParams>['params'];

@@ -10,7 +10,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import type { JobRecord, JobState, PfcParams } from '@pfc/core';
-import { HttpError, readJsonBody, sendJson } from '../http/respond';
+import { HttpError, mediaTypeOf, readJsonBody, sendJson } from '../http/respond';
 import type { RouteDef } from '../http/router';
 import { sweep, type WebApiApp } from '../webapi/app';
 
@@ -88,7 +88,7 @@ function checkControlKey(app: WebApiApp, req: IncomingMessage): void {
 
 /** Reads a control body, refusing anything but JSON (415) so a page cannot send one without a preflight. */
 async function readControlJson(req: IncomingMessage): Promise<unknown> {
-  const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  const type = mediaTypeOf(req);
   if (type !== 'application/json') throw new HttpError(415, 'control routes take Content-Type: application/json bodies only');
   return readJsonBody(req);
 }

@@ -86,6 +86,11 @@ export async function readJsonBody(req: IncomingMessage, maxBytes = 64 * 1024): 
   }
 }
 
+/** The request's media type: its `Content-Type` without parameters, lower case; '' when absent. */
+export function mediaTypeOf(req: IncomingMessage): string {
+  return (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+}
+
 /** Reads and discards a request body, so keep-alive connections stay usable after an early answer. */
 export function drain(req: IncomingMessage): void {
   if (!req.complete) req.resume();
@@ -94,11 +99,17 @@ export function drain(req: IncomingMessage): void {
 /**
  * The query as one value per name. A name sent twice is a 400 naming it:
  * guessing which value the caller meant would hide a bug in their script.
+ * With `known`, a name outside it is a 400 too: a misspelt or wrongly cased
+ * parameter (`filetype`, `noredirect`) would otherwise be dropped silently and
+ * the request would run with the default the caller did not mean.
  */
-export function singleQuery(url: URL): Record<string, string> {
+export function singleQuery(url: URL, known?: readonly string[]): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [name, value] of url.searchParams) {
     if (Object.prototype.hasOwnProperty.call(out, name)) throw new HttpError(400, `parameter ${name} was sent more than once`);
+    if (known && !known.includes(name)) {
+      throw new HttpError(400, `unknown parameter "${name}"; known parameters: ${known.join(', ') || 'none'}`, { errors: [{ param: name, message: 'unknown parameter' }] });
+    }
     out[name] = value;
   }
   return out;

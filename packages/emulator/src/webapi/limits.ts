@@ -46,12 +46,12 @@ export function checkUpscale(input: Dimensions, output: Dimensions, inputBytes: 
   if (inputBytes >= limits.maxUpscaleInputBytes) {
     throw new JobRejection(`AI upscaling needs an input below ${formatBytes(limits.maxUpscaleInputBytes)}; the file has ${formatBytes(inputBytes)}`, 413);
   }
-  const max = p.resize === 'smallDetails' ? limits.maxUpscaleSideSmallDetails : limits.maxUpscaleSideGeneral;
+  // `auto` lets the service pick either model, so it gets the smaller limit (the document does not say which it picks: stricter).
+  const max = p.resize === 'general' ? limits.maxUpscaleSideGeneral : Math.min(limits.maxUpscaleSideGeneral, limits.maxUpscaleSideSmallDetails);
   if (Math.max(output.width, output.height) > max) {
-    throw new JobRejection(
-      `AI upscaling output longer side is at most ${max} pixels with resize=${p.resize ?? 'auto'}; the request asks for ${output.width}x${output.height}`,
-      413,
-    );
+    const resize = p.resize ?? 'auto';
+    const why = resize === 'auto' ? ` (auto may choose the small-details model; resize=general allows ${limits.maxUpscaleSideGeneral})` : '';
+    throw new JobRejection(`AI upscaling output longer side is at most ${max} pixels with resize=${resize}${why}; the request asks for ${output.width}x${output.height}`, 413);
   }
 }
 

@@ -35,12 +35,13 @@ export class PresetStore {
     if (typeof name !== 'string' || name.trim() === '' || name.length > PRESET_NAME_MAX) {
       throw new HttpError(400, `name must be a non-empty string of at most ${PRESET_NAME_MAX} characters`);
     }
-    if (description !== undefined && (typeof description !== 'string' || description.length > PRESET_DESCRIPTION_MAX)) {
-      throw new HttpError(400, `description must be a string of at most ${PRESET_DESCRIPTION_MAX} characters`);
+    // Required (the document does not say whether it is; stricter): the create request "sends" it.
+    if (typeof description !== 'string' || description.length > PRESET_DESCRIPTION_MAX) {
+      throw new HttpError(400, `description is required: a string of at most ${PRESET_DESCRIPTION_MAX} characters (may be empty)`);
     }
     if (RESERVED.has(name.toLowerCase())) throw new HttpError(400, `name "${name}" is reserved for a built-in preset; choose another name`);
     if (this.byName(owner, name)) throw new HttpError(409, `a preset named "${name}" already exists`);
-    const entry: PresetEntry = { presetId: randomUUID(), name, description: description ?? '', owner, createdAt: this.now() };
+    const entry: PresetEntry = { presetId: randomUUID(), name, description, owner, createdAt: this.now() };
     this.entries.set(entry.presetId, entry);
     return entry;
   }

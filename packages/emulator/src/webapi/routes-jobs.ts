@@ -18,11 +18,12 @@ export function jobRoutes(app: WebApiApp): RouteDef[] {
       handle({ req, res, url }) {
         const owner = app.auth.check(req);
         app.accounts.admitJob(owner);
-        // Unknown names are ignored, as the hosted service does.
-        const check = validatePfcParams(singleQuery(url), { unknown: 'ignore', requireFileKey: true });
+        // Unknown names are a 400 (the contract is silent; stricter): a misspelt or
+        // wrongly cased option (`autoCrop`, `outputquality`) would otherwise run with its default.
+        const check = validatePfcParams(singleQuery(url), { unknown: 'error', requireFileKey: true });
         if (check.errors.length > 0) throw new HttpError(400, check.errors.map((e) => e.message).join('; '), { errors: check.errors });
         const p = check.params;
-        const file = uploadedFile(app, 'fileKey', p.fileKey!);
+        const file = uploadedFile(app, owner, 'fileKey', p.fileKey!, p.fileType ?? 'image');
         const params = jobParams(p);
 
         let presetPath: string | undefined;
@@ -39,7 +40,7 @@ export function jobRoutes(app: WebApiApp): RouteDef[] {
         let backgroundPath: string | undefined;
         let backgroundHash = '';
         if (params.bgFileKey !== undefined) {
-          const bg = uploadedFile(app, 'bgFileKey', params.bgFileKey);
+          const bg = uploadedFile(app, owner, 'bgFileKey', params.bgFileKey, 'image');
           if (!(bg.sniffed.kind === 'image' && bg.sniffed.supported)) throw new HttpError(400, 'bgFileKey must name an uploaded JPEG or PNG image');
           backgroundPath = bg.path;
           backgroundHash = bg.sha256;
@@ -47,7 +48,7 @@ export function jobRoutes(app: WebApiApp): RouteDef[] {
         let referencePath: string | undefined;
         let referenceHash = '';
         if (params.aiArtReferenceFileKey !== undefined) {
-          const ref = uploadedFile(app, 'aiArtReferenceFileKey', params.aiArtReferenceFileKey);
+          const ref = uploadedFile(app, owner, 'aiArtReferenceFileKey', params.aiArtReferenceFileKey, 'image');
           if (!(ref.sniffed.kind === 'image' && ref.sniffed.supported)) throw new HttpError(400, 'aiArtReferenceFileKey must name an uploaded JPEG or PNG image');
           referencePath = ref.path;
           referenceHash = ref.sha256;
@@ -76,7 +77,7 @@ export function jobRoutes(app: WebApiApp): RouteDef[] {
       path: '/v2/status/:id',
       // No key needed (observed behaviour #4): the job id is the secret.
       handle({ res, url, params }) {
-        const noRedirect = singleQuery(url).noRedirect ?? null;
+        const noRedirect = singleQuery(url, ['noRedirect']).noRedirect ?? null;
         if (noRedirect !== null && noRedirect !== 'true' && noRedirect !== 'false') {
           throw new HttpError(400, `noRedirect must be true or false (got ${JSON.stringify(noRedirect)})`);
         }
@@ -93,10 +94,19 @@ export function jobRoutes(app: WebApiApp): RouteDef[] {
   ];
 }
 
-/** The uploaded file of a fileKey-like parameter, or 400 naming the parameter. */
-function uploadedFile(app: WebApiApp, param: string, key: string): UploadedFile {
-  const record = app.uploads.get(key);
-  if (!record) throw new HttpError(400, `${param} ${key} is unknown (or past its retention): request a ticket with GET /upload`);
+/**
+ * The uploaded file of a fileKey-like parameter, or 400 naming the parameter:
+ * unknown to this API key (another account's ticket counts as unknown), not
+ * uploaded yet, or issued for another `fileType` than the job names ("must
+ * match the uploaded file type": a video sent on an image ticket is refused
+ * even when `/pfc` says `fileType=video`).
+ */
+function uploadedFile(app: WebApiApp, owner: string, param: string, key: string, fileType: 'image' | 'video'): UploadedFile {
+  const record = app.uploads.get(key, owner);
+  if (!record) throw new HttpError(400, `${param} ${key} is unknown to this API key (or past its retention): request a ticket with GET /upload`);
+  if (record.fileType !== fileType) {
+    throw new HttpError(400, `${param} ${key} was issued by GET /upload?fileType=${record.fileType}, but the job needs fileType=${fileType}: request the ticket with the same fileType`);
+  }
   if (!record.file) throw new HttpError(400, `${param} ${key} has no file yet: PUT the file to its uploadUrl first`);
   return record.file;
 }

@@ -1,7 +1,7 @@
 /** Presets: list, create (then PUT the file to a signed address on the storage origin, `routes-storage.ts`), read, download, delete. */
 import type { IncomingMessage } from 'node:http';
 import { streamFile } from '../http/files';
-import { HttpError, readJsonBody, sendJson, singleQuery } from '../http/respond';
+import { HttpError, mediaTypeOf, readJsonBody, sendJson, singleQuery } from '../http/respond';
 import type { RouteDef } from '../http/router';
 import type { WebApiApp } from './app';
 import { presetRecord, type PresetEntry } from './presets';
@@ -9,12 +9,25 @@ import { presetRecord, type PresetEntry } from './presets';
 /** Largest `limit` of `GET /presets` (the document leaves it open). */
 export const PRESETS_MAX_LIMIT = 100;
 
-function intParam(url: URL, name: string, fallback: number, min: number, max: number): number {
-  const raw = singleQuery(url)[name];
+function intParam(query: Record<string, string>, name: string, fallback: number, min: number, max: number): number {
+  const raw = query[name];
   if (raw === undefined) return fallback;
   const n = /^\d+$/.test(raw) ? Number(raw) : NaN;
   if (!Number.isSafeInteger(n) || n < min || n > max) throw new HttpError(400, `${name} must be an integer from ${min} to ${max} (got ${JSON.stringify(raw)})`);
   return n;
+}
+
+/**
+ * The document says "JSON body"; a JSON body parser on a server skips a body
+ * sent as `text/plain` (what `fetch` sends for a string body without a
+ * Content-Type) or a form, so such a request would create nothing there. 400,
+ * the status of every other invalid request here (the document shows none).
+ */
+function requireJsonContentType(req: IncomingMessage): void {
+  const type = mediaTypeOf(req);
+  if (type !== 'application/json') {
+    throw new HttpError(400, `POST /presets/ takes a JSON body: send Content-Type: application/json (got ${type ? JSON.stringify(type) : 'none'})`);
+  }
 }
 
 export function presetRoutes(app: WebApiApp): RouteDef[] {
@@ -30,8 +43,9 @@ export function presetRoutes(app: WebApiApp): RouteDef[] {
       path: '/v2/presets',
       handle({ req, res, url }) {
         const owner = app.auth.check(req);
-        const limit = intParam(url, 'limit', 20, 1, PRESETS_MAX_LIMIT);
-        const offset = intParam(url, 'offset', 0, 0, Number.MAX_SAFE_INTEGER);
+        const query = singleQuery(url, ['limit', 'offset']);
+        const limit = intParam(query, 'limit', 20, 1, PRESETS_MAX_LIMIT);
+        const offset = intParam(query, 'offset', 0, 0, Number.MAX_SAFE_INTEGER);
         sendJson(res, 200, { presets: app.presets.list(owner, limit, offset).map((e) => presetRecord(e, app.web)) });
       },
     },
@@ -42,6 +56,7 @@ export function presetRoutes(app: WebApiApp): RouteDef[] {
       path: '/v2/presets',
       async handle({ req, res }) {
         const owner = app.auth.check(req);
+        requireJsonContentType(req);
         const entry = app.presets.create(owner, await readJsonBody(req));
         const uploadUrl = `${app.storage}/preset-uploads/${entry.presetId}?${app.signer.sign('preset', entry.presetId, app.uploadUrlTtlSeconds)}`;
         sendJson(res, 200, { presetId: entry.presetId, uploadUrl });

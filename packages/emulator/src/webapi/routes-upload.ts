@@ -10,10 +10,10 @@ export function uploadRoutes(app: WebApiApp): RouteDef[] {
       method: 'GET',
       path: '/v2/upload',
       handle({ req, res, url }) {
-        app.auth.check(req);
-        const fileType = singleQuery(url).fileType ?? 'image';
+        const owner = app.auth.check(req);
+        const fileType = singleQuery(url, ['fileType']).fileType ?? 'image';
         if (fileType !== 'image' && fileType !== 'video') throw new HttpError(400, `fileType must be one of image, video (got ${JSON.stringify(fileType)})`);
-        const record = app.uploads.create(fileType);
+        const record = app.uploads.create(owner, fileType);
         const uploadUrl = `${app.storage}/uploads/${record.fileKey}?${app.signer.sign('file', record.fileKey, app.uploadUrlTtlSeconds, app.uploadContentType)}`;
         // Both spellings (observed behaviour #1): the hosted service answers `upload_url`.
         sendJson(res, 200, { fileKey: record.fileKey, uploadUrl, upload_url: uploadUrl });

@@ -17,7 +17,9 @@ export interface UploadedFile extends ReceivedFile {
 
 export interface UploadRecord {
   fileKey: string;
-  /** The `fileType` the ticket was requested for (the job compares the content, not this). */
+  /** Account (key digest) that requested the ticket: a fileKey is usable by that key only. */
+  owner: string;
+  /** The `fileType` the ticket was requested for; `/pfc` must name the same (the job also compares the content). */
   fileType: 'image' | 'video';
   createdAt: number;
   file?: UploadedFile;
@@ -33,15 +35,20 @@ export class UploadRegistry {
     private readonly retentionMs: number,
   ) {}
 
-  create(fileType: 'image' | 'video'): UploadRecord {
-    const record: UploadRecord = { fileKey: randomUUID(), fileType, createdAt: this.now() };
+  create(owner: string, fileType: 'image' | 'video'): UploadRecord {
+    const record: UploadRecord = { fileKey: randomUUID(), owner, fileType, createdAt: this.now() };
     this.records.set(record.fileKey, record);
     return record;
   }
 
-  /** Looks a fileKey up case-insensitively (clients may upper-case UUIDs). */
-  get(fileKey: string): UploadRecord | undefined {
-    return this.records.get(fileKey.toLowerCase());
+  /**
+   * Looks a fileKey up case-insensitively (clients may upper-case UUIDs). With
+   * `owner`, a ticket of another account is not found: the signed PUT carries
+   * no key, `/pfc` does.
+   */
+  get(fileKey: string, owner?: string): UploadRecord | undefined {
+    const record = this.records.get(fileKey.toLowerCase());
+    return record && (owner === undefined || record.owner === owner) ? record : undefined;
   }
 
   /** Records a completed upload; re-uploading to the same ticket replaces the file, as object stores do. */
