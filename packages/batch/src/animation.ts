@@ -3,7 +3,7 @@
  * would come back as its first frame only. Planning leaves such files out with
  * a reason instead of flattening them silently. (GIF is not an accepted input.)
  */
-import { openInput } from './regular-files';
+import { openInput } from '@pfc/node-io';
 
 /** Bytes read from the start of a PNG: the `acTL` chunk of an APNG comes before the first `IDAT`. */
 const HEAD_BYTES = 64 * 1024;

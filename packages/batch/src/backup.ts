@@ -6,7 +6,7 @@
  */
 import { lstat, mkdir, rename } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { copyInputAtomic } from './files';
+import { copyFileAtomic } from './files';
 import { hashFile } from './hash';
 import { backupHistoryPath } from './paths';
 
@@ -26,5 +26,5 @@ export async function keepOriginal(input: string, backup: string, rel: string, i
     // Named by content: a file already there holds these very bytes.
     await rename(backup, history);
   }
-  await copyInputAtomic(input, backup);
+  await copyFileAtomic(input, backup, { signal });
 }

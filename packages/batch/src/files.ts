@@ -3,15 +3,13 @@
  * by an interrupted run. Outputs, backups, manifests and reports are written
  * with `@pfc/node-io`'s durable atomic writes (re-exported here for hosts).
  */
-import { createReadStream, createWriteStream, readdirSync } from 'node:fs';
+import { createReadStream, readdirSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pipeline as chain, Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import type { FileInput } from '@pfc/core';
-import { HashTap, writeAtomic } from '@pfc/node-io';
+import { HashTap, NotRegularFileError, openInput } from '@pfc/node-io';
 import { isPartialName } from './paths';
-import { NotRegularFileError, openInput } from './regular-files';
 
 export { copyFileAtomic, DestinationExistsError, writeFileAtomic, writeStreamAtomic, type AtomicWriteOptions, type WrittenFile } from '@pfc/node-io';
 
@@ -90,23 +88,5 @@ export async function unreadableInput(path: string): Promise<InputUnreadableErro
   } catch (err) {
     if (err instanceof NotRegularFileError) return err;
     return new InputUnreadableError(path, (err as NodeJS.ErrnoException).code ?? 'EIO');
-  }
-}
-
-/**
- * Copy the file at `src` to `dest` atomically and durably, with `src`'s
- * permissions, times and (as far as this process may give it) owner: an
- * in-place backup keeps them, so a restore gives the original back as it was,
- * not only its bytes. Read through `openInput`, not `copyFile`, whose open of
- * a path swapped for a pipe would wait for ever.
- */
-export async function copyInputAtomic(src: string, dest: string): Promise<void> {
-  const handle = await openInput(src);
-  try {
-    const { mode, uid, gid, atime, mtime } = await handle.stat();
-    const copy = (tmp: string): Promise<void> => pipeline(handle.createReadStream({ autoClose: false, highWaterMark: READ_CHUNK }), createWriteStream(tmp, { flags: 'wx' }));
-    await writeAtomic(dest, copy, { mode: mode & 0o7777, owner: { uid, gid }, times: { atime, mtime } });
-  } finally {
-    await handle.close();
   }
 }

@@ -1,7 +1,7 @@
 /** Content hashes for the manifest: SHA-256, streamed (memory does not grow with file size). */
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { openInput } from './regular-files';
+import { openInput } from '@pfc/node-io';
 
 /** `sha256:<hex>` of a file's bytes; throws `NotRegularFileError` for a pipe or device (never read). */
 export async function hashFile(path: string, signal?: AbortSignal): Promise<string> {

@@ -27,7 +27,7 @@ export {
   fileInputFromPath, writeStreamAtomic, writeFileAtomic, copyFileAtomic, removePartials, InputUnreadableError, unreadableInput, type WrittenFile, type AtomicWriteOptions,
 } from './files';
 export { hashFile } from './hash';
-export { NotRegularFileError } from './regular-files';
+export { NotRegularFileError } from '@pfc/node-io';
 export { verifyOutput, OutputCheckError } from './verify';
 export { BatchUsageError, JobTimeoutError } from './errors';
 export { formatBytes, formatDuration } from './format';

@@ -19,7 +19,7 @@ import {
 } from './paths';
 import type { SkipCode, SkippedPath } from './plan';
 import { realPathOf, realPathOfSync } from './realpaths';
-import { notRegularReason } from './regular-files';
+import { notRegularReason } from '@pfc/node-io';
 
 /** One input as given: a folder's tree or a single file, and where its outputs go. */
 export interface Root {
@@ -294,7 +294,7 @@ class Surveyor {
 /**
  * A folder entry, following links to files (not to folders: they can loop or leave the tree). A link left
  * out is reported, and so is a pipe, socket or device (or a link to one) named like a photo or video:
- * such an entry is never opened (see `regular-files.ts`), and other names are no one's photos.
+ * such an entry is never opened (see `@pfc/node-io`'s `openInput`), and other names are no one's photos.
  */
 export function kindOf(e: Dirent, path: string, leftOut?: (code: SkipCode, reason: string) => void): 'dir' | 'file' | 'other' {
   if (!e.isSymbolicLink()) return e.isDirectory() ? 'dir' : e.isFile() ? 'file' : notRegular(e, e.name, leftOut);

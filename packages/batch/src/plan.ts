@@ -9,6 +9,7 @@ import { lstatSync, readdirSync, statSync } from 'node:fs';
 import { realpath } from 'node:fs/promises';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import type { BackendKind, PfcParams } from '@pfc/core';
+import { NotRegularFileError, notRegularReason } from '@pfc/node-io';
 import { BatchUsageError, throwIfCancelled } from './errors';
 import { limitViolation } from './limits';
 import { Manifest } from './manifest';
@@ -19,7 +20,6 @@ import { BACKUP_DIR, DEFAULT_SUFFIX, hasSuffix, type OutputMode, outputFormat, o
 import { isJudged, isOwnFile, kindOf, type LeaveOut, outputFolderOf, type PlanTask, resolveRoots, type Root, type Survey, surveyInputs } from './plan-survey';
 import { PathTable } from './path-table';
 import { realFilePaths, realPathOfSync } from './realpaths';
-import { NotRegularFileError, notRegularReason } from './regular-files';
 import { type MediaFormat, type MediaInfo, sniffFileSync } from './sniff';
 
 export type { LeaveOut } from './plan-survey';

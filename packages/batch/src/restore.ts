@@ -13,7 +13,7 @@ import { lstat, readdir } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { outputOwner } from './decide';
 import { BatchUsageError } from './errors';
-import { copyInputAtomic } from './files';
+import { copyFileAtomic } from './files';
 import { hashFile } from './hash';
 import { lockFolders } from './lock';
 import { Manifest } from './manifest';
@@ -89,7 +89,7 @@ async function restoreOne(c: Candidate, manifest: Manifest, signal?: AbortSignal
       return `changed since pfc corrected it; left as is (the original stays in ${c.backup})`;
     }
   }
-  await copyInputAtomic(c.backup, c.path);
+  await copyFileAtomic(c.backup, c.path, { signal });
   return undefined;
 }
 

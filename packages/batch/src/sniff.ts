@@ -7,7 +7,7 @@
  */
 import { closeSync, readSync } from 'node:fs';
 import { MAX_JPEG_SEGMENTS, scanJpegFrame, sniffMedia, type SniffedMedia } from '@pfc/core';
-import { openInputSync } from './regular-files';
+import { openInputSync } from '@pfc/node-io';
 
 /** The formats the service corrects. */
 export type MediaFormat = 'jpeg' | 'png' | 'mp4' | 'mov';

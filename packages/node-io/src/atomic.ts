@@ -8,9 +8,11 @@
  * {@link writeAtomic}; the buffer, stream and copy variants are thin wrappers.
  */
 import { randomBytes } from 'node:crypto';
-import { constants as fsConstants } from 'node:fs';
-import { copyFile, type FileHandle, link, lstat, mkdir, open, rename, rm, writeFile } from 'node:fs/promises';
+import { createWriteStream } from 'node:fs';
+import { type FileHandle, link, lstat, mkdir, open, rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { openInput } from './regular-files';
 
 /** Suffix of temporary files; they are renamed into place when complete. */
 export const TEMP_SUFFIX = '.pfc-partial';
@@ -126,9 +128,30 @@ export function writeFileAtomic(dest: string, data: string | Uint8Array, options
   return writeAtomic(dest, (tmp) => writeFile(tmp, data, { flag: 'wx', signal: options.signal }), options);
 }
 
-/** Copy `src` to `dest` atomically and durably (in-place backups). */
-export function copyFileAtomic(src: string, dest: string, options: AtomicWriteOptions = {}): Promise<void> {
-  return writeAtomic(dest, (tmp) => copyFile(src, tmp, fsConstants.COPYFILE_EXCL), options);
+/** Read size of {@link copyFileAtomic}: a 1 MP photo in two reads rather than five of 64 KiB, memory still flat. */
+const COPY_CHUNK = 256 * 1024;
+
+/**
+ * Copy the regular file at `src` to `dest` atomically and durably, with
+ * `src`'s permissions, times and (as far as this process may give it) owner:
+ * an in-place backup keeps them, so a restore gives the original back as it
+ * was, not only its bytes. `src` is read through {@link openInput}, not
+ * `copyFile`, whose open of a path swapped for a named pipe would wait for
+ * ever; a source that is no regular file throws `NotRegularFileError`.
+ *
+ * @example
+ * await copyFileAtomic('photo.jpg', '.pfc-originals/photo.jpg');
+ */
+export async function copyFileAtomic(src: string, dest: string, options: Pick<AtomicWriteOptions, 'signal' | 'tempDir' | 'durable' | 'exclusive'> = {}): Promise<void> {
+  const handle = await openInput(src);
+  try {
+    const { mode, uid, gid, atime, mtime } = await handle.stat();
+    const copy = (tmp: string): Promise<void> =>
+      pipeline(handle.createReadStream({ autoClose: false, highWaterMark: COPY_CHUNK }), createWriteStream(tmp, { flags: 'wx' }), { signal: options.signal });
+    await writeAtomic(dest, copy, { ...options, mode: mode & 0o7777, owner: { uid, gid }, times: { atime, mtime } });
+  } finally {
+    await handle.close();
+  }
 }
 
 /**

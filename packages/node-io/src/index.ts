@@ -2,7 +2,8 @@
  * `@pfc/node-io`: Node-only file helpers shared by `@pfc/engine`,
  * `@pfc/emulator`, `@pfc/batch` and `@pfc/cli`. It depends on no other
  * workspace package, so every one of them can use it without a cycle
- * (`@pfc/core` cannot hold it: core imports no `node:*`).
+ * (`@pfc/core` cannot hold it: core imports no `node:*`). Inputs are opened
+ * through `openInput`, which never waits on a named pipe.
  */
 export {
   TEMP_SUFFIX, tempPathFor, isTempName, writeAtomic, writeFileAtomic, appendFileDurable, copyFileAtomic, moveFileAtomic, syncFolder, truncateUtf8,
@@ -10,3 +11,4 @@ export {
 } from './atomic';
 export { HashTap, writeStreamAtomic, type WrittenFile } from './stream';
 export { processAlive } from './process';
+export { notRegularReason, NotRegularFileError, openInput, openInputSync, type FileType } from './regular-files';

@@ -1,4 +1,5 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -190,6 +191,38 @@ describe('copyFileAtomic and moveFileAtomic', () => {
     await moveFileAtomic(join(dir, 'src'), join(dir, 'moved'));
     expect(files().sort()).toEqual(['backup', 'moved']);
     expect(synced).toEqual([join(dir, 'src'), dir]);
+  });
+
+  it("a copy keeps the source's mode and times, and is flushed with its folder", async () => {
+    const src = join(dir, 'photo.jpg');
+    writeFileSync(src, Buffer.alloc(600_000, 7));
+    chmodSync(src, 0o640);
+    const mtime = new Date('2021-05-04T03:02:01.000Z');
+    utimesSync(src, new Date('2022-01-01T00:00:00.000Z'), mtime);
+    const synced = await spyOnSync();
+    const dest = join(dir, 'photo copy.jpg');
+    await copyFileAtomic(src, dest);
+    expect(readFileSync(dest).equals(readFileSync(src))).toBe(true);
+    expect(statSync(dest).mode & 0o7777).toBe(0o640);
+    expect(statSync(dest).mtime.toISOString()).toBe(mtime.toISOString());
+    expect(synced.at(-1)).toBe(dir);
+    expect(files().filter(isTempName)).toEqual([]);
+  });
+
+  it('a copy never waits on a named pipe: it is refused, and nothing is written', async () => {
+    const pipe = join(dir, 'pipe.jpg');
+    execFileSync('mkfifo', [pipe]);
+    await expect(copyFileAtomic(pipe, join(dir, 'copy.jpg'))).rejects.toMatchObject({ name: 'NotRegularFileError', message: 'not a regular file (a named pipe)' });
+    expect(files().sort()).toEqual(['pipe.jpg']);
+  });
+
+  it('a cancelled copy leaves the destination as it was', async () => {
+    const src = join(dir, 'big');
+    writeFileSync(src, Buffer.alloc(4_000_000, 1));
+    writeFileSync(join(dir, 'dest'), 'before');
+    await expect(copyFileAtomic(src, join(dir, 'dest'), { signal: AbortSignal.abort() })).rejects.toMatchObject({ name: 'AbortError' });
+    expect(readFileSync(join(dir, 'dest'), 'utf8')).toBe('before');
+    expect(files().sort()).toEqual(['big', 'dest']);
   });
 });
 

@@ -2,7 +2,7 @@
  * Inputs are read only when they are regular files. Opening a named pipe
  * waits in the kernel for a writer, where no signal handler of this process
  * runs: the run would hang, deaf to SIGTERM; reading a device may never end.
- * Planning leaves such entries out from their stat, before anything is
+ * A batch's planning leaves such entries out from their stat, before anything is
  * opened; every open of an input also goes through here, non-blocking and
  * checked on the opened descriptor, because a path can be replaced by a pipe
  * between that stat and the open.
@@ -11,7 +11,7 @@ import { closeSync, constants, fstatSync, openSync } from 'node:fs';
 import { type FileHandle, open } from 'node:fs/promises';
 
 /** The file types a stat or a folder entry tells apart (`Stats` and `Dirent` both are one). */
-interface FileType {
+export interface FileType {
   isFile(): boolean;
   isDirectory(): boolean;
   isFIFO(): boolean;
@@ -32,7 +32,7 @@ export function notRegularReason(type: FileType): string | undefined {
   return kind && `not a regular file (${kind})`;
 }
 
-/** An input that is not a regular file: left out (planning) or failed (a run), never read. Its message is `notRegularReason`'s. */
+/** An input that is not a regular file: left out (a batch's planning) or failed (a run), never read. Its message is `notRegularReason`'s. */
 export class NotRegularFileError extends Error {
   override name = 'NotRegularFileError';
   constructor(
