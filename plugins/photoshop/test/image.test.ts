@@ -4,7 +4,7 @@ import { build } from 'esbuild';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { PANEL_BUNDLE } from '../scripts/bundle-options.mjs';
-import { decodeImage, encodeJpeg, encodePng, hasTransparency, sniffFormat } from '../src/image/codec';
+import { decodeImage, encodeJpeg, encodePng, encodePngWithin, hasTransparency, sniffFormat } from '../src/image/codec';
 import type { Rgba } from '../src/image/codec';
 import { cutoutParts, resample, toDepth } from '../src/image/pixels';
 import { PANEL_DIR } from './e2e-page';
@@ -40,6 +40,16 @@ describe('decodeImage', () => {
       for (let i = 0; i < mine.data.length; i++) maxDiff = Math.max(maxDiff, Math.abs(mine.data[i]! - ref.data[i]!));
       expect(maxDiff).toBeLessThanOrEqual(1);
     }
+  });
+
+  it('encodes a PNG only as far as a size limit allows: the same file below it, nothing past it', async () => {
+    const width = 300, height = 200;
+    const data = new Uint16Array(width * height * 3).map((_, i) => (i * 2654435761) % 65536);
+    const png = encodePng(width, height, data, 3);
+    const meta = await sharp(png).metadata();
+    expect([meta.width, meta.height, meta.depth, meta.channels]).toEqual([width, height, 'ushort', 3]);
+    expect(encodePngWithin(width, height, data, 3, png.byteLength)).toEqual(png);
+    expect(encodePngWithin(width, height, data, 3, png.byteLength - 1)).toBeUndefined();
   });
 
   it('rejects bytes that are neither JPEG nor PNG', () => {

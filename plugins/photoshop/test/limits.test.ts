@@ -171,7 +171,7 @@ describe('the service\'s size limits', () => {
 
     expect(outcome!.status).toBe('failed');
     expect(outcome!.message).toMatch(
-      /^the layer "Layer 0" is too large to remove its background: at 4000×3000 px it is \d+\.\d MB as a PNG, which it needs to keep its transparency, and the service takes inputs below 30\.0 MB for background removal; nothing was sent$/,
+      /^the layer "Layer 0" is too large to remove its background: at 4000×3000 px its PNG, which keeps its transparency, comes to 30\.0 MB or more, and the service takes inputs below 30\.0 MB for background removal; nothing was sent$/,
     );
     expect(uploads).toEqual([]);
     expect(emu.stats().requests).toEqual(before);

@@ -7,7 +7,7 @@
 import { sniffMedia } from '@pfc/core';
 import decodeJpeg from 'jpeg-js/lib/decoder.js';
 import encodeJpegFile from 'jpeg-js/lib/encoder.js';
-import { decodePng, encodePng as encodePngFile } from './png';
+import { decodePng, encodePng as encodePngFile, encodePngWithin as encodePngFileWithin } from './png';
 
 /** Straight (not premultiplied) 8-bit RGBA, row by row, top row first. */
 export interface Rgba {
@@ -49,6 +49,11 @@ export function decodeImage(bytes: Uint8Array): Rgba {
 /** Encode RGB (3 channels) or RGBA (4 channels) pixels as PNG: 8-bit from a Uint8Array, 16-bit from a Uint16Array. */
 export function encodePng(width: number, height: number, data: Uint8Array | Uint16Array, channels: 3 | 4): Uint8Array {
   return encodePngFile({ width, height, data, channels });
+}
+
+/** {@link encodePng}, or undefined (found out part-way, without finishing the encode) when the file would exceed `maxBytes`. */
+export function encodePngWithin(width: number, height: number, data: Uint8Array | Uint16Array, channels: 3 | 4, maxBytes: number): Uint8Array | undefined {
+  return encodePngFileWithin({ width, height, data, channels }, maxBytes);
 }
 
 /** Encode 8-bit RGBA as a baseline JPEG at `quality` (1–100); the alpha is dropped, so the image must be opaque. */

@@ -9,7 +9,7 @@
  * Encodes 8- and 16-bit RGB/RGBA; decodes every non-interlaced PNG (grey,
  * grey+alpha, RGB, RGBA, palette; 1–16 bits) to 8-bit straight RGBA.
  */
-import { unzlibSync, zlibSync } from 'fflate';
+import { unzlibSync, Zlib } from 'fflate';
 
 const SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
 
@@ -53,14 +53,55 @@ export interface PngInput {
 
 /** Encode RGB or RGBA samples as PNG; the sample type sets the bit depth (8 or 16). */
 export function encodePng(input: PngInput): Uint8Array {
+  return encodePngWithin(input, Infinity)!;
+}
+
+/**
+ * {@link encodePng}, or undefined as soon as the file is known to exceed
+ * `maxBytes`: the rows are compressed as they are filtered, so a file that
+ * cannot fit a limit (a background removal's upload) costs only the part
+ * encoded before it passed it, and no filtered copy of the whole image is made.
+ */
+export function encodePngWithin(input: PngInput, maxBytes: number): Uint8Array | undefined {
   const { width, height, data, channels } = input;
   const depth = data instanceof Uint16Array ? 16 : 8;
   if (data.length !== width * height * channels) throw new Error(`PNG encoder: ${data.length} samples for ${width}×${height}×${channels}`);
+  const head = [Uint8Array.from(SIGNATURE), chunk('IHDR', header(width, height, depth, channels)), chunk('sRGB', Uint8Array.of(0))];
+  const tail = chunk('IEND', new Uint8Array(0));
+  const framing = head.reduce((n, p) => n + p.length, 0) + tail.length + 12;
+  const idat = deflateRows(input, depth, maxBytes - framing);
+  return idat && concat([...head, chunk('IDAT', idat), tail]);
+}
+
+/** The IHDR chunk's data. */
+function header(width: number, height: number, depth: number, channels: 3 | 4): Uint8Array {
+  const ihdr = new Uint8Array(13);
+  const v = new DataView(ihdr.buffer);
+  v.setUint32(0, width);
+  v.setUint32(4, height);
+  ihdr[8] = depth;
+  // Colour type 6 (RGBA) or 2 (RGB); the sRGB chunk says the pixels are sRGB, as asked of getPixels.
+  ihdr[9] = channels === 4 ? 6 : 2;
+  return ihdr;
+}
+
+/**
+ * The zlib stream of the filtered rows, or undefined once it passes
+ * `maxBytes`. Each row takes filter type 1 (Sub), which shrinks photos well at
+ * almost no cost.
+ */
+function deflateRows({ width, height, data, channels }: PngInput, depth: number, maxBytes: number): Uint8Array | undefined {
   const bpp = channels * (depth / 8);
   const stride = width * bpp;
-  // Each row: filter type 1 (Sub), which shrinks photos well at almost no cost.
-  const raw = new Uint8Array(height * (stride + 1));
+  const parts: Uint8Array[] = [];
+  let size = 0;
+  const zlib = new Zlib({ level: 6 }, (part) => {
+    parts.push(part);
+    size += part.length;
+  });
   const row = new Uint8Array(stride);
+  const filtered = new Uint8Array(stride + 1);
+  filtered[0] = 1;
   for (let y = 0; y < height; y++) {
     if (depth === 8) row.set((data as Uint8Array).subarray(y * stride, (y + 1) * stride));
     else {
@@ -71,24 +112,15 @@ export function encodePng(input: PngInput): Uint8Array {
         row[i * 2 + 1] = v & 0xff;
       }
     }
-    const o = y * (stride + 1);
-    raw[o] = 1;
-    for (let i = 0; i < stride; i++) raw[o + 1 + i] = (row[i]! - (i >= bpp ? row[i - bpp]! : 0)) & 0xff;
+    for (let i = 0; i < stride; i++) filtered[1 + i] = (row[i]! - (i >= bpp ? row[i - bpp]! : 0)) & 0xff;
+    // fflate copies what it is given into its own window, so one row buffer serves every row.
+    zlib.push(filtered, y === height - 1);
+    if (size > maxBytes) return undefined;
   }
-  const ihdr = new Uint8Array(13);
-  const v = new DataView(ihdr.buffer);
-  v.setUint32(0, width);
-  v.setUint32(4, height);
-  ihdr[8] = depth;
-  ihdr[9] = channels === 4 ? 6 : 2;
-  const parts = [
-    Uint8Array.from(SIGNATURE),
-    chunk('IHDR', ihdr),
-    // sRGB chunk (rendering intent perceptual): the pixels are sRGB, as asked of getPixels.
-    chunk('sRGB', Uint8Array.of(0)),
-    chunk('IDAT', zlibSync(raw, { level: 6 })),
-    chunk('IEND', new Uint8Array(0)),
-  ];
+  return concat(parts);
+}
+
+function concat(parts: Uint8Array[]): Uint8Array {
   const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
   let at = 0;
   for (const p of parts) {

@@ -7,7 +7,7 @@
  */
 import { formatBytes, imageSizeIssue, type BackendKind } from '@pfc/core';
 import type { Host, PsDocument, PsGetPixelsOptions, PsRect } from '../host/types';
-import { decodeImage, encodeJpeg, encodePng, hasTransparency, type Rgba } from '../image/codec';
+import { decodeImage, encodeJpeg, encodePng, encodePngWithin, hasTransparency, type Rgba } from '../image/codec';
 import { alphaOf, toRgba } from '../image/pixels';
 import { findLayer } from './commands';
 
@@ -244,11 +244,12 @@ async function exportForBackgroundRemoval(host: Host, doc: PsDocument, layerId: 
 function fitUnderLimit(what: string, image: Rgba): Pick<ExportedImage, 'bytes' | 'contentType' | 'width' | 'height'> {
   const { width, height } = image;
   const transparent = hasTransparency(image.data, 4);
-  const png = transparent ? encodePng(width, height, image.data, 4) : encodePng(width, height, rgbOf(image.data), 3);
-  if (png.byteLength < BG_REMOVAL_INPUT_BELOW) return { bytes: png, contentType: 'image/png', width, height };
+  // Below the limit means at most one byte less than it.
+  const png = transparent ? encodePngWithin(width, height, image.data, 4, BG_REMOVAL_INPUT_BELOW - 1) : encodePngWithin(width, height, rgbOf(image.data), 3, BG_REMOVAL_INPUT_BELOW - 1);
+  if (png) return { bytes: png, contentType: 'image/png', width, height };
   const limit = `the service takes inputs below ${formatBytes(BG_REMOVAL_INPUT_BELOW)} for background removal; nothing was sent`;
   if (transparent) {
-    throw new Error(`${what} is too large to remove its background: at ${width}×${height} px it is ${formatBytes(png.byteLength)} as a PNG, which it needs to keep its transparency, and ${limit}`);
+    throw new Error(`${what} is too large to remove its background: at ${width}×${height} px its PNG, which keeps its transparency, comes to ${formatBytes(BG_REMOVAL_INPUT_BELOW)} or more, and ${limit}`);
   }
   const jpeg = encodeJpeg(image, BG_REMOVAL_JPEG_QUALITY);
   if (jpeg.byteLength < BG_REMOVAL_INPUT_BELOW) return { bytes: jpeg, contentType: 'image/jpeg', width, height };
