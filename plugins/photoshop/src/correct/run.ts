@@ -10,7 +10,7 @@ import {
 } from '@pfc/core';
 import type { Host } from '../host/types';
 import { decodeImage } from '../image/codec';
-import { addResultLayer, newResultDocument } from '../ps/apply';
+import { addResultLayer, fitResult, type LayerResult, newResultDocument } from '../ps/apply';
 import { activateDocument, findDocument, hasVectorMask } from '../ps/commands';
 import { depthNote, exportPixels, unsupportedReason } from '../ps/export';
 import { CancelledError, inModal } from '../ps/modal';
@@ -149,20 +149,21 @@ async function correctOne(
   const cutout = removesToTransparent(params);
   // Decoded before Photoshop is held: the pixels sent may be a JPEG the size of the service's 5000 px.
   const cutoutOf = cutout ? { source: exported.sourcePixels(), sent: exported.sentPixels() } : undefined;
-  const added = await inModal(host, name, (context) =>
-    addResultLayer(host, context, {
-      documentId: doc.id,
-      sourceLayerId: target.layerId,
-      rect: exported.rect,
-      image,
-      keepShapeOf: params.removeBackground ? undefined : exported.alpha,
-      name,
-      strength,
-      selectionOnly,
-      // A transparent background becomes a mask over the layer: the removed background stays editable.
-      ...(cutoutOf ? { cutoutOf } : {}),
-      sourcePixels: exported.sourcePixels,
-    }, signal),
+  const layerResult: LayerResult = {
+    documentId: doc.id,
+    sourceLayerId: target.layerId,
+    rect: exported.rect,
+    image,
+    keepShapeOf: params.removeBackground ? undefined : exported.alpha,
+    name,
+    strength,
+    selectionOnly,
+    // A transparent background becomes a mask over the layer: the removed background stays editable.
+    ...(cutoutOf ? { cutoutOf } : {}),
+    sourcePixels: exported.sourcePixels,
+  };
+  const fitted = fitResult(layerResult);
+  const added = await inModal(host, name, (context) => addResultLayer(host, context, layerResult, signal, fitted),
     // The result arrived while the user kept working: a dialog or another plug-in may hold Photoshop for a while.
     { seconds: RESULT_MODAL_WAIT_S, signal },
   );

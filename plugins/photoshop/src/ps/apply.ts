@@ -53,27 +53,50 @@ export interface AddedLayer {
   notes: string[];
 }
 
+/** A result's pixels fitted to its source's rectangle, and for a cut-out the mask. */
+export interface FittedResult {
+  image: Rgba;
+  cutoutMask?: Uint8Array;
+  /** True when the result came back at another size than the source's. */
+  resampled: boolean;
+}
+
+/**
+ * Fit `result` to its source's rectangle: a cut-out split into corrected
+ * pixels and a mask (`cutoutParts`), else the result resampled and given the
+ * source's shape. Pure work on pixels, seconds on a large cut-out: callers do
+ * it before `executeAsModal`, under which "Photoshop enters a modal user
+ * interaction state, affecting much of the UI" and where a synchronous loop
+ * cannot even be cancelled with Escape (executeasmodal.md:14, :128).
+ */
+export function fitResult(result: Pick<LayerResult, 'rect' | 'image' | 'cutoutOf' | 'keepShapeOf'>): FittedResult {
+  const { rect } = result;
+  const width = rect.right - rect.left;
+  const height = rect.bottom - rect.top;
+  const resampled = result.image.width !== width || result.image.height !== height;
+  const cutout = result.cutoutOf;
+  if (cutout && cutout.source.width === width && cutout.source.height === height) {
+    // The result and the pixels sent are fitted to the source inside, row by row.
+    const { pixels, mask } = cutoutParts(result.image, cutout.source, cutout.sent);
+    return { image: pixels, cutoutMask: mask, resampled };
+  }
+  let image = resample(result.image, width, height);
+  if (result.keepShapeOf && result.keepShapeOf.length === width * height) image = applyShape(image, result.keepShapeOf);
+  return { image, resampled };
+}
+
 /**
  * Add `result` as a new pixel layer directly above its source (or above the
  * top layer for a whole-document result), aligned to the source rectangle,
  * as one history step named after the correction. Runs inside
  * `executeAsModal`; on any failure or cancellation the step is rolled back.
  */
-export async function addResultLayer(host: Host, context: PsExecutionContext, result: LayerResult, signal?: AbortSignal): Promise<AddedLayer> {
+export async function addResultLayer(host: Host, context: PsExecutionContext, result: LayerResult, signal?: AbortSignal, fitted: FittedResult = fitResult(result)): Promise<AddedLayer> {
   const { rect } = result;
   const width = rect.right - rect.left;
   const height = rect.bottom - rect.top;
-  const resampled = result.image.width !== width || result.image.height !== height;
-  const cutout = result.cutoutOf;
-  let image: Rgba;
-  let cutoutMask: Uint8Array | undefined;
-  if (cutout && cutout.source.width === width && cutout.source.height === height) {
-    // The result and the pixels sent are fitted to the source inside, row by row.
-    ({ pixels: image, mask: cutoutMask } = cutoutParts(result.image, cutout.source, cutout.sent));
-  } else {
-    image = resample(result.image, width, height);
-    if (result.keepShapeOf && result.keepShapeOf.length === width * height) image = applyShape(image, result.keepShapeOf);
-  }
+  const { cutoutMask, resampled } = fitted;
+  let { image } = fitted;
 
   const doc = requireDocument(host, result.documentId);
   await activateDocument(host, doc.id);
