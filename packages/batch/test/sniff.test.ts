@@ -70,6 +70,14 @@ describe('limitViolation', () => {
     expect(limitViolation(img(31, 400), 1000, {}, 'container')).toMatch(/shorter side must be at least 32 px/);
   });
 
+  it('sends the colour container an image past 21:1 (it only turns beautify off there); the other backends refuse it', () => {
+    expect(limitViolation(img(2200, 100), 1000, {}, 'container')).toBeUndefined();
+    for (const backend of ['web', 'emulator', 'bgr', 'container+bgr'] as const) {
+      expect(limitViolation(img(2200, 100), 1000, {}, backend), backend).toMatch(/aspect ratio must be below 21:1/);
+    }
+    expect(limitViolation(img(100_001, 1000), 1000, {}, 'container')).toMatch(/at most 100,000 px/);
+  });
+
   it('applies parameter-dependent limits (background removal below 30 MB)', () => {
     expect(limitViolation(img(4000, 3000), 31 * 1024 ** 2, {})).toBeUndefined();
     expect(limitViolation(img(4000, 3000), 31 * 1024 ** 2, { removeBackground: true })).toMatch(/below 30 MB/);

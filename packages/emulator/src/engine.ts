@@ -33,6 +33,11 @@ export interface LookContext {
   /** Bytes of the custom preset file when `preset` names a custom preset. */
   presetFile?: Buffer;
   detection?: Detection;
+  /**
+   * False: no beautify corrections (nothing found or changed on faces: skin, retouching). The colour
+   * container disables them for images wider than 21:1 (its "Limits" table). Default true.
+   */
+  beautify?: boolean;
 }
 
 export interface ArtContext {

@@ -113,6 +113,33 @@ describe('container emulation: endpoints and error bodies', () => {
     }
   });
 
+  it('holds images to its own limits, not the Web API\'s: a short side of 32 is taken, and past 21:1 only beautify is off', async () => {
+    const beautify: (boolean | undefined)[] = [];
+    const s = await start({
+      engine: {
+        look: async (image, ctx) => {
+          beautify.push(ctx.beautify);
+          // A visible correction: every pixel a little brighter.
+          return { ...image, data: Buffer.from(image.data.map((v) => Math.min(255, v + 20))) };
+        },
+      },
+    });
+    const grey = (width: number, height: number) => sharp({ create: { width, height, channels: 3, background: '#606060' } }).png().toBuffer();
+    const corrected = async (width: number, height: number) => {
+      const r = await fetch(`${s.url}/pfc/${await key(s, await grey(width, height), 'image/png')}`);
+      expect(r.status, `${width}x${height}`).toBe(200);
+      const out = await fetch(`${s.url}${new URL(((await r.json()) as { corrected_url: string }).corrected_url).pathname}`);
+      const { data, info } = await sharp(Buffer.from(await out.arrayBuffer())).raw().toBuffer({ resolveWithObject: true });
+      return { width: info.width, height: info.height, first: data[0] };
+    };
+
+    // "images with a short side under 32 pixels are rejected": 32 itself is taken.
+    expect(await corrected(32, 400)).toEqual({ width: 32, height: 400, first: 0x60 + 20 });
+    // "Beautify corrections: disabled above aspect ratio 21:1": corrected, without them.
+    expect(await corrected(2200, 100)).toEqual({ width: 2200, height: 100, first: 0x60 + 20 });
+    expect(beautify).toEqual([undefined, false]);
+  });
+
   it('raw path-traversal requests never leave the folders', async () => {
     const s = await start();
     for (const target of ['/pfc/../../etc/passwd', '/pfc/%2e%2e/%2e%2e/etc/passwd', '/output/../input/x', '/pfc//etc/passwd', '/output/%2Fetc%2Fpasswd']) {

@@ -186,6 +186,8 @@ export interface LookHookContext {
   params: PfcParams;
   presetFile?: Uint8Array;
   detection?: { faces: readonly Pick<FaceRecord, 'width' | 'height'>[]; scene?: number };
+  /** False: no beautify corrections, so nothing is found or changed on faces (the colour container's rule above 21:1). */
+  beautify?: boolean;
 }
 
 /** The faces given with their positions, in the image's pixels (faces given by size alone have none). */
@@ -210,13 +212,15 @@ export function createLookEngine(options: { findFaces?: FaceFinder; defaultSkip?
     async look(image: LookImage, ctx: LookHookContext): Promise<LookImage & { data: Buffer; notes: string[]; scene: number }> {
       if (image.channels === 1) throw new Error('look: expected an RGB or RGBA image, got one channel');
       const raster: Raster = { data: image.data, width: image.width, height: image.height, channels: image.channels };
-      const r = await applyLook(raster, ctx.params, {
+      const beautify = ctx.beautify !== false;
+      const params = beautify ? ctx.params : { ...ctx.params, removeBlemish: false, removeGlares: false };
+      const r = await applyLook(raster, params, {
         ...(ctx.presetFile ? { presetFile: ctx.presetFile } : {}),
         ...(ctx.detection?.scene !== undefined ? { scene: ctx.detection.scene } : {}),
         // The job's faces are in the full image's pixels; this image may be cropped or resized, so the
         // look finds its own faces (for retouching, and for the scene when the job brought none).
-        ...(options.findFaces ? { findFaces: options.findFaces } : {}),
-        ...(ctx.detection && ctx.detection.scene === undefined && !options.findFaces ? { faces: relativeFaces(ctx.detection.faces, image) } : {}),
+        ...(options.findFaces && beautify ? { findFaces: options.findFaces } : {}),
+        ...(!beautify ? { faces: [] } : ctx.detection && ctx.detection.scene === undefined && !options.findFaces ? { faces: relativeFaces(ctx.detection.faces, image) } : {}),
         ...(options.defaultSkip ? { defaultSkip: options.defaultSkip } : {}),
       });
       const out = r.raster;

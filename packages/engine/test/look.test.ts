@@ -50,6 +50,24 @@ describe('createLookEngine().look', () => {
     expect((await withFaces.look({ ...orig, channels: 3 }, { params: {} })).scene).toBe(SCENE.portrait);
   });
 
+  it('without beautify finds nothing on faces: no face search, no retouching, the portrait read as a scene without faces', async () => {
+    const orig = await rgb(sample('portraits/astronaut.jpg'));
+    const searches: string[] = [];
+    const engine = createLookEngine({
+      findFaces: async (img) => {
+        searches.push(`${img.width}x${img.height}`);
+        return [{ confidence: 90, angle: 0, blink: 0, smile: 0, yawAngle: 0, left: img.width * 0.4, top: img.height * 0.1, width: img.width / 5, height: img.height / 4, leftEye: { x: 0, y: 0 }, rightEye: { x: 0, y: 0 } }];
+      },
+    });
+    const params = { removeBlemish: true };
+    const plain = await engine.look({ ...orig, channels: 3 }, { params, beautify: false });
+    expect(searches).toEqual([]);
+    expect(plain.scene).not.toBe(SCENE.portrait);
+    const beautified = await engine.look({ ...orig, channels: 3 }, { params });
+    expect(searches.length).toBeGreaterThan(0);
+    expect(beautified.scene).toBe(SCENE.portrait);
+  });
+
   it('reports a preset file it cannot read, and refuses one-channel images', async () => {
     const orig = await rgb(sample('objects/coffee.jpg'));
     const out = await look({ ...orig, channels: 3 }, { params: { preset: 'Old look' }, presetFile: new TextEncoder().encode('{"exposure": 1}') });

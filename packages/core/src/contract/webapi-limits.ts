@@ -65,7 +65,10 @@ export const IMAGE_SIZE_LIMITS = {
   minSide: 32,
   /** The longer side at most, pixels. */
   maxLongSide: 100_000,
-  /** The aspect ratio (long / short) must stay below this. */
+  /**
+   * The aspect ratio (long / short) must stay below this on the Web API. The colour container takes
+   * wider images and only disables its beautify corrections above it (its "Limits" table).
+   */
   maxAspect: 21,
   /** The pixel count must stay below this. */
   maxPixels: 200_000_000,
@@ -73,7 +76,10 @@ export const IMAGE_SIZE_LIMITS = {
 
 /**
  * Why an image of this size would be refused for colour correction by this backend, or undefined.
- * The emulator is the Web API's stand-in, so it is held to the Web API's rule.
+ * The emulator is the Web API's stand-in, so it is held to the Web API's rule. The colour container
+ * alone documents a wider image as taken (beautify off); its longer side and pixel count, which its
+ * document leaves open, are held to the Web API's. The background-removal container documents no
+ * size limit, so its kinds keep every Web API limit.
  */
 export function imageSizeIssue(width: number, height: number, backend: BackendKind | 'emulator' = 'web'): string | undefined {
   const L = IMAGE_SIZE_LIMITS;
@@ -86,7 +92,7 @@ export function imageSizeIssue(width: number, height: number, backend: BackendKi
     return `${size}; the shorter side must be at least ${L.minSide} px`;
   }
   if (long > L.maxLongSide) return `${size}; the longer side must be at most ${L.maxLongSide.toLocaleString('en-US')} px`;
-  if (long / short >= L.maxAspect) return `${size}; the aspect ratio must be below ${L.maxAspect}:1`;
+  if (long / short >= L.maxAspect && backend !== 'container') return `${size}; the aspect ratio must be below ${L.maxAspect}:1`;
   if (width * height >= L.maxPixels) return `${size} (${Math.round((width * height) / 1e6)} MP); images must be below ${L.maxPixels / 1e6} MP`;
   return undefined;
 }

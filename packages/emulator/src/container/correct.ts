@@ -68,7 +68,7 @@ export async function correctContainerImage(input: Buffer, p: ContainerParams, c
   };
   let result;
   try {
-    result = await processImage(input, params, { limits: ctx.limits, engine: ctx.engine, presetFile: ctx.presetFile });
+    result = await processImage(input, params, { limits: ctx.limits, engine: ctx.engine, presetFile: ctx.presetFile, api: 'container' });
   } catch (err) {
     throw new ContainerFailure('processingPFCErrorMessage', `processing failed: ${(err as Error).message}`);
   }

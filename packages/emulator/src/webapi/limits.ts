@@ -19,23 +19,38 @@ export class JobRejection extends Error {
 
 const mp = (n: number): string => `${(n / 1e6).toLocaleString('en-US', { maximumFractionDigits: 1 })} megapixels`;
 
-/** Limits on an input image (colour correction, retouching, creative filters, auto cropping). */
-export function checkInputImage(d: Dimensions, limits: EmulatorLimits): void {
+/** Which API's documented limits apply: the Web API's, or the colour container's. */
+export type LimitsOf = 'web' | 'container';
+
+/**
+ * Limits on an input image (colour correction, retouching, creative filters, auto cropping). The
+ * container's differ in two documented points: it rejects "a short side under 32" (the Web API wants
+ * "larger than 32x32"), and above 21:1 it disables beautify instead of refusing ({@link beautifies}).
+ */
+export function checkInputImage(d: Dimensions, limits: EmulatorLimits, api: LimitsOf = 'web'): void {
   const long = Math.max(d.width, d.height);
   const short = Math.min(d.width, d.height);
+  if (api === 'container' && short < limits.minImageSide) {
+    throw new JobRejection(`image is ${d.width}x${d.height} pixels; images with a short side under ${limits.minImageSide} pixels are rejected`, 413);
+  }
   // "Larger than 32x32 pixels": a side of exactly 32 is refused.
-  if (short <= limits.minImageSide) {
+  if (api === 'web' && short <= limits.minImageSide) {
     throw new JobRejection(`image is ${d.width}x${d.height} pixels; both sides must be larger than ${limits.minImageSide} pixels`, 413);
   }
   if (long > limits.maxImageSide) {
     throw new JobRejection(`image is ${d.width}x${d.height} pixels; the longer side must be at most ${limits.maxImageSide} pixels`, 413);
   }
-  if (long / short >= limits.maxAspectRatio) {
+  if (api === 'web' && long / short >= limits.maxAspectRatio) {
     throw new JobRejection(`image is ${d.width}x${d.height} pixels; the aspect ratio must be below ${limits.maxAspectRatio}:1`, 413);
   }
   if (d.width * d.height >= limits.maxImagePixels) {
     throw new JobRejection(`image has ${mp(d.width * d.height)}; images must be below ${mp(limits.maxImagePixels)}`, 413);
   }
+}
+
+/** Whether beautify corrections apply: not on the container above its aspect-ratio limit. */
+export function beautifies(d: Dimensions, limits: EmulatorLimits, api: LimitsOf = 'web'): boolean {
+  return api === 'web' || Math.max(d.width, d.height) / Math.min(d.width, d.height) < limits.maxAspectRatio;
 }
 
 /** Limits of AI upscaling (used when the output is larger than the input). */

@@ -11,7 +11,7 @@ import sharp, { type Metadata, type Sharp } from 'sharp';
 import type { Detection, ImagingEngine, RawImage } from '../engine';
 import type { EmulatorLimits } from '../options';
 import { capLongSide, resizeTarget } from './geometry';
-import { checkBackgroundInput, checkInputImage, checkOutput, checkUpscale, JobRejection } from './limits';
+import { beautifies, checkBackgroundInput, checkInputImage, checkOutput, checkUpscale, JobRejection, type LimitsOf } from './limits';
 import { flatten, overBackground, toRaw, withMask } from './raw-pixels';
 
 export interface ProcessContext {
@@ -23,6 +23,8 @@ export interface ProcessContext {
   presetFile?: Buffer;
   /** Bytes of the style-reference image (`aiArtReferenceFileKey`). */
   artReference?: Buffer;
+  /** Whose documented limits the input is held to (default the Web API's). */
+  api?: LimitsOf;
 }
 
 export interface ProcessResult {
@@ -53,11 +55,12 @@ export async function processImage(input: Buffer, params: PfcParams, ctx: Proces
   const { limits, engine } = ctx;
   const bgMode = backgroundMode(params);
   rejectUnavailableFeatures(params, bgMode, engine);
-  const { inputFormat, original, hasAlpha, colour } = await readInput(input, bgMode, limits);
+  const { inputFormat, original, hasAlpha, colour } = await readInput(input, bgMode, limits, ctx.api);
   const detection = await detectIfWanted(input, colour, params, ctx);
   const plan = planGeometry(input.length, original, params, bgMode, detection, limits);
   const job: Job = {
     input,
+    original,
     params,
     ctx,
     plan,
@@ -91,6 +94,8 @@ export async function processImage(input: Buffer, params: PfcParams, ctx: Proces
 /** One job's inputs and the decisions the rendering steps share. */
 interface Job {
   input: Buffer;
+  /** The input's auto-oriented size. */
+  original: Dimensions;
   params: PfcParams;
   ctx: ProcessContext;
   plan: GeometryPlan;
@@ -128,7 +133,7 @@ function rejectUnavailableFeatures(params: PfcParams, bgMode: BackgroundMode | u
 /** The input's format and auto-oriented size, rejected (415, or the limits' status) when the service would not take it. */
 type SourceColour = Pick<Metadata, 'space' | 'icc'>;
 
-async function readInput(input: Buffer, bgMode: BackgroundMode | undefined, limits: EmulatorLimits): Promise<{ inputFormat: 'jpeg' | 'png'; original: Dimensions; hasAlpha: boolean; colour: SourceColour }> {
+async function readInput(input: Buffer, bgMode: BackgroundMode | undefined, limits: EmulatorLimits, api: LimitsOf = 'web'): Promise<{ inputFormat: 'jpeg' | 'png'; original: Dimensions; hasAlpha: boolean; colour: SourceColour }> {
   let meta: Metadata;
   try {
     meta = await sharp(input, { limitInputPixels: false }).metadata();
@@ -138,7 +143,7 @@ async function readInput(input: Buffer, bgMode: BackgroundMode | undefined, limi
   if (meta.format !== 'jpeg' && meta.format !== 'png') throw new JobRejection(`${String(meta.format).toUpperCase()} images are not supported; send JPEG or PNG`, 415);
   if (meta.space === 'cmyk') throw new JobRejection('CMYK images are not supported; send RGB or RGBA JPEG or PNG', 415);
   const original: Dimensions = meta.autoOrient ?? { width: meta.width, height: meta.height };
-  checkInputImage(original, limits);
+  checkInputImage(original, limits, api);
   if (bgMode) checkBackgroundInput(input.length, limits);
   return { inputFormat: meta.format, original, hasAlpha: meta.hasAlpha === true, colour: { space: meta.space, icc: meta.icc } };
 }
@@ -200,7 +205,9 @@ async function renderRawPixels(job: Job, notes: string[]): Promise<RawImage> {
   let img = await sourceRaw(geometry(job, !job.aiUpscale), job.colour);
   if (job.aiUpscale && plan.target) img = await engine!.upscale!(img, plan.target, { params });
   if (looks(params) && engine?.look) {
-    const looked = await engine.look(img, { params, presetFile: ctx.presetFile, detection });
+    const beautify = beautifies(job.original, ctx.limits, ctx.api);
+    const looked = await engine.look(img, { params, presetFile: ctx.presetFile, detection, ...(beautify ? {} : { beautify }) });
+    if (!beautify) notes.push(`beautify corrections are disabled above an aspect ratio of ${ctx.limits.maxAspectRatio}:1`);
     notes.push(...(looked.notes ?? []));
     img = looked;
   }
