@@ -100,8 +100,9 @@ export interface BatchSummary {
   durationMs: number;
   /** Whether the run was cancelled through its signal. */
   interrupted: boolean;
-  /** Why the run stopped itself early (credentials refused, service unreachable); unfinished files are `cancelled`. */
+  /** Why the run stopped itself early (credentials refused, service unreachable, a disk full or read-only); unfinished files are `cancelled`. */
   stoppedBecause?: string;
+  /** The folders holding the run's manifests (mirror: its output folders) that got a planned file, in plan order. */
   outputRoots: string[];
   /**
    * One per planned file, in plan order, when the run kept them (`RunOptions.keepResults`,

@@ -6,13 +6,14 @@
  */
 import type { Stats } from 'node:fs';
 import { stat } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import {
   AuthenticationError, type CorrectionProgress, defaultSleep, PermissionDeniedError, isRetryable, JobFailedError, type PfcParams, PfcError,
   TimeoutError, UserAbortError,
 } from '@pfc/core';
 import { keepOriginal } from './backup';
 import { type Decision, decide, type FileSettings, type OutputOwner, outputOwner } from './decide';
-import { JobTimeoutError } from './errors';
+import { asDiskRefusal, JobTimeoutError } from './errors';
 import type { BatchEvent, FileResult } from './events';
 import { DestinationExistsError, fileInputFromPath, unreadableInput, writeStreamAtomic } from './files';
 import { hashFile } from './hash';
@@ -97,7 +98,12 @@ async function correctFile(job: FileJob, decision: CorrectDecision, base: FileRe
   // In place, the file as it was when its original was kept: it is replaced only while it is still so.
   const kept = file.backup ? await stat(file.input) : undefined;
   // Hashed here, not taken from the decision: the file may have changed since.
-  if (decision.backupFirst && file.backup) await keepOriginal(file.input, file.backup, file.rel, undefined, ctx.signal);
+  if (decision.backupFirst && file.backup) {
+    const backup = file.backup;
+    await keepOriginal(file.input, backup, file.rel, undefined, ctx.signal).catch((err: unknown) => {
+      throw asDiskRefusal(err, dirname(backup));
+    });
+  }
   const sent = sentFrom(decision, file);
   // In in-place mode the upload is the kept original, whose size may differ from the planned file's.
   const source = sent.source === file.input ? { size: file.size, mtimeMs: file.mtimeMs } : await stat(sent.source);
@@ -247,11 +253,13 @@ async function assertUnchangedSince(path: string, kept: Stats): Promise<void> {
   }
 }
 
-function failure(job: FileJob, err: unknown, base: FileResult, ctx: FileContext): FileResult {
-  if (ctx.signal?.aborted || err instanceof UserAbortError) {
+function failure(job: FileJob, thrown: unknown, base: FileResult, ctx: FileContext): FileResult {
+  if (ctx.signal?.aborted || thrown instanceof UserAbortError) {
     ctx.emit({ type: 'cancelled', ...job.ids });
     return { ...base, status: 'cancelled' };
   }
+  // A full or read-only disk is said of the folder written to (the output's, unless the error names another path).
+  const err = asDiskRefusal(thrown, dirname(job.file.output));
   if (err instanceof JobFailedError) job.jobId = err.jobId;
   const { jobId } = job;
   const error = messageOf(err);
@@ -270,7 +278,7 @@ export function cancelledResult(file: PlannedFile, settings: FileSettings): File
 }
 
 /** Disk errors that another attempt will not fix. */
-const LOCAL_ERRORS = new Set(['ENOSPC', 'EACCES', 'EPERM', 'EROFS', 'EISDIR', 'ENOTDIR', 'EEXIST', 'ENOENT', 'EMFILE', 'ENAMETOOLONG']);
+const LOCAL_ERRORS = new Set(['ENOSPC', 'EDQUOT', 'EACCES', 'EPERM', 'EROFS', 'EISDIR', 'ENOTDIR', 'EEXIST', 'ENOENT', 'EMFILE', 'ENAMETOOLONG']);
 
 /**
  * Whether a whole file is worth another attempt: what core calls retryable

@@ -29,7 +29,7 @@ export {
 export { hashFile } from './hash';
 export { NotRegularFileError } from '@pfc/node-io';
 export { verifyOutput, OutputCheckError } from './verify';
-export { BatchUsageError, JobTimeoutError } from './errors';
+export { BatchUsageError, DiskRefusedError, JobTimeoutError } from './errors';
 export { formatBytes, formatDuration } from './format';
 export { pendingFiles, type PendingOptions } from './pending';
 export {

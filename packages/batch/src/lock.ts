@@ -14,7 +14,7 @@ import { link, mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises'
 import { join } from 'node:path';
 import { defaultSleep } from '@pfc/core';
 import { processAlive } from '@pfc/node-io';
-import { BatchUsageError } from './errors';
+import { asDiskRefusal, BatchUsageError, DiskRefusedError } from './errors';
 import { LOCK_FILE, type OutputMode } from './paths';
 
 /** Who holds a lock (the lock file's content). */
@@ -65,17 +65,24 @@ export async function lockFolders(dirs: Iterable<string>, options: LockOptions =
   const release = async (): Promise<void> => {
     for (const lock of held.splice(0).reverse()) await releaseOne(lock.path, lock.text);
   };
+  let dir: string | undefined;
   try {
-    for (const dir of [...new Set(dirs)].sort()) {
+    for (dir of [...new Set(dirs)].sort()) {
       await mkdir(dir, { recursive: true });
       const path = join(dir, LOCK_FILE);
       held.push({ path, text: await acquire(path, options) });
     }
   } catch (err) {
     await release();
-    throw err;
+    throw refusedByDisk(err, dir);
   }
   return { paths: held.map((l) => l.path), release };
+}
+
+/** A folder whose disk is full or read-only cannot take its lock: said as the output check says it, before anything is done. */
+function refusedByDisk(err: unknown, dir: string | undefined): unknown {
+  const refusal = dir === undefined ? err : asDiskRefusal(err, dir);
+  return refusal instanceof DiskRefusedError ? new BatchUsageError(`${refusal.message}; nothing was done`, 'bad-output') : err;
 }
 
 async function acquire(path: string, options: LockOptions): Promise<string> {
@@ -103,6 +110,10 @@ async function createExclusive(path: string, text: string): Promise<boolean> {
     try {
       await fh.writeFile(text);
       await fh.sync();
+    } catch (err) {
+      // Not left behind empty (a full disk): the next run would take it for a torn lock and wait it out.
+      await rm(path, { force: true }).catch(() => undefined);
+      throw err;
     } finally {
       await fh.close();
     }

@@ -12,6 +12,7 @@ import { dirname, relative, sep } from 'node:path';
 import { Readable } from 'node:stream';
 import sharp from 'sharp';
 import type { PfcParams } from '@pfc/core';
+import { asDiskRefusal } from './errors';
 import type { BatchSummary, FileResult } from './events';
 import { writeStreamAtomic } from './files';
 import { readResults } from './results';
@@ -19,6 +20,9 @@ import { type ChunkWriter, REPORT_PAGE_SIZE, ReportData, type ThumbRef } from '.
 import { renderReport } from './report-html';
 import { checkReportPath } from './report-path';
 import { removeCompanion, ReportFiles } from './report-store';
+
+/** Thrown by `writeReport` when the report's disk is full or read-only (the engine's class, exported here for hosts of the report alone). */
+export { DiskRefusedError } from './errors';
 
 export interface ReportOptions {
   /** Page title. Default "Perfectly Clear batch report". */
@@ -42,7 +46,7 @@ export const INLINE_MAX_FILES = REPORT_PAGE_SIZE;
  * the page on disk always finds its data). Returns the absolute path. Throws
  * `BatchUsageError` (`bad-report`) when `path` is not an `.html` file name, is
  * a file no pfc report wrote, or has a companion folder pfc did not make (see
- * `checkReportPath`).
+ * `checkReportPath`), and `DiskRefusedError` when its disk is full or read-only.
  */
 export async function writeReport(path: string, summary: BatchSummary, options: ReportOptions = {}): Promise<string> {
   const dest = await checkReportPath(path);
@@ -74,7 +78,7 @@ export async function writeReport(path: string, summary: BatchSummary, options: 
     await writeStreamAtomic(dest, Readable.from(page, { objectMode: false }));
   } catch (err) {
     await store?.abandon();
-    throw err;
+    throw asDiskRefusal(err, dirname(dest));
   }
   await (store ? store.commit() : removeCompanion(dest));
   return dest;

@@ -12,7 +12,7 @@
 import { lstat, readdir } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { outputOwner } from './decide';
-import { BatchUsageError } from './errors';
+import { asDiskRefusal, BatchUsageError, DiskRefusedError } from './errors';
 import { copyFileAtomic } from './files';
 import { hashFile } from './hash';
 import { lockFolders } from './lock';
@@ -32,6 +32,12 @@ export interface RestoreOutcome {
   restored: Array<{ path: string; from: string }>;
   /** Files left as they are, and why; `original` when the file already is its original (nothing to do, no fault). */
   skipped: Array<{ path: string; reason: string; original?: true }>;
+  /**
+   * Why the restore stopped before its last file: a disk that refuses writes (full, over quota,
+   * read-only), on which each later file would fail the same way. A second restore once it is
+   * fixed finishes the rest (files already back are skipped as `original`).
+   */
+  stoppedBecause?: string;
 }
 
 /** One file and the original kept for it. */
@@ -64,7 +70,14 @@ export async function restoreOriginals(request: RestoreRequest, signal?: AbortSi
       signal?.throwIfAborted();
       let manifest = manifests.get(c.root);
       if (!manifest) manifests.set(c.root, (manifest = await Manifest.load(c.root, 'in-place')));
-      const reason = await restoreOne(c, manifest, signal);
+      let reason: string | undefined;
+      try {
+        reason = await restoreOne(c, manifest, signal);
+      } catch (err) {
+        if (!(err instanceof DiskRefusedError)) throw err;
+        outcome.stoppedBecause = err.message;
+        break;
+      }
       if (reason === ALREADY_ORIGINAL) outcome.skipped.push({ path: c.path, reason, original: true });
       else if (reason) outcome.skipped.push({ path: c.path, reason });
       else outcome.restored.push({ path: c.path, from: c.backup });
@@ -89,7 +102,10 @@ async function restoreOne(c: Candidate, manifest: Manifest, signal?: AbortSignal
       return `changed since pfc corrected it; left as is (the original stays in ${c.backup})`;
     }
   }
-  await copyFileAtomic(c.backup, c.path, { signal });
+  // A full or read-only disk is said of the folder, not as the bare ENOSPC; a rerun skips what is already back.
+  await copyFileAtomic(c.backup, c.path, { signal }).catch((err: unknown) => {
+    throw asDiskRefusal(err, dirname(c.path));
+  });
   return undefined;
 }
 

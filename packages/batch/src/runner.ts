@@ -7,6 +7,7 @@
 import { setMaxListeners } from 'node:events';
 import { AdaptiveLimit, ConnectionError, type CorrectionBackend, ParameterError, type PfcParams } from '@pfc/core';
 import { fileSettings } from './decide';
+import { DiskRefusedError } from './errors';
 import type { BatchEvent, BatchSummary, FileResult } from './events';
 import { cancelledResult, type FileContext, processFile } from './file-run';
 import { removePartials } from './files';
@@ -162,6 +163,9 @@ async function runLocked(plan: BatchPlan | StreamedPlan, options: RunOptions, pa
   // One context for every file (a copy of the options per file was much of a rerun's garbage).
   const ctx: FileContext = { ...options, signal, params, backendId, attempts, emit, slots };
   const feed = planFeed(plan, signal, (files, bytes) => emit({ type: 'planned', files, bytes }));
+  // The output roots that got a planned file: a root whose every file was left out (e.g. a folder given
+  // again below another input, its files already planned through that one) is no output folder of the run.
+  const rootsWithFiles = new Set<string>();
   const worker = async (k: number): Promise<void> => {
     // A worker beyond `concurrency` uploads ahead: it starts once the k-th file before it
     // has asked for its slot, so at the start the first files' uploads do not share the
@@ -178,6 +182,7 @@ async function runLocked(plan: BatchPlan | StreamedPlan, options: RunOptions, pa
         return;
       }
       const { file, index: i } = fed;
+      rootsWithFiles.add(file.outputRoot);
       const r = await processFile(file, manifests.get(file.outputRoot)!, ctx, i, settingsOf(file));
       slots?.pass(i);
       breaker.observe(r);
@@ -189,7 +194,10 @@ async function runLocked(plan: BatchPlan | StreamedPlan, options: RunOptions, pa
   reportSkipped();
   // Every file a worker took has its result; the ones no worker reached are cancelled (a streamed plan's unplanned ones counted only).
   const { planned: notTaken, unplanned } = feed.leftOver();
-  for (const [k, f] of notTaken.entries()) await tally.add(feed.taken + k, cancelledResult(f, settingsOf(f)));
+  for (const [k, f] of notTaken.entries()) {
+    rootsWithFiles.add(f.outputRoot);
+    await tally.add(feed.taken + k, cancelledResult(f, settingsOf(f)));
+  }
   await writer?.close();
   await Promise.all([...manifests.values()].map((m) => m.tidy().catch(() => undefined)));
   if (planError) throw planError.err;
@@ -209,7 +217,7 @@ async function runLocked(plan: BatchPlan | StreamedPlan, options: RunOptions, pa
     durationMs: Date.now() - started,
     interrupted: options.signal?.aborted ?? false,
     ...(stopReason ? { stoppedBecause: stopReason } : {}),
-    outputRoots: plan.outputRoots,
+    outputRoots: plan.outputRoots.filter((root) => rootsWithFiles.has(root)),
     results: tally.all ?? [],
     failures: tally.failures,
     ...(writer ? { resultsFile: writer.path } : {}),
@@ -231,7 +239,7 @@ async function manifestsOf(plan: BatchPlan | StreamedPlan): Promise<Map<string, 
 /** Consecutive failures of the connection after which the run stops: the service is down, not one file. */
 const MAX_CONSECUTIVE_CONNECTION_FAILURES = 3;
 
-/** Watches results and stops the run on a refused credential or a service that cannot be reached. */
+/** Watches results and stops the run on a refused credential, a service that cannot be reached, or a disk that refuses writes. */
 class Breaker {
   private connectionFailures = 0;
   constructor(private readonly trip: (reason: string) => void) {}
@@ -242,6 +250,7 @@ class Breaker {
       return;
     }
     if (r.fatal) return this.trip(`the service refused the credentials: ${r.error}`);
+    if (r.errorName === DiskRefusedError.name) return this.trip(`${r.error}; no further file was started, as each would fail the same way`);
     if (r.errorName === ConnectionError.name || r.errorName === 'TimeoutError') {
       if (++this.connectionFailures >= MAX_CONSECUTIVE_CONNECTION_FAILURES) {
         this.trip(`${MAX_CONSECUTIVE_CONNECTION_FAILURES} files in a row could not reach the service: ${r.error}`);

@@ -18,7 +18,7 @@ const PATH_FLAGS = ['out', 'report', 'container-input-dir', 'container-output-di
 export function parse<O extends Options>(argv: string[], options: O, command: string): Parsed<O> {
   let parsed: Parsed<O>;
   try {
-    parsed = parseArgs({ args: negativeValuesAttached(argv, options), options, strict: true, allowPositionals: true });
+    parsed = parseArgs({ args: negativeValuesAttached(argv, (flag) => takesValue(flag, options)), options, strict: true, allowPositionals: true });
   } catch (err) {
     const msg = (err as Error).message.replace(/\. To specify a positional argument.*$/s, '');
     throw new UsageError(`${msg} (see: pfc ${command} --help)`);
@@ -35,16 +35,16 @@ const NEGATIVE_NUMBER = /^-\.?\d/;
  * it (`--job-timeout -1` → `--job-timeout=-1`, `-j -1` → `-j-1`). parseArgs
  * calls such a value ambiguous, since it starts with a dash; as no pfc flag
  * looks like a number, it is the flag's value, and the flag's own check then
- * says what range it takes.
+ * says what range it takes. `takesValue` tells a whole flag (`--name`, `-x`) that takes a value.
  */
-function negativeValuesAttached(argv: string[], options: Options): string[] {
+export function negativeValuesAttached(argv: string[], takesValue: (flag: string) => boolean): string[] {
   const attached: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     // After `--` every argument is a positional, as given.
     if (arg === '--') return [...attached, ...argv.slice(i)];
     const next = argv[i + 1];
-    if (next !== undefined && NEGATIVE_NUMBER.test(next) && takesValue(arg, options)) {
+    if (next !== undefined && NEGATIVE_NUMBER.test(next) && takesValue(arg)) {
       attached.push(arg.startsWith('--') ? `${arg}=${next}` : `${arg}${next}`);
       i++;
     } else {

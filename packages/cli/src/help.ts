@@ -131,10 +131,12 @@ corrected in place on its own): every one, or those of the given files
 (paths from the current folder, as <folder> is: pfc restore photos photos/a.jpg).
 
 A file is replaced only while it is still pfc's corrected result (or is
-missing); a file changed since is left as is and reported, its original stays
-in the backups. Backups are kept. Earlier distinct originals of a name (an
-in-place run after a new photo was put under a corrected file's name) are in
-.pfc-originals/.history/<name>/, named by content hash.
+missing), and gets its original back as it was: its bytes, modification time,
+mode and owner (the owner as far as this user may give it; run as root to give
+back another user's). A file changed since is left as is and reported, its
+original stays in the backups. Backups are kept. Earlier distinct originals of
+a name (an in-place run after a new photo was put under a corrected file's
+name) are in .pfc-originals/.history/<name>/, named by content hash.
 
 Exit codes: 0 all restored (or already the originals), 1 some file not restored
 (each with its reason), 2 usage error or the folder is locked by a running pfc correct.

@@ -202,9 +202,11 @@ export function printSummary(io: CliIo, s: BatchSummary, extra: { report?: strin
     ...(s.cancelled > 0 ? [paint('yellow', `${s.cancelled} cancelled`)] : []),
   ];
   out(`${s.interrupted ? 'Interrupted' : 'Done'} in ${formatDuration(s.durationMs)}: ${parts.join(', ')} · ${formatBytes(s.bytesIn)} in, ${formatBytes(s.bytesOut)} out`);
+  if (s.stoppedBecause) out(paint('yellow', `Stopped early: ${safe(s.stoppedBecause)}`));
   for (const root of s.outputRoots) out(`Output: ${shown(io.cwd, root)}`);
   for (const b of extra.backupRoots ?? []) out(`Originals kept in: ${shown(io.cwd, b)}`);
   if (s.jobsAtOnce) out(jobsAtOnceLine(s.jobsAtOnce));
   if (extra.report) out(`Report: ${shown(io.cwd, extra.report)}`);
   if (s.interrupted) out(paint('yellow', 'Run the same command again to continue where it stopped.'));
+  else if (s.stoppedBecause) out(paint('yellow', 'Once that is fixed, run the same command again to continue where it stopped.'));
 }

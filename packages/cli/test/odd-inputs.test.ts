@@ -1,10 +1,10 @@
 /**
  * Inputs that are not plain photos — named pipes, devices, links that lead
- * nowhere — and negative numbers given to numeric flags, through the built
- * `pfc` on real folders (the embedded emulator does the work). A pipe opened
- * for reading waits for a writer in the kernel, deaf to SIGTERM: each run here
- * has a bounded wait and is killed with SIGKILL past it, so a hang fails the
- * test instead of stalling the suite.
+ * nowhere — and negative numbers given to numeric flags (of `pfc correct` and
+ * `pfc emulator`), through the built `pfc` on real folders (the embedded
+ * emulator does the work). A pipe opened for reading waits for a writer in the
+ * kernel, deaf to SIGTERM: each run here has a bounded wait and is killed with
+ * SIGKILL past it, so a hang fails the test instead of stalling the suite.
  */
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
@@ -123,18 +123,23 @@ describe('pfc correct with symbolic links it cannot follow', () => {
   });
 });
 
-describe('pfc correct with a negative number for a numeric flag', () => {
+describe('a negative number for a numeric flag (pfc correct, pfc emulator)', () => {
   it.each([
-    [['--job-timeout', '-1'], '--job-timeout must be a number of seconds above 0 and at most 86400 (got "-1")'],
-    [['-j', '-1'], '--concurrency must be an integer from 1 to 64 (got "-1")'],
-    [['--concurrency', '-2'], '--concurrency must be an integer from 1 to 64 (got "-2")'],
-    [['--confirm-above', '-5'], '--confirm-above must be an integer from 0 to'],
-    [['--instance-jobs', '-2', '--container-url', 'http://127.0.0.1:9'], '--instance-jobs values must be integers from 1 to 64 or auto'],
-  ])('%j gets the flag\'s own range error (exit 2)', { timeout: TEST_TIMEOUT_MS }, async (flags, message) => {
-    const run = await runBounded(['correct', 'in', ...flags], folderWithPhoto());
+    [['correct', 'in', '--job-timeout', '-1'], 'pfc: --job-timeout must be a number of seconds above 0 and at most 86400 (got "-1")'],
+    [['correct', 'in', '-j', '-1'], 'pfc: --concurrency must be an integer from 1 to 64 (got "-1")'],
+    [['correct', 'in', '--concurrency', '-2'], 'pfc: --concurrency must be an integer from 1 to 64 (got "-2")'],
+    [['correct', 'in', '--confirm-above', '-5'], 'pfc: --confirm-above must be an integer from 0 to'],
+    [['correct', 'in', '--instance-jobs', '-2', '--container-url', 'http://127.0.0.1:9'], 'pfc: --instance-jobs values must be integers from 1 to 64 or auto'],
+    // pfc emulator hands its arguments to the emulator's own parser, the negative values attached as for correct.
+    [['emulator', '--web-port', '-1'], 'pfc-emulator: --web-port must be an integer from 0 to 65535 (got "-1")'],
+    [['emulator', '--workers', '-3'], 'pfc-emulator: --workers must be an integer from 1 to 64 (got "-3")'],
+    [['emulator', '--fault-429', '-.5'], 'pfc-emulator: --fault-429 must be a number from 0 to 1 (got "-.5")'],
+    [['emulator', '--container-port', '-1'], 'pfc-emulator: --container-port must be a port from 0 to 65535, or off (got "-1")'],
+  ])('%j gets the flag\'s own range error (exit 2), not the parser\'s "ambiguous"', { timeout: TEST_TIMEOUT_MS }, async (args, message) => {
+    const run = await runBounded(args, folderWithPhoto());
     expectFinished(run);
     expect(run.code, run.stderr).toBe(2);
-    expect(run.stderr).toContain(`pfc: ${message}`);
+    expect(run.stderr).toContain(message);
     expect(run.stderr).not.toMatch(/ambiguous/);
   });
 });

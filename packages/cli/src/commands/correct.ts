@@ -203,18 +203,35 @@ async function runWithInterrupts(request: CorrectRequest, plan: BatchPlan | Stre
 /** Write the report, print the summary, and choose the exit code. */
 async function finish(request: CorrectRequest, summary: BatchSummary, opened: OpenedBackend, render: Renderer, io: CliIo): Promise<number> {
   const { v, output } = request;
-  // Loaded only for --report: it brings sharp, whose loading would add ~0.2 s to every start.
-  const report = request.report ? await (await import('@pfc/batch/report')).writeReport(request.report, summary, { backend: opened.description, params: request.params }).catch(usage) : undefined;
-  const code = summary.interrupted ? EXIT.interrupted : summary.failed > 0 || summary.stoppedBecause ? EXIT.failed : EXIT.ok;
-  if (summary.stoppedBecause) render.notice(`Stopped early: ${summary.stoppedBecause}`);
+  const report = request.report ? await writeReportOf(request.report, summary, opened, request.params) : {};
+  const code = summary.interrupted ? EXIT.interrupted : summary.failed > 0 || summary.stoppedBecause || report.notWritten ? EXIT.failed : EXIT.ok;
   if (v.json) {
-    io.stdout.write(`${JSON.stringify(jsonSummary(summary, report, code))}\n`);
+    // The summary line says it too (stoppedBecause); people reading the run see it on stderr.
+    if (summary.stoppedBecause) render.notice(`Stopped early: ${summary.stoppedBecause}`);
+    io.stdout.write(`${JSON.stringify(jsonSummary(summary, report.path, code))}\n`);
   } else {
     const backupRoots = output.kind === 'in-place' && summary.corrected + summary.upToDate > 0 ? summary.outputRoots.map((r) => join(r, BACKUP_DIR)) : [];
-    printSummary(io, summary, { ...(report ? { report } : {}), backupRoots });
+    printSummary(io, summary, { ...(report.path ? { report: report.path } : {}), backupRoots });
     printInstances(opened, io);
   }
+  if (report.notWritten) render.notice(`pfc: the report was not written: ${report.notWritten}`);
   return code;
+}
+
+/**
+ * Write the report: its path, or why a full or read-only disk refused it (the
+ * run's results stand and its summary is printed all the same). Loaded only for
+ * --report: it brings sharp, whose loading would add ~0.2 s to every start.
+ */
+async function writeReportOf(path: string, summary: BatchSummary, opened: OpenedBackend, params: PfcParams): Promise<{ path?: string; notWritten?: string }> {
+  const { DiskRefusedError, writeReport } = await import('@pfc/batch/report');
+  return writeReport(path, summary, { backend: opened.description, params }).then(
+    (written) => ({ path: written }),
+    (err: unknown) => {
+      if (err instanceof DiskRefusedError) return { notWritten: err.message };
+      return usage(err);
+    },
+  );
 }
 
 /** A fleet's events as they happen, on stderr (stdout may carry --json). */

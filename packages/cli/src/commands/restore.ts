@@ -24,12 +24,17 @@ export async function restoreCommand(argv: string[], io: CliIo): Promise<number>
   if (v.json) {
     for (const r of outcome.restored) io.stdout.write(`${JSON.stringify({ type: 'restored', ...r })}\n`);
     for (const s of outcome.skipped) io.stdout.write(`${JSON.stringify({ type: 'skipped', ...s })}\n`);
+    if (outcome.stoppedBecause) io.stdout.write(`${JSON.stringify({ type: 'stopped', reason: outcome.stoppedBecause })}\n`);
   } else {
     for (const r of outcome.restored) io.stdout.write(`restored ${shown(io.cwd, r.path)} (from ${shown(io.cwd, r.from)})\n`);
     for (const s of outcome.skipped) io.stdout.write(`not restored ${shown(io.cwd, s.path)}: ${s.reason}\n`);
     io.stdout.write(`${outcome.restored.length} restored, ${outcome.skipped.length} not restored\n`);
+    if (outcome.stoppedBecause) {
+      io.stdout.write(`Stopped early: ${outcome.stoppedBecause}; no further file was restored, as each would fail the same way\n`);
+      io.stdout.write('Once that is fixed, run the same command again to restore the rest.\n');
+    }
   }
   // A file left as is (changed since, or without a kept original) is the user's to look at; one that
   // already is its original (a second restore) is not.
-  return outcome.skipped.some((s) => !s.original) ? EXIT.failed : EXIT.ok;
+  return outcome.stoppedBecause || outcome.skipped.some((s) => !s.original) ? EXIT.failed : EXIT.ok;
 }
