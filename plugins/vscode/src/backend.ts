@@ -24,6 +24,8 @@ export interface ResolvedBackend extends Pick<OpenedBackend, 'backend' | 'id' | 
   label: string;
   /** The embedded emulator corrects the files (no key, no container configured). */
   embedded: boolean;
+  /** The stored key this backend sends (hosted: the API key; container+bgr: the BGR licence key): the one to set again when the service refuses it. */
+  key?: KeyName;
 }
 
 /** A backend setting with `auto` decided. */
@@ -48,6 +50,9 @@ export interface ResolveOptions {
   /** The display language for `label` (default: English). */
   l10n?: VscodeL10n;
 }
+
+/** The key each backend sends (`selectionFrom`); the others send none. */
+const KEY_OF: Partial<Record<ConcreteBackend, KeyName>> = { hosted: 'apiKey', 'container+bgr': 'bgrLicenceKey' };
 
 /** What `auto` means now: hosted with a stored API key, the container when its address is set, else the emulator. */
 export async function concreteBackend(settings: ExtensionSettings, keys: Pick<KeyStore, 'get'>): Promise<ConcreteBackend> {
@@ -117,5 +122,6 @@ export async function resolveBackend(settings: ExtensionSettings, keys: Pick<Key
     paid: backend !== 'emulator',
     label: labelOf(backend, settings, selection.emulatorUrl, l10n),
     embedded: backend === 'emulator' && !settings.emulatorUrl,
+    ...(KEY_OF[backend] ? { key: KEY_OF[backend] } : {}),
   };
 }

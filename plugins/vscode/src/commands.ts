@@ -5,7 +5,7 @@
 import { ParameterError } from '@pfc/core';
 import type * as vscode from 'vscode';
 import { resolveBackend } from './backend';
-import { clearKeys, KeyStore, promptAndStoreKey } from './keys';
+import { clearKeys, isRefusedKey, KeyRefusedError, KeyStore, promptAndStoreKey, setKeyButton, type KeyName } from './keys';
 import type { Log } from './log';
 import { stat } from 'node:fs/promises';
 import { basename, posix } from 'node:path';
@@ -43,7 +43,10 @@ export class Commands {
     private readonly log: Log,
     private readonly status: vscode.StatusBarItem,
   ) {
-    this.keys = new KeyStore(host.secrets);
+    // The log masks every key from the moment it is set (here, before it is stored; by another window, when SecretStorage says so), not from the next run.
+    this.keys = new KeyStore(host.secrets, (value) => log.addSecrets([value]));
+    host.subscriptions.push(this.keys.onDidChange((values) => log.addSecrets(values)));
+    void this.keys.values().then((values) => log.addSecrets(values), () => undefined);
     this.embedded = new EmbeddedEmulator(host.extensionUri.fsPath, (url) => log.line(`embedded emulator started on ${url}`));
     // The last run of this workspace survives a reload: its report and Retry Failed.
     this.last = loadLastRun(host, (l) => log.line(l));
@@ -68,8 +71,8 @@ export class Commands {
       'pfc.correctFolder': (uri, uris) => this.correctFolder(uri as vscode.Uri | undefined, uris as vscode.Uri[] | undefined),
       'pfc.correctFiles': (uri, uris) => this.correctFiles(uri as vscode.Uri | undefined, uris as vscode.Uri[] | undefined),
       'pfc.uploadPreset': (uri) => this.uploadPreset(uri as vscode.Uri | undefined),
-      'pfc.setApiKey': () => promptAndStoreKey(this.api, this.keys, 'apiKey'),
-      'pfc.setBgrLicenceKey': () => promptAndStoreKey(this.api, this.keys, 'bgrLicenceKey'),
+      'pfc.setApiKey': () => this.setKey('apiKey'),
+      'pfc.setBgrLicenceKey': () => this.setKey('bgrLicenceKey'),
       'pfc.clearKeys': () => clearKeys(this.api, this.keys),
       'pfc.showReport': (page) => this.showReport(page),
       'pfc.retryFailed': () => this.retryFailed(),
@@ -96,9 +99,12 @@ export class Commands {
         : message.startsWith('Perfectly Clear') ? message : t('Perfectly Clear: {0}', message);
       const openSettings = t('Open Settings');
       const showLog = t('Show Log');
-      const choice = await this.api.window.showErrorMessage(text, err instanceof SettingsError ? openSettings : showLog);
+      // The service refused a key: the way to fix it comes first.
+      const setKey = err instanceof KeyRefusedError ? setKeyButton(this.api.l10n, err.key) : undefined;
+      const choice = await this.api.window.showErrorMessage(text, ...(setKey ? [setKey] : []), err instanceof SettingsError ? openSettings : showLog);
       if (choice === openSettings) void this.api.commands.executeCommand('workbench.action.openSettings', 'pfc.');
       if (choice === showLog) this.log.show();
+      if (setKey && choice === setKey) await this.setKey((err as KeyRefusedError).key);
       return undefined;
     }
   }
@@ -139,7 +145,7 @@ export class Commands {
       void this.api.window.showInformationMessage(this.api.l10n.t('Perfectly Clear: the last run has no failed files.'));
       return undefined;
     }
-    return this.run({ inputs: last.inputs, retry: { only: failed, mode: last.mode, params: last.params } });
+    return this.run({ inputs: last.inputs, retry: { only: failed, choices: last.choices ?? [{ inputs: last.inputs, mode: last.mode, params: last.params }] } });
   }
 
   /** "Show Report": page `page` (from 0; the report's own links pass it) of the last run's results. */
@@ -228,6 +234,8 @@ export class Commands {
     if (!resolved) return undefined;
     try {
       return await uploadPreset(this.api, this.log, resolved.backend, target.fsPath);
+    } catch (err) {
+      throw isRefusedKey(err) && resolved.backend.key ? new KeyRefusedError(resolved.backend.key, err as Error) : err;
     } finally {
       await resolved.backend.close();
     }
@@ -242,11 +250,12 @@ export class Commands {
     try {
       // A previous version's record is moved to a results file first, so that move cannot write over this run's record.
       await this.last;
-      this.log.setSecrets(await this.keys.values());
-      const last = await correct({
-        api: this.api, keys: this.keys, log: this.log, status: this.status, embedded: this.embedded, globalState: this.host.globalState, excludes: () => this.excludes(req.inputs[0]!), storage: this.host,
+      this.log.addSecrets(await this.keys.values());
+      const outcome = await correct({
+        api: this.api, keys: this.keys, log: this.log, status: this.status, embedded: this.embedded, globalState: this.host.globalState, excludes: (scope) => this.excludes(scope), storage: this.host,
       }, req);
-      if (!last) return undefined;
+      if (!outcome) return undefined;
+      const { last, refusedKey } = outcome;
       this.last = Promise.resolve(last);
       await this.host.workspaceState.update(LAST_RUN_KEY, last);
       // Only the last run's results are kept.
@@ -254,21 +263,27 @@ export class Commands {
       const s = last.summary;
       void this.api.commands.executeCommand('setContext', 'pfc.hasReport', true);
       void this.api.commands.executeCommand('setContext', 'pfc.hasFailed', s.failed > 0);
-      const msg = summaryMessage(s, this.api.l10n);
+      const msg = summaryMessage(s, this.api.l10n, refusedKey);
       this.log.line(msg.text);
       // The run is over when the summary shows; the buttons are handled without holding the command open.
-      void this.onSummary(msg, last);
+      void this.onSummary(msg, last, refusedKey);
       return last;
     } finally {
       this.running = false;
     }
   }
 
-  private async onSummary(msg: ReturnType<typeof summaryMessage>, last: LastRun): Promise<void> {
+  /** What the key's command runs ("Perfectly Clear: Set API Key"): the buttons of key notifications run it too. */
+  private setKey(name: KeyName): Promise<boolean> {
+    return promptAndStoreKey(this.api, this.keys, name);
+  }
+
+  private async onSummary(msg: ReturnType<typeof summaryMessage>, last: LastRun, refusedKey: KeyName | undefined): Promise<void> {
     const show = msg.severity === 'warning' ? this.api.window.showWarningMessage.bind(this.api.window, msg.text, {}) : this.api.window.showInformationMessage.bind(this.api.window, msg.text);
     const choice = await show(...msg.actions);
     const action = summaryActions(this.api.l10n);
-    if (choice === action.report) this.showReport();
+    if (refusedKey && choice === setKeyButton(this.api.l10n, refusedKey)) await this.guard(() => this.setKey(refusedKey));
+    else if (choice === action.report) this.showReport();
     else if (choice === action.retry) await this.guard(() => this.retryFailed());
     else if (choice === action.open) {
       const root = last.summary.outputRoots[0];

@@ -3,8 +3,9 @@
  * host's encrypted store), never in settings, never in logs. The commands here
  * ask with a password input box and store or delete them.
  */
+import { AuthenticationError, PermissionDeniedError } from '@pfc/core';
 import type * as vscode from 'vscode';
-import type { VscodeApi } from './vscode-api';
+import type { VscodeApi, VscodeL10n } from './vscode-api';
 
 /** SecretStorage entries. */
 export const SECRET_KEYS = {
@@ -15,7 +16,11 @@ export type KeyName = keyof typeof SECRET_KEYS;
 
 /** The extension's keys, read from SecretStorage each time (another window may change them). */
 export class KeyStore {
-  constructor(private readonly secrets: vscode.SecretStorage) {}
+  /**
+   * `onValue` hears every value before it is stored, so the log masks a key
+   * from the moment it is set (a run may be logging at that very moment).
+   */
+  constructor(private readonly secrets: vscode.SecretStorage, private readonly onValue?: (value: string) => void) {}
 
   async get(name: KeyName): Promise<string | undefined> {
     const v = await this.secrets.get(SECRET_KEYS[name]);
@@ -23,7 +28,21 @@ export class KeyStore {
   }
 
   async set(name: KeyName, value: string): Promise<void> {
+    this.onValue?.(value.trim());
     await this.secrets.store(SECRET_KEYS[name], value.trim());
+  }
+
+  /**
+   * Calls `listener` with every stored key value whenever one of the
+   * extension's keys is stored or deleted, also by another window
+   * (`SecretStorage.onDidChange`: "Fires when a secret is stored or deleted",
+   * @types/vscode 1.100).
+   */
+  onDidChange(listener: (values: string[]) => void): vscode.Disposable {
+    const ours = new Set<string>(Object.values(SECRET_KEYS));
+    return this.secrets.onDidChange((e) => {
+      if (ours.has(e.key)) void this.values().then(listener);
+    });
   }
 
   async clear(): Promise<void> {
@@ -34,6 +53,34 @@ export class KeyStore {
   async values(): Promise<string[]> {
     const all = await Promise.all((Object.keys(SECRET_KEYS) as KeyName[]).map((k) => this.get(k)));
     return all.filter((v): v is string => v !== undefined);
+  }
+}
+
+/**
+ * The button that sets a key, in the display language. Every notification
+ * about a key offers the same one — a key missing at the first run, no local
+ * emulator in this installation, the service refusing the key — and a click
+ * runs what the key's command (`pfc.setApiKey`, `pfc.setBgrLicenceKey`) runs:
+ * `promptAndStoreKey`. The choice comes back
+ * as this translated label.
+ */
+export function setKeyButton(l10n: VscodeL10n, name: KeyName): string {
+  return name === 'apiKey' ? l10n.t('Set API Key') : l10n.t('Set BGR Licence Key');
+}
+
+/** The service refused the credentials: 401 (`AuthenticationError`) or 403 (`PermissionDeniedError`), as @pfc/batch's run stops on. */
+export function isRefusedKey(err: unknown): boolean {
+  return err instanceof AuthenticationError || err instanceof PermissionDeniedError;
+}
+
+/**
+ * The service refused a key while the extension used it outside a run (an
+ * upload): says which key, so the error notification can offer to set it.
+ */
+export class KeyRefusedError extends Error {
+  override name = 'KeyRefusedError';
+  constructor(readonly key: KeyName, refused: Error) {
+    super(refused.message, { cause: refused });
   }
 }
 

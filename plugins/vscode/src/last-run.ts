@@ -27,13 +27,23 @@ export const LAST_RUN_VERSION = 2;
 export type RunCounts = Pick<BatchSummary,
   'corrected' | 'skipped' | 'upToDate' | 'excluded' | 'failed' | 'cancelled' | 'bytesIn' | 'bytesOut' | 'durationMs' | 'interrupted' | 'stoppedBecause' | 'outputRoots' | 'jobsAtOnce'>;
 
+/** What one workspace folder's inputs ran with (its own settings and the run's picks). */
+export interface RunChoice {
+  inputs: string[];
+  mode: OutputModeSetting;
+  params: PfcParams;
+}
+
 /** The last run as kept in workspaceState: no per-file data (those are lines of `resultsFile`). */
 export interface LastRun {
   version: typeof LAST_RUN_VERSION;
   /** The paths the user chose (folders or files), for Retry Failed. */
   inputs: string[];
+  /** The first (or only) workspace folder's mode and parameters. */
   mode: OutputModeSetting;
   params: PfcParams;
+  /** A selection across workspace folders: each folder's inputs with its own mode and parameters, for Retry Failed. */
+  choices?: RunChoice[];
   summary: RunCounts;
   /** Every file's result, one JSON line each (`readResults`), in the extension's storage folder. */
   resultsFile: string;
@@ -46,6 +56,24 @@ export function countsOf(s: BatchSummary): RunCounts {
     bytesIn: s.bytesIn, bytesOut: s.bytesOut, durationMs: s.durationMs, interrupted: s.interrupted, outputRoots: s.outputRoots,
     ...(s.stoppedBecause !== undefined ? { stoppedBecause: s.stoppedBecause } : {}),
     ...(s.jobsAtOnce ? { jobsAtOnce: s.jobsAtOnce } : {}),
+  };
+}
+
+/**
+ * One run's counts from its parts (the workspace folders of a selection, run
+ * one after the other): the numbers added, the output folders of both, the
+ * first reason the run stopped itself, the first folder's jobs at once.
+ */
+export function addCounts(a: RunCounts | undefined, b: RunCounts): RunCounts {
+  if (!a) return b;
+  const stoppedBecause = a.stoppedBecause ?? b.stoppedBecause;
+  const jobsAtOnce = a.jobsAtOnce ?? b.jobsAtOnce;
+  return {
+    corrected: a.corrected + b.corrected, skipped: a.skipped + b.skipped, upToDate: a.upToDate + b.upToDate, excluded: a.excluded + b.excluded,
+    failed: a.failed + b.failed, cancelled: a.cancelled + b.cancelled, bytesIn: a.bytesIn + b.bytesIn, bytesOut: a.bytesOut + b.bytesOut,
+    durationMs: a.durationMs + b.durationMs, interrupted: a.interrupted || b.interrupted, outputRoots: [...a.outputRoots, ...b.outputRoots],
+    ...(stoppedBecause !== undefined ? { stoppedBecause } : {}),
+    ...(jobsAtOnce ? { jobsAtOnce } : {}),
   };
 }
 

@@ -8,13 +8,17 @@
 import type * as vscode from 'vscode';
 
 export class Log {
-  private secrets: string[] = [];
+  private readonly secrets = new Set<string>();
 
   constructor(private readonly channel: Pick<vscode.LogOutputChannel, 'info' | 'trace' | 'error' | 'show'>) {}
 
-  /** Values to mask in every later line (the stored keys). Short values are ignored: they would mask ordinary words. */
-  setSecrets(values: readonly string[]): void {
-    this.secrets = values.filter((v) => v.length >= 6);
+  /**
+   * Values to mask in every later line (the stored keys), added to those
+   * already masked: a key replaced during a run is still the one that run's
+   * requests carry. Short values are ignored: they would mask ordinary words.
+   */
+  addSecrets(values: readonly string[]): void {
+    for (const v of values) if (v.length >= 6) this.secrets.add(v);
   }
 
   private scrub(text: string): string {

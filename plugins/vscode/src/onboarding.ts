@@ -6,15 +6,15 @@
  */
 import { MissingKeyError, type ResolvedBackend } from './backend';
 import { EmbeddedEmulatorUnavailableError } from './embedded';
-import { promptAndStoreKey, type KeyStore } from './keys';
+import { promptAndStoreKey, setKeyButton, type KeyStore } from './keys';
 import { settingsFrom, type ExtensionSettings } from './settings';
 import type { Memento } from 'vscode';
 import type { Log } from './log';
 import type { VscodeApi } from './vscode-api';
 
-/** The onboarding buttons in the display language (the choice comes back as the translated label). */
+/** The onboarding buttons in the display language (the choice comes back as the translated label); the key buttons are every key notification's. */
 function offers(api: VscodeApi): { setKey: string; setBgr: string; emulator: string } {
-  return { setKey: api.l10n.t('Set API Key'), setBgr: api.l10n.t('Set BGR Licence Key'), emulator: api.l10n.t('Use Local Emulator') };
+  return { setKey: setKeyButton(api.l10n, 'apiKey'), setBgr: setKeyButton(api.l10n, 'bgrLicenceKey'), emulator: api.l10n.t('Use Local Emulator') };
 }
 
 /**

@@ -64,6 +64,10 @@ export async function restoreWithConfirmation(api: VscodeApi, log: Log, requests
         const o = await restoreOriginals(r, controller.signal);
         outcome.restored.push(...o.restored);
         outcome.skipped.push(...o.skipped);
+        if (o.stoppedBecause) {
+          outcome.stoppedBecause = o.stoppedBecause;
+          break;
+        }
       }
     } finally {
       sub.dispose();
@@ -74,6 +78,11 @@ export async function restoreWithConfirmation(api: VscodeApi, log: Log, requests
   const n = outcome.restored.length;
   const k = outcome.skipped.length;
   const restored = n === 1 ? t('restored 1 original') : t('restored {0} originals', n);
+  if (outcome.stoppedBecause) {
+    log.line(`restore stopped: ${outcome.stoppedBecause}`);
+    void api.window.showErrorMessage(t('Perfectly Clear: restore stopped: {0}. It {1} first; run Restore again once that is fixed.', outcome.stoppedBecause, restored));
+    return outcome;
+  }
   const text = k > 0 ? t('Perfectly Clear: {0}; {1} left as they are (see the log).', restored, k) : t('Perfectly Clear: {0}.', restored);
   if (k > 0) {
     const showLog = t('Show Log');

@@ -3,14 +3,21 @@
  * (and optional output-mode) pick, the plan, the cost guard, the cancellable
  * progress notification, and the summary with its buttons. The work itself is
  * @pfc/batch's `planStream` and `runBatch`, exactly as the CLI runs it.
+ *
+ * A selection across the folders of a multi-root workspace runs each folder's
+ * files with that folder's own settings of `resource` scope (output mode and
+ * folder, parameters, concurrency…), one folder after the other, under one
+ * scan, one cost question, one progress notification and one summary; the
+ * preset (and output mode, when asked each run) is picked once for the run.
  */
+import { createReadStream, createWriteStream } from 'node:fs';
 import { rm, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { checkOutputWritable, collectPlan, pendingFiles, planStream, runBatch, type BatchPlan, type BatchSummary, type OutputMode, type PlannedFile, type SkippedPath, type StreamedPlan } from '@pfc/batch';
-import type { PfcParams } from '@pfc/core';
+import { pipeline } from 'node:stream/promises';
+import { checkOutputWritable, collectPlan, pendingFiles, planStream, runBatch, type BatchPlan, type OutputMode, type PlannedFile, type SkippedPath, type StreamedPlan } from '@pfc/batch';
 import { resolveBackend, type ResolvedBackend } from './backend';
-import type { KeyStore } from './keys';
-import { countsOf, LAST_RUN_VERSION, newResultsFile, type LastRun } from './last-run';
+import type { KeyName, KeyStore } from './keys';
+import { addCounts, countsOf, LAST_RUN_VERSION, newResultsFile, type LastRun, type RunChoice, type RunCounts } from './last-run';
 import type { Log } from './log';
 import type { EmbeddedEmulator } from './embedded';
 import { ensureBackend, noticeEmbeddedEmulator } from './onboarding';
@@ -30,8 +37,8 @@ export interface RunServices {
   /** The window's embedded emulator (backend `auto` without key or container, or `emulator` without an address). */
   embedded: Pick<EmbeddedEmulator, 'url'>;
   globalState: Pick<vscode.Memento, 'get' | 'update'>;
-  /** The workspace's exclusions (`files.exclude`, `search.exclude`, `node_modules`), read at each run. */
-  excludes: () => ExcludeRules & { withBase(base: string): ExcludeRules };
+  /** The workspace's exclusions (`files.exclude`, `search.exclude`, `node_modules`) for the folder `scope` is in, read at each run. */
+  excludes: (scope: string) => ExcludeRules & { withBase(base: string): ExcludeRules };
   /** Where the run's results file goes (the extension's storage folder). */
   storage: Pick<ExtensionHost, 'storageUri' | 'globalStorageUri'>;
 }
@@ -39,8 +46,41 @@ export interface RunServices {
 /** How a run was asked for. */
 export interface RunRequest {
   inputs: string[];
-  /** Retry: only these inputs of the plan, with the preset and mode of the earlier run. */
-  retry?: { only: string[]; mode: OutputModeSetting; params: PfcParams };
+  /** Retry: only these inputs of the plan, each workspace folder's with the preset and mode it had in the earlier run. */
+  retry?: { only: string[]; choices: RunChoice[] };
+}
+
+/** A finished run, and the key the service refused if that is what stopped it (the summary then offers to set it). */
+export interface RunOutcome {
+  last: LastRun;
+  refusedKey?: KeyName;
+}
+
+/** One workspace folder's share of a run: its inputs, with that folder's settings and what they make of the picks. */
+interface FolderRun extends RunChoice {
+  settings: ExtensionSettings;
+  output: OutputMode;
+  force: boolean;
+  /** The cost guard of a paid backend: the folder's `pfc.confirmAboveFiles`; 0: never. */
+  confirmAbove: number;
+}
+
+/**
+ * The inputs by workspace folder, in the order picked (`getWorkspaceFolder`
+ * "returns the workspace folder that contains a given uri", undefined when it
+ * matches none, @types/vscode 1.100): in a multi-root workspace each folder
+ * applies its own settings of `resource` scope. Inputs outside every folder
+ * are one group (only user and workspace settings apply there).
+ */
+export function byWorkspaceFolder(api: Pick<VscodeApi, 'workspace' | 'Uri'>, inputs: readonly string[]): string[][] {
+  const groups = new Map<string, string[]>();
+  for (const input of inputs) {
+    const folder = api.workspace.getWorkspaceFolder(api.Uri.file(input))?.uri.fsPath ?? '';
+    const group = groups.get(folder);
+    if (group) group.push(input);
+    else groups.set(folder, [input]);
+  }
+  return [...groups.values()];
 }
 
 async function pickOutputMode(api: VscodeApi, current: OutputModeSetting): Promise<OutputModeSetting | undefined> {
@@ -71,19 +111,9 @@ async function pickPreset(svc: RunServices, resolved: ResolvedBackend, settings:
   return picked?.preset;
 }
 
-/** What the scan-and-plan step needs to know about the run. */
-interface PlanRequest {
-  output: OutputMode;
-  params: PfcParams;
-  planKind: ResolvedBackend['planKind'];
-  backendId: ResolvedBackend['id'];
-  force: boolean;
-  /** The cost guard of a paid backend: more files than this are counted (what would be sent) and asked about; 0: never. */
-  confirmAbove: number;
-}
-
-/** A plan ready to run: streamed (files planned as the run takes them), or whole when the cost guard had to count them. */
+/** A folder's plan ready to run: streamed (files planned as the run takes them), or whole when the cost guard had to count them. */
 interface PlannedRun {
+  folder: FolderRun;
   plan: BatchPlan | StreamedPlan;
   /** Files the run will judge: the progress total ("N of M"), known before any file is read. */
   total: number;
@@ -95,13 +125,14 @@ interface PlannedRun {
  * Scan, plan and count in one cancellable notification: "Scanning… N files",
  * then the names-only pass of planning; the files themselves are planned while
  * the run corrects the first ones (no array of every file), as the CLI does.
- * Only the cost guard of a paid backend, when the count by name is over it,
- * plans every file first to count what would be sent. Files the workspace
+ * Only the cost guard of a paid backend, when a folder's count by name is over
+ * its threshold, plans every file first to count what would be sent (every
+ * folder's, so the one question names the whole run). Files the workspace
  * excludes are left out by planning itself. Resolves undefined when cancelled.
  * `cancel` is the whole run's: the plan, streamed or whole, is made with its
  * signal, so Cancel here or in the run's notification stops the planning itself.
  */
-async function scanAndPlan(svc: RunServices, req: RunRequest, r: PlanRequest, cancel: AbortController): Promise<PlannedRun | undefined> {
+async function scanAndPlan(svc: RunServices, req: RunRequest, folders: readonly FolderRun[], backend: ResolvedBackend, cancel: AbortController): Promise<PlannedRun[] | undefined> {
   const { api } = svc;
   const { t } = api.l10n;
   return api.window.withProgress({ location: api.ProgressLocation.Notification, title: t('Perfectly Clear'), cancellable: true }, async (progress, token) => {
@@ -111,23 +142,33 @@ async function scanAndPlan(svc: RunServices, req: RunRequest, r: PlanRequest, ca
     const { signal } = cancel;
     try {
       progress.report({ message: t('Scanning… {0} files', 0) });
-      const scan = await scanInputs(req.inputs, svc.excludes(), (n) => progress.report({ message: t('Scanning… {0} files', n) }), cancelled);
-      if (!scan) return undefined;
-      progress.report({ message: t('Planning {0} files…', scan.files) });
-      const leaveOut = (path: string): string | undefined => {
-        const why = scan.excluded.get(path);
-        return why ? `${EXCLUDED_BY}${why}` : undefined;
-      };
-      const stream = await planStream({ inputs: req.inputs, output: r.output, params: r.params, backend: r.planKind, backendId: r.backendId, leaveOut, signal });
-      if (cancelled()) return undefined;
-      const plan = req.retry ? onlyFiles(stream, new Set(req.retry.only)) : stream;
-      if (r.confirmAbove <= 0 || plan.expectedFiles <= r.confirmAbove) return { plan, total: plan.expectedFiles };
-      progress.report({ message: t('Checking {0} files against earlier results…', plan.expectedFiles) });
-      const whole = await collectPlan(plan, { signal });
-      const pending = await pendingFiles(whole, { backendId: r.backendId, params: r.params, force: r.force, signal });
-      // `pendingFiles` stops with an error only while it hashes a file: a Cancel during the rest of the count ends here.
-      if (cancelled()) return undefined;
-      return { plan: whole, total: whole.files.length, pending: pending.length };
+      const planned: (PlannedRun & { plan: StreamedPlan })[] = [];
+      let scannedBefore = 0;
+      for (const folder of folders) {
+        const scan = await scanInputs(folder.inputs, svc.excludes(folder.inputs[0]!), (n) => progress.report({ message: t('Scanning… {0} files', scannedBefore + n) }), cancelled);
+        if (!scan) return undefined;
+        scannedBefore += scan.files;
+        progress.report({ message: t('Planning {0} files…', scan.files) });
+        const leaveOut = (path: string): string | undefined => {
+          const why = scan.excluded.get(path);
+          return why ? `${EXCLUDED_BY}${why}` : undefined;
+        };
+        const stream = await planStream({ inputs: folder.inputs, output: folder.output, params: folder.params, backend: backend.planKind, backendId: backend.id, leaveOut, signal });
+        if (cancelled()) return undefined;
+        const plan = req.retry ? onlyFiles(stream, new Set(req.retry.only)) : stream;
+        planned.push({ folder, plan, total: plan.expectedFiles });
+      }
+      if (!planned.some((p) => p.folder.confirmAbove > 0 && p.total > p.folder.confirmAbove)) return planned;
+      progress.report({ message: t('Checking {0} files against earlier results…', sum(planned.map((p) => p.total))) });
+      const counted: PlannedRun[] = [];
+      for (const { folder, plan } of planned) {
+        const whole = await collectPlan(plan, { signal });
+        const pending = await pendingFiles(whole, { backendId: backend.id, params: folder.params, force: folder.force, signal });
+        // `pendingFiles` stops with an error only while it hashes a file: a Cancel during the rest of the count ends here.
+        if (cancelled()) return undefined;
+        counted.push({ folder, plan: whole, total: whole.files.length, pending: pending.length });
+      }
+      return counted;
     } catch (err) {
       // The work that Cancel stopped ends with its abort error: the user asked for it.
       if (cancelled()) return undefined;
@@ -136,6 +177,10 @@ async function scanAndPlan(svc: RunServices, req: RunRequest, r: PlanRequest, ca
       sub.dispose();
     }
   });
+}
+
+function sum(values: readonly number[]): number {
+  return values.reduce((a, b) => a + b, 0);
 }
 
 /**
@@ -184,11 +229,11 @@ function nothingToCorrect(api: VscodeApi, skipped: readonly SkippedPath[]): unde
 }
 
 /** Run one correction from start to summary. Resolves undefined when the user backed out. */
-export async function correct(svc: RunServices, req: RunRequest): Promise<LastRun | undefined> {
+export async function correct(svc: RunServices, req: RunRequest): Promise<RunOutcome | undefined> {
   const { api, log } = svc;
-  // The settings of the folder being corrected (the first one picked, in a multi-root workspace).
-  const settings = settingsFrom(api, api.Uri.file(req.inputs[0]!));
-  const resolved = await ensureBackend(svc, settings, (s) =>
+  // Each workspace folder's settings for its own files (resource scope); the backend's are the window's, the same for all.
+  const folders = byWorkspaceFolder(api, req.inputs).map((inputs) => ({ inputs, settings: settingsFrom(api, api.Uri.file(inputs[0]!)) }));
+  const resolved = await ensureBackend(svc, folders[0]!.settings, (s) =>
     resolveBackend(s, svc.keys, {
       l10n: svc.api.l10n,
       onRetry: (r) => log.line(`retrying ${r.request} in ${Math.round(r.delayMs)} ms (attempt ${r.attempt})`),
@@ -198,47 +243,67 @@ export async function correct(svc: RunServices, req: RunRequest): Promise<LastRu
   if (!resolved) return undefined;
   if (resolved.backend.embedded) void noticeEmbeddedEmulator({ api, keys: svc.keys, globalState: svc.globalState });
   try {
-    return await correctOn(svc, req, resolved.backend, resolved.settings);
+    return await correctOn(svc, req, resolved.backend, folders);
   } finally {
     await resolved.backend.close();
   }
 }
 
-async function correctOn(svc: RunServices, req: RunRequest, backend: ResolvedBackend, effectiveSettings: ExtensionSettings): Promise<LastRun | undefined> {
+/**
+ * The picks, once for the run: the preset (offered with the first folder's
+ * default) and, when a folder asks each run, the output mode for the folders
+ * that ask. Then each folder's parameters, output and guard from its own
+ * settings; a retry keeps each folder's earlier preset and mode.
+ */
+async function chooseFolders(svc: RunServices, req: RunRequest, backend: ResolvedBackend, folders: readonly { inputs: string[]; settings: ExtensionSettings }[]): Promise<FolderRun[] | undefined> {
   const { api, log } = svc;
-  let params: PfcParams;
-  let mode: OutputModeSetting;
-  if (req.retry) {
-    ({ params, mode } = req.retry);
-  } else {
-    const preset = await pickPreset(svc, backend, effectiveSettings);
+  let preset: string | undefined;
+  let asked: OutputModeSetting | undefined;
+  if (!req.retry) {
+    preset = await pickPreset(svc, backend, folders[0]!.settings);
     if (preset === undefined) return undefined;
-    const picked = effectiveSettings.askOutputEachRun ? await pickOutputMode(api, effectiveSettings.outputMode) : effectiveSettings.outputMode;
-    if (picked === undefined) return undefined;
-    mode = picked;
-    params = { ...effectiveSettings.parameters, preset };
+    const asking = folders.find((f) => f.settings.askOutputEachRun);
+    if (asking) {
+      asked = await pickOutputMode(api, asking.settings.outputMode);
+      if (asked === undefined) return undefined;
+    }
   }
-  const check = backend.backend.validate(params);
-  if (check.errors.length > 0) {
-    void api.window.showErrorMessage(api.l10n.t('Perfectly Clear: invalid parameters — {0}', check.errors.map((e) => e.message).join('; ')));
-    return undefined;
+  const runs: FolderRun[] = [];
+  for (const { inputs, settings } of folders) {
+    const earlier = req.retry && (req.retry.choices.find((c) => c.inputs.includes(inputs[0]!)) ?? req.retry.choices[0]);
+    const mode = earlier ? earlier.mode : settings.askOutputEachRun && asked ? asked : settings.outputMode;
+    const params = earlier ? earlier.params : { ...settings.parameters, preset };
+    const check = backend.backend.validate(params);
+    if (check.errors.length > 0) {
+      void api.window.showErrorMessage(api.l10n.t('Perfectly Clear: invalid parameters — {0}', check.errors.map((e) => e.message).join('; ')));
+      return undefined;
+    }
+    for (const w of check.warnings) log.line(`note: ${w}`);
+    const bases = await Promise.all(inputs.map(async (p) => ((await stat(p)).isDirectory() ? p : dirname(p))));
+    runs.push({
+      inputs, mode, params, settings,
+      output: outputModeOf(mode, settings, bases),
+      force: !settings.skipAlreadyCorrected,
+      confirmAbove: backend.paid ? settings.confirmAboveFiles : 0,
+    });
   }
-  for (const w of check.warnings) log.line(`note: ${w}`);
+  return runs;
+}
 
-  const bases = await Promise.all(req.inputs.map(async (p) => ((await stat(p)).isDirectory() ? p : dirname(p))));
-  const output = outputModeOf(mode, effectiveSettings, bases);
-  const force = !effectiveSettings.skipAlreadyCorrected;
-  const guard = backend.paid ? effectiveSettings.confirmAboveFiles : 0;
+async function correctOn(svc: RunServices, req: RunRequest, backend: ResolvedBackend, chosen: readonly { inputs: string[]; settings: ExtensionSettings }[]): Promise<RunOutcome | undefined> {
+  const { api, log } = svc;
+  const folders = await chooseFolders(svc, req, backend, chosen);
+  if (!folders) return undefined;
   // One cancel for the whole run: a streamed plan is still planned while the run corrects its first files.
   const cancel = new AbortController();
-  const scanned = await scanAndPlan(svc, req, { output, params, planKind: backend.planKind, backendId: backend.id, force, confirmAbove: guard }, cancel);
-  if (!scanned) return undefined;
-  const { plan, total, pending } = scanned;
-  if (total === 0) return nothingToCorrect(api, plan.skipped);
-  // Up-to-date files cost nothing: only what would be sent is counted (during the scan).
-  if (pending !== undefined && pending > guard) {
+  const planned = await scanAndPlan(svc, req, folders, backend, cancel);
+  if (!planned) return undefined;
+  const leftOut = (): SkippedPath[] => planned.flatMap((p) => p.plan.skipped);
+  if (sum(planned.map((p) => p.total)) === 0) return nothingToCorrect(api, leftOut());
+  // Up-to-date files cost nothing: only what would be sent is counted (during the scan), and asked about once for every folder.
+  if (planned.some((p) => p.pending !== undefined && p.pending > p.folder.confirmAbove && p.folder.confirmAbove > 0)) {
     const go = await api.window.showWarningMessage(
-      api.l10n.t('Correct {0} files on {1}? Each correction may be billed.', pending, backend.label),
+      api.l10n.t('Correct {0} files on {1}? Each correction may be billed.', sum(planned.map((p) => p.pending ?? p.total)), backend.label),
       { modal: true },
       api.l10n.t('Correct'),
     );
@@ -246,33 +311,53 @@ async function correctOn(svc: RunServices, req: RunRequest, backend: ResolvedBac
   }
 
   // A folder the results cannot go to is said before anything is sent (a file named like the output folder, no permission).
-  await checkOutputWritable(plan);
-  log.line(`run: ${req.inputs.join(', ')} with preset "${params.preset ?? 'Universal'}" on ${backend.label}, output mode ${mode}`);
+  for (const { plan } of planned) await checkOutputWritable(plan);
+  for (const { folder } of planned) log.line(`run: ${folder.inputs.join(', ')} with preset "${folder.params.preset ?? 'Universal'}" on ${backend.label}, output mode ${folder.mode}`);
   // Every result goes to a file, not into memory or workspaceState (see last-run.ts).
   const resultsFile = await newResultsFile(svc.storage);
-  let summary: BatchSummary;
+  let ran: { counts: RunCounts; refused: boolean };
   try {
-    summary = await runWithProgress(svc, plan, total, backend, params, effectiveSettings, resultsFile, cancel);
+    ran = await runWithProgress(svc, planned, backend, resultsFile, cancel);
   } catch (err) {
     await rm(resultsFile, { force: true });
     throw err;
   }
+  const { counts } = ran;
   // A streamed plan's list of left-out paths is complete once its files are planned; each path was a trace line.
-  if (plan.skipped.length > 0) log.line(`left out ${leftOutSummary(plan.skipped)}`);
+  const skipped = leftOut();
+  if (skipped.length > 0) log.line(`left out ${leftOutSummary(skipped)}`);
   // Every file counted by name turned out not to be one to correct (not an image, over a limit…).
-  if (summary.corrected + summary.upToDate + summary.failed + summary.cancelled === 0 && !summary.interrupted) {
+  if (counts.corrected + counts.upToDate + counts.failed + counts.cancelled === 0 && !counts.interrupted) {
     await rm(resultsFile, { force: true });
-    return nothingToCorrect(api, plan.skipped);
+    return nothingToCorrect(api, skipped);
   }
-  return { version: LAST_RUN_VERSION, inputs: req.inputs, mode, params, summary: countsOf(summary), resultsFile };
+  const [first] = folders;
+  const last: LastRun = {
+    version: LAST_RUN_VERSION, inputs: req.inputs, mode: first!.mode, params: first!.params,
+    ...(folders.length > 1 ? { choices: folders.map(({ inputs, mode, params }) => ({ inputs, mode, params })) } : {}),
+    summary: counts, resultsFile,
+  };
+  return { last, ...(ran.refused && backend.key ? { refusedKey: backend.key } : {}) };
 }
 
-/** `cancel`: the run's (see `correctOn`), aborted by the notification's Cancel. */
+/** A folder the run did not start (it was cancelled or stopped before): its files count as not finished, as a run counts the files it did not reach. */
+function notStarted(files: number): RunCounts {
+  return { corrected: 0, skipped: 0, upToDate: 0, excluded: 0, failed: 0, cancelled: files, bytesIn: 0, bytesOut: 0, durationMs: 0, interrupted: false, outputRoots: [] };
+}
+
+/**
+ * The folders' plans one after the other under one notification; the progress
+ * counts every folder's files. `cancel`: the run's (see `correctOn`), aborted
+ * by the notification's Cancel. Each folder's results are appended to
+ * `resultsFile`. `refused`: the service refused the key (the run stopped on it).
+ */
 async function runWithProgress(
-  svc: RunServices, plan: BatchPlan | StreamedPlan, total: number, backend: ResolvedBackend, params: PfcParams, settings: ExtensionSettings, resultsFile: string, cancel: AbortController,
-): Promise<BatchSummary> {
+  svc: RunServices, planned: readonly PlannedRun[], backend: ResolvedBackend, resultsFile: string, cancel: AbortController,
+): Promise<{ counts: RunCounts; refused: boolean }> {
   const { api, log, status } = svc;
-  const model = new ProgressModel(total);
+  // Each folder's total, until its plan is complete (a streamed plan's `planned` event gives the final count).
+  const totals = planned.map((p) => p.total);
+  const model = new ProgressModel(sum(totals));
   status.command = 'pfc.showLog';
   status.tooltip = api.l10n.t('Perfectly Clear is correcting files — click for the log');
   status.text = model.statusText();
@@ -285,39 +370,65 @@ async function runWithProgress(
           log.line('cancel requested: no new file starts; files in flight are aborted');
           cancel.abort();
         });
-        progress.report({ message: api.l10n.t('{0}/{1} · starting', 0, total) });
+        progress.report({ message: api.l10n.t('{0}/{1} · starting', 0, model.total) });
+        let counts: RunCounts | undefined;
+        let refused = false;
         try {
-          return await runBatch(plan, {
-            backend: backend.backend,
-            backendId: backend.id,
-            params,
-            // 0: the backend's own width, as the CLI without -j (on a fleet, the instances' jobs together).
-            concurrency: settings.concurrency > 0 ? settings.concurrency : backend.defaultConcurrency,
-            force: !settings.skipAlreadyCorrected,
-            signal: cancel.signal,
-            // Fewer jobs at once while the service answers 429, more again when it keeps up.
-            ...(backend.rateLimited ? { rateLimited: backend.rateLimited } : {}),
-            // Counts and the first failures in memory; every result a line of the results file.
-            keepResults: false,
-            resultsFile,
-            onEvent: (e) => {
-              const line = logLine(e);
-              // Left-out paths were summarised after planning; each one is a trace line.
-              if (line && e.type === 'skipped') log.trace(line);
-              else if (line) log.line(line);
-              const increment = model.apply(e);
-              if (e.type === 'start' || increment > 0) {
-                progress.report({ message: model.message(), increment });
-                status.text = model.statusText();
-              }
-            },
-          });
+          for (const [k, { folder, plan, total }] of planned.entries()) {
+            // The run stopped itself (a refused key, an unreachable service) or was cancelled: the next folders would meet the same.
+            if (cancel.signal.aborted || counts?.stoppedBecause) {
+              counts = addCounts(counts, notStarted(total));
+              continue;
+            }
+            // The first folder's results are the run's file; the others' are appended to it.
+            const file = k === 0 ? resultsFile : await newResultsFile(svc.storage);
+            const summary = await runBatch(plan, {
+              backend: backend.backend,
+              backendId: backend.id,
+              params: folder.params,
+              // 0: the backend's own width, as the CLI without -j (on a fleet, the instances' jobs together).
+              concurrency: folder.settings.concurrency > 0 ? folder.settings.concurrency : backend.defaultConcurrency,
+              force: folder.force,
+              signal: cancel.signal,
+              // Fewer jobs at once while the service answers 429, more again when it keeps up.
+              ...(backend.rateLimited ? { rateLimited: backend.rateLimited } : {}),
+              // Counts and the first failures in memory; every result a line of the results file.
+              keepResults: false,
+              resultsFile: file,
+              onEvent: (e) => {
+                const line = logLine(e);
+                // Left-out paths were summarised after planning; each one is a trace line.
+                if (line && e.type === 'skipped') log.trace(line);
+                else if (line) log.line(line);
+                // A folder's streamed plan is complete: the run's total is every folder's.
+                if (e.type === 'planned') totals[k] = e.files;
+                const increment = model.apply(e.type === 'planned' ? { ...e, files: sum(totals) } : e);
+                if (e.type === 'start' || increment > 0) {
+                  progress.report({ message: model.message(), increment });
+                  status.text = model.statusText();
+                }
+              },
+            });
+            if (file !== resultsFile) await appendResults(resultsFile, file);
+            refused ||= summary.failures.some((f) => f.fatal);
+            counts = addCounts(counts, countsOf(summary));
+          }
         } finally {
           sub.dispose();
         }
+        return { counts: counts!, refused };
       },
     );
   } finally {
     status.hide();
+  }
+}
+
+/** Append a folder's results file to the run's, streamed (a results file can hold 100,000 lines), and remove it. */
+async function appendResults(to: string, from: string): Promise<void> {
+  try {
+    await pipeline(createReadStream(from), createWriteStream(to, { flags: 'a', mode: 0o600 }));
+  } finally {
+    await rm(from, { force: true });
   }
 }

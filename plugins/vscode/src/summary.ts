@@ -1,4 +1,5 @@
 /** The end-of-run notification: what happened, in one sentence, and which buttons to offer. */
+import { setKeyButton, type KeyName } from './keys';
 import type { RunCounts } from './last-run';
 import type { VscodeL10n } from './vscode-api';
 
@@ -12,8 +13,9 @@ export function summaryActions(l10n: VscodeL10n): { open: string; report: string
  * run stopped itself, if it did) and the buttons
  * that apply. Each phrase is a whole message (singular and plural apart), so
  * translators never get fragments glued together in English order.
+ * `refusedKey`: the service refused that key and the run stopped on it.
  */
-export function summaryMessage(s: RunCounts, l10n: VscodeL10n): { text: string; severity: 'info' | 'warning'; actions: string[] } {
+export function summaryMessage(s: RunCounts, l10n: VscodeL10n, refusedKey?: KeyName): { text: string; severity: 'info' | 'warning'; actions: string[] } {
   const { t } = l10n;
   const seconds = (s.durationMs / 1000).toFixed(1);
   const parts: string[] = [];
@@ -27,6 +29,8 @@ export function summaryMessage(s: RunCounts, l10n: VscodeL10n): { text: string; 
   if (s.stoppedBecause) parts.push(t('stopped early: {0}', s.stoppedBecause.replace(/\.+$/, '')));
   const action = summaryActions(l10n);
   const actions: string[] = [];
+  // What fixes a refused key comes first: the button every key notification offers.
+  if (refusedKey) actions.push(setKeyButton(l10n, refusedKey));
   if (s.corrected + s.upToDate > 0 && s.outputRoots.length > 0) actions.push(action.open);
   if (s.corrected + s.upToDate + s.failed + s.cancelled > 0) actions.push(action.report);
   if (s.failed > 0) actions.push(action.retry);

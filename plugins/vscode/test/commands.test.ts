@@ -2,7 +2,7 @@
  * The commands driven through a typed fake of VS Code, against the real
  * emulator on a loopback port, on real photos: files on disk are checked.
  */
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startEmulator, type EmulatorHandle } from '@pfc/emulator';
 import sharp from 'sharp';
@@ -10,6 +10,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import type { Uri } from 'vscode';
 import { SECRET_KEYS } from '../src/keys';
 import type { LastRun } from '../src/last-run';
+import type { FakeVscode } from './fake-vscode';
 import { activateOnFake, photoFolder, resultsIn, SAMPLE_FILES } from './helpers';
 
 let emu: EmulatorHandle;
@@ -28,6 +29,21 @@ afterEach(() => {
   folder?.cleanup();
   emu.setFaults({});
 });
+
+const WRONG_KEY = 'wrong-key-abcdef';
+
+/** A photo folder, a stand-in for the hosted service that accepts only `right`, and the extension (backend hosted) with a wrong key stored. */
+async function withRefusedKey(right: string, body: (fake: FakeVscode, right: string) => Promise<void>): Promise<void> {
+  folder = photoFolder();
+  const guarded = await startEmulator({ host: '127.0.0.1', apiKeys: [right] });
+  try {
+    const { fake } = activateOnFake({ settings: { backend: 'hosted', webApiUrl: guarded.web } });
+    await fake.secrets.store(SECRET_KEYS.apiKey, WRONG_KEY);
+    await body(fake, right);
+  } finally {
+    await guarded.close();
+  }
+}
 
 function walk(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true, recursive: true }).filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name));
@@ -214,12 +230,8 @@ describe('keys and the first run', () => {
     }
   });
 
-  test('a refused key: the summary itself says the service refused it, and no message holds the key', async () => {
-    folder = photoFolder();
-    const guarded = await startEmulator({ host: '127.0.0.1', apiKeys: ['the-right-key-000'] });
-    try {
-      const { fake } = activateOnFake({ settings: { backend: 'hosted', webApiUrl: guarded.web } });
-      await fake.secrets.store(SECRET_KEYS.apiKey, 'wrong-key-abcdef');
+  test('a refused key: the summary itself says the service refused it, and no message holds the key', () =>
+    withRefusedKey('the-right-key-000', async (fake) => {
       const last = (await fake.run('pfc.correctFolder', fake.uri(folder.photos))) as LastRun;
       expect(last.summary.stoppedBecause).toBeTruthy();
       // What the user reads in the notification, without opening the log.
@@ -227,11 +239,70 @@ describe('keys and the first run', () => {
       expect(summary.kind).toBe('warning');
       expect(summary.text).toMatch(/^Perfectly Clear: Corrected 0 files in [\d.]+ s; .*stopped early: the service refused the credentials: .*(401|key)/i);
       const everything = [...fake.output, ...fake.shown.map((s) => s.text)].join('\n');
-      expect(everything).not.toContain('wrong-key-abcdef');
-    } finally {
-      await guarded.close();
-    }
-  });
+      expect(everything).not.toContain(WRONG_KEY);
+    }));
+
+  test('a refused key: the summary offers "Set API Key" first; it asks for the key as the command does, and the next run corrects with it', () =>
+    withRefusedKey('the-right-key-000', async (fake, right) => {
+      fake.answers.push({ match: /stopped early: the service refused the credentials/, answer: 'Set API Key' });
+      fake.inputs.push(right);
+      const first = (await fake.run('pfc.correctFolder', fake.uri(folder.photos))) as LastRun;
+      expect(first.summary.stoppedBecause).toMatch(/refused the credentials/);
+      const summary = fake.shown.find((m) => /stopped early/.test(m.text))!;
+      expect(summary.actions[0]).toBe('Set API Key');
+      // The button runs what "Perfectly Clear: Set API Key" runs: the password box, then SecretStorage.
+      await expect.poll(() => fake.secrets.store_.get(SECRET_KEYS.apiKey)).toBe(right);
+      expect(fake.shown.some((m) => m.text === 'Perfectly Clear: API key saved in secret storage.')).toBe(true);
+
+      const again = (await fake.run('pfc.correctFolder', fake.uri(folder.photos))) as LastRun;
+      expect(again.summary.corrected).toBe(5);
+      expect(fake.shown.at(-1)!.actions).not.toContain('Set API Key');
+    }));
+
+  test('Upload as Custom Preset with a refused key: the error offers "Set API Key" first, which stores the key', () =>
+    withRefusedKey('the-right-key-111', async (fake, right) => {
+      const presetFile = join(folder.root, 'Warm Skin.preset');
+      writeFileSync(presetFile, '<?xml version="1.0"?><preset name="warm"><exposure>0.2</exposure></preset>');
+      // The preset's name and description, then the key.
+      fake.inputs.push('Warm Skin', '', right);
+      fake.answers.push({ match: /./, answer: 'Set API Key' });
+      expect(await fake.run('pfc.uploadPreset', fake.uri(presetFile))).toBeUndefined();
+      const error = fake.shown.find((m) => m.kind === 'error')!;
+      expect(error.actions).toEqual(['Set API Key', 'Show Log']);
+      expect(error.text).not.toContain(WRONG_KEY);
+      expect(fake.secrets.store_.get(SECRET_KEYS.apiKey)).toBe(right);
+    }));
+
+  test('a key set while a run is active is masked in the log from that moment, not from the next run', async () => {
+    folder = photoFolder();
+    const key = 'mid-run-key-5f3a9c';
+    // A photo named with the key stands for any line that could quote it (a service error echoing a request);
+    // its folder sorts last, so it is corrected after the key is set.
+    mkdirSync(join(folder.photos, 'zz-last'));
+    cpSync(join(folder.photos, 'objects', 'coffee.jpg'), join(folder.photos, 'zz-last', `${key}.jpg`));
+    const { fake } = activateOnFake({ settings: { backend: 'emulator', emulatorUrl: slow.web, concurrency: 1 } });
+    fake.inputs.push(key);
+    let setting: Promise<unknown> | undefined;
+    let linesBefore = 0;
+    fake.onProgressStart = () => {
+      // The run's notification (the scan has its own, before the "run:" line).
+      if (!fake.output.some((l) => l.startsWith('run: '))) return;
+      const timer = setInterval(() => {
+        if (!fake.output.some((l) => /^corrected /.test(l))) return;
+        clearInterval(timer);
+        linesBefore = fake.output.length;
+        setting = fake.run('pfc.setApiKey');
+      }, 20);
+    };
+    const last = (await fake.run('pfc.correctFolder', fake.uri(folder.photos))) as LastRun;
+    await setting;
+    expect(last.summary.corrected).toBe(6);
+    // The key was set during the run, before its photo started.
+    expect(fake.secrets.store_.get(SECRET_KEYS.apiKey)).toBe(key);
+    expect(fake.output.slice(0, linesBefore).some((l) => l.includes('zz-last/'))).toBe(false);
+    expect([...fake.output, ...fake.traces].join('\n')).not.toContain(key);
+    expect(fake.output.some((l) => l.startsWith('corrected zz-last/***.jpg'))).toBe(true);
+  }, 60_000);
 
   test('Set API Key, Set BGR Licence Key and Clear Keys', async () => {
     const { fake } = activateOnFake();

@@ -109,6 +109,63 @@ describe('a multi-root workspace', () => {
   });
 });
 
+describe('a selection across the folders of a multi-root workspace', () => {
+  /** Two workspace folders with the same photos; the second one's .vscode/settings.json asks for suffix outputs. */
+  function twoFolders(settings: Record<string, unknown> = {}): { albumA: string; albumB: string; fake: ReturnType<typeof activateOnFake>['fake'] } {
+    folder = photoFolder();
+    const albumA = folder.photos;
+    const albumB = join(folder.root, 'album-b');
+    cpSync(albumA, albumB, { recursive: true });
+    const { fake } = activateOnFake({
+      settings: { backend: 'emulator', emulatorUrl: emu.web, ...settings },
+      folderSettings: { [albumB]: { 'output.mode': 'suffix', 'output.suffix': '-fixed' } },
+    });
+    fake.workspaceFolders = [albumA, albumB];
+    return { albumA, albumB, fake };
+  }
+
+  test("each folder's files run with that folder's settings, under one progress notification and one summary", async () => {
+    const { albumA, albumB, fake } = twoFolders();
+    let notifications = 0;
+    fake.onProgressStart = () => void notifications++;
+    const last = (await fake.run('pfc.correctFiles', fake.uri(join(albumA, 'portraits', 'astronaut.jpg')), [
+      fake.uri(join(albumA, 'portraits', 'astronaut.jpg')), fake.uri(join(albumB, 'outdoors', 'rocket.jpg')),
+    ])) as LastRun;
+
+    // Album A: its (default) output folder; album B: its own suffix, and no output folder.
+    expect(outputs(join(albumA, 'portraits', 'corrected'))).toEqual(['astronaut.jpg']);
+    expect(existsSync(join(albumB, 'outdoors', 'rocket-fixed.jpg'))).toBe(true);
+    expect(existsSync(join(albumB, 'outdoors', 'corrected'))).toBe(false);
+    expect(last.choices?.map((c) => c.mode)).toEqual(['folder', 'suffix']);
+    // One preset pick, one scan and one run notification counting both files, one summary.
+    expect(fake.quickPicks).toHaveLength(1);
+    expect(notifications).toBe(2);
+    expect(fake.progress.filter((p) => /^\d+\/\d+/.test(p.message ?? '')).every((p) => /^\d+\/2\b/.test(p.message!))).toBe(true);
+    const summaries = fake.shown.filter((m) => /^Perfectly Clear: (Corrected|Cancelled)/.test(m.text));
+    expect(summaries.map((m) => m.text)).toEqual([expect.stringMatching(/^Perfectly Clear: Corrected 2 files in [\d.]+ s\.$/)]);
+    expect(last.summary.outputRoots).toEqual([join(albumA, 'portraits', 'corrected'), join(albumB, 'outdoors')]);
+    expect((await resultsIn(last)).map((r) => r.input)).toEqual([join(albumA, 'portraits', 'astronaut.jpg'), join(albumB, 'outdoors', 'rocket.jpg')]);
+    expect(fake.configWarnings).toEqual([]);
+  });
+
+  test("Retry Failed redoes each folder's failed files with that folder's mode", async () => {
+    const { albumA, albumB, fake } = twoFolders({ concurrency: 1 });
+    const picked = [join(albumA, 'portraits', 'astronaut.jpg'), join(albumB, 'outdoors', 'rocket.jpg')];
+    // The folders run one after the other: the first job is album A's, the second album B's.
+    emu.setFaults({ jobs: { failRate: 1, count: 2 } });
+    const first = (await fake.run('pfc.correctFiles', fake.uri(picked[0]!), picked.map((p) => fake.uri(p)))) as LastRun;
+    expect(first.summary.failed).toBe(2);
+    expect(fake.shown.at(-1)!.actions).toContain('Retry Failed');
+
+    const retry = (await fake.run('pfc.retryFailed')) as LastRun;
+    expect(retry.summary.corrected).toBe(2);
+    expect((await resultsIn(retry)).map((r) => r.input)).toEqual(picked);
+    expect(outputs(join(albumA, 'portraits', 'corrected'))).toEqual(['astronaut.jpg']);
+    expect(existsSync(join(albumB, 'outdoors', 'rocket-fixed.jpg'))).toBe(true);
+    expect(existsSync(join(albumB, 'outdoors', 'corrected'))).toBe(false);
+  });
+});
+
 describe('the last run survives a reload', () => {
   test('Show Report and Retry Failed work in a new window of the same workspace, on exactly the failed files', async () => {
     folder = photoFolder();

@@ -39,6 +39,13 @@ export interface CodeServer {
   outputChannel(): string;
   /** Open `folder` in the browser: the address to navigate to. */
   folderUrl(folder: string): string;
+  /**
+   * Open the multi-root workspace of a `.code-workspace` file: the web
+   * workbench's workspace provider reads `?workspace=` as `?folder=` (code-server
+   * 4.100.3, lib/vscode/out/vs/code/browser/workbench/workbench.js: query
+   * parameters `ew`, `folder`, `workspace`).
+   */
+  workspaceUrl(file: string): string;
   close(): Promise<void>;
 }
 
@@ -154,6 +161,7 @@ export async function startCodeServer(options: CodeServerOptions): Promise<CodeS
     logs: () => files().map((f) => readFileSync(f, 'utf8')).join('\n'),
     outputChannel: () => files().filter((f) => /Perfectly Clear\.log$/.test(f) && statSync(f).isFile()).map((f) => readFileSync(f, 'utf8')).join('\n'),
     folderUrl: (folder) => `${url}/?folder=${encodeURIComponent(folder)}`,
+    workspaceUrl: (file) => `${url}/?workspace=${encodeURIComponent(file)}`,
     close: async () => {
       killGroup(child);
       await waitFor('code-server to exit', () => child.exitCode !== null || child.signalCode !== null, 15_000).catch(() => undefined);

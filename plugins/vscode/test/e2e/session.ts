@@ -44,6 +44,12 @@ export interface SessionOptions {
   folders: string[];
   /** The workspace's own `.vscode/settings.json`. */
   workspaceSettings?: Record<string, unknown>;
+  /**
+   * Open a multi-root workspace (`<workspace>/photos.code-workspace`) whose
+   * folders are `folders`, instead of the workspace folder; each folder named
+   * here gets these settings in its own `.vscode/settings.json`.
+   */
+  multiRoot?: Record<string, Record<string, unknown>>;
   /** Extra environment of code-server (and so of the extension host). */
   env?: Record<string, string>;
   /** Open the folder in Restricted Mode: trust is enabled and the start-up question answered "don't trust". */
@@ -61,6 +67,13 @@ export async function openSession(options: SessionOptions): Promise<Session> {
     mkdirSync(join(workspace, '.vscode'));
     writeFileSync(join(workspace, '.vscode', 'settings.json'), JSON.stringify(options.workspaceSettings, null, 2));
   }
+  if (options.multiRoot) {
+    for (const [f, settings] of Object.entries(options.multiRoot)) {
+      mkdirSync(join(workspace, f, '.vscode'));
+      writeFileSync(join(workspace, f, '.vscode', 'settings.json'), JSON.stringify(settings, null, 2));
+    }
+    writeFileSync(join(workspace, 'photos.code-workspace'), JSON.stringify({ folders: options.folders.map((f) => ({ path: f })) }, null, 2));
+  }
   const server = await startCodeServer({
     bin: options.codeServerBin, vsix, settings: options.settings, ...(options.env ? { env: options.env } : {}), trust: options.restricted ? 'ask' : 'off',
   });
@@ -74,7 +87,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
       viewport: { width: 1400, height: 900 },
     });
     const page = context.pages()[0] ?? (await context.newPage());
-    await page.goto(server.folderUrl(workspace));
+    await page.goto(options.multiRoot ? server.workspaceUrl(join(workspace, 'photos.code-workspace')) : server.folderUrl(workspace));
     if (options.restricted) await distrust(page);
     await waitForWorkbench(page, [...options.folders].sort()[0]!);
     const ctx = context;

@@ -21,14 +21,31 @@ export async function waitForWorkbench(page: Page, firstEntry: string): Promise<
   await row.waitFor({ state: 'visible', timeout: 120_000 });
 }
 
-/** Expand a folder row (clicking a collapsed folder opens it). */
-export async function expand(page: Page, name: string): Promise<void> {
-  const row = explorerRow(page, name);
-  if ((await row.getAttribute('aria-expanded')) !== 'true') await row.click();
-  await page.waitForFunction((n) => {
-    const rows = [...document.querySelectorAll('.explorer-folders-view [role="treeitem"]')];
-    return rows.some((r) => r.getAttribute('aria-label') === n && r.getAttribute('aria-expanded') === 'true');
-  }, name, { timeout: 30_000 });
+/**
+ * Of the Explorer rows of that name (the same subfolder in two folders of a
+ * multi-root workspace), the one highest (`first`) or lowest (`last`) in the
+ * tree: by the list's `data-index`, as the DOM does not keep rows in tree order.
+ */
+export async function explorerRowAt(page: Page, name: string, which: 'first' | 'last'): Promise<Locator> {
+  await explorerRow(page, name).first().waitFor({ state: 'visible', timeout: 30_000 });
+  const at = await explorerRow(page, name).evaluateAll((rows) => rows.map((r) => Number(r.getAttribute('data-index'))));
+  const index = which === 'first' ? Math.min(...at) : Math.max(...at);
+  return page.locator(`.explorer-folders-view [role="treeitem"][data-index="${index}"]`);
+}
+
+/**
+ * Expand a folder row (clicking a collapsed folder opens it); `which` of several rows of that name.
+ * The Explorer may expand a row itself (a multi-root workspace's folders) between our look and our
+ * click, which then collapses it: the row is looked at again and clicked again, a bounded number of times.
+ */
+export async function expand(page: Page, name: string, which?: 'first' | 'last'): Promise<void> {
+  const row = which ? await explorerRowAt(page, name, which) : explorerRow(page, name);
+  const expanded = row.and(page.locator('[aria-expanded="true"]'));
+  for (let attempt = 1; attempt <= 5; attempt++) {
+    if ((await row.getAttribute('aria-expanded')) !== 'true') await row.click();
+    if (await expanded.waitFor({ state: 'visible', timeout: 6_000 }).then(() => true, () => false)) return;
+  }
+  throw new Error(`the Explorer row "${name}" did not stay expanded`);
 }
 
 /**
@@ -78,9 +95,9 @@ export async function pickQuick(page: Page, label: string): Promise<void> {
   await row.click();
 }
 
-/** Type into the open input box and press Enter. */
-export async function answerInput(page: Page, text: string): Promise<void> {
-  const input = quickInput(page).locator('input');
+/** Type into the open input box and press Enter; `prompt`: wait for the box that says it (not a palette still closing). */
+export async function answerInput(page: Page, text: string, prompt?: string): Promise<void> {
+  const input = (prompt ? quickInput(page).filter({ hasText: prompt }) : quickInput(page)).locator('input');
   await input.waitFor({ state: 'visible', timeout: 60_000 });
   await input.fill(text);
   await input.press('Enter');
@@ -89,6 +106,20 @@ export async function answerInput(page: Page, text: string): Promise<void> {
 /** A notification toast whose text matches. */
 export function toast(page: Page, text: string | RegExp): Locator {
   return page.locator('.notifications-toasts .notification-toast').filter({ hasText: text });
+}
+
+/**
+ * Click `button` on the notification whose text matches: on its toast, or in
+ * the Notification Center once the toast has hidden itself.
+ */
+export async function clickNotificationButton(page: Page, text: RegExp, button: string): Promise<void> {
+  const onToast = toast(page, text).getByRole('button', { name: button });
+  if (await onToast.isVisible().catch(() => false)) {
+    await onToast.click();
+    return;
+  }
+  await runCommand(page, 'Notifications: Show Notifications');
+  await page.locator('.notifications-center .notification-list-item').filter({ hasText: text }).getByRole('button', { name: button }).click({ timeout: 30_000 });
 }
 
 /**

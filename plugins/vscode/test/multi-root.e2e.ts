@@ -1,0 +1,73 @@
+/**
+ * A multi-root workspace in a real VS Code (code-server), driven through its
+ * UI: images selected in two workspace folders are corrected in one run, each
+ * with its own folder's settings (`.vscode/settings.json`, resource scope).
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { startEmulator, type EmulatorHandle } from '@pfc/emulator';
+import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
+// @ts-expect-error a plain .mjs script without types
+import { setupCodeServer } from '../scripts/setup-e2e.mjs';
+import { expectCorrectedImage, expectOriginalsUntouched, filesBelow } from './e2e/checks';
+import { diagnose } from './e2e/diagnose';
+import { openSession, SAMPLE_FILES, type Session } from './e2e/session';
+import { contextMenu, expand, explorerRow, pickQuick, recordToasts, seenToasts, selectRows, waitForToastText } from './e2e/ui';
+
+let codeServerBin: string;
+beforeAll(() => {
+  codeServerBin = (setupCodeServer as () => string)();
+});
+
+describe('a selection across two workspace folders (local emulator backend)', () => {
+  let emu: EmulatorHandle;
+  let s: Session;
+
+  beforeAll(async () => {
+    emu = await startEmulator({ host: '127.0.0.1' });
+    s = await openSession({
+      codeServerBin,
+      settings: { 'pfc.backend': 'emulator', 'pfc.emulatorUrl': emu.web },
+      folders: ['album-a', 'album-b'],
+      // Album A keeps the user's output folder; album B's own settings put results beside each photo.
+      multiRoot: { 'album-b': { 'pfc.output.mode': 'suffix', 'pfc.output.suffix': '-fixed' } },
+    });
+    await recordToasts(s.page);
+  });
+  afterEach((ctx) => diagnose(ctx, s));
+  afterAll(async () => {
+    await s?.close();
+    await emu?.close();
+  });
+
+  test("one run, one summary; each folder's photo goes where its own folder's settings say", async () => {
+    const { page, workspace } = s;
+    const [a, b] = [join(workspace, 'album-a'), join(workspace, 'album-b')];
+    // Both folders have the same subfolders: album A's come first in the tree, album B's last.
+    await expand(page, 'album-a');
+    await expand(page, 'album-b');
+    // Album B's children are shown (only it has a .vscode folder): both folders' subfolders are in the tree.
+    await explorerRow(page, '.vscode').waitFor({ state: 'visible', timeout: 30_000 });
+    await expand(page, 'portraits', 'first');
+    await expand(page, 'outdoors', 'last');
+    await selectRows(page, ['astronaut.jpg', 'rocket.jpg']);
+    await contextMenu(page, explorerRow(page, 'rocket.jpg'), 'Perfectly Clear: Correct Selected Images');
+    await pickQuick(page, 'Universal');
+    await waitForToastText(page, /Perfectly Clear: Corrected 2 files/, 120_000);
+
+    await expectCorrectedImage(join(a, 'portraits', 'astronaut.jpg'), join(a, 'portraits', 'corrected', 'astronaut.jpg'));
+    await expectCorrectedImage(join(b, 'outdoors', 'rocket.jpg'), join(b, 'outdoors', 'rocket-fixed.jpg'));
+    expect(existsSync(join(b, 'outdoors', 'corrected'))).toBe(false);
+    // Nothing else was written; the originals are intact.
+    const written = (dir: string): string[] => filesBelow(dir).filter((f) => !SAMPLE_FILES.includes(f) && !f.startsWith('.vscode/') && !f.split('/').pop()!.startsWith('.'));
+    expect(written(a)).toEqual(['portraits/corrected/astronaut.jpg']);
+    expect(written(b)).toEqual(['outdoors/rocket-fixed.jpg']);
+    expectOriginalsUntouched(a, SAMPLE_FILES);
+    expectOriginalsUntouched(b, SAMPLE_FILES);
+    // One summary for the two folders; the progress counted both files.
+    const toasts = await seenToasts(page);
+    expect(new Set(toasts.filter((t) => /Perfectly Clear: Corrected/.test(t)).map((t) => /Corrected \d+ files?/.exec(t)![0]))).toEqual(new Set(['Corrected 2 files']));
+    expect(toasts.filter((t) => /Perfectly Clear: \d\/\d/.test(t)).every((t) => /Perfectly Clear: \d\/2\b/.test(t))).toBe(true);
+    expect(s.server.outputChannel()).toMatch(/run: .*album-b.*output mode suffix/);
+  });
+});
