@@ -19,11 +19,14 @@ const TYPES: Record<string, string> = {
   '.png': 'image/png', '.jpg': 'image/jpeg',
 };
 
-/** The simulated `photoshop`/`uxp` modules and `window.__sim`, as one script for the page. */
-export async function bundleSim(): Promise<string> {
+/**
+ * The simulated `photoshop`/`uxp` modules and `window.__sim`, as one script for the page, enforcing
+ * `domains` as the manifest's network permission (default: the shipped manifest's).
+ */
+export async function bundleSim(domains?: string[]): Promise<string> {
   const manifest = JSON.parse(await readFile(join(DIST, 'manifest.json'), 'utf8')) as { requiredPermissions: { network: { domains: unknown } } };
   const out = await build({
-    define: { __PANEL_NETWORK_DOMAINS__: JSON.stringify(manifest.requiredPermissions.network.domains) },
+    define: { __PANEL_NETWORK_DOMAINS__: JSON.stringify(domains ?? manifest.requiredPermissions.network.domains) },
     entryPoints: [join(PANEL_DIR, 'test/sim/browser-entry.ts')],
     bundle: true,
     format: 'iife',

@@ -69,6 +69,9 @@ export function json(body: unknown, init: ResponseInit = {}): Response {
   return new Response(JSON.stringify(body), { ...init, headers: { 'content-type': 'application/json', ...init.headers } });
 }
 
+/** Far more waits than any test's poll or retry loop makes. */
+const MAX_SLEEPS = 10_000;
+
 /** A sleep that records the delays asked for and returns at once (honouring abort). */
 export function recordingSleep(): { sleep: (ms: number, signal?: AbortSignal) => Promise<void>; delays: number[] } {
   const delays: number[] = [];
@@ -77,6 +80,8 @@ export function recordingSleep(): { sleep: (ms: number, signal?: AbortSignal) =>
     sleep: async (ms, signal) => {
       delays.push(ms);
       if (signal?.aborted) throw new UserAbortError();
+      // No clock moves here, so a wait that never ends would spin until the worker is killed: fail instead.
+      if (delays.length > MAX_SLEEPS) throw new Error(`more than ${MAX_SLEEPS} waits: the loop waiting here never ends`);
     },
   };
 }
