@@ -152,6 +152,13 @@ export interface FakeOptions {
    * of `resource` scope read with a resource inside that folder.
    */
   folderSettings?: Record<string, Record<string, unknown>>;
+  /**
+   * Settings of other sections (`files`, `search`) in workspace folders, by the
+   * folder's path and then the section: read with a resource inside that folder,
+   * an object value (`files.exclude`) is the folder's merged over the others', as
+   * VS Code merges object settings; read without a resource, the folder's are not seen.
+   */
+  folderOtherSettings?: Record<string, Record<string, Record<string, unknown>>>;
   /** The installed extension's folder. Default: the plugin folder, from which the embedded emulator is found. */
   extensionDir?: string;
 }
@@ -175,6 +182,7 @@ export class FakeVscode {
   readonly traces: string[] = [];
   /** Settings of other sections, e.g. `{ files: { exclude: {…} } }`. */
   readonly otherSettings: Record<string, Record<string, unknown>>;
+  readonly folderOtherSettings: Record<string, Record<string, Record<string, unknown>>>;
   /** Workspace folders (absolute paths) for `getWorkspaceFolder`. */
   workspaceFolders: string[] = [];
   readonly progress: { message?: string; increment?: number }[] = [];
@@ -206,6 +214,7 @@ export class FakeVscode {
     this.settings = { ...options.settings };
     this.folderSettings = { ...options.folderSettings };
     this.otherSettings = { ...options.otherSettings };
+    this.folderOtherSettings = { ...options.folderOtherSettings };
     this.workspaceState = options.workspaceState ?? new FakeMemento();
     this.globalState = options.globalState ?? new FakeMemento();
     this.storage = options.storage ?? fakeStorage();
@@ -316,7 +325,16 @@ export class FakeVscode {
       l10n: { t: (message, ...args) => ENGLISH_L10N.t(self.l10nBundle?.[message] ?? message, ...args) },
       workspace: {
         getConfiguration: (section?: string, scope?: vscode.ConfigurationScope | null) => section !== undefined && section !== 'pfc' ? ({
-          get: <T>(key: string) => self.otherSettings[section]?.[key] as T | undefined,
+          get: <T>(key: string) => {
+            const all = self.otherSettings[section]?.[key];
+            const at = scope && 'fsPath' in scope ? (scope as vscode.Uri).fsPath : undefined;
+            const folder = at === undefined ? undefined : Object.keys(self.folderOtherSettings).find((f) => at === f || at.startsWith(`${f}/`));
+            const own = folder === undefined ? undefined : self.folderOtherSettings[folder]?.[section];
+            if (!own || !(key in own)) return all as T | undefined;
+            const mine = own[key];
+            const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+            return (isObject(mine) && isObject(all) ? { ...all, ...mine } : mine) as T | undefined;
+          },
         }) as unknown as vscode.WorkspaceConfiguration : ({
           get: <T>(key: string) => {
             if (RESOURCE_SCOPED_KEYS.has(key) && scope === undefined) self.configWarnings.push(`Accessing a resource scoped configuration without providing a resource is not expected: pfc.${key}`);
