@@ -6,22 +6,15 @@
  */
 import { cpSync, existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startEmulator, type EmulatorHandle } from '@pfc/emulator';
+import { startEmulator } from '@pfc/emulator';
 import sharp from 'sharp';
-import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
+import { afterEach, describe, expect, test } from 'vitest';
 import { SECRET_KEYS } from '../src/keys';
 import type { LastRun } from '../src/last-run';
-import { activateOnFake, photoFolder, SAMPLE_FILES } from './helpers';
+import { activateOnFake, emulatorForTests, photoFolder, SAMPLE_FILES } from './helpers';
 
-let emu: EmulatorHandle;
+const emu = emulatorForTests();
 let folder: ReturnType<typeof photoFolder> | undefined;
-
-beforeAll(async () => {
-  emu = await startEmulator({ host: '127.0.0.1' });
-});
-afterAll(async () => {
-  await emu?.close();
-});
 afterEach(() => {
   folder?.cleanup();
   folder = undefined;
@@ -36,11 +29,11 @@ function outputs(dir: string): string[] {
 describe("the user's settings reach the run", () => {
   test('pfc.parameters: the service gets them with every job, and the pictures show them (long: 200)', async () => {
     folder = photoFolder();
-    const { fake } = activateOnFake({ settings: { backend: 'emulator', emulatorUrl: emu.web, parameters: { long: 200 } } });
-    const jobsBefore = emu.jobs().length;
+    const { fake } = activateOnFake({ settings: { backend: 'emulator', emulatorUrl: emu().web, parameters: { long: 200 } } });
+    const jobsBefore = emu().jobs().length;
     const last = (await fake.run('pfc.correctFolder', fake.uri(folder.photos))) as LastRun;
     expect(last.summary.corrected).toBe(5);
-    const jobs = emu.jobs().slice(jobsBefore);
+    const jobs = emu().jobs().slice(jobsBefore);
     expect(jobs).toHaveLength(5);
     for (const j of jobs) expect(j.requested).toMatchObject({ long: 200, preset: 'Universal' });
     for (const rel of SAMPLE_FILES) {
@@ -86,7 +79,7 @@ describe("the user's settings reach the run", () => {
     }
     // Album B's .vscode/settings.json excludes its drafts; album A has no such setting.
     const { fake } = activateOnFake({
-      settings: { backend: 'emulator', emulatorUrl: emu.web },
+      settings: { backend: 'emulator', emulatorUrl: emu().web },
       folderOtherSettings: { [albumB]: { files: { exclude: { '**/drafts': true } } } },
     });
     fake.workspaceFolders = [albumA, albumB];
@@ -108,7 +101,7 @@ describe('the key never shows in the log', () => {
     const key = 'pfc-key-9c41d7e2b5';
     // A note the user saved beside the photos, named after the key: not an image, so left out, one trace line.
     writeFileSync(join(folder.photos, `${key}.txt`), 'my key');
-    const { fake } = activateOnFake({ settings: { backend: 'emulator', emulatorUrl: emu.web } });
+    const { fake } = activateOnFake({ settings: { backend: 'emulator', emulatorUrl: emu().web } });
     await fake.secrets.store(SECRET_KEYS.apiKey, key);
     const last = (await fake.run('pfc.correctFolder', fake.uri(folder.photos))) as LastRun;
     expect(last.summary.corrected).toBe(5);

@@ -3,7 +3,9 @@ import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { readResults, type FileResult } from '@pfc/batch';
+import { startEmulator, type EmulatorHandle } from '@pfc/emulator';
 import sharp from 'sharp';
+import { afterAll, beforeAll } from 'vitest';
 import { Commands } from '../src/commands';
 import type { LastRun } from '../src/last-run';
 import { Log } from '../src/log';
@@ -11,6 +13,21 @@ import { FakeVscode, type FakeOptions } from './fake-vscode';
 import { SAMPLE_FILES, SAMPLES } from './samples';
 
 export { SAMPLE_FILES } from './samples';
+
+/** The emulator of a test file (or `describe` block): started before its tests, closed after them. */
+export function emulatorForTests(): () => EmulatorHandle {
+  let emu: EmulatorHandle | undefined;
+  beforeAll(async () => {
+    emu = await startEmulator({ host: '127.0.0.1' });
+  });
+  afterAll(async () => {
+    await emu?.close();
+  });
+  return () => {
+    if (!emu) throw new Error('the emulator starts before the tests');
+    return emu;
+  };
+}
 
 /** A fresh folder holding `photos/` with the samples' nested layout; `cleanup()` removes it. */
 export function photoFolder(): { root: string; photos: string; cleanup: () => void } {

@@ -8,12 +8,11 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startEmulator, type EmulatorHandle } from '@pfc/emulator';
 import ts from 'typescript';
-import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
+import { afterEach, describe, expect, test } from 'vitest';
 import { BUNDLE_PATH, bundleText, l10nCalls, sourceFiles, where } from '../scripts/l10n.mjs';
 import type { LastRun } from '../src/last-run';
-import { activateOnFake, photoFolder } from './helpers';
+import { activateOnFake, emulatorForTests, photoFolder } from './helpers';
 
 const bundle = JSON.parse(readFileSync(BUNDLE_PATH, 'utf8')) as Record<string, string>;
 
@@ -100,15 +99,9 @@ describe('(a) every runtime message goes through l10n.t and is in the bundle', (
 const PSEUDO = Object.fromEntries(Object.keys(bundle).map((k) => [k, `⟦${k}⟧`]));
 
 describe('(b) a pseudo-locale bundle reaches the user, arguments filled in', () => {
-  let emu: EmulatorHandle;
+  const emu = emulatorForTests();
   let folder: ReturnType<typeof photoFolder> | undefined;
   let empty: string | undefined;
-  beforeAll(async () => {
-    emu = await startEmulator({ host: '127.0.0.1' });
-  });
-  afterAll(async () => {
-    await emu?.close();
-  });
   afterEach(() => {
     folder?.cleanup();
     if (empty) rmSync(empty, { recursive: true, force: true });
@@ -120,7 +113,7 @@ describe('(b) a pseudo-locale bundle reaches the user, arguments filled in', () 
     empty = mkdtempSync(join(tmpdir(), 'pfc-vscode-l10n-'));
     mkdirSync(join(empty, 'docs'));
     writeFileSync(join(empty, 'docs', 'notes.txt'), 'not an image');
-    const { fake } = activateOnFake({ settings: { backend: 'emulator', emulatorUrl: emu.web }, l10nBundle: PSEUDO });
+    const { fake } = activateOnFake({ settings: { backend: 'emulator', emulatorUrl: emu().web }, l10nBundle: PSEUDO });
     expect(await fake.run('pfc.correctFolder', fake.uri(empty))).toBeUndefined();
     const shown = fake.shown.at(-1)!;
     expect(shown.text).toMatch(/^⟦Perfectly Clear: no image or video to correct \(1 path: .+\)\.⟧$/);
@@ -130,7 +123,7 @@ describe('(b) a pseudo-locale bundle reaches the user, arguments filled in', () 
 
   test('a run: translated picker, summary with its counts, and translated buttons that still work', async () => {
     folder = photoFolder();
-    const { fake } = activateOnFake({ settings: { backend: 'emulator', emulatorUrl: emu.web }, l10nBundle: PSEUDO });
+    const { fake } = activateOnFake({ settings: { backend: 'emulator', emulatorUrl: emu().web }, l10nBundle: PSEUDO });
     fake.pick = () => 'Pro';
     fake.answers.push({ match: /Corrected/, answer: '⟦Show Report⟧' });
     const last = (await fake.run('pfc.correctFolder', fake.uri(folder.photos))) as LastRun;

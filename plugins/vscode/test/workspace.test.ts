@@ -7,25 +7,17 @@
 import { createHash } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startEmulator, type EmulatorHandle } from '@pfc/emulator';
-import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
+import { afterEach, describe, expect, test } from 'vitest';
 import { LAST_RUN_KEY } from '../src/commands';
 import type { LastRun } from '../src/last-run';
 import { globToRegExp } from '../src/scan';
-import { activateOnFake, photoFolder, resultsIn, SAMPLE_FILES } from './helpers';
+import { activateOnFake, emulatorForTests, photoFolder, resultsIn, SAMPLE_FILES } from './helpers';
 
-let emu: EmulatorHandle;
+const emu = emulatorForTests();
 let folder: ReturnType<typeof photoFolder>;
-
-beforeAll(async () => {
-  emu = await startEmulator({ host: '127.0.0.1' });
-});
-afterAll(async () => {
-  await emu?.close();
-});
 afterEach(() => {
   folder?.cleanup();
-  emu.setFaults({});
+  emu().setFaults({});
 });
 
 function outputs(dir: string): string[] {
@@ -51,7 +43,7 @@ describe('the scan', () => {
       cpSync(join(p, file), join(p, dir, file.split('/').pop()!));
     }
     const { fake } = activateOnFake({
-      settings: { backend: 'emulator', emulatorUrl: emu.web },
+      settings: { backend: 'emulator', emulatorUrl: emu().web },
       otherSettings: { files: { exclude: { '**/drafts': true, '**/.git': true } }, search: { exclude: { '**/raw': true, '**/ignored': false } } },
     });
     fake.workspaceFolders = [folder.root];
@@ -74,12 +66,12 @@ describe('the scan', () => {
 
   test('cancelling the scan writes nothing and sends nothing', async () => {
     folder = photoFolder();
-    const { fake } = activateOnFake({ settings: { backend: 'emulator', emulatorUrl: emu.web } });
+    const { fake } = activateOnFake({ settings: { backend: 'emulator', emulatorUrl: emu().web } });
     fake.onProgressStart = (cancel) => cancel();
-    const before = JSON.stringify(emu.stats().requests);
+    const before = JSON.stringify(emu().stats().requests);
     expect(await fake.run('pfc.correctFolder', fake.uri(folder.photos))).toBeUndefined();
     expect(existsSync(join(folder.photos, 'corrected'))).toBe(false);
-    expect(Object.keys(emu.stats().requests).filter((r) => !/preset/i.test(r))).toEqual(Object.keys(JSON.parse(before) as object).filter((r) => !/preset/i.test(r)));
+    expect(Object.keys(emu().stats().requests).filter((r) => !/preset/i.test(r))).toEqual(Object.keys(JSON.parse(before) as object).filter((r) => !/preset/i.test(r)));
   });
 });
 
@@ -91,7 +83,7 @@ describe('a multi-root workspace', () => {
     const albumB = join(folder.root, 'album-b');
     cpSync(albumA, albumB, { recursive: true });
     const { fake } = activateOnFake({
-      settings: { backend: 'emulator', emulatorUrl: emu.web },
+      settings: { backend: 'emulator', emulatorUrl: emu().web },
       folderSettings: { [albumB]: { 'output.mode': 'suffix', 'output.suffix': '-fixed' } },
     });
     fake.workspaceFolders = [albumA, albumB];
@@ -117,7 +109,7 @@ describe('a selection across the folders of a multi-root workspace', () => {
     const albumB = join(folder.root, 'album-b');
     cpSync(albumA, albumB, { recursive: true });
     const { fake } = activateOnFake({
-      settings: { backend: 'emulator', emulatorUrl: emu.web, ...settings },
+      settings: { backend: 'emulator', emulatorUrl: emu().web, ...settings },
       folderSettings: { [albumB]: { 'output.mode': 'suffix', 'output.suffix': '-fixed' } },
     });
     fake.workspaceFolders = [albumA, albumB];
@@ -152,7 +144,7 @@ describe('a selection across the folders of a multi-root workspace', () => {
     const { albumA, albumB, fake } = twoFolders({ concurrency: 1 });
     const picked = [join(albumA, 'portraits', 'astronaut.jpg'), join(albumB, 'outdoors', 'rocket.jpg')];
     // The folders run one after the other: the first job is album A's, the second album B's.
-    emu.setFaults({ jobs: { failRate: 1, count: 2 } });
+    emu().setFaults({ jobs: { failRate: 1, count: 2 } });
     const first = (await fake.run('pfc.correctFiles', fake.uri(picked[0]!), picked.map((p) => fake.uri(p)))) as LastRun;
     expect(first.summary.failed).toBe(2);
     expect(fake.shown.at(-1)!.actions).toContain('Retry Failed');
@@ -169,15 +161,15 @@ describe('a selection across the folders of a multi-root workspace', () => {
 describe('the last run survives a reload', () => {
   test('Show Report and Retry Failed work in a new window of the same workspace, on exactly the failed files', async () => {
     folder = photoFolder();
-    const one = activateOnFake({ settings: { backend: 'emulator', emulatorUrl: emu.web, concurrency: 1 } });
-    emu.setFaults({ jobs: { failRate: 1, count: 2 } });
+    const one = activateOnFake({ settings: { backend: 'emulator', emulatorUrl: emu().web, concurrency: 1 } });
+    emu().setFaults({ jobs: { failRate: 1, count: 2 } });
     const first = (await one.fake.run('pfc.correctFolder', one.fake.uri(folder.photos))) as LastRun;
     expect(first.summary.failed).toBe(2);
     const failed = (await resultsIn(first)).filter((r) => r.status === 'failed').map((r) => r.input).sort();
     expect(one.fake.workspaceState.get<LastRun>(LAST_RUN_KEY)?.summary.failed).toBe(2);
 
     // "Reload": a new extension instance with the same workspaceState.
-    const two = activateOnFake({ settings: { backend: 'emulator', emulatorUrl: emu.web, concurrency: 1 }, workspaceState: one.fake.workspaceState, storage: one.fake.storage });
+    const two = activateOnFake({ settings: { backend: 'emulator', emulatorUrl: emu().web, concurrency: 1 }, workspaceState: one.fake.workspaceState, storage: one.fake.storage });
     await two.fake.run('pfc.showReport');
     expect(two.fake.webviews[0]!.html).toContain('3 corrected, 0 up to date, 2 failed');
     const retry = (await two.fake.run('pfc.retryFailed')) as LastRun;
@@ -193,7 +185,7 @@ describe('Restore Originals', () => {
   test('after an in-place run: the whole last run from the palette, or a selected file from the Explorer, byte for byte', async () => {
     folder = photoFolder();
     const originals = new Map(SAMPLE_FILES.map((r) => [r, sha(join(folder.photos, r))]));
-    const { fake } = activateOnFake({ settings: { backend: 'emulator', emulatorUrl: emu.web, 'output.mode': 'in-place' } });
+    const { fake } = activateOnFake({ settings: { backend: 'emulator', emulatorUrl: emu().web, 'output.mode': 'in-place' } });
     fake.answers.push({ match: /^Restore the originals/, answer: 'Restore' });
     const run = async (): Promise<void> => {
       const last = (await fake.run('pfc.correctFolder', fake.uri(folder.photos))) as LastRun;
@@ -229,7 +221,7 @@ describe('walkthrough commands', () => {
 describe('Compare with Original and the report', () => {
   test('the diff editor opens between the original and the corrected file, from the output or the input', async () => {
     folder = photoFolder();
-    const { fake } = activateOnFake({ settings: { backend: 'emulator', emulatorUrl: emu.web } });
+    const { fake } = activateOnFake({ settings: { backend: 'emulator', emulatorUrl: emu().web } });
     await fake.run('pfc.correctFolder', fake.uri(folder.photos));
     const input = join(folder.photos, 'portraits', 'astronaut.jpg');
     const output = join(folder.photos, 'corrected', 'portraits', 'astronaut.jpg');
@@ -241,7 +233,7 @@ describe('Compare with Original and the report', () => {
       expect((diff.args as { fsPath: string }[]).slice(0, 2).map((u) => u.fsPath)).toEqual([input, output]);
     }
     // Without the last run (another window), the mirror layout still pairs them.
-    const other = activateOnFake({ settings: { backend: 'emulator', emulatorUrl: emu.web } });
+    const other = activateOnFake({ settings: { backend: 'emulator', emulatorUrl: emu().web } });
     await other.fake.run('pfc.compareWithOriginal', other.fake.uri(output));
     expect((other.fake.executed.find((e) => e.command === 'vscode.diff')!.args as { fsPath: string }[]).slice(0, 2).map((u) => u.fsPath)).toEqual([input, output]);
     // From the Command Palette: the image open in the active editor (VS Code's image preview, a custom editor).
@@ -257,7 +249,7 @@ describe('Compare with Original and the report', () => {
 
   test('report images open at full size on click; each row links to Compare with Original', async () => {
     folder = photoFolder();
-    const { fake } = activateOnFake({ settings: { backend: 'emulator', emulatorUrl: emu.web } });
+    const { fake } = activateOnFake({ settings: { backend: 'emulator', emulatorUrl: emu().web } });
     await fake.run('pfc.correctFolder', fake.uri(folder.photos));
     await fake.run('pfc.showReport');
     const html = fake.webviews[0]!.html;
