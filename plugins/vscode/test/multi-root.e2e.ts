@@ -12,7 +12,7 @@ import { setupCodeServer } from '../scripts/setup-e2e.mjs';
 import { expectCorrectedImage, expectOriginalsUntouched, filesBelow } from './e2e/checks';
 import { diagnose } from './e2e/diagnose';
 import { openSession, SAMPLE_FILES, type Session } from './e2e/session';
-import { contextMenu, expand, explorerRow, pickQuick, recordToasts, seenToasts, selectRows, waitForToastText } from './e2e/ui';
+import { contextMenu, expand, expandToShow, explorerRow, pickQuick, recordToasts, seenToasts, selectRows, waitForToastText } from './e2e/ui';
 
 let codeServerBin: string;
 beforeAll(() => {
@@ -48,8 +48,8 @@ describe('a selection across two workspace folders (local emulator backend)', ()
     await expand(page, 'album-b');
     // Album B's children are shown (only it has a .vscode folder): both folders' subfolders are in the tree.
     await explorerRow(page, '.vscode').waitFor({ state: 'visible', timeout: 30_000 });
-    await expand(page, 'portraits', 'first');
-    await expand(page, 'outdoors', 'last');
+    await expandToShow(page, 'portraits', 'first', 'astronaut.jpg');
+    await expandToShow(page, 'outdoors', 'last', 'rocket.jpg');
     await selectRows(page, ['astronaut.jpg', 'rocket.jpg']);
     await contextMenu(page, explorerRow(page, 'rocket.jpg'), 'Perfectly Clear: Correct Selected Images');
     await pickQuick(page, 'Universal');

@@ -49,6 +49,19 @@ export async function expand(page: Page, name: string, which?: 'first' | 'last')
 }
 
 /**
+ * Expand `which` folder row of that name until `child` shows below it. The row is found by its place in the
+ * list (`explorerRowAt`), and the Explorer may still be settling (rows added, folders expanded by itself), so
+ * the place can belong to another row by the time it is clicked: look again, a bounded number of times.
+ */
+export async function expandToShow(page: Page, name: string, which: 'first' | 'last', child: string): Promise<void> {
+  for (let attempt = 1; attempt <= 5; attempt++) {
+    await expand(page, name, which);
+    if (await explorerRow(page, child).first().waitFor({ state: 'visible', timeout: 5_000 }).then(() => true, () => false)) return;
+  }
+  throw new Error(`"${child}" did not show below the ${which} "${name}" row`);
+}
+
+/**
  * Right-click `target` and choose `item` from the context menu. The Explorer
  * draws before the extension host has registered the extension's menu
  * contributions, so the item can be missing at first: close the menu and
