@@ -22,6 +22,16 @@ describe('validatePfcParams', () => {
     expect(r.errors.find((e) => e.param === param)?.message).toMatch(message);
   });
 
+  it.each([' 800', '800 ', '+800', '8e2', '0x320', ''])('rejects width=%j: number text is plain digits', (value) => {
+    expect(validatePfcParams({ width: value }).errors[0]?.message).toBe(`width must be an integer from 32 to 10000 (got ${JSON.stringify(value)})`);
+  });
+
+  it('keeps a decimal exactly as written, and refuses it padded', () => {
+    expect(validatePfcParams({ autocrop: true, autocropSize: '1.20' }).params.autocropSize).toBe('1.20');
+    expect(validatePfcParams({ autocrop: true, autocropSize: ' 1.2' }).errors[0]?.param).toBe('autocropSize');
+    expect(validatePfcParams({ autocrop: true, autocropSize: '+1.2' }).errors[0]?.param).toBe('autocropSize');
+  });
+
   it('enforces the requires rules', () => {
     expect(validatePfcParams({ autocropDetectOnly: true }).errors[0]?.message).toBe('autocropDetectOnly requires autocrop=true');
     expect(validatePfcParams({ autocropSize: '1.2' }).errors[0]?.message).toBe('autocropSize requires autocrop=true');

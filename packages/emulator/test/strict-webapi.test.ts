@@ -67,6 +67,33 @@ describe('query parameters the document does not name are refused, not dropped',
   });
 });
 
+describe('number text is read as the documents write it', () => {
+  let fileKey: string;
+  beforeAll(async () => {
+    fileKey = await upload(web, COFFEE);
+  });
+
+  it.each([
+    ['width', ' 800'], // %20800: padding the documents never show
+    ['width', '+800'],
+    ['width', '8e2'],
+    ['outputQuality', '90 '],
+    ['autocropSize', ' 1.2'],
+  ])('GET /pfc with %s=%j → 400 naming it; no job', async (name, value) => {
+    const r = await pfc({ fileKey, autocrop: 'true', [name]: value });
+    expect(r.status).toBe(400);
+    expect(r.error).toMatch(new RegExp(`${name} must be `));
+    expect(r.errors).toEqual([expect.objectContaining({ param: name })]);
+    expect(r.jobsStarted).toBe(0);
+  });
+
+  it('plain digits still run', async () => {
+    const r = await pfc({ fileKey, width: '800', autocrop: 'true', autocropSize: '1.2' });
+    expect(r.status).toBe(200);
+    expect(r.jobsStarted).toBe(1);
+  });
+});
+
 describe('fileType must match the uploaded file type', () => {
   it('a video sent on an image ticket is refused even when /pfc says fileType=video', async () => {
     const fileKey = await upload(web, MP4, 'image');

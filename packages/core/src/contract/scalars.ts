@@ -14,7 +14,13 @@ export type ScalarSpec =
 
 export type Parsed = { ok: true; value: unknown } | { ok: false };
 
-const DECIMAL = /^[+-]?(\d+(\.\d*)?|\.\d+)$/;
+/**
+ * Number text is read strictly: no padding, no `+`. The documents show plain
+ * digits, a service that parses `%20800` or `+800` is not promised, and the
+ * emulator must refuse what the real service may refuse.
+ */
+const INTEGER = /^-?\d+$/;
+const DECIMAL = /^-?(\d+(\.\d*)?|\.\d+)$/;
 
 /** What a value of this kind may be, as said in error messages ("an integer from 1 to 100"). */
 export function describeScalar(spec: ScalarSpec): string {
@@ -44,7 +50,7 @@ export function parseScalar(spec: ScalarSpec, raw: unknown, options: { boolCaseI
       return s === 'true' || s === 'false' ? { ok: true, value: s === 'true' } : { ok: false };
     }
     case 'int': {
-      const n = typeof raw === 'number' ? raw : typeof raw === 'string' && /^[+-]?\d+$/.test(raw.trim()) ? Number(raw) : NaN;
+      const n = typeof raw === 'number' ? raw : typeof raw === 'string' && INTEGER.test(raw) ? Number(raw) : NaN;
       return Number.isInteger(n) && n >= spec.min && n <= spec.max ? { ok: true, value: n } : { ok: false };
     }
     case 'enum': {
@@ -58,9 +64,9 @@ export function parseScalar(spec: ScalarSpec, raw: unknown, options: { boolCaseI
     }
     case 'decimal': {
       const s = typeof raw === 'number' ? String(raw) : raw;
-      if (typeof s !== 'string' || !DECIMAL.test(s.trim())) return { ok: false };
+      if (typeof s !== 'string' || !DECIMAL.test(s)) return { ok: false };
       if (spec.positive && !(Number(s) > 0)) return { ok: false };
-      return { ok: true, value: s.trim() };
+      return { ok: true, value: s };
     }
   }
 }
