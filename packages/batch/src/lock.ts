@@ -8,14 +8,18 @@
  * start time. A lock whose process is gone (same host, pid not alive) or whose
  * file is torn and old is stale: it is taken over by renaming it away first, so
  * of two runs taking over the same stale lock only one gets it.
+ *
+ * A folder the lock created (a run's new output folder) is removed again on
+ * release when it is left empty: a run whose files all went elsewhere (a
+ * subfolder given again below another input) leaves no empty folder behind.
  */
 import { hostname } from 'node:os';
-import { link, mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { link, mkdir, open, readFile, rename, rm, rmdir, stat } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { defaultSleep } from '@pfc/core';
 import { processAlive } from '@pfc/node-io';
 import { asDiskRefusal, BatchUsageError, DiskRefusedError } from './errors';
-import { LOCK_FILE, type OutputMode } from './paths';
+import { isInside, LOCK_FILE, type OutputMode } from './paths';
 
 /** Who holds a lock (the lock file's content). */
 export interface LockHolder {
@@ -59,18 +63,34 @@ export interface HeldLocks {
 /** A lock file torn mid-write (no valid content) older than this is stale, in ms. */
 const TORN_LOCK_STALE_MS = 10_000;
 
-/** Take the lock of every folder (sorted, so two waiting runs cannot deadlock). Creates the folders. */
+/** One folder's lock while it is taken and held. */
+interface Lock {
+  dir: string;
+  path: string;
+  /** The lock file's content once taken. */
+  text?: string;
+  /** The topmost folder this lock made (`dir` or a folder above it); undefined when `dir` was there. */
+  created?: string;
+}
+
+/**
+ * Take the lock of every folder (sorted, so two waiting runs cannot deadlock). Creates the folders;
+ * `release` removes again the ones it created that are left empty.
+ */
 export async function lockFolders(dirs: Iterable<string>, options: LockOptions = {}): Promise<HeldLocks> {
-  const held: Array<{ path: string; text: string }> = [];
+  const held: Lock[] = [];
   const release = async (): Promise<void> => {
-    for (const lock of held.splice(0).reverse()) await releaseOne(lock.path, lock.text);
+    for (const lock of held.splice(0).reverse()) {
+      if (lock.text !== undefined) await releaseOne(lock.path, lock.text);
+      await removeIfLeftEmpty(lock);
+    }
   };
   let dir: string | undefined;
   try {
     for (dir of [...new Set(dirs)].sort()) {
-      await mkdir(dir, { recursive: true });
-      const path = join(dir, LOCK_FILE);
-      held.push({ path, text: await acquire(path, options) });
+      const lock: Lock = { dir, path: join(dir, LOCK_FILE) };
+      held.push(lock);
+      lock.text = await acquire(lock, options);
     }
   } catch (err) {
     await release();
@@ -79,17 +99,32 @@ export async function lockFolders(dirs: Iterable<string>, options: LockOptions =
   return { paths: held.map((l) => l.path), release };
 }
 
+/**
+ * Remove the folders the lock created, from its own up, each only while it is
+ * empty (`rmdir` refuses a folder with anything in it, so a file that arrives
+ * meanwhile, or another run's lock, keeps it). A folder that was there stays.
+ */
+async function removeIfLeftEmpty({ dir, created }: Lock): Promise<void> {
+  if (created === undefined) return;
+  for (let folder = dir; isInside(folder, created); folder = dirname(folder)) {
+    if (!(await rmdir(folder).then(() => true, () => false))) return;
+  }
+}
+
 /** A folder whose disk is full or read-only cannot take its lock: said as the output check says it, before anything is done. */
 function refusedByDisk(err: unknown, dir: string | undefined): unknown {
   const refusal = dir === undefined ? err : asDiskRefusal(err, dir);
   return refusal instanceof DiskRefusedError ? new BatchUsageError(`${refusal.message}; nothing was done`, 'bad-output') : err;
 }
 
-async function acquire(path: string, options: LockOptions): Promise<string> {
+async function acquire(lock: Lock, options: LockOptions): Promise<string> {
+  const { path } = lock;
   const holder: LockHolder = { pid: process.pid, host: hostname(), startedAt: new Date().toISOString(), ...(options.mode ? { mode: options.mode } : {}) };
   const text = `${JSON.stringify(holder)}\n`;
   let told = false;
   for (;;) {
+    // Each try: the run waited for may have removed the folder, left empty; this run then makes it (and owns its removal).
+    lock.created ??= await mkdir(lock.dir, { recursive: true });
     if (await createExclusive(path, text)) return text;
     const current = await readHolder(path);
     if (current === 'gone') continue;
@@ -119,7 +154,9 @@ async function createExclusive(path: string, text: string): Promise<boolean> {
     }
     return true;
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    const code = (err as NodeJS.ErrnoException).code;
+    // ENOENT: the run that held the lock removed its folder, left empty, meanwhile; it is made again on the next try.
+    if (code === 'EEXIST' || code === 'ENOENT') return false;
     throw err;
   }
 }

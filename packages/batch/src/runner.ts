@@ -163,9 +163,9 @@ async function runLocked(plan: BatchPlan | StreamedPlan, options: RunOptions, pa
   // One context for every file (a copy of the options per file was much of a rerun's garbage).
   const ctx: FileContext = { ...options, signal, params, backendId, attempts, emit, slots };
   const feed = planFeed(plan, signal, (files, bytes) => emit({ type: 'planned', files, bytes }));
-  // The output roots that got a planned file: a root whose every file was left out (e.g. a folder given
-  // again below another input, its files already planned through that one) is no output folder of the run.
-  const rootsWithFiles = new Set<string>();
+  // The output roots that hold a result of the run: a root whose every file was left out (e.g. a folder
+  // given again below another input) or failed is no output folder of it (the lock removes it, left empty).
+  const rootsWithOutput = new Set<string>();
   const worker = async (k: number): Promise<void> => {
     // A worker beyond `concurrency` uploads ahead: it starts once the k-th file before it
     // has asked for its slot, so at the start the first files' uploads do not share the
@@ -182,8 +182,8 @@ async function runLocked(plan: BatchPlan | StreamedPlan, options: RunOptions, pa
         return;
       }
       const { file, index: i } = fed;
-      rootsWithFiles.add(file.outputRoot);
       const r = await processFile(file, manifests.get(file.outputRoot)!, ctx, i, settingsOf(file));
+      if (r.status === 'corrected' || r.status === 'up-to-date') rootsWithOutput.add(file.outputRoot);
       slots?.pass(i);
       breaker.observe(r);
       await tally.add(i, r);
@@ -195,7 +195,6 @@ async function runLocked(plan: BatchPlan | StreamedPlan, options: RunOptions, pa
   // Every file a worker took has its result; the ones no worker reached are cancelled (a streamed plan's unplanned ones counted only).
   const { planned: notTaken, unplanned } = feed.leftOver();
   for (const [k, f] of notTaken.entries()) {
-    rootsWithFiles.add(f.outputRoot);
     await tally.add(feed.taken + k, cancelledResult(f, settingsOf(f)));
   }
   await writer?.close();
@@ -217,7 +216,7 @@ async function runLocked(plan: BatchPlan | StreamedPlan, options: RunOptions, pa
     durationMs: Date.now() - started,
     interrupted: options.signal?.aborted ?? false,
     ...(stopReason ? { stoppedBecause: stopReason } : {}),
-    outputRoots: plan.outputRoots.filter((root) => rootsWithFiles.has(root)),
+    outputRoots: plan.outputRoots.filter((root) => rootsWithOutput.has(root)),
     results: tally.all ?? [],
     failures: tally.failures,
     ...(writer ? { resultsFile: writer.path } : {}),

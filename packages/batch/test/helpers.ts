@@ -1,5 +1,5 @@
 /** Test fixtures: tiny files with real headers, and a fake backend driven by the CorrectionBackend interface. */
-import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import sharp from 'sharp';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -7,6 +7,7 @@ import {
   type CorrectionBackend, type CorrectOptions, type CorrectionResult, type FileInput, InternalServerError, JobFailedError,
   type PfcParams, UserAbortError, validatePfcParams,
 } from '@pfc/core';
+import { type BatchSummary, planBatch, runBatch } from '../src/index';
 
 /** Most corrections an instance held at once, from its records (an end at the same instant as a start frees first). */
 export function peakConcurrency(records: readonly { startedAt: number; endedAt?: number }[]): number {
@@ -59,6 +60,17 @@ export function jpegBytes(width: number, height: number, options: { app1Bytes?: 
   sof.writeUInt16BE(width, 7);
   sof[9] = comps;
   return Buffer.concat([Buffer.from([0xff, 0xd8]), app1, sof, Buffer.from(options.filler ?? 'jpeg-body'), Buffer.from([0xff, 0xd9])]);
+}
+
+/** Every file below `dir`, recursively, relative. */
+export function listAll(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, withFileTypes: true }).filter((d) => d.isFile()).map((d) => join(d.parentPath, d.name).slice(dir.length + 1)).sort();
+}
+
+/** Plan and run `root` in place, as `pfc correct <root> --in-place` does. */
+export async function inPlace(root: string, backend: FakeBackend, params = {}): Promise<BatchSummary> {
+  const plan = await planBatch({ inputs: [root], output: { kind: 'in-place' }, params });
+  return runBatch(plan, { backend, params, retryDelayMs: 1 });
 }
 
 /** Write files (path → bytes) under `root`, creating folders. */

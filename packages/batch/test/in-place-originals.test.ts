@@ -10,8 +10,8 @@ import { copyFileSync, existsSync, readFileSync, renameSync, rmSync, writeFileSy
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { hashFile } from '../src/hash';
-import { type BatchSummary, Manifest, planBatch, restoreOriginals, runBatch } from '../src/index';
-import { CORRECTED_MARK, FakeBackend, jpegBytes, tempDir, writeTree } from './helpers';
+import { Manifest, planBatch, restoreOriginals, runBatch } from '../src/index';
+import { CORRECTED_MARK, FakeBackend, inPlace, jpegBytes, tempDir, writeTree } from './helpers';
 
 // A camera-sync tool rewrites a photo right after pfc hashed it: see `rewriteAfterHash`.
 vi.mock('../src/hash', async (importOriginal) => {
@@ -35,11 +35,6 @@ function rewriteAfterHash(path: string, bytes: Buffer): void {
 
 const sha = (bytes: Buffer): string => `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
 const corrected = (bytes: Buffer): Buffer => Buffer.concat([bytes, CORRECTED_MARK]);
-
-async function inPlace(root: string, backend: FakeBackend, params = {}): Promise<BatchSummary> {
-  const plan = await planBatch({ inputs: [root], output: { kind: 'in-place' }, params });
-  return runBatch(plan, { backend, params, retryDelayMs: 1 });
-}
 
 /** The input hash the manifest records for `rel`. */
 async function recordedInput(root: string, rel: string, mode: 'in-place' | 'mirror' = 'in-place'): Promise<string | undefined> {

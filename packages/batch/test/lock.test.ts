@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -49,6 +49,32 @@ describe('lockFolders', () => {
     const second = await waiting;
     expect(waits).toEqual([join(dir, LOCK_FILE)]);
     await second.release();
+  });
+
+  it('removes on release the folders it made that are left empty, never one that was there or holds a file', async () => {
+    const root = tempDir();
+    mkdirSync(join(root, 'there'));
+    const made = join(root, 'new/deep');
+    const kept = join(root, 'new/kept');
+    const held = await lockFolders([made, kept, join(root, 'there')]);
+    writeFileSync(join(kept, 'a.jpg'), 'a result');
+    await held.release();
+    expect(readdirSync(root).sort()).toEqual(['new', 'there']);
+    expect(readdirSync(join(root, 'new'))).toEqual(['kept']);
+    expect(readdirSync(kept)).toEqual(['a.jpg']);
+  });
+
+  it('a waiting run whose holder removed the folder it made makes it again and takes the lock', async () => {
+    const root = tempDir();
+    const dir = join(root, 'new');
+    const held = await lockFolders([dir]);
+    const waiting = lockFolders([dir], { wait: true, pollMs: 10 });
+    await new Promise((r) => setTimeout(r, 50));
+    await held.release();
+    const second = await waiting;
+    expect(JSON.parse(readFileSync(join(dir, LOCK_FILE), 'utf8'))).toMatchObject({ pid: process.pid });
+    await second.release();
+    expect(readdirSync(root)).toEqual([]);
   });
 });
 

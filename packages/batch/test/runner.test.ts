@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { AuthenticationError, ConnectionError, ParameterError, type CorrectOptions, type FileInput, type PfcParams } from '@pfc/core';
 import { describe, expect, it, vi } from 'vitest';
 import { type BatchEvent, planBatch, runBatch, type RunOptions } from '../src/index';
 import { hashFile } from '../src/hash';
 import { Manifest } from '../src/manifest';
-import { CORRECTED_MARK, FakeBackend, faults, jpegBytes, pngBytes, tempDir, writeTree } from './helpers';
+import { CORRECTED_MARK, FakeBackend, faults, jpegBytes, listAll, pngBytes, tempDir, writeTree } from './helpers';
 
 // Counted, to show which files are read a second time just to be hashed.
 vi.mock('../src/hash', async (importOriginal) => {
@@ -27,11 +27,6 @@ async function run(root: string, options: Partial<RunOptions> & { backend: FakeB
   const plan = await planBatch({ inputs: [root], params: options.params ?? {}, ...planExtra });
   const summary = await runBatch(plan, { retryDelayMs: 1, ...options, onEvent: (e) => events.push(e) });
   return { summary, events, plan };
-}
-
-/** Every file below `dir`, recursively, relative. */
-function listAll(dir: string): string[] {
-  return readdirSync(dir, { recursive: true, withFileTypes: true }).filter((d) => d.isFile()).map((d) => join(d.parentPath, d.name).slice(dir.length + 1)).sort();
 }
 
 describe('runBatch', () => {
@@ -161,7 +156,9 @@ describe('runBatch', () => {
     const { summary } = await run(root, { backend: new FakeBackend({ body: () => new TextEncoder().encode('<html>error</html>') }) });
     expect(summary.results[0]).toMatchObject({ status: 'failed', errorName: 'OutputCheckError' });
     expect(summary.results[0]?.error).toMatch(/not an image \(starts "<html>error<\/htm"\)/);
-    expect(listAll(join(root, 'corrected')).filter((f) => !f.startsWith('.pfc-manifest'))).toEqual([]);
+    // Not even the output folder: the run made it, and it got no file; the summary names none.
+    expect(existsSync(join(root, 'corrected'))).toBe(false);
+    expect(summary.outputRoots).toEqual([]);
   });
 
   it('cancels: no new file starts, work in flight is aborted, no partial file is left', async () => {
