@@ -1,6 +1,6 @@
 /** `addResultLayer` / `openResultDocument`: results back into the simulated Photoshop. */
 import { describe, expect, it } from 'vitest';
-import { addResultLayer, newResultDocument } from '../src/ps/apply';
+import { addResultLayer, applyLayerResult, newResultDocument } from '../src/ps/apply';
 import { checkStrength } from '../src/correct/run';
 import { inModal } from '../src/ps/modal';
 import { compositeOf, locate, restore, type DocState, type LayerNode } from './sim/index';
@@ -213,6 +213,14 @@ describe('newResultDocument', () => {
   });
 });
 
+/** Photoshop free at once: no other plug-in or dialog holds it in these tests. */
+const NO_WAIT = { seconds: 0 };
+
+/** `result` for the source layer `sourceLayerId` (its pixels `source`), applied at 50 % strength. */
+function atHalfStrength(doc: DocState, sourceLayerId: number, result: { width: number; height: number; data: Uint8Array }, source: Uint8Array) {
+  return { documentId: doc.id, sourceLayerId, rect: fullRect(doc), image: result, name: 'PFC', strength: 50, sourcePixels: () => ({ width: doc.width, height: doc.height, data: source.slice() }) };
+}
+
 describe('the new layer keeps its source\'s look', () => {
   it('takes over a Multiply 80 % source: its mask, blend mode and opacity, the source hidden, the strength mixed into the pixels', async () => {
     const { host, sim, doc, rgba } = await photoDoc({ width: 40 });
@@ -224,9 +232,7 @@ describe('the new layer keeps its source\'s look', () => {
     doc.activeLayerIds = [7700];
     const result = { width: doc.width, height: doc.height, data: brighten(rgba) };
 
-    const added = await inModal(host, 'PFC', (ctx) =>
-      addResultLayer(host, ctx, { documentId: doc.id, sourceLayerId: 7700, rect: fullRect(doc), image: result, name: 'PFC', strength: 50, sourcePixels: () => ({ width: doc.width, height: doc.height, data: rgba.slice() }) }),
-    );
+    const added = await applyLayerResult(host, atHalfStrength(doc, 7700, result, rgba), NO_WAIT);
 
     const node = locate(doc.layers, added.layerId)!.node;
     expect(node.mask).toEqual(mask); // what the mask hid stays hidden
@@ -240,6 +246,39 @@ describe('the new layer keeps its source\'s look', () => {
     expect(sim.core.progressLog.map((p) => p.value)).toEqual([0.1, 0.4, 0.8]); // Photoshop's progress bar moves
     expect(doc.history.map((h) => h.name)).toEqual(['Open', 'PFC']); // still one step
     expect(sim.imaging.live.size).toBe(0);
+  });
+
+  it('refuses a result whose source starts to take over after the mix was decided, leaving the document as it was', async () => {
+    const { host, sim, doc, rgba } = await photoDoc({ width: 40 });
+    const plain: LayerNode = { id: 7710, name: 'plain', kind: 'pixel', visible: true, isBackground: false, pixels: rgba.slice(), children: null };
+    doc.layers.unshift(plain);
+    const before = structuredClone(doc.layers);
+    sim.core.onModal = (name) => {
+      if (name === 'PFC') plain.blendMode = 'multiply'; // the user's change, between the two scopes
+    };
+
+    const result = { width: doc.width, height: doc.height, data: brighten(rgba) };
+    await expect(applyLayerResult(host, atHalfStrength(doc, 7710, result, rgba), NO_WAIT)).rejects.toThrow(
+      '"plain" changed (blend mode, opacity, fill or mask) while the result was being added, so the strength could not be applied; nothing was changed: run the correction again',
+    );
+    expect(doc.layers).toEqual([{ ...before[0]!, blendMode: 'multiply' }, ...before.slice(1)]);
+    expect(doc.history.map((h) => h.name)).toEqual(['Open']);
+  });
+
+  it('a source that stops taking over after the mix was decided gets the result\'s own pixels, at the strength as opacity', async () => {
+    const { host, sim, doc, rgba } = await photoDoc({ width: 40 });
+    const tinted: LayerNode = { id: 7720, name: 'tinted', kind: 'pixel', visible: true, isBackground: false, pixels: rgba.slice(), children: null, blendMode: 'multiply' };
+    doc.layers.unshift(tinted);
+    sim.core.onModal = (name) => {
+      if (name === 'PFC') tinted.blendMode = 'normal';
+    };
+
+    const result = { width: doc.width, height: doc.height, data: brighten(rgba) };
+    const added = await applyLayerResult(host, atHalfStrength(doc, 7720, result, rgba), NO_WAIT);
+
+    const node = locate(doc.layers, added.layerId)!.node;
+    expect([node.opacity, tinted.visible, added.sourceHidden]).toEqual([50, true, false]);
+    expect(node.pixels).toEqual(result.data);
   });
 
   it('a whole-document result takes the strength as its opacity', async () => {

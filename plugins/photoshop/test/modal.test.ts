@@ -56,6 +56,24 @@ describe('modal scopes', () => {
     expect(doc.layers.map((l) => l.name)).toEqual(['Background']);
   });
 
+  it('the simulated imaging API reads pixels, a mask and the selection in a modal scope only (the stricter reading of its docs)', async () => {
+    const { host, doc } = setup();
+    const layerID = doc.layers[0]!.id;
+    doc.layers[0]!.mask = new Uint8Array(16).fill(255);
+    doc.selection = new Uint8Array(16).fill(255);
+    const reads = {
+      getPixels: () => host.ps.imaging.getPixels({ documentID: doc.id, colorSpace: 'RGB', componentSize: 8 }),
+      getLayerMask: () => host.ps.imaging.getLayerMask({ documentID: doc.id, layerID, kind: 'user' }),
+      getSelection: () => host.ps.imaging.getSelection({ documentID: doc.id }),
+    };
+    for (const [name, read] of Object.entries(reads)) {
+      await expect(read(), name).rejects.toThrow('Photoshop is not in a modal state: call executeAsModal first');
+      const got = await inModal(host, name, read);
+      expect(got.imageData.width, name).toBe(4);
+      await got.imageData.dispose();
+    }
+  });
+
   it('refuses to start while another plug-in holds the modal state', async () => {
     const { host, sim } = setup();
     sim.core.heldByOther = 'com.example.other';

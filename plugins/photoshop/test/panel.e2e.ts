@@ -4,26 +4,20 @@
  * backend. The test works the panel as a person would: Settings, the three
  * buttons, Cancel; then checks documents, layers, pixels and history.
  */
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { createWebBackend } from '@pfc/core';
-import { startEmulator, type EmulatorHandle, type EmulatorJobRecord } from '@pfc/emulator';
+import type { EmulatorHandle, EmulatorJobRecord } from '@pfc/emulator';
 import { createHash } from 'node:crypto';
 import type { Page } from 'playwright-core';
 import sharp from 'sharp';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser } from '../../../test/e2e/browser';
-import { bundleSim, DIST, startPanelServer } from './e2e-page';
-import { testEngine } from './emulator-engine';
+import { describe, expect, it } from 'vitest';
 import { meanDiff, sameBytes } from './helpers';
-import { choose, disabled, drag, drivePage, layerMask, layerRgba, openPhoto, outcomes, runButton, sim, themeScreenshots, type, until } from './panel-driver';
+import { panelForFile } from './panel-in-browser';
+import { choose, disabled, drag, layerMask, layerRgba, openPhoto, outcomes, runButton, sim, themeScreenshots, type, until } from './panel-driver';
 import type { SimApi } from './sim/browser-entry';
 
 const API_KEY = 'e2e-account-key';
 
 let emu: EmulatorHandle;
-let server: Awaited<ReturnType<typeof startPanelServer>>;
-let browser: Awaited<ReturnType<typeof launchBrowser>>;
 let page: Page;
 const pageErrors: string[] = [];
 /** Bodies of the corrected files the panel downloaded, in order. */
@@ -38,41 +32,29 @@ async function serviceJobs(): Promise<EmulatorJobRecord[]> {
   return ((await res.json()) as { jobs: EmulatorJobRecord[] }).jobs;
 }
 
-beforeAll(async () => {
-  if (!existsSync(join(DIST, 'index.js'))) throw new Error('the panel is not built: run `npm run build` first');
+panelForFile({
   // Two tests cancel a job the service keeps hanging; extra workers keep later jobs from queueing behind them.
-  emu = await startEmulator({ webPort: 0, engine: testEngine, control: true, workers: 4 });
-  // A custom preset in the account, which the panel should offer.
-  await createWebBackend({ baseURL: emu.web, apiKey: API_KEY }).presets.create({
-    name: 'Studio Warm', description: 'made by the e2e test', file: new TextEncoder().encode('exported preset'),
-  });
-  server = await startPanelServer();
-  browser = await launchBrowser();
-  page = await browser.context.newPage();
-  drivePage(page);
-  await page.setViewportSize({ width: 300, height: 980 });
-  await page.addInitScript({ content: await bundleSim() });
-  // Pre-signed uploads and results live on the emulator's storage origin, as on the real service.
-  const fromEmulator = (url: string): boolean => [emu.web, emu.storage].some((base) => url.startsWith(new URL(base).origin));
-  page.on('pageerror', (e) => pageErrors.push(e.message));
-  if (process.env.PFC_E2E_DEBUG) page.on('console', (m) => console.log(`[page] ${m.text()}`));
-  page.on('request', (r) => {
-    const body = r.postDataBuffer();
-    if (fromEmulator(r.url()) && r.method() === 'PUT' && body) uploads.push(body);
-  });
-  page.on('response', async (r) => {
-    if (fromEmulator(r.url()) && r.request().method() === 'GET' && (r.headers()['content-type'] ?? '').startsWith('image/')) {
-      downloads.push(await r.body());
-    }
-  });
-  await page.goto(`${server.origin}/`);
-  await until(() => document.querySelectorAll('#preset sp-menu-item').length > 0);
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-  await emu?.close();
+  emulator: { workers: 4 },
+  beforeLoad: async (started) => {
+    ({ emu, page } = started);
+    // A custom preset in the account, which the panel should offer.
+    await createWebBackend({ baseURL: emu.web, apiKey: API_KEY }).presets.create({
+      name: 'Studio Warm', description: 'made by the e2e test', file: new TextEncoder().encode('exported preset'),
+    });
+    // Pre-signed uploads and results live on the emulator's storage origin, as on the real service.
+    const fromEmulator = (url: string): boolean => [emu.web, emu.storage].some((base) => url.startsWith(new URL(base).origin));
+    page.on('pageerror', (e) => pageErrors.push(e.message));
+    if (process.env.PFC_E2E_DEBUG) page.on('console', (m) => console.log(`[page] ${m.text()}`));
+    page.on('request', (r) => {
+      const body = r.postDataBuffer();
+      if (fromEmulator(r.url()) && r.method() === 'PUT' && body) uploads.push(body);
+    });
+    page.on('response', async (r) => {
+      if (fromEmulator(r.url()) && r.request().method() === 'GET' && (r.headers()['content-type'] ?? '').startsWith('image/')) {
+        downloads.push(await r.body());
+      }
+    });
+  },
 });
 
 describe('Photoshop panel in Chromium on the simulated host', () => {

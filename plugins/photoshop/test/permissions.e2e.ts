@@ -6,48 +6,29 @@
  * so panel.e2e.ts never meets a refusal: without this test the simulator
  * could let every request through and no test would notice.
  */
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
-import { startEmulator, type EmulatorHandle } from '@pfc/emulator';
+import type { EmulatorHandle } from '@pfc/emulator';
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser } from '../../../test/e2e/browser';
-import { bundleSim, DIST, startPanelServer } from './e2e-page';
-import { testEngine } from './emulator-engine';
-import { choose, drivePage, openPhoto, outcomes, runButton, sim, type, until } from './panel-driver';
+import { describe, expect, it } from 'vitest';
+import { panelForFile } from './panel-in-browser';
+import { choose, openPhoto, outcomes, runButton, sim, type } from './panel-driver';
 
 /** A manifest that allows only the hosted API. */
 const DOMAINS = ['https://api.perfectlyclear.io'];
 
 let emu: EmulatorHandle;
-let server: Awaited<ReturnType<typeof startPanelServer>>;
-let browser: Awaited<ReturnType<typeof launchBrowser>>;
 let page: Page;
+panelForFile({
+  domains: DOMAINS,
+  beforeLoad: (started) => {
+    ({ emu, page } = started);
+  },
+});
 
 /** Every request the emulator answered, its storage included. */
 const served = () => {
   const s = emu.stats();
   return Object.values(s.requests).reduce((a, b) => a + b, 0) + s.storage.requests;
 };
-
-beforeAll(async () => {
-  if (!existsSync(join(DIST, 'index.js'))) throw new Error('the panel is not built: run `npm run build` first');
-  emu = await startEmulator({ webPort: 0, engine: testEngine, control: true });
-  server = await startPanelServer();
-  browser = await launchBrowser();
-  page = await browser.context.newPage();
-  drivePage(page);
-  await page.setViewportSize({ width: 300, height: 980 });
-  await page.addInitScript({ content: await bundleSim(DOMAINS) });
-  await page.goto(`${server.origin}/`);
-  await until(() => document.querySelectorAll('#preset sp-menu-item').length > 0);
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-  await emu?.close();
-});
 
 describe('a backend outside the manifest\'s network domains', () => {
   it('is refused by the host: the panel says so, the document is unchanged, and the service never hears of it', async () => {

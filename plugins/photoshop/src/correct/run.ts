@@ -10,7 +10,7 @@ import {
 } from '@pfc/core';
 import type { Host } from '../host/types';
 import { decodeImage } from '../image/codec';
-import { addResultLayer, fitResult, type LayerResult, newResultDocument } from '../ps/apply';
+import { applyLayerResult, type LayerResult, newResultDocument } from '../ps/apply';
 import { activateDocument, findDocument, hasVectorMask } from '../ps/commands';
 import { depthNote, exportPixels, unsupportedReason } from '../ps/export';
 import { CancelledError, inModal } from '../ps/modal';
@@ -162,11 +162,8 @@ async function correctOne(
     ...(cutoutOf ? { cutoutOf } : {}),
     sourcePixels: exported.sourcePixels,
   };
-  const fitted = fitResult(layerResult);
-  const added = await inModal(host, name, (context) => addResultLayer(host, context, layerResult, signal, fitted),
-    // The result arrived while the user kept working: a dialog or another plug-in may hold Photoshop for a while.
-    { seconds: RESULT_MODAL_WAIT_S, signal },
-  );
+  // The result arrived while the user kept working: a dialog or another plug-in may hold Photoshop for a while.
+  const added = await applyLayerResult(host, layerResult, { seconds: RESULT_MODAL_WAIT_S, signal });
   if (added.resampled) {
     notes.push(cutout
       ? `the cut-out came back at ${image.width}×${image.height} px: its mask was scaled to the layer, whose pixels keep their full size`

@@ -1,7 +1,8 @@
 /**
  * Pixel operations on 8-bit RGBA between the service's result and
  * `imaging.putPixels`: fitting a result to the source's rectangle, keeping a
- * layer's shape, and widening to the document's bit depth.
+ * layer's shape, mixing it with the source, and widening to the document's
+ * bit depth.
  */
 import type { Rgba } from './codec';
 
@@ -171,6 +172,14 @@ export function applyShape(result: Rgba, sourceAlpha: Uint8Array): Rgba {
   const data = new Uint8Array(result.data);
   for (let i = 0; i < sourceAlpha.length; i++) data[i * 4 + 3] = sourceAlpha[i]!;
   return { ...result, data };
+}
+
+/** `from` moved towards `to` by `t` (0..1), alpha from `to` (both the same size). */
+export function mix(from: Rgba, to: Rgba, t: number): Rgba {
+  if (from.width !== to.width || from.height !== to.height) throw new Error(`the source is ${from.width}×${from.height} px and the result ${to.width}×${to.height}`);
+  const data = new Uint8Array(to.data);
+  for (let i = 0; i < data.length; i++) if ((i & 3) !== 3) data[i] = Math.round(from.data[i]! + (to.data[i]! - from.data[i]!) * t);
+  return { ...to, data };
 }
 
 /** The alpha channel of chunky RGBA data. */

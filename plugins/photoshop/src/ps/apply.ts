@@ -6,12 +6,12 @@
  */
 import type { Host, PsDocument, PsExecutionContext, PsLayer, PsRect } from '../host/types';
 import type { Rgba } from '../image/codec';
-import { applyShape, cutoutParts, maskToDepth, resample, toDepth } from '../image/pixels';
+import { applyShape, cutoutParts, maskToDepth, mix, resample, toDepth } from '../image/pixels';
 import { activateDocument, createLayerAbove, findDocument, findLayer } from './commands';
 import { documentBits, SRGB_PROFILE } from './export';
-import { lookNotes, matchLook, readSourceLook, resultMask, takesOver } from './look';
+import { lookNotes, matchLook, readSourceLook, resultMask, takesOver, type SourceLook } from './look';
 import { selectionOver } from './masks';
-import { CancelledError, inOneHistoryStep } from './modal';
+import { CancelledError, inModal, inOneHistoryStep, type ModalWait } from './modal';
 
 export interface LayerResult {
   /** The document that receives the layer. */
@@ -37,8 +37,8 @@ export interface LayerResult {
   /** Mask the result to the document's active selection, if there is one. */
   selectionOnly?: boolean;
   /**
-   * The source's pixels (same size as `rect`), asked for only when the result takes
-   * the source's place (see `takesOver`): the strength then mixes them with the result.
+   * The source's pixels (same size as `rect`), asked for only when the result takes the source's
+   * place (see `takesOver`) at under 100 %: the strength then mixes them with the result.
    */
   sourcePixels?: () => Rgba;
 }
@@ -59,6 +59,8 @@ export interface FittedResult {
   cutoutMask?: Uint8Array;
   /** True when the result came back at another size than the source's. */
   resampled: boolean;
+  /** `image` mixed with the source's pixels at the strength, for a result that takes its source's place (see {@link applyLayerResult}). */
+  mixed?: Rgba;
 }
 
 /**
@@ -85,6 +87,43 @@ export function fitResult(result: Pick<LayerResult, 'rect' | 'image' | 'cutoutOf
   return { image, resampled };
 }
 
+/** The short modal scope that reads whether a result takes its source's place. */
+const READING_LOOK = 'Reading the layer for Perfectly Clear';
+
+/**
+ * Add `result` as a layer (see {@link addResultLayer}), with Photoshop held only to read and write: the result is
+ * fitted first, and when it takes its source's place at under 100 % strength, mixed with the source's pixels too.
+ * Whether it takes over depends on the source's look, mask included, which is read in a short modal scope of its
+ * own: the imaging API's reads (getLayerMask, imaging.md:206-237) are documented without saying whether they need
+ * one, and Adobe's own imaging sample reads inside executeAsModal. The final scope reads the look again (see
+ * {@link mixedPixels}).
+ */
+export async function applyLayerResult(host: Host, result: LayerResult, wait: ModalWait): Promise<AddedLayer> {
+  let fitted = fitResult(result);
+  if (mayBeMixed(result) && (await inModal(host, READING_LOOK, () => takesOverSource(host, result), wait))) fitted = withStrengthMix(result, fitted);
+  return inModal(host, result.name, (context) => addResultLayer(host, context, result, wait.signal, fitted), wait);
+}
+
+/** Whether the strength could go into the result's pixels: under 100 %, for a source layer whose pixels are at hand. */
+function mayBeMixed(result: LayerResult): boolean {
+  return (result.strength ?? 100) < 100 && result.sourceLayerId !== undefined && result.sourcePixels !== undefined;
+}
+
+/** Whether the result takes its source layer's place (see `takesOver`). Runs inside `executeAsModal`. */
+async function takesOverSource(host: Host, result: LayerResult): Promise<boolean> {
+  const doc = requireDocument(host, result.documentId);
+  return takesOver(await readSourceLook(host, doc, anchorLayer(doc, result.sourceLayerId), result.rect));
+}
+
+/**
+ * `fitted` with its mix into the source's pixels at the strength: a result that takes its source's place shows at
+ * the source's own opacity, so the strength goes into its pixels. The source's pixels are those read for the upload,
+ * the image the result corrects. Pure work on pixels, done before `executeAsModal` like {@link fitResult}.
+ */
+function withStrengthMix(result: LayerResult, fitted: FittedResult): FittedResult {
+  return { ...fitted, mixed: mix(result.sourcePixels!(), fitted.image, (result.strength ?? 100) / 100) };
+}
+
 /**
  * Add `result` as a new pixel layer directly above its source (or above the
  * top layer for a whole-document result), aligned to the source rectangle,
@@ -96,7 +135,6 @@ export async function addResultLayer(host: Host, context: PsExecutionContext, re
   const width = rect.right - rect.left;
   const height = rect.bottom - rect.top;
   const { cutoutMask, resampled } = fitted;
-  let { image } = fitted;
 
   const doc = requireDocument(host, result.documentId);
   await activateDocument(host, doc.id);
@@ -105,11 +143,11 @@ export async function addResultLayer(host: Host, context: PsExecutionContext, re
     context.reportProgress({ value: 0.1, commandName: result.name });
     const anchor = anchorLayer(doc, result.sourceLayerId);
     const source = result.sourceLayerId === undefined ? undefined : anchor;
-    const look = source ? await readSourceLook(host, doc.id, source, source.parent?.layers ?? doc.layers, rect) : undefined;
+    const look = source ? await readSourceLook(host, doc, source, rect) : undefined;
     const strength = result.strength ?? 100;
     const takeOver = look !== undefined && takesOver(look) && result.sourcePixels !== undefined;
     // Taken over, the strength is a mix of the pixels: the result's opacity is the source's own.
-    if (takeOver && strength < 100) image = mixed(result.sourcePixels!(), image, strength / 100);
+    const image = takeOver && strength < 100 ? mixedPixels(fitted, look) : fitted.image;
     const layer = await createLayerAbove(host, doc.id, anchor, result.name);
     context.reportProgress({ value: 0.4 });
     const bits = documentBits(doc);
@@ -139,12 +177,14 @@ export async function addResultLayer(host: Host, context: PsExecutionContext, re
   });
 }
 
-/** `from` moved towards `to` by `t` (0..1), alpha from `to` (both the same size). */
-function mixed(from: Rgba, to: Rgba, t: number): Rgba {
-  if (from.width !== to.width || from.height !== to.height) throw new Error(`the source is ${from.width}×${from.height} px and the result ${to.width}×${to.height}`);
-  const data = new Uint8Array(to.data);
-  for (let i = 0; i < data.length; i++) if ((i & 3) !== 3) data[i] = Math.round(from.data[i]! + (to.data[i]! - from.data[i]!) * t);
-  return { ...to, data };
+/**
+ * The pixels of a result that takes over `look`'s layer at under 100 %: the mix made before the scope. A source
+ * whose look changed after the mix was decided, so that the result now takes over, has none: refused, rather than
+ * mixed while Photoshop is held (the step is rolled back, so the document stays as it was).
+ */
+function mixedPixels(fitted: FittedResult, look: SourceLook): Rgba {
+  if (fitted.mixed) return fitted.mixed;
+  throw new Error(`"${look.name}" changed (blend mode, opacity, fill or mask) while the result was being added, so the strength could not be applied; nothing was changed: run the correction again`);
 }
 
 /** Write a grey mask (imaging.md:368-388: one component, Grayscale, Gray Gamma 2.2) as the layer's user mask. */

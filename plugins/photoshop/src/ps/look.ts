@@ -10,7 +10,7 @@
  * documented API, so said in the notes: layer effects, a user mask that is
  * switched off, and Blend If.
  */
-import type { Host, PsLayer, PsRect } from '../host/types';
+import type { Host, PsDocument, PsLayer, PsRect } from '../host/types';
 import { layerStyle } from './commands';
 import { combineMasks, layerMaskOver, type Mask } from './masks';
 
@@ -32,9 +32,9 @@ export interface SourceLook {
 }
 
 /** Read the source layer's look, before the result is created next to it (which may change the clipping above). */
-export async function readSourceLook(host: Host, documentID: number, source: PsLayer, siblings: readonly PsLayer[], rect: PsRect): Promise<SourceLook> {
-  const style = await layerStyle(host, documentID, source.id);
-  const pixels = style.userMaskEnabled === false ? undefined : await layerMaskOver(host, documentID, source.id, rect);
+export async function readSourceLook(host: Host, doc: PsDocument, source: PsLayer, rect: PsRect): Promise<SourceLook> {
+  const style = await layerStyle(host, doc.id, source.id);
+  const pixels = style.userMaskEnabled === false ? undefined : await layerMaskOver(host, doc.id, source.id, rect);
   const clipped = source.isClippingMask;
   return {
     name: source.name,
@@ -42,7 +42,7 @@ export async function readSourceLook(host: Host, documentID: number, source: PsL
     opacity: source.opacity,
     fillOpacity: source.fillOpacity,
     clipped,
-    clippedToIt: clipped ? [] : clippedAbove(source, siblings),
+    clippedToIt: clipped ? [] : clippedAbove(source, source.parent?.layers ?? doc.layers),
     ...(pixels ? { mask: { pixels, density: source.layerMaskDensity, feather: source.layerMaskFeather } } : {}),
     maskOff: style.userMaskEnabled === false,
     effects: style.effects,

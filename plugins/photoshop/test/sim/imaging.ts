@@ -3,6 +3,14 @@
  * request asks for is checked as Photoshop would (bit depth of `putPixels`
  * data must match the document, `getPixels` without a conversion returns the
  * document's own depth) and recorded for assertions.
+ *
+ * Reads (`getPixels`, `getLayerMask`, `getSelection`) are refused outside a
+ * modal scope. Adobe's docs do not settle it: imaging.md documents them
+ * (:132-177, :206-237, :268-294) without a word on modal scopes;
+ * executeasmodal.md:10 requires one "when a plugin wants to make
+ * modifications", which reads are not; yet Adobe's imaging sample
+ * (media/assets/imaging.psjs:15-41) reads inside executeAsModal. Unsure, the
+ * simulator is the stricter host.
  */
 import type { PsGetPixelsOptions, PsImageData, PsImaging, PsRect } from '../../src/host/types';
 import type { SimPhotoshopCore } from './photoshop';
@@ -63,6 +71,7 @@ export class SimImaging implements PsImaging {
 
   async getPixels(options: PsGetPixelsOptions) {
     this.getPixelsLog.push({ ...options });
+    this.core.checkModal();
     this.core.checkNotCancelled();
     const doc = this.docOf(options.documentID);
     const docDepth = DEPTH[doc.bits] ?? 8;
@@ -146,6 +155,7 @@ export class SimImaging implements PsImaging {
 
   /** `getLayerMask` (imaging.md:206-226): the user mask as grey data; a layer without one is refused. */
   async getLayerMask(options: { documentID?: number; layerID: number; kind?: 'user' }) {
+    this.core.checkModal();
     this.core.checkNotCancelled();
     const doc = this.docOf(options.documentID);
     const found = locate(doc.layers, options.layerID);
@@ -157,6 +167,7 @@ export class SimImaging implements PsImaging {
 
   /** `getSelection` (imaging.md:268-286): the selection as grey data; refused when nothing is selected. */
   async getSelection(options: { documentID?: number }) {
+    this.core.checkModal();
     this.core.checkNotCancelled();
     const doc = this.docOf(options.documentID);
     if (!doc.selection) throw new Error('There is no selection');

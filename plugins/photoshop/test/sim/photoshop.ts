@@ -71,9 +71,14 @@ export class SimPhotoshopCore {
     return this.modalDepth > 0;
   }
 
+  /** Refuse what Photoshop (or, where its docs are silent, the simulator) allows in a modal scope only. */
+  checkModal(): void {
+    if (!this.inModal) throw new Error('Photoshop is not in a modal state: call executeAsModal first');
+  }
+
   /** Apply a change to a document: in a modal scope only, one history step unless history is suspended. */
   mutate(docId: number, stepName: string, change: (doc: DocState) => void): void {
-    if (!this.inModal) throw new Error('Photoshop is not in a modal state: call executeAsModal first');
+    this.checkModal();
     const doc = this.doc(docId);
     change(doc);
     if (!doc.suspension) doc.history.push(snapshot(doc, stepName));
