@@ -84,6 +84,15 @@ export class KeyRefusedError extends Error {
   }
 }
 
+/**
+ * How long a key's confirmation stays in the status bar. Confirmations of what
+ * the user just did go there, not to a notification: VS Code shows at most 3
+ * toasts per 800 ms, and a run refused for its key uses all three (scan,
+ * progress, summary) within a moment, so one more toast could send the run's
+ * summary to the Notification Center unseen.
+ */
+const CONFIRMATION_MS = 10_000;
+
 /** Ask for a key in a password box and store it. Returns whether one was stored. */
 export async function promptAndStoreKey(api: VscodeApi, keys: KeyStore, name: KeyName): Promise<boolean> {
   const { t } = api.l10n;
@@ -112,7 +121,7 @@ export async function promptAndStoreKey(api: VscodeApi, keys: KeyStore, name: Ke
   });
   if (value === undefined || value.trim() === '') return false;
   await keys.set(name, value);
-  void api.window.showInformationMessage(text.saved);
+  api.window.setStatusBarMessage(text.saved, CONFIRMATION_MS);
   return true;
 }
 
@@ -122,6 +131,6 @@ export async function clearKeys(api: VscodeApi, keys: KeyStore): Promise<boolean
   const ok = await api.window.showWarningMessage(api.l10n.t('Remove the Perfectly Clear API key and BGR licence key from secret storage?'), { modal: true }, clear);
   if (ok !== clear) return false;
   await keys.clear();
-  void api.window.showInformationMessage(api.l10n.t('Perfectly Clear: keys cleared.'));
+  api.window.setStatusBarMessage(api.l10n.t('Perfectly Clear: keys cleared.'), CONFIRMATION_MS);
   return true;
 }

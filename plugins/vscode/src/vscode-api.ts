@@ -14,6 +14,8 @@ export interface VscodeWindow {
   showWarningMessage<T extends string>(message: string, options: vscode.MessageOptions, ...items: T[]): Thenable<T | undefined>;
   showErrorMessage<T extends string>(message: string, ...items: T[]): Thenable<T | undefined>;
   showOpenDialog(options?: vscode.OpenDialogOptions): Thenable<vscode.Uri[] | undefined>;
+  /** Only the overload that hides the message by itself: a message without a timeout stays until disposed. */
+  setStatusBarMessage(text: string, hideAfterTimeout: number): vscode.Disposable;
   withProgress<R>(
     options: vscode.ProgressOptions,
     task: (progress: vscode.Progress<{ message?: string; increment?: number }>, token: vscode.CancellationToken) => Thenable<R>,

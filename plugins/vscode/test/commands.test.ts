@@ -252,7 +252,9 @@ describe('keys and the first run', () => {
       expect(summary.actions[0]).toBe('Set API Key');
       // The button runs what "Perfectly Clear: Set API Key" runs: the password box, then SecretStorage.
       await expect.poll(() => fake.secrets.store_.get(SECRET_KEYS.apiKey)).toBe(right);
-      expect(fake.shown.some((m) => m.text === 'Perfectly Clear: API key saved in secret storage.')).toBe(true);
+      // Confirmed in the status bar, not by a toast that could push the summary out of VS Code's 3 visible toasts.
+      expect(fake.statusMessages.map((m) => m.text)).toEqual(['Perfectly Clear: API key saved in secret storage.']);
+      expect(fake.shown.filter((m) => /saved in secret storage/.test(m.text))).toEqual([]);
 
       const again = (await fake.run('pfc.correctFolder', fake.uri(folder.photos))) as LastRun;
       expect(again.summary.corrected).toBe(5);
@@ -314,6 +316,12 @@ describe('keys and the first run', () => {
     await fake.run('pfc.clearKeys');
     expect(fake.secrets.store_.size).toBe(0);
     expect(fake.settingUpdates).toEqual([]);
+    // Each is confirmed in the status bar for a while; the only notification is the modal question.
+    expect(fake.statusMessages.map((m) => m.text)).toEqual([
+      'Perfectly Clear: API key saved in secret storage.', 'Perfectly Clear: BGR licence key saved in secret storage.', 'Perfectly Clear: keys cleared.',
+    ]);
+    expect(fake.statusMessages.every((m) => m.hideAfterMs >= 5_000 && !m.disposed)).toBe(true);
+    expect(fake.shown.map((m) => m.modal)).toEqual([true]);
   });
 
   test('an empty key is refused by the input box', async () => {

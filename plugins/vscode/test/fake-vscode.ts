@@ -19,6 +19,13 @@ export interface Shown {
   modal: boolean;
 }
 
+/** A `window.setStatusBarMessage`: its text, the timeout after which VS Code hides it, and whether it was disposed before. */
+export interface StatusMessage {
+  text: string;
+  hideAfterMs: number;
+  disposed: boolean;
+}
+
 class FakeUri {
   readonly scheme = 'file';
   constructor(readonly fsPath: string) {}
@@ -187,6 +194,7 @@ export class FakeVscode {
   workspaceFolders: string[] = [];
   readonly progress: { message?: string; increment?: number }[] = [];
   readonly statusTexts: string[] = [];
+  readonly statusMessages: StatusMessage[] = [];
   statusVisible = false;
   readonly executed: { command: string; args: unknown[] }[] = [];
   readonly commands = new Map<string, (...args: unknown[]) => unknown>();
@@ -282,6 +290,11 @@ export class FakeVscode {
       showErrorMessage: message('error'),
       async showOpenDialog() {
         return undefined;
+      },
+      setStatusBarMessage(text: string, hideAfterTimeout: number): vscode.Disposable {
+        const shown: StatusMessage = { text, hideAfterMs: hideAfterTimeout, disposed: false };
+        self.statusMessages.push(shown);
+        return { dispose: () => { shown.disposed = true; } };
       },
       async withProgress<R>(_o: vscode.ProgressOptions, task: (p: vscode.Progress<{ message?: string; increment?: number }>, t: vscode.CancellationToken) => Thenable<R>): Promise<R> {
         const cancelled = new Emitter<void>();

@@ -1,9 +1,9 @@
-/** Shared set-up of the unit tests: a temporary folder of the repo's real sample photos. */
+/** Shared set-up of the tests: a temporary folder of the repo's real sample photos, an emulator, the extension on the fake VS Code. */
 import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { readResults, type FileResult } from '@pfc/batch';
-import { startEmulator, type EmulatorHandle } from '@pfc/emulator';
+import { startEmulator, type EmulatorHandle, type EmulatorOptions } from '@pfc/emulator';
 import sharp from 'sharp';
 import { afterAll, beforeAll } from 'vitest';
 import { Commands } from '../src/commands';
@@ -14,11 +14,11 @@ import { SAMPLE_FILES, SAMPLES } from './samples';
 
 export { SAMPLE_FILES } from './samples';
 
-/** The emulator of a test file (or `describe` block): started before its tests, closed after them. */
-export function emulatorForTests(): () => EmulatorHandle {
+/** The emulator of a test file (or `describe` block), on 127.0.0.1: started before its tests, closed after them. */
+export function emulatorForTests(options: Omit<EmulatorOptions, 'host'> = {}): () => EmulatorHandle {
   let emu: EmulatorHandle | undefined;
   beforeAll(async () => {
-    emu = await startEmulator({ host: '127.0.0.1' });
+    emu = await startEmulator({ host: '127.0.0.1', ...options });
   });
   afterAll(async () => {
     await emu?.close();

@@ -5,48 +5,30 @@
  */
 import { cpSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startEmulator, type EmulatorHandle } from '@pfc/emulator';
-import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
-// @ts-expect-error a plain .mjs script without types
-import { setupCodeServer } from '../scripts/setup-e2e.mjs';
+import { describe, expect, test } from 'vitest';
 import { expectCorrectedImage, expectFolderCorrected } from './e2e/checks';
 import { waitFor } from './e2e/code-server';
-import { diagnose } from './e2e/diagnose';
-import { openSession, SAMPLE_FILES, type Session } from './e2e/session';
-import { answerInput, clearSeenToasts, clickNotificationButton, contextMenu, explorerRow, pickQuick, quickInput, recordToasts, runCommand, waitForToastText } from './e2e/ui';
+import { SAMPLE_FILES, sessionForTests } from './e2e/session';
+import { answerInput, clearSeenToasts, clickNotificationButton, contextMenu, explorerRow, pickQuick, quickInput, runCommand, waitForStatusBarText, waitForToastText } from './e2e/ui';
+import { emulatorForTests } from './helpers';
 
 /** The API key's password box (src/keys.ts). */
 const KEY_PROMPT = 'Paste your API key';
 
-let codeServerBin: string;
-beforeAll(() => {
-  codeServerBin = (setupCodeServer as () => string)();
-});
-
 describe('hosted backend: the service refuses the stored key', () => {
   const SECRET = `pfc-e2e-right-${Date.now().toString(36)}-do-not-log`;
   const WRONG = `pfc-e2e-wrong-${Date.now().toString(36)}-do-not-log`;
-  let emu: EmulatorHandle;
-  let s: Session;
-
-  beforeAll(async () => {
-    // The emulator stands in for the hosted Web API and accepts only SECRET.
-    emu = await startEmulator({ host: '127.0.0.1', apiKeys: [SECRET] });
-    s = await openSession({ codeServerBin, settings: { 'pfc.backend': 'hosted', 'pfc.webApiUrl': emu.web }, folders: ['refused'] });
-    await recordToasts(s.page);
-  });
-  afterEach((ctx) => diagnose(ctx, s));
-  afterAll(async () => {
-    await s?.close();
-    await emu?.close();
-  });
+  // The emulator stands in for the hosted Web API and accepts only SECRET.
+  const emu = emulatorForTests({ apiKeys: [SECRET] });
+  const session = sessionForTests(() => ({ settings: { 'pfc.backend': 'hosted', 'pfc.webApiUrl': emu().web }, folders: ['refused'] }));
 
   test('the summary that says the key was refused offers "Set API Key"; with the new key the folder is corrected', async () => {
+    const s = session();
     const { page, workspace } = s;
     const dir = join(workspace, 'refused');
     await runCommand(page, 'Perfectly Clear: Set API Key');
     await answerInput(page, WRONG, KEY_PROMPT);
-    await waitForToastText(page, /API key saved in secret storage/, 60_000);
+    await waitForStatusBarText(page, /API key saved in secret storage/, 60_000);
     await runCommand(page, 'Notifications: Clear All Notifications');
     await clearSeenToasts(page);
 
@@ -60,7 +42,7 @@ describe('hosted backend: the service refuses the stored key', () => {
     // The way out is on the notification itself: no command to find.
     await clickNotificationButton(page, summary, 'Set API Key');
     await answerInput(page, SECRET, KEY_PROMPT);
-    // Its "saved" toast may be held back by the same spam protection: the next run, corrected, shows the key was stored.
+    // The next run, corrected, shows the key was stored (the status bar may still show the first key's confirmation).
     await quickInput(page).waitFor({ state: 'hidden', timeout: 60_000 });
 
     await runCommand(page, 'Notifications: Clear All Notifications');
@@ -79,22 +61,12 @@ describe('hosted backend: the service refuses the stored key', () => {
 
 describe('a key set while a run is active (local emulator backend)', () => {
   const KEY = `pfc-e2e-mid-run-${Date.now().toString(36)}`;
-  let emu: EmulatorHandle;
-  let s: Session;
-
-  beforeAll(async () => {
-    // Each job takes a while, one at a time: the run is still going when the key is set.
-    emu = await startEmulator({ host: '127.0.0.1', processingMs: 4000, workers: 1 });
-    s = await openSession({ codeServerBin, settings: { 'pfc.backend': 'emulator', 'pfc.emulatorUrl': emu.web, 'pfc.concurrency': 1 }, folders: ['masked'] });
-    await recordToasts(s.page);
-  });
-  afterEach((ctx) => diagnose(ctx, s));
-  afterAll(async () => {
-    await s?.close();
-    await emu?.close();
-  });
+  // Each job takes a while, one at a time: the run is still going when the key is set.
+  const emu = emulatorForTests({ processingMs: 4000, workers: 1 });
+  const session = sessionForTests(() => ({ settings: { 'pfc.backend': 'emulator', 'pfc.emulatorUrl': emu().web, 'pfc.concurrency': 1 }, folders: ['masked'] }));
 
   test('"Set API Key" during the run: the key is masked in the Output channel from that moment', async () => {
+    const s = session();
     const { page, workspace } = s;
     const dir = join(workspace, 'masked');
     // A photo named with the key stands for any line that could quote it (a service error echoing a request);
@@ -108,7 +80,7 @@ describe('a key set while a run is active (local emulator backend)', () => {
     await waitFor('a first corrected file', () => /\] corrected /.test(log()), 120_000);
     await runCommand(page, 'Perfectly Clear: Set API Key');
     await answerInput(page, KEY, KEY_PROMPT);
-    await waitForToastText(page, /API key saved in secret storage/, 60_000);
+    await waitForStatusBarText(page, /API key saved in secret storage/, 60_000);
     await waitForToastText(page, /Perfectly Clear: Corrected 6 files/, 180_000);
 
     await expectCorrectedImage(join(dir, 'zz-last', `${KEY}.jpg`), join(dir, 'corrected', 'zz-last', `${KEY}.jpg`));

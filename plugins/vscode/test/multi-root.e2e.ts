@@ -5,42 +5,23 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { startEmulator, type EmulatorHandle } from '@pfc/emulator';
-import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
-// @ts-expect-error a plain .mjs script without types
-import { setupCodeServer } from '../scripts/setup-e2e.mjs';
+import { describe, expect, test } from 'vitest';
 import { expectCorrectedImage, expectOriginalsUntouched, filesBelow } from './e2e/checks';
-import { diagnose } from './e2e/diagnose';
-import { openSession, SAMPLE_FILES, type Session } from './e2e/session';
-import { contextMenu, expand, expandToShow, explorerRow, pickQuick, recordToasts, seenToasts, selectRows, waitForToastText } from './e2e/ui';
-
-let codeServerBin: string;
-beforeAll(() => {
-  codeServerBin = (setupCodeServer as () => string)();
-});
+import { SAMPLE_FILES, sessionForTests } from './e2e/session';
+import { contextMenu, expand, expandToShow, explorerRow, pickQuick, seenToasts, selectRows, waitForToastText } from './e2e/ui';
+import { emulatorForTests } from './helpers';
 
 describe('a selection across two workspace folders (local emulator backend)', () => {
-  let emu: EmulatorHandle;
-  let s: Session;
-
-  beforeAll(async () => {
-    emu = await startEmulator({ host: '127.0.0.1' });
-    s = await openSession({
-      codeServerBin,
-      settings: { 'pfc.backend': 'emulator', 'pfc.emulatorUrl': emu.web },
-      folders: ['album-a', 'album-b'],
-      // Album A keeps the user's output folder; album B's own settings put results beside each photo.
-      multiRoot: { 'album-b': { 'pfc.output.mode': 'suffix', 'pfc.output.suffix': '-fixed' } },
-    });
-    await recordToasts(s.page);
-  });
-  afterEach((ctx) => diagnose(ctx, s));
-  afterAll(async () => {
-    await s?.close();
-    await emu?.close();
-  });
+  const emu = emulatorForTests();
+  const session = sessionForTests(() => ({
+    settings: { 'pfc.backend': 'emulator', 'pfc.emulatorUrl': emu().web },
+    folders: ['album-a', 'album-b'],
+    // Album A keeps the user's output folder; album B's own settings put results beside each photo.
+    multiRoot: { 'album-b': { 'pfc.output.mode': 'suffix', 'pfc.output.suffix': '-fixed' } },
+  }));
 
   test("one run, one summary; each folder's photo goes where its own folder's settings say", async () => {
+    const s = session();
     const { page, workspace } = s;
     const [a, b] = [join(workspace, 'album-a'), join(workspace, 'album-b')];
     // Both folders have the same subfolders: album A's come first in the tree, album B's last.

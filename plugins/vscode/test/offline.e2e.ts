@@ -6,41 +6,24 @@
  * emulator embedded in the extension host, which says so once.
  */
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
-// @ts-expect-error a plain .mjs script without types
-import { setupCodeServer } from '../scripts/setup-e2e.mjs';
+import { describe, expect, test } from 'vitest';
 import { expectFolderCorrected } from './e2e/checks';
-import { diagnose } from './e2e/diagnose';
-import { openSession, REPO_DIR, SAMPLE_FILES, type Session } from './e2e/session';
-import { contextMenu, explorerRow, pickQuick, recordToasts, runCommand, toast, waitForToastText } from './e2e/ui';
-
-let codeServerBin: string;
-beforeAll(() => {
-  codeServerBin = (setupCodeServer as () => string)();
-});
+import { REPO_DIR, SAMPLE_FILES, sessionForTests } from './e2e/session';
+import { contextMenu, explorerRow, pickQuick, runCommand, toast, waitForToastText } from './e2e/ui';
 
 describe('fresh profile, untrusted folder: offline on the embedded emulator', () => {
-  let s: Session;
-
-  beforeAll(async () => {
-    s = await openSession({
-      codeServerBin,
-      settings: {},
-      folders: ['album'],
-      // What a received folder might carry: send to the paid service, overwrite the originals.
-      workspaceSettings: { 'pfc.backend': 'hosted', 'pfc.output.mode': 'in-place', 'pfc.confirmAboveFiles': 0 },
-      // Where the extension host finds @pfc/emulator, as on a machine with the pfc tools installed (see src/embedded.ts).
-      env: { NODE_PATH: join(REPO_DIR, 'node_modules') },
-      restricted: true,
-    });
-    await recordToasts(s.page);
-  });
-  afterEach((ctx) => diagnose(ctx, s));
-  afterAll(async () => {
-    await s?.close();
-  });
+  const session = sessionForTests(() => ({
+    settings: {},
+    folders: ['album'],
+    // What a received folder might carry: send to the paid service, overwrite the originals.
+    workspaceSettings: { 'pfc.backend': 'hosted', 'pfc.output.mode': 'in-place', 'pfc.confirmAboveFiles': 0 },
+    // Where the extension host finds @pfc/emulator, as on a machine with the pfc tools installed (see src/embedded.ts).
+    env: { NODE_PATH: join(REPO_DIR, 'node_modules') },
+    restricted: true,
+  }));
 
   test('Restricted Mode shows the command; the run ignores the folder\'s settings and corrects on the embedded emulator', async () => {
+    const s = session();
     const { page, workspace } = s;
     const album = join(workspace, 'album');
     await contextMenu(page, explorerRow(page, 'album'), 'Perfectly Clear: Correct Images in Folder…');

@@ -8,43 +8,35 @@
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
-// @ts-expect-error a plain .mjs script without types
-import { setupCodeServer } from '../scripts/setup-e2e.mjs';
+import { afterAll, describe, expect, test } from 'vitest';
 import { packAll } from '../../../scripts/packaging/npm.mjs';
 import { vscodePlatformVsix } from '../../../scripts/packaging/vscode.mjs';
 import { releaseInfo } from '../../../scripts/packaging/workspace.mjs';
 import { expectFolderCorrected } from './e2e/checks';
-import { diagnose } from './e2e/diagnose';
-import { openSession, SAMPLE_FILES, type Session } from './e2e/session';
-import { contextMenu, explorerRow, pickQuick, recordToasts, waitForToastText } from './e2e/ui';
+import { SAMPLE_FILES, sessionForTests } from './e2e/session';
+import { contextMenu, explorerRow, pickQuick, waitForToastText } from './e2e/ui';
 
 describe('the platform .vsix, installed alone, corrects on the emulator it carries', () => {
-  let s: Session;
-  let work: string;
-
-  beforeAll(async () => {
-    const codeServerBin = (setupCodeServer as () => string)();
+  let work: string | undefined;
+  // Registered before the session's hooks, so it runs after code-server (which installed from it) is closed.
+  afterAll(() => {
+    if (work) rmSync(work, { recursive: true, force: true });
+  });
+  const session = sessionForTests(() => {
     work = mkdtempSync(join(tmpdir(), 'pfc-platform-vsix-'));
     const { version } = releaseInfo();
     const { file } = vscodePlatformVsix({ tarballs: packAll(join(work, 'npm')), dest: work, version });
-    s = await openSession({
-      codeServerBin,
+    return {
       settings: {},
       folders: ['album'],
       vsix: file,
       // Nothing outside the extension's own folder to find @pfc/emulator in.
       env: { NODE_PATH: '' },
-    });
-    await recordToasts(s.page);
+    };
   }, 600_000);
-  afterEach((ctx) => diagnose(ctx, s));
-  afterAll(async () => {
-    await s?.close();
-    if (work) rmSync(work, { recursive: true, force: true });
-  });
 
   test('a fresh profile with no key corrects a folder on the embedded emulator', async () => {
+    const s = session();
     const { page, workspace } = s;
     const album = join(workspace, 'album');
     await contextMenu(page, explorerRow(page, 'album'), 'Perfectly Clear: Correct Images in Folder…');

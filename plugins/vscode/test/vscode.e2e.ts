@@ -5,23 +5,19 @@
  */
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startEmulator, type EmulatorHandle } from '@pfc/emulator';
+import type { EmulatorHandle } from '@pfc/emulator';
 import type { Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
-// @ts-expect-error a plain .mjs script without types
-import { setupCodeServer } from '../scripts/setup-e2e.mjs';
+import { afterAll, describe, expect, test } from 'vitest';
 import { expectCorrectedImage, expectNoPartials, expectOriginalsUntouched, filesBelow } from './e2e/checks';
 import { waitFor } from './e2e/code-server';
-import { diagnose } from './e2e/diagnose';
 import { expectProducedByService, serviceJobs, type ServiceJob } from './e2e/service';
-import { openSession, PLUGIN_DIR, REPO_DIR, SAMPLE_FILES, VSIX, type Session } from './e2e/session';
+import { PLUGIN_DIR, REPO_DIR, SAMPLE_FILES, sessionForTests, VSIX } from './e2e/session';
 import {
-  answerInput, clearSeenToasts, contextMenu, expand, explorerRow, pickQuick, quickInput, recordToasts, runCommand, seenToasts, selectRows, toast, waitForToastText,
+  answerInput, clearSeenToasts, contextMenu, expand, explorerRow, pickQuick, quickInput, runCommand, seenToasts, selectRows, toast, waitForToastText,
 } from './e2e/ui';
+import { emulatorForTests } from './helpers';
 
 const bench: Record<string, unknown> = {};
-
-let codeServerBin: string;
 
 /** The emulator's origin (its control routes are not under /v2). */
 const origin = (emu: EmulatorHandle): string => new URL(emu.web).origin;
@@ -40,10 +36,6 @@ async function shoot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: join(REPO_DIR, 'test-results', `vscode-readme-${name}.png`) }).catch(() => undefined);
 }
 
-beforeAll(() => {
-  codeServerBin = (setupCodeServer as () => string)();
-});
-
 afterAll(() => {
   mkdirSync(join(REPO_DIR, 'bench-results'), { recursive: true });
   const out = {
@@ -57,22 +49,12 @@ afterAll(() => {
 });
 
 describe('right-click correction in a real VS Code (local emulator backend)', () => {
-  let emu: EmulatorHandle;
-  let s: Session;
-
-  beforeAll(async () => {
-    // Control routes on: the tests read the service's own job records.
-    emu = await startEmulator({ host: '127.0.0.1', control: true });
-    s = await openSession({ codeServerBin, settings: { 'pfc.backend': 'emulator', 'pfc.emulatorUrl': emu.web }, folders: ['photos', 'picks', 'retry'] });
-    await recordToasts(s.page);
-  });
-  afterEach((ctx) => diagnose(ctx, s));
-  afterAll(async () => {
-    await s?.close();
-    await emu?.close();
-  });
+  // Control routes on: the tests read the service's own job records.
+  const emu = emulatorForTests({ control: true });
+  const session = sessionForTests(() => ({ settings: { 'pfc.backend': 'emulator', 'pfc.emulatorUrl': emu().web }, folders: ['photos', 'picks', 'retry'] }));
 
   test('a nested folder: Explorer menu → preset → progress → mirrored, decodable outputs → summary', async () => {
+    const s = session();
     const { page, workspace } = s;
     const photos = join(workspace, 'photos');
     const clicked = await contextMenu(page, explorerRow(page, 'photos'), 'Perfectly Clear: Correct Images in Folder…', 20, () => shoot(page, 'context-menu'));
@@ -98,7 +80,7 @@ describe('right-click correction in a real VS Code (local emulator backend)', ()
     bench.loadToActivateMs = Number(activated![2]);
     bench.activateCallMs = Number(activated![3]);
     // The service received the picked (non-default) preset for every file, and each output is what it produced.
-    const jobs = await serviceJobs(origin(emu));
+    const jobs = await serviceJobs(origin(emu()));
     expect(jobs).toHaveLength(5);
     await expectProducedByService(jobs, SAMPLE_FILES, photos, out, 'Pro');
 
@@ -122,6 +104,7 @@ describe('right-click correction in a real VS Code (local emulator backend)', ()
   });
 
   test('Compare with Original from the Command Palette compares the image open in the editor', async () => {
+    const s = session();
     const { page } = s;
     // The folder was corrected by the first test; open one of its results by name (Quick Open), as a user would.
     await runCommand(page, 'View: Close All Editors');
@@ -137,6 +120,7 @@ describe('right-click correction in a real VS Code (local emulator backend)', ()
   });
 
   test('two selected images: only those are corrected', async () => {
+    const s = session();
     const { page, workspace } = s;
     const picks = join(workspace, 'picks');
     await expand(page, 'picks');
@@ -155,13 +139,14 @@ describe('right-click correction in a real VS Code (local emulator backend)', ()
   });
 
   test('Retry Failed redoes exactly the files the service failed', async () => {
+    const s = session();
     const { page, workspace } = s;
     const dir = join(workspace, 'retry');
     await runCommand(page, 'Notifications: Clear All Notifications');
     await clearSeenToasts(page);
-    const known = new Set((await serviceJobs(origin(emu))).map((j) => j.jobId));
-    const newJobs = async (): Promise<ServiceJob[]> => (await serviceJobs(origin(emu))).filter((j) => !known.has(j.jobId));
-    emu.setFaults({ jobs: { failRate: 1, count: 2 } });
+    const known = new Set((await serviceJobs(origin(emu()))).map((j) => j.jobId));
+    const newJobs = async (): Promise<ServiceJob[]> => (await serviceJobs(origin(emu()))).filter((j) => !known.has(j.jobId));
+    emu().setFaults({ jobs: { failRate: 1, count: 2 } });
     await contextMenu(page, explorerRow(page, 'retry'), 'Perfectly Clear: Correct Images in Folder…');
     await pickQuick(page, 'School and Sports');
     await waitForToastText(page, /Corrected 3 files.*2 failed/, 180_000);
@@ -186,28 +171,18 @@ describe('right-click correction in a real VS Code (local emulator backend)', ()
 });
 
 describe('in place, then Restore Originals (local emulator backend)', () => {
-  let emu: EmulatorHandle;
-  let s: Session;
-
-  beforeAll(async () => {
-    emu = await startEmulator({ host: '127.0.0.1', control: true });
-    s = await openSession({ codeServerBin, settings: { 'pfc.backend': 'emulator', 'pfc.emulatorUrl': emu.web, 'pfc.output.mode': 'in-place' }, folders: ['originals'] });
-    await recordToasts(s.page);
-  });
-  afterEach((ctx) => diagnose(ctx, s));
-  afterAll(async () => {
-    await s?.close();
-    await emu?.close();
-  });
+  const emu = emulatorForTests({ control: true });
+  const session = sessionForTests(() => ({ settings: { 'pfc.backend': 'emulator', 'pfc.emulatorUrl': emu().web, 'pfc.output.mode': 'in-place' }, folders: ['originals'] }));
 
   test('the corrected files replace the originals, and Restore Originals puts them back byte for byte', async () => {
+    const s = session();
     const { page, workspace } = s;
     const dir = join(workspace, 'originals');
     await contextMenu(page, explorerRow(page, 'originals'), 'Perfectly Clear: Correct Images in Folder…');
     await pickQuick(page, 'Pro');
     await waitForToastText(page, /Corrected 5 files/, 180_000);
     // In place: each file is now what the service produced from the original kept in .pfc-originals.
-    await expectProducedByService(await serviceJobs(origin(emu)), SAMPLE_FILES, join(dir, '.pfc-originals'), dir, 'Pro');
+    await expectProducedByService(await serviceJobs(origin(emu())), SAMPLE_FILES, join(dir, '.pfc-originals'), dir, 'Pro');
     expectOriginalsUntouched(join(dir, '.pfc-originals'), SAMPLE_FILES);
 
     await runCommand(page, 'Notifications: Clear All Notifications');
@@ -223,22 +198,12 @@ describe('in place, then Restore Originals (local emulator backend)', () => {
 
 describe('hosted backend: first-run key prompt, cancel mid-batch, rerun', () => {
   const SECRET = `pfc-e2e-key-${Date.now().toString(36)}-do-not-log`;
-  let emu: EmulatorHandle;
-  let s: Session;
-
-  beforeAll(async () => {
-    // The emulator stands in for the hosted Web API: it accepts only SECRET, and each job takes a while.
-    emu = await startEmulator({ host: '127.0.0.1', apiKeys: [SECRET], processingMs: 4000 });
-    s = await openSession({ codeServerBin, settings: { 'pfc.backend': 'hosted', 'pfc.webApiUrl': emu.web, 'pfc.concurrency': 2, 'pfc.confirmAboveFiles': 3 }, folders: ['batch'] });
-    await recordToasts(s.page);
-  });
-  afterEach((ctx) => diagnose(ctx, s));
-  afterAll(async () => {
-    await s?.close();
-    await emu?.close();
-  });
+  // The emulator stands in for the hosted Web API: it accepts only SECRET, and each job takes a while.
+  const emu = emulatorForTests({ apiKeys: [SECRET], processingMs: 4000 });
+  const session = sessionForTests(() => ({ settings: { 'pfc.backend': 'hosted', 'pfc.webApiUrl': emu().web, 'pfc.concurrency': 2, 'pfc.confirmAboveFiles': 3 }, folders: ['batch'] }));
 
   test('cancel leaves no partial file; a rerun completes the rest; the key never reaches settings or logs', async () => {
+    const s = session();
     const { page, workspace } = s;
     const dir = join(workspace, 'batch');
     const out = join(dir, 'corrected');

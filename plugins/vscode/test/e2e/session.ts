@@ -8,9 +8,12 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, type TestContext } from 'vitest';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../../../../test/e2e/browser';
+// @ts-expect-error a plain .mjs script without types
+import { setupCodeServer } from '../../scripts/setup-e2e.mjs';
 import { startCodeServer, type CodeServer } from './code-server';
-import { distrust, waitForWorkbench } from './ui';
+import { distrust, recordToasts, waitForWorkbench } from './ui';
 import { SAMPLE_FILES, SAMPLES } from '../samples';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -109,4 +112,40 @@ export async function openSession(options: SessionOptions): Promise<Session> {
     rmSync(workspace, { recursive: true, force: true });
     throw err;
   }
+}
+
+/** The options of `openSession` but code-server's path, which `sessionForTests` finds (installing it if missing) itself. */
+export type SessionSetup = Omit<SessionOptions, 'codeServerBin'>;
+
+/**
+ * The session of a test file (or `describe` block): opened before its tests,
+ * with every toast recorded from then on; after a failed test, a screenshot
+ * and the extension's log (`diagnose`); closed after the tests. `setup` runs
+ * in the `beforeAll`, so it may read what earlier hooks started (an emulator's
+ * URL) and prepare files; `timeoutMs` bounds that hook (default: the config's).
+ */
+export function sessionForTests(setup: () => SessionSetup | Promise<SessionSetup>, timeoutMs?: number): () => Session {
+  let s: Session | undefined;
+  beforeAll(async () => {
+    const codeServerBin = (setupCodeServer as () => string)();
+    s = await openSession({ codeServerBin, ...(await setup()) });
+    await recordToasts(s.page);
+  }, timeoutMs);
+  afterEach((ctx) => diagnose(ctx, s));
+  afterAll(async () => {
+    await s?.close();
+  });
+  return () => {
+    if (!s) throw new Error('the session opens before the tests');
+    return s;
+  };
+}
+
+/** On a failed test: a screenshot of the workbench and the extension's log, to see what the user would have seen. */
+async function diagnose(ctx: TestContext, s: Session | undefined): Promise<void> {
+  if (ctx.task.result?.state !== 'fail' || !s) return;
+  const shot = join(REPO_DIR, 'test-results', `vscode-${ctx.task.name.replace(/\W+/g, '-').slice(0, 60)}.png`);
+  mkdirSync(join(REPO_DIR, 'test-results'), { recursive: true });
+  await s.page.screenshot({ path: shot }).catch(() => undefined);
+  console.error(`screenshot: ${shot}\n--- Perfectly Clear output channel ---\n${s.server.outputChannel()}`);
 }

@@ -198,6 +198,11 @@ export async function clearSeenToasts(page: Page): Promise<void> {
   });
 }
 
+/** Wait until the status bar shows an entry whose text matches (a `window.setStatusBarMessage` hides itself after its timeout). */
+export async function waitForStatusBarText(page: Page, text: RegExp, timeoutMs: number): Promise<void> {
+  await page.locator('.part.statusbar .statusbar-item', { hasText: text }).first().waitFor({ state: 'visible', timeout: timeoutMs });
+}
+
 /**
  * Select exactly these Explorer rows (click, then Ctrl+click), checking the
  * tree's own selection state: a click can land while the tree re-renders (a
