@@ -24,6 +24,16 @@ describe('sniffMedia', () => {
     expect(sniffMedia(png)).toMatchObject({ format: 'png', supported: true, width: 40, height: 30, animated: false });
   });
 
+  it('tells greyscale JPEG and PNG (with and without alpha) from colour ones; a palette PNG is colour', async () => {
+    const grey = (channels: 1 | 2) => sharp(Buffer.alloc(16 * 8 * channels, 90), { raw: { width: 16, height: 8, channels } }).toColourspace('b-w');
+    expect(sniffMedia(await grey(1).jpeg().toBuffer())).toMatchObject({ format: 'jpeg', components: 1, grey: true });
+    expect(sniffMedia(await grey(1).png().toBuffer())).toMatchObject({ format: 'png', grey: true });
+    expect(sniffMedia(await grey(2).png().toBuffer())).toMatchObject({ format: 'png', grey: true });
+    expect(sniffMedia(await sharp(pixels(16, 8), rgb(16, 8)).jpeg().toBuffer())).toMatchObject({ components: 3, grey: false });
+    expect(sniffMedia(await sharp(pixels(16, 8), rgb(16, 8)).png().toBuffer())).toMatchObject({ grey: false });
+    expect(sniffMedia(await sharp(pixels(16, 8), rgb(16, 8)).png({ palette: true }).toBuffer())).toMatchObject({ grey: false });
+  });
+
   it('tells an APNG, an animated GIF and an animated WebP from still ones', async () => {
     const png = await sharp(pixels(8, 8), rgb(8, 8)).png().toBuffer();
     expect(sniffMedia(asApng(png))).toMatchObject({ format: 'png', supported: true, width: 8, height: 8, animated: true });

@@ -25,6 +25,12 @@ export interface SniffedMedia {
   /** Colour components of a JPEG frame (1 grey, 3 YCbCr/RGB, 4 CMYK). */
   components?: number;
   /**
+   * Whether the image is greyscale (a one-component JPEG frame; a PNG of
+   * colour type 0 or 4), when the header lies within the bytes given. The Web
+   * API takes RGB or RGBA only (web-api-v2.md, Limits).
+   */
+  grey?: boolean;
+  /**
    * Whether the image has more than one frame (APNG, animated GIF or WebP):
    * `true`/`false` when the bytes given tell, undefined when they end first.
    * Correcting an animated image flattens it to its first frame.
@@ -69,7 +75,7 @@ export function sniffMedia(bytes: Uint8Array): SniffedMedia | undefined {
       return { ...media, ...pngFacts(bytes) };
     case 'jpeg': {
       const scan = scanJpegFrame(bytes);
-      if ('width' in scan) return { ...media, width: scan.width, height: scan.height, components: scan.components };
+      if ('width' in scan) return { ...media, width: scan.width, height: scan.height, components: scan.components, grey: scan.components === 1 };
       return scan.continueAt !== undefined ? { ...media, jpegScanFrom: scan.continueAt } : media;
     }
     case 'gif':
@@ -108,11 +114,15 @@ function formatOf(b: Uint8Array): SniffedFormat | undefined {
 }
 
 /** Size from IHDR (always the first chunk); animation: an `acTL` chunk before the first `IDAT` (APNG). */
-function pngFacts(b: Uint8Array): Pick<SniffedMedia, 'width' | 'height' | 'animated'> {
-  const facts: Pick<SniffedMedia, 'width' | 'height' | 'animated'> = {};
+/** PNG colour types without colour: 0 greyscale, 4 greyscale with alpha (PNG specification, 11.2.2 IHDR). */
+const PNG_GREY_TYPES = new Set([0, 4]);
+
+function pngFacts(b: Uint8Array): Pick<SniffedMedia, 'width' | 'height' | 'animated' | 'grey'> {
+  const facts: Pick<SniffedMedia, 'width' | 'height' | 'animated' | 'grey'> = {};
   if (b.length >= 24 && ascii(b, 12, 16) === 'IHDR') {
     facts.width = u32be(b, 16);
     facts.height = u32be(b, 20);
+    if (b.length >= 26) facts.grey = PNG_GREY_TYPES.has(b[25]!);
   }
   for (let at = 8; at + 8 <= b.length; ) {
     const type = ascii(b, at + 4, at + 8);
