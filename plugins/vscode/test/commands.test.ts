@@ -4,30 +4,23 @@
  */
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startEmulator, type EmulatorHandle } from '@pfc/emulator';
+import { startEmulator } from '@pfc/emulator';
 import sharp from 'sharp';
-import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
+import { afterEach, describe, expect, test } from 'vitest';
 import type { Uri } from 'vscode';
 import { SECRET_KEYS } from '../src/keys';
 import type { LastRun } from '../src/last-run';
 import type { FakeVscode } from './fake-vscode';
-import { activateOnFake, photoFolder, resultsIn, SAMPLE_FILES } from './helpers';
+import { activateOnFake, emulatorForTests, photoFolder, resultsIn, SAMPLE_FILES } from './helpers';
 
-let emu: EmulatorHandle;
-let slow: EmulatorHandle;
+const emu = emulatorForTests();
+/** One job at a time, each 1.5 s: a run still going when the test acts. */
+const slow = emulatorForTests({ processingMs: 1500, workers: 1 });
 let folder: ReturnType<typeof photoFolder>;
 
-beforeAll(async () => {
-  emu = await startEmulator({ host: '127.0.0.1' });
-  slow = await startEmulator({ host: '127.0.0.1', processingMs: 1500, workers: 1 });
-});
-afterAll(async () => {
-  await emu?.close();
-  await slow?.close();
-});
 afterEach(() => {
   folder?.cleanup();
-  emu.setFaults({});
+  emu().setFaults({});
 });
 
 const WRONG_KEY = 'wrong-key-abcdef';
@@ -52,7 +45,7 @@ function walk(dir: string): string[] {
 describe('Correct Images in Folder…', () => {
   test('mirrors the nested folder with decodable images, reports progress, shows the status bar and a summary', async () => {
     folder = photoFolder();
-    const { fake } = activateOnFake({ settings: { backend: 'emulator', emulatorUrl: emu.web } });
+    const { fake } = activateOnFake({ settings: { backend: 'emulator', emulatorUrl: emu().web } });
     fake.pick = () => 'Pro';
     const last = (await fake.run('pfc.correctFolder', fake.uri(folder.photos))) as LastRun;
 
@@ -83,7 +76,7 @@ describe('Correct Images in Folder…', () => {
 
   test('Show Report renders every file with before/after images through webview URIs', async () => {
     folder = photoFolder();
-    const { fake } = activateOnFake({ settings: { backend: 'emulator', emulatorUrl: emu.web } });
+    const { fake } = activateOnFake({ settings: { backend: 'emulator', emulatorUrl: emu().web } });
     await fake.run('pfc.correctFolder', fake.uri(folder.photos));
     await fake.run('pfc.showReport');
     const html = fake.webviews[0]!.html;
@@ -95,7 +88,7 @@ describe('Correct Images in Folder…', () => {
 
   test('cancelling mid-batch leaves no partial file, and a rerun completes the rest', async () => {
     folder = photoFolder();
-    const { fake } = activateOnFake({ settings: { backend: 'emulator', emulatorUrl: slow.web, concurrency: 1 } });
+    const { fake } = activateOnFake({ settings: { backend: 'emulator', emulatorUrl: slow().web, concurrency: 1 } });
     fake.onProgressStart = (cancel) => {
       // The run's notification (the scan has its own, before the "run:" line).
       if (!fake.output.some((l) => l.startsWith('run: '))) return;
@@ -122,8 +115,8 @@ describe('Correct Images in Folder…', () => {
 
   test('Retry Failed redoes only the failed files', async () => {
     folder = photoFolder();
-    const { fake } = activateOnFake({ settings: { backend: 'emulator', emulatorUrl: emu.web, concurrency: 1 } });
-    emu.setFaults({ jobs: { failRate: 1, count: 2 } });
+    const { fake } = activateOnFake({ settings: { backend: 'emulator', emulatorUrl: emu().web, concurrency: 1 } });
+    emu().setFaults({ jobs: { failRate: 1, count: 2 } });
     const first = (await fake.run('pfc.correctFolder', fake.uri(folder.photos))) as LastRun;
     expect(first.summary.failed).toBe(2);
     expect(fake.shown.at(-1)!.actions).toContain('Retry Failed');
@@ -138,11 +131,11 @@ describe('Correct Images in Folder…', () => {
 
   test('invalid parameters are refused, naming the parameter, before anything is uploaded', async () => {
     folder = photoFolder();
-    const { fake } = activateOnFake({ settings: { backend: 'emulator', emulatorUrl: emu.web, parameters: { outputQuality: 7 } } });
-    const before = emu.stats().requests;
+    const { fake } = activateOnFake({ settings: { backend: 'emulator', emulatorUrl: emu().web, parameters: { outputQuality: 7 } } });
+    const before = emu().stats().requests;
     await fake.run('pfc.correctFolder', fake.uri(folder.photos));
     expect(fake.shown.at(-1)).toMatchObject({ kind: 'error', text: expect.stringMatching(/pfc\.parameters: outputQuality must be an integer from 40 to 100/) });
-    expect(emu.stats().requests).toEqual(before);
+    expect(emu().stats().requests).toEqual(before);
     expect(existsSync(join(folder.photos, 'corrected'))).toBe(false);
   });
 });
@@ -152,9 +145,9 @@ describe('an output folder that cannot be written', () => {
     folder = photoFolder();
     const blocker = join(folder.photos, 'corrected');
     writeFileSync(blocker, 'notes, not a folder');
-    const { fake } = activateOnFake({ settings: { backend: 'emulator', emulatorUrl: emu.web } });
+    const { fake } = activateOnFake({ settings: { backend: 'emulator', emulatorUrl: emu().web } });
     // The preset picker lists the account's presets; nothing else may reach the service.
-    const sent = () => Object.entries(emu.stats().requests).filter(([r]) => !/preset/i.test(r));
+    const sent = () => Object.entries(emu().stats().requests).filter(([r]) => !/preset/i.test(r));
     const before = sent();
     await fake.run('pfc.correctFolder', fake.uri(folder.photos));
     expect(fake.shown.at(-1)).toMatchObject({ kind: 'error', text: `Perfectly Clear: cannot write results to ${blocker}: ${blocker} is a file, not a folder` });
@@ -166,7 +159,7 @@ describe('an output folder that cannot be written', () => {
 describe('Correct Selected Images', () => {
   test('corrects exactly the selected files', async () => {
     folder = photoFolder();
-    const { fake } = activateOnFake({ settings: { backend: 'emulator', emulatorUrl: emu.web } });
+    const { fake } = activateOnFake({ settings: { backend: 'emulator', emulatorUrl: emu().web } });
     const a = join(folder.photos, 'portraits', 'astronaut.jpg');
     const b = join(folder.photos, 'portraits', 'grace_hopper.jpg');
     const last = (await fake.run('pfc.correctFiles', fake.uri(b), [fake.uri(a), fake.uri(b)])) as LastRun;
@@ -178,10 +171,10 @@ describe('Correct Selected Images', () => {
 
 describe('folders that are not on disk', () => {
   test('a folder of another file system (GitHub Repositories, SSH FS) is refused with a message that says why, before anything runs', async () => {
-    const { fake } = activateOnFake({ settings: { backend: 'emulator', emulatorUrl: emu.web } });
+    const { fake } = activateOnFake({ settings: { backend: 'emulator', emulatorUrl: emu().web } });
     // What VS Code passes for a folder of a `vscode-vfs` workspace folder: its fsPath names nothing on this disk.
     const virtual = { scheme: 'vscode-vfs', authority: 'github', path: '/owner/repo/photos', fsPath: '/owner/repo/photos', toString: () => 'vscode-vfs://github/owner/repo/photos' } as unknown as Uri;
-    const before = JSON.stringify(emu.stats().requests);
+    const before = JSON.stringify(emu().stats().requests);
     for (const command of ['pfc.correctFolder', 'pfc.correctFiles', 'pfc.restoreOriginals', 'pfc.compareWithOriginal', 'pfc.uploadPreset']) {
       fake.shown.length = 0;
       expect(await fake.run(command, virtual), command).toBeUndefined();
@@ -191,7 +184,7 @@ describe('folders that are not on disk', () => {
       }]);
     }
     expect(fake.quickPicks).toEqual([]);
-    expect(JSON.stringify(emu.stats().requests)).toBe(before);
+    expect(JSON.stringify(emu().stats().requests)).toBe(before);
   });
 });
 
@@ -282,7 +275,7 @@ describe('keys and the first run', () => {
     // its folder sorts last, so it is corrected after the key is set.
     mkdirSync(join(folder.photos, 'zz-last'));
     cpSync(join(folder.photos, 'objects', 'coffee.jpg'), join(folder.photos, 'zz-last', `${key}.jpg`));
-    const { fake } = activateOnFake({ settings: { backend: 'emulator', emulatorUrl: slow.web, concurrency: 1 } });
+    const { fake } = activateOnFake({ settings: { backend: 'emulator', emulatorUrl: slow().web, concurrency: 1 } });
     fake.inputs.push(key);
     let setting: Promise<unknown> | undefined;
     let linesBefore = 0;
@@ -436,7 +429,7 @@ describe('cost guard, output mode, presets, output folder', () => {
 
   test('pfc.output.askEachRun: the picked mode is used (suffix: beside each file)', async () => {
     folder = photoFolder();
-    const { fake } = activateOnFake({ settings: { backend: 'emulator', emulatorUrl: emu.web, 'output.askEachRun': true } });
+    const { fake } = activateOnFake({ settings: { backend: 'emulator', emulatorUrl: emu().web, 'output.askEachRun': true } });
     fake.pick = (items) => (items.some((i) => i.label === 'Universal') ? 'Universal' : 'Beside each file, with a suffix');
     const last = (await fake.run('pfc.correctFolder', fake.uri(folder.photos))) as LastRun;
     expect(last.mode).toBe('suffix');
@@ -446,7 +439,7 @@ describe('cost guard, output mode, presets, output folder', () => {
 
   test('custom presets uploaded from a .preset file are offered in the picker and used', async () => {
     folder = photoFolder();
-    const { fake } = activateOnFake({ settings: { backend: 'emulator', emulatorUrl: emu.web } });
+    const { fake } = activateOnFake({ settings: { backend: 'emulator', emulatorUrl: emu().web } });
     const { writeFileSync } = await import('node:fs');
     const presetFile = join(folder.root, 'Warm Skin.preset');
     writeFileSync(presetFile, '<?xml version="1.0"?><preset name="warm"><exposure>0.2</exposure></preset>');
@@ -454,17 +447,20 @@ describe('cost guard, output mode, presets, output folder', () => {
     expect(await fake.run('pfc.uploadPreset', fake.uri(presetFile))).toBe('Warm Skin');
 
     fake.pick = () => 'Warm Skin';
+    const jobsBefore = emu().jobs().length;
     const last = (await fake.run('pfc.correctFolder', fake.uri(folder.photos))) as LastRun;
     const items = fake.quickPicks.at(-1)!;
     expect(items.map((i) => i.label)).toContain('Your custom presets');
     expect(items.find((i) => i.label === 'Warm Skin')?.description).toBe('custom preset');
     expect(last.params.preset).toBe('Warm Skin');
     expect(last.summary.corrected).toBe(5);
+    // The service ran every job with the preset picked, not the default.
+    expect(emu().jobs().slice(jobsBefore).map((j) => j.requested.preset)).toEqual(Array(5).fill('Warm Skin'));
   });
 
   test('"Open Output Folder" reveals the output folder in the Explorer', async () => {
     folder = photoFolder();
-    const { fake } = activateOnFake({ settings: { backend: 'emulator', emulatorUrl: emu.web } });
+    const { fake } = activateOnFake({ settings: { backend: 'emulator', emulatorUrl: emu().web } });
     fake.answers.push({ match: /^Perfectly Clear: Corrected/, answer: 'Open Output Folder' });
     await fake.run('pfc.correctFolder', fake.uri(folder.photos));
     await expect.poll(() => fake.executed.find((e) => e.command === 'revealInExplorer')).toBeTruthy();
