@@ -100,6 +100,19 @@ describe('Correct Layer keeps the look of its source', () => {
     expect(outcome.notes).toContain(`"masked" ${HIDDEN_NOTE}`);
   });
 
+  it('a layer mask that cannot be read fails the correction, naming it, and adds nothing (never a result that shows what the mask hid)', async () => {
+    const { host, doc } = await photoWith((rgba, d) => [pixelLayer(505, 'masked', rgba, { mask: maskOf(d, (x) => x >= d.width / 2) })]);
+    const before = cloneLayers(doc.layers);
+    host.ps.imaging.getLayerMask = () => Promise.reject(new Error('Photoshop could not read the mask'));
+
+    const [outcome] = await runCorrections(host, backend(), resolveTargets(host, 'layer'), toParams(DEFAULT_CHOICES));
+
+    expect(outcome).toMatchObject({ status: 'failed' });
+    expect(outcome!.message).toContain('its layer mask could not be read (Photoshop could not read the mask)');
+    expect(doc.layers.map((l) => l.id)).toEqual(before.map((l) => l.id));
+    expect(doc.history.map((h) => h.name)).toEqual(['Open']);
+  });
+
   it('with Selection only, the source mask\'s density goes into the combined mask\'s pixels and its feather is said to be left out', async () => {
     const { host, doc } = await photoWith((rgba, d) => [
       pixelLayer(503, 'masked', rgba, { mask: maskOf(d, (x) => x >= d.width / 2), maskDensity: 50, maskFeather: 3 }),

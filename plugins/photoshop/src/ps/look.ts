@@ -34,7 +34,7 @@ export interface SourceLook {
 /** Read the source layer's look, before the result is created next to it (which may change the clipping above). */
 export async function readSourceLook(host: Host, doc: PsDocument, source: PsLayer, rect: PsRect): Promise<SourceLook> {
   const style = await layerStyle(host, doc.id, source.id);
-  const pixels = style.userMaskEnabled === false ? undefined : await layerMaskOver(host, doc.id, source.id, rect);
+  const pixels = style.userMaskEnabled === false ? undefined : await layerMaskOver(host, doc.id, source.id, rect, style.userMaskEnabled === true);
   const clipped = source.isClippingMask;
   return {
     name: source.name,

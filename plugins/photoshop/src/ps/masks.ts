@@ -10,13 +10,20 @@ import type { Host, PsImageData, PsRect } from '../host/types';
 /** Values 0 (hidden) – 255 (shown), one per pixel of `rect`, row by row. */
 export type Mask = Uint8Array;
 
-/** The source layer's user mask over `rect`; undefined when it has none. Outside its bounds: shown. */
-export async function layerMaskOver(host: Host, documentID: number, layerID: number, rect: PsRect): Promise<Mask | undefined> {
+/**
+ * The source layer's user mask over `rect`; undefined when it has none. Outside its bounds: shown.
+ * `known`: the layer's descriptor says it has one (`userMaskEnabled` is there only then). A mask known
+ * to be there that cannot be read is an error: read as "no mask", the result would show what it hides.
+ * Without the descriptor's word, a failed read is taken for no mask (imaging.md:206-237 does not say
+ * what getLayerMask does for a layer without one).
+ */
+export async function layerMaskOver(host: Host, documentID: number, layerID: number, rect: PsRect, known: boolean): Promise<Mask | undefined> {
   let got: { imageData: PsImageData; sourceBounds: PsRect };
   try {
     got = await host.ps.imaging.getLayerMask({ documentID, layerID, kind: 'user' });
-  } catch {
-    return undefined; // no user mask
+  } catch (err) {
+    if (known) throw new Error(`its layer mask could not be read (${(err as Error).message}); nothing was changed`);
+    return undefined;
   }
   return placed(got, rect, 255);
 }
