@@ -12,9 +12,13 @@ import type { FrameLocator, Page } from 'playwright-core';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser } from '../../../test/e2e/browser';
+import { sniffMedia } from '@pfc/core/media';
 import { THUMBNAIL_SIDE } from '../src/ui/thumbnail';
+import { rgbForWebApi } from '../src/ui/web-api-input';
 import type { DumpNode, NodeSpec } from './e2e/spec';
 import { PLUGIN_DIR, serveHarness, serveWithoutCors } from './e2e/serve';
+import { greyJpeg, greyPng, meanDifference, shownPixels } from './grey-images';
+import { nodeRedraw } from './node-redraw';
 
 const REPO = join(PLUGIN_DIR, '..', '..');
 const SHOTS = join(REPO, 'test-results');
@@ -340,5 +344,35 @@ describe('Figma plugin in Chromium with the emulator', () => {
     const converted = await page.evaluate((b64) => window.harness.fit(b64), webp.toString('base64'));
     expect((await sharp(Buffer.from(converted.base64, 'base64')).metadata()).format).toBe('png');
     expect(converted.notes).toEqual(['converted from webp to PNG for Figma']);
+  });
+
+  it('redraws greyscale images as RGB for the Web API (upright, full size, own format) as the unit tests\' stand-in does; colour ones stay byte for byte', async () => {
+    const inBrowser = async (bytes: Uint8Array) => {
+      const out = await page.evaluate((b64) => window.harness.rgbForWebApi(b64), Buffer.from(bytes).toString('base64'));
+      return { bytes: new Uint8Array(Buffer.from(out.base64, 'base64')), notes: out.notes };
+    };
+    const facts = async (bytes: Uint8Array) => {
+      const m = await sharp(bytes).metadata();
+      return { format: m.format, width: m.width, height: m.height, channels: m.channels, orientation: m.orientation ?? 1, grey: sniffMedia(bytes)?.grey };
+    };
+    const cases = [
+      { name: 'grey JPEG turned by EXIF', original: await greyJpeg(90, 60), expected: { format: 'jpeg', width: 60, height: 90, channels: 3 } },
+      { name: 'grey PNG with alpha', original: await greyPng(80, 50, true), expected: { format: 'png', width: 80, height: 50, channels: 4 } },
+      { name: 'grey PNG', original: await greyPng(80, 50, false), expected: { format: 'png', width: 80, height: 50 } },
+    ];
+    for (const { name, original, expected } of cases) {
+      const chromium = await inBrowser(original);
+      const node = await rgbForWebApi(original, nodeRedraw);
+      expect(await facts(chromium.bytes), name).toMatchObject({ ...expected, orientation: 1, grey: false });
+      expect(await facts(chromium.bytes), `${name}: the Node stand-in draws as Chromium does`).toEqual(await facts(node.bytes));
+      // The same picture, the right way up: within rounding of the original as shown.
+      expect(meanDifference(await shownPixels(chromium.bytes), await shownPixels(original)), name).toBeLessThan(1);
+      expect(chromium.notes, name).toEqual(['converted from greyscale to RGB before upload: the Web API takes RGB or RGBA images only']);
+    }
+    for (const colour of [readFileSync(join(REPO, 'samples/objects/coffee.jpg')), readFileSync(join(REPO, 'samples/objects/chelsea.png'))]) {
+      const sent = await inBrowser(new Uint8Array(colour));
+      expect(Buffer.from(sent.bytes).equals(colour)).toBe(true);
+      expect(sent.notes).toEqual([]);
+    }
   });
 });

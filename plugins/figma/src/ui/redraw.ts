@@ -1,7 +1,7 @@
 /**
  * Decoding and re-encoding an image in the browser (the UI iframe): the one
- * place that draws, used to fit results to Figma's limit and to make the
- * review's thumbnails.
+ * place that draws, used to fit results to Figma's limit, to make the
+ * review's thumbnails and to turn greyscale inputs into RGB for the Web API.
  */
 import { fitWithin, type Size } from '../shared/fit';
 
@@ -33,3 +33,6 @@ export async function redrawWithin(bytes: Uint8Array, max: number, type: string,
     bitmap.close();
   }
 }
+
+/** The signature of {@link redrawWithin}, so a host without a browser canvas (tests in Node) can stand in for it. */
+export type Redraw = typeof redrawWithin;

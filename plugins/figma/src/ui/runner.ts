@@ -22,7 +22,9 @@ import type { MainBridge } from './bridge';
 import { fitForFigma } from './fit-output';
 import { describeError } from './network';
 import { describeOptions, toPfcParams, type RunOptions } from './options';
+import type { Redraw } from './redraw';
 import { makeThumbnail, type Thumbnailer } from './thumbnail';
+import { rgbForWebApi } from './web-api-input';
 
 /** Images corrected at the same time. */
 export const CONCURRENCY = 2;
@@ -52,6 +54,8 @@ export interface RunCallbacks {
 export interface RunTools {
   /** Makes the before/after thumbnails. Default {@link makeThumbnail}. */
   thumbnail?: Thumbnailer;
+  /** Decodes and re-encodes an image (greyscale inputs for the Web API). Default `redrawWithin`. */
+  redraw?: Redraw;
 }
 
 /** A corrected image waiting for the user's decision; its result is already in Figma (`image/stage`), on no layer. */
@@ -88,6 +92,11 @@ export function describeUsage(usage: JobUsage): string {
   return `Usage: ${counts.length > 0 ? counts.join(', ') : 'nothing counted'}${usage.size ? ` (${usage.size})` : ''}`;
 }
 
+/** The bytes to send: the Web API takes RGB or RGBA only, the other backends take the image as Figma holds it. */
+async function inputFor(backend: CorrectionBackend, bytes: Uint8Array, redraw: Redraw | undefined): Promise<{ bytes: Uint8Array; notes: string[] }> {
+  return backend.kind === 'web' ? rgbForWebApi(bytes, redraw) : { bytes, notes: [] };
+}
+
 /**
  * A thumbnail, or a note saying why there is none: the picture only helps
  * the user compare, so its failure does not fail the image.
@@ -109,22 +118,25 @@ async function correctOne(
   options: RunOptions,
   signal: AbortSignal,
   report: (u: ItemUpdate) => void,
-  makeThumb: Thumbnailer,
+  tools: RunTools,
 ): Promise<Preview | { skip: string }> {
+  const makeThumb = tools.thumbnail ?? makeThumbnail;
   const notes = [...job.notes];
   report({ phase: 'reading' });
   const read = await bridge.request('image/read', { runId: plan.runId, hash: job.hash });
   if ('skip' in read) return read;
-  const { bytes, format } = read;
-  const before = await thumbnailOf(makeThumb, bytes, notes);
+  const { format } = read;
+  const before = await thumbnailOf(makeThumb, read.bytes, notes);
   report({ phase: 'reading', ...(before ? { thumbnail: before } : {}) });
   const params = toPfcParams(options, job.resize);
   const check = backend.validate(params);
   if (check.errors.length > 0) throw new Error(`Invalid options: ${check.errors.map((e) => e.message).join('; ')}`);
-  const result = await backend.correct(bytes, params, {
+  const input = await inputFor(backend, read.bytes, tools.redraw);
+  notes.push(...input.notes);
+  const result = await backend.correct(input.bytes, params, {
     signal,
     contentType: mimeOf(format),
-    size: bytes.byteLength,
+    size: input.bytes.byteLength,
     fileName: `${job.nodeNames[0] ?? 'image'}.${format === 'png' ? 'png' : 'jpg'}`,
     onProgress: (p) => {
       if (p.phase === 'uploading' || p.phase === 'downloading') report({ phase: p.phase });
@@ -156,7 +168,6 @@ export async function correctForPreview(
   callbacks: RunCallbacks,
   tools: RunTools = {},
 ): Promise<PreviewRun> {
-  const makeThumb = tools.thumbnail ?? makeThumbnail;
   const plan = await bridge.request('run/plan', { options });
   callbacks.onPlan(plan);
   const summary: RunSummary = { done: 0, failed: 0, skipped: plan.skipped.length, rejected: 0, cancelled: false };
@@ -166,7 +177,7 @@ export async function correctForPreview(
       const report = (u: ItemUpdate) => callbacks.onItem(job.hash, u);
       if (signal.aborted) return report({ phase: 'cancelled' });
       try {
-        const out = await correctOne(bridge, backend, plan, job, options, signal, report, makeThumb);
+        const out = await correctOne(bridge, backend, plan, job, options, signal, report, tools);
         if ('skip' in out) {
           summary.skipped += 1;
           report({ phase: 'skipped', notes: [out.skip] });

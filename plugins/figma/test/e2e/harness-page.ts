@@ -6,6 +6,7 @@
  * it: `{ pluginMessage }` envelopes both ways.
  */
 import { fitForFigma } from '../../src/ui/fit-output';
+import { rgbForWebApi } from '../../src/ui/web-api-input';
 import { imageFill, SimFigma, solidFill, type UiChannel } from '../sim/figma';
 import { MANIFEST, type NetworkAccess } from '../sim/manifest';
 import type { SimFrame, SimNode, SimShape } from '../sim/nodes';
@@ -64,6 +65,10 @@ function toBase64(bytes: Uint8Array): string {
   return btoa(s);
 }
 
+function fromBase64(base64: string): Uint8Array {
+  return Uint8Array.from(atob(base64), (c) => c.charCodeAt(0));
+}
+
 class Harness implements HarnessApi {
   readonly sim = new SimFigma({ channel: iframeChannel() });
   readonly byName = new Map<string, SimNode>();
@@ -82,7 +87,7 @@ class Harness implements HarnessApi {
   async setup(images: Record<string, string>, spec: NodeSpec[]): Promise<void> {
     this.code = await (await fetch('/dist/code.js')).text();
     const hashes = new Map<string, string>();
-    for (const [key, b64] of Object.entries(images)) hashes.set(key, this.sim.addImage(Uint8Array.from(atob(b64), (c) => c.charCodeAt(0))));
+    for (const [key, b64] of Object.entries(images)) hashes.set(key, this.sim.addImage(fromBase64(b64)));
     const build = (s: NodeSpec): SimNode => {
       const fills: Paint[] = [...(s.solid ? [solidFill(1, 1, 1)] : []), ...(s.images ?? []).map((k) => imageFill(hashes.get(k) ?? k))];
       const kids = (s.children ?? []).map(build);
@@ -154,8 +159,13 @@ class Harness implements HarnessApi {
   }
 
   async fit(base64: string): Promise<{ base64: string; notes: string[] }> {
-    const fitted = await fitForFigma(Uint8Array.from(atob(base64), (c) => c.charCodeAt(0)));
+    const fitted = await fitForFigma(fromBase64(base64));
     return { base64: toBase64(fitted.bytes), notes: fitted.notes };
+  }
+
+  async rgbForWebApi(base64: string): Promise<{ base64: string; notes: string[] }> {
+    const input = await rgbForWebApi(fromBase64(base64));
+    return { base64: toBase64(input.bytes), notes: input.notes };
   }
 
   state() {

@@ -52,6 +52,8 @@ export interface HarnessApi {
   imageBase64(hash: string): string | null;
   /** Run the UI's last guard (`fitForFigma`) on image bytes in this browser; returns base64 bytes and notes. */
   fit(base64: string): Promise<{ base64: string; notes: string[] }>;
+  /** Prepare image bytes for the Web API (`rgbForWebApi`: greyscale redrawn as RGB) in this browser; returns base64 bytes and notes. */
+  rgbForWebApi(base64: string): Promise<{ base64: string; notes: string[] }>;
   state(): { undoSteps: number; notifications: { message: string; error: boolean }[]; storageKeys: string[] };
 }
 
