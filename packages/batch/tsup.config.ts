@@ -1,11 +1,11 @@
 import { defineConfig } from 'tsup';
 
-// Two entries: the engine (`@pfc/batch`) and the HTML report (`@pfc/batch/report`).
-// The report makes thumbnails with the native `sharp`; keeping it off the main
-// entry lets hosts that cannot carry native modules (the VS Code .vsix) bundle
-// the engine without it.
+// Three entries: the engine (`@pfc/batch`), the HTML report (`@pfc/batch/report`)
+// and the greyscale-to-RGB copy (`@pfc/batch/rgb`). The last two use the native
+// `sharp`; keeping it off the main entry lets hosts that cannot carry native
+// modules (the VS Code .vsix) bundle the engine without it.
 export default defineConfig({
-  entry: { index: 'src/index.ts', report: 'src/report.ts' },
+  entry: { index: 'src/index.ts', report: 'src/report.ts', rgb: 'src/rgb.ts' },
   format: ['esm'],
   platform: 'node',
   target: 'node20',

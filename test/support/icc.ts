@@ -28,6 +28,15 @@ export function greyProfile(name: string, gamma: number): Buffer {
   return profile('GRAY', name, [['kTRC', gammaCurve(gamma)]]);
 }
 
+/** A JPEG with `profile` in an APP2 ICC_PROFILE segment right after SOI (as a camera or Photoshop writes it). */
+export function jpegWithIcc(jpeg: Buffer, profile: Buffer): Buffer<ArrayBuffer> {
+  const data = Buffer.concat([Buffer.from('ICC_PROFILE\0', 'latin1'), Buffer.from([1, 1]), profile]);
+  const head = Buffer.alloc(4);
+  head.writeUInt16BE(0xffe2, 0);
+  head.writeUInt16BE(data.length + 2, 2);
+  return Buffer.concat([jpeg.subarray(0, 2), head, data, jpeg.subarray(2)]) as Buffer<ArrayBuffer>;
+}
+
 /** The profile's bytes: header, tag table, then the tags (description, copyright, white point and `tags`), each 4-byte aligned. */
 function profile(space: 'RGB ' | 'GRAY', name: string, tags: [string, Buffer][]): Buffer {
   const all: [string, Buffer][] = [['desc', description(name)], ['cprt', Buffer.from('text\0\0\0\0No copyright, test data\0', 'latin1')], ['wtpt', xyzTag(D50)], ...tags];

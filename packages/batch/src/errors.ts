@@ -31,6 +31,11 @@ export class JobTimeoutError extends Error {
   }
 }
 
+/** A file that turned out, when it was about to be sent, not to be something the service corrects (or not within its limits): final, not retried. */
+export class InputUnsupportedError extends Error {
+  override name = 'InputUnsupportedError';
+}
+
 /**
  * Throws `UserAbortError` once the caller's `signal` has aborted: how planning
  * reports a cancel, as a run cancelled while it waits for a lock does.

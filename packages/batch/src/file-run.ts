@@ -13,9 +13,9 @@ import {
 } from '@pfc/core';
 import { keepOriginal } from './backup';
 import { type Decision, decide, type FileSettings, type OutputOwner, outputOwner } from './decide';
-import { asDiskRefusal, JobTimeoutError } from './errors';
+import { asDiskRefusal, InputUnsupportedError, JobTimeoutError } from './errors';
 import type { BatchEvent, FileResult } from './events';
-import { DestinationExistsError, fileInputFromPath, unreadableInput, writeStreamAtomic } from './files';
+import { DestinationExistsError, unreadableInput, writeStreamAtomic } from './files';
 import { hashFile } from './hash';
 import { limitViolation } from './limits';
 import type { Manifest, ManifestEntry } from './manifest';
@@ -24,6 +24,7 @@ import type { PlannedFile } from './plan';
 import type { RunOptions } from './runner';
 import type { JobSlots } from './slots';
 import { type MediaFormat, sniffFileSync } from './sniff';
+import { uploadFor } from './upload';
 import { verifyOutput } from './verify';
 
 /** What every file of a run shares: the run's options and what the run derived from them. */
@@ -147,25 +148,22 @@ function sniffBeforeSending(job: FileJob, source: string, base: FileResult, ctx:
   base.media = media;
 }
 
-/** A file planned from the manifest turned out not to be something the service corrects (or not within its limits). */
-class InputUnsupportedError extends Error {
-  override name = 'InputUnsupportedError';
-}
-
 /** Upload, run the job, write the result atomically and record it in the manifest. */
 async function attemptOnce(job: FileJob, decision: CorrectDecision, source: { size: number; mtimeMs: number }, kept: Stats | undefined, base: FileResult, ctx: FileContext): Promise<FileResult> {
   const { file, ids } = job;
   const { signal, emit } = ctx;
   let phase: CorrectionProgress['phase'] | undefined;
   let readHash: string | undefined;
-  // Every upload is hashed as it is read (`readHash`): the hash recorded is that of the bytes sent, even when
-  // the file changed after the decision read it, and a file new to the manifest is not read twice.
-  const res = await ctx.backend.correct(fileInputFromPath(decision.source, (h) => (readHash = h)), job.params, {
+  // Every upload is hashed as its file is read (`readHash`): the hash recorded is that of the bytes read (the user's
+  // file, also when an RGB copy of it is sent), even when the file changed after the decision read it, and a file new
+  // to the manifest is not read twice.
+  const upload = await uploadFor(decision.source, source.size, file.media, { backend: ctx.backend.kind, params: job.params, output: file.output, rgbCopy: ctx.rgbCopy }, (h) => (readHash = h));
+  const res = await ctx.backend.correct(upload.input, job.params, {
     ...(signal ? { signal } : {}),
     ...(ctx.jobTimeoutMs ? { timeoutMs: ctx.jobTimeoutMs } : {}),
     fileType: file.media.fileType,
     contentType: file.media.contentType,
-    size: source.size,
+    size: upload.size,
     fileName: file.rel.split('/').pop() ?? file.rel,
     // One event per change of phase: each status poll reports one, mostly the same.
     onProgress: (p) => {
@@ -174,7 +172,7 @@ async function attemptOnce(job: FileJob, decision: CorrectDecision, source: { si
       emit({ type: 'phase', ...ids, phase });
     },
     ...(ctx.slots ? { jobSlot: (s: AbortSignal | undefined) => ctx.slots!.acquire(job.order, s), slotWanted: () => ctx.slots!.waiting > 0 } : {}),
-  });
+  }).finally(upload.discard);
   job.jobId = res.job?._id;
   const jobId = job.jobId;
   const expected = outputFormat(file.media.format, job.params);
@@ -289,7 +287,7 @@ export function worthAnotherAttempt(err: unknown): boolean {
   if (err instanceof PfcError) return isRetryable(err);
   const code = (err as { code?: unknown } | null)?.code;
   if (typeof code === 'string' && LOCAL_ERRORS.has(code)) return false;
-  if (err instanceof Error && err.name === 'OutputCheckError') return false;
+  if (err instanceof Error && (err.name === 'OutputCheckError' || err.name === 'InputUnsupportedError')) return false;
   return true;
 }
 

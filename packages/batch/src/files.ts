@@ -24,15 +24,18 @@ const READ_CHUNK = 256 * 1024;
  * longer a regular file fails the attempt with `NotRegularFileError`.
  */
 export function fileInputFromPath(path: string, onRead?: (hash: string) => void): FileInput {
-  return async () => {
-    const file = createReadStream(path, { fd: await openInput(path), highWaterMark: READ_CHUNK });
-    if (!onRead) return Readable.toWeb(file) as unknown as ReadableStream<Uint8Array>;
-    const tap = new HashTap();
-    // 'finish': the whole file went through (not after an error or a cancel).
-    tap.once('finish', () => onRead(tap.digest()));
-    // Errors reach the reader through `tap`; cancelling the reader destroys both.
-    return Readable.toWeb(chain(file, tap, () => undefined)) as unknown as ReadableStream<Uint8Array>;
-  };
+  return async () => Readable.toWeb(await readFileStream(path, onRead)) as unknown as ReadableStream<Uint8Array>;
+}
+
+/** One read of the file at `path`, as `fileInputFromPath` streams it (`onRead` as there). */
+export async function readFileStream(path: string, onRead?: (hash: string) => void): Promise<Readable> {
+  const file = createReadStream(path, { fd: await openInput(path), highWaterMark: READ_CHUNK });
+  if (!onRead) return file;
+  const tap = new HashTap();
+  // 'finish': the whole file went through (not after an error or a cancel).
+  tap.once('finish', () => onRead(tap.digest()));
+  // Errors reach the reader through `tap`; cancelling the reader destroys both.
+  return chain(file, tap, () => undefined);
 }
 
 /** Remove temporary files that an interrupted run left in these folders. Returns the paths removed. */

@@ -27,6 +27,7 @@ export {
   fileInputFromPath, writeStreamAtomic, writeFileAtomic, copyFileAtomic, removePartials, InputUnreadableError, unreadableInput, type WrittenFile, type AtomicWriteOptions,
 } from './files';
 export { hashFile } from './hash';
+export { sharpRgbCopy, type RgbCopy } from './upload';
 export { NotRegularFileError } from '@pfc/node-io';
 export { verifyOutput, OutputCheckError } from './verify';
 export { BatchUsageError, DiskRefusedError, JobTimeoutError } from './errors';

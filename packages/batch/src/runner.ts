@@ -17,6 +17,7 @@ import type { BatchPlan, StreamedPlan } from './plan';
 import { foldersOf, isStreamed, planFeed } from './plan-feed';
 import { ResultsWriter, Tally } from './results';
 import { JobSlots } from './slots';
+import type { RgbCopy } from './upload';
 
 export { worthAnotherAttempt } from './file-run';
 
@@ -80,6 +81,11 @@ export interface RunOptions {
   keepResults?: boolean;
   /** Write every file's result to this file, one JSON line each (read it back with `readResults`). */
   resultsFile?: string;
+  /**
+   * Converts a greyscale JPEG or PNG to RGB for the Web API, which takes RGB or RGBA only (e.g.
+   * `sharpRgbCopy`). Without it, such a file fails on the Web API, saying so; other backends take it as it is.
+   */
+  rgbCopy?: RgbCopy;
 }
 
 /**

@@ -25,6 +25,8 @@ export interface MediaInfo {
   height?: number;
   /** Colour components of a JPEG frame (1 grey, 3 YCbCr/RGB, 4 CMYK). */
   components?: number;
+  /** A greyscale JPEG or PNG (core's `SniffedMedia.grey`), which the Web API does not take as it is. */
+  grey?: true;
   /** An animated PNG (APNG): correcting it keeps only the first frame. Undefined when the header did not tell. */
   animated?: boolean;
 }
@@ -74,6 +76,7 @@ export function sniffFileSync(path: string): MediaInfo | undefined {
     if (frame.width !== undefined) info.width = frame.width;
     if (frame.height !== undefined) info.height = frame.height;
     if (frame.components !== undefined) info.components = frame.components;
+    if (media.grey || frame.components === 1) info.grey = true;
     if (media.animated !== undefined) info.animated = media.animated;
     return info;
   } finally {

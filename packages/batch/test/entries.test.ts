@@ -38,6 +38,11 @@ describe('built entries', () => {
     expect([...dynamic]).toEqual(['@pfc/emulator']);
   });
 
+  it('@pfc/batch/rgb is where the greyscale-to-RGB copy (and sharp) are', async () => {
+    expect(importsOf('rgb.js').static).toContain('sharp');
+    expect(typeof ((await import('@pfc/batch/rgb')) as Record<string, unknown>).rgbCopy).toBe('function');
+  });
+
   it('@pfc/batch/report is where writeReport (and sharp) are', async () => {
     expect(importsOf('report.js').static).toContain('sharp');
     const report = (await import('@pfc/batch/report')) as Record<string, unknown>;

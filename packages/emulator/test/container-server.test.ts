@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import sharp from 'sharp';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { greyProfile, jpegWithIcc } from '../../../test/support/icc';
 import { containerOptionsFromEnv, logLevelOf } from '../src/container/options';
 import { createContainerServer, type ContainerServer } from '../src/container/server';
 import { CHELSEA, COFFEE } from './helpers';
@@ -138,6 +139,26 @@ describe('container emulation: endpoints and error bodies', () => {
     // "Beautify corrections: disabled above aspect ratio 21:1": corrected, without them.
     expect(await corrected(2200, 100)).toEqual({ width: 2200, height: 100, first: 0x60 + 20 });
     expect(beautify).toEqual([undefined, false]);
+  });
+
+  it('takes a greyscale JPEG (its documents name only JPEG and PNG) and keeps its own grey profile, its tones as they were (sharp writes grey as RGB and drops it)', async () => {
+    const s = await start({ engine: {} });
+    const grey = await sharp(COFFEE).resize(120, 80).toColourspace('b-w').jpeg({ quality: 95 }).toBuffer();
+    const tagged = jpegWithIcc(grey, greyProfile('Gray Gamma 2.2 (test)', 2.2));
+    const source = await sharp(tagged).metadata();
+    expect([source.space, source.channels, source.icc !== undefined]).toEqual(['b-w', 1, true]);
+    // Quality 100: what is left of the difference is the tones, not the recompression.
+    const r = await fetch(`${s.url}/pfc/${await key(s, tagged)}?outputQuality=100`);
+    expect(r.status).toBe(200);
+    const out = Buffer.from(await (await fetch(`${s.url}${new URL(((await r.json()) as { corrected_url: string }).corrected_url).pathname}`)).arrayBuffer());
+    const meta = await sharp(out).metadata();
+    expect([meta.space, meta.icc?.equals(source.icc!)]).toEqual(['b-w', true]);
+    // As a colour-managed viewer shows them, the output's tones are the input's.
+    const shown = (b: Buffer) => sharp(b).toColourspace('srgb').raw().toBuffer();
+    const [a, b] = [await shown(tagged), await shown(out)];
+    let diff = 0;
+    for (let i = 0; i < a.length; i++) diff += Math.abs(a[i]! - b[i]!);
+    expect(diff / a.length).toBeLessThan(0.5);
   });
 
   it('raw path-traversal requests never leave the folders', async () => {

@@ -82,6 +82,8 @@ describe('file checks by content, and limits', () => {
     ['a GIF', async () => (await sharp(COFFEE).gif().toBuffer()) as Buffer<ArrayBuffer>, {}, 'REJECTED', /GIF image files are not supported; send JPEG or PNG/],
     ['an image sent as fileType=video', () => COFFEE, { fileType: 'video' }, 'REJECTED', /fileType=video but the uploaded file is a JPEG image/],
     ['a video sent as fileType=image', () => fakeMp4(), {}, 'REJECTED', /fileType=image but the uploaded file is a MP4 video/],
+    ['a greyscale JPEG', async () => (await sharp(COFFEE).toColourspace('b-w').jpeg().toBuffer()) as Buffer<ArrayBuffer>, {}, 'REJECTED', /greyscale images are not supported; send RGB or RGBA JPEG or PNG/],
+    ['a greyscale PNG with alpha', async () => (await sharp(COFFEE).ensureAlpha(0.5).toColourspace('b-w').png().toBuffer()) as Buffer<ArrayBuffer>, {}, 'REJECTED', /greyscale images are not supported/],
     ['a 20x20 image', () => solid(20, 20), {}, 'REJECTED', /both sides must be larger than 32 pixels/],
     ['a 32x400 image ("larger than 32x32")', () => solid(32, 400), {}, 'REJECTED', /image is 32x400 pixels; both sides must be larger than 32 pixels/],
     ['a 22:1 image', () => solid(1100, 50), {}, 'REJECTED', /aspect ratio must be below 21:1/],
@@ -99,6 +101,12 @@ describe('file checks by content, and limits', () => {
     expect(r.correctedFile).toBeUndefined();
     // The server is still fine.
     expect((await runJob(emu.web, COFFEE)).status).toBe('COMPLETED');
+  });
+
+  it('a palette PNG of grey entries is colour (indexed RGB): COMPLETED', async () => {
+    const palette = await sharp(COFFEE).toColourspace('b-w').png({ palette: true }).toBuffer();
+    expect(palette[25]).toBe(3); // IHDR colour type 3: indexed
+    expect((await runJob((await emulator()).web, palette as Buffer<ArrayBuffer>)).status).toBe('COMPLETED');
   });
 });
 

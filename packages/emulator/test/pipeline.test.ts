@@ -1,7 +1,6 @@
 /** The image pipeline through the API: resize rules, crop, output type and quality, metadata, background, counters. */
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { greyProfile } from '../../../test/support/icc';
 import { closeAll, CHELSEA, COFFEE, download, emulator, runJob } from './helpers';
 
 let web: string;
@@ -99,22 +98,6 @@ describe('preserveMetadata', () => {
     expect(out.includes(Buffer.from('Emulator Test'))).toBe(true);
   });
 
-  it('true keeps a grey JPEG\'s own grey profile, its tones as they were (sharp writes grey as RGB and drops it)', async () => {
-    const grey = await sharp(COFFEE).resize(120, 80).toColourspace('b-w').jpeg({ quality: 95 }).toBuffer();
-    const tagged = withIcc(grey, greyProfile('Gray Gamma 2.2 (test)', 2.2));
-    const source = await sharp(tagged).metadata();
-    expect([source.space, source.channels, source.icc !== undefined]).toEqual(['b-w', 1, true]);
-    // Quality 100: what is left of the difference is the tones, not the recompression.
-    const { meta, out } = await outputOf(tagged, { outputQuality: 100 });
-    expect([meta.space, meta.icc?.equals(source.icc!)]).toEqual(['b-w', true]);
-    // As a colour-managed viewer shows them, the output's tones are the input's.
-    const shown = (b: Buffer) => sharp(b).toColourspace('srgb').raw().toBuffer();
-    const [a, b] = [await shown(tagged), await shown(out)];
-    let diff = 0;
-    for (let i = 0; i < a.length; i++) diff += Math.abs(a[i]! - b[i]!);
-    expect(diff / a.length).toBeLessThan(0.5);
-  });
-
   it('false strips EXIF, ICC and XMP, still auto-oriented', async () => {
     const { meta, out } = await outputOf(tagged, { preserveMetadata: false });
     expect([meta.width, meta.height]).toEqual([80, 120]);
@@ -185,12 +168,3 @@ describe('usage counters and detection data', () => {
     for (const k of ['noise', 'redEye', 'message', 'status'] as const) expect(typeof r.detectionData![k]).toBe('string');
   });
 });
-
-/** A JPEG with `profile` in an APP2 ICC_PROFILE segment right after SOI. */
-function withIcc(jpeg: Buffer, profile: Buffer): Buffer<ArrayBuffer> {
-  const data = Buffer.concat([Buffer.from('ICC_PROFILE\0', 'latin1'), Buffer.from([1, 1]), profile]);
-  const head = Buffer.alloc(4);
-  head.writeUInt16BE(0xffe2, 0);
-  head.writeUInt16BE(data.length + 2, 2);
-  return Buffer.concat([jpeg.subarray(0, 2), head, data, jpeg.subarray(2)]) as Buffer<ArrayBuffer>;
-}

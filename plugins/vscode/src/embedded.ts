@@ -11,8 +11,11 @@
  * folder on `NODE_PATH` (e.g. the global npm folder holding the `pfc` CLI).
  */
 import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { delimiter, dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { type RgbCopy, sharpRgbCopy } from '@pfc/batch';
+import type SharpModule from 'sharp';
 
 /** What the extension uses of `@pfc/emulator`'s `startEmulator`. */
 interface EmulatorModule {
@@ -71,6 +74,21 @@ export class EmbeddedEmulator {
     const emu = await mod.startEmulator({ host: '127.0.0.1', container: false, bgr: false });
     this.onStart(emu.web);
     return emu;
+  }
+
+  /**
+   * The greyscale-to-RGB copy the Web API needs (batch's `rgbCopy`), made with the sharp the emulator's
+   * installation carries, loaded when first used; undefined where there is none (a platform-neutral .vsix):
+   * greyscale files then fail on the Web API, saying so.
+   */
+  rgbCopy(): RgbCopy | undefined {
+    const entry = emulatorCandidates(this.extensionPath).find((c) => existsSync(c));
+    if (!entry) return undefined;
+    let copy: RgbCopy | undefined;
+    return (...args) => {
+      copy ??= sharpRgbCopy(createRequire(entry)('sharp') as typeof SharpModule);
+      return copy(...args);
+    };
   }
 
   /** Stop it (deactivate). Idempotent. */

@@ -142,10 +142,17 @@ async function readInput(input: Buffer, bgMode: BackgroundMode | undefined, limi
   }
   if (meta.format !== 'jpeg' && meta.format !== 'png') throw new JobRejection(`${String(meta.format).toUpperCase()} images are not supported; send JPEG or PNG`, 415);
   if (meta.space === 'cmyk') throw new JobRejection('CMYK images are not supported; send RGB or RGBA JPEG or PNG', 415);
+  // The Web API's Limits name RGB or RGBA only; the container's document names only JPEG and PNG, so it takes greyscale.
+  if (api === 'web' && isGrey(meta)) throw new JobRejection('greyscale images are not supported; send RGB or RGBA JPEG or PNG', 415);
   const original: Dimensions = meta.autoOrient ?? { width: meta.width, height: meta.height };
   checkInputImage(original, limits, api);
   if (bgMode) checkBackgroundInput(input.length, limits);
   return { inputFormat: meta.format, original, hasAlpha: meta.hasAlpha === true, colour: { space: meta.space, icc: meta.icc } };
+}
+
+/** One grey channel, with or without alpha (a palette PNG decodes to RGB: colour, whatever its entries). */
+function isGrey(meta: Metadata): boolean {
+  return meta.channels <= 2;
 }
 
 /** A pipeline over the source read as 8-bit sRGB raw pixels, whatever its depth and profile (see @pfc/engine `decodedToSrgb`). */

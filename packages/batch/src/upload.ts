@@ -1,0 +1,94 @@
+/**
+ * What an attempt uploads. The Web API takes RGB or RGBA images only
+ * (web-api-v2.md, Limits), so there a greyscale JPEG or PNG goes as an RGB
+ * copy; the self-hosted containers take it as it is. The copy is a temporary
+ * file beside the output, where a killed run's leftovers are removed by the
+ * next run (`removePartials`). The user's file is read once, through the hash:
+ * the hash recorded is the original's, not the copy's, so a rerun finds the
+ * file up to date and in place the original kept is the user's grey file.
+ */
+import { createWriteStream } from 'node:fs';
+import { mkdir, rm } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import type { BackendKind, FileInput, PfcParams } from '@pfc/core';
+import { tempPathFor } from '@pfc/node-io';
+import type SharpModule from 'sharp';
+import { InputUnsupportedError } from './errors';
+import { fileInputFromPath, readFileStream } from './files';
+import { limitViolation } from './limits';
+import type { MediaInfo } from './sniff';
+
+export interface Upload {
+  input: FileInput;
+  /** Bytes sent. */
+  size: number;
+  /** Removes the RGB copy, when one was made. */
+  discard: () => Promise<void>;
+}
+
+export interface UploadTarget {
+  backend: BackendKind;
+  params: PfcParams;
+  /** The output path: an RGB copy is made beside it. */
+  output: string;
+  /** Makes the RGB copy; a host without one (no native image library) refuses greyscale for the Web API. */
+  rgbCopy: RgbCopy | undefined;
+}
+
+/** Writes an RGB(A) copy of the greyscale image in the file `read`, in its own `format`, to `copy`; returns its size in bytes. */
+export type RgbCopy = (read: string, format: 'jpeg' | 'png', copy: string) => Promise<number>;
+
+/**
+ * The upload of `source` (`size` bytes, holding `media`) to `target.backend`.
+ * `onRead` gets the hash of the user's file as read for this upload.
+ */
+export async function uploadFor(source: string, size: number, media: MediaInfo, target: UploadTarget, onRead: (hash: string) => void): Promise<Upload> {
+  if (!(media.grey && target.backend === 'web')) return { input: fileInputFromPath(source, onRead), size, discard: async () => undefined };
+  if (!target.rgbCopy) throw new InputUnsupportedError(`${source}: greyscale, which the Web API does not take (RGB or RGBA only), and this installation cannot convert it (no image library): convert it to RGB, or correct it with the pfc CLI`);
+  const copy = tempPathFor(target.output);
+  const read = tempPathFor(target.output);
+  try {
+    // The bytes converted are the bytes hashed, read once; from a file, so memory does not grow with the file's size
+    // (sharp holds a streamed input whole).
+    await mkdir(dirname(copy), { recursive: true });
+    await pipeline(await readFileStream(source, onRead), createWriteStream(read));
+    const copySize = await rgbCopyOf(target.rgbCopy, read, media.format as 'jpeg' | 'png', source, copy);
+    // The limits that depend on the upload's size hold for what is sent.
+    const violation = limitViolation(media, copySize, target.params, target.backend);
+    if (violation) throw new InputUnsupportedError(`${source}: greyscale, sent to the Web API as RGB (it takes RGB or RGBA only), where ${violation}`);
+    return { input: fileInputFromPath(copy), size: copySize, discard: () => rm(copy, { force: true }) };
+  } catch (err) {
+    await rm(copy, { force: true });
+    throw err;
+  } finally {
+    await rm(read, { force: true });
+  }
+}
+
+/** `rgbCopy`'s failure said as the file's. */
+async function rgbCopyOf(rgbCopy: RgbCopy, read: string, format: 'jpeg' | 'png', source: string, copy: string): Promise<number> {
+  try {
+    return await rgbCopy(read, format, copy);
+  } catch (err) {
+    throw new InputUnsupportedError(`${source}: greyscale, and could not be converted to RGB for the Web API (it takes RGB or RGBA only): ${(err as Error).message}`);
+  }
+}
+
+/**
+ * The {@link RgbCopy} made with `sharp`, which the host loads (a native module:
+ * not every host can). JPEG at quality 100 without chroma subsampling (the
+ * service re-encodes its output anyway); PNG lossless, 16-bit kept. EXIF
+ * (orientation included: the pixels are not turned), XMP and IPTC are kept; a
+ * grey profile's tones are converted to sRGB, which the copy then names.
+ */
+export function sharpRgbCopy(sharp: typeof SharpModule): RgbCopy {
+  return async (read, format, copy) => {
+    // failOn 'error': minor decoder warnings (common in real-world JPEGs) do not stop the copy.
+    const image = sharp(read, { failOn: 'error' });
+    const { depth } = await image.metadata();
+    const rgb = image.keepMetadata().toColourspace(depth === 'ushort' ? 'rgb16' : 'srgb').withIccProfile('srgb');
+    const written = await (format === 'jpeg' ? rgb.jpeg({ quality: 100, chromaSubsampling: '4:4:4' }) : rgb.png()).toFile(copy);
+    return written.size;
+  };
+}
