@@ -20,7 +20,7 @@ import { BACKUP_DIR, DEFAULT_SUFFIX, hasSuffix, type OutputMode, outputFormat, o
 import { isJudged, isOwnFile, kindOf, type LeaveOut, outputFolderOf, type PlanTask, resolveRoots, type Root, type Survey, surveyInputs } from './plan-survey';
 import { PathTable } from './path-table';
 import { realFilePaths, realPathOfSync } from './realpaths';
-import { type MediaFormat, type MediaInfo, sniffFileSync } from './sniff';
+import { type MediaFormat, type MediaInfo, sniffFileSync, unsupportedReason } from './sniff';
 
 export type { LeaveOut } from './plan-survey';
 
@@ -310,7 +310,7 @@ class Walker {
     const p = await probed;
     if ('error' in p) return this.unreadable(path, p.error);
     const { info, media } = p;
-    if (!media) return this.leftOut(path, 'unsupported', 'not a JPEG, PNG, MP4 or MOV file (judged by content)');
+    if (!media) return this.leftOut(path, 'unsupported', unsupportedReason(path));
     if (mode.kind === 'in-place' && p.link) {
       return this.leftOut(path, 'symlink', 'symbolic link: --in-place never replaces a link with a file; correct the file it points to, or use --out or --suffix');
     }

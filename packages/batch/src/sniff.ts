@@ -6,7 +6,7 @@
  * with every other host.
  */
 import { closeSync, readSync } from 'node:fs';
-import { MAX_JPEG_SEGMENTS, scanJpegFrame, sniffMedia, type SniffedMedia } from '@pfc/core';
+import { MAX_JPEG_SEGMENTS, scanJpegFrame, sniffMedia, type SniffedFormat, type SniffedMedia } from '@pfc/core';
 import { openInputSync } from '@pfc/node-io';
 
 /** The formats the service corrects. */
@@ -82,6 +82,38 @@ export function sniffFileSync(path: string): MediaInfo | undefined {
   } finally {
     closeSync(fd);
   }
+}
+
+/** Why a file that is no JPEG, PNG, MP4 or MOV is left out, when nothing more is known of it. */
+export const NOT_SUPPORTED = 'not a JPEG, PNG, MP4 or MOV file (judged by content)';
+
+/** The formats of real folders the service does not take, as their users know them. */
+const FORMAT_NAMES: Partial<Record<SniffedFormat, string>> = {
+  gif: 'GIF', webp: 'WebP', tiff: 'TIFF', bmp: 'BMP', heif: 'HEIC/HEIF', avif: 'AVIF', avi: 'AVI', webm: 'WebM', mkv: 'Matroska (MKV)',
+};
+
+/**
+ * Why a file `sniffFileSync` did not take is left out: what it is by content, when that is a format of
+ * photos or videos (an iPhone's HEIC, a downloaded WebP), and what to do; otherwise {@link NOT_SUPPORTED}.
+ * Reads its head again: only left-out files pay for it.
+ */
+export function unsupportedReason(path: string): string {
+  let media: SniffedMedia | undefined;
+  try {
+    const fd = openInputSync(path);
+    try {
+      media = sniffMedia(readAt(fd, 0, HEAD_BYTES));
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    return NOT_SUPPORTED;
+  }
+  const name = media && FORMAT_NAMES[media.format];
+  if (!media || !name) return NOT_SUPPORTED;
+  return media.kind === 'image'
+    ? `${name} image: the service corrects JPEG and PNG images only; save it as JPEG or PNG to correct it`
+    : `${name} video: the service corrects MP4 and MOV videos only; convert it to MP4 to correct it`;
 }
 
 /**
