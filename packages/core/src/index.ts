@@ -11,4 +11,5 @@ export * from './webapi/index';
 export * from './selfhosted';
 export * from './random';
 export * from './media/sniff';
+export * from './media/grey-jpeg';
 export * from './fleet/index';

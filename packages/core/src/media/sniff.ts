@@ -242,3 +242,6 @@ function u24le(b: Uint8Array, at: number): number {
 function i32le(b: Uint8Array, at: number): number {
   return (u16le(b, at) + u16le(b, at + 2) * 0x10000) | 0;
 }
+
+// The `@pfc/core/media` entry is this file: what hosts need of media without the clients.
+export { greyJpegAsYcc } from './grey-jpeg';

@@ -1,0 +1,457 @@
+/**
+ * A greyscale JPEG as a colour (YCbCr) one, losslessly. The Web API reads
+ * JPEG in RGB only; re-encoding a grey JPEG loses quality, and hosts without
+ * an image library (browser iframe, UXP) cannot re-encode at all. In the DCT
+ * domain no re-encoding is needed: the grey component becomes the luma
+ * component bit for bit, and each block gains a Cb and a Cr block with no
+ * coefficients, which every decoder turns into R = G = B = the grey sample.
+ * Pure: bytes in, bytes out (ITU T.81 references in brackets).
+ */
+
+/**
+ * The same image as a three-component YCbCr baseline JPEG whose decoded
+ * pixels are exactly R = G = B = the decoded grey samples; metadata segments
+ * (EXIF, XMP, comments) are kept. Undefined — never a throw, never a
+ * different image — for anything else: not a JPEG, not one component, not
+ * 8-bit sequential Huffman (SOF0/SOF1), more than one scan, a height defined
+ * by DNL, an embedded ICC profile (a grey profile cannot describe RGB pixels,
+ * so the tones would change without a colour conversion), malformed or
+ * truncated data. Multi-picture (MPF) images after the first are dropped.
+ *
+ * @example
+ * const upload = sniffMedia(bytes)?.grey ? (greyJpegAsYcc(bytes) ?? reencode(bytes)) : bytes;
+ */
+export function greyJpegAsYcc(bytes: Uint8Array): Uint8Array | undefined {
+  try {
+    const headers = readHeaders(bytes);
+    return headers && writeYccJpeg(bytes, headers);
+  } catch {
+    // Truncated or corrupt entropy data: the caller converts another way.
+    return undefined;
+  }
+}
+
+/** Thrown by the entropy reader on data no decoder would read as this image; caught at the top. */
+class Refusal extends Error {}
+
+const SOI = 0xd8;
+const EOI = 0xd9;
+const SOS = 0xda;
+const DHT = 0xc4;
+const DQT = 0xdb;
+const DRI = 0xdd;
+const COM = 0xfe;
+const APP0 = 0xe0;
+const APP2 = 0xe2;
+const APP14 = 0xee;
+const RST0 = 0xd0;
+/** Baseline and extended sequential DCT, Huffman coding [B.1.1.3]; the rest are progressive, lossless, hierarchical or arithmetic. */
+const SEQUENTIAL_HUFFMAN = new Set([0xc0, 0xc1]);
+/** Output component ids: JFIF names 1, 2, 3 as Y, Cb, Cr. */
+const Y_ID = 1;
+const CB_ID = 2;
+const CR_ID = 3;
+/** 8-bit samples: DC differences use categories 0–11, AC coefficients sizes 1–10 [F.1.2]. */
+const MAX_DC_CATEGORY = 11;
+const MAX_AC_SIZE = 10;
+
+interface GreyFrame {
+  marker: number;
+  width: number;
+  height: number;
+  componentId: number;
+  quantTable: number;
+}
+
+interface ScanTables {
+  dcTable: number;
+  acTable: number;
+}
+
+/** Everything before the entropy-coded data, read and checked. */
+interface Headers {
+  /** Segments to copy to the output, in order, the frame header already rewritten for three components. */
+  segments: Uint8Array[];
+  frame?: GreyFrame;
+  /** Huffman tables by class (0 DC, 1 AC) × 4 + id, as defined when the scan starts. */
+  tables: Map<number, HuffmanTable>;
+  restartInterval: number;
+}
+
+/** The headers once the scan header is read: the frame and scan are known, the entropy-coded data starts at `dataStart`. */
+interface ScanHeaders extends Headers {
+  frame: GreyFrame;
+  scan: ScanTables;
+  dataStart: number;
+}
+
+interface Segment {
+  marker: number;
+  /** The whole segment, marker included. */
+  bytes: Uint8Array;
+  /** What follows the length field. */
+  body: Uint8Array;
+  end: number;
+}
+
+/** Walk the segments up to the (only) scan, collecting what the output needs; undefined for what it cannot handle. */
+function readHeaders(b: Uint8Array): ScanHeaders | undefined {
+  if (b[0] !== 0xff || b[1] !== SOI) return undefined;
+  const headers: Headers = { segments: [], tables: new Map(), restartInterval: 0 };
+  for (let at = 2; ; ) {
+    const segment = segmentAt(b, at);
+    if (!segment) return undefined;
+    if (segment.marker === SOS) return withScan(headers, segment);
+    if (!takeSegment(headers, segment)) return undefined;
+    at = segment.end;
+  }
+}
+
+function segmentAt(b: Uint8Array, at: number): Segment | undefined {
+  const marker = markerAt(b, at);
+  if (!marker) return undefined;
+  const length = u16be(b, marker.end);
+  const end = marker.end + length;
+  if (length < 2 || end > b.length) return undefined;
+  return { marker: marker.code, bytes: b.subarray(marker.start, end), body: b.subarray(marker.end + 2, end), end };
+}
+
+/** Record one segment before the scan; false for one the output cannot carry. */
+function takeSegment(headers: Headers, { marker, bytes, body }: Segment): boolean {
+  if (SEQUENTIAL_HUFFMAN.has(marker)) return takeFrame(headers, marker, body);
+  if (marker === DRI) {
+    headers.restartInterval = u16be(body, 0);
+    headers.segments.push(bytes);
+    return body.length === 2;
+  }
+  const decision = segmentDecision(headers, marker, body);
+  if (decision === 'keep') headers.segments.push(bytes);
+  return decision !== 'refuse';
+}
+
+function takeFrame(headers: Headers, marker: number, body: Uint8Array): boolean {
+  if (headers.frame) return false;
+  headers.frame = readFrame(marker, body);
+  if (headers.frame) headers.segments.push(yccFrameSegment(headers.frame));
+  return headers.frame !== undefined;
+}
+
+/** Tables, comments and application data pass through; other frame types, arithmetic conditioning, DNL or EOI before the scan do not. */
+function segmentDecision(headers: Headers, marker: number, body: Uint8Array): Decision {
+  if (marker === DHT) return readHuffmanTables(body, headers.tables);
+  if (marker === DQT || marker === COM) return 'keep';
+  if (isApp(marker)) return appDecision(marker, body);
+  return 'refuse';
+}
+
+type Decision = 'keep' | 'drop' | 'refuse';
+
+function withScan(headers: Headers, segment: Segment): ScanHeaders | undefined {
+  const frame = headers.frame;
+  const scan = frame && readScan(segment.body, frame, headers.tables);
+  return scan && { ...headers, frame: frame!, scan, dataStart: segment.end };
+}
+
+/** The marker at `at` (after any 0xFF fill bytes [B.1.1.2]): its code, where it starts and where its segment length is. */
+function markerAt(b: Uint8Array, at: number): { code: number; start: number; end: number } | undefined {
+  if (b[at] !== 0xff) return undefined;
+  while (b[at + 1] === 0xff) at++;
+  const code = b[at + 1];
+  return code === undefined ? undefined : { code, start: at, end: at + 2 };
+}
+
+function isApp(marker: number): boolean {
+  return marker >= APP0 && marker <= APP0 + 15;
+}
+
+/**
+ * ICC: a grey profile would describe RGB pixels wrongly. Adobe APP14: its
+ * transform flag could make decoders read the three components as RGB.
+ * MPF: its offsets point at images after this one's end, which the output drops.
+ */
+function appDecision(marker: number, body: Uint8Array): Decision {
+  if (marker === APP2 && startsWith(body, 'ICC_PROFILE\0')) return 'refuse';
+  if (marker === APP2 && startsWith(body, 'MPF\0')) return 'drop';
+  if (marker === APP14 && startsWith(body, 'Adobe')) return 'drop';
+  return 'keep';
+}
+
+/** A one-component, 8-bit frame of known height (zero means a DNL marker sets it later [B.2.5]). */
+function readFrame(marker: number, body: Uint8Array): GreyFrame | undefined {
+  if (body.length !== 9 || body[0] !== 8 || body[5] !== 1) return undefined;
+  const frame = { marker, height: u16be(body, 1), width: u16be(body, 3), componentId: body[6]!, quantTable: body[8]! };
+  return frame.width > 0 && frame.height > 0 && frame.quantTable <= 3 ? frame : undefined;
+}
+
+/** The frame header of the output: the grey component as Y, and Cb, Cr sharing its quantisation table (their coefficients are all zero). */
+function yccFrameSegment(frame: GreyFrame): Uint8Array {
+  const component = (id: number) => [id, 0x11, frame.quantTable];
+  const body = [8, frame.height >> 8, frame.height & 0xff, frame.width >> 8, frame.width & 0xff, 3, ...component(Y_ID), ...component(CB_ID), ...component(CR_ID)];
+  return segmentOf(frame.marker, body);
+}
+
+/** A single, sequential scan of the grey component whose Huffman tables are defined. */
+function readScan(body: Uint8Array, frame: GreyFrame, tables: Map<number, HuffmanTable>): ScanTables | undefined {
+  if (body.length !== 6 || body[0] !== 1 || body[1] !== frame.componentId) return undefined;
+  const scan = { dcTable: body[2]! >> 4, acTable: body[2]! & 0x0f };
+  const fullSpectrum = body[3] === 0 && body[4] === 63 && body[5] === 0;
+  return fullSpectrum && tables.has(dcKey(scan.dcTable)) && tables.has(acKey(scan.acTable)) ? scan : undefined;
+}
+
+/** The output from the headers read: segments, the chroma Huffman tables, the three-component scan and its data. */
+function writeYccJpeg(b: Uint8Array, headers: ScanHeaders): Uint8Array {
+  const blocks = blockCount(headers.frame);
+  const out = new JpegWriter(b.length + blocks + 256);
+  out.bytes([0xff, SOI]);
+  headers.segments.forEach((segment) => out.bytes(segment));
+  const chroma = { dcTable: otherTable(headers.scan.dcTable), acTable: otherTable(headers.scan.acTable) };
+  out.bytes(chromaHuffmanSegment(chroma));
+  out.bytes(yccScanSegment(headers.scan, chroma));
+  transcodeBlocks(new EntropyReader(b, headers.dataStart), out, headers, blocks);
+  out.marker(EOI);
+  return out.result();
+}
+
+/** A one-component scan codes the component's own block grid, whatever its sampling factors [A.2.2]. */
+function blockCount(frame: GreyFrame): number {
+  return Math.ceil(frame.width / 8) * Math.ceil(frame.height / 8);
+}
+
+/** A table id the grey scan does not use (baseline allows ids 0 and 1 only). */
+function otherTable(id: number): number {
+  return id === 0 ? 1 : 0;
+}
+
+/**
+ * Chroma blocks carry one symbol per table: DC category 0 (difference 0) and
+ * AC 0x00 (end of block), each coded as the single one-bit code "0".
+ */
+function chromaHuffmanSegment(chroma: ScanTables): Uint8Array {
+  const oneCode = [1, ...new Array<number>(15).fill(0), 0x00];
+  return segmentOf(DHT, [chroma.dcTable, ...oneCode, 0x10 | chroma.acTable, ...oneCode]);
+}
+
+function yccScanSegment(grey: ScanTables, chroma: ScanTables): Uint8Array {
+  const tables = (scan: ScanTables) => (scan.dcTable << 4) | scan.acTable;
+  return segmentOf(SOS, [3, Y_ID, tables(grey), CB_ID, tables(chroma), CR_ID, tables(chroma), 0, 63, 0]);
+}
+
+/** The chroma DC code "0" and AC end-of-block code "0" of {@link chromaHuffmanSegment}. */
+const EMPTY_CHROMA_BLOCK = { code: 0b00, length: 2 };
+
+/**
+ * Every grey block's bits, copied as they are, then an empty Cb and Cr block;
+ * restart markers where the grey data has them (the interval counts MCUs, and
+ * one grey block becomes one three-block MCU).
+ */
+function transcodeBlocks(input: EntropyReader, out: JpegWriter, headers: ScanHeaders, blocks: number): void {
+  const dc = headers.tables.get(dcKey(headers.scan.dcTable))!;
+  const ac = headers.tables.get(acKey(headers.scan.acTable))!;
+  const interval = headers.restartInterval;
+  for (let n = 0; n < blocks; n++) {
+    if (interval > 0 && n > 0 && n % interval === 0) copyRestart(input, out, RST0 + ((n / interval - 1) & 7));
+    copyBlock(input, out, dc, ac);
+    out.bits(EMPTY_CHROMA_BLOCK.code, EMPTY_CHROMA_BLOCK.length);
+    out.bits(EMPTY_CHROMA_BLOCK.code, EMPTY_CHROMA_BLOCK.length);
+  }
+  input.expectMarker(EOI);
+}
+
+function copyRestart(input: EntropyReader, out: JpegWriter, marker: number): void {
+  input.expectMarker(marker);
+  out.marker(marker);
+}
+
+/** One block [F.2.2]: a DC category and its bits, then AC run/size codes and bits up to end of block or the 63rd coefficient. */
+function copyBlock(input: EntropyReader, out: JpegWriter, dc: HuffmanTable, ac: HuffmanTable): void {
+  const category = copyCode(input, out, dc);
+  if (category > MAX_DC_CATEGORY) throw new Refusal('DC category');
+  copyBits(input, out, category);
+  for (let k = 1; k < 64; k++) {
+    const runSize = copyCode(input, out, ac);
+    const run = runSize >> 4;
+    const size = runSize & 0x0f;
+    if (size === 0 && run !== 15) return; // end of block
+    if (size > MAX_AC_SIZE) throw new Refusal('AC size');
+    k += run; // a ZRL (run 15, size 0) skips 16 zeros: 15 here, one by the loop
+    if (k > 63 && size !== 0) throw new Refusal('coefficient past the block');
+    copyBits(input, out, size);
+  }
+}
+
+/** Decode one Huffman code only to learn its length and symbol [F.2.2.3]; write it unchanged. */
+function copyCode(input: EntropyReader, out: JpegWriter, table: HuffmanTable): number {
+  let code = 0;
+  for (let length = 1; length <= 16; length++) {
+    code = (code << 1) | input.bit();
+    if (code <= table.maxCode[length]!) {
+      out.bits(code, length);
+      return table.symbols[table.offset[length]! + code]!;
+    }
+  }
+  throw new Refusal('no such Huffman code');
+}
+
+function copyBits(input: EntropyReader, out: JpegWriter, count: number): void {
+  out.bits(input.bits(count), count);
+}
+
+/** A canonical Huffman table [C.2, F.2.2.3]: per code length, the largest code and where its symbols start. */
+interface HuffmanTable {
+  maxCode: Int32Array;
+  offset: Int32Array;
+  symbols: Uint8Array;
+}
+
+function dcKey(id: number): number {
+  return id;
+}
+
+function acKey(id: number): number {
+  return 4 + id;
+}
+
+/** Every table of a DHT segment into `tables`; refuse when malformed. */
+function readHuffmanTables(body: Uint8Array, tables: Map<number, HuffmanTable>): Decision {
+  for (let at = 0; at < body.length; ) {
+    const tableClass = body[at]! >> 4;
+    const id = body[at]! & 0x0f;
+    const counts = body.subarray(at + 1, at + 17);
+    const total = counts.reduce((sum, n) => sum + n, 0);
+    const symbols = body.subarray(at + 17, at + 17 + total);
+    const table = counts.length === 16 && symbols.length === total ? huffmanTable(counts, symbols) : undefined;
+    if (tableClass > 1 || id > 3 || !table) return 'refuse';
+    tables.set(tableClass === 0 ? dcKey(id) : acKey(id), table);
+    at += 17 + total;
+  }
+  return 'keep';
+}
+
+/** Canonical codes from the count of codes per length; undefined for an overfull table (as libjpeg refuses it). */
+function huffmanTable(counts: Uint8Array, symbols: Uint8Array): HuffmanTable | undefined {
+  const maxCode = new Int32Array(17).fill(-1);
+  const offset = new Int32Array(17);
+  let code = 0;
+  let index = 0;
+  for (let length = 1; length <= 16; length++) {
+    const n = counts[length - 1]!;
+    offset[length] = index - code;
+    code += n;
+    index += n;
+    if (n > 0) maxCode[length] = code - 1;
+    if (code >= 1 << length) return undefined;
+    code <<= 1;
+  }
+  return index <= 256 ? { maxCode, offset, symbols } : undefined;
+}
+
+/** Reads entropy-coded bits, removing the stuffed zero after each 0xFF [F.1.2.3]; a marker inside a block is corrupt data. */
+class EntropyReader {
+  private byte = 0;
+  private left = 0;
+
+  constructor(
+    private readonly b: Uint8Array,
+    private at: number,
+  ) {}
+
+  bit(): number {
+    if (this.left === 0) this.nextByte();
+    this.left--;
+    return (this.byte >> this.left) & 1;
+  }
+
+  /** The next `count` (≤ 16) bits as a number, most significant first. */
+  bits(count: number): number {
+    let value = 0;
+    for (let i = 0; i < count; i++) value = (value << 1) | this.bit();
+    return value;
+  }
+
+  /** Skip the 1-bit padding of the last byte [F.1.2.3] and read `marker`, after any fill bytes. */
+  expectMarker(marker: number): void {
+    this.left = 0;
+    const found = markerAt(this.b, this.at);
+    if (found?.code !== marker) throw new Refusal('marker expected');
+    this.at = found.end;
+  }
+
+  private nextByte(): void {
+    const byte = this.b[this.at];
+    if (byte === undefined) throw new Refusal('data ends');
+    if (byte === 0xff && this.b[this.at + 1] !== 0x00) throw new Refusal('marker inside a block');
+    this.byte = byte;
+    this.left = 8;
+    this.at += byte === 0xff ? 2 : 1;
+  }
+}
+
+/** Output bytes, growing as needed; entropy-coded bits with 0xFF stuffing. */
+class JpegWriter {
+  private out: Uint8Array;
+  private length = 0;
+  private pending = 0;
+  private pendingBits = 0;
+
+  constructor(capacity: number) {
+    this.out = new Uint8Array(capacity);
+  }
+
+  bytes(chunk: ArrayLike<number>): void {
+    this.reserve(chunk.length);
+    this.out.set(chunk, this.length);
+    this.length += chunk.length;
+  }
+
+  /** The low `count` (≤ 16) bits of `value`, most significant first. */
+  bits(value: number, count: number): void {
+    this.pending = (this.pending << count) | value;
+    this.pendingBits += count;
+    while (this.pendingBits >= 8) {
+      this.pendingBits -= 8;
+      this.stuffedByte((this.pending >> this.pendingBits) & 0xff);
+    }
+    this.pending &= (1 << this.pendingBits) - 1;
+  }
+
+  /** Pad to a byte with 1-bits [F.1.2.3], then the marker. */
+  marker(code: number): void {
+    this.padWithOnes();
+    this.bytes([0xff, code]);
+  }
+
+  result(): Uint8Array {
+    return this.out.slice(0, this.length);
+  }
+
+  private padWithOnes(): void {
+    if (this.pendingBits > 0) this.bits((1 << (8 - this.pendingBits)) - 1, 8 - this.pendingBits);
+  }
+
+  private stuffedByte(byte: number): void {
+    this.reserve(2);
+    this.out[this.length++] = byte;
+    if (byte === 0xff) this.out[this.length++] = 0x00;
+  }
+
+  private reserve(extra: number): void {
+    if (this.length + extra <= this.out.length) return;
+    const grown = new Uint8Array(Math.max(this.out.length * 2, this.length + extra));
+    grown.set(this.out.subarray(0, this.length));
+    this.out = grown;
+  }
+}
+
+/** A marker segment: marker, length (counting itself), body. */
+function segmentOf(marker: number, body: number[]): Uint8Array {
+  const length = body.length + 2;
+  return Uint8Array.from([0xff, marker, length >> 8, length & 0xff, ...body]);
+}
+
+function startsWith(b: Uint8Array, text: string): boolean {
+  return b.length >= text.length && [...text].every((c, i) => b[i] === c.charCodeAt(0));
+}
+
+function u16be(b: Uint8Array, at: number): number {
+  return ((b[at] ?? 0) << 8) | (b[at + 1] ?? 0);
+}

@@ -1,0 +1,190 @@
+import { readFileSync } from 'node:fs';
+import sharp, { type JpegOptions } from 'sharp';
+import { describe, expect, it } from 'vitest';
+import { greyJpegAsYcc, sniffMedia } from '../src/index';
+import { greyProfile, jpegWithIcc } from '../../../test/support/icc';
+
+// Fixtures sharp cannot make (it exposes no restart interval or sampling
+// factors), written once with libjpeg's jpeg_set_defaults plus:
+// restart_interval 5, 61×45 (48 blocks: RST0…RST7 wrap around);
+// component id 7, sampling 2×2, restart_interval 2, 45×30.
+const FIXTURES = new URL('./fixtures/', import.meta.url);
+const fixture = (name: string) => readFileSync(new URL(name, FIXTURES));
+
+/** A gradient with noise, so blocks carry many AC coefficients; deterministic. */
+function greyPixels(width: number, height: number): Buffer {
+  const pixels = Buffer.alloc(width * height);
+  let seed = 12345;
+  for (let i = 0; i < pixels.length; i++) {
+    seed = (seed * 1103515245 + 12345) >>> 0;
+    pixels[i] = ((i % width) * 200) / Math.max(1, width - 1) + (seed >>> 26);
+  }
+  return pixels;
+}
+
+async function greyJpeg(width: number, height: number, options: JpegOptions = {}, exif?: string): Promise<Buffer> {
+  let image = sharp(greyPixels(width, height), { raw: { width, height, channels: 1 } }).toColourspace('b-w');
+  if (exif) image = image.withExif({ IFD0: { ImageDescription: exif } });
+  const jpeg = await image.jpeg(options).toBuffer();
+  expect(sniffMedia(jpeg)?.components).toBe(1);
+  return jpeg;
+}
+
+/** Decoded samples as stored: sharp would otherwise widen grey to three channels on output. */
+async function decoded(jpeg: Uint8Array, space: 'b-w' | 'srgb'): Promise<{ data: Buffer; channels: number }> {
+  const { data, info } = await sharp(jpeg).toColourspace(space).raw().toBuffer({ resolveWithObject: true });
+  return { data, channels: info.channels };
+}
+
+/** The colour JPEG decodes as sRGB of the same size, every pixel R = G = B = the grey JPEG's decoded sample. */
+async function expectSamePixels(grey: Uint8Array, ycc: Uint8Array | undefined): Promise<void> {
+  expect(ycc).toBeDefined();
+  const [greyMeta, yccMeta] = await Promise.all([sharp(grey).metadata(), sharp(ycc!).metadata()]);
+  expect(yccMeta).toMatchObject({ format: 'jpeg', channels: 3, space: 'srgb', width: greyMeta.width, height: greyMeta.height });
+  const [g, c] = await Promise.all([decoded(grey, 'b-w'), decoded(ycc!, 'srgb')]);
+  expect([g.channels, c.channels]).toEqual([1, 3]);
+  const rgbOfGrey = Buffer.alloc(g.data.length * 3);
+  g.data.forEach((v, i) => rgbOfGrey.fill(v, 3 * i, 3 * i + 3));
+  expect(c.data.equals(rgbOfGrey)).toBe(true);
+}
+
+interface SegmentAt {
+  marker: number;
+  offset: number;
+  length: number;
+}
+
+/** Marker segments from SOI up to and including SOS (test data has no fill bytes). */
+function segments(jpeg: Uint8Array): SegmentAt[] {
+  const found: SegmentAt[] = [];
+  for (let at = 2; found.at(-1)?.marker !== 0xda; ) {
+    const length = (jpeg[at + 2]! << 8) | jpeg[at + 3]!;
+    found.push({ marker: jpeg[at + 1]!, offset: at, length });
+    at += 2 + length;
+  }
+  return found;
+}
+
+const segment = (jpeg: Uint8Array, marker: number) => segments(jpeg).find((s) => s.marker === marker)!;
+
+/** `jpeg` with an APPn segment inserted after SOI. */
+function withApp(jpeg: Buffer, marker: number, payload: Buffer): Buffer {
+  const head = Buffer.from([0xff, marker, (payload.length + 2) >> 8, (payload.length + 2) & 0xff]);
+  return Buffer.concat([jpeg.subarray(0, 2), head, payload, jpeg.subarray(2)]);
+}
+
+/** A copy of `jpeg` with the byte at `offset` set to `value`. */
+function patched(jpeg: Buffer, offset: number, value: number): Buffer {
+  const copy = Buffer.from(jpeg);
+  copy[offset] = value;
+  return copy;
+}
+
+/** The grey's Huffman tables renumbered from id 0 to id 1 (DHT and SOS), so the chroma tables must take id 0. */
+function withTableIds1(jpeg: Buffer): Buffer {
+  const copy = Buffer.from(jpeg);
+  for (const dht of segments(copy).filter((s) => s.marker === 0xc4)) {
+    for (let at = dht.offset + 4; at < dht.offset + 2 + dht.length; ) {
+      copy[at] = copy[at]! | 1;
+      at += 17 + copy.subarray(at + 1, at + 17).reduce((sum, n) => sum + n, 0);
+    }
+  }
+  const sos = segment(copy, 0xda);
+  copy[sos.offset + 6] = 0x11;
+  return copy;
+}
+
+describe('greyJpegAsYcc', () => {
+  const sizes = [
+    [1, 1],
+    [7, 9],
+    [33, 17],
+    [640, 427],
+  ] as const;
+  for (const [width, height] of sizes) {
+    for (const quality of [50, 100]) {
+      for (const optimiseCoding of [true, false]) {
+        it(`keeps every pixel of a ${width}×${height} grey JPEG, quality ${quality}, ${optimiseCoding ? 'optimised' : 'standard'} Huffman tables`, async () => {
+          const grey = await greyJpeg(width, height, { quality, optimiseCoding });
+          await expectSamePixels(grey, greyJpegAsYcc(grey));
+        });
+      }
+    }
+  }
+
+  it('keeps every pixel with trellis quantisation and another quantisation table', async () => {
+    const grey = await greyJpeg(99, 51, { quality: 80, trellisQuantisation: true, quantisationTable: 3 });
+    await expectSamePixels(grey, greyJpegAsYcc(grey));
+  });
+
+  it('keeps EXIF', async () => {
+    const grey = await greyJpeg(40, 24, { quality: 90 }, 'grey test scene');
+    const ycc = greyJpegAsYcc(grey)!;
+    await expectSamePixels(grey, ycc);
+    expect((await sharp(ycc).metadata()).exif?.toString('latin1')).toContain('grey test scene');
+  });
+
+  it('keeps every pixel across restart markers, RST0…RST7 wrapping around', async () => {
+    const grey = fixture('grey-restart-interval-5.jpg');
+    expect(segment(grey, 0xdd)).toBeDefined();
+    expect(grey.includes(Buffer.from([0xff, 0xd7]))).toBe(true);
+    await expectSamePixels(grey, greyJpegAsYcc(grey));
+  });
+
+  it('keeps every pixel of a component with id 7 and sampling factors 2×2', async () => {
+    const grey = fixture('grey-sampling-2x2-id-7-restart-2.jpg');
+    expect(grey.subarray(segment(grey, 0xc0).offset + 10, segment(grey, 0xc0).offset + 12)).toEqual(Buffer.from([7, 0x22]));
+    await expectSamePixels(grey, greyJpegAsYcc(grey));
+  });
+
+  it('gives the chroma Huffman tables the id the grey scan does not use', async () => {
+    const grey = withTableIds1(await greyJpeg(48, 40, { quality: 85 }));
+    await expectSamePixels(grey, greyJpegAsYcc(grey));
+  });
+
+  it('keeps XMP and comments; drops an MPF index, whose offsets point at images after EOI that the output leaves out', async () => {
+    const xmp = Buffer.from('http://ns.adobe.com/xap/1.0/\0<x:xmpmeta xmlns:x="adobe:ns:meta/"/>', 'latin1');
+    const grey = withApp(withApp(withApp(await greyJpeg(24, 16), 0xe1, xmp), 0xfe, Buffer.from('a comment')), 0xe2, Buffer.from('MPF\0II*\0', 'latin1'));
+    const ycc = Buffer.from(greyJpegAsYcc(grey)!);
+    await expectSamePixels(grey, ycc);
+    expect([ycc.includes(xmp), ycc.includes('a comment'), ycc.includes('MPF\0')]).toEqual([true, true, false]);
+  });
+
+  it('drops an Adobe APP14 segment, whose transform flag would make decoders read the components as RGB', async () => {
+    const adobe = Buffer.from([...Buffer.from('Adobe', 'latin1'), 0, 100, 0, 0, 0, 0, 0]); // version 100, flags 0, transform 0
+    const grey = withApp(await greyJpeg(24, 16, { quality: 90 }), 0xee, adobe);
+    await expectSamePixels(grey, greyJpegAsYcc(grey));
+  });
+
+  it('refuses a progressive grey JPEG, a colour JPEG, and a grey JPEG with an ICC profile', async () => {
+    expect(greyJpegAsYcc(await greyJpeg(33, 17, { progressive: true }))).toBeUndefined();
+    const colour = await sharp(Buffer.alloc(16 * 8 * 3, 90), { raw: { width: 16, height: 8, channels: 3 } }).jpeg().toBuffer();
+    expect(greyJpegAsYcc(colour)).toBeUndefined();
+    const grey = await greyJpeg(33, 17);
+    expect(greyJpegAsYcc(grey)).toBeDefined();
+    expect(greyJpegAsYcc(jpegWithIcc(grey, greyProfile('Gray Gamma 2.2', 2.2)))).toBeUndefined();
+  });
+
+  it('refuses lossless, arithmetic-coded, 12-bit and DNL-height frames, and a second scan', async () => {
+    const grey = await greyJpeg(33, 17);
+    const sof = segment(grey, 0xc0).offset;
+    expect(greyJpegAsYcc(patched(grey, sof + 1, 0xc3))).toBeUndefined();
+    expect(greyJpegAsYcc(patched(grey, sof + 1, 0xc9))).toBeUndefined();
+    expect(greyJpegAsYcc(patched(grey, sof + 4, 12))).toBeUndefined();
+    expect(greyJpegAsYcc(patched(patched(grey, sof + 5, 0), sof + 6, 0))).toBeUndefined();
+    const secondScan = Buffer.concat([grey.subarray(0, -2), grey.subarray(segment(grey, 0xda).offset)]);
+    expect(greyJpegAsYcc(secondScan)).toBeUndefined();
+  });
+
+  it('refuses truncated data anywhere, random bytes and other formats', async () => {
+    const grey = await greyJpeg(64, 48, { quality: 90 });
+    const dataStart = segment(grey, 0xda).offset + 2 + segment(grey, 0xda).length;
+    for (const end of [2, 20, dataStart, dataStart + 100, grey.length - 3, grey.length - 1]) expect(greyJpegAsYcc(grey.subarray(0, end))).toBeUndefined();
+    let seed = 7;
+    const random = Uint8Array.from({ length: 4096 }, () => (seed = (seed * 1103515245 + 12345) >>> 0) >>> 24);
+    expect(greyJpegAsYcc(random)).toBeUndefined();
+    expect(greyJpegAsYcc(Uint8Array.from([0xff, 0xd8, 0xff, ...random]))).toBeUndefined();
+    expect(greyJpegAsYcc(new Uint8Array(0))).toBeUndefined();
+    expect(greyJpegAsYcc(await sharp(greyPixels(8, 8), { raw: { width: 8, height: 8, channels: 1 } }).png().toBuffer())).toBeUndefined();
+  });
+});
