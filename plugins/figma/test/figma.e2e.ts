@@ -356,7 +356,7 @@ describe('Figma plugin in Chromium with the emulator', () => {
       return { format: m.format, width: m.width, height: m.height, channels: m.channels, orientation: m.orientation ?? 1, grey: sniffMedia(bytes)?.grey };
     };
     const cases = [
-      { name: 'grey JPEG turned by EXIF', original: await greyJpeg(90, 60), expected: { format: 'jpeg', width: 60, height: 90, channels: 3 } },
+      { name: 'progressive grey JPEG turned by EXIF', original: await greyJpeg(90, 60, true), expected: { format: 'jpeg', width: 60, height: 90, channels: 3 } },
       { name: 'grey PNG with alpha', original: await greyPng(80, 50, true), expected: { format: 'png', width: 80, height: 50, channels: 4 } },
       { name: 'grey PNG', original: await greyPng(80, 50, false), expected: { format: 'png', width: 80, height: 50 } },
     ];
@@ -369,6 +369,12 @@ describe('Figma plugin in Chromium with the emulator', () => {
       expect(meanDifference(await shownPixels(chromium.bytes), await shownPixels(original)), name).toBeLessThan(1);
       expect(chromium.notes, name).toEqual(['converted from greyscale to RGB before upload: the Web API takes RGB or RGBA images only']);
     }
+    // A baseline grey JPEG is not drawn: in the browser too, the same JPEG data in colour, byte for byte as in Node.
+    const baseline = await greyJpeg(90, 60);
+    const transcoded = await inBrowser(baseline);
+    expect(Buffer.from(transcoded.bytes).equals(Buffer.from((await rgbForWebApi(baseline, nodeRedraw)).bytes))).toBe(true);
+    expect(await facts(transcoded.bytes)).toMatchObject({ format: 'jpeg', width: 90, height: 60, channels: 3, orientation: 6, grey: false });
+    expect(meanDifference(await shownPixels(transcoded.bytes), await shownPixels(baseline))).toBe(0);
     for (const colour of [readFileSync(join(REPO, 'samples/objects/coffee.jpg')), readFileSync(join(REPO, 'samples/objects/chelsea.png'))]) {
       const sent = await inBrowser(new Uint8Array(colour));
       expect(Buffer.from(sent.bytes).equals(colour)).toBe(true);

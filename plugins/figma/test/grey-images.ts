@@ -26,9 +26,12 @@ function withOrientation6(jpeg: Uint8Array): Uint8Array {
   return Uint8Array.from([0xff, 0xd8, ...app1, ...jpeg.subarray(2)]);
 }
 
-/** A one-component JPEG of `width`×`height` stored pixels, tagged to be shown turned (so `height`×`width`). */
-export async function greyJpeg(width: number, height: number): Promise<Uint8Array> {
-  const jpeg = await sharp(halves(width, height, 1), { raw: { width, height, channels: 1 } }).toColourspace('b-w').jpeg({ quality: 95 }).toBuffer();
+/**
+ * A one-component JPEG of `width`×`height` stored pixels, tagged to be shown turned (so `height`×`width`);
+ * `progressive`: coded progressively (not transcoded losslessly: redrawn).
+ */
+export async function greyJpeg(width: number, height: number, progressive = false): Promise<Uint8Array> {
+  const jpeg = await sharp(halves(width, height, 1), { raw: { width, height, channels: 1 } }).toColourspace('b-w').jpeg({ quality: 95, progressive }).toBuffer();
   return withOrientation6(new Uint8Array(jpeg));
 }
 

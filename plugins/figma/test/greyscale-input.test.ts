@@ -31,8 +31,8 @@ afterAll(async () => {
 const sha256 = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
 
 describe('greyscale images go to the Web API as RGB; colour ones as they are', () => {
-  it('redraws a grey JPEG (upright) and a grey PNG with alpha at full size, sends a colour JPEG byte for byte, and Figma holds each result', async () => {
-    const originals = { jpeg: await greyJpeg(90, 60), png: await greyPng(80, 50, true), colour: await makeImage(70, 40) };
+  it('sends a grey JPEG as the same JPEG data in colour, redraws a progressive one (upright) and a grey PNG with alpha at full size, sends a colour JPEG byte for byte, and Figma holds each result', async () => {
+    const originals = { jpeg: await greyJpeg(90, 60), progressive: await greyJpeg(100, 64, true), png: await greyPng(80, 50, true), colour: await makeImage(70, 40) };
     expect(sniffMedia(originals.jpeg)).toMatchObject({ grey: true, width: 90, height: 60 });
     expect(sniffMedia(originals.png)).toMatchObject({ grey: true });
     expect((await sharp(originals.jpeg).metadata()).autoOrient).toEqual({ width: 60, height: 90 });
@@ -57,12 +57,12 @@ describe('greyscale images go to the Web API as RGB; colour ones as they are', (
       onPlan: () => undefined,
       onItem: (hash, u: ItemUpdate) => void (u.phase === 'done' && notes.set(hash, u.notes ?? [])),
     }, { thumbnail: nodeThumbnail, redraw: nodeRedraw });
-    expect(summary).toMatchObject({ done: 3, failed: 0 });
+    expect(summary).toMatchObject({ done: 4, failed: 0 });
 
     const jobs = emu.jobs().slice(jobsBefore);
-    expect(jobs).toHaveLength(3);
+    expect(jobs).toHaveLength(4);
     // Each upload is the input of one job (the service's SHA-256 of it); the images' long sides tell them apart.
-    const longSide = { jpeg: 90, png: 80, colour: 70 };
+    const longSide = { jpeg: 90, progressive: 100, png: 80, colour: 70 };
     const received = (name: keyof typeof originals) => {
       const found = uploads.filter((u) => {
         const m = sniffMedia(u);
@@ -78,12 +78,19 @@ describe('greyscale images go to the Web API as RGB; colour ones as they are', (
     expect(Buffer.from(received('colour').bytes).equals(Buffer.from(originals.colour))).toBe(true);
     expect(notes.get(originalHash.colour!)?.join('\n')).not.toMatch(/greyscale/);
 
-    // The grey JPEG: an RGB JPEG, upright, no orientation left to apply twice, showing the same picture.
+    // The grey JPEG: a colour JPEG of the same coded data, its orientation tag kept, showing exactly the same picture.
     const jpegIn = received('jpeg').bytes;
-    expect(sniffMedia(jpegIn)).toMatchObject({ format: 'jpeg', components: 3, grey: false, width: 60, height: 90 });
+    expect(sniffMedia(jpegIn)).toMatchObject({ format: 'jpeg', components: 3, grey: false, width: 90, height: 60 });
     const jpegMeta = await sharp(jpegIn).metadata();
-    expect([jpegMeta.channels, jpegMeta.orientation ?? 1]).toEqual([3, 1]);
-    expect(meanDifference(await shownPixels(jpegIn), await shownPixels(originals.jpeg))).toBeLessThan(1);
+    expect([jpegMeta.channels, jpegMeta.orientation]).toEqual([3, 6]);
+    expect(meanDifference(await shownPixels(jpegIn), await shownPixels(originals.jpeg))).toBe(0);
+
+    // The progressive one cannot be transcoded: an RGB JPEG redrawn upright, no orientation left to apply twice, the same picture.
+    const progressiveIn = received('progressive').bytes;
+    expect(sniffMedia(progressiveIn)).toMatchObject({ format: 'jpeg', components: 3, grey: false, width: 64, height: 100 });
+    const progressiveMeta = await sharp(progressiveIn).metadata();
+    expect([progressiveMeta.channels, progressiveMeta.orientation ?? 1]).toEqual([3, 1]);
+    expect(meanDifference(await shownPixels(progressiveIn), await shownPixels(originals.progressive))).toBeLessThan(1);
 
     // The grey PNG with alpha: an RGBA PNG, lossless.
     const pngIn = received('png').bytes;
@@ -92,13 +99,13 @@ describe('greyscale images go to the Web API as RGB; colour ones as they are', (
     expect(Buffer.compare(await shownPixels(pngIn), await shownPixels(originals.png))).toBe(0);
 
     // Each grey image was replaced by the service's result, of the original's (upright) size, and the user was told.
-    for (const [name, size] of [['jpeg', [60, 90]], ['png', [80, 50]]] as const) {
+    for (const [name, size] of [['jpeg', [60, 90]], ['progressive', [64, 100]], ['png', [80, 50]]] as const) {
       expect(hashOf(name), name).not.toBe(originalHash[name]);
       const inFigma = sim.imageBytes(hashOf(name))!;
       const fromService = new Uint8Array(await (await fetch(received(name).job.record.correctedFile!)).arrayBuffer());
       expect(Buffer.from(inFigma).equals(Buffer.from(fromService)), name).toBe(true);
       const meta = await sharp(inFigma).metadata();
-      expect([meta.format, meta.width, meta.height], name).toEqual([name, ...size]);
+      expect([meta.format, meta.width, meta.height], name).toEqual([name === 'png' ? 'png' : 'jpeg', ...size]);
       expect(notes.get(originalHash[name]!)?.join('\n'), name).toMatch(/converted from greyscale to RGB/);
     }
   });

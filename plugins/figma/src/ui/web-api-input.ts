@@ -1,9 +1,11 @@
 /**
  * The Web API takes "JPEG and PNG in RGB or RGBA" (web-api-v2.md, Limits)
  * (greyscale is not among them), yet Figma holds whatever JPEG or PNG a user placed,
- * greyscale ones included. Such an image is redrawn here, in the browser, at
- * full size and in its own format, so the service receives RGB(A); any
- * other image goes as it is, byte for byte.
+ * greyscale ones included. A grey baseline JPEG without a colour profile is
+ * made a colour one losslessly (core's `greyJpegAsYcc`: the same coded data,
+ * EXIF orientation included); any other grey image is redrawn here, in the
+ * browser, at full size and in its own format, so the service receives
+ * RGB(A). Any other image goes as it is, byte for byte.
  *
  * - Format: the service's default `outputType` ('original') follows the
  *   input, so a JPEG stays JPEG (quality 1.0: one more generation, close to
@@ -17,7 +19,7 @@
  * - What is lost: metadata (EXIF, ICC; the browser decodes into sRGB, so the
  *   tones stay as shown) and the precision of a 16-bit PNG (canvas is 8-bit).
  */
-import { sniffMedia } from '@pfc/core/media';
+import { greyJpegAsYcc, sniffMedia } from '@pfc/core/media';
 import { redrawWithin, type Redraw } from './redraw';
 
 /** JPEG quality of a greyscale JPEG redrawn as RGB (0–1). */
@@ -33,6 +35,8 @@ export interface WebApiInput {
 export async function rgbForWebApi(bytes: Uint8Array, redraw: Redraw = redrawWithin): Promise<WebApiInput> {
   const media = sniffMedia(bytes);
   if (media?.grey !== true) return { bytes, notes: [] };
+  const ycc = media.format === 'jpeg' ? greyJpegAsYcc(bytes) : undefined;
+  if (ycc) return { bytes: ycc, notes: ['converted from greyscale to RGB before upload, losslessly (the same JPEG data): the Web API takes RGB or RGBA images only'] };
   const type = media.format === 'png' ? 'image/png' : 'image/jpeg';
   const { blob } = await redraw(bytes, Number.POSITIVE_INFINITY, type, GREY_JPEG_QUALITY);
   return {
