@@ -102,9 +102,11 @@ describe('greyscale JPEG and PNG on the Web API', () => {
   it('a limit that depends on the upload\'s size holds for the RGB copy: over it, the file fails saying so, nothing sent or left behind', { timeout: SLOW }, async () => {
     const dir = mkdtempSync(join(tmpdir(), 'pfc-grey-'));
     mkdirSync(join(dir, 'photos'));
-    // 40 megapixels of noise at quality 20: about 10 MB, which background removal takes; as RGB at quality 100, over its 30 MB.
+    // 40 megapixels of noise at quality 20: about 10 MB, which background removal takes; as RGB at quality 100, over its
+    // 30 MB. Its grey profile makes it a re-encode (without one, its coded data would be sent as they are, in colour).
     const [width, height] = [8000, 5000];
-    const noise = await sharp(randomBytes(width * height), { raw: { width, height, channels: 1 } }).toColourspace('b-w').jpeg({ quality: 20 }).toBuffer();
+    const plain = await sharp(randomBytes(width * height), { raw: { width, height, channels: 1 } }).toColourspace('b-w').jpeg({ quality: 20 }).toBuffer();
+    const noise = jpegWithIcc(plain, greyProfile('Gray Gamma 2.2 (test)', 2.2));
     expect([noise.length < 30e6, (await sharp(noise).metadata()).channels]).toEqual([true, 1]);
     writeFileSync(join(dir, 'photos/noise.jpg'), noise);
     const uploads = emu.uploads();

@@ -8,10 +8,10 @@
  * file up to date and in place the original kept is the user's grey file.
  */
 import { createWriteStream } from 'node:fs';
-import { mkdir, rm } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import type { BackendKind, FileInput, PfcParams } from '@pfc/core';
+import { type BackendKind, type FileInput, greyJpegAsYcc, type PfcParams } from '@pfc/core';
 import { tempPathFor } from '@pfc/node-io';
 import type SharpModule from 'sharp';
 import { InputUnsupportedError } from './errors';
@@ -45,7 +45,6 @@ export type RgbCopy = (read: string, format: 'jpeg' | 'png', copy: string) => Pr
  */
 export async function uploadFor(source: string, size: number, media: MediaInfo, target: UploadTarget, onRead: (hash: string) => void): Promise<Upload> {
   if (!(media.grey && target.backend === 'web')) return { input: fileInputFromPath(source, onRead), size, discard: async () => undefined };
-  if (!target.rgbCopy) throw new InputUnsupportedError(`${source}: greyscale, which the Web API does not take (RGB or RGBA only), and this installation cannot convert it (no image library): convert it to RGB, or correct it with the pfc CLI`);
   const copy = tempPathFor(target.output);
   const read = tempPathFor(target.output);
   try {
@@ -53,7 +52,7 @@ export async function uploadFor(source: string, size: number, media: MediaInfo, 
     // (sharp holds a streamed input whole).
     await mkdir(dirname(copy), { recursive: true });
     await pipeline(await readFileStream(source, onRead), createWriteStream(read));
-    const copySize = await rgbCopyOf(target.rgbCopy, read, media.format as 'jpeg' | 'png', source, copy);
+    const copySize = await colourCopy(read, media.format as 'jpeg' | 'png', source, copy, target.rgbCopy);
     // The limits that depend on the upload's size hold for what is sent.
     const violation = limitViolation(media, copySize, target.params, target.backend);
     if (violation) throw new InputUnsupportedError(`${source}: greyscale, sent to the Web API as RGB (it takes RGB or RGBA only), where ${violation}`);
@@ -66,13 +65,31 @@ export async function uploadFor(source: string, size: number, media: MediaInfo, 
   }
 }
 
-/** `rgbCopy`'s failure said as the file's. */
-async function rgbCopyOf(rgbCopy: RgbCopy, read: string, format: 'jpeg' | 'png', source: string, copy: string): Promise<number> {
+/**
+ * The colour copy of the grey image in `read`, its size: a baseline JPEG without a profile losslessly, any
+ * other with the host's `rgbCopy`; without one, refused, saying so. `rgbCopy`'s failure is said as the file's.
+ */
+async function colourCopy(read: string, format: 'jpeg' | 'png', source: string, copy: string, rgbCopy: RgbCopy | undefined): Promise<number> {
+  const lossless = format === 'jpeg' ? await yccCopy(read, copy) : undefined;
+  if (lossless !== undefined) return lossless;
+  if (!rgbCopy) throw new InputUnsupportedError(`${source}: greyscale, which the Web API does not take (RGB or RGBA only), and this installation cannot convert it (no image library): convert it to RGB, or correct it with the pfc CLI`);
   try {
     return await rgbCopy(read, format, copy);
   } catch (err) {
     throw new InputUnsupportedError(`${source}: greyscale, and could not be converted to RGB for the Web API (it takes RGB or RGBA only): ${(err as Error).message}`);
   }
+}
+
+/**
+ * A grey baseline JPEG without a profile as the same coded data in colour (core's `greyJpegAsYcc`: no
+ * re-encoding, pixels identical, EXIF kept), its size; undefined when that does not apply. Held in memory
+ * whole: a JPEG's coded data (a few MB), never its pixels.
+ */
+async function yccCopy(read: string, copy: string): Promise<number | undefined> {
+  const ycc = greyJpegAsYcc(await readFile(read));
+  if (!ycc) return undefined;
+  await writeFile(copy, ycc);
+  return ycc.length;
 }
 
 /**
