@@ -1,7 +1,7 @@
 /**
  * What an attempt uploads. The Web API takes RGB or RGBA images only
- * (web-api-v2.md, Limits), so there a greyscale JPEG or PNG goes as an RGB
- * copy; the self-hosted containers take it as it is. The copy is a temporary
+ * (web-api-v2.md, Limits), so there a greyscale JPEG or PNG goes as a colour
+ * copy (see `colourCopy`); the self-hosted containers take it as it is. The copy is a temporary
  * file beside the output, where a killed run's leftovers are removed by the
  * next run (`removePartials`). The user's file is read once, through the hash:
  * the hash recorded is the original's, not the copy's, so a rerun finds the
