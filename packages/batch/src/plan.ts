@@ -20,7 +20,7 @@ import { BACKUP_DIR, DEFAULT_SUFFIX, hasSuffix, type OutputMode, outputFormat, o
 import { isJudged, isOwnFile, kindOf, type LeaveOut, outputFolderOf, type PlanTask, resolveRoots, type Root, type Survey, surveyInputs } from './plan-survey';
 import { PathTable } from './path-table';
 import { realFilePaths, realPathOfSync } from './realpaths';
-import { type MediaFormat, type MediaInfo, sniffFileSync, unsupportedReason } from './sniff';
+import { type MediaFormat, type MediaInfo, NOT_SUPPORTED, sniffFileSync } from './sniff';
 
 export type { LeaveOut } from './plan-survey';
 
@@ -310,7 +310,7 @@ class Walker {
     const p = await probed;
     if ('error' in p) return this.unreadable(path, p.error);
     const { info, media } = p;
-    if (!media) return this.leftOut(path, 'unsupported', unsupportedReason(path));
+    if (!media) return this.leftOut(path, 'unsupported', p.unsupported ?? NOT_SUPPORTED);
     if (mode.kind === 'in-place' && p.link) {
       return this.leftOut(path, 'symlink', 'symbolic link: --in-place never replaces a link with a file; correct the file it points to, or use --out or --suffix');
     }
@@ -431,7 +431,8 @@ const PROBES_AHEAD = 16;
 const FILES_PER_TURN = 256;
 
 /** What planning reads of a file; an unreadable file is an `error`. `known`: the file as planned from the manifest (`media` came from it). */
-type Probe = { info: Stats; media: MediaInfo | undefined; real: Promise<string>; link: boolean; known: PlannedFile | undefined } | { error: Error };
+/** `unsupported`: why a file that is no JPEG, PNG, MP4 or MOV is left out. */
+type Probe = { info: Stats; media: MediaInfo | undefined; unsupported?: string; real: Promise<string>; link: boolean; known: PlannedFile | undefined } | { error: Error };
 
 /** The file, planned, when its manifest records it as unchanged (see `knownMediaLookup`); else undefined. */
 type KnownMedia = (path: string, info: Stats) => PlannedFile | undefined;
@@ -450,11 +451,12 @@ async function probe(path: string, realDir: Promise<string> | undefined, known: 
     if (notRegular) return { error: new NotRegularFileError(path, notRegular) };
     // A link's manifest entry names the link, whose target may have been swapped: always sniffed.
     const remembered = link ? undefined : known(path, info);
-    const media = remembered?.media ?? sniffFileSync(path);
+    let unsupported: string | undefined;
+    const media = remembered?.media ?? sniffFileSync(path, (why) => (unsupported = why));
     const real = realDir && !link ? realDir.then((d) => childPath(d, basename(path))) : realpath(path);
     // Awaited where it is needed (a failure there fails the plan, as before); never unhandled meanwhile.
     real.catch(() => undefined);
-    return { info, media, real, link, known: remembered };
+    return { info, media, ...(unsupported ? { unsupported } : {}), real, link, known: remembered };
   } catch (err) {
     return { error: err as Error };
   }

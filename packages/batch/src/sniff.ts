@@ -64,12 +64,15 @@ export async function sniffFile(path: string): Promise<MediaInfo | undefined> {
  * rerun there. Throws what `openSync` throws (missing, unreadable), and
  * `NotRegularFileError` for a pipe or device (never read).
  */
-export function sniffFileSync(path: string): MediaInfo | undefined {
+export function sniffFileSync(path: string, whyNot?: (reason: string) => void): MediaInfo | undefined {
   const fd = openInputSync(path);
   try {
     const head = readAt(fd, 0, HEAD_BYTES);
     const media = sniffMedia(head);
-    if (!media?.supported) return undefined;
+    if (!media?.supported) {
+      whyNot?.(unsupportedReason(media));
+      return undefined;
+    }
     const format = media.format as MediaFormat;
     const info: MediaInfo = { format, fileType: media.kind, contentType: CONTENT_TYPES[format] };
     const frame = media.jpegScanFrom !== undefined && head.length === HEAD_BYTES ? jpegFrameBeyond(fd, media.jpegScanFrom) : media;
@@ -95,20 +98,8 @@ const FORMAT_NAMES: Partial<Record<SniffedFormat, string>> = {
 /**
  * Why a file `sniffFileSync` did not take is left out: what it is by content, when that is a format of
  * photos or videos (an iPhone's HEIC, a downloaded WebP), and what to do; otherwise {@link NOT_SUPPORTED}.
- * Reads its head again: only left-out files pay for it.
  */
-export function unsupportedReason(path: string): string {
-  let media: SniffedMedia | undefined;
-  try {
-    const fd = openInputSync(path);
-    try {
-      media = sniffMedia(readAt(fd, 0, HEAD_BYTES));
-    } finally {
-      closeSync(fd);
-    }
-  } catch {
-    return NOT_SUPPORTED;
-  }
+function unsupportedReason(media: SniffedMedia | undefined): string {
   const name = media && FORMAT_NAMES[media.format];
   if (!media || !name) return NOT_SUPPORTED;
   return media.kind === 'image'
