@@ -12,4 +12,5 @@ export * from './selfhosted';
 export * from './random';
 export * from './media/sniff';
 export * from './media/grey-jpeg';
+export * from './media/grey-png';
 export * from './fleet/index';

@@ -245,3 +245,4 @@ function i32le(b: Uint8Array, at: number): number {
 
 // The `@pfc/core/media` entry is this file: what hosts need of media without the clients.
 export { greyJpegAsYcc } from './grey-jpeg';
+export { greyPngAsRgb } from './grey-png';
