@@ -5,6 +5,8 @@
  * libvips) to convert with; not a calibrated profile.
  */
 
+import { crc32, deflateSync } from 'node:zlib';
+
 /** The D50 white point every ICC profile's connection space uses. */
 const D50: XYZ = [0.9642, 1, 0.8249];
 
@@ -35,6 +37,18 @@ export function jpegWithIcc(jpeg: Buffer, profile: Buffer): Buffer<ArrayBuffer> 
   head.writeUInt16BE(0xffe2, 0);
   head.writeUInt16BE(data.length + 2, 2);
   return Buffer.concat([jpeg.subarray(0, 2), head, data, jpeg.subarray(2)]) as Buffer<ArrayBuffer>;
+}
+
+/** A PNG with `profile` in an iCCP chunk right after IHDR (PNG specification, 11.3.2.3), as Photoshop writes a grey one. */
+export function pngWithIcc(png: Buffer, profile: Buffer): Buffer<ArrayBuffer> {
+  const data = Buffer.concat([Buffer.from('test profile\0\0', 'latin1'), deflateSync(profile)]);
+  const chunk = Buffer.alloc(12 + data.length);
+  chunk.writeUInt32BE(data.length, 0);
+  chunk.write('iCCP', 4, 'latin1');
+  data.copy(chunk, 8);
+  chunk.writeUInt32BE(crc32(chunk.subarray(4, 8 + data.length)), 8 + data.length);
+  const afterIhdr = 8 + 12 + png.readUInt32BE(8);
+  return Buffer.concat([png.subarray(0, afterIhdr), chunk, png.subarray(afterIhdr)]) as Buffer<ArrayBuffer>;
 }
 
 /** The profile's bytes: header, tag table, then the tags (description, copyright, white point and `tags`), each 4-byte aligned. */

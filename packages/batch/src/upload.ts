@@ -7,11 +7,13 @@
  * the hash recorded is the original's, not the copy's, so a rerun finds the
  * file up to date and in place the original kept is the user's grey file.
  */
-import { createWriteStream } from 'node:fs';
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdir, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { type BackendKind, type FileInput, greyJpegAsYcc, type PfcParams } from '@pfc/core';
+import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
+import { type BackendKind, type FileInput, greyJpegAsYcc, greyPngAsRgb, type PfcParams } from '@pfc/core';
 import { tempPathFor } from '@pfc/node-io';
 import type SharpModule from 'sharp';
 import { InputUnsupportedError } from './errors';
@@ -46,13 +48,9 @@ export type RgbCopy = (read: string, format: 'jpeg' | 'png', copy: string) => Pr
 export async function uploadFor(source: string, size: number, media: MediaInfo, target: UploadTarget, onRead: (hash: string) => void): Promise<Upload> {
   if (!(media.grey && target.backend === 'web')) return { input: fileInputFromPath(source, onRead), size, discard: async () => undefined };
   const copy = tempPathFor(target.output);
-  const read = tempPathFor(target.output);
   try {
-    // The bytes converted are the bytes hashed, read once; from a file, so memory does not grow with the file's size
-    // (sharp holds a streamed input whole).
     await mkdir(dirname(copy), { recursive: true });
-    await pipeline(await readFileStream(source, onRead), createWriteStream(read));
-    const copySize = await colourCopy(read, media.format as 'jpeg' | 'png', source, copy, target.rgbCopy);
+    const copySize = await colourCopy(source, media.format as 'jpeg' | 'png', onRead, copy, target.rgbCopy);
     // The limits that depend on the upload's size hold for what is sent.
     const violation = limitViolation(media, copySize, target.params, target.backend);
     if (violation) throw new InputUnsupportedError(`${source}: greyscale, sent to the Web API as RGB (it takes RGB or RGBA only), where ${violation}`);
@@ -60,36 +58,59 @@ export async function uploadFor(source: string, size: number, media: MediaInfo, 
   } catch (err) {
     await rm(copy, { force: true });
     throw err;
+  }
+}
+
+/**
+ * Writes the colour copy of the grey `format` image in `source` to `copy`, reading `source` once (through
+ * `onRead`'s hash); returns its size. Lossless where core can (`greyJpegAsYcc`, `greyPngAsRgb`), else with the
+ * host's `rgbCopy`; without one, refused, saying so. `rgbCopy`'s failure is said as the file's.
+ */
+async function colourCopy(source: string, format: 'jpeg' | 'png', onRead: (hash: string) => void, copy: string, rgbCopy: RgbCopy | undefined): Promise<number> {
+  const read = tempPathFor(copy);
+  try {
+    const lossless = format === 'jpeg' ? await yccCopy(source, onRead, read, copy) : await rgbPngCopy(source, onRead, read, copy);
+    if (lossless !== undefined) return lossless;
+    if (!rgbCopy) throw new InputUnsupportedError(`${source}: greyscale, which the Web API does not take (RGB or RGBA only), and this installation cannot convert it (no image library): convert it to RGB, or correct it with the pfc CLI`);
+    try {
+      return await rgbCopy(read, format, copy);
+    } catch (err) {
+      throw new InputUnsupportedError(`${source}: greyscale, and could not be converted to RGB for the Web API (it takes RGB or RGBA only): ${(err as Error).message}`);
+    }
   } finally {
     await rm(read, { force: true });
   }
 }
 
 /**
- * The colour copy of the grey image in `read`, its size: a baseline JPEG without a profile losslessly, any
- * other with the host's `rgbCopy`; without one, refused, saying so. `rgbCopy`'s failure is said as the file's.
+ * A grey baseline JPEG without a profile as the same coded data in colour (core's `greyJpegAsYcc`: no
+ * re-encoding, pixels identical, EXIF kept) in `copy`, its size. Read into memory whole: a JPEG's coded data
+ * (a few MB), never its pixels. Where that does not apply, the bytes read go to `read` for the host's copy.
  */
-async function colourCopy(read: string, format: 'jpeg' | 'png', source: string, copy: string, rgbCopy: RgbCopy | undefined): Promise<number> {
-  const lossless = format === 'jpeg' ? await yccCopy(read, copy) : undefined;
-  if (lossless !== undefined) return lossless;
-  if (!rgbCopy) throw new InputUnsupportedError(`${source}: greyscale, which the Web API does not take (RGB or RGBA only), and this installation cannot convert it (no image library): convert it to RGB, or correct it with the pfc CLI`);
-  try {
-    return await rgbCopy(read, format, copy);
-  } catch (err) {
-    throw new InputUnsupportedError(`${source}: greyscale, and could not be converted to RGB for the Web API (it takes RGB or RGBA only): ${(err as Error).message}`);
-  }
+async function yccCopy(source: string, onRead: (hash: string) => void, read: string, copy: string): Promise<number | undefined> {
+  const bytes = Buffer.concat(await (await readFileStream(source, onRead)).toArray());
+  const ycc = greyJpegAsYcc(bytes);
+  if (ycc) return writeFile(copy, ycc).then(() => ycc.length);
+  await writeFile(read, bytes);
+  return undefined;
 }
 
 /**
- * A grey baseline JPEG without a profile as the same coded data in colour (core's `greyJpegAsYcc`: no
- * re-encoding, pixels identical, EXIF kept), its size; undefined when that does not apply. Held in memory
- * whole: a JPEG's coded data (a few MB), never its pixels.
+ * A grey PNG without a profile as RGB(A) in `copy` (core's `greyPngAsRgb`: same samples, same depth, metadata
+ * kept, streamed row by row), its size; undefined where that does not apply. The file is read once into `read`
+ * (the bytes hashed are the bytes converted; a file, so memory does not grow with the image's size), which the
+ * host's copy then reads too.
  */
-async function yccCopy(read: string, copy: string): Promise<number | undefined> {
-  const ycc = greyJpegAsYcc(await readFile(read));
-  if (!ycc) return undefined;
-  await writeFile(copy, ycc);
-  return ycc.length;
+async function rgbPngCopy(source: string, onRead: (hash: string) => void, read: string, copy: string): Promise<number | undefined> {
+  await pipeline(await readFileStream(source, onRead), createWriteStream(read));
+  const rgb = await greyPngAsRgb(Readable.toWeb(createReadStream(read)) as ReadableStream<Uint8Array>);
+  if (!rgb) return undefined;
+  try {
+    await pipeline(Readable.fromWeb(rgb as NodeReadableStream<Uint8Array>), createWriteStream(copy));
+  } catch (err) {
+    throw new InputUnsupportedError(`${source}: greyscale, and its PNG data could not be converted to RGB for the Web API (it takes RGB or RGBA only): ${(err as Error).message}`);
+  }
+  return (await stat(copy)).size;
 }
 
 /**

@@ -1,16 +1,19 @@
 /**
  * Greyscale files on the Web API, which takes RGB or RGBA only: a baseline
- * JPEG without a profile is sent as the same coded data in colour, on any
- * host; any other grey file as the host's RGB copy (`rgbCopy`), or, on a host
- * without one (the VS Code .vsix carries no native image library), refused
- * before anything is sent, saying so. The CLI's end-to-end run is
+ * JPEG without a profile is sent as the same coded data in colour, and a PNG
+ * without one as the same samples in RGB, on any host; any other grey file
+ * (here a PNG with a grey profile) as the host's RGB copy (`rgbCopy`), or, on
+ * a host without one (the VS Code .vsix carries no native image library),
+ * refused before anything is sent, saying so. The CLI's end-to-end run is
  * test/cli/greyscale.test.ts.
  */
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { planBatch, runBatch } from '../src/index';
 import { rgbCopy } from '../src/rgb';
+import { greyProfile, pngWithIcc } from '../../../test/support/icc';
 import { FakeBackend, jpegBytes, listAll, tempDir, writeTree } from './helpers';
 
 /** Grey pixels with grain (a re-encode would change them). */
@@ -18,9 +21,24 @@ const grain = sharp(Buffer.from(Array.from({ length: 64 * 48 }, (_v, i) => (i * 
 
 async function photos(): Promise<string> {
   const root = tempDir();
-  writeTree(root, { 'bw.jpg': await grain.clone().jpeg().toBuffer(), 'bw.png': await grain.clone().png().toBuffer(), 'colour.jpg': jpegBytes(64, 48) });
+  writeTree(root, {
+    'bw.jpg': await grain.clone().jpeg().toBuffer(),
+    'bw16.png': await grain.clone().toColourspace('grey16').png().toBuffer(),
+    'profiled.png': pngWithIcc(await grain.clone().png().toBuffer(), greyProfile('Gray Gamma 1.8 (test)', 1.8)),
+    'colour.jpg': jpegBytes(64, 48),
+  });
   return root;
 }
+
+/** Each `bytes`-byte sample of `grey` three times: the same pixels in RGB. */
+function threeTimes(grey: Buffer, bytes: number): Buffer {
+  const rgb = Buffer.alloc(grey.length * 3);
+  for (let i = 0; i < grey.length; i += bytes) for (let c = 0; c < 3; c++) grey.copy(rgb, i * 3 + c * bytes, i, i + bytes);
+  return rgb;
+}
+
+/** 16-bit samples of the image as stored, in its own `space` (no conversion). */
+const pixels16 = (image: Uint8Array, space: 'grey16' | 'rgb16') => sharp(image).toColourspace(space).raw({ depth: 'ushort' }).toBuffer();
 
 /** The channels of `name`'s upload, and its pixels as sRGB (sharp shows a grey image as R = G = B too). */
 async function sent(backend: FakeBackend, name: string): Promise<{ channels: number | undefined; pixels: Buffer }> {
@@ -29,28 +47,45 @@ async function sent(backend: FakeBackend, name: string): Promise<{ channels: num
 }
 
 describe('greyscale files on the Web API', () => {
-  it('without an RGB copy from the host: a baseline JPEG goes losslessly (pixels identical), a PNG fails before its upload saying why; the colour file goes on', async () => {
+  it('without an RGB copy from the host: a baseline JPEG and a PNG go losslessly (pixels identical, 16 bits kept), a profiled PNG fails before its upload saying why; the colour file goes on', async () => {
     const root = await photos();
     const backend = new FakeBackend();
     const summary = await runBatch(await planBatch({ inputs: [root] }), { backend, retryDelayMs: 1 });
-    expect(backend.calls.map((c) => c.fileName).sort()).toEqual(['bw.jpg', 'colour.jpg']);
+    expect(backend.calls.map((c) => c.fileName).sort()).toEqual(['bw.jpg', 'bw16.png', 'colour.jpg']);
     const jpeg = await sent(backend, 'bw.jpg');
     expect(jpeg.channels).toBe(3);
     expect(jpeg.pixels.equals(await sharp(join(root, 'bw.jpg')).raw().toBuffer())).toBe(true);
-    const png = summary.results.find((r) => r.rel === 'bw.png')!;
-    expect(png).toMatchObject({ status: 'failed', errorName: 'InputUnsupportedError' });
-    expect(png.error).toContain('greyscale, which the Web API does not take (RGB or RGBA only), and this installation cannot convert it');
-    expect(listAll(join(root, 'corrected')).filter((f) => !f.startsWith('.pfc-manifest'))).toEqual(['bw.jpg', 'colour.jpg']);
+    const png = backend.calls.find((c) => c.fileName === 'bw16.png')!.input;
+    expect(await sharp(png).metadata()).toMatchObject({ format: 'png', channels: 3, depth: 'ushort' });
+    expect((await pixels16(png, 'rgb16')).equals(threeTimes(await pixels16(readFileSync(join(root, 'bw16.png')), 'grey16'), 2))).toBe(true);
+    const profiled = summary.results.find((r) => r.rel === 'profiled.png')!;
+    expect(profiled).toMatchObject({ status: 'failed', errorName: 'InputUnsupportedError' });
+    expect(profiled.error).toContain('greyscale, which the Web API does not take (RGB or RGBA only), and this installation cannot convert it');
+    expect(listAll(join(root, 'corrected')).filter((f) => !f.startsWith('.pfc-manifest'))).toEqual(['bw.jpg', 'bw16.png', 'colour.jpg']);
   });
 
-  it('with the host\'s RGB copy: the PNG goes as RGB with the same pixels, every file is corrected, and no copy is left behind', async () => {
+  it('with the host\'s RGB copy: the profiled PNG goes as RGB with its tones converted, every file is corrected, and no copy is left behind', async () => {
     const root = await photos();
     const backend = new FakeBackend();
     const summary = await runBatch(await planBatch({ inputs: [root] }), { backend, retryDelayMs: 1, rgbCopy });
-    expect(summary).toMatchObject({ corrected: 3, failed: 0 });
-    const png = await sent(backend, 'bw.png');
+    expect(summary).toMatchObject({ corrected: 4, failed: 0 });
+    const png = await sent(backend, 'profiled.png');
     expect(png.channels).toBe(3);
-    expect(png.pixels.equals(await sharp(join(root, 'bw.png')).raw().toBuffer())).toBe(true);
+    expect(png.pixels.equals(await sharp(join(root, 'profiled.png')).toColourspace('srgb').raw().toBuffer())).toBe(true);
+    expect(listAll(root).filter((f) => f.includes('.pfc-partial'))).toEqual([]);
+  });
+
+  it('a grey PNG whose image data is corrupt fails before its upload, saying so; no copy is left behind', async () => {
+    const root = tempDir();
+    const png = Buffer.from(await grain.clone().png().toBuffer());
+    const idat = png.indexOf('IDAT', 0, 'latin1');
+    png[idat + 10] = png[idat + 10]! ^ 0xff; // inside the image data: its CRC no longer matches
+    writeTree(root, { 'bw.png': png });
+    const backend = new FakeBackend();
+    const summary = await runBatch(await planBatch({ inputs: [root] }), { backend, retryDelayMs: 1, rgbCopy });
+    expect(backend.calls).toEqual([]);
+    expect(summary.results[0]).toMatchObject({ status: 'failed', errorName: 'InputUnsupportedError' });
+    expect(summary.results[0]!.error).toMatch(/bw\.png: greyscale, and its PNG data could not be converted to RGB for the Web API \(it takes RGB or RGBA only\): corrupt PNG: CRC mismatch in the IDAT chunk/);
     expect(listAll(root).filter((f) => f.includes('.pfc-partial'))).toEqual([]);
   });
 });
