@@ -17,6 +17,7 @@ import { THUMBNAIL_SIDE } from '../src/ui/thumbnail';
 import { rgbForWebApi } from '../src/ui/web-api-input';
 import type { DumpNode, NodeSpec } from './e2e/spec';
 import { PLUGIN_DIR, serveHarness, serveWithoutCors } from './e2e/serve';
+import { greyProfile, pngWithIcc } from '../../../test/support/icc';
 import { greyJpeg, greyPng, meanDifference, shownPixels } from './grey-images';
 import { nodeRedraw } from './node-redraw';
 
@@ -346,7 +347,7 @@ describe('Figma plugin in Chromium with the emulator', () => {
     expect(converted.notes).toEqual(['converted from webp to PNG for Figma']);
   });
 
-  it('redraws greyscale images as RGB for the Web API (upright, full size, own format) as the unit tests\' stand-in does; colour ones stay byte for byte', async () => {
+  it('makes greyscale images RGB for the Web API in the browser as in Node: baseline JPEGs and PNGs losslessly, others redrawn (upright, full size, own format); colour ones stay byte for byte', async () => {
     const inBrowser = async (bytes: Uint8Array) => {
       const out = await page.evaluate((b64) => window.harness.rgbForWebApi(b64), Buffer.from(bytes).toString('base64'));
       return { bytes: new Uint8Array(Buffer.from(out.base64, 'base64')), notes: out.notes };
@@ -355,12 +356,11 @@ describe('Figma plugin in Chromium with the emulator', () => {
       const m = await sharp(bytes).metadata();
       return { format: m.format, width: m.width, height: m.height, channels: m.channels, orientation: m.orientation ?? 1, grey: sniffMedia(bytes)?.grey };
     };
-    const cases = [
+    const redrawn = [
       { name: 'progressive grey JPEG turned by EXIF', original: await greyJpeg(90, 60, true), expected: { format: 'jpeg', width: 60, height: 90, channels: 3 } },
-      { name: 'grey PNG with alpha', original: await greyPng(80, 50, true), expected: { format: 'png', width: 80, height: 50, channels: 4 } },
-      { name: 'grey PNG', original: await greyPng(80, 50, false), expected: { format: 'png', width: 80, height: 50 } },
+      { name: 'grey PNG with a grey profile', original: new Uint8Array(pngWithIcc(Buffer.from(await greyPng(80, 50, false)), greyProfile('Gray Gamma 2.2 (test)', 2.2))), expected: { format: 'png', width: 80, height: 50 } },
     ];
-    for (const { name, original, expected } of cases) {
+    for (const { name, original, expected } of redrawn) {
       const chromium = await inBrowser(original);
       const node = await rgbForWebApi(original, nodeRedraw);
       expect(await facts(chromium.bytes), name).toMatchObject({ ...expected, orientation: 1, grey: false });
@@ -368,6 +368,16 @@ describe('Figma plugin in Chromium with the emulator', () => {
       // The same picture, the right way up: within rounding of the original as shown.
       expect(meanDifference(await shownPixels(chromium.bytes), await shownPixels(original)), name).toBeLessThan(1);
       expect(chromium.notes, name).toEqual(['converted from greyscale to RGB before upload: the Web API takes RGB or RGBA images only']);
+    }
+    // A grey PNG without a profile is not drawn: in the browser's own (de)compression streams too, the same samples in RGB(A).
+    for (const { name, original, channels } of [
+      { name: 'grey PNG with alpha', original: await greyPng(80, 50, true), channels: 4 },
+      { name: 'grey PNG', original: await greyPng(80, 50, false), channels: 3 },
+    ]) {
+      const chromium = await inBrowser(original);
+      expect(await facts(chromium.bytes), name).toMatchObject({ format: 'png', width: 80, height: 50, channels, grey: false });
+      expect(Buffer.compare(await shownPixels(chromium.bytes), await shownPixels(original)), name).toBe(0);
+      expect(chromium.notes, name).toEqual(['converted from greyscale to RGB before upload, losslessly (the same samples): the Web API takes RGB or RGBA images only']);
     }
     // A baseline grey JPEG is not drawn: in the browser too, the same JPEG data in colour, byte for byte as in Node.
     const baseline = await greyJpeg(90, 60);

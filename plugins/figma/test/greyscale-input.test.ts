@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openBackend } from '../src/ui/backend';
 import { DEFAULT_OPTIONS } from '../src/ui/options';
 import { runCorrection, type ItemUpdate } from '../src/ui/runner';
+import { greyProfile, pngWithIcc } from '../../../test/support/icc';
 import { greyJpeg, greyPng, meanDifference, shownPixels } from './grey-images';
 import { freshSim, makeImage, nodeThumbnail, wired } from './helpers';
 import { nodeRedraw } from './node-redraw';
@@ -31,8 +32,14 @@ afterAll(async () => {
 const sha256 = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
 
 describe('greyscale images go to the Web API as RGB; colour ones as they are', () => {
-  it('sends a grey JPEG as the same JPEG data in colour, redraws a progressive one (upright) and a grey PNG with alpha at full size, sends a colour JPEG byte for byte, and Figma holds each result', async () => {
-    const originals = { jpeg: await greyJpeg(90, 60), progressive: await greyJpeg(100, 64, true), png: await greyPng(80, 50, true), colour: await makeImage(70, 40) };
+  it('sends a grey JPEG as the same JPEG data in colour and a grey PNG with alpha as the same samples in RGBA, redraws a progressive JPEG (upright) and a profiled PNG at full size, sends a colour JPEG byte for byte, and Figma holds each result', async () => {
+    const originals = {
+      jpeg: await greyJpeg(90, 60),
+      progressive: await greyJpeg(100, 64, true),
+      png: await greyPng(80, 50, true),
+      profiled: new Uint8Array(pngWithIcc(Buffer.from(await greyPng(60, 40, false)), greyProfile('Gray Gamma 2.2 (test)', 2.2))),
+      colour: await makeImage(70, 40),
+    };
     expect(sniffMedia(originals.jpeg)).toMatchObject({ grey: true, width: 90, height: 60 });
     expect(sniffMedia(originals.png)).toMatchObject({ grey: true });
     expect((await sharp(originals.jpeg).metadata()).autoOrient).toEqual({ width: 60, height: 90 });
@@ -57,12 +64,12 @@ describe('greyscale images go to the Web API as RGB; colour ones as they are', (
       onPlan: () => undefined,
       onItem: (hash, u: ItemUpdate) => void (u.phase === 'done' && notes.set(hash, u.notes ?? [])),
     }, { thumbnail: nodeThumbnail, redraw: nodeRedraw });
-    expect(summary).toMatchObject({ done: 4, failed: 0 });
+    expect(summary).toMatchObject({ done: 5, failed: 0 });
 
     const jobs = emu.jobs().slice(jobsBefore);
-    expect(jobs).toHaveLength(4);
+    expect(jobs).toHaveLength(5);
     // Each upload is the input of one job (the service's SHA-256 of it); the images' long sides tell them apart.
-    const longSide = { jpeg: 90, progressive: 100, png: 80, colour: 70 };
+    const longSide = { jpeg: 90, progressive: 100, png: 80, profiled: 60, colour: 70 };
     const received = (name: keyof typeof originals) => {
       const found = uploads.filter((u) => {
         const m = sniffMedia(u);
@@ -92,20 +99,27 @@ describe('greyscale images go to the Web API as RGB; colour ones as they are', (
     expect([progressiveMeta.channels, progressiveMeta.orientation ?? 1]).toEqual([3, 1]);
     expect(meanDifference(await shownPixels(progressiveIn), await shownPixels(originals.progressive))).toBeLessThan(1);
 
-    // The grey PNG with alpha: an RGBA PNG, lossless.
+    // The grey PNG with alpha: an RGBA PNG of the same samples, not drawn.
     const pngIn = received('png').bytes;
     expect(sniffMedia(pngIn)).toMatchObject({ format: 'png', grey: false, width: 80, height: 50 });
     expect((await sharp(pngIn).metadata()).channels).toBe(4);
     expect(Buffer.compare(await shownPixels(pngIn), await shownPixels(originals.png))).toBe(0);
+    expect(notes.get(originalHash.png!)?.join('\n')).toMatch(/losslessly \(the same samples\)/);
+
+    // The profiled PNG cannot be transcoded (its grey profile sets its tones): redrawn as RGB, shown as the original is.
+    const profiledIn = received('profiled').bytes;
+    expect(sniffMedia(profiledIn)).toMatchObject({ format: 'png', grey: false, width: 60, height: 40 });
+    expect(meanDifference(await shownPixels(profiledIn), await shownPixels(originals.profiled))).toBeLessThan(1);
+    expect(notes.get(originalHash.profiled!)?.join('\n')).not.toMatch(/losslessly/);
 
     // Each grey image was replaced by the service's result, of the original's (upright) size, and the user was told.
-    for (const [name, size] of [['jpeg', [60, 90]], ['progressive', [64, 100]], ['png', [80, 50]]] as const) {
+    for (const [name, size] of [['jpeg', [60, 90]], ['progressive', [64, 100]], ['png', [80, 50]], ['profiled', [60, 40]]] as const) {
       expect(hashOf(name), name).not.toBe(originalHash[name]);
       const inFigma = sim.imageBytes(hashOf(name))!;
       const fromService = new Uint8Array(await (await fetch(received(name).job.record.correctedFile!)).arrayBuffer());
       expect(Buffer.from(inFigma).equals(Buffer.from(fromService)), name).toBe(true);
       const meta = await sharp(inFigma).metadata();
-      expect([meta.format, meta.width, meta.height], name).toEqual([name === 'png' ? 'png' : 'jpeg', ...size]);
+      expect([meta.format, meta.width, meta.height], name).toEqual([name === 'png' || name === 'profiled' ? 'png' : 'jpeg', ...size]);
       expect(notes.get(originalHash[name]!)?.join('\n'), name).toMatch(/converted from greyscale to RGB/);
     }
   });

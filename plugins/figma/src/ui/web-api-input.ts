@@ -3,7 +3,9 @@
  * (greyscale is not among them), yet Figma holds whatever JPEG or PNG a user placed,
  * greyscale ones included. A grey baseline JPEG without a colour profile is
  * made a colour one losslessly (core's `greyJpegAsYcc`: the same coded data,
- * EXIF orientation included); any other grey image is redrawn here, in the
+ * EXIF orientation included), and so is a grey PNG without one (core's
+ * `greyPngAsRgb`: the same samples in R, G and B, 16-bit and metadata kept);
+ * any other grey image (progressive or profiled) is redrawn here, in the
  * browser, at full size and in its own format, so the service receives
  * RGB(A). Any other image goes as it is, byte for byte.
  *
@@ -19,7 +21,7 @@
  * - What is lost: metadata (EXIF, ICC; the browser decodes into sRGB, so the
  *   tones stay as shown) and the precision of a 16-bit PNG (canvas is 8-bit).
  */
-import { greyJpegAsYcc, sniffMedia } from '@pfc/core/media';
+import { greyJpegAsYcc, greyPngAsRgb, sniffMedia } from '@pfc/core/media';
 import { redrawWithin, type Redraw } from './redraw';
 
 /** JPEG quality of a greyscale JPEG redrawn as RGB (0–1). */
@@ -35,12 +37,18 @@ export interface WebApiInput {
 export async function rgbForWebApi(bytes: Uint8Array, redraw: Redraw = redrawWithin): Promise<WebApiInput> {
   const media = sniffMedia(bytes);
   if (media?.grey !== true) return { bytes, notes: [] };
-  const ycc = media.format === 'jpeg' ? greyJpegAsYcc(bytes) : undefined;
-  if (ycc) return { bytes: ycc, notes: ['converted from greyscale to RGB before upload, losslessly (the same JPEG data): the Web API takes RGB or RGBA images only'] };
+  const lossless = media.format === 'jpeg' ? greyJpegAsYcc(bytes) : await pngAsRgb(bytes);
+  if (lossless) return { bytes: lossless, notes: [`converted from greyscale to RGB before upload, losslessly (the same ${media.format === 'jpeg' ? 'JPEG data' : 'samples'}): the Web API takes RGB or RGBA images only`] };
   const type = media.format === 'png' ? 'image/png' : 'image/jpeg';
   const { blob } = await redraw(bytes, Number.POSITIVE_INFINITY, type, GREY_JPEG_QUALITY);
   return {
     bytes: new Uint8Array(await blob.arrayBuffer()),
     notes: ['converted from greyscale to RGB before upload: the Web API takes RGB or RGBA images only'],
   };
+}
+
+/** A grey PNG without a profile as RGB(A), losslessly; undefined where `greyPngAsRgb` does not apply or the data is damaged (the redraw then decodes it, or says why not). */
+async function pngAsRgb(bytes: Uint8Array): Promise<Uint8Array | undefined> {
+  const rgb = await greyPngAsRgb(new ReadableStream({ start: (c) => (c.enqueue(bytes), c.close()) }));
+  return rgb && new Response(rgb).arrayBuffer().then((b) => new Uint8Array(b), () => undefined);
 }
