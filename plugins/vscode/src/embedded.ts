@@ -65,9 +65,8 @@ export class EmbeddedEmulator {
   }
 
   private async start(): Promise<{ web: string; close(): Promise<void> }> {
-    const candidates = emulatorCandidates(this.extensionPath);
-    const entry = candidates.find((c) => existsSync(c));
-    if (!entry) throw new EmbeddedEmulatorUnavailableError(candidates.map((c) => dirname(dirname(c))));
+    const { entry, searched } = this.installation();
+    if (!entry) throw new EmbeddedEmulatorUnavailableError(searched.map((c) => dirname(dirname(c))));
     // A real ESM import (the package is ESM only); esbuild leaves a non-literal import() as it is.
     const mod = (await import(pathToFileURL(entry).href)) as EmulatorModule;
     // Only the Web API, on loopback; its control routes stay off.
@@ -82,13 +81,19 @@ export class EmbeddedEmulator {
    * greyscale files then fail on the Web API, saying so.
    */
   rgbCopy(): RgbCopy | undefined {
-    const entry = emulatorCandidates(this.extensionPath).find((c) => existsSync(c));
+    const { entry } = this.installation();
     if (!entry) return undefined;
     let copy: RgbCopy | undefined;
     return (...args) => {
       copy ??= sharpRgbCopy(createRequire(entry)('sharp') as typeof SharpModule);
       return copy(...args);
     };
+  }
+
+  /** `@pfc/emulator`'s entry, the first of the candidates that exists (looked up on each call: it may be installed later), and the candidates. */
+  private installation(): { entry: string | undefined; searched: string[] } {
+    const searched = emulatorCandidates(this.extensionPath);
+    return { entry: searched.find((c) => existsSync(c)), searched };
   }
 
   /** Stop it (deactivate). Idempotent. */
