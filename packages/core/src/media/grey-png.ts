@@ -14,12 +14,13 @@
  * so memory does not grow with the image. Inflate and deflate are the web
  * platform's DecompressionStream and CompressionStream, whose 'deflate' is
  * the zlib format IDAT holds [10.1]; when a runtime lacks them the function
- * does not apply. The CRC-32 [5.5] is a small table here.
+ * does not apply. Chunks, CRCs and row filters are `./png`'s.
  *
  * References in brackets are to the PNG specification, third edition (W3C, 2025).
  */
 
 import { PfcError } from '../errors';
+import { CRC_START, crc32, crcValue, paeth, PNG_FILTER, PNG_SIGNATURE, pngChunk, unfilterPngRow } from './png';
 
 /**
  * The same image as an RGB (colour type 2) or RGBA (type 6) PNG whose decoded
@@ -71,7 +72,6 @@ class PngDataError extends PfcError {
   }
 }
 
-const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
 const GREY = 0;
 const GREY_ALPHA = 4;
 const RGB = 2;
@@ -129,7 +129,7 @@ async function readHeader(input: ByteReader): Promise<Header | undefined> {
   if (first.type !== 'IHDR' || first.length !== IHDR_LENGTH) return undefined;
   const ihdr = readIhdr((await readChunk(input, first)).data);
   if (!ihdr) return undefined;
-  const head = [Uint8Array.from(PNG_SIGNATURE), chunkBytes('IHDR', rgbIhdr(ihdr))];
+  const head = [Uint8Array.from(PNG_SIGNATURE), pngChunk('IHDR', rgbIhdr(ihdr))];
   for (;;) {
     const start = await readChunkStart(input);
     if (start.type === 'IDAT') return { ihdr, head, firstIdatLength: start.length };
@@ -177,11 +177,11 @@ function chunkOutcome({ type, data }: Chunk, ihdr: Ihdr, beforeImage: boolean): 
   if (REFUSED.has(type)) return beforeImage ? 'refuse' : 'drop';
   const convert = CONVERTED.get(type);
   if (convert) return beforeImage ? convertedChunk(type, convert(data, ihdr)) : 'drop';
-  return COPIED.has(type) || isSafeToCopy(type) ? chunkBytes(type, data) : 'drop';
+  return COPIED.has(type) || isSafeToCopy(type) ? pngChunk(type, data) : 'drop';
 }
 
 function convertedChunk(type: string, data: Uint8Array | undefined): Outcome {
-  return data ? chunkBytes(type, data) : 'refuse';
+  return data ? pngChunk(type, data) : 'refuse';
 }
 
 /**
@@ -260,15 +260,15 @@ function rgbPng(input: ByteReader, header: Header): ReadableStream<Uint8Array> {
         for (;;) {
           const compressed = await deflated.read();
           if (!compressed) {
-            controller.enqueue(chunkBytes('IDAT', gathered.take()));
+            controller.enqueue(pngChunk('IDAT', gathered.take()));
             tail.forEach((chunk) => controller.enqueue(chunk));
-            controller.enqueue(chunkBytes('IEND', new Uint8Array(0)));
+            controller.enqueue(pngChunk('IEND', new Uint8Array(0)));
             controller.close();
             return;
           }
           gathered.add(compressed);
           if (gathered.length >= IDAT_BYTES) {
-            controller.enqueue(chunkBytes('IDAT', gathered.take()));
+            controller.enqueue(pngChunk('IDAT', gathered.take()));
             return;
           }
         }
@@ -524,9 +524,9 @@ class RowTranscoder {
 
   private completeRow(): void {
     const type = this.row[0]!;
-    if (type > PAETH) throw new PngDataError(`a row has filter type ${type}, which PNG does not define`);
+    if (type > PNG_FILTER.paeth) throw new PngDataError(`a row has filter type ${type}, which PNG does not define`);
     const samples = this.row.subarray(1);
-    unfilter(type, samples, this.previous.subarray(1), this.inBpp);
+    unfilterPngRow(type, samples, this.previous.subarray(1), this.inBpp);
     this.widen(samples);
     this.filterRgb();
     [this.row, this.previous] = [this.previous, this.row];
@@ -560,9 +560,9 @@ class RowTranscoder {
 
   /** The output row with the filter type whose bytes, read as signed, sum to the least magnitude (libpng's heuristic [12.7]). */
   private filterRgb(): void {
-    let bestType = NONE;
+    let bestType: number = PNG_FILTER.none;
     let bestCost = Infinity;
-    for (let type = NONE; type <= PAETH; type++) {
+    for (let type: number = PNG_FILTER.none; type <= PNG_FILTER.paeth; type++) {
       const cost = filterRow(type, this.rgb, this.previousRgb, this.outBpp, this.trial, bestCost);
       if (cost < bestCost) {
         [bestType, bestCost] = [type, cost];
@@ -638,32 +638,6 @@ function widenWhole(samples: Uint8Array, rgb: Uint8Array, sampleBytes: number, a
   }
 }
 
-/** Filter types of filter method 0 [9.2]. */
-const NONE = 0;
-const SUB = 1;
-const UP = 2;
-const AVERAGE = 3;
-const PAETH = 4;
-
-/** Undo a row's filter in place [9.2]: `previous` is the row above, unfiltered (zeros for a pass's first row); `bpp` bytes back is the pixel to the left. */
-function unfilter(type: number, row: Uint8Array, previous: Uint8Array, bpp: number): void {
-  const n = row.length;
-  switch (type) {
-    case SUB:
-      for (let i = bpp; i < n; i++) row[i] = row[i]! + row[i - bpp]!;
-      break;
-    case UP:
-      for (let i = 0; i < n; i++) row[i] = row[i]! + previous[i]!;
-      break;
-    case AVERAGE:
-      for (let i = 0; i < n; i++) row[i] = row[i]! + ((left(row, i, bpp) + previous[i]!) >> 1);
-      break;
-    case PAETH:
-      for (let i = 0; i < n; i++) row[i] = row[i]! + paeth(left(row, i, bpp), previous[i]!, left(previous, i, bpp));
-      break;
-  }
-}
-
 /**
  * `row` filtered with `type` into `out` [9.2], returning the sum of the
  * filtered bytes' magnitudes read as signed; stops early, returning at least
@@ -676,21 +650,21 @@ function filterRow(type: number, row: Uint8Array, previous: Uint8Array, bpp: num
   let cost = 0;
   let i = 0;
   switch (type) {
-    case NONE:
+    case PNG_FILTER.none:
       for (; i < n && cost < limit; i++) cost += magnitude((out[i] = row[i]!));
       break;
-    case SUB:
+    case PNG_FILTER.sub:
       for (; i < first; i++) cost += magnitude((out[i] = row[i]!));
       for (; i < n && cost < limit; i++) cost += magnitude((out[i] = (row[i]! - row[i - bpp]!) & 0xff));
       break;
-    case UP:
+    case PNG_FILTER.up:
       for (; i < n && cost < limit; i++) cost += magnitude((out[i] = (row[i]! - previous[i]!) & 0xff));
       break;
-    case AVERAGE:
+    case PNG_FILTER.average:
       for (; i < first; i++) cost += magnitude((out[i] = (row[i]! - (previous[i]! >> 1)) & 0xff));
       for (; i < n && cost < limit; i++) cost += magnitude((out[i] = (row[i]! - ((row[i - bpp]! + previous[i]!) >> 1)) & 0xff));
       break;
-    case PAETH:
+    case PNG_FILTER.paeth:
       for (; i < first; i++) cost += magnitude((out[i] = (row[i]! - previous[i]!) & 0xff));
       for (; i < n && cost < limit; i++) cost += magnitude((out[i] = (row[i]! - paeth(row[i - bpp]!, previous[i]!, previous[i - bpp]!)) & 0xff));
       break;
@@ -701,21 +675,6 @@ function filterRow(type: number, row: Uint8Array, previous: Uint8Array, bpp: num
 /** A filtered byte read as a signed difference, made positive. */
 function magnitude(filtered: number): number {
   return filtered < 128 ? filtered : 256 - filtered;
-}
-
-/** The byte of the pixel to the left, zero for the first pixel [9.2]. */
-function left(row: Uint8Array, i: number, bpp: number): number {
-  return i >= bpp ? row[i - bpp]! : 0;
-}
-
-/** The Paeth predictor [9.4]: of left, above and upper left, the one nearest to left + above − upper left, ties in that order. */
-function paeth(a: number, b: number, c: number): number {
-  const p = a + b - c;
-  const pa = Math.abs(p - a);
-  const pb = Math.abs(p - b);
-  const pc = Math.abs(p - c);
-  if (pa <= pb && pa <= pc) return a;
-  return pb <= pc ? b : c;
 }
 
 interface ChunkStart {
@@ -756,17 +715,6 @@ async function checkCrc(input: ByteReader, type: string, crc: number): Promise<v
   if (u32be(stored, 0) !== crcValue(crc)) throw new PngDataError(`CRC mismatch in the ${type} chunk`);
 }
 
-/** A whole chunk: length, type, data, CRC [5.3]. */
-function chunkBytes(type: string, data: Uint8Array): Uint8Array<ArrayBuffer> {
-  const bytes = new Uint8Array(12 + data.length);
-  const view = new DataView(bytes.buffer);
-  view.setUint32(0, data.length);
-  for (let i = 0; i < 4; i++) bytes[4 + i] = type.charCodeAt(i);
-  bytes.set(data, 8);
-  view.setUint32(8 + data.length, crcValue(crc32(CRC_START, bytes.subarray(4, 8 + data.length))));
-  return bytes;
-}
-
 /** Bit 5 of the first letter: 0 (uppercase) is critical [5.4]. */
 function isCritical(type: string): boolean {
   return (type.charCodeAt(0) & 0x20) === 0;
@@ -778,30 +726,6 @@ function isSafeToCopy(type: string): boolean {
 }
 
 const IDAT_TYPE = Uint8Array.from([0x49, 0x44, 0x41, 0x54]);
-const CRC_START = 0xffffffff;
-let crcTable: Uint32Array | undefined;
-
-/** The running CRC-32 [5.5] (ISO 3309, polynomial 0xEDB88320 reflected) after `bytes`; start from {@link CRC_START}, finish with {@link crcValue}. */
-function crc32(crc: number, bytes: Uint8Array): number {
-  const table = (crcTable ??= makeCrcTable());
-  let c = crc;
-  for (let i = 0; i < bytes.length; i++) c = table[(c ^ bytes[i]!) & 0xff]! ^ (c >>> 8);
-  return c;
-}
-
-function crcValue(crc: number): number {
-  return (crc ^ 0xffffffff) >>> 0;
-}
-
-function makeCrcTable(): Uint32Array {
-  const table = new Uint32Array(256);
-  for (let n = 0; n < 256; n++) {
-    let c = n;
-    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-    table[n] = c;
-  }
-  return table;
-}
 
 /** Bytes from a stream in the sizes asked for, however the stream happens to be cut. */
 class ByteReader {

@@ -7,6 +7,8 @@
  * whose frame header lies further in, continue with {@link scanJpegFrame}.
  */
 
+import { PNG_SIGNATURE } from './png';
+
 /** Formats recognised. The service reads `jpeg`, `png`, `mp4` and `mov` (see {@link SniffedMedia.supported}). */
 export type SniffedFormat = 'jpeg' | 'png' | 'gif' | 'webp' | 'tiff' | 'bmp' | 'heif' | 'avif' | 'mp4' | 'mov' | 'avi' | 'webm' | 'mkv';
 
@@ -47,7 +49,6 @@ const MIME: Record<SniffedFormat, string> = {
 const SUPPORTED = new Set<SniffedFormat>(['jpeg', 'png', 'mp4', 'mov']);
 const VIDEO = new Set<SniffedFormat>(['mp4', 'mov', 'avi', 'webm', 'mkv']);
 
-const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
 /** ISO-BMFF brands of still images (HEIF, AVIF). */
 const HEIF_BRANDS = new Set(['heic', 'heix', 'heim', 'heis', 'hevc', 'hevx', 'mif1', 'msf1']);
 const AVIF_BRANDS = new Set(['avif', 'avis']);
@@ -246,3 +247,4 @@ function i32le(b: Uint8Array, at: number): number {
 // The `@pfc/core/media` entry is this file: what hosts need of media without the clients.
 export { greyJpegAsYcc } from './grey-jpeg';
 export { greyPngAsRgb } from './grey-png';
+export { crc32, CRC_START, crcValue, PNG_FILTER, PNG_SIGNATURE, pngChunk, unfilterPngRow } from './png';

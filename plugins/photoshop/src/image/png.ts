@@ -7,41 +7,11 @@
  * panel stayed blank. fflate only uses them when present (`typeof` guards).
  *
  * Encodes 8- and 16-bit RGB/RGBA; decodes every non-interlaced PNG (grey,
- * grey+alpha, RGB, RGBA, palette; 1–16 bits) to 8-bit straight RGBA.
+ * grey+alpha, RGB, RGBA, palette; 1–16 bits) to 8-bit straight RGBA. Chunks,
+ * CRCs and row filters are core's (`@pfc/core`'s PNG mechanics).
  */
+import { PNG_FILTER, PNG_SIGNATURE, pngChunk, unfilterPngRow } from '@pfc/core';
 import { unzlibSync, Zlib } from 'fflate';
-
-const SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
-
-const CRC_TABLE = (() => {
-  const t = new Uint32Array(256);
-  for (let n = 0; n < 256; n++) {
-    let c = n;
-    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-    t[n] = c >>> 0;
-  }
-  return t;
-})();
-
-function crc32(bytes: Uint8Array, start: number, end: number): number {
-  let c = 0xffffffff;
-  for (let i = start; i < end; i++) c = CRC_TABLE[(c ^ bytes[i]!) & 0xff]! ^ (c >>> 8);
-  return (c ^ 0xffffffff) >>> 0;
-}
-
-function ascii(text: string): number[] {
-  return Array.from(text, (ch) => ch.charCodeAt(0));
-}
-
-function chunk(type: string, data: Uint8Array): Uint8Array {
-  const out = new Uint8Array(12 + data.length);
-  const view = new DataView(out.buffer);
-  view.setUint32(0, data.length);
-  out.set(ascii(type), 4);
-  out.set(data, 8);
-  view.setUint32(8 + data.length, crc32(out, 4, 8 + data.length));
-  return out;
-}
 
 export interface PngInput {
   width: number;
@@ -66,11 +36,11 @@ export function encodePngWithin(input: PngInput, maxBytes: number): Uint8Array |
   const { width, height, data, channels } = input;
   const depth = data instanceof Uint16Array ? 16 : 8;
   if (data.length !== width * height * channels) throw new Error(`PNG encoder: ${data.length} samples for ${width}×${height}×${channels}`);
-  const head = [Uint8Array.from(SIGNATURE), chunk('IHDR', header(width, height, depth, channels)), chunk('sRGB', Uint8Array.of(0))];
-  const tail = chunk('IEND', new Uint8Array(0));
+  const head = [Uint8Array.from(PNG_SIGNATURE), pngChunk('IHDR', header(width, height, depth, channels)), pngChunk('sRGB', Uint8Array.of(0))];
+  const tail = pngChunk('IEND', new Uint8Array(0));
   const framing = head.reduce((n, p) => n + p.length, 0) + tail.length + 12;
   const idat = deflateRows(input, depth, maxBytes - framing);
-  return idat && concat([...head, chunk('IDAT', idat), tail]);
+  return idat && concat([...head, pngChunk('IDAT', idat), tail]);
 }
 
 /** The IHDR chunk's data. */
@@ -101,7 +71,7 @@ function deflateRows({ width, height, data, channels }: PngInput, depth: number,
   });
   const row = new Uint8Array(stride);
   const filtered = new Uint8Array(stride + 1);
-  filtered[0] = 1;
+  filtered[0] = PNG_FILTER.sub;
   for (let y = 0; y < height; y++) {
     if (depth === 8) row.set((data as Uint8Array).subarray(y * stride, (y + 1) * stride));
     else {
@@ -143,7 +113,7 @@ const CHANNELS: Record<number, number> = { 0: 1, 2: 3, 3: 1, 4: 2, 6: 4 };
 
 /** Decode a PNG file to 8-bit straight RGBA. */
 export function decodePng(bytes: Uint8Array): DecodedPng {
-  for (let i = 0; i < 8; i++) if (bytes[i] !== SIGNATURE[i]) throw new Error('not a PNG file');
+  for (let i = 0; i < 8; i++) if (bytes[i] !== PNG_SIGNATURE[i]) throw new Error('not a PNG file');
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   let width = 0, height = 0, depth = 0, colourType = 0, interlace = 0;
   let palette: Uint8Array | undefined;
@@ -182,34 +152,17 @@ export function decodePng(bytes: Uint8Array): DecodedPng {
   return { width, height, data: toRgba(rows, { width, height, depth, colourType, channels, stride, palette, transparency }), depth };
 }
 
+/** The rows of `raw` (filter type byte first) unfiltered, one after another. */
 function unfilter(raw: Uint8Array, height: number, stride: number, bpp: number): Uint8Array {
   if (raw.length < height * (stride + 1)) throw new Error('the PNG result is truncated');
   const out = new Uint8Array(height * stride);
+  const none = new Uint8Array(stride);
   for (let y = 0; y < height; y++) {
     const filter = raw[y * (stride + 1)]!;
-    const src = y * (stride + 1) + 1;
-    const o = y * stride;
-    for (let i = 0; i < stride; i++) {
-      const a = i >= bpp ? out[o + i - bpp]! : 0;
-      const b = y > 0 ? out[o - stride + i]! : 0;
-      const c = i >= bpp && y > 0 ? out[o - stride + i - bpp]! : 0;
-      const x = raw[src + i]!;
-      let v: number;
-      switch (filter) {
-        case 0: v = x; break;
-        case 1: v = x + a; break;
-        case 2: v = x + b; break;
-        case 3: v = x + ((a + b) >> 1); break;
-        case 4: {
-          const p = a + b - c;
-          const pa = Math.abs(p - a), pb = Math.abs(p - b), pc = Math.abs(p - c);
-          v = x + (pa <= pb && pa <= pc ? a : pb <= pc ? b : c);
-          break;
-        }
-        default: throw new Error(`the PNG result has an unknown row filter ${filter}`);
-      }
-      out[o + i] = v & 0xff;
-    }
+    if (filter > PNG_FILTER.paeth) throw new Error(`the PNG result has an unknown row filter ${filter}`);
+    const row = out.subarray(y * stride, (y + 1) * stride);
+    row.set(raw.subarray(y * (stride + 1) + 1, (y + 1) * (stride + 1)));
+    unfilterPngRow(filter, row, y > 0 ? out.subarray((y - 1) * stride, y * stride) : none, bpp);
   }
   return out;
 }
