@@ -118,14 +118,21 @@ async function rgbPngCopy(source: string, onRead: (hash: string) => void, read: 
  * not every host can). JPEG at quality 100 without chroma subsampling (the
  * service re-encodes its output anyway); PNG lossless, 16-bit kept. EXIF
  * (orientation included: the pixels are not turned), XMP and IPTC are kept; a
- * grey profile's tones are converted to sRGB, which the copy then names.
+ * grey profile's tones are converted to sRGB, which the copy then names. A
+ * 16-bit grey image with a profile becomes 8-bit: sharp applies an embedded
+ * profile to 16-bit grey only in an 8-bit pipeline (kept at 16 bits, its
+ * numbers were sent unconverted under an sRGB name: a mid grey 128 under Gray
+ * Gamma 1.8 that shows as 146 went as 128). The right tones matter more than
+ * the last 8 bits.
  */
 export function sharpRgbCopy(sharp: typeof SharpModule): RgbCopy {
   return async (read, format, copy) => {
     // failOn 'error': minor decoder warnings (common in real-world JPEGs) do not stop the copy.
     const image = sharp(read, { failOn: 'error' });
-    const { depth } = await image.metadata();
-    const rgb = image.keepMetadata().toColourspace(depth === 'ushort' ? 'rgb16' : 'srgb').withIccProfile('srgb');
+    const { depth, icc } = await image.metadata();
+    const profiled16 = depth === 'ushort' && icc !== undefined;
+    if (profiled16) image.pipelineColourspace('b-w');
+    const rgb = image.keepMetadata().toColourspace(depth === 'ushort' && !profiled16 ? 'rgb16' : 'srgb').withIccProfile('srgb');
     const written = await (format === 'jpeg' ? rgb.jpeg({ quality: 100, chromaSubsampling: '4:4:4' }) : rgb.png()).toFile(copy);
     return written.size;
   };

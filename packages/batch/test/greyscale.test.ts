@@ -25,9 +25,18 @@ async function photos(): Promise<string> {
     'bw.jpg': await grain.clone().jpeg().toBuffer(),
     'bw16.png': await grain.clone().toColourspace('grey16').png().toBuffer(),
     'profiled.png': pngWithIcc(await grain.clone().png().toBuffer(), greyProfile('Gray Gamma 1.8 (test)', 1.8)),
+    'profiled16.png': pngWithIcc(await grain.clone().toColourspace('grey16').png().toBuffer(), greyProfile('Gray Gamma 1.8 (test)', 1.8)),
     'colour.jpg': jpegBytes(64, 48),
   });
   return root;
+}
+
+/** Mean absolute difference of two byte arrays of one length. */
+function meanAbsolute(a: Buffer, b: Buffer): number {
+  expect(a.length).toBe(b.length);
+  let sum = 0;
+  for (let i = 0; i < a.length; i++) sum += Math.abs(a[i]! - b[i]!);
+  return sum / a.length;
 }
 
 /** Each `bytes`-byte sample of `grey` three times: the same pixels in RGB. */
@@ -52,6 +61,7 @@ describe('greyscale files on the Web API', () => {
     const backend = new FakeBackend();
     const summary = await runBatch(await planBatch({ inputs: [root] }), { backend, retryDelayMs: 1 });
     expect(backend.calls.map((c) => c.fileName).sort()).toEqual(['bw.jpg', 'bw16.png', 'colour.jpg']);
+    expect(summary.results.filter((r) => r.status === 'failed').map((r) => r.rel).sort()).toEqual(['profiled.png', 'profiled16.png']);
     const jpeg = await sent(backend, 'bw.jpg');
     expect(jpeg.channels).toBe(3);
     expect(jpeg.pixels.equals(await sharp(join(root, 'bw.jpg')).raw().toBuffer())).toBe(true);
@@ -64,14 +74,21 @@ describe('greyscale files on the Web API', () => {
     expect(listAll(join(root, 'corrected')).filter((f) => !f.startsWith('.pfc-manifest'))).toEqual(['bw.jpg', 'bw16.png', 'colour.jpg']);
   });
 
-  it('with the host\'s RGB copy: the profiled PNG goes as RGB with its tones converted, every file is corrected, and no copy is left behind', async () => {
+  it('with the host\'s RGB copy: the profiled PNGs, 8- and 16-bit, go as RGB with their tones converted, every file is corrected, and no copy is left behind', async () => {
     const root = await photos();
     const backend = new FakeBackend();
     const summary = await runBatch(await planBatch({ inputs: [root] }), { backend, retryDelayMs: 1, rgbCopy });
-    expect(summary).toMatchObject({ corrected: 4, failed: 0 });
-    const png = await sent(backend, 'profiled.png');
-    expect(png.channels).toBe(3);
-    expect(png.pixels.equals(await sharp(join(root, 'profiled.png')).toColourspace('srgb').raw().toBuffer())).toBe(true);
+    expect(summary).toMatchObject({ corrected: 5, failed: 0 });
+    // As a colour-managed viewer shows them: the profile's tones in sRGB (a Gray Gamma 1.8 mid grey is lighter in sRGB).
+    const shown = await sharp(join(root, 'profiled.png')).toColourspace('srgb').raw().toBuffer();
+    const numbers = await grain.clone().toColourspace('srgb').raw().toBuffer();
+    expect(meanAbsolute(shown, numbers)).toBeGreaterThan(5);
+    for (const name of ['profiled.png', 'profiled16.png']) {
+      const png = await sent(backend, name);
+      expect(png.channels, name).toBe(3);
+      expect(meanAbsolute(png.pixels, shown), name).toBeLessThan(0.5);
+      expect(meanAbsolute(png.pixels, numbers), `${name}: not its numbers unconverted`).toBeGreaterThan(5);
+    }
     expect(listAll(root).filter((f) => f.includes('.pfc-partial'))).toEqual([]);
   });
 
