@@ -14,13 +14,15 @@
  * so memory does not grow with the image. Inflate and deflate are the web
  * platform's DecompressionStream and CompressionStream, whose 'deflate' is
  * the zlib format IDAT holds [10.1]; when a runtime lacks them the function
- * does not apply. Chunks, CRCs and row filters are `./png`'s.
+ * does not apply. Chunks, CRCs and row filters are `./png`'s, the rows'
+ * conversion `./png-rows`', the stream plumbing `./byte-streams`'.
  *
  * References in brackets are to the PNG specification, third edition (W3C, 2025).
  */
 
-import { PfcError } from '../errors';
-import { CRC_START, crc32, crcValue, paeth, PNG_FILTER, PNG_SIGNATURE, pngChunk, unfilterPngRow } from './png';
+import { ByteReader, Gathered, ignore, messageOf, ownBuffer, Pump } from './byte-streams';
+import { CRC_START, crc32, crcValue, PNG_SIGNATURE, PngDataError, pngChunk } from './png';
+import { GREY, GREY_ALPHA, type Ihdr, maxSample, outputDepth, RowTranscoder, sampleScale } from './png-rows';
 
 /**
  * The same image as an RGB (colour type 2) or RGBA (type 6) PNG whose decoded
@@ -52,7 +54,7 @@ export async function greyPngAsRgb(png: ReadableStream<Uint8Array>): Promise<Rea
   }
   let input: ByteReader;
   try {
-    input = new ByteReader(png.getReader());
+    input = new ByteReader(png.getReader(), (error) => new PngDataError(`the file could not be read (${messageOf(error)})`, { cause: error }));
   } catch {
     return undefined; // already locked by another reader: not ours to cancel
   }
@@ -64,16 +66,6 @@ export async function greyPngAsRgb(png: ReadableStream<Uint8Array>): Promise<Rea
   return rgbPng(input, header);
 }
 
-/** Corrupt data found once the output has begun: the error of the returned stream. */
-class PngDataError extends PfcError {
-  override name = 'PngDataError';
-  constructor(problem: string, options?: { cause?: unknown }) {
-    super(`corrupt PNG: ${problem}`, options);
-  }
-}
-
-const GREY = 0;
-const GREY_ALPHA = 4;
 const RGB = 2;
 const RGBA = 6;
 /** Bit depths allowed per colour type [11.2.1]. */
@@ -88,8 +80,6 @@ const MAX_CHUNK_LENGTH = 0x7fffffff;
 const PIECE_BYTES = 8 * 1024;
 /** Compressed bytes gathered per output IDAT: large enough that chunk overhead is negligible. */
 const IDAT_BYTES = 64 * 1024;
-/** Filtered rows gathered per write to the compressor: one write per tiny row would cost more than the row. */
-const BATCH_BYTES = 64 * 1024;
 
 /** Chunks that do not depend on the colour type, copied verbatim wherever they are. */
 const COPIED = new Set([
@@ -103,14 +93,6 @@ const COPIED = new Set([
  * place [5.6], ignored by decoders, and dropped.
  */
 const REFUSED = new Set(['iCCP', 'acTL', 'fcTL', 'fdAT']);
-
-interface Ihdr {
-  width: number;
-  height: number;
-  depth: number;
-  colourType: typeof GREY | typeof GREY_ALPHA;
-  interlaced: boolean;
-}
 
 /** Everything before the image data, read and checked. */
 interface Header {
@@ -156,10 +138,6 @@ function rgbIhdr(ihdr: Ihdr): Uint8Array {
   view.setUint32(4, ihdr.height);
   d.set([outputDepth(ihdr), ihdr.colourType === GREY ? RGB : RGBA, 0, 0, ihdr.interlaced ? 1 : 0], 8);
   return d;
-}
-
-function outputDepth(ihdr: Ihdr): number {
-  return Math.max(8, ihdr.depth);
 }
 
 type Outcome = Uint8Array<ArrayBuffer> | 'drop' | 'refuse';
@@ -229,15 +207,6 @@ function rgbSignificantBits(data: Uint8Array, ihdr: Ihdr): Uint8Array | undefine
   return Uint8Array.from(ihdr.colourType === GREY ? [grey!, grey!, grey!] : [grey!, grey!, grey!, alpha!]);
 }
 
-function maxSample(depth: number): number {
-  return 2 ** depth - 1;
-}
-
-/** 1-, 2- and 4-bit samples to 8 bits as decoders do [13.12]: × 255 / (2^depth − 1), exactly left bit replication for these depths. */
-function sampleScale(depth: number): number {
-  return 255 / maxSample(depth);
-}
-
 /**
  * The output stream: the header's chunks, then the image data taken from the
  * input IDAT by IDAT, inflated, row by row widened to RGB(A) and re-filtered,
@@ -247,8 +216,8 @@ function sampleScale(depth: number): number {
  */
 function rgbPng(input: ByteReader, header: Header): ReadableStream<Uint8Array> {
   const tail: Uint8Array<ArrayBuffer>[] = [];
-  const inflated = new Pump(new DecompressionStream('deflate'), imageData(input, header, tail), 'the image data does not inflate');
-  const deflated = new Pump(new CompressionStream('deflate'), rgbRows(inflated, header.ihdr), 'the image data could not be compressed');
+  const inflated = new Pump(new DecompressionStream('deflate'), imageData(input, header, tail), (error) => asDataError(error, 'the image data does not inflate'));
+  const deflated = new Pump(new CompressionStream('deflate'), rgbRows(inflated, header.ihdr), (error) => asDataError(error, 'the image data could not be compressed'));
   const stop = (reason: unknown) => Promise.all([input.cancel(reason), inflated.cancel(reason), deflated.cancel(reason)]).then(ignore);
   const gathered = new Gathered();
   return new ReadableStream<Uint8Array>({
@@ -342,339 +311,8 @@ function rgbRows(inflated: Pump, ihdr: Ihdr): () => Promise<Uint8Array<ArrayBuff
   };
 }
 
-/**
- * A transform stream (inflate, deflate) driven from its output end: input,
- * from `next`, is written only when no output waits to be read, and a write
- * only once the transform took the one before (the next piece is made
- * meanwhile, so both sides work at once). Piping would do, but Node's
- * (De)CompressionStream applies no backpressure on its output side and would
- * queue the whole image.
- */
-class Pump {
-  private readonly reader: ReadableStreamDefaultReader<Uint8Array>;
-  private readonly writer: WritableStreamDefaultWriter<Uint8Array<ArrayBuffer>>;
-  private reading: Promise<ReadableStreamReadResult<Uint8Array>> | undefined;
-  private writing: Promise<void> | undefined;
-  private upcoming: Promise<Uint8Array<ArrayBuffer> | undefined> | undefined;
-  private inputEnded = false;
-
-  constructor(
-    transform: ReadableWritablePair<Uint8Array, Uint8Array<ArrayBuffer>>,
-    private readonly next: () => Promise<Uint8Array<ArrayBuffer> | undefined>,
-    /** What a failure of the transform itself means. */
-    private readonly problem: string,
-  ) {
-    this.reader = transform.readable.getReader();
-    this.writer = transform.writable.getWriter();
-  }
-
-  /** The next output bytes; undefined once the input has ended and the transform has given everything. */
-  async read(): Promise<Uint8Array | undefined> {
-    try {
-      const reading = (this.reading ??= handled(this.reader.read()));
-      while (!this.inputEnded && !(await isSettled(reading))) await this.feed(reading);
-      this.reading = undefined;
-      const { done, value } = await reading;
-      return done ? undefined : value;
-    } catch (error) {
-      throw asDataError(error, this.problem);
-    }
-  }
-
-  async cancel(reason: unknown): Promise<void> {
-    await Promise.all([this.reader.cancel(reason).catch(ignore), this.writer.abort(reason).catch(ignore)]);
-  }
-
-  /** Nothing waits to be read: the next input, once the transform has taken the last (or output arrives meanwhile). */
-  private async feed(reading: Promise<unknown>): Promise<void> {
-    const upcoming = (this.upcoming ??= handled(this.next()));
-    if (this.writing && !(await isSettled(this.writing))) {
-      await Promise.race([reading, this.writing]);
-      return;
-    }
-    await this.writing; // rethrows a failed write
-    const piece = await upcoming;
-    this.upcoming = undefined;
-    this.inputEnded = !piece;
-    this.writing = handled(piece ? this.writer.write(piece) : this.writer.close());
-  }
-}
-
-/** `promise`, marked as handled: a rejection nobody awaits (the transform failed, the reader was cancelled) is not reported as unhandled. */
-function handled<T>(promise: Promise<T>): Promise<T> {
-  promise.catch(ignore);
-  return promise;
-}
-
-const PENDING = Symbol('pending');
-
-/** Whether `promise` has settled by now (a settled promise wins a race against one resolved after it). */
-async function isSettled(promise: Promise<unknown>): Promise<boolean> {
-  return Promise.race([promise, Promise.resolve(PENDING)]).then(
-    (value) => value !== PENDING,
-    () => true,
-  );
-}
-
 function asDataError(error: unknown, problem: string): PngDataError {
   return error instanceof PngDataError ? error : new PngDataError(`${problem} (${messageOf(error)})`, { cause: error });
-}
-
-/** Byte arrays gathered until taken as one. */
-class Gathered {
-  private parts: Uint8Array[] = [];
-  length = 0;
-
-  add(part: Uint8Array): void {
-    this.parts.push(part);
-    this.length += part.length;
-  }
-
-  take(): Uint8Array<ArrayBuffer> {
-    const all = new Uint8Array(this.length);
-    let at = 0;
-    for (const part of this.parts) {
-      all.set(part, at);
-      at += part.length;
-    }
-    this.parts = [];
-    this.length = 0;
-    return all;
-  }
-}
-
-/** The size of one pass of the image: all of it, or one of the seven reduced images of Adam7 [8.1]. */
-interface Pass {
-  width: number;
-  height: number;
-}
-
-/** Adam7 passes [8.1]: first column and row, column and row steps. */
-const ADAM7 = [
-  [0, 0, 8, 8],
-  [4, 0, 8, 8],
-  [0, 4, 4, 8],
-  [2, 0, 4, 4],
-  [0, 2, 2, 4],
-  [1, 0, 2, 2],
-  [0, 1, 1, 2],
-] as const;
-
-/** The passes that have pixels: an empty pass has no rows, not even filter type bytes [8.1]. */
-function passesOf(ihdr: Ihdr): Pass[] {
-  if (!ihdr.interlaced) return [{ width: ihdr.width, height: ihdr.height }];
-  const count = (size: number, first: number, step: number) => Math.max(0, Math.ceil((size - first) / step));
-  return ADAM7.map(([x, y, dx, dy]) => ({ width: count(ihdr.width, x, dx), height: count(ihdr.height, y, dy) })).filter((p) => p.width > 0 && p.height > 0);
-}
-
-/**
- * Scanlines in, filtered RGB(A) scanlines out, one row at a time [6.2]: each
- * input row is unfiltered against the previous one [9.2], widened, then
- * filtered against the previous output row. Each pass is an image of its own:
- * its first row has no previous row (zeros) [8.1].
- */
-class RowTranscoder {
-  private readonly passes: Pass[];
-  private readonly sampleBytes: number;
-  private readonly channels: number;
-  /** Bytes per complete pixel, at least one: how far back the filters look [9.2]. */
-  private readonly inBpp: number;
-  private readonly outBpp: number;
-  private readonly batches: Batches;
-  private pass = -1;
-  private rowsLeft = 0;
-  /** The row being read, filter type byte first, and the one before it, unfiltered. */
-  private row = new Uint8Array(0);
-  private previous = new Uint8Array(0);
-  private filled = 0;
-  /** The current and previous output rows, unfiltered; two rows to try filters in. */
-  private rgb = new Uint8Array(0);
-  private previousRgb = new Uint8Array(0);
-  private trial = new Uint8Array(0);
-  private best = new Uint8Array(0);
-
-  constructor(private readonly ihdr: Ihdr) {
-    this.passes = passesOf(ihdr);
-    this.channels = ihdr.colourType === GREY ? 1 : 2;
-    this.sampleBytes = outputDepth(ihdr) / 8;
-    this.inBpp = Math.max(1, (ihdr.depth * this.channels) / 8);
-    this.outBpp = (this.channels + 2) * this.sampleBytes;
-    this.batches = new Batches(Math.max(BATCH_BYTES, 1 + ihdr.width * this.outBpp));
-    this.nextPass();
-  }
-
-  /** Take inflated bytes; the batches of output rows completed so far. */
-  push(bytes: Uint8Array): Uint8Array<ArrayBuffer>[] {
-    for (let at = 0; at < bytes.length; ) {
-      if (this.pass === this.passes.length) throw new PngDataError('the image data holds more than the rows of the image');
-      const n = Math.min(bytes.length - at, this.row.length - this.filled);
-      this.row.set(bytes.subarray(at, at + n), this.filled);
-      this.filled += n;
-      at += n;
-      if (this.filled === this.row.length) this.completeRow();
-    }
-    return this.batches.full();
-  }
-
-  /** At the end of the image data, which must hold every row: the last batches. */
-  finish(): Uint8Array<ArrayBuffer>[] {
-    if (this.pass < this.passes.length) throw new PngDataError('the image data ends before the last row');
-    return this.batches.all();
-  }
-
-  private completeRow(): void {
-    const type = this.row[0]!;
-    if (type > PNG_FILTER.paeth) throw new PngDataError(`a row has filter type ${type}, which PNG does not define`);
-    const samples = this.row.subarray(1);
-    unfilterPngRow(type, samples, this.previous.subarray(1), this.inBpp);
-    this.widen(samples);
-    this.filterRgb();
-    [this.row, this.previous] = [this.previous, this.row];
-    [this.rgb, this.previousRgb] = [this.previousRgb, this.rgb];
-    this.filled = 0;
-    if (--this.rowsLeft === 0) this.nextPass();
-  }
-
-  /** Move to the next pass with rows: new row sizes, previous rows zero. */
-  private nextPass(): void {
-    const pass = this.passes[++this.pass];
-    if (!pass) return;
-    const inRowBytes = Math.ceil((pass.width * this.ihdr.depth * this.channels) / 8);
-    const outRowBytes = pass.width * this.outBpp;
-    this.rowsLeft = pass.height;
-    this.row = new Uint8Array(1 + inRowBytes);
-    this.previous = new Uint8Array(1 + inRowBytes);
-    this.rgb = new Uint8Array(outRowBytes);
-    this.previousRgb = new Uint8Array(outRowBytes);
-    this.trial = new Uint8Array(outRowBytes);
-    this.best = new Uint8Array(outRowBytes);
-  }
-
-  /** The unfiltered input row as R = G = B = grey (then alpha) in `rgb`. */
-  private widen(samples: Uint8Array): void {
-    const { depth } = this.ihdr;
-    if (depth < 8) widenPacked(samples, this.rgb, depth);
-    else if (this.channels === 1 && depth === 8) widenGrey8(samples, this.rgb);
-    else widenWhole(samples, this.rgb, this.sampleBytes, this.channels === 2);
-  }
-
-  /** The output row with the filter type whose bytes, read as signed, sum to the least magnitude (libpng's heuristic [12.7]). */
-  private filterRgb(): void {
-    let bestType: number = PNG_FILTER.none;
-    let bestCost = Infinity;
-    for (let type: number = PNG_FILTER.none; type <= PNG_FILTER.paeth; type++) {
-      const cost = filterRow(type, this.rgb, this.previousRgb, this.outBpp, this.trial, bestCost);
-      if (cost < bestCost) {
-        [bestType, bestCost] = [type, cost];
-        [this.trial, this.best] = [this.best, this.trial];
-      }
-    }
-    const [batch, at] = this.batches.room(1 + this.best.length);
-    batch[at] = bestType;
-    batch.set(this.best, at + 1);
-  }
-}
-
-/** Output rows written into buffers of a fixed size, each handed on once full. */
-class Batches {
-  private buffer: Uint8Array<ArrayBuffer>;
-  private used = 0;
-  private ready: Uint8Array<ArrayBuffer>[] = [];
-
-  constructor(private readonly size: number) {
-    this.buffer = new Uint8Array(size);
-  }
-
-  /** Room for `bytes` more: the buffer and where in it to write. */
-  room(bytes: number): [Uint8Array, number] {
-    if (this.used + bytes > this.size) this.handOn();
-    const at = this.used;
-    this.used += bytes;
-    return [this.buffer, at];
-  }
-
-  /** The buffers filled since last asked. */
-  full(): Uint8Array<ArrayBuffer>[] {
-    const ready = this.ready;
-    this.ready = [];
-    return ready;
-  }
-
-  /** Every buffer, the last one as far as it is filled. */
-  all(): Uint8Array<ArrayBuffer>[] {
-    if (this.used > 0) this.handOn();
-    return this.full();
-  }
-
-  private handOn(): void {
-    this.ready.push(this.buffer.subarray(0, this.used));
-    this.buffer = new Uint8Array(this.size);
-    this.used = 0;
-  }
-}
-
-/** 1-, 2- or 4-bit grey samples, most significant bits first [6.2], scaled to 8 bits [13.12], three times each. */
-function widenPacked(samples: Uint8Array, rgb: Uint8Array, depth: number): void {
-  const mask = maxSample(depth);
-  const scale = sampleScale(depth);
-  for (let x = 0, o = 0; o < rgb.length; x++, o += 3) {
-    const bit = x * depth;
-    const grey = ((samples[bit >> 3]! >> (8 - depth - (bit & 7))) & mask) * scale;
-    rgb[o] = rgb[o + 1] = rgb[o + 2] = grey;
-  }
-}
-
-/** The common case, 8-bit grey, without the general loop's per-byte bookkeeping. */
-function widenGrey8(samples: Uint8Array, rgb: Uint8Array): void {
-  for (let i = 0, o = 0; i < samples.length; i++, o += 3) rgb[o] = rgb[o + 1] = rgb[o + 2] = samples[i]!;
-}
-
-/** 8- or 16-bit samples: the grey's bytes three times, then the alpha's. */
-function widenWhole(samples: Uint8Array, rgb: Uint8Array, sampleBytes: number, alpha: boolean): void {
-  const inPixel = sampleBytes * (alpha ? 2 : 1);
-  for (let i = 0, o = 0; i < samples.length; i += inPixel) {
-    for (let copy = 0; copy < 3; copy++) for (let b = 0; b < sampleBytes; b++) rgb[o++] = samples[i + b]!;
-    if (alpha) for (let b = sampleBytes; b < inPixel; b++) rgb[o++] = samples[i + b]!;
-  }
-}
-
-/**
- * `row` filtered with `type` into `out` [9.2], returning the sum of the
- * filtered bytes' magnitudes read as signed; stops early, returning at least
- * `limit`, once that sum reaches `limit` (another type is already better).
- * One loop per type: this is where the time goes.
- */
-function filterRow(type: number, row: Uint8Array, previous: Uint8Array, bpp: number, out: Uint8Array, limit: number): number {
-  const n = row.length;
-  const first = Math.min(bpp, n); // the first pixel has no left neighbour (nor upper left)
-  let cost = 0;
-  let i = 0;
-  switch (type) {
-    case PNG_FILTER.none:
-      for (; i < n && cost < limit; i++) cost += magnitude((out[i] = row[i]!));
-      break;
-    case PNG_FILTER.sub:
-      for (; i < first; i++) cost += magnitude((out[i] = row[i]!));
-      for (; i < n && cost < limit; i++) cost += magnitude((out[i] = (row[i]! - row[i - bpp]!) & 0xff));
-      break;
-    case PNG_FILTER.up:
-      for (; i < n && cost < limit; i++) cost += magnitude((out[i] = (row[i]! - previous[i]!) & 0xff));
-      break;
-    case PNG_FILTER.average:
-      for (; i < first; i++) cost += magnitude((out[i] = (row[i]! - (previous[i]! >> 1)) & 0xff));
-      for (; i < n && cost < limit; i++) cost += magnitude((out[i] = (row[i]! - ((row[i - bpp]! + previous[i]!) >> 1)) & 0xff));
-      break;
-    case PNG_FILTER.paeth:
-      for (; i < first; i++) cost += magnitude((out[i] = (row[i]! - previous[i]!) & 0xff));
-      for (; i < n && cost < limit; i++) cost += magnitude((out[i] = (row[i]! - paeth(row[i - bpp]!, previous[i]!, previous[i - bpp]!)) & 0xff));
-      break;
-  }
-  return cost;
-}
-
-/** A filtered byte read as a signed difference, made positive. */
-function magnitude(filtered: number): number {
-  return filtered < 128 ? filtered : 256 - filtered;
 }
 
 interface ChunkStart {
@@ -726,78 +364,6 @@ function isSafeToCopy(type: string): boolean {
 }
 
 const IDAT_TYPE = Uint8Array.from([0x49, 0x44, 0x41, 0x54]);
-
-/** Bytes from a stream in the sizes asked for, however the stream happens to be cut. */
-class ByteReader {
-  private chunks: Uint8Array[] = [];
-  private buffered = 0;
-
-  constructor(private readonly reader: ReadableStreamDefaultReader<Uint8Array>) {}
-
-  /** Exactly `n` bytes, or undefined when the stream ends first (nothing is allocated until they are all there). */
-  async exactly(n: number): Promise<Uint8Array | undefined> {
-    while (this.buffered < n) if (!(await this.fill())) return undefined;
-    return this.take(n);
-  }
-
-  /** Between one and `max` bytes, as they arrive; undefined at the end of the stream. */
-  async upTo(max: number): Promise<Uint8Array | undefined> {
-    if (this.buffered === 0 && !(await this.fill())) return undefined;
-    return this.take(Math.min(max, this.chunks[0]!.length));
-  }
-
-  /** Stop reading: the stream's source may let go of the rest. */
-  async cancel(reason?: unknown): Promise<void> {
-    this.chunks = [];
-    this.buffered = 0;
-    await this.reader.cancel(reason).catch(ignore);
-  }
-
-  private async fill(): Promise<boolean> {
-    for (;;) {
-      const { done, value } = await this.reader.read().catch((error: unknown) => {
-        throw new PngDataError(`the file could not be read (${messageOf(error)})`, { cause: error });
-      });
-      if (done) return false;
-      if (value.length === 0) continue;
-      this.chunks.push(value);
-      this.buffered += value.length;
-      return true;
-    }
-  }
-
-  private take(n: number): Uint8Array {
-    const first = this.chunks[0];
-    if (n === 0 || !first) return new Uint8Array(0);
-    this.buffered -= n;
-    if (first.length >= n) return this.takeFromFirst(n);
-    const out = new Uint8Array(n);
-    for (let at = 0; at < n; ) {
-      const part = this.takeFromFirst(Math.min(n - at, this.chunks[0]!.length));
-      out.set(part, at);
-      at += part.length;
-    }
-    return out;
-  }
-
-  private takeFromFirst(n: number): Uint8Array {
-    const first = this.chunks[0]!;
-    if (n === first.length) this.chunks.shift();
-    else this.chunks[0] = first.subarray(n);
-    return first.subarray(0, n);
-  }
-}
-
-/** The compressor takes bytes in an ArrayBuffer (not a shared one): a view of one as it is, else a copy. */
-function ownBuffer(bytes: Uint8Array): Uint8Array<ArrayBuffer> {
-  return bytes.buffer instanceof ArrayBuffer ? (bytes as Uint8Array<ArrayBuffer>) : bytes.slice();
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
-function ignore(): void {}
 
 function u16be(b: Uint8Array, at: number): number {
   return ((b[at] ?? 0) << 8) | (b[at + 1] ?? 0);

@@ -8,6 +8,16 @@
  * References in brackets are to the PNG specification, third edition (W3C, 2025).
  */
 
+import { PfcError } from '../errors';
+
+/** Corrupt data found once the output has begun: the error of the returned stream. */
+export class PngDataError extends PfcError {
+  override name = 'PngDataError';
+  constructor(problem: string, options?: { cause?: unknown }) {
+    super(`corrupt PNG: ${problem}`, options);
+  }
+}
+
 /** The eight bytes every PNG starts with [5.2]. */
 export const PNG_SIGNATURE: readonly number[] = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
 
