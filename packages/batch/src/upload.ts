@@ -63,20 +63,20 @@ export async function uploadFor(source: string, size: number, media: MediaInfo, 
 
 /**
  * Writes the colour copy of the grey `format` image in `source` to `copy`, reading `source` once (through
- * `onRead`'s hash); returns its size. Lossless where core can (`greyJpegAsYcc`, `greyPngAsRgb`), else with the
- * host's `rgbCopy`; without one, refused, saying so. `rgbCopy`'s failure is said as the file's.
+ * `onRead`'s hash); returns its size. A JPEG's coded data in colour where core can (`greyJpegAsYcc`:
+ * lossless, cheaper than any re-encode); else the host's `rgbCopy` (libvips, off the event loop, about 4×
+ * faster than core's PNG transcode: bench `grey`); without one, core's `greyPngAsRgb` for a PNG; else
+ * refused, saying so. A failed conversion is said as the file's.
  */
 async function colourCopy(source: string, format: 'jpeg' | 'png', onRead: (hash: string) => void, copy: string, rgbCopy: RgbCopy | undefined): Promise<number> {
   const read = tempPathFor(copy);
   try {
-    const lossless = format === 'jpeg' ? await yccCopy(source, onRead, read, copy) : await rgbPngCopy(source, onRead, read, copy);
-    if (lossless !== undefined) return lossless;
-    if (!rgbCopy) throw new InputUnsupportedError(`${source}: greyscale, which the Web API does not take (RGB or RGBA only), and this installation cannot convert it (no image library): convert it to RGB, or correct it with the pfc CLI`);
-    try {
-      return await rgbCopy(read, format, copy);
-    } catch (err) {
-      throw new InputUnsupportedError(`${source}: greyscale, and could not be converted to RGB for the Web API (it takes RGB or RGBA only): ${(err as Error).message}`);
-    }
+    const ycc = format === 'jpeg' ? await yccCopy(source, onRead, read, copy) : await readInto(source, onRead, read);
+    if (ycc !== undefined) return ycc;
+    if (rgbCopy) return await hostCopy(rgbCopy, read, format, source, copy);
+    const rgb = format === 'png' ? await rgbPngCopy(read, source, copy) : undefined;
+    if (rgb !== undefined) return rgb;
+    throw new InputUnsupportedError(`${source}: greyscale, which the Web API does not take (RGB or RGBA only), and this installation cannot convert it (no image library): convert it to RGB, or correct it with the pfc CLI`);
   } finally {
     await rm(read, { force: true });
   }
@@ -85,7 +85,7 @@ async function colourCopy(source: string, format: 'jpeg' | 'png', onRead: (hash:
 /**
  * A grey baseline JPEG without a profile as the same coded data in colour (core's `greyJpegAsYcc`: no
  * re-encoding, pixels identical, EXIF kept) in `copy`, its size. Read into memory whole: a JPEG's coded data
- * (a few MB), never its pixels. Where that does not apply, the bytes read go to `read` for the host's copy.
+ * (a few MB), never its pixels. Where that does not apply, the bytes read go to `read` for another copy.
  */
 async function yccCopy(source: string, onRead: (hash: string) => void, read: string, copy: string): Promise<number | undefined> {
   const bytes = Buffer.concat(await (await readFileStream(source, onRead)).toArray());
@@ -95,14 +95,25 @@ async function yccCopy(source: string, onRead: (hash: string) => void, read: str
   return undefined;
 }
 
-/**
- * A grey PNG without a profile as RGB(A) in `copy` (core's `greyPngAsRgb`: same samples, same depth, metadata
- * kept, streamed row by row), its size; undefined where that does not apply. The file is read once into `read`
- * (the bytes hashed are the bytes converted; a file, so memory does not grow with the image's size), which the
- * host's copy then reads too.
- */
-async function rgbPngCopy(source: string, onRead: (hash: string) => void, read: string, copy: string): Promise<number | undefined> {
+/** `source` read once into `read` (the bytes hashed are the bytes converted; a file, so memory does not grow with the image's size). */
+async function readInto(source: string, onRead: (hash: string) => void, read: string): Promise<undefined> {
   await pipeline(await readFileStream(source, onRead), createWriteStream(read));
+  return undefined;
+}
+
+async function hostCopy(rgbCopy: RgbCopy, read: string, format: 'jpeg' | 'png', source: string, copy: string): Promise<number> {
+  try {
+    return await rgbCopy(read, format, copy);
+  } catch (err) {
+    throw new InputUnsupportedError(`${source}: greyscale, and could not be converted to RGB for the Web API (it takes RGB or RGBA only): ${(err as Error).message}`);
+  }
+}
+
+/**
+ * The grey PNG in `read` without a profile as RGB(A) in `copy` (core's `greyPngAsRgb`: same samples, same
+ * depth, metadata kept, streamed row by row), its size; undefined where that does not apply.
+ */
+async function rgbPngCopy(read: string, source: string, copy: string): Promise<number | undefined> {
   const rgb = await greyPngAsRgb(Readable.toWeb(createReadStream(read)) as ReadableStream<Uint8Array>);
   if (!rgb) return undefined;
   try {
@@ -118,7 +129,8 @@ async function rgbPngCopy(source: string, onRead: (hash: string) => void, read: 
  * not every host can). JPEG at quality 100 without chroma subsampling (the
  * service re-encodes its output anyway); PNG lossless, 16-bit kept. EXIF
  * (orientation included: the pixels are not turned), XMP and IPTC are kept; a
- * grey profile's tones are converted to sRGB, which the copy then names. A
+ * grey profile's tones are converted to sRGB, which the copy then names (an
+ * untagged image stays untagged, its samples copied exactly). A
  * 16-bit grey image with a profile becomes 8-bit: sharp applies an embedded
  * profile to 16-bit grey only in an 8-bit pipeline (kept at 16 bits, its
  * numbers were sent unconverted under an sRGB name: a mid grey 128 under Gray
@@ -132,7 +144,10 @@ export function sharpRgbCopy(sharp: typeof SharpModule): RgbCopy {
     const { depth, icc } = await image.metadata();
     const profiled16 = depth === 'ushort' && icc !== undefined;
     if (profiled16) image.pipelineColourspace('b-w');
-    const rgb = image.keepMetadata().toColourspace(depth === 'ushort' && !profiled16 ? 'rgb16' : 'srgb').withIccProfile('srgb');
+    const rgb = image.keepMetadata().toColourspace(depth === 'ushort' && !profiled16 ? 'rgb16' : 'srgb');
+    // Only a profiled image is converted and then named sRGB: on an untagged one the sRGB-to-sRGB transform
+    // moved 16-bit samples by one.
+    if (icc) rgb.withIccProfile('srgb');
     const written = await (format === 'jpeg' ? rgb.jpeg({ quality: 100, chromaSubsampling: '4:4:4' }) : rgb.png()).toFile(copy);
     return written.size;
   };

@@ -1,10 +1,11 @@
 /**
  * Greyscale files on the Web API, which takes RGB or RGBA only: a baseline
- * JPEG without a profile is sent as the same coded data in colour, and a PNG
- * without one as the same samples in RGB, on any host; any other grey file
- * (here a PNG with a grey profile) as the host's RGB copy (`rgbCopy`), or, on
- * a host without one (the VS Code .vsix carries no native image library),
- * refused before anything is sent, saying so. The CLI's end-to-end run is
+ * JPEG without a profile is sent as the same coded data in colour, on any
+ * host; any other grey file as the host's RGB copy (`rgbCopy`); on a host
+ * without one (the VS Code .vsix carries no native image library), a PNG
+ * without a profile as the same samples in RGB by core's transcode, and any
+ * other (here a PNG with a grey profile) refused before anything is sent,
+ * saying so. The CLI's end-to-end run is
  * test/cli/greyscale.test.ts.
  */
 import { readFileSync } from 'node:fs';
@@ -74,11 +75,14 @@ describe('greyscale files on the Web API', () => {
     expect(listAll(join(root, 'corrected')).filter((f) => !f.startsWith('.pfc-manifest'))).toEqual(['bw.jpg', 'bw16.png', 'colour.jpg']);
   });
 
-  it('with the host\'s RGB copy: the profiled PNGs, 8- and 16-bit, go as RGB with their tones converted, every file is corrected, and no copy is left behind', async () => {
+  it('with the host\'s RGB copy: a PNG goes with its samples exact, the profiled PNGs, 8- and 16-bit, as RGB with their tones converted, every file is corrected, and no copy is left behind', async () => {
     const root = await photos();
     const backend = new FakeBackend();
     const summary = await runBatch(await planBatch({ inputs: [root] }), { backend, retryDelayMs: 1, rgbCopy });
     expect(summary).toMatchObject({ corrected: 5, failed: 0 });
+    // Without a profile, the host's copy keeps the samples exactly, 16 bits included.
+    const png16 = backend.calls.find((c) => c.fileName === 'bw16.png')!.input;
+    expect((await pixels16(png16, 'rgb16')).equals(threeTimes(await pixels16(readFileSync(join(root, 'bw16.png')), 'grey16'), 2))).toBe(true);
     // As a colour-managed viewer shows them: the profile's tones in sRGB (a Gray Gamma 1.8 mid grey is lighter in sRGB).
     const shown = await sharp(join(root, 'profiled.png')).toColourspace('srgb').raw().toBuffer();
     const numbers = await grain.clone().toColourspace('srgb').raw().toBuffer();
@@ -99,7 +103,7 @@ describe('greyscale files on the Web API', () => {
     png[idat + 10] = png[idat + 10]! ^ 0xff; // inside the image data: its CRC no longer matches
     writeTree(root, { 'bw.png': png });
     const backend = new FakeBackend();
-    const summary = await runBatch(await planBatch({ inputs: [root] }), { backend, retryDelayMs: 1, rgbCopy });
+    const summary = await runBatch(await planBatch({ inputs: [root] }), { backend, retryDelayMs: 1 });
     expect(backend.calls).toEqual([]);
     expect(summary.results[0]).toMatchObject({ status: 'failed', errorName: 'InputUnsupportedError' });
     expect(summary.results[0]!.error).toMatch(/bw\.png: greyscale, and its PNG data could not be converted to RGB for the Web API \(it takes RGB or RGBA only\): corrupt PNG: CRC mismatch in the IDAT chunk/);
