@@ -3,6 +3,7 @@ import crash from './crash.mjs';
 import engine from './engine.mjs';
 import fleet from './fleet.mjs';
 import fuzz from './fuzz.mjs';
+import grey from './grey.mjs';
 import hosts from './hosts.mjs';
 import memory from './memory.mjs';
 import pipeline from './pipeline.mjs';
@@ -12,4 +13,4 @@ import scale from './scale.mjs';
 import soak from './soak.mjs';
 import soakLimits from './soak-limits.mjs';
 
-export const SUITES = [pipeline, polling, memory, engine, soak, soakLimits, crash, fuzz, quality, hosts, scale, fleet];
+export const SUITES = [pipeline, polling, memory, grey, engine, soak, soakLimits, crash, fuzz, quality, hosts, scale, fleet];
