@@ -8,7 +8,7 @@
 import { crc32, deflateSync } from 'node:zlib';
 
 /** The D50 white point every ICC profile's connection space uses. */
-const D50: XYZ = [0.9642, 1, 0.8249];
+export const D50: XYZ = [0.9642, 1, 0.8249];
 
 type XYZ = [number, number, number];
 
@@ -51,14 +51,28 @@ export function pngWithIcc(png: Buffer, profile: Buffer): Buffer<ArrayBuffer> {
   return Buffer.concat([png.subarray(0, afterIhdr), chunk, png.subarray(afterIhdr)]) as Buffer<ArrayBuffer>;
 }
 
-/** The profile's bytes: header, tag table, then the tags (description, copyright, white point and `tags`), each 4-byte aligned. */
-function profile(space: 'RGB ' | 'GRAY', name: string, tags: [string, Buffer][]): Buffer {
-  const all: [string, Buffer][] = [['desc', description(name)], ['cprt', Buffer.from('text\0\0\0\0No copyright, test data\0', 'latin1')], ['wtpt', xyzTag(D50)], ...tags];
-  const table = Buffer.alloc(4 + 12 * all.length);
-  table.writeUInt32BE(all.length);
+/** ICC's D50 as encoded in every profile header (s15Fixed16). */
+export const D50_ENCODED: XYZ = [0xf6d6, 0x10000, 0xd32d];
+
+export interface ProfileSpec {
+  /** Header version field: 0x02100000 (v2.1) or 0x04300000 (v4.3). */
+  version: number;
+  cls?: string;
+  space?: string;
+  pcs?: string;
+  intent?: number;
+  /** s15Fixed16 as encoded; D50 unless given. */
+  illuminant?: XYZ;
+  tags: [string, Uint8Array][];
+}
+
+/** A profile of header and tags, each tag's data 4-byte aligned, the size field right. */
+export function iccProfile(spec: ProfileSpec): Buffer {
+  const table = Buffer.alloc(4 + 12 * spec.tags.length);
+  table.writeUInt32BE(spec.tags.length);
   const bodies: Buffer[] = [];
   let at = 128 + table.length;
-  all.forEach(([sig, body], k) => {
+  spec.tags.forEach(([sig, body], k) => {
     table.write(sig, 4 + 12 * k, 'latin1');
     table.writeUInt32BE(at, 8 + 12 * k);
     table.writeUInt32BE(body.length, 12 + 12 * k);
@@ -68,12 +82,21 @@ function profile(space: 'RGB ' | 'GRAY', name: string, tags: [string, Buffer][])
   });
   const header = Buffer.alloc(128);
   header.writeUInt32BE(at, 0);
-  header.writeUInt32BE(0x02100000, 8);
-  header.write(`mntr${space}XYZ `, 12, 'latin1');
-  [2024, 1, 1, 0, 0, 0].forEach((v, k) => header.writeUInt16BE(v, 24 + 2 * k));
-  header.write('acsp', 36, 'latin1');
-  D50.forEach((v, k) => header.writeInt32BE(s15(v), 68 + 4 * k));
+  header.write('lcms', 4, 'latin1');
+  header.writeUInt32BE(spec.version, 8);
+  header.write(`${spec.cls ?? 'mntr'}${spec.space ?? 'GRAY'}${spec.pcs ?? 'XYZ '}`, 12, 'latin1');
+  [2025, 3, 14, 9, 26, 53].forEach((v, k) => header.writeUInt16BE(v, 24 + 2 * k));
+  header.write('acspAPPL', 36, 'latin1');
+  header.writeUInt32BE(spec.intent ?? 0, 64);
+  (spec.illuminant ?? D50_ENCODED).forEach((v, k) => header.writeInt32BE(v, 68 + 4 * k));
+  header.write('test', 80, 'latin1');
   return Buffer.concat([header, table, ...bodies]);
+}
+
+/** A v2 display profile of `space`: description, copyright, white point, then `tags`. */
+function profile(space: 'RGB ' | 'GRAY', name: string, tags: [string, Buffer][]): Buffer {
+  const all: [string, Buffer][] = [['desc', description(name)], ['cprt', Buffer.from('text\0\0\0\0No copyright, test data\0', 'latin1')], ['wtpt', xyzTag(D50)], ...tags];
+  return iccProfile({ version: 0x02100000, space, tags: all });
 }
 
 function s15(v: number): number {

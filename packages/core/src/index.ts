@@ -12,5 +12,6 @@ export * from './selfhosted';
 export * from './random';
 export * from './media/sniff';
 export * from './media/grey-jpeg';
+export * from './media/grey-icc';
 export * from './media/grey-png';
 export * from './fleet/index';

@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs';
 import sharp, { type JpegOptions } from 'sharp';
 import { describe, expect, it } from 'vitest';
-import { greyJpegAsYcc, sniffMedia } from '../src/index';
-import { greyProfile, jpegWithIcc } from '../../../test/support/icc';
+import { greyJpegAsYcc, rgbProfileForGrey, sniffMedia } from '../src/index';
+import { greyProfile, jpegWithIcc, rgbProfile } from '../../../test/support/icc';
+import { curvTable, embeddedIcc, greyIccProfile, iccChunks, isIccSegment, jpegSegments, jpegWithIccChunks, toneProfiles, withoutIcc } from './helpers/icc-profiles';
 
 // Fixtures sharp cannot make (it exposes no restart interval or sampling
 // factors), written once with libjpeg's jpeg_set_defaults plus:
@@ -156,13 +157,11 @@ describe('greyJpegAsYcc', () => {
     await expectSamePixels(grey, greyJpegAsYcc(grey));
   });
 
-  it('refuses a progressive grey JPEG, a colour JPEG, and a grey JPEG with an ICC profile', async () => {
+  it('refuses a progressive grey JPEG and a colour JPEG', async () => {
     expect(greyJpegAsYcc(await greyJpeg(33, 17, { progressive: true }))).toBeUndefined();
     const colour = await sharp(Buffer.alloc(16 * 8 * 3, 90), { raw: { width: 16, height: 8, channels: 3 } }).jpeg().toBuffer();
     expect(greyJpegAsYcc(colour)).toBeUndefined();
-    const grey = await greyJpeg(33, 17);
-    expect(greyJpegAsYcc(grey)).toBeDefined();
-    expect(greyJpegAsYcc(jpegWithIcc(grey, greyProfile('Gray Gamma 2.2', 2.2)))).toBeUndefined();
+    expect(greyJpegAsYcc(await greyJpeg(33, 17))).toBeDefined();
   });
 
   it('refuses lossless, arithmetic-coded, 12-bit and DNL-height frames, and a second scan', async () => {
@@ -186,5 +185,115 @@ describe('greyJpegAsYcc', () => {
     expect(greyJpegAsYcc(Uint8Array.from([0xff, 0xd8, 0xff, ...random]))).toBeUndefined();
     expect(greyJpegAsYcc(new Uint8Array(0))).toBeUndefined();
     expect(greyJpegAsYcc(await sharp(greyPixels(8, 8), { raw: { width: 8, height: 8, channels: 1 } }).png().toBuffer())).toBeUndefined();
+  });
+});
+
+/** Largest difference between two images' samples as a colour-managed viewer (lcms, in sharp) shows them in sRGB. */
+async function shownDifference(a: Uint8Array, b: Uint8Array): Promise<number> {
+  const [x, y] = await Promise.all([a, b].map((jpeg) => decoded(jpeg, 'srgb')));
+  expect(x!.data.length).toBe(y!.data.length);
+  return x!.data.reduce((max, v, i) => Math.max(max, Math.abs(v - y!.data[i]!)), 0);
+}
+
+/** The ICC profile `jpeg` carries, as sharp reads it. */
+async function iccOf(jpeg: Uint8Array): Promise<Buffer | undefined> {
+  return (await sharp(jpeg).metadata()).icc;
+}
+
+describe('greyJpegAsYcc with an ICC profile', () => {
+  for (const { name, profile, lcmsGreyExact } of toneProfiles()) {
+    it(`keeps the JPEG data bit for bit and the tones a viewer shows, the grey profile swapped for its RGB one: ${name}`, async () => {
+      const plain = await greyJpeg(96, 64, { quality: 90 });
+      const grey = jpegWithIcc(plain, profile);
+      const ycc = greyJpegAsYcc(grey);
+      expect(ycc).toBeDefined();
+      expect(await sharp(ycc!).metadata()).toMatchObject({ format: 'jpeg', channels: 3, width: 96, height: 64 });
+      const icc = await iccOf(ycc!);
+      expect(icc?.subarray(16, 20).toString('latin1')).toBe('RGB ');
+      expect(icc?.equals(rgbProfileForGrey(profile)!)).toBe(true);
+      // Only the profile changed: without it, the output is the profile-less transcode of the same JPEG.
+      expect(withoutIcc(ycc!).equals(greyJpegAsYcc(plain)!)).toBe(true);
+      // The same tones (lcms, within a level where its grey transform is exact: see toneProfiles) …
+      expect(await shownDifference(ycc!, grey)).toBeLessThanOrEqual(lcmsGreyExact ? 1 : 5);
+      // … which are not the grey numbers read as sRGB: the profile mattered.
+      const numbers = (await decoded(plain, 'srgb')).data;
+      const shown = (await decoded(grey, 'srgb')).data;
+      expect(shown.reduce((max, v, i) => Math.max(max, Math.abs(v - numbers[i]!)), 0)).toBeGreaterThanOrEqual(5);
+    });
+  }
+
+  it('refuses any profile when asked to (profiles: false, for a result that will go without one); a JPEG without a profile is converted still', async () => {
+    const plain = await greyJpeg(40, 24, { quality: 90 });
+    const grey = jpegWithIcc(plain, greyProfile('Gray Gamma 2.2', 2.2));
+    expect(greyJpegAsYcc(grey)).toBeDefined();
+    expect(greyJpegAsYcc(grey, { profiles: false })).toBeUndefined();
+    expect(greyJpegAsYcc(plain, { profiles: false })).toEqual(greyJpegAsYcc(plain));
+  });
+
+  it('writes the RGB profile where the first ICC segment was, keeping the other segments in their order', async () => {
+    const plain = await greyJpeg(40, 24, { quality: 90 }, 'grey test scene');
+    const afterFirst = 2 + jpegSegments(plain)[0]![1].length;
+    const grey = jpegWithIccChunks(plain, iccChunks(greyProfile('Gray Gamma 2.2', 2.2), 2), afterFirst);
+    const ycc = greyJpegAsYcc(grey)!;
+    const markers = (jpeg: Uint8Array) => jpegSegments(jpeg).map((s) => (isIccSegment(s) ? 'ICC' : s[0]));
+    const before = markers(grey).filter((m, i, all) => m !== 'ICC' || all[i - 1] !== 'ICC');
+    expect(markers(ycc)).toEqual([...before.slice(0, -1), 0xc4, 0xda]);
+    expect((await sharp(ycc).metadata()).exif?.toString('latin1')).toContain('grey test scene');
+  });
+
+  describe('split over several APP2 segments', () => {
+    // A profile over 64 KB: a 40000-entry table takes three input segments here, and its RGB profile two.
+    const big = greyIccProfile(2, 'Gamma 2.2 (40000 entries)', [['kTRC', curvTable(40000, (x) => x ** 2.2)]]);
+    const chunks = iccChunks(big, 3);
+
+    it('reassembles it by sequence number, whatever the order of the segments, and writes the RGB one over as many as it needs', async () => {
+      const plain = await greyJpeg(64, 48, { quality: 90 });
+      const inOrder = jpegWithIccChunks(plain, chunks);
+      const ycc = greyJpegAsYcc(inOrder)!;
+      expect(ycc).toBeDefined();
+      for (const order of [[2, 0, 1], [1, 2, 0], [2, 1, 0]]) {
+        expect(Buffer.from(greyJpegAsYcc(jpegWithIccChunks(plain, order.map((k) => chunks[k]!)))!).equals(ycc), order.join()).toBe(true);
+      }
+      const rgb = rgbProfileForGrey(big)!;
+      expect(rgb.length).toBeGreaterThan(65519);
+      const written = embeddedIcc(ycc);
+      expect(written.numbering).toEqual([
+        [1, 2],
+        [2, 2],
+      ]);
+      expect(written.profile.equals(rgb)).toBe(true);
+      expect((await iccOf(ycc))?.equals(rgb)).toBe(true);
+      expect(withoutIcc(ycc).equals(greyJpegAsYcc(plain)!)).toBe(true);
+      expect(await shownDifference(ycc, inOrder)).toBeLessThanOrEqual(1);
+    });
+
+    it('refuses a missing, repeated or misnumbered segment', async () => {
+      const plain = await greyJpeg(24, 16);
+      const [one, two, three] = chunks as [[number, number, Uint8Array], [number, number, Uint8Array], [number, number, Uint8Array]];
+      const sets: [number, number, Uint8Array][][] = [
+        [one, two],
+        [one, three],
+        [one, two, three, three],
+        [one, two, [2, 3, three[2]]],
+        [one, two, [4, 3, three[2]]],
+        [[0, 3, one[2]], two, three],
+        [one, two, [3, 4, three[2]]],
+        [[1, 0, one[2]]],
+      ];
+      for (const set of sets) expect(greyJpegAsYcc(jpegWithIccChunks(plain, set)), set.map(([s, c]) => `${s}/${c}`).join(' ')).toBeUndefined();
+      expect(greyJpegAsYcc(jpegWithIccChunks(plain, [one, two, three]))).toBeDefined();
+    });
+  });
+
+  it('refuses a profile it cannot convert: RGB, CMYK, a Lab connection space, malformed or cut short', async () => {
+    const plain = await greyJpeg(33, 17);
+    const srgbLike = rgbProfile('sRGB-like', { r: [0.436, 0.2225, 0.0139], g: [0.3851, 0.7169, 0.0971], b: [0.1431, 0.0606, 0.7141] }, 2.2);
+    const curve: [string, Uint8Array] = ['kTRC', curvTable(256, (x) => x ** 2)];
+    const gamma22 = greyProfile('Gray Gamma 2.2', 2.2);
+    const wrongSize = Buffer.from(gamma22);
+    wrongSize.writeUInt32BE(gamma22.length + 8, 0);
+    for (const profile of [srgbLike, greyIccProfile(2, 'CMYK', [curve], { space: 'CMYK' }), greyIccProfile(2, 'Lab grey', [curve], { pcs: 'Lab ' }), gamma22.subarray(0, 200), wrongSize, Buffer.alloc(0)]) {
+      expect(greyJpegAsYcc(jpegWithIcc(plain, profile))).toBeUndefined();
+    }
   });
 });

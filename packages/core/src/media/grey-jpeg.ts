@@ -5,30 +5,50 @@
  * domain no re-encoding is needed: the grey component becomes the luma
  * component bit for bit, and each block gains a Cb and a Cr block with no
  * coefficients, which every decoder turns into R = G = B = the grey sample.
+ * A grey ICC profile is swapped for the RGB one that shows R = G = B as it
+ * showed the grey (grey-icc), so colour-managed viewers show the same tones.
  * Pure: bytes in, bytes out (ITU T.81 references in brackets).
  */
+
+import { iccSegments, isIccChunk, joinIccChunks } from './jpeg-icc';
+import { rgbProfileForGrey } from './grey-icc';
 
 /**
  * The same image as a three-component YCbCr baseline JPEG whose decoded
  * pixels are exactly R = G = B = the decoded grey samples; metadata segments
- * (EXIF, XMP, comments) are kept. Undefined — never a throw, never a
- * different image — for anything else: not a JPEG, not one component, not
- * 8-bit sequential Huffman (SOF0/SOF1), more than one scan, a height defined
- * by DNL, an embedded ICC profile (a grey profile cannot describe RGB pixels,
- * so the tones would change without a colour conversion), malformed or
- * truncated data. Multi-picture (MPF) images after the first are dropped.
+ * (EXIF, XMP, comments) are kept. An embedded grey ICC profile (as
+ * Photoshop writes: Dot Gain 20 %, Gray Gamma 2.2) is replaced, where the
+ * first of its APP2 segments was, by the RGB profile {@link rgbProfileForGrey}
+ * derives from it, under which the RGB pixels show the grey's tones exactly.
+ * Undefined — never a throw, never a different image — for anything else:
+ * not a JPEG, not one component, not 8-bit sequential Huffman (SOF0/SOF1),
+ * more than one scan, a height defined by DNL, an ICC profile it cannot
+ * convert (not grey — an RGB or CMYK profile cannot describe a grey JPEG —,
+ * a Lab connection space, a grey LUT, an incomplete or malformed set of
+ * segments or profile), malformed or truncated data. Multi-picture (MPF)
+ * images after the first are dropped.
  *
  * @example
  * const upload = sniffMedia(bytes)?.grey ? (greyJpegAsYcc(bytes) ?? reencode(bytes)) : bytes;
  */
-export function greyJpegAsYcc(bytes: Uint8Array): Uint8Array | undefined {
+export function greyJpegAsYcc(bytes: Uint8Array, options: GreyJpegOptions = {}): Uint8Array | undefined {
   try {
     const headers = readHeaders(bytes);
+    if (headers?.icc && options.profiles === false) return undefined;
     return headers && writeYccJpeg(bytes, headers);
   } catch {
     // Truncated or corrupt entropy data: the caller converts another way.
     return undefined;
   }
+}
+
+export interface GreyJpegOptions {
+  /**
+   * Whether a JPEG with a grey ICC profile may be converted, carrying the RGB profile derived from it
+   * (default true). False refuses any profile: for a service asked to leave profiles out of its result
+   * (`preserveMetadata: false`), whose output numbers would then be shown as sRGB, not as the profile's.
+   */
+  profiles?: boolean;
 }
 
 /** Thrown by the entropy reader on data no decoder would read as this image; caught at the top. */
@@ -76,6 +96,8 @@ interface Headers {
   /** Huffman tables by class (0 DC, 1 AC) × 4 + id, as defined when the scan starts. */
   tables: Map<number, HuffmanTable>;
   restartInterval: number;
+  /** The ICC profile's APP2 segment bodies, in file order, and where in `segments` the first one was. */
+  icc?: { at: number; chunks: Uint8Array[] };
 }
 
 /** The headers once the scan header is read: the frame and scan are known, the entropy-coded data starts at `dataStart`. */
@@ -101,7 +123,7 @@ function readHeaders(b: Uint8Array): ScanHeaders | undefined {
   for (let at = 2; ; ) {
     const segment = segmentAt(b, at);
     if (!segment) return undefined;
-    if (segment.marker === SOS) return withScan(headers, segment);
+    if (segment.marker === SOS) return withRgbProfile(withScan(headers, segment));
     if (!takeSegment(headers, segment)) return undefined;
     at = segment.end;
   }
@@ -124,6 +146,7 @@ function takeSegment(headers: Headers, { marker, bytes, body }: Segment): boolea
     headers.segments.push(bytes);
     return body.length === 2;
   }
+  if (marker === APP2 && isIccChunk(body)) return takeIccChunk(headers, body);
   const decision = segmentDecision(headers, marker, body);
   if (decision === 'keep') headers.segments.push(bytes);
   return decision !== 'refuse';
@@ -152,6 +175,27 @@ function withScan(headers: Headers, segment: Segment): ScanHeaders | undefined {
   return scan && { ...headers, frame: frame!, scan, dataStart: segment.end };
 }
 
+/** Set the profile's chunks aside until all are read (they may come in any order), keeping the place of the first. */
+function takeIccChunk(headers: Headers, body: Uint8Array): boolean {
+  headers.icc ??= { at: headers.segments.length, chunks: [] };
+  headers.icc.chunks.push(body);
+  return true;
+}
+
+/**
+ * The grey profile, once whole, becomes the RGB one in its place: the grey
+ * one on RGB pixels would be ignored or misread, changing the tones.
+ * Undefined where it cannot be (not grey, incomplete, malformed).
+ */
+function withRgbProfile(headers: ScanHeaders | undefined): ScanHeaders | undefined {
+  if (!headers?.icc) return headers;
+  const grey = joinIccChunks(headers.icc.chunks);
+  const rgb = grey && rgbProfileForGrey(grey);
+  const segments = rgb && iccSegments(rgb);
+  if (!segments) return undefined;
+  return { ...headers, segments: [...headers.segments.slice(0, headers.icc.at), ...segments, ...headers.segments.slice(headers.icc.at)] };
+}
+
 /** The marker at `at` (after any 0xFF fill bytes [B.1.1.2]): its code, where it starts and where its segment length is. */
 function markerAt(b: Uint8Array, at: number): { code: number; start: number; end: number } | undefined {
   if (b[at] !== 0xff) return undefined;
@@ -165,12 +209,11 @@ function isApp(marker: number): boolean {
 }
 
 /**
- * ICC: a grey profile would describe RGB pixels wrongly. Adobe APP14: its
- * transform flag could make decoders read the three components as RGB.
- * MPF: its offsets point at images after this one's end, which the output drops.
+ * Adobe APP14: its transform flag could make decoders read the three
+ * components as RGB. MPF: its offsets point at images after this one's end,
+ * which the output drops. (ICC profiles are taken before: takeIccChunk.)
  */
 function appDecision(marker: number, body: Uint8Array): Decision {
-  if (marker === APP2 && startsWith(body, 'ICC_PROFILE\0')) return 'refuse';
   if (marker === APP2 && startsWith(body, 'MPF\0')) return 'drop';
   if (marker === APP14 && startsWith(body, 'Adobe')) return 'drop';
   return 'keep';

@@ -245,6 +245,7 @@ function i32le(b: Uint8Array, at: number): number {
 }
 
 // The `@pfc/core/media` entry is this file: what hosts need of media without the clients.
-export { greyJpegAsYcc } from './grey-jpeg';
+export { greyJpegAsYcc, type GreyJpegOptions } from './grey-jpeg';
+export { rgbProfileForGrey } from './grey-icc';
 export { greyPngAsRgb } from './grey-png';
 export { crc32, CRC_START, crcValue, PNG_FILTER, PNG_SIGNATURE, pngChunk, unfilterPngRow } from './png';
