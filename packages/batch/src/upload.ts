@@ -50,7 +50,7 @@ export async function uploadFor(source: string, size: number, media: MediaInfo, 
   const copy = tempPathFor(target.output);
   try {
     await mkdir(dirname(copy), { recursive: true });
-    const copySize = await colourCopy(source, media.format as 'jpeg' | 'png', onRead, copy, target.rgbCopy);
+    const copySize = await colourCopy(source, media.format as 'jpeg' | 'png', onRead, copy, target);
     // The limits that depend on the upload's size hold for what is sent.
     const violation = limitViolation(media, copySize, target.params, target.backend);
     if (violation) throw new InputUnsupportedError(`${source}: greyscale, sent to the Web API as RGB (it takes RGB or RGBA only), where ${violation}`);
@@ -63,15 +63,17 @@ export async function uploadFor(source: string, size: number, media: MediaInfo, 
 
 /**
  * Writes the colour copy of the grey `format` image in `source` to `copy`, reading `source` once (through
- * `onRead`'s hash); returns its size. A JPEG's coded data in colour where core can (`greyJpegAsYcc`:
+ * `onRead`'s hash); returns its size. A baseline JPEG's coded data in colour where core can (`greyJpegAsYcc`:
  * lossless, cheaper than any re-encode); else the host's `rgbCopy` (libvips, off the event loop, about 4×
  * faster than core's PNG transcode: bench `grey`); without one, core's `greyPngAsRgb` for a PNG; else
  * refused, saying so. A failed conversion is said as the file's.
  */
-async function colourCopy(source: string, format: 'jpeg' | 'png', onRead: (hash: string) => void, copy: string, rgbCopy: RgbCopy | undefined): Promise<number> {
+async function colourCopy(source: string, format: 'jpeg' | 'png', onRead: (hash: string) => void, copy: string, { params, rgbCopy }: UploadTarget): Promise<number> {
   const read = tempPathFor(copy);
   try {
-    const ycc = format === 'jpeg' ? await yccCopy(source, onRead, read, copy) : await readInto(source, onRead, read);
+    // Without metadata in the result, a profile sent would not come back, and its numbers would be shown as sRGB.
+    const profiles = !('preserveMetadata' in params && params.preserveMetadata === false);
+    const ycc = format === 'jpeg' ? await yccCopy(source, onRead, read, copy, profiles) : await readInto(source, onRead, read);
     if (ycc !== undefined) return ycc;
     if (rgbCopy) return await hostCopy(rgbCopy, read, format, source, copy);
     const rgb = format === 'png' ? await rgbPngCopy(read, source, copy) : undefined;
@@ -83,13 +85,14 @@ async function colourCopy(source: string, format: 'jpeg' | 'png', onRead: (hash:
 }
 
 /**
- * A grey baseline JPEG without a profile as the same coded data in colour (core's `greyJpegAsYcc`: no
- * re-encoding, pixels identical, EXIF kept) in `copy`, its size. Read into memory whole: a JPEG's coded data
- * (a few MB), never its pixels. Where that does not apply, the bytes read go to `read` for another copy.
+ * A grey baseline JPEG as the same coded data in colour (core's `greyJpegAsYcc`: no re-encoding, pixels
+ * identical, EXIF kept, a grey profile swapped for the RGB one showing the same tones unless not `profiles`)
+ * in `copy`, its size. Read into memory whole: a JPEG's coded data (a few MB), never its pixels. Where that
+ * does not apply, the bytes read go to `read` for another copy.
  */
-async function yccCopy(source: string, onRead: (hash: string) => void, read: string, copy: string): Promise<number | undefined> {
+async function yccCopy(source: string, onRead: (hash: string) => void, read: string, copy: string, profiles: boolean): Promise<number | undefined> {
   const bytes = Buffer.concat(await (await readFileStream(source, onRead)).toArray());
-  const ycc = greyJpegAsYcc(bytes);
+  const ycc = greyJpegAsYcc(bytes, { profiles });
   if (ycc) return writeFile(copy, ycc).then(() => ycc.length);
   await writeFile(read, bytes);
   return undefined;

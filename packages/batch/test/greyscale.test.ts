@@ -14,7 +14,7 @@ import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { planBatch, runBatch } from '../src/index';
 import { rgbCopy } from '../src/rgb';
-import { greyProfile, pngWithIcc } from '../../../test/support/icc';
+import { greyProfile, jpegWithIcc, pngWithIcc } from '../../../test/support/icc';
 import { FakeBackend, jpegBytes, listAll, tempDir, writeTree } from './helpers';
 
 /** Grey pixels with grain (a re-encode would change them). */
@@ -24,6 +24,7 @@ async function photos(): Promise<string> {
   const root = tempDir();
   writeTree(root, {
     'bw.jpg': await grain.clone().jpeg().toBuffer(),
+    'profiled.jpg': jpegWithIcc(await grain.clone().jpeg({ quality: 95 }).toBuffer(), greyProfile('Gray Gamma 1.8 (test)', 1.8)),
     'bw16.png': await grain.clone().toColourspace('grey16').png().toBuffer(),
     'profiled.png': pngWithIcc(await grain.clone().png().toBuffer(), greyProfile('Gray Gamma 1.8 (test)', 1.8)),
     'profiled16.png': pngWithIcc(await grain.clone().toColourspace('grey16').png().toBuffer(), greyProfile('Gray Gamma 1.8 (test)', 1.8)),
@@ -61,8 +62,15 @@ describe('greyscale files on the Web API', () => {
     const root = await photos();
     const backend = new FakeBackend();
     const summary = await runBatch(await planBatch({ inputs: [root] }), { backend, retryDelayMs: 1 });
-    expect(backend.calls.map((c) => c.fileName).sort()).toEqual(['bw.jpg', 'bw16.png', 'colour.jpg']);
+    expect(backend.calls.map((c) => c.fileName).sort()).toEqual(['bw.jpg', 'bw16.png', 'colour.jpg', 'profiled.jpg']);
     expect(summary.results.filter((r) => r.status === 'failed').map((r) => r.rel).sort()).toEqual(['profiled.png', 'profiled16.png']);
+    // The profiled JPEG: its data in colour under the RGB profile that shows its grey's tones.
+    const profiledJpeg = backend.calls.find((c) => c.fileName === 'profiled.jpg')!.input;
+    const meta = await sharp(profiledJpeg).metadata();
+    expect([meta.channels, meta.icc?.subarray(16, 20).toString('latin1')]).toEqual([3, 'RGB ']);
+    const shownGrey = await sharp(join(root, 'profiled.jpg')).toColourspace('srgb').raw().toBuffer();
+    expect(meanAbsolute(await sharp(profiledJpeg).toColourspace('srgb').raw().toBuffer(), shownGrey)).toBeLessThan(0.5);
+    expect(meanAbsolute(shownGrey, await sharp(join(root, 'bw.jpg')).toColourspace('srgb').raw().toBuffer())).toBeGreaterThan(5);
     const jpeg = await sent(backend, 'bw.jpg');
     expect(jpeg.channels).toBe(3);
     expect(jpeg.pixels.equals(await sharp(join(root, 'bw.jpg')).raw().toBuffer())).toBe(true);
@@ -72,14 +80,14 @@ describe('greyscale files on the Web API', () => {
     const profiled = summary.results.find((r) => r.rel === 'profiled.png')!;
     expect(profiled).toMatchObject({ status: 'failed', errorName: 'InputUnsupportedError' });
     expect(profiled.error).toContain('greyscale, which the Web API does not take (RGB or RGBA only), and this installation cannot convert it');
-    expect(listAll(join(root, 'corrected')).filter((f) => !f.startsWith('.pfc-manifest'))).toEqual(['bw.jpg', 'bw16.png', 'colour.jpg']);
+    expect(listAll(join(root, 'corrected')).filter((f) => !f.startsWith('.pfc-manifest'))).toEqual(['bw.jpg', 'bw16.png', 'colour.jpg', 'profiled.jpg']);
   });
 
   it('with the host\'s RGB copy: a PNG goes with its samples exact, the profiled PNGs, 8- and 16-bit, as RGB with their tones converted, every file is corrected, and no copy is left behind', async () => {
     const root = await photos();
     const backend = new FakeBackend();
     const summary = await runBatch(await planBatch({ inputs: [root] }), { backend, retryDelayMs: 1, rgbCopy });
-    expect(summary).toMatchObject({ corrected: 5, failed: 0 });
+    expect(summary).toMatchObject({ corrected: 6, failed: 0 });
     // Without a profile, the host's copy keeps the samples exactly, 16 bits included.
     const png16 = backend.calls.find((c) => c.fileName === 'bw16.png')!.input;
     expect((await pixels16(png16, 'rgb16')).equals(threeTimes(await pixels16(readFileSync(join(root, 'bw16.png')), 'grey16'), 2))).toBe(true);
@@ -94,6 +102,21 @@ describe('greyscale files on the Web API', () => {
       expect(meanAbsolute(png.pixels, numbers), `${name}: not its numbers unconverted`).toBeGreaterThan(5);
     }
     expect(listAll(root).filter((f) => f.includes('.pfc-partial'))).toEqual([]);
+  });
+
+  it('asked for a result without metadata (preserveMetadata=false), a profiled JPEG is not sent under a profile the result would lose: the host\'s sRGB copy, or without one refused', async () => {
+    const root = await photos();
+    const params = { preserveMetadata: false };
+    const without = await runBatch(await planBatch({ inputs: [root], params }), { backend: new FakeBackend(), retryDelayMs: 1, params });
+    expect(without.results.find((r) => r.rel === 'profiled.jpg')).toMatchObject({ status: 'failed', errorName: 'InputUnsupportedError' });
+    const backend = new FakeBackend();
+    const withCopy = await runBatch(await planBatch({ inputs: [join(root, 'profiled.jpg')], params }), { backend, retryDelayMs: 1, params, rgbCopy });
+    expect(withCopy).toMatchObject({ corrected: 1, failed: 0 });
+    // sRGB numbers under an sRGB profile: the tones hold whether the result keeps a profile or not.
+    const sent = backend.calls[0]!.input;
+    expect((await sharp(sent).metadata()).icc?.includes(Buffer.from('sRGB', 'utf16le').swap16())).toBe(true);
+    const shownGrey = await sharp(join(root, 'profiled.jpg')).toColourspace('srgb').raw().toBuffer();
+    expect(meanAbsolute(await sharp(sent).toColourspace('srgb').raw().toBuffer(), shownGrey)).toBeLessThan(1);
   });
 
   it('a grey PNG whose image data is corrupt fails before its upload, saying so; no copy is left behind', async () => {
