@@ -17,7 +17,7 @@ import { THUMBNAIL_SIDE } from '../src/ui/thumbnail';
 import { rgbForWebApi } from '../src/ui/web-api-input';
 import type { DumpNode, NodeSpec } from './e2e/spec';
 import { PLUGIN_DIR, serveHarness, serveWithoutCors } from './e2e/serve';
-import { greyProfile, pngWithIcc } from '../../../test/support/icc';
+import { greyProfile, jpegWithIcc, pngWithIcc } from '../../../test/support/icc';
 import { greyJpeg, greyPng, meanDifference, shownPixels } from './grey-images';
 import { nodeRedraw } from './node-redraw';
 
@@ -385,6 +385,13 @@ describe('Figma plugin in Chromium with the emulator', () => {
     expect(Buffer.from(transcoded.bytes).equals(Buffer.from((await rgbForWebApi(baseline, nodeRedraw)).bytes))).toBe(true);
     expect(await facts(transcoded.bytes)).toMatchObject({ format: 'jpeg', width: 90, height: 60, channels: 3, orientation: 6, grey: false });
     expect(meanDifference(await shownPixels(transcoded.bytes), await shownPixels(baseline))).toBe(0);
+    // With a grey profile too: the same data under the RGB profile that shows the grey's tones.
+    const profiled = new Uint8Array(jpegWithIcc(Buffer.from(baseline), greyProfile('Gray Gamma 1.8 (test)', 1.8)));
+    const profiledSent = await inBrowser(profiled);
+    expect(Buffer.from(profiledSent.bytes).equals(Buffer.from((await rgbForWebApi(profiled, nodeRedraw)).bytes))).toBe(true);
+    expect((await sharp(profiledSent.bytes).metadata()).icc?.subarray(16, 20).toString('latin1')).toBe('RGB ');
+    expect(meanDifference(await shownPixels(profiledSent.bytes), await shownPixels(profiled))).toBeLessThan(0.5);
+    expect(profiledSent.notes).toEqual(['converted from greyscale to RGB before upload, losslessly (the same JPEG data): the Web API takes RGB or RGBA images only']);
     for (const colour of [readFileSync(join(REPO, 'samples/objects/coffee.jpg')), readFileSync(join(REPO, 'samples/objects/chelsea.png'))]) {
       const sent = await inBrowser(new Uint8Array(colour));
       expect(Buffer.from(sent.bytes).equals(colour)).toBe(true);
