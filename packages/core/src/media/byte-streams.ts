@@ -2,9 +2,10 @@
  * Web streams read and driven in the sizes a binary format needs, with
  * backpressure kept end to end: bytes taken in exact amounts however the
  * source cuts them (`ByteReader`), a transform stream fed only as fast as its
- * output is read (`Pump`), and small pieces gathered into larger ones
- * (`Gathered`). Web platform only (no Node built-ins): core runs in Node, a
- * browser iframe and UXP.
+ * output is read (`Pump`), small pieces gathered into larger ones
+ * (`Gathered`), and a small input run whole through a transform with a cap on
+ * its output (`transformed`). Web platform only (no Node built-ins): core
+ * runs in Node, a browser iframe and UXP.
  */
 
 /** Bytes from a stream in the sizes asked for, however the stream happens to be cut. */
@@ -139,6 +140,34 @@ export class Pump {
     this.inputEnded = !piece;
     this.writing = handled(piece ? this.writer.write(piece) : this.writer.close());
   }
+}
+
+/**
+ * All of `bytes` through a transform stream (inflate, deflate), the output
+ * gathered into one array; undefined, the transform cancelled, once the
+ * output would pass `maxBytes`. The input goes in pieces of `pieceBytes`, each
+ * only once the output of the one before has been read, so a small input that
+ * inflates to gigabytes is stopped with at most `maxBytes` plus what one piece
+ * inflates to (deflate expands at most ~1000×) held. Throws what the
+ * transform fails with (corrupt or truncated data).
+ */
+export async function transformed(
+  bytes: Uint8Array,
+  transform: ReadableWritablePair<Uint8Array, Uint8Array<ArrayBuffer>>,
+  { maxBytes = Infinity, pieceBytes = 4096 }: { maxBytes?: number; pieceBytes?: number } = {},
+): Promise<Uint8Array<ArrayBuffer> | undefined> {
+  let at = 0;
+  const next = async () => (at < bytes.length ? ownBuffer(bytes.subarray(at, (at += pieceBytes))) : undefined);
+  const pump = new Pump(transform, next, (error) => (error instanceof Error ? error : new Error(String(error))));
+  const output = new Gathered();
+  for (let part = await pump.read(); part; part = await pump.read()) {
+    output.add(part);
+    if (output.length > maxBytes) {
+      await pump.cancel(new RangeError(`more than ${maxBytes} bytes`));
+      return undefined;
+    }
+  }
+  return output.take();
 }
 
 /** `promise`, marked as handled: a rejection nobody awaits (the transform failed, the reader was cancelled) is not reported as unhandled. */

@@ -4,7 +4,11 @@
  * without an image library (browser iframe, UXP) cannot convert otherwise.
  * Every grey sample becomes three equal R, G, B samples (alpha kept), so
  * every decoder shows the same pixels; the chunks that describe samples
- * (tRNS, sBIT, bKGD) are rewritten to match, the others copied verbatim.
+ * (tRNS, sBIT, bKGD) are rewritten to match, the others copied verbatim. A
+ * grey ICC profile (iCCP) is swapped for the RGB one under which R = G = B
+ * shows as the grey showed (grey-icc), so colour-managed viewers show the
+ * same tones; the chunks that describe colour without a profile (gAMA, cHRM,
+ * sRGB, cICP) mean the same for R = G = B as for grey and are copied.
  *
  * Hand-written rather than a PNG library (fast-png, pngjs): those decode the
  * whole image into memory and drop most ancillary chunks. This is a
@@ -13,14 +17,16 @@
  * on the input side and two on the output side (plus two to try filters in),
  * so memory does not grow with the image. Inflate and deflate are the web
  * platform's DecompressionStream and CompressionStream, whose 'deflate' is
- * the zlib format IDAT holds [10.1]; when a runtime lacks them the function
- * does not apply. Chunks, CRCs and row filters are `./png`'s, the rows'
- * conversion `./png-rows`', the stream plumbing `./byte-streams`'.
+ * the zlib format IDAT and iCCP hold [10.1, 10.3]; when a runtime lacks them
+ * the function does not apply. Chunks, CRCs and row filters are `./png`'s,
+ * the rows' conversion `./png-rows`', the stream plumbing `./byte-streams`',
+ * the RGB profile `./grey-icc`'s.
  *
  * References in brackets are to the PNG specification, third edition (W3C, 2025).
  */
 
-import { ByteReader, Gathered, ignore, messageOf, ownBuffer, Pump } from './byte-streams';
+import { ByteReader, Gathered, ignore, messageOf, ownBuffer, Pump, transformed } from './byte-streams';
+import { rgbProfileForGrey } from './grey-icc';
 import { CRC_START, crc32, crcValue, PNG_SIGNATURE, PngDataError, pngChunk } from './png';
 import { GREY, GREY_ALPHA, type Ihdr, maxSample, outputDepth, RowTranscoder, sampleScale } from './png-rows';
 
@@ -29,16 +35,23 @@ import { GREY, GREY_ALPHA, type Ihdr, maxSample, outputDepth, RowTranscoder, sam
  * pixels are exactly R = G = B = the decoded grey samples, alpha and
  * transparency kept; 1-, 2- and 4-bit samples become 8-bit ones as decoders
  * scale them [13.12], 8- and 16-bit ones keep their depth, interlaced images
- * stay interlaced. Metadata chunks (text, EXIF, gamma, physical size…) are
- * kept in place; unknown ones only when marked safe to copy [14.2].
+ * stay interlaced. Metadata chunks (text, EXIF, gamma, sRGB, physical
+ * size…) are kept in place; unknown ones only when marked safe to copy
+ * [14.2]. An embedded grey ICC profile (iCCP, as Photoshop writes: Dot Gain
+ * 20 %, Gray Gamma 2.2) is replaced, in its place and under its name, by the
+ * RGB profile {@link rgbProfileForGrey} derives from it, under which the RGB
+ * pixels show the grey's tones exactly.
  *
  * Reads the input up to the first IDAT chunk and decides there. Undefined —
  * never a throw, never a different image — for anything else, the input then
- * cancelled: not a PNG, not grey (colour type 0 or 4), an embedded ICC
- * profile (a grey profile cannot describe RGB pixels, so the tones would
- * change without a colour conversion), an animation (APNG), a palette or an
- * unknown critical chunk, anything malformed or truncated before the image
- * data, an input that fails to read, a runtime without CompressionStream.
+ * cancelled: not a PNG, not grey (colour type 0 or 4), an ICC profile it
+ * cannot convert (not grey — an RGB profile cannot describe grey samples —,
+ * a Lab connection space, a grey LUT, over 16 MB inflated, a second iCCP, a
+ * malformed chunk: no name or one over 79 bytes, a compression method other
+ * than zlib, data that does not inflate to a whole profile), any profile
+ * with `{ profiles: false }`, an animation (APNG), a palette or an unknown
+ * critical chunk, anything malformed or truncated before the image data, an
+ * input that fails to read, a runtime without CompressionStream.
  * Data errors found later (a bad CRC, a truncated file, corrupt image data)
  * make the returned stream error (a PfcError named PngDataError) with a
  * message saying what is wrong.
@@ -47,7 +60,7 @@ import { GREY, GREY_ALPHA, type Ihdr, maxSample, outputDepth, RowTranscoder, sam
  * const rgb = sniffMedia(head)?.grey ? await greyPngAsRgb(file.stream()) : undefined;
  * const upload = rgb ?? (await reencode(file));
  */
-export async function greyPngAsRgb(png: ReadableStream<Uint8Array>): Promise<ReadableStream<Uint8Array> | undefined> {
+export async function greyPngAsRgb(png: ReadableStream<Uint8Array>, options: GreyPngOptions = {}): Promise<ReadableStream<Uint8Array> | undefined> {
   if (typeof CompressionStream !== 'function' || typeof DecompressionStream !== 'function') {
     await png.cancel().catch(ignore);
     return undefined;
@@ -58,12 +71,21 @@ export async function greyPngAsRgb(png: ReadableStream<Uint8Array>): Promise<Rea
   } catch {
     return undefined; // already locked by another reader: not ours to cancel
   }
-  const header = await readHeader(input).catch(() => undefined);
+  const header = await readHeader(input, options).catch(() => undefined);
   if (!header) {
     await input.cancel();
     return undefined;
   }
   return rgbPng(input, header);
+}
+
+export interface GreyPngOptions {
+  /**
+   * Whether a PNG with a grey ICC profile may be converted, carrying the RGB profile derived from it
+   * (default true). False refuses any profile: for a service asked to leave profiles out of its result
+   * (`preserveMetadata: false`), whose output numbers would then be shown as sRGB, not as the profile's.
+   */
+  profiles?: boolean;
 }
 
 const RGB = 2;
@@ -87,10 +109,11 @@ const COPIED = new Set([
   'oFFs', 'pCAL', 'sCAL', 'sTER', 'gIFg', 'gIFx', 'gIFt',
 ]);
 /**
- * Chunks the output cannot carry: an ICC profile describes grey samples
- * [11.3.2.3]; an animation's frames [11.3.6] would still hold grey data.
- * Before the image they refuse the conversion; after it they are out of
- * place [5.6], ignored by decoders, and dropped.
+ * Chunks the output cannot carry as they are: an animation's frames [11.3.6]
+ * would still hold grey data; an ICC profile describes grey samples
+ * [11.3.2.3] (before the image, readHeader swaps it for an RGB one and it
+ * never gets here). Before the image they refuse the conversion; after it
+ * they are out of place [5.6], ignored by decoders, and dropped.
  */
 const REFUSED = new Set(['iCCP', 'acTL', 'fcTL', 'fdAT']);
 
@@ -104,7 +127,7 @@ interface Header {
 }
 
 /** Walk the chunks up to the first IDAT [5.6], collecting what the output needs; undefined for what it cannot handle. Throws on malformed data. */
-async function readHeader(input: ByteReader): Promise<Header | undefined> {
+async function readHeader(input: ByteReader, options: GreyPngOptions): Promise<Header | undefined> {
   const signature = await input.exactly(PNG_SIGNATURE.length);
   if (!signature || PNG_SIGNATURE.some((v, i) => signature[i] !== v)) return undefined;
   const first = await readChunkStart(input);
@@ -112,10 +135,16 @@ async function readHeader(input: ByteReader): Promise<Header | undefined> {
   const ihdr = readIhdr((await readChunk(input, first)).data);
   if (!ihdr) return undefined;
   const head = [Uint8Array.from(PNG_SIGNATURE), pngChunk('IHDR', rgbIhdr(ihdr))];
+  let profiled = false;
   for (;;) {
     const start = await readChunkStart(input);
     if (start.type === 'IDAT') return { ihdr, head, firstIdatLength: start.length };
-    const outcome = chunkOutcome(await readChunk(input, start), ihdr, true);
+    if (start.type === 'iCCP') {
+      if (profiled || options.profiles === false) return undefined; // at most one profile [11.3.2.3]; none when asked
+      profiled = true;
+    }
+    const chunk = await readChunk(input, start);
+    const outcome = chunk.type === 'iCCP' ? await rgbProfileChunk(chunk.data) : chunkOutcome(chunk, ihdr, true);
     if (outcome === 'refuse') return undefined;
     if (outcome !== 'drop') head.push(outcome);
   }
@@ -205,6 +234,51 @@ function rgbSignificantBits(data: Uint8Array, ihdr: Ihdr): Uint8Array | undefine
   const valid = data.length === channels && data.every((bits) => bits > 0 && bits <= ihdr.depth);
   if (!valid) return undefined;
   return Uint8Array.from(ihdr.colourType === GREY ? [grey!, grey!, grey!] : [grey!, grey!, grey!, alpha!]);
+}
+
+/** Profile names are 1–79 bytes [11.3.2.3], then a NUL. */
+const MAX_NAME_BYTES = 79;
+/** Compression method 0, zlib [10.3]: the only one defined. */
+const ZLIB = 0;
+/**
+ * The largest profile taken, inflated: a grey profile is a few kilobytes (a
+ * 4096-entry curve is 8 KB); the cap bounds what a small chunk that inflates
+ * hugely (deflate expands up to ~1000×) can make the conversion hold.
+ */
+const MAX_PROFILE_BYTES = 16 * 1024 * 1024;
+/** The output profile's name when the input's is not a valid keyword (it is only a label [11.3.2.3]). */
+const FALLBACK_PROFILE_NAME = 'ICC profile';
+
+/**
+ * The iCCP chunk [11.3.2.3] of the output: the grey profile inflated, the RGB
+ * profile rgbProfileForGrey derives from it deflated, under the same name.
+ * Refuses a profile it cannot convert (see rgbProfileForGrey; an RGB or CMYK
+ * profile is not valid on grey samples anyway), one over MAX_PROFILE_BYTES
+ * inflated, and a malformed chunk: an empty name or none within 79 bytes, a
+ * compression method other than zlib, data that does not inflate (a
+ * truncated stream, a bad checksum) or inflates to less than the profile.
+ */
+async function rgbProfileChunk(data: Uint8Array): Promise<Outcome> {
+  const nameLength = data.subarray(0, MAX_NAME_BYTES + 1).indexOf(0);
+  if (nameLength < 1 || data[nameLength + 1] !== ZLIB) return 'refuse';
+  const grey = await transformed(data.subarray(nameLength + 2), new DecompressionStream('deflate'), { maxBytes: MAX_PROFILE_BYTES }).catch(() => undefined);
+  const rgb = grey && rgbProfileForGrey(grey);
+  if (!rgb) return 'refuse';
+  const compressed = (await transformed(rgb, new CompressionStream('deflate')))!; // no cap: undefined only past one
+  const name = data.subarray(0, nameLength);
+  const keyword = isKeyword(name) ? name : Uint8Array.from(FALLBACK_PROFILE_NAME, (c) => c.charCodeAt(0));
+  const chunk = new Uint8Array(keyword.length + 2 + compressed.length);
+  chunk.set(keyword);
+  chunk.set([0, ZLIB], keyword.length);
+  chunk.set(compressed, keyword.length + 2);
+  return pngChunk('iCCP', chunk);
+}
+
+/** A keyword as PNG defines one [11.3.3.1]: printable Latin-1 and spaces (no NBSP), no leading, trailing or consecutive spaces. */
+function isKeyword(name: Uint8Array): boolean {
+  const printable = name.every((c) => (c >= 0x20 && c <= 0x7e) || c >= 0xa1);
+  const spaced = name[0] !== 0x20 && name[name.length - 1] !== 0x20 && !name.some((c, i) => c === 0x20 && name[i + 1] === 0x20);
+  return printable && spaced;
 }
 
 /**
