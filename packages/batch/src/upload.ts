@@ -8,7 +8,7 @@
  * file up to date and in place the original kept is the user's grey file.
  */
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, open, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -64,9 +64,11 @@ export async function uploadFor(source: string, size: number, media: MediaInfo, 
 /**
  * Writes the colour copy of the grey `format` image in `source` to `copy`, reading `source` once (through
  * `onRead`'s hash); returns its size. A baseline JPEG's coded data in colour where core can (`greyJpegAsYcc`:
- * lossless, cheaper than any re-encode); else the host's `rgbCopy` (libvips, off the event loop, about 4×
- * faster than core's PNG transcode: bench `grey`); without one, core's `greyPngAsRgb` for a PNG; else
- * refused, saying so. A failed conversion is said as the file's.
+ * lossless, cheaper than any re-encode). A PNG by core's `greyPngAsRgb` where the host has no `rgbCopy`, or
+ * where it is 16-bit (sharp keeps 16 bits only without a profile, core with one too); any other by the
+ * host's `rgbCopy` (libvips, off the event loop, about 4× faster than core's PNG transcode: bench `grey`);
+ * else refused, saying so. `profiles`: whether a grey profile may go as the RGB one derived from it (not when
+ * the result is to come back without metadata). A failed conversion is said as the file's.
  */
 async function colourCopy(source: string, format: 'jpeg' | 'png', onRead: (hash: string) => void, copy: string, { params, rgbCopy }: UploadTarget): Promise<number> {
   const read = tempPathFor(copy);
@@ -75,9 +77,9 @@ async function colourCopy(source: string, format: 'jpeg' | 'png', onRead: (hash:
     const profiles = !('preserveMetadata' in params && params.preserveMetadata === false);
     const ycc = format === 'jpeg' ? await yccCopy(source, onRead, read, copy, profiles) : await readInto(source, onRead, read);
     if (ycc !== undefined) return ycc;
-    if (rgbCopy) return await hostCopy(rgbCopy, read, format, source, copy);
-    const rgb = format === 'png' ? await rgbPngCopy(read, source, copy) : undefined;
+    const rgb = format === 'png' && (!rgbCopy || (await pngBitDepth(read)) === 16) ? await rgbPngCopy(read, source, copy, profiles) : undefined;
     if (rgb !== undefined) return rgb;
+    if (rgbCopy) return await hostCopy(rgbCopy, read, format, source, copy);
     throw new InputUnsupportedError(`${source}: greyscale, which the Web API does not take (RGB or RGBA only), and this installation cannot convert it (no image library): convert it to RGB, or correct it with the pfc CLI`);
   } finally {
     await rm(read, { force: true });
@@ -113,11 +115,12 @@ async function hostCopy(rgbCopy: RgbCopy, read: string, format: 'jpeg' | 'png', 
 }
 
 /**
- * The grey PNG in `read` without a profile as RGB(A) in `copy` (core's `greyPngAsRgb`: same samples, same
- * depth, metadata kept, streamed row by row), its size; undefined where that does not apply.
+ * The grey PNG in `read` as RGB(A) in `copy` (core's `greyPngAsRgb`: same samples, same depth, metadata kept,
+ * a grey profile swapped for the RGB one showing the same tones unless not `profiles`; streamed row by row),
+ * its size; undefined where that does not apply.
  */
-async function rgbPngCopy(read: string, source: string, copy: string): Promise<number | undefined> {
-  const rgb = await greyPngAsRgb(Readable.toWeb(createReadStream(read)) as ReadableStream<Uint8Array>);
+async function rgbPngCopy(read: string, source: string, copy: string, profiles: boolean): Promise<number | undefined> {
+  const rgb = await greyPngAsRgb(Readable.toWeb(createReadStream(read)) as ReadableStream<Uint8Array>, { profiles });
   if (!rgb) return undefined;
   try {
     await pipeline(Readable.fromWeb(rgb as NodeReadableStream<Uint8Array>), createWriteStream(copy));
@@ -125,6 +128,17 @@ async function rgbPngCopy(read: string, source: string, copy: string): Promise<n
     throw new InputUnsupportedError(`${source}: greyscale, and its PNG data could not be converted to RGB for the Web API (it takes RGB or RGBA only): ${(err as Error).message}`);
   }
   return (await stat(copy)).size;
+}
+
+/** The bit depth in a PNG's IHDR (PNG specification, 11.2.1: byte 24 of the file). */
+async function pngBitDepth(png: string): Promise<number | undefined> {
+  const file = await open(png);
+  try {
+    const { buffer, bytesRead } = await file.read(Buffer.alloc(25), 0, 25, 0);
+    return bytesRead === 25 ? buffer[24] : undefined;
+  } finally {
+    await file.close();
+  }
 }
 
 /**

@@ -1,12 +1,12 @@
 /**
  * Greyscale files on the Web API, which takes RGB or RGBA only: a baseline
- * JPEG without a profile is sent as the same coded data in colour, on any
- * host; any other grey file as the host's RGB copy (`rgbCopy`); on a host
- * without one (the VS Code .vsix carries no native image library), a PNG
- * without a profile as the same samples in RGB by core's transcode, and any
- * other (here a PNG with a grey profile) refused before anything is sent,
- * saying so. The CLI's end-to-end run is
- * test/cli/greyscale.test.ts.
+ * JPEG is sent as the same coded data in colour, on any host, a grey profile
+ * as the RGB one showing the same tones; a PNG as the same samples in RGB by
+ * core's transcode where the host has no RGB copy (`rgbCopy`; the VS Code
+ * .vsix carries no native image library) or where it is 16-bit, else by the
+ * host's copy; any other grey file (a progressive JPEG) by the host's copy,
+ * or without one refused before anything is sent, saying so. The CLI's
+ * end-to-end run is test/cli/greyscale.test.ts.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -24,6 +24,7 @@ async function photos(): Promise<string> {
   const root = tempDir();
   writeTree(root, {
     'bw.jpg': await grain.clone().jpeg().toBuffer(),
+    'progressive.jpg': await grain.clone().jpeg({ progressive: true }).toBuffer(),
     'profiled.jpg': jpegWithIcc(await grain.clone().jpeg({ quality: 95 }).toBuffer(), greyProfile('Gray Gamma 1.8 (test)', 1.8)),
     'bw16.png': await grain.clone().toColourspace('grey16').png().toBuffer(),
     'profiled.png': pngWithIcc(await grain.clone().png().toBuffer(), greyProfile('Gray Gamma 1.8 (test)', 1.8)),
@@ -31,6 +32,17 @@ async function photos(): Promise<string> {
     'colour.jpg': jpegBytes(64, 48),
   });
   return root;
+}
+
+/**
+ * How a colour-managed viewer shows the profiled files (their Gray Gamma 1.8 tones in sRGB: the 8-bit PNG as
+ * sharp shows it, which applies no profile to 16-bit grey), and their numbers read as sRGB, several levels apart.
+ */
+async function profiledTones(root: string): Promise<{ shown: Buffer; numbers: Buffer }> {
+  const shown = await sharp(join(root, 'profiled.png')).toColourspace('srgb').raw().toBuffer();
+  const numbers = await grain.clone().toColourspace('srgb').raw().toBuffer();
+  expect(meanAbsolute(shown, numbers)).toBeGreaterThan(5);
+  return { shown, numbers };
 }
 
 /** Mean absolute difference of two byte arrays of one length. */
@@ -58,50 +70,61 @@ async function sent(backend: FakeBackend, name: string): Promise<{ channels: num
 }
 
 describe('greyscale files on the Web API', () => {
-  it('without an RGB copy from the host: a baseline JPEG and a PNG go losslessly (pixels identical, 16 bits kept), a profiled PNG fails before its upload saying why; the colour file goes on', async () => {
+  it('without an RGB copy from the host: baseline JPEGs and PNGs go losslessly (pixels identical, 16 bits kept, a grey profile as the RGB one showing its tones), a progressive JPEG fails before its upload saying why; the colour file goes on', async () => {
     const root = await photos();
     const backend = new FakeBackend();
     const summary = await runBatch(await planBatch({ inputs: [root] }), { backend, retryDelayMs: 1 });
-    expect(backend.calls.map((c) => c.fileName).sort()).toEqual(['bw.jpg', 'bw16.png', 'colour.jpg', 'profiled.jpg']);
-    expect(summary.results.filter((r) => r.status === 'failed').map((r) => r.rel).sort()).toEqual(['profiled.png', 'profiled16.png']);
-    // The profiled JPEG: its data in colour under the RGB profile that shows its grey's tones.
-    const profiledJpeg = backend.calls.find((c) => c.fileName === 'profiled.jpg')!.input;
-    const meta = await sharp(profiledJpeg).metadata();
-    expect([meta.channels, meta.icc?.subarray(16, 20).toString('latin1')]).toEqual([3, 'RGB ']);
-    const shownGrey = await sharp(join(root, 'profiled.jpg')).toColourspace('srgb').raw().toBuffer();
-    expect(meanAbsolute(await sharp(profiledJpeg).toColourspace('srgb').raw().toBuffer(), shownGrey)).toBeLessThan(0.5);
-    expect(meanAbsolute(shownGrey, await sharp(join(root, 'bw.jpg')).toColourspace('srgb').raw().toBuffer())).toBeGreaterThan(5);
+    expect(backend.calls.map((c) => c.fileName).sort()).toEqual(['bw.jpg', 'bw16.png', 'colour.jpg', 'profiled.jpg', 'profiled.png', 'profiled16.png']);
     const jpeg = await sent(backend, 'bw.jpg');
     expect(jpeg.channels).toBe(3);
     expect(jpeg.pixels.equals(await sharp(join(root, 'bw.jpg')).raw().toBuffer())).toBe(true);
     const png = backend.calls.find((c) => c.fileName === 'bw16.png')!.input;
     expect(await sharp(png).metadata()).toMatchObject({ format: 'png', channels: 3, depth: 'ushort' });
     expect((await pixels16(png, 'rgb16')).equals(threeTimes(await pixels16(readFileSync(join(root, 'bw16.png')), 'grey16'), 2))).toBe(true);
-    const profiled = summary.results.find((r) => r.rel === 'profiled.png')!;
-    expect(profiled).toMatchObject({ status: 'failed', errorName: 'InputUnsupportedError' });
-    expect(profiled.error).toContain('greyscale, which the Web API does not take (RGB or RGBA only), and this installation cannot convert it');
-    expect(listAll(join(root, 'corrected')).filter((f) => !f.startsWith('.pfc-manifest'))).toEqual(['bw.jpg', 'bw16.png', 'colour.jpg', 'profiled.jpg']);
+    // The profiled ones: their samples in colour under the RGB profile that shows their grey's tones.
+    const pngTones = await profiledTones(root);
+    // The JPEG's own samples (quality 95), shown by its grey profile, and read as sRGB.
+    const jpegTones = {
+      shown: await sharp(join(root, 'profiled.jpg')).toColourspace('srgb').raw().toBuffer(),
+      numbers: await sharp(join(root, 'bw.jpg')).toColourspace('srgb').raw().toBuffer(),
+    };
+    for (const name of ['profiled.jpg', 'profiled.png', 'profiled16.png']) {
+      const { shown, numbers } = name.endsWith('.jpg') ? jpegTones : pngTones;
+      const input = backend.calls.find((c) => c.fileName === name)!.input;
+      const meta = await sharp(input).metadata();
+      expect([meta.channels, meta.depth, meta.icc?.subarray(16, 20).toString('latin1')], name).toEqual([3, name === 'profiled16.png' ? 'ushort' : 'uchar', 'RGB ']);
+      const tones = await sharp(input).toColourspace('srgb').raw().toBuffer();
+      expect(meanAbsolute(tones, shown), name).toBeLessThan(name === 'profiled16.png' ? 1 : 0.5);
+      expect(meanAbsolute(tones, numbers), `${name}: not its numbers unconverted`).toBeGreaterThan(5);
+    }
+    const progressive = summary.results.find((r) => r.rel === 'progressive.jpg')!;
+    expect(progressive).toMatchObject({ status: 'failed', errorName: 'InputUnsupportedError' });
+    expect(progressive.error).toContain('greyscale, which the Web API does not take (RGB or RGBA only), and this installation cannot convert it');
+    expect(listAll(join(root, 'corrected')).filter((f) => !f.startsWith('.pfc-manifest'))).toEqual(['bw.jpg', 'bw16.png', 'colour.jpg', 'profiled.jpg', 'profiled.png', 'profiled16.png']);
   });
 
-  it('with the host\'s RGB copy: a PNG goes with its samples exact, the profiled PNGs, 8- and 16-bit, as RGB with their tones converted, every file is corrected, and no copy is left behind', async () => {
+  it('with the host\'s RGB copy: every file is corrected, an 8-bit profiled PNG copied by it with its tones converted, a 16-bit one by core keeping 16 bits; no copy is left behind', async () => {
     const root = await photos();
     const backend = new FakeBackend();
     const summary = await runBatch(await planBatch({ inputs: [root] }), { backend, retryDelayMs: 1, rgbCopy });
-    expect(summary).toMatchObject({ corrected: 6, failed: 0 });
-    // Without a profile, the host's copy keeps the samples exactly, 16 bits included.
-    const png16 = backend.calls.find((c) => c.fileName === 'bw16.png')!.input;
-    expect((await pixels16(png16, 'rgb16')).equals(threeTimes(await pixels16(readFileSync(join(root, 'bw16.png')), 'grey16'), 2))).toBe(true);
-    // As a colour-managed viewer shows them: the profile's tones in sRGB (a Gray Gamma 1.8 mid grey is lighter in sRGB).
-    const shown = await sharp(join(root, 'profiled.png')).toColourspace('srgb').raw().toBuffer();
-    const numbers = await grain.clone().toColourspace('srgb').raw().toBuffer();
-    expect(meanAbsolute(shown, numbers)).toBeGreaterThan(5);
-    for (const name of ['profiled.png', 'profiled16.png']) {
-      const png = await sent(backend, name);
-      expect(png.channels, name).toBe(3);
-      expect(meanAbsolute(png.pixels, shown), name).toBeLessThan(0.5);
-      expect(meanAbsolute(png.pixels, numbers), `${name}: not its numbers unconverted`).toBeGreaterThan(5);
-    }
+    expect(summary).toMatchObject({ corrected: 7, failed: 0 });
+    const { shown, numbers } = await profiledTones(root);
+    const hosts = await sent(backend, 'profiled.png');
+    expect([hosts.channels, (await sharp(backend.calls.find((c) => c.fileName === 'profiled.png')!.input).metadata()).icc?.includes(Buffer.from('sRGB', 'utf16le').swap16())]).toEqual([3, true]);
+    expect(meanAbsolute(hosts.pixels, shown)).toBeLessThan(0.5);
+    expect(meanAbsolute(hosts.pixels, numbers), 'not its numbers unconverted').toBeGreaterThan(5);
+    const cores = backend.calls.find((c) => c.fileName === 'profiled16.png')!.input;
+    expect((await sharp(cores).metadata()).depth).toBe('ushort');
+    expect(meanAbsolute(await sharp(cores).toColourspace('srgb').raw().toBuffer(), shown)).toBeLessThan(1);
     expect(listAll(root).filter((f) => f.includes('.pfc-partial'))).toEqual([]);
+  });
+
+  it('the host\'s RGB copy keeps an untagged 16-bit image\'s samples exactly', async () => {
+    const root = await photos();
+    const copy = join(root, 'copy.png');
+    await rgbCopy(join(root, 'bw16.png'), 'png', copy);
+    expect((await sharp(copy).metadata()).icc).toBeUndefined();
+    expect((await pixels16(readFileSync(copy), 'rgb16')).equals(threeTimes(await pixels16(readFileSync(join(root, 'bw16.png')), 'grey16'), 2))).toBe(true);
   });
 
   it('asked for a result without metadata (preserveMetadata=false), a profiled JPEG is not sent under a profile the result would lose: the host\'s sRGB copy, or without one refused', async () => {
