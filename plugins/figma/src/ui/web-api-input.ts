@@ -4,9 +4,9 @@
  * greyscale ones included. A grey baseline JPEG is made a colour one
  * losslessly (core's `greyJpegAsYcc`: the same coded data, EXIF orientation
  * included, a grey profile swapped for the RGB one showing the same tones),
- * and so is a grey PNG without a profile (core's
- * `greyPngAsRgb`: the same samples in R, G and B, 16-bit and metadata kept);
- * any other grey image (a progressive JPEG, a profiled PNG) is redrawn here, in the
+ * and so is a grey PNG (core's `greyPngAsRgb`: the same samples in R, G and
+ * B, 16-bit and metadata kept, a grey profile swapped likewise); any other
+ * grey image (a progressive JPEG, a PNG whose profile is not a grey one) is redrawn here, in the
  * browser, at full size and in its own format, so the service receives
  * RGB(A). Any other image goes as it is, byte for byte.
  *
