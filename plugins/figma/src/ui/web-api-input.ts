@@ -48,7 +48,7 @@ export async function rgbForWebApi(bytes: Uint8Array, redraw: Redraw = redrawWit
   };
 }
 
-/** A grey PNG without a profile as RGB(A), losslessly; undefined where `greyPngAsRgb` does not apply or the data is damaged (the redraw then decodes it, or says why not). */
+/** A grey PNG as RGB(A), losslessly (a grey profile as the RGB one); undefined where `greyPngAsRgb` does not apply or the data is damaged (the redraw then decodes it, or says why not). */
 async function pngAsRgb(bytes: Uint8Array): Promise<Uint8Array | undefined> {
   const rgb = await greyPngAsRgb(new ReadableStream({ start: (c) => (c.enqueue(bytes), c.close()) }));
   return rgb && new Response(rgb).arrayBuffer().then((b) => new Uint8Array(b), () => undefined);
