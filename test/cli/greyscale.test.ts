@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { greyProfile, jpegWithIcc } from '../support/icc';
+import { greyProfile, jpegWithIcc, rgbProfile, SRGB_D50 } from '../support/icc';
 import { emulator, filesBelow, jsonLines, runPfc, SAMPLES, summaryOf } from './helpers';
 
 const SLOW = 120_000;
@@ -103,9 +103,11 @@ describe('greyscale JPEG and PNG on the Web API', () => {
     const dir = mkdtempSync(join(tmpdir(), 'pfc-grey-'));
     mkdirSync(join(dir, 'photos'));
     // 40 megapixels of noise at quality 20: about 10 MB, which background removal takes; as RGB at quality 100, over its
-    // 30 MB. Progressive, so a re-encode (a baseline one's coded data would be sent as they are, in colour).
+    // 30 MB. Under an RGB profile, which cannot describe grey samples, so a re-encode (a grey JPEG's coded data
+    // would otherwise be sent as they are, in colour).
     const [width, height] = [8000, 5000];
-    const noise = await sharp(randomBytes(width * height), { raw: { width, height, channels: 1 } }).toColourspace('b-w').jpeg({ quality: 20, progressive: true }).toBuffer();
+    const plain = await sharp(randomBytes(width * height), { raw: { width, height, channels: 1 } }).toColourspace('b-w').jpeg({ quality: 20 }).toBuffer();
+    const noise = jpegWithIcc(plain, rgbProfile('RGB gamma 2.2 (test)', SRGB_D50, 2.2));
     expect([noise.length < 30e6, (await sharp(noise).metadata()).channels]).toEqual([true, 1]);
     writeFileSync(join(dir, 'photos/noise.jpg'), noise);
     const uploads = emu.uploads();

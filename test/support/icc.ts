@@ -12,6 +12,9 @@ export const D50: XYZ = [0.9642, 1, 0.8249];
 
 type XYZ = [number, number, number];
 
+/** sRGB's primaries adapted to D50 (the connection space), for {@link rgbProfile}. */
+export const SRGB_D50: { r: XYZ; g: XYZ; b: XYZ } = { r: [0.4361, 0.2225, 0.0139], g: [0.3851, 0.7169, 0.0971], b: [0.1431, 0.0606, 0.7141] };
+
 /** An RGB profile: primaries (adapted to D50) and one pure gamma for the three channels. */
 export function rgbProfile(name: string, primaries: { r: XYZ; g: XYZ; b: XYZ }, gamma: number): Buffer {
   const curve = gammaCurve(gamma);

@@ -63,7 +63,7 @@ export async function uploadFor(source: string, size: number, media: MediaInfo, 
 
 /**
  * Writes the colour copy of the grey `format` image in `source` to `copy`, reading `source` once (through
- * `onRead`'s hash); returns its size. A baseline JPEG's coded data in colour where core can (`greyJpegAsYcc`:
+ * `onRead`'s hash); returns its size. A JPEG's coded data in colour where core can (`greyJpegAsYcc`:
  * lossless, cheaper than any re-encode). A PNG by core's `greyPngAsRgb` where the host has no `rgbCopy`, or
  * where it is 16-bit (sharp keeps 16 bits only without a profile, core with one too); any other by the
  * host's `rgbCopy` (libvips, off the event loop, about 4× faster than core's PNG transcode: bench `grey`);
@@ -87,7 +87,7 @@ async function colourCopy(source: string, format: 'jpeg' | 'png', onRead: (hash:
 }
 
 /**
- * A grey baseline JPEG as the same coded data in colour (core's `greyJpegAsYcc`: no re-encoding, pixels
+ * A grey JPEG as the same coded data in colour (core's `greyJpegAsYcc`: no re-encoding, pixels
  * identical, EXIF kept, a grey profile swapped for the RGB one showing the same tones unless not `profiles`)
  * in `copy`, its size. Read into memory whole: a JPEG's coded data (a few MB), never its pixels. Where that
  * does not apply, the bytes read go to `read` for another copy.

@@ -1,11 +1,12 @@
 /**
- * Greyscale files on the Web API, which takes RGB or RGBA only: a baseline
- * JPEG is sent as the same coded data in colour, on any host, a grey profile
- * as the RGB one showing the same tones; a PNG as the same samples in RGB by
- * core's transcode where the host has no RGB copy (`rgbCopy`; the VS Code
- * .vsix carries no native image library) or where it is 16-bit, else by the
- * host's copy; any other grey file (a progressive JPEG) by the host's copy,
- * or without one refused before anything is sent, saying so. The CLI's
+ * Greyscale files on the Web API, which takes RGB or RGBA only: a JPEG,
+ * baseline or progressive, is sent as the same coded data in colour, on any
+ * host, a grey profile as the RGB one showing the same tones; a PNG as the
+ * same samples in RGB by core's transcode where the host has no RGB copy
+ * (`rgbCopy`; the VS Code .vsix carries no native image library) or where it
+ * is 16-bit, else by the host's copy; any other grey file (one with an RGB
+ * profile) by the host's copy, or without one refused before anything is
+ * sent, saying so. The CLI's
  * end-to-end run is test/cli/greyscale.test.ts.
  */
 import { readFileSync } from 'node:fs';
@@ -14,7 +15,7 @@ import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { planBatch, runBatch } from '../src/index';
 import { rgbCopy } from '../src/rgb';
-import { greyProfile, jpegWithIcc, pngWithIcc } from '../../../test/support/icc';
+import { greyProfile, jpegWithIcc, pngWithIcc, rgbProfile, SRGB_D50 } from '../../../test/support/icc';
 import { FakeBackend, jpegBytes, listAll, tempDir, writeTree } from './helpers';
 
 /** Grey pixels with grain (a re-encode would change them). */
@@ -25,6 +26,8 @@ async function photos(): Promise<string> {
   writeTree(root, {
     'bw.jpg': await grain.clone().jpeg().toBuffer(),
     'progressive.jpg': await grain.clone().jpeg({ progressive: true }).toBuffer(),
+    // An RGB profile cannot describe grey samples: core does not convert the file; a host copy can, ignoring it.
+    'rgb-profiled.jpg': jpegWithIcc(await grain.clone().jpeg().toBuffer(), rgbProfile('RGB gamma 2.2 (test)', SRGB_D50, 2.2)),
     'profiled.jpg': jpegWithIcc(await grain.clone().jpeg({ quality: 95 }).toBuffer(), greyProfile('Gray Gamma 1.8 (test)', 1.8)),
     'bw16.png': await grain.clone().toColourspace('grey16').png().toBuffer(),
     'profiled.png': pngWithIcc(await grain.clone().png().toBuffer(), greyProfile('Gray Gamma 1.8 (test)', 1.8)),
@@ -70,14 +73,16 @@ async function sent(backend: FakeBackend, name: string): Promise<{ channels: num
 }
 
 describe('greyscale files on the Web API', () => {
-  it('without an RGB copy from the host: baseline JPEGs and PNGs go losslessly (pixels identical, 16 bits kept, a grey profile as the RGB one showing its tones), a progressive JPEG fails before its upload saying why; the colour file goes on', async () => {
+  it('without an RGB copy from the host: JPEGs and PNGs go losslessly (pixels identical, 16 bits kept, a grey profile as the RGB one showing its tones), one with an RGB profile fails before its upload saying why; the colour file goes on', async () => {
     const root = await photos();
     const backend = new FakeBackend();
     const summary = await runBatch(await planBatch({ inputs: [root] }), { backend, retryDelayMs: 1 });
-    expect(backend.calls.map((c) => c.fileName).sort()).toEqual(['bw.jpg', 'bw16.png', 'colour.jpg', 'profiled.jpg', 'profiled.png', 'profiled16.png']);
-    const jpeg = await sent(backend, 'bw.jpg');
-    expect(jpeg.channels).toBe(3);
-    expect(jpeg.pixels.equals(await sharp(join(root, 'bw.jpg')).raw().toBuffer())).toBe(true);
+    expect(backend.calls.map((c) => c.fileName).sort()).toEqual(['bw.jpg', 'bw16.png', 'colour.jpg', 'profiled.jpg', 'profiled.png', 'profiled16.png', 'progressive.jpg']);
+    for (const name of ['bw.jpg', 'progressive.jpg']) {
+      const jpeg = await sent(backend, name);
+      expect(jpeg.channels, name).toBe(3);
+      expect(jpeg.pixels.equals(await sharp(join(root, name)).raw().toBuffer()), name).toBe(true);
+    }
     const png = backend.calls.find((c) => c.fileName === 'bw16.png')!.input;
     expect(await sharp(png).metadata()).toMatchObject({ format: 'png', channels: 3, depth: 'ushort' });
     expect((await pixels16(png, 'rgb16')).equals(threeTimes(await pixels16(readFileSync(join(root, 'bw16.png')), 'grey16'), 2))).toBe(true);
@@ -97,17 +102,17 @@ describe('greyscale files on the Web API', () => {
       expect(meanAbsolute(tones, shown), name).toBeLessThan(name === 'profiled16.png' ? 1 : 0.5);
       expect(meanAbsolute(tones, numbers), `${name}: not its numbers unconverted`).toBeGreaterThan(5);
     }
-    const progressive = summary.results.find((r) => r.rel === 'progressive.jpg')!;
-    expect(progressive).toMatchObject({ status: 'failed', errorName: 'InputUnsupportedError' });
-    expect(progressive.error).toContain('greyscale, which the Web API does not take (RGB or RGBA only), and this installation cannot convert it');
-    expect(listAll(join(root, 'corrected')).filter((f) => !f.startsWith('.pfc-manifest'))).toEqual(['bw.jpg', 'bw16.png', 'colour.jpg', 'profiled.jpg', 'profiled.png', 'profiled16.png']);
+    const refused = summary.results.find((r) => r.rel === 'rgb-profiled.jpg')!;
+    expect(refused).toMatchObject({ status: 'failed', errorName: 'InputUnsupportedError' });
+    expect(refused.error).toContain('greyscale, which the Web API does not take (RGB or RGBA only), and this installation cannot convert it');
+    expect(listAll(join(root, 'corrected')).filter((f) => !f.startsWith('.pfc-manifest'))).toEqual(['bw.jpg', 'bw16.png', 'colour.jpg', 'profiled.jpg', 'profiled.png', 'profiled16.png', 'progressive.jpg']);
   });
 
   it('with the host\'s RGB copy: every file is corrected, an 8-bit profiled PNG copied by it with its tones converted, a 16-bit one by core keeping 16 bits; no copy is left behind', async () => {
     const root = await photos();
     const backend = new FakeBackend();
     const summary = await runBatch(await planBatch({ inputs: [root] }), { backend, retryDelayMs: 1, rgbCopy });
-    expect(summary).toMatchObject({ corrected: 7, failed: 0 });
+    expect(summary).toMatchObject({ corrected: 8, failed: 0 });
     const { shown, numbers } = await profiledTones(root);
     const hosts = await sent(backend, 'profiled.png');
     expect([hosts.channels, (await sharp(backend.calls.find((c) => c.fileName === 'profiled.png')!.input).metadata()).icc?.includes(Buffer.from('sRGB', 'utf16le').swap16())]).toEqual([3, true]);

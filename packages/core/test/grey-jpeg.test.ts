@@ -31,9 +31,9 @@ async function greyJpeg(width: number, height: number, options: JpegOptions = {}
   return jpeg;
 }
 
-/** Decoded samples as stored: sharp would otherwise widen grey to three channels on output. */
+/** Decoded samples as stored (sharp would otherwise widen grey to three channels on output), refusing any libjpeg warning. */
 async function decoded(jpeg: Uint8Array, space: 'b-w' | 'srgb'): Promise<{ data: Buffer; channels: number }> {
-  const { data, info } = await sharp(jpeg).toColourspace(space).raw().toBuffer({ resolveWithObject: true });
+  const { data, info } = await sharp(jpeg, { failOn: 'warning' }).toColourspace(space).raw().toBuffer({ resolveWithObject: true });
   return { data, channels: info.channels };
 }
 
@@ -157,11 +157,12 @@ describe('greyJpegAsYcc', () => {
     await expectSamePixels(grey, greyJpegAsYcc(grey));
   });
 
-  it('refuses a progressive grey JPEG and a colour JPEG', async () => {
-    expect(greyJpegAsYcc(await greyJpeg(33, 17, { progressive: true }))).toBeUndefined();
+  it('refuses a colour JPEG; converts a progressive grey one as progressive (grey-jpeg-progressive.test)', async () => {
     const colour = await sharp(Buffer.alloc(16 * 8 * 3, 90), { raw: { width: 16, height: 8, channels: 3 } }).jpeg().toBuffer();
     expect(greyJpegAsYcc(colour)).toBeUndefined();
     expect(greyJpegAsYcc(await greyJpeg(33, 17))).toBeDefined();
+    const progressive = await greyJpeg(33, 17, { progressive: true });
+    expect((await sharp(greyJpegAsYcc(progressive)!).metadata()).isProgressive).toBe(true);
   });
 
   it('refuses lossless, arithmetic-coded, 12-bit and DNL-height frames, and a second scan', async () => {

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openBackend } from '../src/ui/backend';
 import { DEFAULT_OPTIONS } from '../src/ui/options';
 import { runCorrection, type ItemUpdate } from '../src/ui/runner';
-import { greyProfile, pngWithIcc } from '../../../test/support/icc';
+import { greyProfile, jpegWithIcc, pngWithIcc, rgbProfile, SRGB_D50 } from '../../../test/support/icc';
 import { greyJpeg, greyPng, meanDifference, shownPixels } from './grey-images';
 import { freshSim, makeImage, nodeThumbnail, wired } from './helpers';
 import { nodeRedraw } from './node-redraw';
@@ -32,10 +32,10 @@ afterAll(async () => {
 const sha256 = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
 
 describe('greyscale images go to the Web API as RGB; colour ones as they are', () => {
-  it('sends a grey JPEG as the same JPEG data in colour, a grey PNG with alpha as the same samples in RGBA and a profiled one under the RGB profile showing its tones, redraws a progressive JPEG (upright) at full size, sends a colour JPEG byte for byte, and Figma holds each result', async () => {
+  it('sends a grey JPEG as the same JPEG data in colour, a grey PNG with alpha as the same samples in RGBA and a profiled one under the RGB profile showing its tones, redraws one with an RGB profile (upright) at full size, sends a colour JPEG byte for byte, and Figma holds each result', async () => {
     const originals = {
       jpeg: await greyJpeg(90, 60),
-      progressive: await greyJpeg(100, 64, true),
+      rgbProfiled: new Uint8Array(jpegWithIcc(Buffer.from(await greyJpeg(100, 64)), rgbProfile('RGB gamma 2.2 (test)', SRGB_D50, 2.2))),
       png: await greyPng(80, 50, true),
       profiled: new Uint8Array(pngWithIcc(Buffer.from(await greyPng(60, 40, false)), greyProfile('Gray Gamma 2.2 (test)', 2.2))),
       colour: await makeImage(70, 40),
@@ -69,7 +69,7 @@ describe('greyscale images go to the Web API as RGB; colour ones as they are', (
     const jobs = emu.jobs().slice(jobsBefore);
     expect(jobs).toHaveLength(5);
     // Each upload is the input of one job (the service's SHA-256 of it); the images' long sides tell them apart.
-    const longSide = { jpeg: 90, progressive: 100, png: 80, profiled: 60, colour: 70 };
+    const longSide = { jpeg: 90, rgbProfiled: 100, png: 80, profiled: 60, colour: 70 };
     const received = (name: keyof typeof originals) => {
       const found = uploads.filter((u) => {
         const m = sniffMedia(u);
@@ -92,12 +92,14 @@ describe('greyscale images go to the Web API as RGB; colour ones as they are', (
     expect([jpegMeta.channels, jpegMeta.orientation]).toEqual([3, 6]);
     expect(meanDifference(await shownPixels(jpegIn), await shownPixels(originals.jpeg))).toBe(0);
 
-    // The progressive one cannot be transcoded: an RGB JPEG redrawn upright, no orientation left to apply twice, the same picture.
-    const progressiveIn = received('progressive').bytes;
-    expect(sniffMedia(progressiveIn)).toMatchObject({ format: 'jpeg', components: 3, grey: false, width: 64, height: 100 });
-    const progressiveMeta = await sharp(progressiveIn).metadata();
-    expect([progressiveMeta.channels, progressiveMeta.orientation ?? 1]).toEqual([3, 1]);
-    expect(meanDifference(await shownPixels(progressiveIn), await shownPixels(originals.progressive))).toBeLessThan(1);
+    // The one with an RGB profile (which cannot describe grey samples) is not transcoded: an RGB JPEG redrawn upright,
+    // no orientation left to apply twice, the same picture.
+    const redrawnIn = received('rgbProfiled').bytes;
+    expect(sniffMedia(redrawnIn)).toMatchObject({ format: 'jpeg', components: 3, grey: false, width: 64, height: 100 });
+    const redrawnMeta = await sharp(redrawnIn).metadata();
+    expect([redrawnMeta.channels, redrawnMeta.orientation ?? 1]).toEqual([3, 1]);
+    expect(meanDifference(await shownPixels(redrawnIn), await shownPixels(originals.rgbProfiled))).toBeLessThan(1);
+    expect(notes.get(originalHash.rgbProfiled!)?.join('\n')).not.toMatch(/losslessly/);
 
     // The grey PNG with alpha: an RGBA PNG of the same samples, not drawn.
     const pngIn = received('png').bytes;
@@ -114,7 +116,7 @@ describe('greyscale images go to the Web API as RGB; colour ones as they are', (
     expect(notes.get(originalHash.profiled!)?.join('\n')).toMatch(/losslessly \(the same samples\)/);
 
     // Each grey image was replaced by the service's result, of the original's (upright) size, and the user was told.
-    for (const [name, size] of [['jpeg', [60, 90]], ['progressive', [64, 100]], ['png', [80, 50]], ['profiled', [60, 40]]] as const) {
+    for (const [name, size] of [['jpeg', [60, 90]], ['rgbProfiled', [64, 100]], ['png', [80, 50]], ['profiled', [60, 40]]] as const) {
       expect(hashOf(name), name).not.toBe(originalHash[name]);
       const inFigma = sim.imageBytes(hashOf(name))!;
       const fromService = new Uint8Array(await (await fetch(received(name).job.record.correctedFile!)).arrayBuffer());

@@ -5,28 +5,41 @@
  * domain no re-encoding is needed: the grey component becomes the luma
  * component bit for bit, and each block gains a Cb and a Cr block with no
  * coefficients, which every decoder turns into R = G = B = the grey sample.
- * A grey ICC profile is swapped for the RGB one that shows R = G = B as it
- * showed the grey (grey-icc), so colour-managed viewers show the same tones.
- * Pure: bytes in, bytes out (ITU T.81 references in brackets).
+ * A sequential JPEG's one scan is rewritten with the chroma blocks
+ * interleaved; a progressive one's scans are kept as they are and scans for
+ * Cb and Cr appended (grey-jpeg-progressive). A grey ICC profile is swapped
+ * for the RGB one that shows R = G = B as it showed the grey (grey-icc), so
+ * colour-managed viewers show the same tones. Pure: bytes in, bytes out
+ * (ITU T.81 references in brackets).
  */
 
 import { iccSegments, isIccChunk, joinIccChunks } from './jpeg-icc';
 import { rgbProfileForGrey } from './grey-icc';
+import { chromaBlocks, chromaIds, JpegWriter, readProgressiveScan, restartsIn, scanDataEnd, segmentOf, SOF2, writeChromaScans } from './grey-jpeg-progressive';
 
 /**
- * The same image as a three-component YCbCr baseline JPEG whose decoded
+ * The same image as a three-component YCbCr JPEG of the same process —
+ * sequential (SOF0/SOF1) or progressive (SOF2), Huffman-coded — whose decoded
  * pixels are exactly R = G = B = the decoded grey samples; metadata segments
  * (EXIF, XMP, comments) are kept. An embedded grey ICC profile (as
  * Photoshop writes: Dot Gain 20 %, Gray Gamma 2.2) is replaced, where the
  * first of its APP2 segments was, by the RGB profile {@link rgbProfileForGrey}
  * derives from it, under which the RGB pixels show the grey's tones exactly.
+ * A sequential JPEG's coded data is decoded as it is rewritten, so corrupt
+ * data is refused. A progressive one's is not decoded: its scan headers,
+ * restart markers and the EOI after the last scan are checked, the data of
+ * its scans copied as it is — corrupt data inside a scan goes out as it came
+ * in, and a decoder reads it as it would have read the original.
  * Undefined — never a throw, never a different image — for anything else:
- * not a JPEG, not one component, not 8-bit sequential Huffman (SOF0/SOF1),
- * more than one scan, a height defined by DNL, an ICC profile it cannot
- * convert (not grey — an RGB or CMYK profile cannot describe a grey JPEG —,
- * a Lab connection space, a grey LUT, an incomplete or malformed set of
- * segments or profile), malformed or truncated data. Multi-picture (MPF)
- * images after the first are dropped.
+ * not a JPEG, not one component, not 8-bit Huffman-coded sequential or
+ * progressive (lossless, hierarchical, arithmetic-coded, 12-bit), a
+ * sequential JPEG of more than one scan, a progressive scan of another
+ * component or of an invalid band, a height defined by DNL, an ICC profile
+ * it cannot convert (not grey — an RGB or CMYK profile cannot describe a
+ * grey JPEG —, a Lab connection space, a grey LUT, an incomplete or
+ * malformed set of segments or profile), a profile or Adobe segment between
+ * progressive scans, malformed or truncated data. Multi-picture (MPF) images
+ * after the first are dropped.
  *
  * @example
  * const upload = sniffMedia(bytes)?.grey ? (greyJpegAsYcc(bytes) ?? reencode(bytes)) : bytes;
@@ -35,7 +48,8 @@ export function greyJpegAsYcc(bytes: Uint8Array, options: GreyJpegOptions = {}):
   try {
     const headers = readHeaders(bytes);
     if (headers?.icc && options.profiles === false) return undefined;
-    return headers && writeYccJpeg(bytes, headers);
+    if (!headers) return undefined;
+    return 'scans' in headers ? writeProgressiveJpeg(bytes, headers) : writeYccJpeg(bytes, headers);
   } catch {
     // Truncated or corrupt entropy data: the caller converts another way.
     return undefined;
@@ -65,9 +79,9 @@ const APP0 = 0xe0;
 const APP2 = 0xe2;
 const APP14 = 0xee;
 const RST0 = 0xd0;
-/** Baseline and extended sequential DCT, Huffman coding [B.1.1.3]; the rest are progressive, lossless, hierarchical or arithmetic. */
-const SEQUENTIAL_HUFFMAN = new Set([0xc0, 0xc1]);
-/** Output component ids: JFIF names 1, 2, 3 as Y, Cb, Cr. */
+/** Huffman-coded DCT frames [B.1.1.3]: baseline and extended sequential, progressive; the rest are lossless, hierarchical or arithmetic-coded. */
+const HUFFMAN_FRAMES = new Set([0xc0, 0xc1, SOF2]);
+/** Output component ids of a sequential JPEG: JFIF names 1, 2, 3 as Y, Cb, Cr. */
 const Y_ID = 1;
 const CB_ID = 2;
 const CR_ID = 3;
@@ -80,6 +94,8 @@ interface GreyFrame {
   width: number;
   height: number;
   componentId: number;
+  /** H << 4 | V, each 1–4 [B.2.2]. */
+  sampling: number;
   quantTable: number;
 }
 
@@ -95,20 +111,28 @@ interface Headers {
   frame?: GreyFrame;
   /** Huffman tables by class (0 DC, 1 AC) × 4 + id, as defined when the scan starts. */
   tables: Map<number, HuffmanTable>;
+  /** As defined when the scan starts (progressive: after the last scan). */
   restartInterval: number;
   /** The ICC profile's APP2 segment bodies, in file order, and where in `segments` the first one was. */
   icc?: { at: number; chunks: Uint8Array[] };
 }
 
-/** The headers once the scan header is read: the frame and scan are known, the entropy-coded data starts at `dataStart`. */
+/** Sequential, once the scan header is read: the frame and scan are known, the entropy-coded data starts at `dataStart`. */
 interface ScanHeaders extends Headers {
   frame: GreyFrame;
   scan: ScanTables;
   dataStart: number;
 }
 
+/** Progressive, once every scan is read: their bytes, from the first SOS to EOI, and the Huffman tables (class × 4 + id) they decode with. */
+interface ProgressiveHeaders extends Headers {
+  frame: GreyFrame;
+  scans: { start: number; end: number; tables: Set<number> };
+}
+
 interface Segment {
   marker: number;
+  start: number;
   /** The whole segment, marker included. */
   bytes: Uint8Array;
   /** What follows the length field. */
@@ -116,14 +140,14 @@ interface Segment {
   end: number;
 }
 
-/** Walk the segments up to the (only) scan, collecting what the output needs; undefined for what it cannot handle. */
-function readHeaders(b: Uint8Array): ScanHeaders | undefined {
+/** Walk the segments up to the (sequential: only) scan, collecting what the output needs; undefined for what it cannot handle. */
+function readHeaders(b: Uint8Array): ScanHeaders | ProgressiveHeaders | undefined {
   if (b[0] !== 0xff || b[1] !== SOI) return undefined;
   const headers: Headers = { segments: [], tables: new Map(), restartInterval: 0 };
   for (let at = 2; ; ) {
     const segment = segmentAt(b, at);
     if (!segment) return undefined;
-    if (segment.marker === SOS) return withRgbProfile(withScan(headers, segment));
+    if (segment.marker === SOS) return withRgbProfile(headers.frame?.marker === SOF2 ? withScans(b, headers, segment) : withScan(headers, segment));
     if (!takeSegment(headers, segment)) return undefined;
     at = segment.end;
   }
@@ -135,17 +159,12 @@ function segmentAt(b: Uint8Array, at: number): Segment | undefined {
   const length = u16be(b, marker.end);
   const end = marker.end + length;
   if (length < 2 || end > b.length) return undefined;
-  return { marker: marker.code, bytes: b.subarray(marker.start, end), body: b.subarray(marker.end + 2, end), end };
+  return { marker: marker.code, start: marker.start, bytes: b.subarray(marker.start, end), body: b.subarray(marker.end + 2, end), end };
 }
 
 /** Record one segment before the scan; false for one the output cannot carry. */
 function takeSegment(headers: Headers, { marker, bytes, body }: Segment): boolean {
-  if (SEQUENTIAL_HUFFMAN.has(marker)) return takeFrame(headers, marker, body);
-  if (marker === DRI) {
-    headers.restartInterval = u16be(body, 0);
-    headers.segments.push(bytes);
-    return body.length === 2;
-  }
+  if (HUFFMAN_FRAMES.has(marker)) return takeFrame(headers, marker, body);
   if (marker === APP2 && isIccChunk(body)) return takeIccChunk(headers, body);
   const decision = segmentDecision(headers, marker, body);
   if (decision === 'keep') headers.segments.push(bytes);
@@ -159,9 +178,10 @@ function takeFrame(headers: Headers, marker: number, body: Uint8Array): boolean 
   return headers.frame !== undefined;
 }
 
-/** Tables, comments and application data pass through; other frame types, arithmetic conditioning, DNL or EOI before the scan do not. */
+/** Tables, restart intervals, comments and application data pass through; other frame types, arithmetic conditioning, DNL or EOI before the scan do not. */
 function segmentDecision(headers: Headers, marker: number, body: Uint8Array): Decision {
   if (marker === DHT) return readHuffmanTables(body, headers.tables);
+  if (marker === DRI) return readRestartInterval(body, headers);
   if (marker === DQT || marker === COM) return 'keep';
   if (isApp(marker)) return appDecision(marker, body);
   return 'refuse';
@@ -169,10 +189,45 @@ function segmentDecision(headers: Headers, marker: number, body: Uint8Array): De
 
 type Decision = 'keep' | 'drop' | 'refuse';
 
+function readRestartInterval(body: Uint8Array, headers: Headers): Decision {
+  headers.restartInterval = u16be(body, 0);
+  return body.length === 2 ? 'keep' : 'refuse';
+}
+
 function withScan(headers: Headers, segment: Segment): ScanHeaders | undefined {
   const frame = headers.frame;
   const scan = frame && readScan(segment.body, frame, headers.tables);
   return scan && { ...headers, frame: frame!, scan, dataStart: segment.end };
+}
+
+/**
+ * Progressive: the grey component's scans up to EOI, each header checked
+ * and its data walked over to the next marker, its restart markers counted
+ * (non-interleaved, a scan's MCU is one block). Between scans, what may be
+ * before the first, except what the output would have to change, as these
+ * segments are copied as they are: an ICC profile, an MPF or Adobe segment.
+ */
+function withScans(b: Uint8Array, headers: Headers, first: Segment): ProgressiveHeaders | undefined {
+  const frame = headers.frame!;
+  const tables = new Set<number>();
+  for (let segment: Segment | undefined = first; segment; ) {
+    let at = segment.end;
+    if (segment.marker === SOS) {
+      const scan = readProgressiveScan(segment.body, frame.componentId, (key) => headers.tables.has(key));
+      const end = scan && scanDataEnd(b, segment.end, restartsIn(blockCount(frame), headers.restartInterval));
+      if (!scan || end === undefined) return undefined;
+      if (scan.table !== undefined) tables.add(scan.table);
+      at = end;
+    } else if (!keptBetweenScans(headers, segment)) return undefined;
+    if (markerAt(b, at)?.code === EOI) return { ...headers, frame, scans: { start: first.start, end: at, tables } };
+    segment = segmentAt(b, at);
+  }
+  return undefined;
+}
+
+/** A segment between progressive scans: as before the first, but no ICC profile (it is copied as it is, not swapped). */
+function keptBetweenScans(headers: Headers, { marker, body }: Segment): boolean {
+  return !(marker === APP2 && isIccChunk(body)) && segmentDecision(headers, marker, body) === 'keep';
 }
 
 /** Set the profile's chunks aside until all are read (they may come in any order), keeping the place of the first. */
@@ -187,7 +242,7 @@ function takeIccChunk(headers: Headers, body: Uint8Array): boolean {
  * one on RGB pixels would be ignored or misread, changing the tones.
  * Undefined where it cannot be (not grey, incomplete, malformed).
  */
-function withRgbProfile(headers: ScanHeaders | undefined): ScanHeaders | undefined {
+function withRgbProfile<T extends Headers>(headers: T | undefined): T | undefined {
   if (!headers?.icc) return headers;
   const grey = joinIccChunks(headers.icc.chunks);
   const rgb = grey && rgbProfileForGrey(grey);
@@ -219,18 +274,27 @@ function appDecision(marker: number, body: Uint8Array): Decision {
   return 'keep';
 }
 
-/** A one-component, 8-bit frame of known height (zero means a DNL marker sets it later [B.2.5]). */
+/** A one-component, 8-bit frame of known height (zero means a DNL marker sets it later [B.2.5]), sampling factors 1–4 [B.2.2]. */
 function readFrame(marker: number, body: Uint8Array): GreyFrame | undefined {
   if (body.length !== 9 || body[0] !== 8 || body[5] !== 1) return undefined;
-  const frame = { marker, height: u16be(body, 1), width: u16be(body, 3), componentId: body[6]!, quantTable: body[8]! };
-  return frame.width > 0 && frame.height > 0 && frame.quantTable <= 3 ? frame : undefined;
+  const frame = { marker, height: u16be(body, 1), width: u16be(body, 3), componentId: body[6]!, sampling: body[7]!, quantTable: body[8]! };
+  const factors = [frame.sampling >> 4, frame.sampling & 0x0f].every((f) => f >= 1 && f <= 4);
+  return frame.width > 0 && frame.height > 0 && factors && frame.quantTable <= 3 ? frame : undefined;
 }
 
-/** The frame header of the output: the grey component as Y, and Cb, Cr sharing its quantisation table (their coefficients are all zero). */
+/**
+ * The frame header of the output, Cb and Cr at 1×1 sharing the grey's
+ * quantisation table (their coefficients are all zero). Sequential: the grey
+ * component as Y, id 1 at 1×1, for the interleaved scan writeYccJpeg writes.
+ * Progressive: the grey component as it was, id and sampling factors, which
+ * its scans name and whose block grid they code (chromaBlocks).
+ */
 function yccFrameSegment(frame: GreyFrame): Uint8Array {
-  const component = (id: number) => [id, 0x11, frame.quantTable];
-  const body = [8, frame.height >> 8, frame.height & 0xff, frame.width >> 8, frame.width & 0xff, 3, ...component(Y_ID), ...component(CB_ID), ...component(CR_ID)];
-  return segmentOf(frame.marker, body);
+  const progressive = frame.marker === SOF2;
+  const [cb, cr] = progressive ? chromaIds(frame.componentId) : [CB_ID, CR_ID];
+  const grey = progressive ? [frame.componentId, frame.sampling] : [Y_ID, 0x11];
+  const size = [frame.height >> 8, frame.height & 0xff, frame.width >> 8, frame.width & 0xff];
+  return segmentOf(frame.marker, [8, ...size, 3, ...grey, frame.quantTable, cb, 0x11, frame.quantTable, cr, 0x11, frame.quantTable]);
 }
 
 /** A single, sequential scan of the grey component whose Huffman tables are defined. */
@@ -251,6 +315,18 @@ function writeYccJpeg(b: Uint8Array, headers: ScanHeaders): Uint8Array {
   out.bytes(chromaHuffmanSegment(chroma));
   out.bytes(yccScanSegment(headers.scan, chroma));
   transcodeBlocks(new EntropyReader(b, headers.dataStart), out, headers, blocks);
+  out.marker(EOI);
+  return out.result();
+}
+
+/** The output of a progressive JPEG: segments, the grey scans as they were, then Cb and Cr's (writeChromaScans). */
+function writeProgressiveJpeg(b: Uint8Array, headers: ProgressiveHeaders): Uint8Array {
+  const { start, end, tables } = headers.scans;
+  const out = new JpegWriter(b.length + (chromaBlocks(headers.frame) >> 2) + 512);
+  out.bytes([0xff, SOI]);
+  headers.segments.forEach((segment) => out.bytes(segment));
+  out.bytes(b.subarray(start, end));
+  writeChromaScans(out, headers.frame, chromaIds(headers.frame.componentId), headers.restartInterval, tables);
   out.marker(EOI);
   return out.result();
 }
@@ -427,68 +503,6 @@ class EntropyReader {
     this.left = 8;
     this.at += byte === 0xff ? 2 : 1;
   }
-}
-
-/** Output bytes, growing as needed; entropy-coded bits with 0xFF stuffing. */
-class JpegWriter {
-  private out: Uint8Array;
-  private length = 0;
-  private pending = 0;
-  private pendingBits = 0;
-
-  constructor(capacity: number) {
-    this.out = new Uint8Array(capacity);
-  }
-
-  bytes(chunk: ArrayLike<number>): void {
-    this.reserve(chunk.length);
-    this.out.set(chunk, this.length);
-    this.length += chunk.length;
-  }
-
-  /** The low `count` (≤ 16) bits of `value`, most significant first. */
-  bits(value: number, count: number): void {
-    this.pending = (this.pending << count) | value;
-    this.pendingBits += count;
-    while (this.pendingBits >= 8) {
-      this.pendingBits -= 8;
-      this.stuffedByte((this.pending >> this.pendingBits) & 0xff);
-    }
-    this.pending &= (1 << this.pendingBits) - 1;
-  }
-
-  /** Pad to a byte with 1-bits [F.1.2.3], then the marker. */
-  marker(code: number): void {
-    this.padWithOnes();
-    this.bytes([0xff, code]);
-  }
-
-  result(): Uint8Array {
-    return this.out.slice(0, this.length);
-  }
-
-  private padWithOnes(): void {
-    if (this.pendingBits > 0) this.bits((1 << (8 - this.pendingBits)) - 1, 8 - this.pendingBits);
-  }
-
-  private stuffedByte(byte: number): void {
-    this.reserve(2);
-    this.out[this.length++] = byte;
-    if (byte === 0xff) this.out[this.length++] = 0x00;
-  }
-
-  private reserve(extra: number): void {
-    if (this.length + extra <= this.out.length) return;
-    const grown = new Uint8Array(Math.max(this.out.length * 2, this.length + extra));
-    grown.set(this.out.subarray(0, this.length));
-    this.out = grown;
-  }
-}
-
-/** A marker segment: marker, length (counting itself), body. */
-function segmentOf(marker: number, body: number[]): Uint8Array {
-  const length = body.length + 2;
-  return Uint8Array.from([0xff, marker, length >> 8, length & 0xff, ...body]);
 }
 
 function startsWith(b: Uint8Array, text: string): boolean {

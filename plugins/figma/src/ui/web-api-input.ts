@@ -1,12 +1,12 @@
 /**
  * The Web API takes "JPEG and PNG in RGB or RGBA" (web-api-v2.md, Limits)
  * (greyscale is not among them), yet Figma holds whatever JPEG or PNG a user placed,
- * greyscale ones included. A grey baseline JPEG is made a colour one
+ * greyscale ones included. A grey JPEG, baseline or progressive, is made a colour one
  * losslessly (core's `greyJpegAsYcc`: the same coded data, EXIF orientation
  * included, a grey profile swapped for the RGB one showing the same tones),
  * and so is a grey PNG (core's `greyPngAsRgb`: the same samples in R, G and
  * B, 16-bit and metadata kept, a grey profile swapped likewise); any other
- * grey image (a progressive JPEG, a PNG whose profile is not a grey one) is redrawn here, in the
+ * grey image (one whose profile is not a grey one) is redrawn here, in the
  * browser, at full size and in its own format, so the service receives
  * RGB(A). Any other image goes as it is, byte for byte.
  *
