@@ -4,27 +4,17 @@ import { describe, expect, it } from 'vitest';
 import { greyJpegAsYcc, rgbProfileForGrey, sniffMedia } from '../src/index';
 import { greyProfile, jpegWithIcc } from '../../../test/support/icc';
 import { iccSegment, toneProfiles, withoutIcc } from './helpers/icc-profiles';
+import { expectSamePixels, greyPixels, shownDifference } from './helpers/jpeg-files';
 
 // Fixtures sharp cannot make (it exposes no restart interval or sampling
 // factors), written once by a small C program against libjpeg-turbo 2.1.5:
 // jpeg_set_defaults, jpeg_set_quality(85), jpeg_simple_progression (DC and
 // AC scans in successive approximation, refinement scans), the pixels of
-// greyPixels below, plus: restart_interval 5, 61×45 (48 blocks, 9 restart
-// markers a scan: RST0…RST7 wrap around); component id 7, sampling 2×2,
-// restart_interval 2, 45×30.
+// greyPixels (helpers/jpeg-files), plus: restart_interval 5, 61×45 (48
+// blocks, 9 restart markers a scan: RST0…RST7 wrap around); component id 7,
+// sampling 2×2, restart_interval 2, 45×30.
 const FIXTURES = new URL('./fixtures/', import.meta.url);
 const fixture = (name: string) => readFileSync(new URL(name, FIXTURES));
-
-/** A gradient with noise, so blocks carry many AC coefficients; deterministic. */
-function greyPixels(width: number, height: number): Buffer {
-  const pixels = Buffer.alloc(width * height);
-  let seed = 12345;
-  for (let i = 0; i < pixels.length; i++) {
-    seed = (seed * 1103515245 + 12345) >>> 0;
-    pixels[i] = ((i % width) * 200) / Math.max(1, width - 1) + (seed >>> 26);
-  }
-  return pixels;
-}
 
 /** Smooth waves with a little noise: mozjpeg's scan optimisation then picks successive approximation with refinement scans. */
 function smoothPixels(width: number, height: number): Buffer {
@@ -47,24 +37,6 @@ async function progressiveGrey(width: number, height: number, options: JpegOptio
   expect(parse(jpeg).frame).toMatchObject({ marker: 0xc2, components: [{ sampling: 0x11 }] });
   expect(sniffMedia(jpeg)?.components).toBe(1);
   return jpeg;
-}
-
-/** Decoded samples as stored, refusing any libjpeg warning (a scan too short or too long, a bad code, a bad progression). */
-async function decoded(jpeg: Uint8Array, space: 'b-w' | 'srgb'): Promise<{ data: Buffer; channels: number }> {
-  const { data, info } = await sharp(jpeg, { failOn: 'warning' }).toColourspace(space).raw().toBuffer({ resolveWithObject: true });
-  return { data, channels: info.channels };
-}
-
-/** The colour JPEG decodes as progressive sRGB of the same size, every pixel R = G = B = the grey JPEG's decoded sample. */
-async function expectSamePixels(grey: Uint8Array, ycc: Uint8Array | undefined): Promise<void> {
-  expect(ycc).toBeDefined();
-  const [greyMeta, yccMeta] = await Promise.all([sharp(grey).metadata(), sharp(ycc!).metadata()]);
-  expect(yccMeta).toMatchObject({ format: 'jpeg', channels: 3, space: 'srgb', isProgressive: true, width: greyMeta.width, height: greyMeta.height });
-  const [g, c] = await Promise.all([decoded(grey, 'b-w'), decoded(ycc!, 'srgb')]);
-  expect([g.channels, c.channels]).toEqual([1, 3]);
-  const rgbOfGrey = Buffer.alloc(g.data.length * 3);
-  g.data.forEach((v, i) => rgbOfGrey.fill(v, 3 * i, 3 * i + 3));
-  expect(c.data.equals(rgbOfGrey)).toBe(true);
 }
 
 interface Component {
@@ -225,7 +197,7 @@ function expectYccStructure(grey: Uint8Array, ycc: Uint8Array): void {
 
 async function expectConverted(grey: Uint8Array): Promise<Uint8Array> {
   const ycc = greyJpegAsYcc(grey);
-  await expectSamePixels(grey, ycc);
+  await expectSamePixels(grey, ycc, { isProgressive: true });
   expectYccStructure(grey, ycc!);
   return ycc!;
 }
@@ -413,13 +385,6 @@ describe('greyJpegAsYcc, progressive', () => {
     expect(greyJpegAsYcc(inserted(grey, between, segmentBytes(0xe1, Buffer.from('Exif\0\0'))))).toBeDefined();
   });
 });
-
-/** Largest difference between two images' samples as a colour-managed viewer (lcms, in sharp) shows them in sRGB. */
-async function shownDifference(a: Uint8Array, b: Uint8Array): Promise<number> {
-  const [x, y] = await Promise.all([a, b].map((jpeg) => decoded(jpeg, 'srgb')));
-  expect(x!.data.length).toBe(y!.data.length);
-  return x!.data.reduce((max, v, i) => Math.max(max, Math.abs(v - y!.data[i]!)), 0);
-}
 
 describe('greyJpegAsYcc, progressive, with an ICC profile', () => {
   for (const { name, profile, lcmsGreyExact } of toneProfiles()) {

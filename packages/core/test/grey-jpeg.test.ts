@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { greyJpegAsYcc, rgbProfileForGrey, sniffMedia } from '../src/index';
 import { greyProfile, jpegWithIcc, rgbProfile } from '../../../test/support/icc';
 import { curvTable, embeddedIcc, greyIccProfile, iccChunks, isIccSegment, jpegSegments, jpegWithIccChunks, toneProfiles, withoutIcc } from './helpers/icc-profiles';
+import { decoded, expectSamePixels, greyPixels, shownDifference } from './helpers/jpeg-files';
 
 // Fixtures sharp cannot make (it exposes no restart interval or sampling
 // factors), written once with libjpeg's jpeg_set_defaults plus:
@@ -12,41 +13,12 @@ import { curvTable, embeddedIcc, greyIccProfile, iccChunks, isIccSegment, jpegSe
 const FIXTURES = new URL('./fixtures/', import.meta.url);
 const fixture = (name: string) => readFileSync(new URL(name, FIXTURES));
 
-/** A gradient with noise, so blocks carry many AC coefficients; deterministic. */
-function greyPixels(width: number, height: number): Buffer {
-  const pixels = Buffer.alloc(width * height);
-  let seed = 12345;
-  for (let i = 0; i < pixels.length; i++) {
-    seed = (seed * 1103515245 + 12345) >>> 0;
-    pixels[i] = ((i % width) * 200) / Math.max(1, width - 1) + (seed >>> 26);
-  }
-  return pixels;
-}
-
 async function greyJpeg(width: number, height: number, options: JpegOptions = {}, exif?: string): Promise<Buffer> {
   let image = sharp(greyPixels(width, height), { raw: { width, height, channels: 1 } }).toColourspace('b-w');
   if (exif) image = image.withExif({ IFD0: { ImageDescription: exif } });
   const jpeg = await image.jpeg(options).toBuffer();
   expect(sniffMedia(jpeg)?.components).toBe(1);
   return jpeg;
-}
-
-/** Decoded samples as stored (sharp would otherwise widen grey to three channels on output), refusing any libjpeg warning. */
-async function decoded(jpeg: Uint8Array, space: 'b-w' | 'srgb'): Promise<{ data: Buffer; channels: number }> {
-  const { data, info } = await sharp(jpeg, { failOn: 'warning' }).toColourspace(space).raw().toBuffer({ resolveWithObject: true });
-  return { data, channels: info.channels };
-}
-
-/** The colour JPEG decodes as sRGB of the same size, every pixel R = G = B = the grey JPEG's decoded sample. */
-async function expectSamePixels(grey: Uint8Array, ycc: Uint8Array | undefined): Promise<void> {
-  expect(ycc).toBeDefined();
-  const [greyMeta, yccMeta] = await Promise.all([sharp(grey).metadata(), sharp(ycc!).metadata()]);
-  expect(yccMeta).toMatchObject({ format: 'jpeg', channels: 3, space: 'srgb', width: greyMeta.width, height: greyMeta.height });
-  const [g, c] = await Promise.all([decoded(grey, 'b-w'), decoded(ycc!, 'srgb')]);
-  expect([g.channels, c.channels]).toEqual([1, 3]);
-  const rgbOfGrey = Buffer.alloc(g.data.length * 3);
-  g.data.forEach((v, i) => rgbOfGrey.fill(v, 3 * i, 3 * i + 3));
-  expect(c.data.equals(rgbOfGrey)).toBe(true);
 }
 
 interface SegmentAt {
@@ -188,13 +160,6 @@ describe('greyJpegAsYcc', () => {
     expect(greyJpegAsYcc(await sharp(greyPixels(8, 8), { raw: { width: 8, height: 8, channels: 1 } }).png().toBuffer())).toBeUndefined();
   });
 });
-
-/** Largest difference between two images' samples as a colour-managed viewer (lcms, in sharp) shows them in sRGB. */
-async function shownDifference(a: Uint8Array, b: Uint8Array): Promise<number> {
-  const [x, y] = await Promise.all([a, b].map((jpeg) => decoded(jpeg, 'srgb')));
-  expect(x!.data.length).toBe(y!.data.length);
-  return x!.data.reduce((max, v, i) => Math.max(max, Math.abs(v - y!.data[i]!)), 0);
-}
 
 /** The ICC profile `jpeg` carries, as sharp reads it. */
 async function iccOf(jpeg: Uint8Array): Promise<Buffer | undefined> {

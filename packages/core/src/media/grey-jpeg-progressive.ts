@@ -1,13 +1,14 @@
 /**
- * The progressive half of greyJpegAsYcc (grey-jpeg.ts), and the output
- * writer both halves use. A progressive grey JPEG codes its one component in
- * several scans, each a band of coefficients Ss..Se, possibly in successive
- * approximation (Ah, Al) [G.1.1]. All its scans are non-interleaved (one
- * component), so they code the component's own block grid whatever the
- * frame's other components: they stay as they are, byte for byte — their
- * headers and restart markers checked, their data not decoded. The frame
- * gains Cb and Cr, and scans appended before EOI give these their
- * coefficients, all zero. ITU T.81 references in brackets.
+ * The progressive half of greyJpegAsYcc (grey-jpeg.ts), and what both
+ * halves (the sequential one: grey-jpeg-sequential.ts) use: the output
+ * writer, marker segments, the marker reader. A progressive grey JPEG codes
+ * its one component in several scans, each a band of coefficients Ss..Se,
+ * possibly in successive approximation (Ah, Al) [G.1.1]. All its scans are
+ * non-interleaved (one component), so they code the component's own block
+ * grid whatever the frame's other components: they stay as they are, byte
+ * for byte — their headers and restart markers checked, their data not
+ * decoded. The frame gains Cb and Cr, and scans appended before EOI give
+ * these their coefficients, all zero. ITU T.81 references in brackets.
  */
 
 export const SOF2 = 0xc2;
@@ -211,4 +212,12 @@ export class JpegWriter {
 export function segmentOf(marker: number, body: number[]): Uint8Array {
   const length = body.length + 2;
   return Uint8Array.from([0xff, marker, length >> 8, length & 0xff, ...body]);
+}
+
+/** The marker at `at` (after any 0xFF fill bytes [B.1.1.2]): its code, where it starts and where its segment length is. */
+export function markerAt(b: Uint8Array, at: number): { code: number; start: number; end: number } | undefined {
+  if (b[at] !== 0xff) return undefined;
+  while (b[at + 1] === 0xff) at++;
+  const code = b[at + 1];
+  return code === undefined ? undefined : { code, start: at, end: at + 2 };
 }

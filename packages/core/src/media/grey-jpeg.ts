@@ -6,16 +6,19 @@
  * component bit for bit, and each block gains a Cb and a Cr block with no
  * coefficients, which every decoder turns into R = G = B = the grey sample.
  * A sequential JPEG's one scan is rewritten with the chroma blocks
- * interleaved; a progressive one's scans are kept as they are and scans for
- * Cb and Cr appended (grey-jpeg-progressive). A grey ICC profile is swapped
- * for the RGB one that shows R = G = B as it showed the grey (grey-icc), so
- * colour-managed viewers show the same tones. Pure: bytes in, bytes out
- * (ITU T.81 references in brackets).
+ * interleaved (grey-jpeg-sequential); a progressive one's scans are kept as
+ * they are and scans for Cb and Cr appended (grey-jpeg-progressive). A grey
+ * ICC profile is swapped for the RGB one that shows R = G = B as it showed
+ * the grey (grey-icc), so colour-managed viewers show the same tones. Here:
+ * the segments before, between and after the scans, read and checked, and
+ * the output put together. Pure: bytes in, bytes out (ITU T.81 references
+ * in brackets).
  */
 
 import { iccSegments, isIccChunk, joinIccChunks } from './jpeg-icc';
 import { rgbProfileForGrey } from './grey-icc';
-import { chromaBlocks, chromaIds, JpegWriter, readProgressiveScan, restartsIn, scanDataEnd, segmentOf, SOF2, writeChromaScans } from './grey-jpeg-progressive';
+import { chromaBlocks, chromaIds, JpegWriter, markerAt, readProgressiveScan, restartsIn, scanDataEnd, segmentOf, SOF2, writeChromaScans } from './grey-jpeg-progressive';
+import { acKey, CB_ID, CR_ID, dcKey, huffmanTable, readScan, writeYccScan, Y_ID, type HuffmanTable, type ScanTables } from './grey-jpeg-sequential';
 
 /**
  * The same image as a three-component YCbCr JPEG of the same process —
@@ -65,9 +68,6 @@ export interface GreyJpegOptions {
   profiles?: boolean;
 }
 
-/** Thrown by the entropy reader on data no decoder would read as this image; caught at the top. */
-class Refusal extends Error {}
-
 const SOI = 0xd8;
 const EOI = 0xd9;
 const SOS = 0xda;
@@ -78,16 +78,8 @@ const COM = 0xfe;
 const APP0 = 0xe0;
 const APP2 = 0xe2;
 const APP14 = 0xee;
-const RST0 = 0xd0;
 /** Huffman-coded DCT frames [B.1.1.3]: baseline and extended sequential, progressive; the rest are lossless, hierarchical or arithmetic-coded. */
 const HUFFMAN_FRAMES = new Set([0xc0, 0xc1, SOF2]);
-/** Output component ids of a sequential JPEG: JFIF names 1, 2, 3 as Y, Cb, Cr. */
-const Y_ID = 1;
-const CB_ID = 2;
-const CR_ID = 3;
-/** 8-bit samples: DC differences use categories 0–11, AC coefficients sizes 1–10 [F.1.2]. */
-const MAX_DC_CATEGORY = 11;
-const MAX_AC_SIZE = 10;
 
 interface GreyFrame {
   marker: number;
@@ -97,11 +89,6 @@ interface GreyFrame {
   /** H << 4 | V, each 1–4 [B.2.2]. */
   sampling: number;
   quantTable: number;
-}
-
-interface ScanTables {
-  dcTable: number;
-  acTable: number;
 }
 
 /** Everything before the entropy-coded data, read and checked. */
@@ -196,7 +183,7 @@ function readRestartInterval(body: Uint8Array, headers: Headers): Decision {
 
 function withScan(headers: Headers, segment: Segment): ScanHeaders | undefined {
   const frame = headers.frame;
-  const scan = frame && readScan(segment.body, frame, headers.tables);
+  const scan = frame && readScan(segment.body, frame.componentId, headers.tables);
   return scan && { ...headers, frame: frame!, scan, dataStart: segment.end };
 }
 
@@ -251,14 +238,6 @@ function withRgbProfile<T extends Headers>(headers: T | undefined): T | undefine
   return { ...headers, segments: [...headers.segments.slice(0, headers.icc.at), ...segments, ...headers.segments.slice(headers.icc.at)] };
 }
 
-/** The marker at `at` (after any 0xFF fill bytes [B.1.1.2]): its code, where it starts and where its segment length is. */
-function markerAt(b: Uint8Array, at: number): { code: number; start: number; end: number } | undefined {
-  if (b[at] !== 0xff) return undefined;
-  while (b[at + 1] === 0xff) at++;
-  const code = b[at + 1];
-  return code === undefined ? undefined : { code, start: at, end: at + 2 };
-}
-
 function isApp(marker: number): boolean {
   return marker >= APP0 && marker <= APP0 + 15;
 }
@@ -297,24 +276,13 @@ function yccFrameSegment(frame: GreyFrame): Uint8Array {
   return segmentOf(frame.marker, [8, ...size, 3, ...grey, frame.quantTable, cb, 0x11, frame.quantTable, cr, 0x11, frame.quantTable]);
 }
 
-/** A single, sequential scan of the grey component whose Huffman tables are defined. */
-function readScan(body: Uint8Array, frame: GreyFrame, tables: Map<number, HuffmanTable>): ScanTables | undefined {
-  if (body.length !== 6 || body[0] !== 1 || body[1] !== frame.componentId) return undefined;
-  const scan = { dcTable: body[2]! >> 4, acTable: body[2]! & 0x0f };
-  const fullSpectrum = body[3] === 0 && body[4] === 63 && body[5] === 0;
-  return fullSpectrum && tables.has(dcKey(scan.dcTable)) && tables.has(acKey(scan.acTable)) ? scan : undefined;
-}
-
 /** The output from the headers read: segments, the chroma Huffman tables, the three-component scan and its data. */
 function writeYccJpeg(b: Uint8Array, headers: ScanHeaders): Uint8Array {
   const blocks = blockCount(headers.frame);
   const out = new JpegWriter(b.length + blocks + 256);
   out.bytes([0xff, SOI]);
   headers.segments.forEach((segment) => out.bytes(segment));
-  const chroma = { dcTable: otherTable(headers.scan.dcTable), acTable: otherTable(headers.scan.acTable) };
-  out.bytes(chromaHuffmanSegment(chroma));
-  out.bytes(yccScanSegment(headers.scan, chroma));
-  transcodeBlocks(new EntropyReader(b, headers.dataStart), out, headers, blocks);
+  writeYccScan(b, out, headers, blocks);
   out.marker(EOI);
   return out.result();
 }
@@ -336,100 +304,6 @@ function blockCount(frame: GreyFrame): number {
   return Math.ceil(frame.width / 8) * Math.ceil(frame.height / 8);
 }
 
-/** A table id the grey scan does not use (baseline allows ids 0 and 1 only). */
-function otherTable(id: number): number {
-  return id === 0 ? 1 : 0;
-}
-
-/**
- * Chroma blocks carry one symbol per table: DC category 0 (difference 0) and
- * AC 0x00 (end of block), each coded as the single one-bit code "0".
- */
-function chromaHuffmanSegment(chroma: ScanTables): Uint8Array {
-  const oneCode = [1, ...new Array<number>(15).fill(0), 0x00];
-  return segmentOf(DHT, [chroma.dcTable, ...oneCode, 0x10 | chroma.acTable, ...oneCode]);
-}
-
-function yccScanSegment(grey: ScanTables, chroma: ScanTables): Uint8Array {
-  const tables = (scan: ScanTables) => (scan.dcTable << 4) | scan.acTable;
-  return segmentOf(SOS, [3, Y_ID, tables(grey), CB_ID, tables(chroma), CR_ID, tables(chroma), 0, 63, 0]);
-}
-
-/** The chroma DC code "0" and AC end-of-block code "0" of {@link chromaHuffmanSegment}. */
-const EMPTY_CHROMA_BLOCK = { code: 0b00, length: 2 };
-
-/**
- * Every grey block's bits, copied as they are, then an empty Cb and Cr block;
- * restart markers where the grey data has them (the interval counts MCUs, and
- * one grey block becomes one three-block MCU).
- */
-function transcodeBlocks(input: EntropyReader, out: JpegWriter, headers: ScanHeaders, blocks: number): void {
-  const dc = headers.tables.get(dcKey(headers.scan.dcTable))!;
-  const ac = headers.tables.get(acKey(headers.scan.acTable))!;
-  const interval = headers.restartInterval;
-  for (let n = 0; n < blocks; n++) {
-    if (interval > 0 && n > 0 && n % interval === 0) copyRestart(input, out, RST0 + ((n / interval - 1) & 7));
-    copyBlock(input, out, dc, ac);
-    out.bits(EMPTY_CHROMA_BLOCK.code, EMPTY_CHROMA_BLOCK.length);
-    out.bits(EMPTY_CHROMA_BLOCK.code, EMPTY_CHROMA_BLOCK.length);
-  }
-  input.expectMarker(EOI);
-}
-
-function copyRestart(input: EntropyReader, out: JpegWriter, marker: number): void {
-  input.expectMarker(marker);
-  out.marker(marker);
-}
-
-/** One block [F.2.2]: a DC category and its bits, then AC run/size codes and bits up to end of block or the 63rd coefficient. */
-function copyBlock(input: EntropyReader, out: JpegWriter, dc: HuffmanTable, ac: HuffmanTable): void {
-  const category = copyCode(input, out, dc);
-  if (category > MAX_DC_CATEGORY) throw new Refusal('DC category');
-  copyBits(input, out, category);
-  for (let k = 1; k < 64; k++) {
-    const runSize = copyCode(input, out, ac);
-    const run = runSize >> 4;
-    const size = runSize & 0x0f;
-    if (size === 0 && run !== 15) return; // end of block
-    if (size > MAX_AC_SIZE) throw new Refusal('AC size');
-    k += run; // a ZRL (run 15, size 0) skips 16 zeros: 15 here, one by the loop
-    if (k > 63 && size !== 0) throw new Refusal('coefficient past the block');
-    copyBits(input, out, size);
-  }
-}
-
-/** Decode one Huffman code only to learn its length and symbol [F.2.2.3]; write it unchanged. */
-function copyCode(input: EntropyReader, out: JpegWriter, table: HuffmanTable): number {
-  let code = 0;
-  for (let length = 1; length <= 16; length++) {
-    code = (code << 1) | input.bit();
-    if (code <= table.maxCode[length]!) {
-      out.bits(code, length);
-      return table.symbols[table.offset[length]! + code]!;
-    }
-  }
-  throw new Refusal('no such Huffman code');
-}
-
-function copyBits(input: EntropyReader, out: JpegWriter, count: number): void {
-  out.bits(input.bits(count), count);
-}
-
-/** A canonical Huffman table [C.2, F.2.2.3]: per code length, the largest code and where its symbols start. */
-interface HuffmanTable {
-  maxCode: Int32Array;
-  offset: Int32Array;
-  symbols: Uint8Array;
-}
-
-function dcKey(id: number): number {
-  return id;
-}
-
-function acKey(id: number): number {
-  return 4 + id;
-}
-
 /** Every table of a DHT segment into `tables`; refuse when malformed. */
 function readHuffmanTables(body: Uint8Array, tables: Map<number, HuffmanTable>): Decision {
   for (let at = 0; at < body.length; ) {
@@ -444,65 +318,6 @@ function readHuffmanTables(body: Uint8Array, tables: Map<number, HuffmanTable>):
     at += 17 + total;
   }
   return 'keep';
-}
-
-/** Canonical codes from the count of codes per length; undefined for an overfull table (as libjpeg refuses it). */
-function huffmanTable(counts: Uint8Array, symbols: Uint8Array): HuffmanTable | undefined {
-  const maxCode = new Int32Array(17).fill(-1);
-  const offset = new Int32Array(17);
-  let code = 0;
-  let index = 0;
-  for (let length = 1; length <= 16; length++) {
-    const n = counts[length - 1]!;
-    offset[length] = index - code;
-    code += n;
-    index += n;
-    if (n > 0) maxCode[length] = code - 1;
-    if (code >= 1 << length) return undefined;
-    code <<= 1;
-  }
-  return index <= 256 ? { maxCode, offset, symbols } : undefined;
-}
-
-/** Reads entropy-coded bits, removing the stuffed zero after each 0xFF [F.1.2.3]; a marker inside a block is corrupt data. */
-class EntropyReader {
-  private byte = 0;
-  private left = 0;
-
-  constructor(
-    private readonly b: Uint8Array,
-    private at: number,
-  ) {}
-
-  bit(): number {
-    if (this.left === 0) this.nextByte();
-    this.left--;
-    return (this.byte >> this.left) & 1;
-  }
-
-  /** The next `count` (≤ 16) bits as a number, most significant first. */
-  bits(count: number): number {
-    let value = 0;
-    for (let i = 0; i < count; i++) value = (value << 1) | this.bit();
-    return value;
-  }
-
-  /** Skip the 1-bit padding of the last byte [F.1.2.3] and read `marker`, after any fill bytes. */
-  expectMarker(marker: number): void {
-    this.left = 0;
-    const found = markerAt(this.b, this.at);
-    if (found?.code !== marker) throw new Refusal('marker expected');
-    this.at = found.end;
-  }
-
-  private nextByte(): void {
-    const byte = this.b[this.at];
-    if (byte === undefined) throw new Refusal('data ends');
-    if (byte === 0xff && this.b[this.at + 1] !== 0x00) throw new Refusal('marker inside a block');
-    this.byte = byte;
-    this.left = 8;
-    this.at += byte === 0xff ? 2 : 1;
-  }
 }
 
 function startsWith(b: Uint8Array, text: string): boolean {
