@@ -8,7 +8,7 @@
  * file up to date and in place the original kept is the user's grey file.
  */
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, open, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, open, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -80,6 +80,9 @@ async function colourCopy(source: string, format: 'jpeg' | 'png', onRead: (hash:
     const rgb = format === 'png' && (!rgbCopy || (await pngBitDepth(read)) === 16) ? await rgbPngCopy(read, source, copy, profiles) : undefined;
     if (rgb !== undefined) return rgb;
     if (rgbCopy) return await hostCopy(rgbCopy, read, format, source, copy);
+    if (!profiles && (await convertsWithProfile(read, format))) {
+      throw new InputUnsupportedError(`${source}: greyscale with a colour profile, which the Web API does not take (RGB or RGBA only); with preserveMetadata=false the result would lose the profile, so it cannot go as the RGB one that keeps its tones, and this installation cannot convert it to sRGB (no image library): leave preserveMetadata at true, or correct it with the pfc CLI`);
+    }
     throw new InputUnsupportedError(`${source}: greyscale, which the Web API does not take (RGB or RGBA only), and this installation cannot convert it (no image library): convert it to RGB, or correct it with the pfc CLI`);
   } finally {
     await rm(read, { force: true });
@@ -128,6 +131,14 @@ async function rgbPngCopy(read: string, source: string, copy: string, profiles: 
     throw new InputUnsupportedError(`${source}: greyscale, and its PNG data could not be converted to RGB for the Web API (it takes RGB or RGBA only): ${(err as Error).message}`);
   }
   return (await stat(copy)).size;
+}
+
+/** Whether core would convert the grey file in `read` if its colour profile could go with it (the refusal's reason then). */
+async function convertsWithProfile(read: string, format: 'jpeg' | 'png'): Promise<boolean> {
+  if (format === 'jpeg') return greyJpegAsYcc(await readFile(read)) !== undefined;
+  const rgb = await greyPngAsRgb(Readable.toWeb(createReadStream(read)) as ReadableStream<Uint8Array>);
+  await rgb?.cancel();
+  return rgb !== undefined;
 }
 
 /** The bit depth in a PNG's IHDR (PNG specification, 11.2.1: byte 24 of the file). */

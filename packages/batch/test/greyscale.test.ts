@@ -136,7 +136,14 @@ describe('greyscale files on the Web API', () => {
     const root = await photos();
     const params = { preserveMetadata: false };
     const without = await runBatch(await planBatch({ inputs: [root], params }), { backend: new FakeBackend(), retryDelayMs: 1, params });
-    expect(without.results.find((r) => r.rel === 'profiled.jpg')).toMatchObject({ status: 'failed', errorName: 'InputUnsupportedError' });
+    // The refusal names the setting where it is the reason, and only there.
+    for (const name of ['profiled.jpg', 'profiled.png', 'profiled16.png']) {
+      const refused = without.results.find((r) => r.rel === name)!;
+      expect(refused, name).toMatchObject({ status: 'failed', errorName: 'InputUnsupportedError' });
+      expect(refused.error, name).toContain('greyscale with a colour profile, which the Web API does not take (RGB or RGBA only); with preserveMetadata=false the result would lose the profile');
+    }
+    expect(without.results.find((r) => r.rel === 'rgb-profiled.jpg')?.error).not.toContain('preserveMetadata');
+    expect(without.results.find((r) => r.rel === 'bw16.png')).toMatchObject({ status: 'corrected' });
     const backend = new FakeBackend();
     const withCopy = await runBatch(await planBatch({ inputs: [join(root, 'profiled.jpg')], params }), { backend, retryDelayMs: 1, params, rgbCopy });
     expect(withCopy).toMatchObject({ corrected: 1, failed: 0 });
