@@ -22,6 +22,8 @@
  * unless they name ICC.1:2001-04 (v2).
  */
 
+import { i32be, u16be, u32be } from './bytes';
+
 /**
  * The RGB display (`mntr`) matrix/TRC profile equivalent to the grey ICC
  * profile `grey` for greyscale data carried as R = G = B: same version,
@@ -73,12 +75,12 @@ const GREY_CLASSES = new Set(['scnr', 'mntr', 'prtr']);
 const LUT_TAGS = new Set(['A2B0', 'A2B1', 'A2B2', 'D2B0', 'D2B1', 'D2B2', 'D2B3']);
 
 function readGreyProfile(b: Uint8Array): GreyProfile | undefined {
-  if (b.length < HEADER_SIZE + 4 || u32(b, 0) !== b.length || text(b, 36, 4) !== 'acsp') return undefined;
+  if (b.length < HEADER_SIZE + 4 || u32be(b, 0) !== b.length || text(b, 36, 4) !== 'acsp') return undefined;
   const major = b[8]!;
   if ((major !== 2 && major !== 4) || !GREY_CLASSES.has(text(b, 12, 4)) || text(b, 16, 4) !== 'GRAY' || text(b, 20, 4) !== 'XYZ ') return undefined;
   const tags = readTagTable(b);
   if (!tags || [...tags.keys()].some((sig) => LUT_TAGS.has(sig))) return undefined;
-  const illuminant: Xyz = [i32(b, 68), i32(b, 72), i32(b, 76)];
+  const illuminant: Xyz = [i32be(b, 68), i32be(b, 72), i32be(b, 76)];
   const kTrc = tags.get('kTRC');
   const trc = kTrc && toneCurve(kTrc, major);
   const whitePoint = optionalTag(tags.get('wtpt'), 'XYZ ', 20);
@@ -91,15 +93,15 @@ function readGreyProfile(b: Uint8Array): GreyProfile | undefined {
 
 /** Each tag's data by signature; undefined for a table that runs past the profile, a tag inside the header or table, or a signature twice. */
 function readTagTable(b: Uint8Array): Map<string, Uint8Array> | undefined {
-  const count = u32(b, HEADER_SIZE);
+  const count = u32be(b, HEADER_SIZE);
   const tableEnd = HEADER_SIZE + 4 + TAG_ENTRY_SIZE * count;
   if (tableEnd > b.length) return undefined;
   const tags = new Map<string, Uint8Array>();
   for (let k = 0; k < count; k++) {
     const entry = HEADER_SIZE + 4 + TAG_ENTRY_SIZE * k;
     const sig = text(b, entry, 4);
-    const offset = u32(b, entry + 4);
-    const size = u32(b, entry + 8);
+    const offset = u32be(b, entry + 4);
+    const size = u32be(b, entry + 8);
     if (tags.has(sig) || offset < tableEnd || offset + size > b.length) return undefined;
     tags.set(sig, b.subarray(offset, offset + size));
   }
@@ -118,7 +120,7 @@ const PARA_PARAMETERS = [1, 3, 4, 5, 7];
 function toneCurve(tag: Uint8Array, major: number): Uint8Array | undefined {
   if (tag.length < 12) return undefined;
   const type = text(tag, 0, 4);
-  const length = type === 'curv' ? 12 + 2 * u32(tag, 8) : type === 'para' && major >= 4 ? paraLength(u16(tag, 8)) : undefined;
+  const length = type === 'curv' ? 12 + 2 * u32be(tag, 8) : type === 'para' && major >= 4 ? paraLength(u16be(tag, 8)) : undefined;
   return length !== undefined && length <= tag.length ? tag : undefined;
 }
 
@@ -149,11 +151,11 @@ function descriptionText(tag: Uint8Array | undefined): string | undefined {
   const type = text(tag, 0, 4);
   let name: string | undefined;
   if (type === 'desc') {
-    const count = u32(tag, 8);
+    const count = u32be(tag, 8);
     if (12 + count <= tag.length) name = text(tag, 12, Math.min(count, MAX_NAME_BYTES));
-  } else if (type === 'mluc' && u32(tag, 8) > 0 && tag.length >= 28) {
-    const length = u32(tag, 20);
-    const offset = u32(tag, 24);
+  } else if (type === 'mluc' && u32be(tag, 8) > 0 && tag.length >= 28) {
+    const length = u32be(tag, 20);
+    const offset = u32be(tag, 24);
     if (offset + length <= tag.length) name = utf16be(tag.subarray(offset, offset + Math.min(length, 2 * MAX_NAME_BYTES)));
   }
   // eslint-disable-next-line no-control-regex -- control characters (the terminating NUL among them) are what is removed
@@ -319,17 +321,8 @@ function writeText(b: Uint8Array, at: number, value: string): void {
   for (let i = 0; i < value.length; i++) b[at + i] = value.charCodeAt(i);
 }
 
-function u16(b: Uint8Array, at: number): number {
-  return ((b[at] ?? 0) << 8) | (b[at + 1] ?? 0);
-}
 
-function u32(b: Uint8Array, at: number): number {
-  return (((b[at] ?? 0) << 24) | ((b[at + 1] ?? 0) << 16) | ((b[at + 2] ?? 0) << 8) | (b[at + 3] ?? 0)) >>> 0;
-}
 
-function i32(b: Uint8Array, at: number): number {
-  return u32(b, at) | 0;
-}
 
 function writeU32(b: Uint8Array, at: number, value: number): void {
   b[at] = value >>> 24;

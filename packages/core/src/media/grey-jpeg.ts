@@ -15,6 +15,7 @@
  * in brackets).
  */
 
+import { u16be } from './bytes';
 import { iccSegments, isIccChunk, joinIccChunks } from './jpeg-icc';
 import { rgbProfileForGrey } from './grey-icc';
 import { chromaBlocks, chromaIds, JpegWriter, markerAt, readProgressiveScan, restartsIn, scanDataEnd, segmentOf, SOF2, writeChromaScans } from './grey-jpeg-progressive';
@@ -324,6 +325,3 @@ function startsWith(b: Uint8Array, text: string): boolean {
   return b.length >= text.length && [...text].every((c, i) => b[i] === c.charCodeAt(0));
 }
 
-function u16be(b: Uint8Array, at: number): number {
-  return ((b[at] ?? 0) << 8) | (b[at + 1] ?? 0);
-}

@@ -25,6 +25,7 @@
  * References in brackets are to the PNG specification, third edition (W3C, 2025).
  */
 
+import { u16be, u32be } from './bytes';
 import { ByteReader, Gathered, ignore, messageOf, ownBuffer, Pump, transformed } from './byte-streams';
 import { rgbProfileForGrey } from './grey-icc';
 import { CRC_START, crc32, crcValue, PNG_SIGNATURE, PngDataError, pngChunk } from './png';
@@ -439,10 +440,4 @@ function isSafeToCopy(type: string): boolean {
 
 const IDAT_TYPE = Uint8Array.from([0x49, 0x44, 0x41, 0x54]);
 
-function u16be(b: Uint8Array, at: number): number {
-  return ((b[at] ?? 0) << 8) | (b[at + 1] ?? 0);
-}
 
-function u32be(b: Uint8Array, at: number): number {
-  return u16be(b, at) * 0x10000 + u16be(b, at + 2);
-}

@@ -7,6 +7,7 @@
  * whose frame header lies further in, continue with {@link scanJpegFrame}.
  */
 
+import { i32le, u16be, u16le, u32be } from './bytes';
 import { PNG_SIGNATURE } from './png';
 
 /** Formats recognised. The service reads `jpeg`, `png`, `mp4` and `mov` (see {@link SniffedMedia.supported}). */
@@ -224,25 +225,13 @@ function containsAscii(b: Uint8Array, text: string): boolean {
   return false;
 }
 
-function u16be(b: Uint8Array, at: number): number {
-  return ((b[at] ?? 0) << 8) | (b[at + 1] ?? 0);
-}
 
-function u32be(b: Uint8Array, at: number): number {
-  return u16be(b, at) * 0x10000 + u16be(b, at + 2);
-}
 
-function u16le(b: Uint8Array, at: number): number {
-  return (b[at] ?? 0) | ((b[at + 1] ?? 0) << 8);
-}
 
 function u24le(b: Uint8Array, at: number): number {
   return u16le(b, at) + (b[at + 2] ?? 0) * 0x10000;
 }
 
-function i32le(b: Uint8Array, at: number): number {
-  return (u16le(b, at) + u16le(b, at + 2) * 0x10000) | 0;
-}
 
 // The `@pfc/core/media` entry is this file: what hosts need of media without the clients.
 export { greyJpegAsYcc, type GreyJpegOptions } from './grey-jpeg';
