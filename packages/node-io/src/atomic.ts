@@ -13,6 +13,7 @@ import { type FileHandle, link, lstat, mkdir, open, rename, rm, writeFile } from
 import { basename, dirname, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { openInput } from './regular-files';
+import { copyExtendedAttributes } from './xattrs';
 
 /** Suffix of temporary files; they are renamed into place when complete. */
 export const TEMP_SUFFIX = '.pfc-partial';
@@ -38,6 +39,12 @@ export interface AtomicWriteOptions<T = unknown> {
   owner?: { uid: number; gid: number };
   /** Access and modification times of the result (a copy that keeps the original's, as backups and restores do); default: now. */
   times?: { atime: Date; mtime: Date };
+  /**
+   * A file whose extended attributes (Finder tags, KDE ratings, ACLs…) the
+   * result gets: the original it replaces in place, or the one it copies.
+   * One the result cannot take fails the write (`ExtendedAttributeError`, see {@link copyExtendedAttributes}).
+   */
+  extendedAttributesFrom?: string;
   /**
    * Check the complete temporary file before it replaces the destination; throw
    * to refuse it. `produced` is what the write produced (the stream variant's
@@ -133,7 +140,8 @@ const COPY_CHUNK = 256 * 1024;
 
 /**
  * Copy the regular file at `src` to `dest` atomically and durably, with
- * `src`'s permissions, times and (as far as this process may give it) owner:
+ * `src`'s permissions, times, extended attributes and (as far as this process
+ * may give it) owner:
  * an in-place backup keeps them, so a restore gives the original back as it
  * was, not only its bytes. `src` is read through {@link openInput}, not
  * `copyFile`, whose open of a path swapped for a named pipe would wait for
@@ -148,7 +156,7 @@ export async function copyFileAtomic(src: string, dest: string, options: Pick<At
     const { mode, uid, gid, atime, mtime } = await handle.stat();
     const copy = (tmp: string): Promise<void> =>
       pipeline(handle.createReadStream({ autoClose: false, highWaterMark: COPY_CHUNK }), createWriteStream(tmp, { flags: 'wx' }), { signal: options.signal });
-    await writeAtomic(dest, copy, { ...options, mode: mode & 0o7777, owner: { uid, gid }, times: { atime, mtime } });
+    await writeAtomic(dest, copy, { ...options, mode: mode & 0o7777, owner: { uid, gid }, times: { atime, mtime }, extendedAttributesFrom: src });
   } finally {
     await handle.close();
   }
@@ -204,9 +212,11 @@ async function placeExclusive(tmp: string, dest: string): Promise<void> {
   await rm(tmp, { force: true });
 }
 
-/** Give the complete temporary file its owner, mode and times, and flush it to disk. */
-async function settleFile(path: string, options: Pick<AtomicWriteOptions, 'mode' | 'owner' | 'times'>, durable: boolean): Promise<void> {
-  const { mode, owner, times } = options;
+/** Give the complete temporary file its extended attributes, owner, mode and times, and flush it to disk. */
+async function settleFile(path: string, options: Pick<AtomicWriteOptions, 'mode' | 'owner' | 'times' | 'extendedAttributesFrom'>, durable: boolean): Promise<void> {
+  const { mode, owner, times, extendedAttributesFrom } = options;
+  // First: a `user.*` attribute needs write permission, which `mode` may take away.
+  if (extendedAttributesFrom !== undefined) await copyExtendedAttributes(extendedAttributesFrom, path);
   if (mode === undefined && owner === undefined && times === undefined && !durable) return;
   // Through one handle: fchmod works even when `mode` makes the file read-only.
   const fh = await open(path, 'r+');

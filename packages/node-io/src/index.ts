@@ -10,5 +10,6 @@ export {
   DestinationExistsError, type AtomicWriteOptions,
 } from './atomic';
 export { HashTap, writeStreamAtomic, type WrittenFile } from './stream';
+export { copyExtendedAttributes, extendedAttributesAvailable, ExtendedAttributeError } from './xattrs';
 export { processAlive } from './process';
 export { notRegularReason, NotRegularFileError, openInput, openInputSync, type FileType } from './regular-files';
