@@ -11,8 +11,10 @@ export default defineConfig({
   target: 'node20',
   outExtension: () => ({ js: '.js' }),
   // @pfc/emulator (sharp, native) is never bundled: the extension talks to a running emulator by URL.
-  external: ['vscode', '@pfc/emulator'],
-  noExternal: [/^(?!vscode$|@pfc\/emulator$).*/],
+  // @napi-rs/xattr (extended attributes, native) neither: it is loaded where Node finds it (an installation
+  // beside the extension); without it, in-place runs say they cannot keep Finder tags or ratings.
+  external: ['vscode', '@pfc/emulator', '@napi-rs/xattr'],
+  noExternal: [/^(?!vscode$|@pfc\/emulator$|@napi-rs\/xattr$).*/],
   sourcemap: false,
   minify: true,
   clean: true,

@@ -1,7 +1,7 @@
 /**
  * Messy folders met after an in-place run, through the built `pfc`: a
  * corrected photo renamed or copied by the user, an original with its own
- * times, mode and owner, and a tree deeper than the longest path the file
+ * times, mode, owner and extended attributes (tags, ratings), and a tree deeper than the longest path the file
  * system takes. Each checks the bytes and metadata on disk, the messages and
  * the exit code, and what `pfc restore` gives back.
  */
@@ -9,6 +9,7 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, chownSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, renameSync, statSync, utimesSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { getAttribute, listAttributes, removeAttribute, setAttribute } from '@napi-rs/xattr';
 import { describe, expect, it } from 'vitest';
 import { filesBelow, jsonLines, runPfc, SAMPLES, summaryOf } from './helpers';
 
@@ -70,6 +71,32 @@ describe('pfc correct --in-place and pfc restore on messy folders', () => {
     expect(after.mtime.getTime()).toBe(taken.getTime());
     expect(after.mode & 0o7777).toBe(0o440);
     expect([after.uid, after.gid]).toEqual([before.uid, before.gid]);
+  });
+
+  it("a photo's tags, rating and comment (extended attributes) stay with it corrected, in its kept original and after restore", { timeout: SLOW }, async (ctx) => {
+    const dir = photosFolder({ 'photos/a.jpg': PHOTO_A, 'photos/b.jpg': PHOTO_B });
+    const photo = join(dir, 'photos/a.jpg');
+    // As KDE's Dolphin writes them (macOS Finder's are com.apple.metadata:* on APFS, the same mechanism).
+    const tags = { 'user.baloo.rating': '8', 'user.xdg.comment': 'Our first coffee in Porto', 'user.xdg.tags': 'porto,to-print' };
+    if (!(await setAttribute(photo, 'user.probe', '1').then(() => true, () => false))) ctx.skip();
+    await removeAttribute(photo, 'user.probe');
+    for (const [name, value] of Object.entries(tags)) await setAttribute(photo, name, value);
+    // Read-only to its owner, as a photo library may keep it: the attributes must still be given.
+    chmodSync(photo, 0o440);
+    const attributesOf = async (path: string) =>
+      Object.fromEntries(await Promise.all((await listAttributes(path)).sort().map(async (n) => [n, String(await getAttribute(path, n))])));
+
+    const run = await runPfc(['correct', 'photos', '--in-place'], { cwd: dir });
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    expect(readFileSync(photo).equals(readFileSync(PHOTO_A))).toBe(false);
+    expect(await attributesOf(photo)).toEqual(tags);
+    expect(await attributesOf(join(dir, 'photos/.pfc-originals/a.jpg'))).toEqual(tags);
+    expect(await attributesOf(join(dir, 'photos/b.jpg'))).toEqual({});
+
+    const restore = await runPfc(['restore', 'photos'], { cwd: dir });
+    expect(restore.code, restore.stdout + restore.stderr).toBe(0);
+    expect(readFileSync(photo).equals(readFileSync(PHOTO_A))).toBe(true);
+    expect(await attributesOf(photo)).toEqual(tags);
   });
 
   it.runIf(process.platform === 'linux')('a tree deeper than the longest path (4,096 bytes): what fits is corrected, the rest refused or left out with the reason, no crash', { timeout: SLOW }, async () => {

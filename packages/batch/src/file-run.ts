@@ -181,8 +181,9 @@ async function attemptOnce(job: FileJob, decision: CorrectDecision, source: { si
   let absent = false;
   const written = await writeStreamAtomic(file.output, res.body, {
     ...(signal ? { signal } : {}),
-    // In place, the result keeps the original's permissions and owner (a run as root leaves a user's photo theirs).
-    ...(kept ? { mode: kept.mode & 0o7777, owner: { uid: kept.uid, gid: kept.gid } } : {}),
+    // In place, the result keeps the original's permissions, owner (a run as root leaves a user's photo theirs) and
+    // extended attributes (Finder tags, ratings, comments): to the user it is the same file, corrected.
+    ...(kept ? { mode: kept.mode & 0o7777, owner: { uid: kept.uid, gid: kept.gid }, extendedAttributesFrom: file.input } : {}),
     verify: async (tmp, streamed) => {
       got = await verifyOutput(tmp, expected);
       if (kept) await assertUnchangedSince(file.input, kept);
@@ -246,7 +247,8 @@ async function assertUnchangedSince(path: string, kept: Stats): Promise<void> {
   const now = await stat(path).catch(() => undefined);
   // Not put back in place of a file deleted or moved meanwhile (its original stays kept).
   if (!now) throw new ChangedWhileCorrectingError(`${path} was deleted or moved while it was being corrected; its result was not written (its original is kept)`);
-  if (now.size !== kept.size || now.mtimeMs !== kept.mtimeMs || now.ino !== kept.ino) {
+  // The change time too: an edit that keeps size and mtime (exiftool -P, `touch -r`) or retags the file still moves it.
+  if (now.size !== kept.size || now.mtimeMs !== kept.mtimeMs || now.ino !== kept.ino || now.ctimeMs !== kept.ctimeMs) {
     throw new ChangedWhileCorrectingError(`${path} changed while it was being corrected; left as is (run again to correct the new version)`);
   }
 }

@@ -11,7 +11,7 @@ import type { FileInput } from '@pfc/core';
 import { HashTap, NotRegularFileError, openInput } from '@pfc/node-io';
 import { isPartialName } from './paths';
 
-export { copyFileAtomic, DestinationExistsError, writeFileAtomic, writeStreamAtomic, type AtomicWriteOptions, type WrittenFile } from '@pfc/node-io';
+export { copyFileAtomic, DestinationExistsError, extendedAttributesAvailable, writeFileAtomic, writeStreamAtomic, type AtomicWriteOptions, type WrittenFile } from '@pfc/node-io';
 
 /** Read size of input streams: a 1 MP photo in two reads rather than five of 64 KiB, memory still flat. */
 const READ_CHUNK = 256 * 1024;

@@ -10,7 +10,7 @@ import { fileSettings } from './decide';
 import { DiskRefusedError } from './errors';
 import type { BatchEvent, BatchSummary, FileResult } from './events';
 import { cancelledResult, type FileContext, processFile } from './file-run';
-import { removePartials } from './files';
+import { extendedAttributesAvailable, removePartials } from './files';
 import { type HeldLocks, type LockHolder, lockFolders } from './lock';
 import { Manifest } from './manifest';
 import type { BatchPlan, StreamedPlan } from './plan';
@@ -118,6 +118,19 @@ function lockOutputFolders(plan: BatchPlan | StreamedPlan, options: RunOptions):
   });
 }
 
+/**
+ * In place, a result keeps its original's extended attributes (Finder tags, ratings, comments) through
+ * `@pfc/node-io`; an installation that cannot load their native module (a VS Code .vsix without it) says so
+ * before it replaces anything, rather than drop them unsaid. Windows keeps none to lose.
+ */
+async function noticeAttributesNotKept(plan: BatchPlan | StreamedPlan, emit: (e: BatchEvent) => void): Promise<void> {
+  if (plan.mode.kind !== 'in-place' || process.platform === 'win32' || (await extendedAttributesAvailable())) return;
+  emit({ type: 'notice', message: EXTENDED_ATTRIBUTES_NOT_KEPT });
+}
+
+/** The notice of {@link noticeAttributesNotKept}. */
+export const EXTENDED_ATTRIBUTES_NOT_KEPT = 'this installation cannot read extended attributes (the @pfc/node-io native module @napi-rs/xattr is missing): files replaced in place, and the originals kept for them, lose any Finder tags, ratings or comments they carry';
+
 async function runLocked(plan: BatchPlan | StreamedPlan, options: RunOptions, params: PfcParams): Promise<BatchSummary> {
   const started = Date.now();
   const { backend } = options;
@@ -147,6 +160,7 @@ async function runLocked(plan: BatchPlan | StreamedPlan, options: RunOptions, pa
     }
   };
   reportSkipped();
+  await noticeAttributesNotKept(plan, emit);
 
   const removed = await removePartials(foldersOf(plan));
   if (removed.length > 0) emit({ type: 'cleanup', removed });

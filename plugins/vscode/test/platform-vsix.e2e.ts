@@ -3,9 +3,11 @@
  * installed alone into a fresh VS Code: with no key, no pfc setting and no
  * `NODE_PATH`, a folder is corrected on the embedded emulator that the package
  * itself carries (node_modules/@pfc/emulator with sharp, the engine's models and
- * ffmpeg) — nothing from the repository's node_modules.
+ * ffmpeg, and the extended-attributes module in-place runs use) — nothing from
+ * the repository's node_modules.
  */
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
@@ -57,5 +59,9 @@ describe('the platform .vsix, installed alone, corrects on the emulator it carri
     for (let dir = dirname(own); dir !== dirname(dir); dir = dirname(dir)) {
       expect(existsSync(join(dir, 'node_modules', '@pfc', 'emulator')), dir).toBe(false);
     }
+    // In-place runs keep a photo's Finder tags and ratings through a native module the package carries too:
+    // it loads from the installed extension's own node_modules, with its binary for this platform.
+    const xattr = createRequire(join(own, 'package.json'))('@napi-rs/xattr') as { listAttributesSync(path: string): string[] };
+    expect(xattr.listAttributesSync(join(own, 'package.json'))).toEqual(expect.any(Array));
   });
 });
