@@ -53,12 +53,10 @@ export function rgbProfileForGrey(grey: Uint8Array): Uint8Array | undefined {
 const HEADER_SIZE = 128;
 const TAG_ENTRY_SIZE = 12;
 
-/** The parts of the grey profile the RGB one is made of. */
-interface GreyProfile {
+/** What a profile made from another (grey from RGB, RGB from grey) keeps of it. */
+export interface SourceProfile {
   header: Uint8Array;
   major: number;
-  /** The PCS illuminant's s15Fixed16 X, Y, Z as encoded [7.2.16]. */
-  illuminant: Xyz;
   /** The tone curve tag's bytes as they are (its declared size holds the curve). */
   trc: Uint8Array;
   whitePoint: Uint8Array;
@@ -67,7 +65,13 @@ interface GreyProfile {
   description?: string;
 }
 
-type Xyz = [number, number, number];
+/** The parts of the grey profile the RGB one is made of. */
+interface GreyProfile extends SourceProfile {
+  /** The PCS illuminant's s15Fixed16 X, Y, Z as encoded [7.2.16]. */
+  illuminant: Xyz;
+}
+
+export type Xyz = [number, number, number];
 
 /** Classes that define a monochrome profile from grayTRC [8.3.4, 8.4.4, 8.5.3]; device links, colour space, abstract and named colour profiles do not. */
 const GREY_CLASSES = new Set(['scnr', 'mntr', 'prtr']);
@@ -75,20 +79,32 @@ const GREY_CLASSES = new Set(['scnr', 'mntr', 'prtr']);
 const LUT_TAGS = new Set(['A2B0', 'A2B1', 'A2B2', 'D2B0', 'D2B1', 'D2B2', 'D2B3']);
 
 function readGreyProfile(b: Uint8Array): GreyProfile | undefined {
+  const read = readDisplayable(b, 'GRAY', GREY_CLASSES);
+  const kTrc = read?.tags.get('kTRC');
+  const trc = kTrc && toneCurve(kTrc, read!.source.major);
+  return trc ? { ...read!.source, illuminant: read!.illuminant, trc } : undefined;
+}
+
+/**
+ * A v2 or v4 profile of one of `classes` for data in `space`, with an XYZ PCS,
+ * a D50 PCS illuminant and no LUT (which would take precedence over the
+ * curves): its tags, its illuminant as encoded, and what a profile made from
+ * it keeps (all but the curve); undefined for anything else or a malformed
+ * header, tag table, white point, adaptation or copyright.
+ */
+export function readDisplayable(b: Uint8Array, space: 'GRAY' | 'RGB ', classes: ReadonlySet<string>): { tags: Map<string, Uint8Array>; illuminant: Xyz; source: Omit<SourceProfile, 'trc'> } | undefined {
   if (b.length < HEADER_SIZE + 4 || u32be(b, 0) !== b.length || text(b, 36, 4) !== 'acsp') return undefined;
   const major = b[8]!;
-  if ((major !== 2 && major !== 4) || !GREY_CLASSES.has(text(b, 12, 4)) || text(b, 16, 4) !== 'GRAY' || text(b, 20, 4) !== 'XYZ ') return undefined;
+  if ((major !== 2 && major !== 4) || !classes.has(text(b, 12, 4)) || text(b, 16, 4) !== space || text(b, 20, 4) !== 'XYZ ') return undefined;
   const tags = readTagTable(b);
   if (!tags || [...tags.keys()].some((sig) => LUT_TAGS.has(sig))) return undefined;
   const illuminant: Xyz = [i32be(b, 68), i32be(b, 72), i32be(b, 76)];
-  const kTrc = tags.get('kTRC');
-  const trc = kTrc && toneCurve(kTrc, major);
   const whitePoint = optionalTag(tags.get('wtpt'), 'XYZ ', 20);
   const adaptation = optionalTag(tags.get('chad'), 'sf32', 8 + 9 * 4);
   const copyright = tags.get('cprt');
-  if (!isD50(illuminant) || !trc || whitePoint === null || adaptation === null || (copyright && copyright.length < 8)) return undefined;
-  const description = descriptionText(tags.get('desc'));
-  return { header: b.subarray(0, HEADER_SIZE), major, illuminant, trc, whitePoint: whitePoint ?? xyzTag(D50), adaptation, copyright, description };
+  if (!isD50(illuminant) || whitePoint === null || adaptation === null || (copyright && copyright.length < 8)) return undefined;
+  const source = { header: b.subarray(0, HEADER_SIZE), major, whitePoint: whitePoint ?? xyzTag(D50), adaptation, copyright, description: descriptionText(tags.get('desc')) };
+  return { tags, illuminant, source };
 }
 
 /** Each tag's data by signature; undefined for a table that runs past the profile, a tag inside the header or table, or a signature twice. */
@@ -117,7 +133,7 @@ const PARA_PARAMETERS = [1, 3, 4, 5, 7];
  * would be as invalid); undefined for another type or a size that does not
  * hold the curve.
  */
-function toneCurve(tag: Uint8Array, major: number): Uint8Array | undefined {
+export function toneCurve(tag: Uint8Array, major: number): Uint8Array | undefined {
   if (tag.length < 12) return undefined;
   const type = text(tag, 0, 4);
   const length = type === 'curv' ? 12 + 2 * u32be(tag, 8) : type === 'para' && major >= 4 ? paraLength(u16be(tag, 8)) : undefined;
@@ -130,7 +146,7 @@ function paraLength(functionType: number): number | undefined {
 }
 
 /** A tag of a fixed-size type, exactly that size; undefined when absent, null when present but not that. */
-function optionalTag(tag: Uint8Array | undefined, type: string, size: number): Uint8Array | undefined | null {
+export function optionalTag(tag: Uint8Array | undefined, type: string, size: number): Uint8Array | undefined | null {
   if (!tag) return undefined;
   return tag.length >= size && text(tag, 0, 4) === type ? tag.subarray(0, size) : null;
 }
@@ -188,45 +204,55 @@ function colorants(illuminant: Xyz): { r: Xyz; g: Xyz; b: Xyz } {
   return { r: [...r], g: [...g], b: blue };
 }
 
-interface Tag {
+export interface Tag {
   signatures: string[];
   data: Uint8Array;
 }
 
 /** Tags in the order of a matrix/TRC display profile [8.4.3]; the three TRCs as one shared element. */
 function writeRgbProfile(grey: GreyProfile): Uint8Array {
-  const v4 = grey.major >= 4;
   const { r, g, b } = colorants(grey.illuminant);
   const name = grey.description ? `RGB for ${grey.description} (greyscale data as RGB)` : 'RGB for a grey profile (greyscale data as RGB)';
-  const tags: Tag[] = [
-    { signatures: ['desc'], data: v4 ? mlucTag(name) : textDescriptionTag(name) },
-    { signatures: ['cprt'], data: grey.copyright ?? (v4 ? mlucTag(NO_COPYRIGHT) : textTag(NO_COPYRIGHT)) },
-    { signatures: ['wtpt'], data: grey.whitePoint },
-    ...(grey.adaptation ? [{ signatures: ['chad'], data: grey.adaptation }] : []),
+  return derivedProfile(grey, 'RGB ', name, [
     { signatures: ['rXYZ'], data: xyzTag(r) },
     { signatures: ['gXYZ'], data: xyzTag(g) },
     { signatures: ['bXYZ'], data: xyzTag(b) },
     { signatures: ['rTRC', 'gTRC', 'bTRC'], data: grey.trc },
-  ];
-  return assemble(rgbHeader(grey.header), tags);
+  ]);
 }
 
-const NO_COPYRIGHT = 'No copyright information (from a grey profile without any)';
+/**
+ * A display profile of `space` made from `source`: the description `name`,
+ * the source's copyright (or a note that it had none), white point and
+ * chromatic adaptation, then the colour space's own `tags`.
+ */
+export function derivedProfile(source: SourceProfile, space: 'RGB ' | 'GRAY', name: string, tags: Tag[]): Uint8Array {
+  const v4 = source.major >= 4;
+  return assemble(displayHeader(source.header, space), [
+    { signatures: ['desc'], data: v4 ? mlucTag(name) : textDescriptionTag(name) },
+    { signatures: ['cprt'], data: source.copyright ?? (v4 ? mlucTag(NO_COPYRIGHT) : textTag(NO_COPYRIGHT)) },
+    { signatures: ['wtpt'], data: source.whitePoint },
+    ...(source.adaptation ? [{ signatures: ['chad'], data: source.adaptation }] : []),
+    ...tags,
+  ]);
+}
+
+const NO_COPYRIGHT = 'No copyright information (from a profile without any)';
 
 /**
- * The grey header made RGB: version, date, rendering intent and PCS
- * illuminant kept; class display, colour space RGB, PCS XYZ; the CMM, platform,
- * flags, device and creator fields, which described the grey profile's
+ * The source header made a display profile of `space`: version, date,
+ * rendering intent and PCS illuminant kept; PCS XYZ; the CMM, platform,
+ * flags, device and creator fields, which described the source profile's
  * origin, zeroed; profile ID zero, which v4 reads as "not computed" [7.2.18]
  * (and v2 as reserved).
  */
-function rgbHeader(grey: Uint8Array): Uint8Array {
+function displayHeader(source: Uint8Array, space: 'RGB ' | 'GRAY'): Uint8Array {
   const header = new Uint8Array(HEADER_SIZE);
-  header.set(grey.subarray(8, 12), 8);
-  writeText(header, 12, 'mntrRGB XYZ ');
-  header.set(grey.subarray(24, 36), 24);
+  header.set(source.subarray(8, 12), 8);
+  writeText(header, 12, `mntr${space}XYZ `);
+  header.set(source.subarray(24, 36), 24);
   writeText(header, 36, 'acsp');
-  header.set(grey.subarray(64, 80), 64);
+  header.set(source.subarray(64, 80), 64);
   return header;
 }
 
@@ -256,7 +282,7 @@ function assemble(header: Uint8Array, tags: Tag[]): Uint8Array {
   return out;
 }
 
-function xyzTag(xyz: Xyz): Uint8Array {
+export function xyzTag(xyz: Xyz): Uint8Array {
   const tag = new Uint8Array(20);
   writeText(tag, 0, 'XYZ ');
   xyz.forEach((v, i) => writeU32(tag, 8 + 4 * i, v >>> 0));
@@ -320,9 +346,6 @@ function utf16be(b: Uint8Array): string {
 function writeText(b: Uint8Array, at: number, value: string): void {
   for (let i = 0; i < value.length; i++) b[at + i] = value.charCodeAt(i);
 }
-
-
-
 
 function writeU32(b: Uint8Array, at: number, value: number): void {
   b[at] = value >>> 24;

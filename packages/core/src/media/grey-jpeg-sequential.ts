@@ -22,11 +22,11 @@ export const Y_ID = 1;
 export const CB_ID = 2;
 export const CR_ID = 3;
 /** 8-bit samples: DC differences use categories 0–11, AC coefficients sizes 1–10 [F.1.2]. */
-const MAX_DC_CATEGORY = 11;
-const MAX_AC_SIZE = 10;
+export const MAX_DC_CATEGORY = 11;
+export const MAX_AC_SIZE = 10;
 
-/** Thrown by the entropy reader on data no decoder would read as this image; caught at the top. */
-class Refusal extends Error {}
+/** Thrown by the entropy reader on data no decoder would read as this image (or the reverse rewrite cannot carry); caught at the top. */
+export class Refusal extends Error {}
 
 export interface ScanTables {
   dcTable: number;
@@ -103,13 +103,13 @@ function transcodeBlocks(input: EntropyReader, out: JpegWriter, headers: Sequent
   input.expectMarker(EOI);
 }
 
-function copyRestart(input: EntropyReader, out: JpegWriter, marker: number): void {
+export function copyRestart(input: EntropyReader, out: JpegWriter, marker: number): void {
   input.expectMarker(marker);
   out.marker(marker);
 }
 
 /** One block [F.2.2]: a DC category and its bits, then AC run/size codes and bits up to end of block or the 63rd coefficient. */
-function copyBlock(input: EntropyReader, out: JpegWriter, dc: HuffmanTable, ac: HuffmanTable): void {
+export function copyBlock(input: EntropyReader, out: JpegWriter, dc: HuffmanTable, ac: HuffmanTable): void {
   const category = copyCode(input, out, dc);
   if (category > MAX_DC_CATEGORY) throw new Refusal('DC category');
   copyBits(input, out, category);
@@ -127,13 +127,17 @@ function copyBlock(input: EntropyReader, out: JpegWriter, dc: HuffmanTable, ac: 
 
 /** Decode one Huffman code only to learn its length and symbol [F.2.2.3]; write it unchanged. */
 function copyCode(input: EntropyReader, out: JpegWriter, table: HuffmanTable): number {
+  const { code, length, symbol } = readCode(input, table);
+  out.bits(code, length);
+  return symbol;
+}
+
+/** One Huffman code [F.2.2.3]: its bits, their count and the symbol they stand for. */
+export function readCode(input: EntropyReader, table: HuffmanTable): { code: number; length: number; symbol: number } {
   let code = 0;
   for (let length = 1; length <= 16; length++) {
     code = (code << 1) | input.bit();
-    if (code <= table.maxCode[length]!) {
-      out.bits(code, length);
-      return table.symbols[table.offset[length]! + code]!;
-    }
+    if (code <= table.maxCode[length]!) return { code, length, symbol: table.symbols[table.offset[length]! + code]! };
   }
   throw new Refusal('no such Huffman code');
 }
@@ -176,7 +180,7 @@ export function huffmanTable(counts: Uint8Array, symbols: Uint8Array): HuffmanTa
 }
 
 /** Reads entropy-coded bits, removing the stuffed zero after each 0xFF [F.1.2.3]; a marker inside a block is corrupt data. */
-class EntropyReader {
+export class EntropyReader {
   private byte = 0;
   private left = 0;
 

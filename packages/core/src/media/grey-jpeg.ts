@@ -19,7 +19,8 @@ import { u16be } from './bytes';
 import { iccSegments, isIccChunk, joinIccChunks } from './jpeg-icc';
 import { rgbProfileForGrey } from './grey-icc';
 import { chromaBlocks, chromaIds, JpegWriter, markerAt, readProgressiveScan, restartsIn, scanDataEnd, segmentOf, SOF2, writeChromaScans } from './grey-jpeg-progressive';
-import { acKey, CB_ID, CR_ID, dcKey, huffmanTable, readScan, writeYccScan, Y_ID, type HuffmanTable, type ScanTables } from './grey-jpeg-sequential';
+import { CB_ID, CR_ID, readScan, writeYccScan, Y_ID, type HuffmanTable, type ScanTables } from './grey-jpeg-sequential';
+import { APP14, APP2, COM, DHT, DQT, DRI, EOI, isApp, readHuffmanTables, type Segment, segmentAt, SOI, SOS, startsWith } from './jpeg-segments';
 
 /**
  * The same image as a three-component YCbCr JPEG of the same process —
@@ -69,16 +70,6 @@ export interface GreyJpegOptions {
   profiles?: boolean;
 }
 
-const SOI = 0xd8;
-const EOI = 0xd9;
-const SOS = 0xda;
-const DHT = 0xc4;
-const DQT = 0xdb;
-const DRI = 0xdd;
-const COM = 0xfe;
-const APP0 = 0xe0;
-const APP2 = 0xe2;
-const APP14 = 0xee;
 /** Huffman-coded DCT frames [B.1.1.3]: baseline and extended sequential, progressive; the rest are lossless, hierarchical or arithmetic-coded. */
 const HUFFMAN_FRAMES = new Set([0xc0, 0xc1, SOF2]);
 
@@ -118,16 +109,6 @@ interface ProgressiveHeaders extends Headers {
   scans: { start: number; end: number; tables: Set<number> };
 }
 
-interface Segment {
-  marker: number;
-  start: number;
-  /** The whole segment, marker included. */
-  bytes: Uint8Array;
-  /** What follows the length field. */
-  body: Uint8Array;
-  end: number;
-}
-
 /** Walk the segments up to the (sequential: only) scan, collecting what the output needs; undefined for what it cannot handle. */
 function readHeaders(b: Uint8Array): ScanHeaders | ProgressiveHeaders | undefined {
   if (b[0] !== 0xff || b[1] !== SOI) return undefined;
@@ -139,15 +120,6 @@ function readHeaders(b: Uint8Array): ScanHeaders | ProgressiveHeaders | undefine
     if (!takeSegment(headers, segment)) return undefined;
     at = segment.end;
   }
-}
-
-function segmentAt(b: Uint8Array, at: number): Segment | undefined {
-  const marker = markerAt(b, at);
-  if (!marker) return undefined;
-  const length = u16be(b, marker.end);
-  const end = marker.end + length;
-  if (length < 2 || end > b.length) return undefined;
-  return { marker: marker.code, start: marker.start, bytes: b.subarray(marker.start, end), body: b.subarray(marker.end + 2, end), end };
 }
 
 /** Record one segment before the scan; false for one the output cannot carry. */
@@ -168,7 +140,7 @@ function takeFrame(headers: Headers, marker: number, body: Uint8Array): boolean 
 
 /** Tables, restart intervals, comments and application data pass through; other frame types, arithmetic conditioning, DNL or EOI before the scan do not. */
 function segmentDecision(headers: Headers, marker: number, body: Uint8Array): Decision {
-  if (marker === DHT) return readHuffmanTables(body, headers.tables);
+  if (marker === DHT) return readHuffmanTables(body, headers.tables) ? 'keep' : 'refuse';
   if (marker === DRI) return readRestartInterval(body, headers);
   if (marker === DQT || marker === COM) return 'keep';
   if (isApp(marker)) return appDecision(marker, body);
@@ -239,10 +211,6 @@ function withRgbProfile<T extends Headers>(headers: T | undefined): T | undefine
   return { ...headers, segments: [...headers.segments.slice(0, headers.icc.at), ...segments, ...headers.segments.slice(headers.icc.at)] };
 }
 
-function isApp(marker: number): boolean {
-  return marker >= APP0 && marker <= APP0 + 15;
-}
-
 /**
  * Adobe APP14: its transform flag could make decoders read the three
  * components as RGB. MPF: its offsets point at images after this one's end,
@@ -304,24 +272,3 @@ function writeProgressiveJpeg(b: Uint8Array, headers: ProgressiveHeaders): Uint8
 function blockCount(frame: GreyFrame): number {
   return Math.ceil(frame.width / 8) * Math.ceil(frame.height / 8);
 }
-
-/** Every table of a DHT segment into `tables`; refuse when malformed. */
-function readHuffmanTables(body: Uint8Array, tables: Map<number, HuffmanTable>): Decision {
-  for (let at = 0; at < body.length; ) {
-    const tableClass = body[at]! >> 4;
-    const id = body[at]! & 0x0f;
-    const counts = body.subarray(at + 1, at + 17);
-    const total = counts.reduce((sum, n) => sum + n, 0);
-    const symbols = body.subarray(at + 17, at + 17 + total);
-    const table = counts.length === 16 && symbols.length === total ? huffmanTable(counts, symbols) : undefined;
-    if (tableClass > 1 || id > 3 || !table) return 'refuse';
-    tables.set(tableClass === 0 ? dcKey(id) : acKey(id), table);
-    at += 17 + total;
-  }
-  return 'keep';
-}
-
-function startsWith(b: Uint8Array, text: string): boolean {
-  return b.length >= text.length && [...text].every((c, i) => b[i] === c.charCodeAt(0));
-}
-

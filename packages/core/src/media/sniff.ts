@@ -236,5 +236,7 @@ function u24le(b: Uint8Array, at: number): number {
 // The `@pfc/core/media` entry is this file: what hosts need of media without the clients.
 export { greyJpegAsYcc, type GreyJpegOptions } from './grey-jpeg';
 export { rgbProfileForGrey } from './grey-icc';
+export { yccJpegAsGrey } from './ycc-jpeg-grey';
+export { greyProfileForRgb } from './grey-icc-from-rgb';
 export { greyPngAsRgb, type GreyPngOptions } from './grey-png';
 export { crc32, CRC_START, crcValue, PNG_FILTER, PNG_SIGNATURE, pngChunk, unfilterPngRow } from './png';
