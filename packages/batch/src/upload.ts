@@ -27,6 +27,8 @@ export interface Upload {
   size: number;
   /** Removes the RGB copy, when one was made. */
   discard: () => Promise<void>;
+  /** A greyscale file sent as colour: its result is made greyscale again where that loses nothing (`greyResult`). */
+  sentAsColour?: true;
 }
 
 export interface UploadTarget {
@@ -54,7 +56,7 @@ export async function uploadFor(source: string, size: number, media: MediaInfo, 
     // The limits that depend on the upload's size hold for what is sent.
     const violation = limitViolation(media, copySize, target.params, target.backend);
     if (violation) throw new InputUnsupportedError(`${source}: greyscale, sent to the Web API as RGB (it takes RGB or RGBA only), where ${violation}`);
-    return { input: fileInputFromPath(copy), size: copySize, discard: () => rm(copy, { force: true }) };
+    return { input: fileInputFromPath(copy), size: copySize, discard: () => rm(copy, { force: true }), sentAsColour: true };
   } catch (err) {
     await rm(copy, { force: true });
     throw err;

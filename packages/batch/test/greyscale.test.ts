@@ -6,8 +6,8 @@
  * (`rgbCopy`; the VS Code .vsix carries no native image library) or where it
  * is 16-bit, else by the host's copy; any other grey file (one with an RGB
  * profile) by the host's copy, or without one refused before anything is
- * sent, saying so. The CLI's
- * end-to-end run is test/cli/greyscale.test.ts.
+ * sent, saying so. A JPEG's result without colour is written greyscale again.
+ * The CLI's end-to-end run is test/cli/greyscale.test.ts.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -73,6 +73,27 @@ async function sent(backend: FakeBackend, name: string): Promise<{ channels: num
 }
 
 describe('greyscale files on the Web API', () => {
+  it('a JPEG\'s result with no colour is written greyscale again, sample for sample; one with colour, or progressive, as it came', async () => {
+    const root = tempDir();
+    const baseline = await grain.clone().jpeg().toBuffer();
+    const tinted = await sharp({ create: { width: 64, height: 48, channels: 3, background: { r: 120, g: 100, b: 80 } } }).jpeg().toBuffer();
+    writeTree(root, { 'bw.jpg': baseline, 'progressive.jpg': await grain.clone().jpeg({ progressive: true }).toBuffer(), 'toned.jpg': baseline, 'colour.jpg': jpegBytes(64, 48) });
+    // A service that returns what it was sent (the colour copy: R = G = B), except a sepia toning for toned.jpg.
+    const backend = new FakeBackend({ body: (input) => (backend.calls.at(-1)!.fileName === 'toned.jpg' ? tinted : input) });
+    // One file at a time, so the last call is the one answered.
+    const summary = await runBatch(await planBatch({ inputs: [root] }), { backend, retryDelayMs: 1, concurrency: 1 });
+    expect(summary.failures).toEqual([]);
+    const out = (name: string) => readFileSync(join(root, 'corrected', name));
+    const served = (name: string) => Buffer.from(backend.calls.find((c) => c.fileName === name)!.input);
+    expect((await sharp(out('bw.jpg')).metadata()).channels).toBe(1);
+    expect((await sharp(out('bw.jpg')).raw().toBuffer()).equals(await sharp(baseline).raw().toBuffer())).toBe(true);
+    expect((await sharp(served('bw.jpg')).metadata()).channels).toBe(3);
+    // Progressive results are not rewritten; colour is never dropped; a colour photo's result is untouched.
+    expect(out('progressive.jpg').equals(served('progressive.jpg'))).toBe(true);
+    expect(out('toned.jpg').equals(tinted)).toBe(true);
+    expect(out('colour.jpg').equals(served('colour.jpg'))).toBe(true);
+  });
+
   it('without an RGB copy from the host: JPEGs and PNGs go losslessly (pixels identical, 16 bits kept, a grey profile as the RGB one showing its tones), one with an RGB profile fails before its upload saying why; the colour file goes on', async () => {
     const root = await photos();
     const backend = new FakeBackend();

@@ -1,8 +1,8 @@
 /**
  * A black-and-white photo in a folder corrected on the Web API (here the
  * emulator, which refuses greyscale as the Web API's limits allow): the
- * extension sends an RGB copy made with the sharp beside the emulator's
- * installation, and the photo is corrected like the others.
+ * extension sends it in colour (the same JPEG data, R = G = B), the photo is
+ * corrected like the others, and its result is written greyscale again.
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -15,7 +15,7 @@ const emu = emulatorForTests();
 let folder: ReturnType<typeof photoFolder> | undefined;
 afterEach(() => folder?.cleanup());
 
-test('a greyscale JPEG beside colour photos is sent as RGB and corrected; the service saw no grey upload', async () => {
+test('a greyscale JPEG beside colour photos is sent as RGB and corrected, and written greyscale again; the service saw no grey upload', async () => {
   folder = photoFolder();
   const grey = await sharp(join(folder.photos, 'objects', 'coffee.jpg')).resize(240).toColourspace('b-w').jpeg().toBuffer();
   expect((await sharp(grey).metadata()).channels).toBe(1);
@@ -27,6 +27,6 @@ test('a greyscale JPEG beside colour photos is sent as RGB and corrected; the se
 
   expect(last.summary).toMatchObject({ corrected: 6, failed: 0 });
   const meta = await sharp(join(folder.photos, 'corrected', 'bw.jpg')).metadata();
-  expect([meta.width, meta.channels]).toEqual([240, 3]);
+  expect([meta.width, meta.channels, meta.space]).toEqual([240, 1, 'b-w']);
   expect(emu().jobs().slice(jobsBefore).map((j) => j.state)).toEqual(Array(6).fill('COMPLETED'));
 });
