@@ -14,7 +14,7 @@ import { createReadStream, createWriteStream } from 'node:fs';
 import { rm, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import { checkOutputWritable, collectPlan, pendingFiles, planStream, runBatch, type BatchPlan, type OutputMode, type PlannedFile, type SkippedPath, type StreamedPlan } from '@pfc/batch';
+import { type BatchEvent, checkOutputWritable, collectPlan, EXTENDED_ATTRIBUTES_NOT_KEPT, pendingFiles, planStream, runBatch, type BatchPlan, type OutputMode, type PlannedFile, type SkippedPath, type StreamedPlan } from '@pfc/batch';
 import { resolveBackend, type ResolvedBackend } from './backend';
 import type { KeyName, KeyStore } from './keys';
 import { addCounts, countsOf, LAST_RUN_VERSION, newResultsFile, type LastRun, type RunChoice, type RunCounts } from './last-run';
@@ -374,6 +374,8 @@ async function runWithProgress(
         progress.report({ message: api.l10n.t('{0}/{1} · starting', 0, model.total) });
         let counts: RunCounts | undefined;
         let refused = false;
+        // Once a run, not once a folder.
+        let attributesSaid = false;
         try {
           for (const [k, { folder, plan, total }] of planned.entries()) {
             // The run stopped itself (a refused key, an unreachable service) or was cancelled: the next folders would meet the same.
@@ -398,6 +400,7 @@ async function runWithProgress(
               resultsFile: file,
               ...(rgbCopy ? { rgbCopy } : {}),
               onEvent: (e) => {
+                if (isAttributesNotice(e) && !attributesSaid) attributesSaid = warnAttributesNotKept(api);
                 const line = logLine(e);
                 // Left-out paths were summarised after planning; each one is a trace line.
                 if (line && e.type === 'skipped') log.trace(line);
@@ -424,6 +427,22 @@ async function runWithProgress(
   } finally {
     status.hide();
   }
+}
+
+function isAttributesNotice(e: BatchEvent): boolean {
+  return e.type === 'notice' && e.message === EXTENDED_ATTRIBUTES_NOT_KEPT;
+}
+
+/**
+ * In place, this installation cannot keep the photos' Finder tags, ratings and comments (the universal .vsix
+ * carries no native module): said where the user looks before files are replaced, not only in the log.
+ */
+function warnAttributesNotKept(api: VscodeApi): true {
+  void api.window.showWarningMessage(
+    api.l10n.t('Perfectly Clear: this installation cannot keep the Finder tags, ratings and comments of the photos it replaces, nor of the originals it keeps. Install the Linux x64 package or the pfc command-line tools to keep them.'),
+    {},
+  );
+  return true;
 }
 
 /** Append a folder's results file to the run's, streamed (a results file can hold 100,000 lines), and remove it. */
