@@ -6,24 +6,18 @@
  * replaces nothing and says nothing.
  */
 import { rmSync } from 'node:fs';
-import { startEmulator, type EmulatorHandle } from '@pfc/emulator';
-import { afterAll, afterEach, beforeAll, expect, test, vi } from 'vitest';
+import { afterEach, expect, test, vi } from 'vitest';
 import type { LastRun } from '../src/last-run';
-import { activateOnFake, tinyPhotoTree } from './helpers';
+import { activateOnFake, emulatorForTests, tinyPhotoTree } from './helpers';
 
 // As in a .vsix without node_modules: the module is not there to import.
 vi.mock('@napi-rs/xattr', () => {
   throw new Error("Cannot find module '@napi-rs/xattr'");
 });
 
-let emu: EmulatorHandle;
+// No imaging engine: the test is about what the user is told, not pixels.
+const emu = emulatorForTests({ engine: {}, processingMs: 0 });
 const roots: string[] = [];
-beforeAll(async () => {
-  emu = await startEmulator({ host: '127.0.0.1', engine: {}, processingMs: 0 });
-});
-afterAll(async () => {
-  await emu?.close();
-});
 afterEach(() => {
   for (const r of roots.splice(0)) rmSync(r, { recursive: true, force: true });
 });
@@ -36,7 +30,7 @@ test.each([
 ] as const)('output mode %s: %i warning that tags cannot be kept', async (mode, warnings) => {
   const root = await tinyPhotoTree(6, 'pfc-vscode-xattr-');
   roots.push(root);
-  const { fake } = activateOnFake({ settings: { backend: 'emulator', emulatorUrl: emu.web, 'output.mode': mode } });
+  const { fake } = activateOnFake({ settings: { backend: 'emulator', emulatorUrl: emu().web, 'output.mode': mode } });
   const last = (await fake.run('pfc.correctFolder', fake.uri(root))) as LastRun;
   expect(last.summary).toMatchObject({ corrected: 6, failed: 0 });
   expect(fake.shown.filter((m) => m.kind === 'warning' && NOT_KEPT.test(m.text))).toHaveLength(warnings);
