@@ -63,12 +63,17 @@ export function writeLumaScan(input: EntropyReader, out: JpegWriter, scan: LumaS
   input.expectMarker(EOI);
 }
 
-/** One MCU row of luma blocks, in block rows: each block's DC value and its AC codes and bits, as (value, length) pairs. */
+/**
+ * One MCU row of luma blocks, in block rows: each block's DC value and its AC
+ * codes and bits, each as value << 5 | length (a length is at most 16), in
+ * one buffer kept from row to row.
+ */
 class McuRow {
   readonly dc: Int32Array;
   private readonly acStart: Int32Array;
   private readonly acEnd: Int32Array;
-  private ac: number[] = [];
+  private ac = new Int32Array(1 << 16);
+  private acLength = 0;
 
   constructor(
     readonly columns: number,
@@ -80,19 +85,24 @@ class McuRow {
   }
 
   clear(): void {
-    this.ac = [];
+    this.acLength = 0;
   }
 
   beginAc(block: number): void {
-    this.acStart[block] = this.ac.length;
+    this.acStart[block] = this.acLength;
   }
 
   pushAc(value: number, length: number): void {
-    this.ac.push(value, length);
+    if (this.acLength === this.ac.length) {
+      const grown = new Int32Array(this.ac.length * 2);
+      grown.set(this.ac);
+      this.ac = grown;
+    }
+    this.ac[this.acLength++] = (value << 5) | length;
   }
 
   endAc(block: number): void {
-    this.acEnd[block] = this.ac.length;
+    this.acEnd[block] = this.acLength;
   }
 
   /** Its block rows that are inside the image, each block inside it, in raster order; returns the last DC written. */
@@ -105,7 +115,7 @@ class McuRow {
         const block = y * this.columns + x;
         writeDcDifference(out, this.dc[block]! - dc);
         dc = this.dc[block]!;
-        for (let k = this.acStart[block]!; k < this.acEnd[block]!; k += 2) out.bits(this.ac[k]!, this.ac[k + 1]!);
+        for (let k = this.acStart[block]!; k < this.acEnd[block]!; k++) out.bits(this.ac[k]! >>> 5, this.ac[k]! & 0x1f);
       }
     }
     return dc;
