@@ -79,7 +79,7 @@ describe('greyscale files on the Web API', () => {
     const tinted = await sharp({ create: { width: 64, height: 48, channels: 3, background: { r: 120, g: 100, b: 80 } } }).jpeg().toBuffer();
     writeTree(root, { 'bw.jpg': baseline, 'progressive.jpg': await grain.clone().jpeg({ progressive: true }).toBuffer(), 'toned.jpg': baseline, 'colour.jpg': jpegBytes(64, 48) });
     // A service that returns what it was sent (the colour copy: R = G = B), except a sepia toning for toned.jpg.
-    const backend = new FakeBackend({ body: (input) => (backend.calls.at(-1)!.fileName === 'toned.jpg' ? tinted : input) });
+    const backend: FakeBackend = new FakeBackend({ body: (input: Uint8Array): Uint8Array => (backend.calls.at(-1)!.fileName === 'toned.jpg' ? tinted : input) });
     // One file at a time, so the last call is the one answered.
     const summary = await runBatch(await planBatch({ inputs: [root] }), { backend, retryDelayMs: 1, concurrency: 1 });
     expect(summary.failures).toEqual([]);
