@@ -4,6 +4,7 @@ import engine from './engine.mjs';
 import fleet from './fleet.mjs';
 import fuzz from './fuzz.mjs';
 import grey from './grey.mjs';
+import greyResult from './grey-result.mjs';
 import hosts from './hosts.mjs';
 import memory from './memory.mjs';
 import pipeline from './pipeline.mjs';
@@ -13,4 +14,4 @@ import scale from './scale.mjs';
 import soak from './soak.mjs';
 import soakLimits from './soak-limits.mjs';
 
-export const SUITES = [pipeline, polling, memory, grey, engine, soak, soakLimits, crash, fuzz, quality, hosts, scale, fleet];
+export const SUITES = [pipeline, polling, memory, grey, greyResult, engine, soak, soakLimits, crash, fuzz, quality, hosts, scale, fleet];
