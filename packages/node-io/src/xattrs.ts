@@ -25,13 +25,17 @@ interface XattrModule {
 /**
  * Attributes that describe the file to the system rather than belong to it,
  * never copied: Linux `security.*` (an SELinux label is the policy's to give
- * the new file; a file capability on a photo is never meant) and macOS
- * `com.apple.provenance` (set by the kernel for Gatekeeper, not settable by a
- * process).
+ * the new file; a file capability on a photo is never meant) and the macOS
+ * ones the kernel keeps from every process, root included, under System
+ * Integrity Protection (setting one fails with EPERM): `com.apple.rootless`
+ * (SIP's own mark), `com.apple.macl` (the sandbox's record of which apps the
+ * user let open the file) and `com.apple.provenance` (Gatekeeper's).
  */
 function isSystemOwned(name: string): boolean {
-  return name.startsWith('security.') || name === 'com.apple.provenance';
+  return name.startsWith('security.') || MACOS_KERNEL_OWNED.has(name);
 }
+
+const MACOS_KERNEL_OWNED = new Set(['com.apple.rootless', 'com.apple.macl', 'com.apple.provenance']);
 
 /** An attribute the source has that the destination could not be given: the copy is refused, not made without it. */
 export class ExtendedAttributeError extends Error {
