@@ -102,8 +102,10 @@ async function restoreOne(c: Candidate, manifest: Manifest, signal?: AbortSignal
       return `changed since pfc corrected it; left as is (the original stays in ${c.backup})`;
     }
   }
-  // A full or read-only disk is said of the folder, not as the bare ENOSPC; a rerun skips what is already back.
-  await copyFileAtomic(c.backup, c.path, { signal }).catch((err: unknown) => {
+  // The file's own tags, ratings and comments as they are now (the user may have changed them since the correction);
+  // the kept original's where the file is gone. A full or read-only disk is said of the folder, not as the bare
+  // ENOSPC; a rerun skips what is already back.
+  await copyFileAtomic(c.backup, c.path, { signal, extendedAttributesFrom: current ? c.path : c.backup }).catch((err: unknown) => {
     throw asDiskRefusal(err, dirname(c.path));
   });
   return undefined;

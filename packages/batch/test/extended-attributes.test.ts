@@ -1,11 +1,12 @@
 /**
  * A photo's extended attributes (macOS Finder tags, KDE Dolphin's tags,
  * ratings and comments) are part of the user's file: in place, the corrected
- * file keeps them, the kept original keeps them, and a restore gives them back.
+ * file keeps them, the kept original keeps them, and a restore keeps the
+ * file's tags as they are then (or gives the original's back to a deleted one).
  * Checked on disk with `@napi-rs/xattr` directly, on a real folder.
  */
 import { execFileSync } from 'node:child_process';
-import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { getAttribute, listAttributes, setAttribute, setAttributeSync } from '@napi-rs/xattr';
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
@@ -56,12 +57,23 @@ describe('extended attributes, in place', () => {
     // A file without attributes gains none.
     expect(await attributesOf(join(root, 'b.jpg'))).toEqual({});
 
-    // Retagged after the correction: the restore puts back the original as it was kept, tags included.
-    await setAttribute(photo, 'user.xdg.tags', 'changed');
+    // Retagged after the correction: the restore puts back the original's bytes and keeps the tags as they are now.
+    await setAttribute(photo, 'user.xdg.tags', 'family,print,best');
     const { restored } = await restoreOriginals({ folder: root });
     expect(restored.map((r) => r.path).sort()).toEqual([photo, join(root, 'b.jpg')]);
     expect(readFileSync(photo)).toEqual(original);
-    expect(await attributesOf(photo)).toEqual(TAGS);
+    expect(await attributesOf(photo)).toEqual({ ...TAGS, 'user.xdg.tags': 'family,print,best' });
+  });
+
+  it('a corrected file deleted since: the restore gives it back with the tags its original was kept with', async (ctx) => {
+    const root = tempDir();
+    if (!(await keepsAttributes(root))) ctx.skip();
+    writeTree(root, { 'a.jpg': jpegBytes(120, 80) });
+    await tag(join(root, 'a.jpg'));
+    expect((await inPlace(root, new FakeBackend())).corrected).toBe(1);
+    rmSync(join(root, 'a.jpg'));
+    expect((await restoreOriginals({ folder: root })).restored).toHaveLength(1);
+    expect(await attributesOf(join(root, 'a.jpg'))).toEqual(TAGS);
   });
 
   it('a copy into another folder is a new file: it carries no attributes (as an export)', async (ctx) => {

@@ -140,8 +140,8 @@ const COPY_CHUNK = 256 * 1024;
 
 /**
  * Copy the regular file at `src` to `dest` atomically and durably, with
- * `src`'s permissions, times, extended attributes and (as far as this process
- * may give it) owner:
+ * `src`'s permissions, times, extended attributes (or those of
+ * `extendedAttributesFrom`) and (as far as this process may give it) owner:
  * an in-place backup keeps them, so a restore gives the original back as it
  * was, not only its bytes. `src` is read through {@link openInput}, not
  * `copyFile`, whose open of a path swapped for a named pipe would wait for
@@ -150,13 +150,13 @@ const COPY_CHUNK = 256 * 1024;
  * @example
  * await copyFileAtomic('photo.jpg', '.pfc-originals/photo.jpg');
  */
-export async function copyFileAtomic(src: string, dest: string, options: Pick<AtomicWriteOptions, 'signal' | 'tempDir' | 'durable' | 'exclusive'> = {}): Promise<void> {
+export async function copyFileAtomic(src: string, dest: string, options: Pick<AtomicWriteOptions, 'signal' | 'tempDir' | 'durable' | 'exclusive' | 'extendedAttributesFrom'> = {}): Promise<void> {
   const handle = await openInput(src);
   try {
     const { mode, uid, gid, atime, mtime } = await handle.stat();
     const copy = (tmp: string): Promise<void> =>
       pipeline(handle.createReadStream({ autoClose: false, highWaterMark: COPY_CHUNK }), createWriteStream(tmp, { flags: 'wx' }), { signal: options.signal });
-    await writeAtomic(dest, copy, { ...options, mode: mode & 0o7777, owner: { uid, gid }, times: { atime, mtime }, extendedAttributesFrom: src });
+    await writeAtomic(dest, copy, { ...options, mode: mode & 0o7777, owner: { uid, gid }, times: { atime, mtime }, extendedAttributesFrom: options.extendedAttributesFrom ?? src });
   } finally {
     await handle.close();
   }
