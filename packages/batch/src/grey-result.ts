@@ -4,9 +4,9 @@
  * black-and-white photos would turn into colour files: larger, and no longer
  * greyscale to the tools that read the colour mode (Lightroom, Photoshop,
  * print workflows). A JPEG result is written greyscale again where core's
- * `yccJpegAsGrey` can do it without a re-encode (4:4:4, sequential, no colour
- * at all, as the emulator's engine returns it); anything else — a result
- * with colour in it, 4:2:0, progressive, a PNG — is written as it came.
+ * `yccJpegAsGrey` can do it without a re-encode (sequential, any sampling, no
+ * colour at all, as the emulator returns it); anything else — a result with
+ * colour in it, a progressive one, a PNG — is written as it came.
  */
 import { Readable } from 'node:stream';
 import { yccJpegAsGrey } from '@pfc/core';
