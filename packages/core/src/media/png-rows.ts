@@ -1,8 +1,9 @@
 /**
- * The pixel half of `greyPngAsRgb`: scanlines of a grey PNG in, filtered
- * RGB(A) scanlines out, one row at a time, Adam7 passes included. Holds two
- * input rows, two output rows and two rows to try filters in, whatever the
- * image's size.
+ * The pixel half of `greyPngAsRgb` and `rgbPngAsGrey`: scanlines of one PNG
+ * in, filtered scanlines of another out, one row at a time, Adam7 passes
+ * included; what each pixel becomes is the row shape's (grey to RGB here,
+ * RGB to grey in rgb-png-grey.ts). Holds two input rows, two output rows and
+ * two rows to try filters in, whatever the image's size.
  *
  * References in brackets are to the PNG specification, third edition (W3C, 2025).
  */
@@ -39,6 +40,31 @@ export function sampleScale(depth: number): number {
   return 255 / maxSample(depth);
 }
 
+/**
+ * What the rows are: the image's size and interlacing, the bits of one input
+ * pixel, the bytes of one output pixel, and how an unfiltered input row
+ * becomes an output row (throwing to stop the conversion).
+ */
+export interface RowShape {
+  width: number;
+  height: number;
+  interlaced: boolean;
+  inBitsPerPixel: number;
+  outBytesPerPixel: number;
+  convert(samples: Uint8Array, out: Uint8Array): void;
+}
+
+/** Grey rows as R = G = B (then alpha), 1-, 2- and 4-bit samples widened to 8 bits. */
+export function greyToRgb(ihdr: Ihdr): RowShape {
+  const channels = ihdr.colourType === GREY ? 1 : 2;
+  const sampleBytes = outputDepth(ihdr) / 8;
+  const { depth } = ihdr;
+  const convert = depth < 8
+    ? (samples: Uint8Array, rgb: Uint8Array) => widenPacked(samples, rgb, depth)
+    : channels === 1 && depth === 8 ? widenGrey8 : (samples: Uint8Array, rgb: Uint8Array) => widenWhole(samples, rgb, sampleBytes, channels === 2);
+  return { ...ihdr, inBitsPerPixel: depth * channels, outBytesPerPixel: (channels + 2) * sampleBytes, convert };
+}
+
 /** The size of one pass of the image: all of it, or one of the seven reduced images of Adam7 [8.1]. */
 interface Pass {
   width: number;
@@ -57,22 +83,20 @@ const ADAM7 = [
 ] as const;
 
 /** The passes that have pixels: an empty pass has no rows, not even filter type bytes [8.1]. */
-function passesOf(ihdr: Ihdr): Pass[] {
+function passesOf(ihdr: Pick<RowShape, 'width' | 'height' | 'interlaced'>): Pass[] {
   if (!ihdr.interlaced) return [{ width: ihdr.width, height: ihdr.height }];
   const count = (size: number, first: number, step: number) => Math.max(0, Math.ceil((size - first) / step));
   return ADAM7.map(([x, y, dx, dy]) => ({ width: count(ihdr.width, x, dx), height: count(ihdr.height, y, dy) })).filter((p) => p.width > 0 && p.height > 0);
 }
 
 /**
- * Scanlines in, filtered RGB(A) scanlines out, one row at a time [6.2]: each
- * input row is unfiltered against the previous one [9.2], widened, then
- * filtered against the previous output row. Each pass is an image of its own:
- * its first row has no previous row (zeros) [8.1].
+ * Scanlines in, filtered scanlines out, one row at a time [6.2]: each input
+ * row is unfiltered against the previous one [9.2], converted, then filtered
+ * against the previous output row. Each pass is an image of its own: its
+ * first row has no previous row (zeros) [8.1].
  */
 export class RowTranscoder {
   private readonly passes: Pass[];
-  private readonly sampleBytes: number;
-  private readonly channels: number;
   /** Bytes per complete pixel, at least one: how far back the filters look [9.2]. */
   private readonly inBpp: number;
   private readonly outBpp: number;
@@ -84,18 +108,16 @@ export class RowTranscoder {
   private previous = new Uint8Array(0);
   private filled = 0;
   /** The current and previous output rows, unfiltered; two rows to try filters in. */
-  private rgb = new Uint8Array(0);
-  private previousRgb = new Uint8Array(0);
+  private out = new Uint8Array(0);
+  private previousOut = new Uint8Array(0);
   private trial = new Uint8Array(0);
   private best = new Uint8Array(0);
 
-  constructor(private readonly ihdr: Ihdr) {
-    this.passes = passesOf(ihdr);
-    this.channels = ihdr.colourType === GREY ? 1 : 2;
-    this.sampleBytes = outputDepth(ihdr) / 8;
-    this.inBpp = Math.max(1, (ihdr.depth * this.channels) / 8);
-    this.outBpp = (this.channels + 2) * this.sampleBytes;
-    this.batches = new Batches(Math.max(BATCH_BYTES, 1 + ihdr.width * this.outBpp));
+  constructor(private readonly shape: RowShape) {
+    this.passes = passesOf(shape);
+    this.inBpp = Math.max(1, shape.inBitsPerPixel / 8);
+    this.outBpp = shape.outBytesPerPixel;
+    this.batches = new Batches(Math.max(BATCH_BYTES, 1 + shape.width * this.outBpp));
     this.nextPass();
   }
 
@@ -123,10 +145,10 @@ export class RowTranscoder {
     if (type > PNG_FILTER.paeth) throw new PngDataError(`a row has filter type ${type}, which PNG does not define`);
     const samples = this.row.subarray(1);
     unfilterPngRow(type, samples, this.previous.subarray(1), this.inBpp);
-    this.widen(samples);
-    this.filterRgb();
+    this.shape.convert(samples, this.out);
+    this.filterOut();
     [this.row, this.previous] = [this.previous, this.row];
-    [this.rgb, this.previousRgb] = [this.previousRgb, this.rgb];
+    [this.out, this.previousOut] = [this.previousOut, this.out];
     this.filled = 0;
     if (--this.rowsLeft === 0) this.nextPass();
   }
@@ -135,31 +157,23 @@ export class RowTranscoder {
   private nextPass(): void {
     const pass = this.passes[++this.pass];
     if (!pass) return;
-    const inRowBytes = Math.ceil((pass.width * this.ihdr.depth * this.channels) / 8);
+    const inRowBytes = Math.ceil((pass.width * this.shape.inBitsPerPixel) / 8);
     const outRowBytes = pass.width * this.outBpp;
     this.rowsLeft = pass.height;
     this.row = new Uint8Array(1 + inRowBytes);
     this.previous = new Uint8Array(1 + inRowBytes);
-    this.rgb = new Uint8Array(outRowBytes);
-    this.previousRgb = new Uint8Array(outRowBytes);
+    this.out = new Uint8Array(outRowBytes);
+    this.previousOut = new Uint8Array(outRowBytes);
     this.trial = new Uint8Array(outRowBytes);
     this.best = new Uint8Array(outRowBytes);
   }
 
-  /** The unfiltered input row as R = G = B = grey (then alpha) in `rgb`. */
-  private widen(samples: Uint8Array): void {
-    const { depth } = this.ihdr;
-    if (depth < 8) widenPacked(samples, this.rgb, depth);
-    else if (this.channels === 1 && depth === 8) widenGrey8(samples, this.rgb);
-    else widenWhole(samples, this.rgb, this.sampleBytes, this.channels === 2);
-  }
-
   /** The output row with the filter type whose bytes, read as signed, sum to the least magnitude (libpng's heuristic [12.7]). */
-  private filterRgb(): void {
+  private filterOut(): void {
     let bestType: number = PNG_FILTER.none;
     let bestCost = Infinity;
     for (let type: number = PNG_FILTER.none; type <= PNG_FILTER.paeth; type++) {
-      const cost = filterRow(type, this.rgb, this.previousRgb, this.outBpp, this.trial, bestCost);
+      const cost = filterRow(type, this.out, this.previousOut, this.outBpp, this.trial, bestCost);
       if (cost < bestCost) {
         [bestType, bestCost] = [type, cost];
         [this.trial, this.best] = [this.best, this.trial];

@@ -239,4 +239,5 @@ export { rgbProfileForGrey } from './grey-icc';
 export { yccJpegAsGrey } from './ycc-jpeg-grey';
 export { greyProfileForRgb } from './grey-icc-from-rgb';
 export { greyPngAsRgb, type GreyPngOptions } from './grey-png';
+export { NotGreyError, rgbPngAsGrey } from './rgb-png-grey';
 export { crc32, CRC_START, crcValue, PNG_FILTER, PNG_SIGNATURE, pngChunk, unfilterPngRow } from './png';
