@@ -16,7 +16,7 @@ import { type Decision, decide, type FileSettings, type OutputOwner, outputOwner
 import { asDiskRefusal, InputUnsupportedError, JobTimeoutError } from './errors';
 import type { BatchEvent, FileResult } from './events';
 import { DestinationExistsError, unreadableInput, writeStreamAtomic } from './files';
-import { greyResult } from './grey-result';
+import { greyResultWriter } from './grey-result';
 import { hashFile } from './hash';
 import { limitViolation } from './limits';
 import type { Manifest, ManifestEntry } from './manifest';
@@ -180,8 +180,8 @@ async function attemptOnce(job: FileJob, decision: CorrectDecision, source: { si
   let got: MediaFormat = expected;
   // No file at the output at the last check: put in place only if still none (no window before the rename).
   let absent = false;
-  const body = upload.sentAsColour ? await greyResult(res.body, expected) : res.body;
-  const written = await writeStreamAtomic(file.output, body, {
+  const write = upload.sentAsColour ? greyResultWriter(expected) : writeStreamAtomic;
+  const written = await write(file.output, res.body, {
     ...(signal ? { signal } : {}),
     // In place, the result keeps the original's permissions, owner (a run as root leaves a user's photo theirs) and
     // extended attributes (Finder tags, ratings, comments): to the user it is the same file, corrected.

@@ -3,22 +3,59 @@
  * colour: upload.ts), every pixel R = G = B. Written as it came, a folder of
  * black-and-white photos would turn into colour files: larger, and no longer
  * greyscale to the tools that read the colour mode (Lightroom, Photoshop,
- * print workflows). A JPEG result is written greyscale again where core's
- * `yccJpegAsGrey` can do it without a re-encode (sequential, any sampling, no
- * colour at all, as the emulator returns it); anything else — a result with
- * colour in it, a progressive one, a PNG — is written as it came.
+ * print workflows). Its result is written greyscale again where core can do
+ * it without changing a sample — a JPEG by `yccJpegAsGrey` (sequential, any
+ * sampling, no colour at all), a PNG by `rgbPngAsGrey` (8- or 16-bit RGB(A),
+ * every pixel grey) — and as it came otherwise: a toned result keeps its
+ * colour.
  */
+import { createReadStream } from 'node:fs';
+import { rename, rm } from 'node:fs/promises';
 import { Readable } from 'node:stream';
-import { yccJpegAsGrey } from '@pfc/core';
+import { rgbPngAsGrey, yccJpegAsGrey } from '@pfc/core';
+import { type AtomicWriteOptions, streamIntoNewFile, tempPathFor, writeAtomic, writeStreamAtomic, type WrittenFile } from '@pfc/node-io';
 import type { MediaFormat } from './sniff';
 
-/**
- * The result `body` of a greyscale file sent as colour, to be written: the
- * greyscale JPEG where one loses nothing, else the bytes as they came. It is
- * read whole (a JPEG result, as its grey upload was: upload.ts `yccCopy`).
- */
-export async function greyResult(body: ReadableStream<Uint8Array>, format: MediaFormat): Promise<ReadableStream<Uint8Array> | Readable> {
-  if (format !== 'jpeg') return body;
+/** Writes a result `body` atomically to `dest`, as `writeStreamAtomic` does. */
+export type ResultWriter = (dest: string, body: ReadableStream<Uint8Array>, options: AtomicWriteOptions<WrittenFile>) => Promise<WrittenFile>;
+
+/** How the `format` result of a greyscale file sent as colour is written (see above). */
+export function greyResultWriter(format: MediaFormat): ResultWriter {
+  if (format === 'jpeg') return writeGreyJpeg;
+  if (format === 'png') return (dest, body, options) => writeAtomic(dest, (tmp) => greyPngOrAsItCame(body, tmp, options.signal), options);
+  return writeStreamAtomic;
+}
+
+/** A JPEG result is read whole, as its grey upload was (upload.ts `yccCopy`): the rewrite needs all of it. */
+async function writeGreyJpeg(dest: string, body: ReadableStream<Uint8Array>, options: AtomicWriteOptions<WrittenFile>): Promise<WrittenFile> {
   const bytes = new Uint8Array(await new Response(body).arrayBuffer());
-  return Readable.from([yccJpegAsGrey(bytes) ?? bytes]);
+  return writeStreamAtomic(dest, Readable.from([yccJpegAsGrey(bytes) ?? bytes]), options);
+}
+
+/**
+ * A PNG result, streamed: whether every pixel is grey is known only at its
+ * last row, so it is first written as it came, to a temporary file of its
+ * own beside `tmp`, then rewritten from there into `tmp`; on colour (or
+ * anything the rewrite cannot carry) that file becomes `tmp` instead. Memory
+ * stays flat; the disk holds the result twice for a moment. Returns what
+ * `tmp` holds.
+ */
+async function greyPngOrAsItCame(body: ReadableStream<Uint8Array>, tmp: string, signal: AbortSignal | undefined): Promise<WrittenFile> {
+  const asItCame = tempPathFor(tmp);
+  try {
+    const written = await streamIntoNewFile(body, asItCame, signal);
+    const grey = await rgbPngAsGrey(Readable.toWeb(createReadStream(asItCame)) as ReadableStream<Uint8Array>);
+    if (grey) {
+      try {
+        return await streamIntoNewFile(grey, tmp, signal);
+      } catch {
+        // Colour in a pixel (NotGreyError) or data the rewrite refuses: the result goes as it came (not when cancelled).
+        signal?.throwIfAborted();
+      }
+    }
+    await rename(asItCame, tmp);
+    return written;
+  } finally {
+    await rm(asItCame, { force: true });
+  }
 }

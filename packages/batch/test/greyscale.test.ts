@@ -73,13 +73,17 @@ async function sent(backend: FakeBackend, name: string): Promise<{ channels: num
 }
 
 describe('greyscale files on the Web API', () => {
-  it('a JPEG\'s result with no colour is written greyscale again, sample for sample; one with colour, or progressive, as it came', async () => {
+  it('a result with no colour is written greyscale again, sample for sample (JPEG, 8- and 16-bit PNG); one with colour, or progressive, as it came', async () => {
     const root = tempDir();
     const baseline = await grain.clone().jpeg().toBuffer();
-    const tinted = await sharp({ create: { width: 64, height: 48, channels: 3, background: { r: 120, g: 100, b: 80 } } }).jpeg().toBuffer();
-    writeTree(root, { 'bw.jpg': baseline, 'progressive.jpg': await grain.clone().jpeg({ progressive: true }).toBuffer(), 'toned.jpg': baseline, 'colour.jpg': jpegBytes(64, 48) });
-    // A service that returns what it was sent (the colour copy: R = G = B), except a sepia toning for toned.jpg.
-    const backend: FakeBackend = new FakeBackend({ body: (input: Uint8Array): Uint8Array => (backend.calls.at(-1)!.fileName === 'toned.jpg' ? tinted : input) });
+    const png16 = await grain.clone().toColourspace('grey16').png().toBuffer();
+    const toned = { 'toned.jpg': await sharp({ create: { width: 64, height: 48, channels: 3, background: { r: 120, g: 100, b: 80 } } }).jpeg().toBuffer(), 'toned.png': await sharp({ create: { width: 64, height: 48, channels: 3, background: { r: 120, g: 100, b: 80 } } }).png().toBuffer() };
+    writeTree(root, {
+      'bw.jpg': baseline, 'progressive.jpg': await grain.clone().jpeg({ progressive: true }).toBuffer(), 'toned.jpg': baseline, 'colour.jpg': jpegBytes(64, 48),
+      'bw.png': await grain.clone().png().toBuffer(), 'bw16.png': png16, 'toned.png': png16,
+    });
+    // A service that returns what it was sent (the colour copy: R = G = B), except a sepia toning for toned.*.
+    const backend: FakeBackend = new FakeBackend({ body: (input: Uint8Array): Uint8Array => toned[backend.calls.at(-1)!.fileName as keyof typeof toned] ?? input });
     // One file at a time, so the last call is the one answered.
     const summary = await runBatch(await planBatch({ inputs: [root] }), { backend, retryDelayMs: 1, concurrency: 1 });
     expect(summary.failures).toEqual([]);
@@ -90,8 +94,17 @@ describe('greyscale files on the Web API', () => {
     expect((await sharp(served('bw.jpg')).metadata()).channels).toBe(3);
     // Progressive results are not rewritten; colour is never dropped; a colour photo's result is untouched.
     expect(out('progressive.jpg').equals(served('progressive.jpg'))).toBe(true);
-    expect(out('toned.jpg').equals(tinted)).toBe(true);
+    expect(out('toned.jpg').equals(toned['toned.jpg'])).toBe(true);
     expect(out('colour.jpg').equals(served('colour.jpg'))).toBe(true);
+    // PNGs: the grey samples exactly, 16 bits kept; the toned one as it came; no temporary file left.
+    for (const [name, space] of [['bw.png', 'b-w'], ['bw16.png', 'grey16']] as const) {
+      expect((await sharp(out(name)).metadata()).channels, name).toBe(1);
+      expect((await sharp(served(name)).metadata()).channels, name).toBe(3);
+      const samples = (png: Buffer) => sharp(png).toColourspace(space).raw(space === 'grey16' ? { depth: 'ushort' } : {}).toBuffer();
+      expect((await samples(out(name))).equals(await samples(readFileSync(join(root, name)))), name).toBe(true);
+    }
+    expect(out('toned.png').equals(toned['toned.png'])).toBe(true);
+    expect(listAll(join(root, 'corrected')).filter((f) => f.endsWith('.pfc-partial'))).toEqual([]);
   });
 
   it('without an RGB copy from the host: JPEGs and PNGs go losslessly (pixels identical, 16 bits kept, a grey profile as the RGB one showing its tones), one with an RGB profile fails before its upload saying why; the colour file goes on', async () => {

@@ -9,7 +9,7 @@ export {
   TEMP_SUFFIX, tempPathFor, isTempName, writeAtomic, writeFileAtomic, appendFileDurable, copyFileAtomic, moveFileAtomic, syncFolder, truncateUtf8,
   DestinationExistsError, type AtomicWriteOptions,
 } from './atomic';
-export { HashTap, writeStreamAtomic, type WrittenFile } from './stream';
+export { HashTap, streamIntoNewFile, writeStreamAtomic, type WrittenFile } from './stream';
 export { copyExtendedAttributes, extendedAttributesAvailable, ExtendedAttributeError } from './xattrs';
 export { processAlive } from './process';
 export { notRegularReason, NotRegularFileError, openInput, openInputSync, type FileType } from './regular-files';

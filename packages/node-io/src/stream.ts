@@ -43,14 +43,18 @@ export interface WrittenFile {
  * const { bytes, hash } = await writeStreamAtomic('out/a.jpg', response.body, { signal });
  */
 export async function writeStreamAtomic(dest: string, body: ReadableStream<Uint8Array> | NodeJS.ReadableStream, options: AtomicWriteOptions<WrittenFile> = {}): Promise<WrittenFile> {
-  return writeAtomic(
-    dest,
-    async (tmp) => {
-      const source = body instanceof Readable || !('getReader' in body) ? (body as NodeJS.ReadableStream) : Readable.fromWeb(body as unknown as NodeWebStream<Uint8Array>);
-      const tap = new HashTap();
-      await pipeline(source, tap, createWriteStream(tmp, { flags: 'wx' }), { signal: options.signal });
-      return { bytes: tap.bytes, hash: tap.digest() };
-    },
-    options,
-  );
+  return writeAtomic(dest, (tmp) => streamIntoNewFile(body, tmp, options.signal), options);
+}
+
+/**
+ * Stream `body` (a web or Node stream) into the new file `path` (which must
+ * not exist), hashing the bytes on the way: the produce step of
+ * {@link writeStreamAtomic}, for callers that build a temporary file in
+ * steps of their own inside `writeAtomic`.
+ */
+export async function streamIntoNewFile(body: ReadableStream<Uint8Array> | NodeJS.ReadableStream, path: string, signal?: AbortSignal): Promise<WrittenFile> {
+  const source = body instanceof Readable || !('getReader' in body) ? (body as NodeJS.ReadableStream) : Readable.fromWeb(body as unknown as NodeWebStream<Uint8Array>);
+  const tap = new HashTap();
+  await pipeline(source, tap, createWriteStream(path, { flags: 'wx' }), { signal });
+  return { bytes: tap.bytes, hash: tap.digest() };
 }
