@@ -67,8 +67,9 @@ describe('rgbPngAsGrey', () => {
     for (const interlaced of [false, true]) {
       const { rgb } = await neutral({ width: 16, height: 9, depth: 8, interlaced });
       const pixels = await sharp(rgb).raw().toBuffer();
-      pixels[pixels.length - 1] ^= 0x10;
-      const tinted = await sharp(pixels, { raw: { width: 16, height: 9, channels: 3 } }).png({ adaptiveFiltering: true }).toBuffer();
+      pixels[pixels.length - 1] = pixels.at(-1)! ^ 0x10;
+      const tinted = await sharp(pixels, { raw: { width: 16, height: 9, channels: 3 } }).png({ adaptiveFiltering: true, progressive: interlaced }).toBuffer();
+      expect((await sharp(tinted).metadata()).isProgressive).toBe(interlaced);
       const grey = await rgbPngAsGrey(streamOf(tinted));
       await expect(bytesOf(grey!)).rejects.toBeInstanceOf(NotGreyError);
     }
