@@ -25,7 +25,10 @@ export const LAST_RUN_VERSION = 2;
 
 /** What a run adds up to: `BatchSummary` without anything per file. */
 export type RunCounts = Pick<BatchSummary,
-  'corrected' | 'skipped' | 'upToDate' | 'excluded' | 'failed' | 'cancelled' | 'bytesIn' | 'bytesOut' | 'durationMs' | 'interrupted' | 'stoppedBecause' | 'outputRoots' | 'jobsAtOnce'>;
+  'corrected' | 'skipped' | 'upToDate' | 'excluded' | 'failed' | 'cancelled' | 'bytesIn' | 'bytesOut' | 'durationMs' | 'interrupted' | 'stoppedBecause' | 'outputRoots' | 'jobsAtOnce'> & {
+  /** In place, this installation could not keep the photos' extended attributes (Finder tags, ratings, comments). */
+  attributesNotKept?: true;
+};
 
 /** What one workspace folder's inputs ran with (its own settings and the run's picks). */
 export interface RunChoice {
@@ -74,6 +77,7 @@ export function addCounts(a: RunCounts | undefined, b: RunCounts): RunCounts {
     durationMs: a.durationMs + b.durationMs, interrupted: a.interrupted || b.interrupted, outputRoots: [...a.outputRoots, ...b.outputRoots],
     ...(stoppedBecause !== undefined ? { stoppedBecause } : {}),
     ...(jobsAtOnce ? { jobsAtOnce } : {}),
+    ...(a.attributesNotKept || b.attributesNotKept ? { attributesNotKept: true as const } : {}),
   };
 }
 

@@ -374,8 +374,8 @@ async function runWithProgress(
         progress.report({ message: api.l10n.t('{0}/{1} · starting', 0, model.total) });
         let counts: RunCounts | undefined;
         let refused = false;
-        // Once a run, not once a folder.
-        let attributesSaid = false;
+        // Said in the summary, once a run (batch's notice before anything is replaced is in the log).
+        let attributesNotKept = false;
         try {
           for (const [k, { folder, plan, total }] of planned.entries()) {
             // The run stopped itself (a refused key, an unreachable service) or was cancelled: the next folders would meet the same.
@@ -400,7 +400,7 @@ async function runWithProgress(
               resultsFile: file,
               ...(rgbCopy ? { rgbCopy } : {}),
               onEvent: (e) => {
-                if (isAttributesNotice(e) && !attributesSaid) attributesSaid = warnAttributesNotKept(api);
+                attributesNotKept ||= isAttributesNotice(e);
                 const line = logLine(e);
                 // Left-out paths were summarised after planning; each one is a trace line.
                 if (line && e.type === 'skipped') log.trace(line);
@@ -421,7 +421,7 @@ async function runWithProgress(
         } finally {
           sub.dispose();
         }
-        return { counts: counts!, refused };
+        return { counts: attributesNotKept ? { ...counts!, attributesNotKept: true } : counts!, refused };
       },
     );
   } finally {
@@ -431,18 +431,6 @@ async function runWithProgress(
 
 function isAttributesNotice(e: BatchEvent): boolean {
   return e.type === 'notice' && e.message === EXTENDED_ATTRIBUTES_NOT_KEPT;
-}
-
-/**
- * In place, this installation cannot keep the photos' Finder tags, ratings and comments (the universal .vsix
- * carries no native module): said where the user looks before files are replaced, not only in the log.
- */
-function warnAttributesNotKept(api: VscodeApi): true {
-  void api.window.showWarningMessage(
-    api.l10n.t('Perfectly Clear: this installation cannot keep the Finder tags, ratings and comments of the photos it replaces, nor of the originals it keeps. Install the Linux x64 package or the pfc command-line tools to keep them.'),
-    {},
-  );
-  return true;
 }
 
 /** Append a folder's results file to the run's, streamed (a results file can hold 100,000 lines), and remove it. */

@@ -27,6 +27,8 @@ export function summaryMessage(s: RunCounts, l10n: VscodeL10n, refusedKey?: KeyN
   if (s.cancelled > 0) parts.push(t('{0} not finished', s.cancelled));
   // The run stopped itself (a refused key, an unreachable service): without the reason the counts alone do not say what to fix.
   if (s.stoppedBecause) parts.push(t('stopped early: {0}', s.stoppedBecause.replace(/\.+$/, '')));
+  // In place without the native module (the universal .vsix): the photos replaced lost their tags; the user must know.
+  if (s.attributesNotKept) parts.push(t('the Finder tags, ratings and comments of the photos replaced were not kept (this installation lacks the module for them: install the Linux x64 package or the pfc command-line tools)'));
   const action = summaryActions(l10n);
   const actions: string[] = [];
   // What fixes a refused key comes first: the button every key notification offers.
@@ -34,5 +36,5 @@ export function summaryMessage(s: RunCounts, l10n: VscodeL10n, refusedKey?: KeyN
   if (s.corrected + s.upToDate > 0 && s.outputRoots.length > 0) actions.push(action.open);
   if (s.corrected + s.upToDate + s.failed + s.cancelled > 0) actions.push(action.report);
   if (s.failed > 0) actions.push(action.retry);
-  return { text: t('Perfectly Clear: {0}.', parts.join(t('; '))), severity: s.failed > 0 || s.interrupted || s.stoppedBecause ? 'warning' : 'info', actions };
+  return { text: t('Perfectly Clear: {0}.', parts.join(t('; '))), severity: s.failed > 0 || s.interrupted || s.stoppedBecause || s.attributesNotKept ? 'warning' : 'info', actions };
 }
