@@ -16,7 +16,7 @@
  */
 
 import { u16be } from './bytes';
-import { iccSegments, isIccChunk, joinIccChunks } from './jpeg-icc';
+import { isIccChunk, setIccChunkAside, withConvertedProfile } from './jpeg-icc';
 import { rgbProfileForGrey } from './grey-icc';
 import { chromaBlocks, chromaIds, JpegWriter, markerAt, readProgressiveScan, restartsIn, scanDataEnd, segmentOf, SOF2, writeChromaScans } from './grey-jpeg-progressive';
 import { CB_ID, CR_ID, readScan, writeYccScan, Y_ID, type HuffmanTable, type ScanTables } from './grey-jpeg-sequential';
@@ -116,7 +116,8 @@ function readHeaders(b: Uint8Array): ScanHeaders | ProgressiveHeaders | undefine
   for (let at = 2; ; ) {
     const segment = segmentAt(b, at);
     if (!segment) return undefined;
-    if (segment.marker === SOS) return withRgbProfile(headers.frame?.marker === SOF2 ? withScans(b, headers, segment) : withScan(headers, segment));
+    // The grey profile becomes the RGB one in its place: the grey one on RGB pixels would be ignored or misread.
+    if (segment.marker === SOS) return withConvertedProfile(headers.frame?.marker === SOF2 ? withScans(b, headers, segment) : withScan(headers, segment), rgbProfileForGrey);
     if (!takeSegment(headers, segment)) return undefined;
     at = segment.end;
   }
@@ -125,7 +126,10 @@ function readHeaders(b: Uint8Array): ScanHeaders | ProgressiveHeaders | undefine
 /** Record one segment before the scan; false for one the output cannot carry. */
 function takeSegment(headers: Headers, { marker, bytes, body }: Segment): boolean {
   if (HUFFMAN_FRAMES.has(marker)) return takeFrame(headers, marker, body);
-  if (marker === APP2 && isIccChunk(body)) return takeIccChunk(headers, body);
+  if (marker === APP2 && isIccChunk(body)) {
+    setIccChunkAside(headers, body);
+    return true;
+  }
   const decision = segmentDecision(headers, marker, body);
   if (decision === 'keep') headers.segments.push(bytes);
   return decision !== 'refuse';
@@ -190,31 +194,10 @@ function keptBetweenScans(headers: Headers, { marker, body }: Segment): boolean 
   return !(marker === APP2 && isIccChunk(body)) && segmentDecision(headers, marker, body) === 'keep';
 }
 
-/** Set the profile's chunks aside until all are read (they may come in any order), keeping the place of the first. */
-function takeIccChunk(headers: Headers, body: Uint8Array): boolean {
-  headers.icc ??= { at: headers.segments.length, chunks: [] };
-  headers.icc.chunks.push(body);
-  return true;
-}
-
-/**
- * The grey profile, once whole, becomes the RGB one in its place: the grey
- * one on RGB pixels would be ignored or misread, changing the tones.
- * Undefined where it cannot be (not grey, incomplete, malformed).
- */
-function withRgbProfile<T extends Headers>(headers: T | undefined): T | undefined {
-  if (!headers?.icc) return headers;
-  const grey = joinIccChunks(headers.icc.chunks);
-  const rgb = grey && rgbProfileForGrey(grey);
-  const segments = rgb && iccSegments(rgb);
-  if (!segments) return undefined;
-  return { ...headers, segments: [...headers.segments.slice(0, headers.icc.at), ...segments, ...headers.segments.slice(headers.icc.at)] };
-}
-
 /**
  * Adobe APP14: its transform flag could make decoders read the three
  * components as RGB. MPF: its offsets point at images after this one's end,
- * which the output drops. (ICC profiles are taken before: takeIccChunk.)
+ * which the output drops. (ICC profiles are set aside before: setIccChunkAside.)
  */
 function appDecision(marker: number, body: Uint8Array): Decision {
   if (marker === APP2 && startsWith(body, 'MPF\0')) return 'drop';

@@ -56,3 +56,29 @@ export function iccSegments(profile: Uint8Array): Uint8Array[] | undefined {
     return segment;
   });
 }
+
+/** Segments on their way to an output, with an ICC profile's APP2 chunks set aside (and where the first one was). */
+export interface ProfiledSegments {
+  segments: Uint8Array[];
+  icc?: { at: number; chunks: Uint8Array[] };
+}
+
+/** Set a profile chunk's segment body aside until all are read (they may come in any order), keeping the place of the first. */
+export function setIccChunkAside(headers: ProfiledSegments, body: Uint8Array): void {
+  headers.icc ??= { at: headers.segments.length, chunks: [] };
+  headers.icc.chunks.push(body);
+}
+
+/**
+ * The profile set aside, once whole, `convert`ed and put back as segments
+ * where the first chunk was; `headers` as they are without one; undefined
+ * where the set is incomplete or malformed or `convert` refuses it.
+ */
+export function withConvertedProfile<T extends ProfiledSegments>(headers: T | undefined, convert: (profile: Uint8Array) => Uint8Array | undefined): T | undefined {
+  if (!headers?.icc) return headers;
+  const profile = joinIccChunks(headers.icc.chunks);
+  const converted = profile && convert(profile);
+  const segments = converted && iccSegments(converted);
+  if (!segments) return undefined;
+  return { ...headers, segments: [...headers.segments.slice(0, headers.icc.at), ...segments, ...headers.segments.slice(headers.icc.at)] };
+}

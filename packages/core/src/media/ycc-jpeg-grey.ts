@@ -16,7 +16,7 @@ import { greyProfileForRgb } from './grey-icc-from-rgb';
 import { JpegWriter, segmentOf } from './grey-jpeg-progressive';
 import { acKey, dcKey, EntropyReader, type HuffmanTable, type ScanTables } from './grey-jpeg-sequential';
 import { STANDARD_LUMA_DC, writeLumaScan } from './ycc-jpeg-luma';
-import { iccSegments, isIccChunk, joinIccChunks } from './jpeg-icc';
+import { isIccChunk, setIccChunkAside, withConvertedProfile } from './jpeg-icc';
 import { APP0, APP14, APP2, COM, DHT, DQT, DRI, EOI, isApp, readHuffmanTables, type Segment, segmentAt, SOI, SOS, startsWith } from './jpeg-segments';
 
 /**
@@ -38,7 +38,8 @@ import { APP0, APP14, APP2, COM, DHT, DQT, DRI, EOI, isApp, readHuffmanTables, t
  */
 export function yccJpegAsGrey(bytes: Uint8Array): Uint8Array | undefined {
   try {
-    const headers = withGreyProfile(readHeaders(bytes));
+    // An RGB profile becomes the grey one showing the same tones, in its place.
+    const headers = withConvertedProfile(readHeaders(bytes), greyProfileForRgb);
     return headers && writeGreyJpeg(bytes, headers);
   } catch {
     // Colour in a chroma block (a Refusal), or truncated or corrupt data: the caller keeps the colour JPEG.
@@ -125,8 +126,7 @@ function keepIf(headers: Headers, bytes: Uint8Array, ok: boolean): boolean {
  */
 function takeApp(headers: Headers, marker: number, bytes: Uint8Array, body: Uint8Array): boolean {
   if (marker === APP2 && isIccChunk(body)) {
-    headers.icc ??= { at: headers.segments.length, chunks: [] };
-    headers.icc.chunks.push(body);
+    setIccChunkAside(headers, body);
     return true;
   }
   if (marker === APP14 && startsWith(body, 'Adobe')) {
@@ -172,16 +172,6 @@ function isYcc(headers: Headers, frame: Frame): boolean {
   if (headers.jfif) return true;
   if (headers.adobeTransform !== undefined) return headers.adobeTransform !== 0;
   return frame.components.map((c) => String.fromCharCode(c.id)).join('') !== 'RGB';
-}
-
-/** An RGB profile, once whole, becomes the grey one in its place; undefined where it cannot. */
-function withGreyProfile(headers: ScanHeaders | undefined): ScanHeaders | undefined {
-  if (!headers?.icc) return headers;
-  const rgb = joinIccChunks(headers.icc.chunks);
-  const grey = rgb && greyProfileForRgb(rgb);
-  const segments = grey && iccSegments(grey);
-  if (!segments) return undefined;
-  return { ...headers, segments: [...headers.segments.slice(0, headers.icc.at), ...segments, ...headers.segments.slice(headers.icc.at)] };
 }
 
 /** The frame header of the output: the luma component alone, its id and quantisation table kept. */
