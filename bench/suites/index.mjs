@@ -6,6 +6,7 @@ import fuzz from './fuzz.mjs';
 import grey from './grey.mjs';
 import greyResult from './grey-result.mjs';
 import hosts from './hosts.mjs';
+import hostLoop from './host-loop.mjs';
 import memory from './memory.mjs';
 import pipeline from './pipeline.mjs';
 import polling from './polling.mjs';
@@ -14,4 +15,4 @@ import scale from './scale.mjs';
 import soak from './soak.mjs';
 import soakLimits from './soak-limits.mjs';
 
-export const SUITES = [pipeline, polling, memory, grey, greyResult, engine, soak, soakLimits, crash, fuzz, quality, hosts, scale, fleet];
+export const SUITES = [pipeline, polling, memory, grey, greyResult, engine, soak, soakLimits, crash, fuzz, quality, hosts, hostLoop, scale, fleet];

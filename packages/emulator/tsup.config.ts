@@ -1,14 +1,16 @@
 import { defineConfig } from 'tsup';
 
-// Two entries: the library (`startEmulator`) and the `pfc-emulator` bin. The
-// bin's shebang is kept by esbuild and tsup marks the file executable.
+// Entries: the library (`startEmulator`), the `pfc-emulator` bin (its shebang
+// is kept by esbuild and tsup marks the file executable), and the emulator in
+// a process of its own: `process.js` (Node built-ins only, so a host loads it
+// without the emulator; `@pfc/emulator/process`) and the `child.js` it forks.
 export default defineConfig({
-  entry: ['src/index.ts', 'src/bin.ts'],
+  entry: ['src/index.ts', 'src/bin.ts', 'src/process.ts', 'src/child.ts'],
   format: ['esm'],
   platform: 'node',
   target: 'node20',
   sourcemap: true,
   clean: true,
-  // Declarations for the library entry only (the workers and the bin have no importers).
-  dts: { entry: { index: 'src/index.ts' } },
+  // Declarations for the two entries that have importers.
+  dts: { entry: { index: 'src/index.ts', process: 'src/process.ts' } },
 });

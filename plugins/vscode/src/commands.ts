@@ -47,7 +47,7 @@ export class Commands {
     this.keys = new KeyStore(host.secrets, (value) => log.addSecrets([value]));
     host.subscriptions.push(this.keys.onDidChange((values) => log.addSecrets(values)));
     void this.keys.values().then((values) => log.addSecrets(values), () => undefined);
-    this.embedded = new EmbeddedEmulator(host.extensionUri.fsPath, (url) => log.line(`embedded emulator started on ${url}`));
+    this.embedded = new EmbeddedEmulator(host.extensionUri.fsPath, (line) => log.line(line));
     // The last run of this workspace survives a reload: its report and Retry Failed.
     this.last = loadLastRun(host, (l) => log.line(l));
   }

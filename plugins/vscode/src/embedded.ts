@@ -1,12 +1,18 @@
 /**
  * The embedded emulator: with no key and no container configured, the
- * extension corrects on a local emulator of the Web API started inside the
- * extension host on 127.0.0.1 (first run that needs it), shared by every later
- * run of the window and stopped on deactivate.
+ * extension corrects on a local emulator of the Web API on 127.0.0.1, started
+ * on the first run that needs it, shared by every later run of the window and
+ * stopped on deactivate.
+ *
+ * It runs in a child process of the extension host (`@pfc/emulator/process`):
+ * the extension host is one event loop shared by every extension, and the
+ * engine's work on a photo would hold it for 150–300 ms at a time, fill the
+ * libuv pool its file operations share, and take every extension down with
+ * it if a native module crashed. The child ends with the extension host.
  *
  * `@pfc/emulator` needs native modules (sharp) and the imaging engine's
  * models, which a platform-neutral .vsix cannot carry, so it is not bundled:
- * it is loaded at run time from a `node_modules` the extension can see — its
+ * it is found at run time in a `node_modules` the extension can see — its
  * own folder or a parent (a platform package or a linked checkout), or a
  * folder on `NODE_PATH` (e.g. the global npm folder holding the `pfc` CLI).
  */
@@ -15,11 +21,12 @@ import { createRequire } from 'node:module';
 import { delimiter, dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { type RgbCopy, sharpRgbCopy } from '@pfc/batch';
+import type { EmulatorProcess, EmulatorProcessExit, EmulatorProcessOptions } from '@pfc/emulator/process';
 import type SharpModule from 'sharp';
 
-/** What the extension uses of `@pfc/emulator`'s `startEmulator`. */
-interface EmulatorModule {
-  startEmulator(options: { host: string; container: boolean; bgr: boolean }): Promise<{ web: string; close(): Promise<void> }>;
+/** What the extension uses of `@pfc/emulator/process`. */
+interface EmulatorProcessModule {
+  startEmulatorProcess(options: EmulatorProcessOptions): Promise<EmulatorProcess>;
 }
 
 /** The embedded emulator cannot be loaded in this installation. */
@@ -33,46 +40,68 @@ export class EmbeddedEmulatorUnavailableError extends Error {
   }
 }
 
-/** Where `@pfc/emulator`'s entry would be, in lookup order: the extension's folder and its parents, then `NODE_PATH`. */
+/**
+ * Where `@pfc/emulator/process`'s module would be, in lookup order: the extension's folder and its parents,
+ * then `NODE_PATH`. An installation older than it has not this file and is passed over.
+ */
 export function emulatorCandidates(extensionPath: string, nodePath = process.env.NODE_PATH ?? ''): string[] {
   const out: string[] = [];
   for (let dir = extensionPath; ; dir = dirname(dir)) {
-    out.push(join(dir, 'node_modules', '@pfc', 'emulator', 'dist', 'index.js'));
+    out.push(join(dir, 'node_modules', '@pfc', 'emulator', 'dist', 'process.js'));
     if (dirname(dir) === dir) break;
   }
-  for (const entry of nodePath.split(delimiter).filter(Boolean)) out.push(join(entry, '@pfc', 'emulator', 'dist', 'index.js'));
+  for (const entry of nodePath.split(delimiter).filter(Boolean)) out.push(join(entry, '@pfc', 'emulator', 'dist', 'process.js'));
   return out;
 }
 
 /** One emulator per window, started on first use. */
 export class EmbeddedEmulator {
-  private started: Promise<{ web: string; close(): Promise<void> }> | undefined;
+  private started: Promise<EmulatorProcess> | undefined;
 
+  /** `log` gets a line when it starts, and when it ends on its own (the next run then starts another). */
   constructor(
     private readonly extensionPath: string,
-    private readonly onStart: (webUrl: string) => void = () => undefined,
+    private readonly log: (line: string) => void = () => undefined,
   ) {}
 
   /** The Web API base address (`http://127.0.0.1:PORT/v2`), starting the emulator if needed. */
   async url(): Promise<string> {
-    this.started ??= this.start();
-    try {
-      return (await this.started).web;
-    } catch (err) {
-      this.started = undefined;
-      throw err;
+    if (!this.started) {
+      const starting = this.start();
+      this.started = starting;
+      starting.then(
+        (emu) => this.watch(starting, emu),
+        () => {
+          if (this.started === starting) this.started = undefined;
+        },
+      );
     }
+    return (await this.started).web;
   }
 
-  private async start(): Promise<{ web: string; close(): Promise<void> }> {
+  /** The running emulator's process id, if one runs. */
+  async pid(): Promise<number | undefined> {
+    return this.started?.then((e) => e.pid, () => undefined);
+  }
+
+  private async start(): Promise<EmulatorProcess> {
     const { entry, searched } = this.installation();
     if (!entry) throw new EmbeddedEmulatorUnavailableError(searched.map((c) => dirname(dirname(c))));
     // A real ESM import (the package is ESM only); esbuild leaves a non-literal import() as it is.
-    const mod = (await import(pathToFileURL(entry).href)) as EmulatorModule;
+    const mod = (await import(pathToFileURL(entry).href)) as EmulatorProcessModule;
     // Only the Web API, on loopback; its control routes stay off.
-    const emu = await mod.startEmulator({ host: '127.0.0.1', container: false, bgr: false });
-    this.onStart(emu.web);
+    const emu = await mod.startEmulatorProcess({ host: '127.0.0.1', container: false, bgr: false });
+    this.log(`embedded emulator started on ${emu.web} (process ${emu.pid})`);
     return emu;
+  }
+
+  /** An emulator that ends on its own (not by `dispose`) is forgotten, so the next run starts another. */
+  private watch(started: Promise<EmulatorProcess>, emu: EmulatorProcess): void {
+    void emu.exited.then((exit) => {
+      if (this.started !== started) return;
+      this.started = undefined;
+      this.log(`the embedded emulator stopped on its own (${describeExit(exit)}); the next run starts it again`);
+    });
   }
 
   /**
@@ -102,4 +131,10 @@ export class EmbeddedEmulator {
     this.started = undefined;
     if (s) await s.then((e) => e.close(), () => undefined);
   }
+}
+
+/** "exit code 1", "signal SIGKILL", with the end of what it wrote to stderr. */
+function describeExit({ code, signal, stderr }: EmulatorProcessExit): string {
+  const last = stderr.trim().split('\n').at(-1);
+  return `${signal ? `signal ${signal}` : `exit code ${code}`}${last ? `: ${last}` : ''}`;
 }

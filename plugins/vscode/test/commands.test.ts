@@ -5,8 +5,9 @@
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startEmulator } from '@pfc/emulator';
+import { processAlive } from '@pfc/node-io';
 import sharp from 'sharp';
-import { afterEach, describe, expect, test } from 'vitest';
+import { afterEach, describe, expect, test, vi } from 'vitest';
 import type { Uri } from 'vscode';
 import { SECRET_KEYS } from '../src/keys';
 import type { LastRun } from '../src/last-run';
@@ -353,6 +354,38 @@ describe('offline by default: the embedded emulator', () => {
 
       await commands.dispose();
       await expect(fetch(started.replace(/\/v2$/, '/v2/presets'), { headers: { 'X-API-KEY': 'x' } })).rejects.toThrow();
+    } finally {
+      await commands.dispose();
+    }
+  });
+
+  test('the embedded emulator works in a process of its own, which ends with the window; if it dies, the next run starts another', async () => {
+    folder = photoFolder();
+    const { fake, commands } = activateOnFake();
+    const startedPids = (): number[] => fake.output.flatMap((l) => /embedded emulator started on \S+ \(process (\d+)\)/.exec(l)?.[1] ?? []).map(Number);
+    try {
+      fake.pick = () => 'Pro';
+      expect(((await fake.run('pfc.correctFolder', fake.uri(folder.photos))) as LastRun).summary.corrected).toBe(5);
+      const [first] = startedPids();
+      // Not the extension host's own process: the engine's work never holds the host's event loop.
+      expect(first).toBeDefined();
+      expect(first).not.toBe(process.pid);
+      expect(processAlive(first!)).toBe(true);
+      expect(await commands.embedded.pid()).toBe(first);
+
+      process.kill(first!, 'SIGKILL');
+      await vi.waitFor(() => expect(fake.output.some((l) => /the embedded emulator stopped on its own \(signal SIGKILL\); the next run starts it again/.test(l))).toBe(true));
+      // A photo added since: the new emulator corrects it.
+      cpSync(join(folder.photos, 'objects', 'coffee.jpg'), join(folder.photos, 'added.jpg'));
+      const last = (await fake.run('pfc.correctFolder', fake.uri(folder.photos))) as LastRun;
+      expect(last.summary).toMatchObject({ corrected: 1, upToDate: 5, failed: 0 });
+      expect(existsSync(join(folder.photos, 'corrected', 'added.jpg'))).toBe(true);
+      const pids = startedPids();
+      expect(pids).toHaveLength(2);
+      expect(processAlive(pids[1]!)).toBe(true);
+
+      await commands.dispose();
+      expect(processAlive(pids[1]!)).toBe(false);
     } finally {
       await commands.dispose();
     }

@@ -7,6 +7,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { processAlive } from '@pfc/node-io';
 import type * as vscode from 'vscode';
 import { ENGLISH_L10N, type ExtensionHost, type VscodeApi } from '../src/vscode-api';
 
@@ -83,15 +84,6 @@ export class FakeMemento {
 const STORAGE_PARENT = join(tmpdir(), 'pfc-vscode-storage');
 let storageRoot: string | undefined;
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /**
  * A fresh folder for one fake's storage. The test workers are ended without an
  * `exit` event, so each process removes the folders of processes that are gone.
@@ -101,7 +93,7 @@ function storageParent(): string {
     mkdirSync(STORAGE_PARENT, { recursive: true });
     for (const name of readdirSync(STORAGE_PARENT)) {
       const pid = Number(/^p(\d+)-/.exec(name)?.[1]);
-      if (pid > 0 && !alive(pid)) rmSync(join(STORAGE_PARENT, name), { recursive: true, force: true });
+      if (pid > 0 && !processAlive(pid)) rmSync(join(STORAGE_PARENT, name), { recursive: true, force: true });
     }
     storageRoot = mkdtempSync(join(STORAGE_PARENT, `p${process.pid}-`));
   }

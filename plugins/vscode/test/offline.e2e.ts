@@ -3,8 +3,10 @@
  * (no key, no pfc setting) opening a folder received from someone else in
  * Restricted Mode. The commands are there, the folder's own settings cannot
  * redirect the run (backend, output mode), and the folder is corrected on the
- * emulator embedded in the extension host, which says so once.
+ * embedded emulator, which says so once. It runs in a process the extension
+ * host forked (code-server's own Node), not in the extension host.
  */
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { expectFolderCorrected } from './e2e/checks';
@@ -45,8 +47,13 @@ describe('fresh profile, untrusted folder: offline on the embedded emulator', ()
     const out = join(album, 'corrected');
     await expectFolderCorrected(album, out, SAMPLE_FILES);
     const log = s.server.outputChannel();
-    expect(log).toMatch(/embedded emulator started on http:\/\/127\.0\.0\.1:\d+\/v2/);
+    const pid = Number(/embedded emulator started on http:\/\/127\.0\.0\.1:\d+\/v2 \(process (\d+)\)/.exec(log)?.[1]);
     expect(log).toMatch(/on the embedded local emulator/);
+    // The emulator's own process, a child of the extension host (whose command line is code-server's).
+    expect(readFileSync(`/proc/${pid}/cmdline`, 'utf8')).toContain(join('emulator', 'dist', 'child.js'));
+    const parent = Number(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[1]);
+    expect(readFileSync(`/proc/${parent}/cmdline`, 'utf8')).not.toContain('child.js');
+    expect(parent).not.toBe(process.pid);
     expect(await toast(page, /needs an API key/).count()).toBe(0);
   });
 });

@@ -1,0 +1,42 @@
+/**
+ * The emulator process that `startEmulatorProcess` (process.ts) forks: starts
+ * the emulator with the options of its first argument (JSON), tells the
+ * parent its addresses over the IPC channel, and stops when that channel
+ * closes (the parent's `close()`, or the parent's end) or on SIGTERM.
+ */
+import type { ChildMessage, EmulatorProcessOptions } from './process';
+import { startEmulator, type EmulatorHandle } from './server';
+
+function send(message: ChildMessage): void {
+  process.send?.(message);
+}
+
+async function main(): Promise<void> {
+  if (!process.send) {
+    process.stderr.write('the emulator child process needs an IPC channel: start it with startEmulatorProcess\n');
+    process.exit(2);
+  }
+  let emulator: EmulatorHandle;
+  try {
+    emulator = await startEmulator(JSON.parse(process.argv[2] ?? '{}') as EmulatorProcessOptions);
+  } catch (err) {
+    send({ type: 'failed', message: `the emulator could not start: ${(err as Error).message}` });
+    process.exit(1);
+  }
+  let stopping = false;
+  const stop = (): void => {
+    if (stopping) return;
+    stopping = true;
+    emulator.close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  };
+  process.once('disconnect', stop);
+  process.once('SIGTERM', stop);
+  // The parent may have gone while the servers started.
+  if (!process.connected) return stop();
+  send({ type: 'ready', urls: emulator.urls, dataDir: emulator.dataDir });
+}
+
+void main();

@@ -1,0 +1,111 @@
+/**
+ * The emulator in a process of its own (`@pfc/emulator/process`, as the VS
+ * Code extension runs it): a correction through it, the work done in the
+ * child (not here), and every way it ends — `close()`, a kill, its parent's
+ * death — leaving no process and no temporary data folder behind.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { WebApiClient } from '@pfc/core';
+import { processAlive } from '@pfc/node-io';
+import { startEmulatorProcess, type EmulatorProcess } from '@pfc/emulator/process';
+import sharp from 'sharp';
+import { afterEach, describe, expect, it } from 'vitest';
+import { COFFEE } from './helpers';
+
+const running: EmulatorProcess[] = [];
+afterEach(async () => {
+  await Promise.all(running.splice(0).map((e) => e.close(2_000)));
+});
+
+async function start(): Promise<EmulatorProcess> {
+  const emu = await startEmulatorProcess({ host: '127.0.0.1' });
+  running.push(emu);
+  return emu;
+}
+
+/** The process runs: it exists and is not a zombie waiting for a parent to reap it (an orphan's new parent may be slow to). */
+const alive = (pid: number): boolean => processAlive(pid) && !/^\S+ \(.*\) Z /.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+
+/** Waits until `check` holds (polled every 50 ms), failing after `ms`. */
+async function until(check: () => boolean, ms = 10_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > end) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** The CPU time (user + system, clock ticks) a process has used, from /proc. */
+const cpuTicks = (pid: number): number => {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return Number(fields[11]) + Number(fields[12]);
+};
+
+describe('startEmulatorProcess', () => {
+  it('corrects a photo through the Web API in a child process: the engine works there, not in the caller', async () => {
+    const emu = await start();
+    expect(emu.pid).not.toBe(process.pid);
+    expect(readFileSync(`/proc/${emu.pid}/cmdline`, 'utf8')).toContain('child.js');
+    const childBefore = cpuTicks(emu.pid);
+    const client = new WebApiClient({ apiKey: 'k', baseURL: emu.web });
+    const { bytes } = await client.correctBytes(new Blob([COFFEE]), {});
+    const [a, b] = await Promise.all([sharp(COFFEE).metadata(), sharp(bytes).metadata()]);
+    expect([b.format, b.width, b.height]).toEqual([a.format, a.width, a.height]);
+    expect(Buffer.compare(Buffer.from(bytes), COFFEE)).not.toBe(0);
+    // The decode, the look and the encode took the child's CPU (a correction of this photo costs well over 10 ms).
+    expect(cpuTicks(emu.pid) - childBefore).toBeGreaterThan(1);
+    expect(existsSync(emu.dataDir)).toBe(true);
+  });
+
+  it('close() stops it: the port refuses, the process is gone, its temporary data folder removed', async () => {
+    const emu = await start();
+    const exit = await emu.close();
+    expect(exit).toMatchObject({ code: 0, signal: null });
+    expect(alive(emu.pid)).toBe(false);
+    expect(existsSync(emu.dataDir)).toBe(false);
+    await expect(fetch(`${emu.web}/presets`, { headers: { 'X-API-KEY': 'k' } })).rejects.toThrow();
+    expect(await emu.close()).toBe(exit);
+  });
+
+  it('a killed child shows as its exit', async () => {
+    const emu = await start();
+    process.kill(emu.pid, 'SIGKILL');
+    expect(await emu.exited).toMatchObject({ code: null, signal: 'SIGKILL' });
+  });
+
+  it('ends with its parent, even one killed outright, and removes its temporary data folder', async () => {
+    const script = `
+      const { startEmulatorProcess } = await import('@pfc/emulator/process');
+      const emu = await startEmulatorProcess({ host: '127.0.0.1' });
+      process.stdout.write(JSON.stringify({ pid: emu.pid, dataDir: emu.dataDir }) + '\\n');
+      setInterval(() => {}, 1000);`;
+    const parent = spawn(process.execPath, ['--input-type=module', '-e', script], { cwd: import.meta.dirname, stdio: ['ignore', 'pipe', 'inherit'] });
+    const line = await new Promise<string>((resolve, reject) => {
+      let out = '';
+      parent.stdout.on('data', (d: Buffer) => {
+        out += d.toString();
+        if (out.includes('\n')) resolve(out.split('\n')[0]!);
+      });
+      parent.once('exit', (code) => reject(new Error(`parent exited (${code})`)));
+    });
+    const { pid, dataDir } = JSON.parse(line) as { pid: number; dataDir: string };
+    expect(alive(pid)).toBe(true);
+    expect(existsSync(dataDir)).toBe(true);
+    parent.kill('SIGKILL');
+    await until(() => !alive(pid));
+    expect(existsSync(dataDir)).toBe(false);
+  });
+
+  it('a child that cannot start rejects with its reason, and leaves no process', async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (taken.address() as { port: number }).port;
+      await expect(startEmulatorProcess({ host: '127.0.0.1', webPort: port })).rejects.toThrow(/could not start: .*EADDRINUSE/);
+    } finally {
+      taken.close();
+    }
+  });
+});
