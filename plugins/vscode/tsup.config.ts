@@ -4,8 +4,11 @@ import { defineConfig } from 'tsup';
 // host; everything else (@pfc/batch, @pfc/core) is bundled in, because the
 // .vsix is packaged with `--no-dependencies` (npm workspaces hoist modules
 // where vsce cannot follow them).
+// A second entry: the worker thread of batch's JPEG rewrites, which batch finds beside its own code
+// (`import.meta.url`, shimmed to this bundle's file name in CommonJS).
 export default defineConfig({
-  entry: { extension: 'src/extension.ts' },
+  entry: { extension: 'src/extension.ts', 'rewrite-worker': 'src/rewrite-worker.ts' },
+  shims: true,
   format: ['cjs'],
   platform: 'node',
   target: 'node20',

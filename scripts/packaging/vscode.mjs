@@ -26,7 +26,7 @@ const PLUGIN = join(ROOT, 'plugins/vscode');
 const VSCE = join(ROOT, 'node_modules/@vscode/vsce/vsce');
 
 /** The files of the universal package (what plugins/vscode/.vscodeignore lets in). */
-const LISTING = ['dist/extension.js', 'media', 'package.json', 'package.nls.json', 'README.md', 'CHANGELOG.md', 'LICENSE'];
+const LISTING = ['dist/extension.js', 'dist/rewrite-worker.js', 'media', 'package.json', 'package.nls.json', 'README.md', 'CHANGELOG.md', 'LICENSE'];
 
 /** The packages the embedded emulator needs, from `packAll`'s tarballs. */
 const EMULATOR_PACKAGES = ['@pfc/core', '@pfc/node-io', '@pfc/engine', '@pfc/emulator'];

@@ -4,7 +4,7 @@
  * black-and-white photos would turn into colour files: larger, and no longer
  * greyscale to the tools that read the colour mode (Lightroom, Photoshop,
  * print workflows). Its result is written greyscale again where core can do
- * it without changing a sample — a JPEG by `yccJpegAsGrey` (sequential, any
+ * it without changing a sample — a JPEG by `yccJpegAsGrey` (on a worker thread; sequential, any
  * sampling, no colour at all), a PNG by `rgbPngAsGrey` (8- or 16-bit RGB(A),
  * every pixel grey) — and as it came otherwise: a toned result keeps its
  * colour.
@@ -12,8 +12,9 @@
 import { createReadStream } from 'node:fs';
 import { rename, rm } from 'node:fs/promises';
 import { Readable } from 'node:stream';
-import { rgbPngAsGrey, yccJpegAsGrey } from '@pfc/core';
+import { rgbPngAsGrey } from '@pfc/core';
 import { type AtomicWriteOptions, streamIntoNewFile, tempPathFor, writeAtomic, writeStreamAtomic, type WrittenFile } from '@pfc/node-io';
+import { yccJpegAsGreyOffThread } from './jpeg-rewrite';
 import type { MediaFormat } from './sniff';
 
 /** Writes a result `body` atomically to `dest`, as `writeStreamAtomic` does. */
@@ -26,10 +27,14 @@ export function greyResultWriter(format: MediaFormat): ResultWriter {
   return writeStreamAtomic;
 }
 
-/** A JPEG result is read whole, as its grey upload was (upload.ts `yccCopy`): the rewrite needs all of it. */
+/**
+ * A JPEG result is read whole, as its grey upload was (upload.ts `yccCopy`): the rewrite needs all of it.
+ * It runs on a worker thread (jpeg-rewrite.ts), on a copy: the bytes as they came are written where it does not apply.
+ */
 async function writeGreyJpeg(dest: string, body: ReadableStream<Uint8Array>, options: AtomicWriteOptions<WrittenFile>): Promise<WrittenFile> {
   const bytes = new Uint8Array(await new Response(body).arrayBuffer());
-  return writeStreamAtomic(dest, Readable.from([yccJpegAsGrey(bytes) ?? bytes]), options);
+  const grey = await yccJpegAsGreyOffThread(bytes);
+  return writeStreamAtomic(dest, Readable.from([grey ?? bytes]), options);
 }
 
 /**

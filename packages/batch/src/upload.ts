@@ -13,10 +13,11 @@ import { dirname } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
-import { type BackendKind, type FileInput, greyJpegAsYcc, greyPngAsRgb, type PfcParams } from '@pfc/core';
+import { type BackendKind, type FileInput, greyPngAsRgb, type PfcParams } from '@pfc/core';
 import { tempPathFor } from '@pfc/node-io';
 import type SharpModule from 'sharp';
 import { InputUnsupportedError } from './errors';
+import { greyJpegAsYccOffThread } from './jpeg-rewrite';
 import { fileInputFromPath, readFileStream } from './files';
 import { limitViolation } from './limits';
 import type { MediaInfo } from './sniff';
@@ -92,14 +93,14 @@ async function colourCopy(source: string, format: 'jpeg' | 'png', onRead: (hash:
 }
 
 /**
- * A grey JPEG as the same coded data in colour (core's `greyJpegAsYcc`: no re-encoding, pixels
+ * A grey JPEG as the same coded data in colour (core's `greyJpegAsYcc`, on a worker thread: no re-encoding, pixels
  * identical, EXIF kept, a grey profile swapped for the RGB one showing the same tones unless not `profiles`)
  * in `copy`, its size. Read into memory whole: a JPEG's coded data (a few MB), never its pixels. Where that
  * does not apply, the bytes read go to `read` for another copy.
  */
 async function yccCopy(source: string, onRead: (hash: string) => void, read: string, copy: string, profiles: boolean): Promise<number | undefined> {
   const bytes = Buffer.concat(await (await readFileStream(source, onRead)).toArray());
-  const ycc = greyJpegAsYcc(bytes, { profiles });
+  const ycc = await greyJpegAsYccOffThread(bytes, { profiles });
   if (ycc) return writeFile(copy, ycc).then(() => ycc.length);
   await writeFile(read, bytes);
   return undefined;
@@ -137,7 +138,7 @@ async function rgbPngCopy(read: string, source: string, copy: string, profiles: 
 
 /** Whether core would convert the grey file in `read` if its colour profile could go with it (the refusal's reason then). */
 async function convertsWithProfile(read: string, format: 'jpeg' | 'png'): Promise<boolean> {
-  if (format === 'jpeg') return greyJpegAsYcc(await readFile(read)) !== undefined;
+  if (format === 'jpeg') return (await greyJpegAsYccOffThread(await readFile(read), {})) !== undefined;
   const rgb = await greyPngAsRgb(Readable.toWeb(createReadStream(read)) as ReadableStream<Uint8Array>);
   await rgb?.cancel();
   return rgb !== undefined;

@@ -12,4 +12,5 @@ export {
 export { HashTap, streamIntoNewFile, writeStreamAtomic, type WrittenFile } from './stream';
 export { copyExtendedAttributes, extendedAttributesAvailable, ExtendedAttributeError } from './xattrs';
 export { processAlive } from './process';
+export { serveTasks, WorkerPool, type WorkerPoolOptions, type WorkerReply, type WorkerRequest } from './worker-pool';
 export { notRegularReason, NotRegularFileError, openInput, openInputSync, type FileType } from './regular-files';

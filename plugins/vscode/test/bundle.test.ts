@@ -62,6 +62,18 @@ describe('dist/extension.js', () => {
     expect(names).toContain('extension/package.json');
     expect(names).toContain('extension/l10n/bundle.l10n.json');
   });
+
+  test('the .vsix carries the JPEG rewrites\' worker beside the bundle, where the bundled @pfc/batch looks for it', () => {
+    expect(zipEntryNames(readFileSync(join(dist, 'pfc-vscode.vsix')))).toContain('extension/dist/rewrite-worker.js');
+    // The bundle resolves it against its own file: import.meta.url, shimmed in CommonJS to __filename.
+    const src = readFileSync(bundle, 'utf8');
+    expect(src).toContain('"rewrite-worker.js"');
+    expect(src).toContain('file:${__filename}');
+    // The worker requires only Node built-ins (core and node-io are bundled into it).
+    const worker = readFileSync(join(dist, 'rewrite-worker.js'), 'utf8');
+    const required = [...new Set([...worker.matchAll(/require\("([^"]+)"\)/g)].map((m) => m[1]!))];
+    expect(required.filter((r) => !builtinModules.includes(r.replace(/^node:/, '')))).toEqual([]);
+  });
 });
 
 /** The file names in a zip's central directory (a .vsix is a zip); enough to check what was packaged. */

@@ -4,13 +4,17 @@
  * Restricted Mode. The commands are there, the folder's own settings cannot
  * redirect the run (backend, output mode), and the folder is corrected on the
  * embedded emulator, which says so once. It runs in a process the extension
- * host forked (code-server's own Node), not in the extension host.
+ * host forked (code-server's own Node), not in the extension host. A
+ * black-and-white photo among the samples comes back black-and-white: its
+ * JPEG rewrite runs on the worker thread the .vsix carries beside its bundle.
  */
-import { readFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import sharp from 'sharp';
 import { describe, expect, test } from 'vitest';
 import { expectFolderCorrected } from './e2e/checks';
-import { REPO_DIR, SAMPLE_FILES, sessionForTests } from './e2e/session';
+import { REPO_DIR, SAMPLE_FILES, SAMPLES, sessionForTests } from './e2e/session';
 import { contextMenu, explorerRow, pickQuick, runCommand, toast, waitForToastText } from './e2e/ui';
 
 describe('fresh profile, untrusted folder: offline on the embedded emulator', () => {
@@ -28,13 +32,16 @@ describe('fresh profile, untrusted folder: offline on the embedded emulator', ()
     const s = session();
     const { page, workspace } = s;
     const album = join(workspace, 'album');
+    const bwSource = join(mkdtempSync(join(tmpdir(), 'pfc-bw-')), 'bw.jpg');
+    await sharp(join(SAMPLES, 'portraits', 'astronaut.jpg')).toColourspace('b-w').jpeg({ quality: 90 }).toFile(bwSource);
+    copyFileSync(bwSource, join(album, 'bw.jpg'));
     await contextMenu(page, explorerRow(page, 'album'), 'Perfectly Clear: Correct Images in Folder…');
     await pickQuick(page, 'Pro');
 
     // One notice, with its button, says where the results come from; no modal asked for a key.
     const notice = await waitForToastText(page, /results come from the local emulator/, 120_000);
     expect(notice).toMatch(/Set API Key/);
-    await waitForToastText(page, /Corrected 5 files/, 180_000);
+    await waitForToastText(page, /Corrected 6 files/, 180_000);
     // Said once: a single notification of it (the recorder sees each text change, so count the notification centre's entries).
     expect(await toast(page, /results come from the local emulator/).count()).toBeLessThanOrEqual(1);
     await runCommand(page, 'Notifications: Show Notifications');
@@ -45,7 +52,8 @@ describe('fresh profile, untrusted folder: offline on the embedded emulator', ()
 
     // Output mode "folder" (the user's default), not the folder's "in-place": originals untouched.
     const out = join(album, 'corrected');
-    await expectFolderCorrected(album, out, SAMPLE_FILES);
+    await expectFolderCorrected(album, out, [...SAMPLE_FILES, 'bw.jpg'], (rel) => (rel === 'bw.jpg' ? bwSource : join(SAMPLES, rel)));
+    expect((await sharp(join(out, 'bw.jpg')).metadata()).channels).toBe(1);
     const log = s.server.outputChannel();
     const pid = Number(/embedded emulator started on http:\/\/127\.0\.0\.1:\d+\/v2 \(process (\d+)\)/.exec(log)?.[1]);
     expect(log).toMatch(/on the embedded local emulator/);

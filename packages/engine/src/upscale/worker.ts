@@ -9,7 +9,7 @@ import { workerData } from 'node:worker_threads';
 import * as tf from '@tensorflow/tfjs-core';
 import { setWasmPaths } from '@tensorflow/tfjs-backend-wasm';
 import { loadLayersModel, type LayersModel } from '@tensorflow/tfjs-layers';
-import { serveTasks } from '../workers/serve';
+import { serveTasks } from '@pfc/node-io';
 import { tfjsModelFromDisk } from '../workers/tfjs-model';
 import type { UpscaleResult, UpscaleTask, UpscaleWorkerConfig } from './protocol';
 

@@ -7,7 +7,7 @@ import { workerData } from 'node:worker_threads';
 import type { Tensor } from '@tensorflow/tfjs-core';
 import { toFaceRecords } from '../faces/records';
 import { refineMask } from '../segment/refine';
-import { serveTasks } from '../workers/serve';
+import { serveTasks } from '@pfc/node-io';
 import type { FacesTask, SegmentTask, VisionResult, VisionTask, WorkerConfig } from './protocol';
 import { getFaceDetector, getHuman, getSelfieModel } from './runtime';
 

@@ -35,9 +35,12 @@ export async function expectCorrectedImage(input: string, output: string): Promi
   expect(info.width).toBe(a.width);
 }
 
-/** The inputs below `dir` are byte-identical to the samples they were copied from. */
-export function expectOriginalsUntouched(dir: string, rels: readonly string[]): void {
-  for (const rel of rels) expect(sha256(join(dir, rel)), rel).toBe(sha256(join(SAMPLES, rel)));
+/** Where an input below the album was copied from: the sample of the same relative path. */
+const sampleOf = (rel: string): string => join(SAMPLES, rel);
+
+/** The inputs below `dir` are byte-identical to the files they were copied from (`sourceOf`; default the samples). */
+export function expectOriginalsUntouched(dir: string, rels: readonly string[], sourceOf = sampleOf): void {
+  for (const rel of rels) expect(sha256(join(dir, rel)), rel).toBe(sha256(sourceOf(rel)));
 }
 
 /** No temporary (`.pfc-partial`) file anywhere below `dir`. */
@@ -50,12 +53,12 @@ export function expectNoPartials(dir: string): void {
  * out, each a decodable image of its input's size that differs from it, the
  * originals are byte-identical to the samples, and no temporary file is left.
  */
-export async function expectFolderCorrected(album: string, out: string, rels: readonly string[]): Promise<void> {
+export async function expectFolderCorrected(album: string, out: string, rels: readonly string[], sourceOf = sampleOf): Promise<void> {
   expect(filesBelow(out).filter((f) => !f.split('/').pop()!.startsWith('.'))).toEqual([...rels].sort());
   for (const rel of rels) {
     await expectCorrectedImage(join(album, rel), join(out, rel));
     expect(sha256(join(out, rel)), rel).not.toBe(sha256(join(album, rel)));
   }
-  expectOriginalsUntouched(album, rels);
+  expectOriginalsUntouched(album, rels, sourceOf);
   expectNoPartials(album);
 }
