@@ -9,12 +9,10 @@
  * every pixel grey) — and as it came otherwise: a toned result keeps its
  * colour.
  */
-import { createReadStream } from 'node:fs';
 import { rename, rm } from 'node:fs/promises';
 import { Readable } from 'node:stream';
-import { rgbPngAsGrey } from '@pfc/core';
 import { type AtomicWriteOptions, streamIntoNewFile, tempPathFor, writeAtomic, writeStreamAtomic, type WrittenFile } from '@pfc/node-io';
-import { yccJpegAsGreyOffThread } from './jpeg-rewrite';
+import { rgbPngAsGreyFile, yccJpegAsGreyOffThread } from './grey-rewrites';
 import type { MediaFormat } from './sniff';
 
 /** Writes a result `body` atomically to `dest`, as `writeStreamAtomic` does. */
@@ -29,7 +27,7 @@ export function greyResultWriter(format: MediaFormat): ResultWriter {
 
 /**
  * A JPEG result is read whole, as its grey upload was (upload.ts `yccCopy`): the rewrite needs all of it.
- * It runs on a worker thread (jpeg-rewrite.ts), on a copy: the bytes as they came are written where it does not apply.
+ * It runs on a worker thread (grey-rewrites.ts), on a copy: the bytes as they came are written where it does not apply.
  */
 async function writeGreyJpeg(dest: string, body: ReadableStream<Uint8Array>, options: AtomicWriteOptions<WrittenFile>): Promise<WrittenFile> {
   const bytes = new Uint8Array(await new Response(body).arrayBuffer());
@@ -40,24 +38,19 @@ async function writeGreyJpeg(dest: string, body: ReadableStream<Uint8Array>, opt
 /**
  * A PNG result, streamed: whether every pixel is grey is known only at its
  * last row, so it is first written as it came, to a temporary file of its
- * own beside `tmp`, then rewritten from there into `tmp`; on colour (or
- * anything the rewrite cannot carry) that file becomes `tmp` instead. Memory
- * stays flat; the disk holds the result twice for a moment. Returns what
- * `tmp` holds.
+ * own beside `tmp`, then rewritten from there into `tmp` on a worker thread
+ * (grey-rewrites.ts); on colour (or anything the rewrite cannot carry) that
+ * file becomes `tmp` instead. Memory stays flat; the disk holds the result
+ * twice for a moment. Returns what `tmp` holds.
  */
 async function greyPngOrAsItCame(body: ReadableStream<Uint8Array>, tmp: string, signal: AbortSignal | undefined): Promise<WrittenFile> {
   const asItCame = tempPathFor(tmp);
   try {
     const written = await streamIntoNewFile(body, asItCame, signal);
-    const grey = await rgbPngAsGrey(Readable.toWeb(createReadStream(asItCame)) as ReadableStream<Uint8Array>);
-    if (grey) {
-      try {
-        return await streamIntoNewFile(grey, tmp, signal);
-      } catch {
-        // Colour in a pixel (NotGreyError) or data the rewrite refuses: the result goes as it came (not when cancelled).
-        signal?.throwIfAborted();
-      }
-    }
+    const grey = await rgbPngAsGreyFile(asItCame, tmp);
+    // The worker is not told of a cancel: its file is left to the caller's clean-up, like any part-written `tmp`.
+    signal?.throwIfAborted();
+    if (grey) return grey;
     await rename(asItCame, tmp);
     return written;
   } finally {

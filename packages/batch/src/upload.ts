@@ -8,16 +8,15 @@
  * file up to date and in place the original kept is the user's grey file.
  */
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, open, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, open, readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import { type BackendKind, type FileInput, greyPngAsRgb, type PfcParams } from '@pfc/core';
 import { tempPathFor } from '@pfc/node-io';
 import type SharpModule from 'sharp';
 import { InputUnsupportedError } from './errors';
-import { greyJpegAsYccOffThread } from './jpeg-rewrite';
+import { greyJpegAsYccOffThread, greyPngAsRgbFile } from './grey-rewrites';
 import { fileInputFromPath, readFileStream } from './files';
 import { limitViolation } from './limits';
 import type { MediaInfo } from './sniff';
@@ -121,19 +120,16 @@ async function hostCopy(rgbCopy: RgbCopy, read: string, format: 'jpeg' | 'png', 
 }
 
 /**
- * The grey PNG in `read` as RGB(A) in `copy` (core's `greyPngAsRgb`: same samples, same depth, metadata kept,
- * a grey profile swapped for the RGB one showing the same tones unless not `profiles`; streamed row by row),
- * its size; undefined where that does not apply.
+ * The grey PNG in `read` as RGB(A) in `copy` (core's `greyPngAsRgb` on a worker thread: same samples, same
+ * depth, metadata kept, a grey profile swapped for the RGB one showing the same tones unless not `profiles`;
+ * streamed row by row), its size; undefined where that does not apply.
  */
 async function rgbPngCopy(read: string, source: string, copy: string, profiles: boolean): Promise<number | undefined> {
-  const rgb = await greyPngAsRgb(Readable.toWeb(createReadStream(read)) as ReadableStream<Uint8Array>, { profiles });
-  if (!rgb) return undefined;
   try {
-    await pipeline(Readable.fromWeb(rgb as NodeReadableStream<Uint8Array>), createWriteStream(copy));
+    return (await greyPngAsRgbFile(read, copy, { profiles }))?.bytes;
   } catch (err) {
     throw new InputUnsupportedError(`${source}: greyscale, and its PNG data could not be converted to RGB for the Web API (it takes RGB or RGBA only): ${(err as Error).message}`);
   }
-  return (await stat(copy)).size;
 }
 
 /** Whether core would convert the grey file in `read` if its colour profile could go with it (the refusal's reason then). */
