@@ -27,12 +27,12 @@ export function greyResultWriter(format: MediaFormat): ResultWriter {
 
 /**
  * A JPEG result is read whole, as its grey upload was (upload.ts `yccCopy`): the rewrite needs all of it.
- * It runs on a worker thread (grey-rewrites.ts), on a copy: the bytes as they came are written where it does not apply.
+ * It runs on a worker thread (grey-rewrites.ts), which hands the bytes back as they came where it does not apply.
  */
 async function writeGreyJpeg(dest: string, body: ReadableStream<Uint8Array>, options: AtomicWriteOptions<WrittenFile>): Promise<WrittenFile> {
   const bytes = new Uint8Array(await new Response(body).arrayBuffer());
-  const grey = await yccJpegAsGreyOffThread(bytes);
-  return writeStreamAtomic(dest, Readable.from([grey ?? bytes]), options);
+  const { bytes: written } = await yccJpegAsGreyOffThread(bytes);
+  return writeStreamAtomic(dest, Readable.from([written]), options);
 }
 
 /**

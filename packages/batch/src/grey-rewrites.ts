@@ -9,7 +9,7 @@
  * shared by every extension. The pool is node-io's: at most two workers,
  * started on first use, never keeping a finished process alive. A PNG goes
  * file to file (the worker streams it, so memory stays flat); a JPEG's coded
- * data is copied to the worker and back.
+ * data is moved to the worker and back, never copied.
  *
  * The worker script is `rewrite-worker.js` beside this module's file (the
  * package's `dist/`, or the host's bundle folder, which builds it from
@@ -21,27 +21,41 @@ import { fileURLToPath } from 'node:url';
 import type { GreyJpegOptions, GreyPngOptions } from '@pfc/core';
 import { WorkerPool, type WrittenFile } from '@pfc/node-io';
 
-/** A rewrite for the worker: a JPEG's bytes (a copy), or a PNG's file and the new file its rewrite goes to. */
+/** A rewrite for the worker: a JPEG's bytes (moved there), or a PNG's file and the new file its rewrite goes to. */
 export type GreyRewriteTask =
   | { kind: 'jpeg-grey-as-ycc'; bytes: Uint8Array; options: GreyJpegOptions }
   | { kind: 'jpeg-ycc-as-grey'; bytes: Uint8Array }
   | { kind: 'png-grey-as-rgb'; from: string; to: string; options: GreyPngOptions }
   | { kind: 'png-rgb-as-grey'; from: string; to: string };
 
-/** The rewritten JPEG, or the PNG file written; null where the rewrite does not apply (core's `undefined`, or colour in a PNG). */
-export type GreyRewriteResult = Uint8Array | WrittenFile | null;
+/** A JPEG rewrite's outcome: the rewritten file, or (where it does not apply: core's `undefined`) the bytes given, handed back. */
+export interface JpegRewrite {
+  bytes: Uint8Array;
+  rewritten: boolean;
+}
+
+/** A JPEG's outcome, or the PNG file written; null where a PNG's rewrite does not apply (core's `undefined`, or colour in a pixel). */
+export type GreyRewriteResult = JpegRewrite | WrittenFile | null;
 
 const SCRIPT_NAME = 'rewrite-worker.js';
 let pool: WorkerPool<GreyRewriteTask, GreyRewriteResult> | undefined;
 
-/** `greyJpegAsYcc(bytes, options)` on a worker thread (which gets a copy of `bytes`). */
-export async function greyJpegAsYccOffThread(bytes: Uint8Array, options: GreyJpegOptions): Promise<Uint8Array | undefined> {
-  return ((await run({ kind: 'jpeg-grey-as-ycc', bytes, options })) as Uint8Array | null) ?? undefined;
+/**
+ * `greyJpegAsYcc(bytes, options)` on a worker thread. `bytes` is moved there (unusable afterwards):
+ * use the outcome's `bytes`, the rewritten file or, where the rewrite does not apply, the same bytes.
+ */
+export async function greyJpegAsYccOffThread(bytes: Uint8Array, options: GreyJpegOptions): Promise<JpegRewrite> {
+  return (await run({ kind: 'jpeg-grey-as-ycc', bytes: owning(bytes), options })) as JpegRewrite;
 }
 
-/** `yccJpegAsGrey(bytes)` on a worker thread (which gets a copy of `bytes`). */
-export async function yccJpegAsGreyOffThread(bytes: Uint8Array): Promise<Uint8Array | undefined> {
-  return ((await run({ kind: 'jpeg-ycc-as-grey', bytes })) as Uint8Array | null) ?? undefined;
+/** `yccJpegAsGrey(bytes)` on a worker thread; `bytes` is moved there as for {@link greyJpegAsYccOffThread}. */
+export async function yccJpegAsGreyOffThread(bytes: Uint8Array): Promise<JpegRewrite> {
+  return (await run({ kind: 'jpeg-ycc-as-grey', bytes: owning(bytes) })) as JpegRewrite;
+}
+
+/** Bytes that own their whole buffer, so moving it moves nothing else (a small Buffer is a slice of Node's shared pool). */
+function owning(bytes: Uint8Array): Uint8Array {
+  return bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : new Uint8Array(bytes);
 }
 
 /**
@@ -60,13 +74,10 @@ export async function rgbPngAsGreyFile(from: string, to: string): Promise<Writte
   return ((await run({ kind: 'png-rgb-as-grey', from, to })) as WrittenFile | null) ?? undefined;
 }
 
-/**
- * A JPEG's bytes are copied to the worker (structured clone; a few MB of coded data, nothing beside the
- * rewrite's time), so the caller keeps them: they are what is written or sent where the rewrite does not apply.
- */
+/** A JPEG's bytes are moved to the worker (and come back in its outcome): a large file is never held twice. */
 function run(task: GreyRewriteTask): Promise<GreyRewriteResult> {
   pool ??= new WorkerPool({ script: workerScript(), name: 'greyscale rewrite' });
-  return pool.run(task);
+  return pool.run(task, 'bytes' in task ? [task.bytes.buffer as ArrayBuffer] : []);
 }
 
 function workerScript(): string {

@@ -100,8 +100,8 @@ async function colourCopy(source: string, format: 'jpeg' | 'png', onRead: (hash:
 async function yccCopy(source: string, onRead: (hash: string) => void, read: string, copy: string, profiles: boolean): Promise<number | undefined> {
   const bytes = Buffer.concat(await (await readFileStream(source, onRead)).toArray());
   const ycc = await greyJpegAsYccOffThread(bytes, { profiles });
-  if (ycc) return writeFile(copy, ycc).then(() => ycc.length);
-  await writeFile(read, bytes);
+  if (ycc.rewritten) return writeFile(copy, ycc.bytes).then(() => ycc.bytes.length);
+  await writeFile(read, ycc.bytes);
   return undefined;
 }
 
@@ -134,7 +134,7 @@ async function rgbPngCopy(read: string, source: string, copy: string, profiles: 
 
 /** Whether core would convert the grey file in `read` if its colour profile could go with it (the refusal's reason then). */
 async function convertsWithProfile(read: string, format: 'jpeg' | 'png'): Promise<boolean> {
-  if (format === 'jpeg') return (await greyJpegAsYccOffThread(await readFile(read), {})) !== undefined;
+  if (format === 'jpeg') return (await greyJpegAsYccOffThread(await readFile(read), {})).rewritten;
   const rgb = await greyPngAsRgb(Readable.toWeb(createReadStream(read)) as ReadableStream<Uint8Array>);
   await rgb?.cancel();
   return rgb !== undefined;

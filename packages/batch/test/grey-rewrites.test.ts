@@ -53,29 +53,39 @@ async function withTicks<T>(work: () => Promise<T>): Promise<{ result: T; ticks:
 
 describe('JPEG rewrites off the caller\'s thread', () => {
   it('grey → colour and back: core\'s bytes exactly, with the caller\'s event loop turning all along', async () => {
-    const grey = await greyPhoto();
+    // As batch reads a file (Buffer.concat, Response.arrayBuffer): bytes owning their buffer (sharp's own are not movable).
+    const grey = new Uint8Array(await greyPhoto());
+    const expectedYcc = greyJpegAsYcc(grey, { profiles: true })!;
     const ycc = await withTicks(() => greyJpegAsYccOffThread(grey, { profiles: true }));
-    expect(same(ycc.result!, greyJpegAsYcc(grey, { profiles: true })!)).toBe(true);
+    expect(ycc.result.rewritten).toBe(true);
+    expect(same(ycc.result.bytes, expectedYcc)).toBe(true);
+    // Moved, not copied: the caller's buffer went to the worker.
+    expect(grey.buffer.byteLength).toBe(0);
     expect(ycc.ticks).toBeGreaterThanOrEqual(3);
     expect(ycc.busy).toBeLessThan(0.5);
 
-    const colour = ycc.result!;
+    const colour = ycc.result.bytes;
     const expected = yccJpegAsGrey(colour)!;
-    const back = await withTicks(() => yccJpegAsGreyOffThread(colour.slice()));
-    expect(same(back.result!, expected)).toBe(true);
+    const back = await withTicks(() => yccJpegAsGreyOffThread(colour));
+    expect(back.result.rewritten).toBe(true);
+    expect(same(back.result.bytes, expected)).toBe(true);
     expect(back.ticks).toBeGreaterThanOrEqual(3);
     expect(back.busy).toBeLessThan(0.5);
-    expect((await sharp(back.result!).metadata()).channels).toBe(1);
+    expect((await sharp(back.result.bytes).metadata()).channels).toBe(1);
   });
 
-  it('where a rewrite does not apply, undefined, as core says; the caller keeps its bytes (a slice of a larger buffer too)', async () => {
+  it('where a rewrite does not apply, as core says, the bytes come back as they were; a slice of a larger buffer is copied, the rest left alone', async () => {
     const colour = await sharp({ create: { width: 64, height: 48, channels: 3, background: { r: 200, g: 40, b: 10 } } }).jpeg().toBuffer();
     const pool = Buffer.alloc(colour.length + 64);
     colour.copy(pool, 32);
     const slice = pool.subarray(32, 32 + colour.length);
-    expect(await greyJpegAsYccOffThread(slice, {})).toBeUndefined();
-    expect(await yccJpegAsGreyOffThread(slice)).toBeUndefined();
+    const a = await greyJpegAsYccOffThread(slice, {});
+    expect(a.rewritten).toBe(false);
+    expect(same(a.bytes, colour)).toBe(true);
     expect(same(slice, colour)).toBe(true);
+    const b = await yccJpegAsGreyOffThread(a.bytes);
+    expect(b.rewritten).toBe(false);
+    expect(same(b.bytes, colour)).toBe(true);
   });
 
   it('a PNG file to file, grey → colour and back: core\'s bytes exactly, the caller\'s event loop turning all along', async () => {
