@@ -7,7 +7,8 @@
  * in pieces of 50–170 ms (inflate, rows, deflate). On the caller's thread
  * they would hold its event loop that long: in VS Code the extension host's,
  * shared by every extension. The pool is node-io's: at most two workers,
- * started on first use, never keeping a finished process alive. A PNG goes
+ * started on first use, stopped after 30 s idle, never keeping a finished
+ * process alive. A PNG goes
  * file to file (the worker streams it, so memory stays flat); a JPEG's coded
  * data is moved to the worker and back, never copied.
  *
@@ -38,6 +39,8 @@ export interface JpegRewrite {
 export type GreyRewriteResult = JpegRewrite | WrittenFile | null;
 
 const SCRIPT_NAME = 'rewrite-worker.js';
+/** A worker idle this long is stopped: in a long-lived host (VS Code's extension host) it would otherwise stay for good. */
+const IDLE_MS = 30_000;
 let pool: WorkerPool<GreyRewriteTask, GreyRewriteResult> | undefined;
 
 /**
@@ -76,7 +79,7 @@ export async function rgbPngAsGreyFile(from: string, to: string): Promise<Writte
 
 /** A JPEG's bytes are moved to the worker (and come back in its outcome): a large file is never held twice. */
 function run(task: GreyRewriteTask): Promise<GreyRewriteResult> {
-  pool ??= new WorkerPool({ script: workerScript(), name: 'greyscale rewrite' });
+  pool ??= new WorkerPool({ script: workerScript(), name: 'greyscale rewrite', idleMs: IDLE_MS });
   return pool.run(task, 'bytes' in task ? [task.bytes.buffer as ArrayBuffer] : []);
 }
 

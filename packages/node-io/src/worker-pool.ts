@@ -11,6 +11,9 @@
  *   spreads over every worker.
  * - Idle workers are `unref()`ed, so a process that is otherwise done exits
  *   without calling `close()`; a worker with a task in flight keeps it alive.
+ * - With `idleMs`, a worker idle that long is stopped (the next task starts
+ *   one): for a long-lived host (VS Code's extension host) whose workers have
+ *   nothing to keep between runs.
  * - A worker that crashes fails its task only; the next task starts a new one.
  */
 import { availableParallelism } from 'node:os';
@@ -36,6 +39,8 @@ interface Pending<Task, Result> {
 interface Slot<Task, Result> {
   worker: Worker;
   busy?: Pending<Task, Result>;
+  /** Stops the worker once it has been idle `idleMs`. */
+  idle?: NodeJS.Timeout;
 }
 
 /** Options of a {@link WorkerPool}. */
@@ -50,6 +55,8 @@ export interface WorkerPoolOptions {
   name: string;
   /** The error a failed task rejects with, from its message. Default `Error`. */
   error?: (message: string) => Error;
+  /** Stop a worker idle this long (ms). Default: kept while the process lives (a worker that loaded models keeps them). */
+  idleMs?: number;
 }
 
 /** Worker threads running `Task`s to `Result`s; see the module comment for its behaviour. */
@@ -78,13 +85,21 @@ export class WorkerPool<Task, Result> {
     });
   }
 
+  /** Workers running now (busy or idle). */
+  get workers(): number {
+    return this.slots.length;
+  }
+
   /** Stops every worker; tasks in flight or queued fail. The pool takes no further tasks. */
   async close(): Promise<void> {
     this.closed = true;
     const err = this.closedError();
     for (const p of this.queue.splice(0)) p.reject(err);
     const slots = this.slots.splice(0);
-    for (const s of slots) s.busy?.reject(err);
+    for (const s of slots) {
+      clearTimeout(s.idle);
+      s.busy?.reject(err);
+    }
     await Promise.all(slots.map((s) => s.worker.terminate()));
   }
 
@@ -102,15 +117,32 @@ export class WorkerPool<Task, Result> {
       if (!slot) return;
       const p = this.queue.shift()!;
       try {
-        slot.worker.postMessage({ id: p.id, task: p.task } satisfies WorkerRequest<Task>, p.transfer);
+        // Node drops a message whose transfer list holds a detached buffer, silently: the task would wait for
+        // ever. Empty buffers (a detached one is empty) are copied instead, so a detached one fails to clone here.
+        slot.worker.postMessage({ id: p.id, task: p.task } satisfies WorkerRequest<Task>, p.transfer.filter((b) => b.byteLength > 0));
       } catch (err) {
         // A task that cannot be sent (a buffer already moved elsewhere) fails alone; the worker stays free.
         p.reject(err instanceof Error ? err : new Error(String(err)));
         continue;
       }
+      clearTimeout(slot.idle);
+      slot.idle = undefined;
       slot.busy = p;
       slot.worker.ref();
     }
+    for (const slot of this.slots) if (!slot.busy) this.stopWhenIdle(slot);
+  }
+
+  private stopWhenIdle(slot: Slot<Task, Result>): void {
+    if (this.options.idleMs === undefined || slot.idle) return;
+    slot.idle = setTimeout(() => {
+      slot.idle = undefined;
+      const i = this.slots.indexOf(slot);
+      if (slot.busy || i < 0) return;
+      this.slots.splice(i, 1);
+      void slot.worker.terminate();
+    }, this.options.idleMs);
+    slot.idle.unref();
   }
 
   private spawn(): Slot<Task, Result> {
