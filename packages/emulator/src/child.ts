@@ -1,10 +1,10 @@
 /**
  * The emulator process that `startEmulatorProcess` (process.ts) forks: starts
- * the emulator with the options of its first argument (JSON), tells the
+ * the emulator with the options of the parent's first message, tells the
  * parent its addresses over the IPC channel, and stops when that channel
  * closes (the parent's `close()`, or the parent's end) or on SIGTERM.
  */
-import type { ChildMessage, EmulatorProcessOptions } from './process';
+import type { ChildMessage, StartMessage } from './process';
 import { startEmulator, type EmulatorHandle } from './server';
 
 function send(message: ChildMessage): void {
@@ -16,9 +16,11 @@ async function main(): Promise<void> {
     process.stderr.write('the emulator child process needs an IPC channel: start it with startEmulatorProcess\n');
     process.exit(2);
   }
+  const options = await startOptions();
+  if (!options) process.exit(0); // the parent went before saying how
   let emulator: EmulatorHandle;
   try {
-    emulator = await startEmulator(JSON.parse(process.argv[2] ?? '{}') as EmulatorProcessOptions);
+    emulator = await startEmulator(options);
   } catch (err) {
     send({ type: 'failed', message: `the emulator could not start: ${(err as Error).message}` });
     process.exit(1);
@@ -37,6 +39,14 @@ async function main(): Promise<void> {
   // The parent may have gone while the servers started.
   if (!process.connected) return stop();
   send({ type: 'ready', urls: emulator.urls, dataDir: emulator.dataDir });
+}
+
+/** The options of the parent's `start` message; undefined if the channel closes first. */
+function startOptions(): Promise<StartMessage['options'] | undefined> {
+  return new Promise((resolve) => {
+    process.once('message', (m: StartMessage) => resolve(m.options));
+    process.once('disconnect', () => resolve(undefined));
+  });
 }
 
 void main();

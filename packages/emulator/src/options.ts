@@ -146,6 +146,15 @@ export interface EmulatorOptions {
   engine?: ImagingEngine;
   /** Clock in ms since the epoch; tests inject one to expire results without waiting. Default `Date.now`. */
   now?: () => number;
+  /**
+   * Secret of the pre-signed upload and result addresses. Default: drawn at
+   * start. A host that starts an emulator again at the same address (VS
+   * Code's embedded one, after a crash) gives the same one, so an address
+   * issued before is answered "no longer known" (404), as for an upload the
+   * service has forgotten, not "signature does not match" (403), which a
+   * client rightly takes for refused credentials.
+   */
+  signingSecret?: string;
   /** Receives one line per request and per unexpected error (never keys). Default: silent. */
   log?: (line: string) => void;
   /** The colour-correction container emulation; `false` to not start it. Default: started on any free port (the bin: 8081). */

@@ -15,7 +15,9 @@
  *
  * Lifetime: the child is forked with an IPC channel and stops (closing its
  * servers and removing its temporary data folder) when the channel closes,
- * so it ends with its parent even when the parent is killed.
+ * so it ends with its parent even when the parent is killed. Its options
+ * (API keys, the signing secret) travel over that channel, not on its
+ * command line, which every local user can read.
  */
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -27,6 +29,10 @@ export interface EmulatorProcessOptions {
   apiKeys?: string[];
   dataDir?: string;
   workers?: number;
+  /** The pre-signed storage's server (its port: 0 any free one). */
+  storage?: { port?: number };
+  /** Secret of the pre-signed addresses (`EmulatorOptions.signingSecret`). */
+  signingSecret?: string;
   /** The container emulations; default false (off) here, unlike `startEmulator`. */
   container?: false | { port?: number };
   bgr?: false | { port?: number };
@@ -70,13 +76,19 @@ export interface EmulatorProcess {
 /** The message the child sends once every server listens, or when it cannot start. */
 export type ChildMessage = { type: 'ready'; urls: EmulatorProcessUrls; dataDir: string } | { type: 'failed'; message: string };
 
+/** What the parent sends first: the options, over the IPC channel (a command line is readable by every local user). */
+export interface StartMessage {
+  type: 'start';
+  options: Omit<EmulatorProcessOptions, 'env' | 'readyTimeoutMs'>;
+}
+
 const STDERR_KEPT = 4_000;
 const CHILD_SCRIPT = fileURLToPath(new URL('./child.js', import.meta.url));
 
 /** Starts the emulator in a child process; resolves once it listens, rejects (with its error) if it cannot start. */
 export async function startEmulatorProcess(options: EmulatorProcessOptions = {}): Promise<EmulatorProcess> {
   const { env, readyTimeoutMs = 60_000, ...emulatorOptions } = options;
-  const child = fork(CHILD_SCRIPT, [JSON.stringify({ container: false, bgr: false, ...emulatorOptions })], {
+  const child = fork(CHILD_SCRIPT, [], {
     // Not the host's flags (an inspector port, a loader): the child is a plain Node process.
     execArgv: [],
     // In Electron (VS Code's extension host) process.execPath is the app; this makes it Node, as VS Code's
@@ -93,6 +105,7 @@ export async function startEmulatorProcess(options: EmulatorProcessOptions = {})
     child.once('exit', (code, signal) => resolve({ code, signal, stderr }));
   });
   const close = stopper(child, exited);
+  child.send({ type: 'start', options: { container: false, bgr: false, ...emulatorOptions } } satisfies StartMessage);
   try {
     const { urls, dataDir } = await ready(child, exited, readyTimeoutMs);
     return { web: urls.web, urls, pid: child.pid!, dataDir, exited, close };

@@ -108,4 +108,27 @@ describe('startEmulatorProcess', () => {
       taken.close();
     }
   });
+
+  it('takes its options over the IPC channel, not on its command line; with the same signing secret, an address issued by an earlier one is "no longer known" (404), not forged (403)', async () => {
+    const options = { host: '127.0.0.1', apiKeys: ['key-never-on-a-command-line'], signingSecret: 'secret-never-on-a-command-line' };
+    const first = await startEmulatorProcess(options);
+    running.push(first);
+    const cmdline = readFileSync(`/proc/${first.pid}/cmdline`, 'utf8');
+    expect(cmdline).not.toContain('never-on-a-command-line');
+    // An upload ticket from the first, then the first is gone and another starts at its address.
+    const ticket = (await (await fetch(`${first.web}/upload`, { headers: { 'X-API-KEY': options.apiKeys[0]! } })).json()) as { uploadUrl: string };
+    const ports = { webPort: Number(new URL(first.web).port), storage: { port: Number(new URL(first.urls.storage!).port) } };
+    await first.close();
+    const second = await startEmulatorProcess({ ...options, ...ports });
+    running.push(second);
+    expect(second.web).toBe(first.web);
+    const put = await fetch(ticket.uploadUrl, { method: 'PUT', body: COFFEE });
+    expect(put.status).toBe(404);
+    expect(await put.text()).toContain('NoSuchUpload');
+    // Another secret: the same address is refused as forged.
+    await second.close();
+    const third = await startEmulatorProcess({ ...options, ...ports, signingSecret: 'another secret' });
+    running.push(third);
+    expect((await fetch(ticket.uploadUrl, { method: 'PUT', body: COFFEE })).status).toBe(403);
+  });
 });

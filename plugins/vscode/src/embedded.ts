@@ -8,7 +8,11 @@
  * the extension host is one event loop shared by every extension, and the
  * engine's work on a photo would hold it for 150–300 ms at a time, fill the
  * libuv pool its file operations share, and take every extension down with
- * it if a native module crashed. The child ends with the extension host.
+ * it if a native module crashed. The child ends with the extension host. If
+ * it ends on its own (a crash on some photo), it is started again at the
+ * same address, so the run goes on: the files it was working on fail (their
+ * jobs are gone), the next ones are corrected. At most three times in five
+ * minutes, so a photo that crashes it every time cannot keep it restarting.
  *
  * `@pfc/emulator` needs native modules (sharp) and the imaging engine's
  * models, which a platform-neutral .vsix cannot carry, so it is not bundled:
@@ -16,6 +20,7 @@
  * own folder or a parent (a platform package or a linked checkout), or a
  * folder on `NODE_PATH` (e.g. the global npm folder holding the `pfc` CLI).
  */
+import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { delimiter, dirname, join } from 'node:path';
@@ -54,9 +59,17 @@ export function emulatorCandidates(extensionPath: string, nodePath = process.env
   return out;
 }
 
+/** Restarts allowed within {@link RESTART_WINDOW_MS}. */
+const RESTARTS = 3;
+const RESTART_WINDOW_MS = 5 * 60_000;
+
 /** One emulator per window, started on first use. */
 export class EmbeddedEmulator {
   private started: Promise<EmulatorProcess> | undefined;
+  /** When it was restarted after ending on its own (the last {@link RESTARTS}). */
+  private restarts: number[] = [];
+  /** One secret for the pre-signed addresses of every emulator at this address: one issued before a restart is then "no longer known", not forged. */
+  private readonly signingSecret = randomBytes(32).toString('base64url');
 
   /** `log` gets a line when it starts, and when it ends on its own (the next run then starts another). */
   constructor(
@@ -66,16 +79,7 @@ export class EmbeddedEmulator {
 
   /** The Web API base address (`http://127.0.0.1:PORT/v2`), starting the emulator if needed. */
   async url(): Promise<string> {
-    if (!this.started) {
-      const starting = this.start();
-      this.started = starting;
-      starting.then(
-        (emu) => this.watch(starting, emu),
-        () => {
-          if (this.started === starting) this.started = undefined;
-        },
-      );
-    }
+    this.started ??= this.launch({});
     return (await this.started).web;
   }
 
@@ -84,23 +88,54 @@ export class EmbeddedEmulator {
     return this.started?.then((e) => e.pid, () => undefined);
   }
 
-  private async start(): Promise<EmulatorProcess> {
+  /** Starts an emulator (`at`: the ports of the one it replaces) and watches it; forgotten if it cannot start. */
+  private launch(at: { webPort?: number; storagePort?: number }): Promise<EmulatorProcess> {
+    const starting = this.start(at);
+    starting.then(
+      (emu) => this.watch(starting, emu),
+      () => {
+        if (this.started === starting) this.started = undefined;
+      },
+    );
+    return starting;
+  }
+
+  private async start({ webPort, storagePort }: { webPort?: number; storagePort?: number }): Promise<EmulatorProcess> {
     const { entry, searched } = this.installation();
     if (!entry) throw new EmbeddedEmulatorUnavailableError(searched.map((c) => dirname(dirname(c))));
     // A real ESM import (the package is ESM only); esbuild leaves a non-literal import() as it is.
     const mod = (await import(pathToFileURL(entry).href)) as EmulatorProcessModule;
     // Only the Web API, on loopback; its control routes stay off.
-    const emu = await mod.startEmulatorProcess({ host: '127.0.0.1', container: false, bgr: false });
+    const emu = await mod.startEmulatorProcess({
+      host: '127.0.0.1',
+      container: false,
+      bgr: false,
+      signingSecret: this.signingSecret,
+      ...(webPort ? { webPort } : {}),
+      ...(storagePort ? { storage: { port: storagePort } } : {}),
+    });
     this.log(`embedded emulator started on ${emu.web} (process ${emu.pid})`);
     return emu;
   }
 
-  /** An emulator that ends on its own (not by `dispose`) is forgotten, so the next run starts another. */
+  /**
+   * An emulator that ends on its own (not by `dispose`) is started again at its address, so a run in
+   * progress goes on; past the restarts allowed, or where that fails, the next run starts a new one.
+   */
   private watch(started: Promise<EmulatorProcess>, emu: EmulatorProcess): void {
     void emu.exited.then((exit) => {
       if (this.started !== started) return;
-      this.started = undefined;
-      this.log(`the embedded emulator stopped on its own (${describeExit(exit)}); the next run starts it again`);
+      const now = Date.now();
+      this.restarts = this.restarts.filter((t) => now - t < RESTART_WINDOW_MS);
+      if (this.restarts.length >= RESTARTS) {
+        this.started = undefined;
+        this.log(`the embedded emulator stopped on its own (${describeExit(exit)}), the ${RESTARTS + 1}th time in ${RESTART_WINDOW_MS / 60_000} minutes; the next run starts it again`);
+        return;
+      }
+      this.restarts.push(now);
+      this.log(`the embedded emulator stopped on its own (${describeExit(exit)}); starting it again at the same address`);
+      this.started = this.launch(portsOf(emu));
+      this.started.catch((err: unknown) => this.log(`the embedded emulator could not start again (${err instanceof Error ? err.message : String(err)}); the next run starts a new one`));
     });
   }
 
@@ -131,6 +166,12 @@ export class EmbeddedEmulator {
     this.started = undefined;
     if (s) await s.then((e) => e.close(), () => undefined);
   }
+}
+
+/** The ports of an emulator's Web API and pre-signed storage. */
+function portsOf(emu: EmulatorProcess): { webPort?: number; storagePort?: number } {
+  const port = (url: string | undefined) => (url ? Number(new URL(url).port) || undefined : undefined);
+  return { webPort: port(emu.urls.web), storagePort: port(emu.urls.storage) };
 }
 
 /** "exit code 1", "signal SIGKILL", with the end of what it wrote to stderr. */

@@ -327,6 +327,14 @@ describe('keys and the first run', () => {
   });
 });
 
+/** The embedded emulators the log says were started, in order: their address and process. */
+function startedEmulators(fake: FakeVscode): { url: string; pid: number }[] {
+  return fake.output.flatMap((l) => {
+    const m = /embedded emulator started on (\S+) \(process (\d+)\)/.exec(l);
+    return m ? [{ url: m[1]!, pid: Number(m[2]) }] : [];
+  });
+}
+
 describe('offline by default: the embedded emulator', () => {
   test('a fresh install (no settings, no key) corrects on the embedded emulator, says so once with "Set API Key", and stops it on dispose', async () => {
     folder = photoFolder();
@@ -359,33 +367,64 @@ describe('offline by default: the embedded emulator', () => {
     }
   });
 
-  test('the embedded emulator works in a process of its own, which ends with the window; if it dies, the next run starts another', async () => {
+  test('the embedded emulator works in a process of its own, which ends with the window; if it dies, it starts again at the same address', async () => {
     folder = photoFolder();
     const { fake, commands } = activateOnFake();
-    const startedPids = (): number[] => fake.output.flatMap((l) => /embedded emulator started on \S+ \(process (\d+)\)/.exec(l)?.[1] ?? []).map(Number);
     try {
       fake.pick = () => 'Pro';
       expect(((await fake.run('pfc.correctFolder', fake.uri(folder.photos))) as LastRun).summary.corrected).toBe(5);
-      const [first] = startedPids();
+      const [first] = startedEmulators(fake);
       // Not the extension host's own process: the engine's work never holds the host's event loop.
       expect(first).toBeDefined();
-      expect(first).not.toBe(process.pid);
-      expect(processAlive(first!)).toBe(true);
-      expect(await commands.embedded.pid()).toBe(first);
+      expect(first!.pid).not.toBe(process.pid);
+      expect(processAlive(first!.pid)).toBe(true);
+      expect(await commands.embedded.pid()).toBe(first!.pid);
 
-      process.kill(first!, 'SIGKILL');
-      await vi.waitFor(() => expect(fake.output.some((l) => /the embedded emulator stopped on its own \(signal SIGKILL\); the next run starts it again/.test(l))).toBe(true));
+      process.kill(first!.pid, 'SIGKILL');
+      await vi.waitFor(() => expect(fake.output.some((l) => /the embedded emulator stopped on its own \(signal SIGKILL\); starting it again at the same address/.test(l))).toBe(true));
+      await vi.waitFor(() => expect(startedEmulators(fake)).toHaveLength(2), { timeout: 20_000 });
+      const second = startedEmulators(fake)[1]!;
+      expect(second.url).toBe(first!.url);
       // A photo added since: the new emulator corrects it.
       cpSync(join(folder.photos, 'objects', 'coffee.jpg'), join(folder.photos, 'added.jpg'));
       const last = (await fake.run('pfc.correctFolder', fake.uri(folder.photos))) as LastRun;
       expect(last.summary).toMatchObject({ corrected: 1, upToDate: 5, failed: 0 });
       expect(existsSync(join(folder.photos, 'corrected', 'added.jpg'))).toBe(true);
-      const pids = startedPids();
-      expect(pids).toHaveLength(2);
-      expect(processAlive(pids[1]!)).toBe(true);
+      expect(startedEmulators(fake)).toHaveLength(2);
+      expect(processAlive(second.pid)).toBe(true);
 
       await commands.dispose();
-      expect(processAlive(pids[1]!)).toBe(false);
+      expect(processAlive(second.pid)).toBe(false);
+    } finally {
+      await commands.dispose();
+    }
+  });
+
+  test('an emulator that dies during a run is started again at its address: the files it held fail, the run goes on with the rest', async () => {
+    folder = photoFolder();
+    // Forty photos of 3 MP, so most of the run comes after the crash.
+    const photo = await sharp(join(folder.photos, 'objects', 'coffee.jpg')).resize(2000, 1500).jpeg().toBuffer();
+    const more = join(folder.photos, 'more');
+    mkdirSync(more);
+    for (let i = 0; i < 40; i++) writeFileSync(join(more, `more-${i}.jpg`), photo);
+    const total = 45;
+    const { fake, commands } = activateOnFake();
+    try {
+      fake.pick = () => 'Pro';
+      const run = fake.run('pfc.correctFolder', fake.uri(folder.photos)) as Promise<LastRun>;
+      // The first result written: then the emulator dies, with the next files in its hands.
+      const written = (): number => (existsSync(join(folder.photos, 'corrected')) ? readdirSync(join(folder.photos, 'corrected'), { recursive: true }).filter((f) => /\.(jpg|png)$/.test(String(f))).length : 0);
+      await vi.waitFor(() => expect(written()).toBeGreaterThan(0), { timeout: 60_000, interval: 5 });
+      process.kill(startedEmulators(fake)[0]!.pid, 'SIGKILL');
+      const before = written();
+      const last = await run;
+      expect(before).toBeLessThan(total - 20);
+      const [first, second] = startedEmulators(fake);
+      expect(second?.url).toBe(first!.url);
+      expect(fake.output.some((l) => /the embedded emulator stopped on its own \(signal SIGKILL\); starting it again at the same address/.test(l))).toBe(true);
+      expect(last.summary.corrected + last.summary.failed).toBe(total);
+      // At most the files in flight at that moment (two jobs at once, two more in hand) fail.
+      expect(last.summary.failed).toBeLessThanOrEqual(4);
     } finally {
       await commands.dispose();
     }

@@ -88,7 +88,7 @@ export function createWebApiApp(options: EmulatorOptions, store: DataStore): Web
     uploads: new UploadRegistry(store, now, uploadRetentionMinutes * MINUTE),
     results: new ResultStore(store, now, retentionMinutes * MINUTE),
     presets: new PresetStore(now),
-    signer: new UrlSigner(now),
+    signer: new UrlSigner(now, options.signingSecret),
     accounts,
     auth: new KeyCheck(options.apiKeys ?? [], (account) => accounts.request(account)),
     faults: new FaultInjector(options.faults ?? {}),

@@ -1,7 +1,7 @@
 /**
  * Pre-signed addresses: an HMAC-SHA256 over the purpose, the id, the expiry and
  * the `Content-Type` the PUT must carry (empty: none), with a secret drawn per
- * emulator instance — as object storage signs a PUT (AWS Signature V2 query
+ * emulator instance (or given: `EmulatorOptions.signingSecret`) — as object storage signs a PUT (AWS Signature V2 query
  * authentication puts `Content-Type` into the string to sign, so a PUT with
  * another or an extra one no longer matches). Authorisation lives in the
  * address, so the PUT needs no key (and an extra key header is harmless).
@@ -14,9 +14,14 @@ export type SignedPurpose = 'file' | 'preset';
 export type SignatureVerdict = 'valid' | 'mismatch' | 'expired';
 
 export class UrlSigner {
-  private readonly secret = randomBytes(32);
+  private readonly secret: Buffer;
 
-  constructor(private readonly now: () => number) {}
+  constructor(
+    private readonly now: () => number,
+    secret?: string,
+  ) {
+    this.secret = secret ? Buffer.from(secret, 'utf8') : randomBytes(32);
+  }
 
   /** Query string `expires=<unix s>&signature=<base64url>` for a purpose, an id and the Content-Type the PUT must send. */
   sign(purpose: SignedPurpose, id: string, ttlSeconds: number, contentType = ''): string {
