@@ -114,7 +114,7 @@ export class EmbeddedEmulator {
       ...(webPort ? { webPort } : {}),
       ...(storagePort ? { storage: { port: storagePort } } : {}),
     });
-    this.log(`embedded emulator started on ${emu.web} (process ${emu.pid})`);
+    this.log(`embedded emulator started on ${emu.web} (process ${emu.pid}, data in ${emu.dataDir})`);
     return emu;
   }
 
@@ -123,6 +123,7 @@ export class EmbeddedEmulator {
    * progress goes on; past the restarts allowed, or where that fails, the next run starts a new one.
    */
   private watch(started: Promise<EmulatorProcess>, emu: EmulatorProcess): void {
+    // A killed one's temporary data folder (copies of the user's photos) is removed by the next one's start (the emulator's scratch.ts).
     void emu.exited.then((exit) => {
       if (this.started !== started) return;
       const now = Date.now();

@@ -327,11 +327,11 @@ describe('keys and the first run', () => {
   });
 });
 
-/** The embedded emulators the log says were started, in order: their address and process. */
-function startedEmulators(fake: FakeVscode): { url: string; pid: number }[] {
+/** The embedded emulators the log says were started, in order: their address, process and data folder. */
+function startedEmulators(fake: FakeVscode): { url: string; pid: number; dataDir: string }[] {
   return fake.output.flatMap((l) => {
-    const m = /embedded emulator started on (\S+) \(process (\d+)\)/.exec(l);
-    return m ? [{ url: m[1]!, pid: Number(m[2]) }] : [];
+    const m = /embedded emulator started on (\S+) \(process (\d+), data in (.+)\)$/.exec(l);
+    return m ? [{ url: m[1]!, pid: Number(m[2]), dataDir: m[3]! }] : [];
   });
 }
 
@@ -379,12 +379,16 @@ describe('offline by default: the embedded emulator', () => {
       expect(first!.pid).not.toBe(process.pid);
       expect(processAlive(first!.pid)).toBe(true);
       expect(await commands.embedded.pid()).toBe(first!.pid);
+      expect(existsSync(first!.dataDir)).toBe(true);
 
       process.kill(first!.pid, 'SIGKILL');
       await vi.waitFor(() => expect(fake.output.some((l) => /the embedded emulator stopped on its own \(signal SIGKILL\); starting it again at the same address/.test(l))).toBe(true));
       await vi.waitFor(() => expect(startedEmulators(fake)).toHaveLength(2), { timeout: 20_000 });
       const second = startedEmulators(fake)[1]!;
       expect(second.url).toBe(first!.url);
+      // The dead one's data folder (copies of the photos it was given) is removed by the new one's start; it has its own.
+      expect(existsSync(first!.dataDir)).toBe(false);
+      expect(existsSync(second.dataDir)).toBe(true);
       // A photo added since: the new emulator corrects it.
       cpSync(join(folder.photos, 'objects', 'coffee.jpg'), join(folder.photos, 'added.jpg'));
       const last = (await fake.run('pfc.correctFolder', fake.uri(folder.photos))) as LastRun;

@@ -55,7 +55,7 @@ describe('fresh profile, untrusted folder: offline on the embedded emulator', ()
     await expectFolderCorrected(album, out, [...SAMPLE_FILES, 'bw.jpg'], (rel) => (rel === 'bw.jpg' ? bwSource : join(SAMPLES, rel)));
     expect((await sharp(join(out, 'bw.jpg')).metadata()).channels).toBe(1);
     const log = s.server.outputChannel();
-    const pid = Number(/embedded emulator started on http:\/\/127\.0\.0\.1:\d+\/v2 \(process (\d+)\)/.exec(log)?.[1]);
+    const pid = Number(/embedded emulator started on http:\/\/127\.0\.0\.1:\d+\/v2 \(process (\d+), data in /.exec(log)?.[1]);
     expect(log).toMatch(/on the embedded local emulator/);
     // The emulator's own process, a child of the extension host (whose command line is code-server's).
     expect(readFileSync(`/proc/${pid}/cmdline`, 'utf8')).toContain(join('emulator', 'dist', 'child.js'));
