@@ -1,0 +1,176 @@
+/**
+ * The embedded emulator (no key, no container: a fresh install corrects
+ * offline), driven through the typed fake of VS Code on real photos: where it
+ * runs (a process of its own), how it says so, how it ends, and how a run
+ * goes on when it dies.
+ */
+import { cpSync, existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { startEmulator } from '@pfc/emulator';
+import { processAlive } from '@pfc/node-io';
+import sharp from 'sharp';
+import { afterEach, describe, expect, test, vi } from 'vitest';
+import { SECRET_KEYS } from '../src/keys';
+import type { LastRun } from '../src/last-run';
+import type { FakeVscode } from './fake-vscode';
+import { activateOnFake, photoFolder, SAMPLE_FILES } from './helpers';
+
+let folder: ReturnType<typeof photoFolder>;
+
+afterEach(() => {
+  folder?.cleanup();
+});
+
+/** The embedded emulators the log says were started, in order: their address, process and data folder. */
+function startedEmulators(fake: FakeVscode): { url: string; pid: number; dataDir: string }[] {
+  return fake.output.flatMap((l) => {
+    const m = /embedded emulator started on (\S+) \(process (\d+), data in (.+)\)$/.exec(l);
+    return m ? [{ url: m[1]!, pid: Number(m[2]), dataDir: m[3]! }] : [];
+  });
+}
+
+describe('offline by default: the embedded emulator', () => {
+  test('a fresh install (no settings, no key) corrects on the embedded emulator, says so once with "Set API Key", and stops it on dispose', async () => {
+    folder = photoFolder();
+    const { fake, commands } = activateOnFake();
+    try {
+      fake.pick = () => 'Pro';
+      const last = (await fake.run('pfc.correctFolder', fake.uri(folder.photos))) as LastRun;
+      expect(last.summary.corrected).toBe(5);
+      for (const rel of SAMPLE_FILES) expect(existsSync(join(folder.photos, 'corrected', rel)), rel).toBe(true);
+      // No modal asked for a key; one notice says where the results come from.
+      expect(fake.shown.filter((m) => m.modal)).toEqual([]);
+      const notices = fake.shown.filter((m) => /results come from the local emulator/.test(m.text));
+      expect(notices).toHaveLength(1);
+      expect(notices[0]!.actions).toEqual(['Set API Key']);
+      const started = fake.output.map((l) => /embedded emulator started on (\S+)/.exec(l)?.[1]).find(Boolean)!;
+      expect(started).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v2$/);
+      expect(fake.output.some((l) => l.includes(`on the embedded local emulator (${started})`))).toBe(true);
+
+      // A second run reuses the same emulator and says nothing more.
+      await fake.run('pfc.correctFolder', fake.uri(folder.photos));
+      expect(fake.shown.filter((m) => /results come from the local emulator/.test(m.text))).toHaveLength(1);
+      expect(fake.output.filter((l) => /embedded emulator started/.test(l))).toHaveLength(1);
+      const health = await fetch(started.replace(/\/v2$/, '/v2/presets'), { headers: { 'X-API-KEY': 'x' } });
+      expect(health.status).toBe(200);
+
+      await commands.dispose();
+      await expect(fetch(started.replace(/\/v2$/, '/v2/presets'), { headers: { 'X-API-KEY': 'x' } })).rejects.toThrow();
+    } finally {
+      await commands.dispose();
+    }
+  });
+
+  test('the embedded emulator works in a process of its own, which ends with the window; if it dies, it starts again at the same address', async () => {
+    folder = photoFolder();
+    const { fake, commands } = activateOnFake();
+    try {
+      fake.pick = () => 'Pro';
+      expect(((await fake.run('pfc.correctFolder', fake.uri(folder.photos))) as LastRun).summary.corrected).toBe(5);
+      const [first] = startedEmulators(fake);
+      // Not the extension host's own process: the engine's work never holds the host's event loop.
+      expect(first).toBeDefined();
+      expect(first!.pid).not.toBe(process.pid);
+      expect(processAlive(first!.pid)).toBe(true);
+      expect(await commands.embedded.pid()).toBe(first!.pid);
+      expect(existsSync(first!.dataDir)).toBe(true);
+
+      process.kill(first!.pid, 'SIGKILL');
+      await vi.waitFor(() => expect(fake.output.some((l) => /the embedded emulator stopped on its own \(signal SIGKILL\); starting it again at the same address/.test(l))).toBe(true));
+      await vi.waitFor(() => expect(startedEmulators(fake)).toHaveLength(2), { timeout: 20_000 });
+      const second = startedEmulators(fake)[1]!;
+      expect(second.url).toBe(first!.url);
+      // The dead one's data folder (copies of the photos it was given) is removed by the new one's start; it has its own.
+      expect(existsSync(first!.dataDir)).toBe(false);
+      expect(existsSync(second.dataDir)).toBe(true);
+      // A photo added since: the new emulator corrects it.
+      cpSync(join(folder.photos, 'objects', 'coffee.jpg'), join(folder.photos, 'added.jpg'));
+      const last = (await fake.run('pfc.correctFolder', fake.uri(folder.photos))) as LastRun;
+      expect(last.summary).toMatchObject({ corrected: 1, upToDate: 5, failed: 0 });
+      expect(existsSync(join(folder.photos, 'corrected', 'added.jpg'))).toBe(true);
+      expect(startedEmulators(fake)).toHaveLength(2);
+      expect(processAlive(second.pid)).toBe(true);
+
+      await commands.dispose();
+      expect(processAlive(second.pid)).toBe(false);
+    } finally {
+      await commands.dispose();
+    }
+  });
+
+  test('an emulator that dies during a run is started again at its address: the files it held fail, the run goes on with the rest', async () => {
+    folder = photoFolder();
+    // Forty photos of 3 MP, so most of the run comes after the crash.
+    const photo = await sharp(join(folder.photos, 'objects', 'coffee.jpg')).resize(2000, 1500).jpeg().toBuffer();
+    const more = join(folder.photos, 'more');
+    mkdirSync(more);
+    for (let i = 0; i < 40; i++) writeFileSync(join(more, `more-${i}.jpg`), photo);
+    const total = 45;
+    const { fake, commands } = activateOnFake();
+    try {
+      fake.pick = () => 'Pro';
+      const run = fake.run('pfc.correctFolder', fake.uri(folder.photos)) as Promise<LastRun>;
+      // The first result written: then the emulator dies, with the next files in its hands.
+      const written = (): number => (existsSync(join(folder.photos, 'corrected')) ? readdirSync(join(folder.photos, 'corrected'), { recursive: true }).filter((f) => /\.(jpg|png)$/.test(String(f))).length : 0);
+      await vi.waitFor(() => expect(written()).toBeGreaterThan(0), { timeout: 60_000, interval: 5 });
+      process.kill(startedEmulators(fake)[0]!.pid, 'SIGKILL');
+      const before = written();
+      const last = await run;
+      expect(before).toBeLessThan(total - 20);
+      const [first, second] = startedEmulators(fake);
+      expect(second?.url).toBe(first!.url);
+      expect(fake.output.some((l) => /the embedded emulator stopped on its own \(signal SIGKILL\); starting it again at the same address/.test(l))).toBe(true);
+      expect(last.summary.corrected + last.summary.failed).toBe(total);
+      // At most the files in flight at that moment (two jobs at once, two more in hand) fail.
+      expect(last.summary.failed).toBeLessThanOrEqual(4);
+    } finally {
+      await commands.dispose();
+    }
+  });
+
+  test('an installation without the emulator: the first run offers "Set API Key", and with the key the folder is corrected on the hosted service', async () => {
+    folder = photoFolder();
+    const key = 'first-run-key-7890';
+    const hosted = await startEmulator({ host: '127.0.0.1', apiKeys: [key] });
+    // Installed alone (the universal package): no @pfc/emulator beside the extension, nothing on NODE_PATH.
+    const extensionDir = join(folder.root, 'extensions', 'pfc.pfc-vscode-0.1.0');
+    const nodePath = process.env.NODE_PATH;
+    process.env.NODE_PATH = '';
+    try {
+      const { fake } = activateOnFake({ settings: { webApiUrl: hosted.web }, extensionDir });
+      fake.answers.push({ match: /no local emulator/, answer: 'Set API Key' });
+      fake.inputs.push(key);
+      const last = (await fake.run('pfc.correctFolder', fake.uri(folder.photos))) as LastRun;
+
+      const offer = fake.shown.find((m) => /no local emulator/.test(m.text))!;
+      expect(offer).toMatchObject({ modal: true, actions: ['Set API Key', 'Set Emulator Address'] });
+      // The notification says what to do; the folders searched are for the log.
+      expect(offer.text).not.toContain('node_modules');
+      expect(fake.output.some((l) => l.includes(join(extensionDir, 'node_modules', '@pfc', 'emulator')))).toBe(true);
+      expect(last.summary.corrected).toBe(5);
+      for (const rel of SAMPLE_FILES) expect(existsSync(join(folder.photos, 'corrected', rel)), rel).toBe(true);
+      expect(fake.secrets.store_.get(SECRET_KEYS.apiKey)).toBe(key);
+      expect(fake.shown.filter((m) => m.kind === 'error')).toEqual([]);
+    } finally {
+      process.env.NODE_PATH = nodePath;
+      if (nodePath === undefined) delete process.env.NODE_PATH;
+      await hosted.close();
+    }
+  });
+
+  test('auto picks the hosted Web API once an API key is stored (no emulator started)', async () => {
+    folder = photoFolder();
+    const guarded = await startEmulator({ host: '127.0.0.1', apiKeys: ['auto-key-123456'] });
+    try {
+      const { fake, commands } = activateOnFake({ settings: { webApiUrl: guarded.web } });
+      await fake.secrets.store(SECRET_KEYS.apiKey, 'auto-key-123456');
+      const last = (await fake.run('pfc.correctFolder', fake.uri(folder.photos))) as LastRun;
+      expect(last.summary.corrected).toBe(5);
+      expect(fake.output.some((l) => /embedded emulator started/.test(l))).toBe(false);
+      expect(fake.output.some((l) => l.includes(`on the hosted Web API at ${guarded.web}`))).toBe(true);
+      await commands.dispose();
+    } finally {
+      await guarded.close();
+    }
+  });
+});
