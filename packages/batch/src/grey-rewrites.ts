@@ -56,9 +56,14 @@ export async function yccJpegAsGreyOffThread(bytes: Uint8Array): Promise<JpegRew
   return (await run({ kind: 'jpeg-ycc-as-grey', bytes: owning(bytes) })) as JpegRewrite;
 }
 
-/** Bytes that own their whole buffer, so moving it moves nothing else (a small Buffer is a slice of Node's shared pool). */
+/** Whether `bytes` span their whole buffer, so moving it moves nothing else (a small Buffer is a slice of Node's shared pool). */
+export function ownsItsBuffer(bytes: Uint8Array): boolean {
+  return bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
+}
+
+/** Bytes that can be moved alone: `bytes`, or a copy where they are a slice. */
 function owning(bytes: Uint8Array): Uint8Array {
-  return bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : new Uint8Array(bytes);
+  return ownsItsBuffer(bytes) ? bytes : new Uint8Array(bytes);
 }
 
 /**

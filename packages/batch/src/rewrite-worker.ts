@@ -8,7 +8,7 @@ import { rm } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { greyJpegAsYcc, greyPngAsRgb, rgbPngAsGrey, yccJpegAsGrey } from '@pfc/core';
 import { serveTasks, streamIntoNewFile, type WrittenFile } from '@pfc/node-io';
-import type { GreyRewriteResult, GreyRewriteTask, JpegRewrite } from './grey-rewrites';
+import { type GreyRewriteResult, type GreyRewriteTask, type JpegRewrite, ownsItsBuffer } from './grey-rewrites';
 
 const read = (path: string) => Readable.toWeb(createReadStream(path)) as ReadableStream<Uint8Array>;
 
@@ -42,6 +42,4 @@ async function greyPngOrNull(from: string, to: string): Promise<WrittenFile | nu
 }
 
 /** A JPEG's bytes go back moved where they own their buffer (core's output, or the bytes given), else copied. */
-serveTasks<GreyRewriteTask, GreyRewriteResult>(rewrite, (result) =>
-  result && 'rewritten' in result && result.bytes.byteOffset === 0 && result.bytes.byteLength === result.bytes.buffer.byteLength ? [result.bytes.buffer as ArrayBuffer] : [],
-);
+serveTasks<GreyRewriteTask, GreyRewriteResult>(rewrite, (result) => (result && 'rewritten' in result && ownsItsBuffer(result.bytes) ? [result.bytes.buffer as ArrayBuffer] : []));
