@@ -21,18 +21,10 @@
  */
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import type { EmulatorOptions } from './options';
 
 /** What the child is started with: `startEmulator`'s options that survive JSON (no engine, clock or log function). */
-export interface EmulatorProcessOptions {
-  host?: string;
-  webPort?: number;
-  apiKeys?: string[];
-  dataDir?: string;
-  workers?: number;
-  /** The pre-signed storage's server (its port: 0 any free one). */
-  storage?: { port?: number };
-  /** Secret of the pre-signed addresses (`EmulatorOptions.signingSecret`). */
-  signingSecret?: string;
+export interface EmulatorProcessOptions extends Pick<EmulatorOptions, 'host' | 'webPort' | 'apiKeys' | 'dataDir' | 'workers' | 'storage' | 'signingSecret'> {
   /** The container emulations; default false (off) here, unlike `startEmulator`. */
   container?: false | { port?: number };
   bgr?: false | { port?: number };
