@@ -15,13 +15,15 @@
  *
  * Lifetime: the child is forked with an IPC channel and stops (closing its
  * servers and removing its temporary data folder) when the channel closes,
- * so it ends with its parent even when the parent is killed. Its options
+ * so it ends with its parent even when the parent is killed. A child killed
+ * outright leaves its temporary data folder; this side removes it. Its options
  * (API keys, the signing secret) travel over that channel, not on its
  * command line, which every local user can read.
  */
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { EmulatorOptions } from './options';
+import { removeScratchDirOf } from './scratch-owner';
 
 /** What the child is started with: `startEmulator`'s options that survive JSON (no engine, clock or log function). */
 export interface EmulatorProcessOptions extends Pick<EmulatorOptions, 'host' | 'webPort' | 'apiKeys' | 'dataDir' | 'workers' | 'storage' | 'signingSecret'> {
@@ -57,9 +59,9 @@ export interface EmulatorProcess {
   urls: EmulatorProcessUrls;
   /** The child's process id. */
   pid: number;
-  /** Its data folder (uploads, results); a temporary one is removed when it stops, however its parent ended. */
+  /** Its data folder (uploads, results); a temporary one is removed when it stops, however it or its parent ended. */
   dataDir: string;
-  /** Settles when the child has exited, however it ended. */
+  /** Settles when the child has exited, however it ended (and a temporary data folder it left is removed). */
   exited: Promise<EmulatorProcessExit>;
   /** Stops the child (its servers closed, its temporary data folder removed); killed after `graceMs`. Idempotent. */
   close(graceMs?: number): Promise<EmulatorProcessExit>;
@@ -93,13 +95,19 @@ export async function startEmulatorProcess(options: EmulatorProcessOptions = {})
   child.stderr?.setEncoding('utf8').on('data', (d: string) => {
     stderr = (stderr + d).slice(-STDERR_KEPT);
   });
+  let started: { dataDir: string } | undefined;
   const exited = new Promise<EmulatorProcessExit>((resolve) => {
-    child.once('exit', (code, signal) => resolve({ code, signal, stderr }));
+    child.once('exit', (code, signal) => {
+      // A child killed outright could not remove its temporary data folder (copies of the user's photos): done here, at once.
+      const removed = started && !emulatorOptions.dataDir ? removeScratchDirOf(started.dataDir, child.pid!).catch(() => false) : Promise.resolve(false);
+      void removed.then(() => resolve({ code, signal, stderr }));
+    });
   });
   const close = stopper(child, exited);
   child.send({ type: 'start', options: { container: false, bgr: false, ...emulatorOptions } } satisfies StartMessage);
   try {
     const { urls, dataDir } = await ready(child, exited, readyTimeoutMs);
+    started = { dataDir };
     return { web: urls.web, urls, pid: child.pid!, dataDir, exited, close };
   } catch (err) {
     await close(1_000);

@@ -3,28 +3,23 @@
  * copies of the user's photos, so they must not outlive the process. Removed
  * by `close()`, by an exit hook when the process ends another way
  * (`process.exit` on a second Ctrl-C, an uncaught error), and, when the
- * process was killed outright (SIGKILL, power loss), by the next emulator
- * started on the machine: each folder carries an owner marker (pid, host), and
+ * process was killed outright (SIGKILL, power loss), by its launcher when it
+ * was started with `startEmulatorProcess` (process.ts), else by the next
+ * emulator started on the machine: each folder carries an owner marker (pid, host), and
  * only a folder with our prefix, our marker, our user id and a dead owner is
  * ever removed.
  */
 import { rmSync } from 'node:fs';
-import { lstat, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { lstat, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { processAlive } from '@pfc/node-io';
+import { type Owner, OWNER_FILE, ownerOf } from './scratch-owner';
+
+export { OWNER_FILE } from './scratch-owner';
 
 /** Name prefix of scratch folders in the system's temporary folder. */
 export const SCRATCH_PREFIX = 'pfc-emulator-';
-/** The owner marker inside each scratch folder. */
-export const OWNER_FILE = '.pfc-owner.json';
-
-interface Owner {
-  pid: number;
-  host: string;
-  startedAt: string;
-}
-
 /** Folders to remove when the process exits without closing them. */
 const live = new Set<string>();
 let hookInstalled = false;
@@ -90,16 +85,6 @@ async function isStale(dir: string): Promise<boolean> {
   const info = await lstat(dir).catch(() => undefined);
   if (!info?.isDirectory()) return false;
   if (process.getuid && info.uid !== process.getuid()) return false;
-  const owner = await readFile(join(dir, OWNER_FILE), 'utf8').then(parseOwner, () => undefined);
+  const owner = await ownerOf(dir);
   return owner !== undefined && owner.host === hostname() && !processAlive(owner.pid);
 }
-
-function parseOwner(text: string): Owner | undefined {
-  try {
-    const o = JSON.parse(text) as Partial<Owner>;
-    return Number.isInteger(o.pid) && (o.pid as number) > 0 && typeof o.host === 'string' ? (o as Owner) : undefined;
-  } catch {
-    return undefined;
-  }
-}
-

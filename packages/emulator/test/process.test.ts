@@ -5,7 +5,9 @@
  * death — leaving no process and no temporary data folder behind.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createServer } from 'node:net';
 import { WebApiClient } from '@pfc/core';
 import { processAlive } from '@pfc/node-io';
@@ -69,10 +71,27 @@ describe('startEmulatorProcess', () => {
     expect(await emu.close()).toBe(exit);
   });
 
-  it('a killed child shows as its exit', async () => {
+  it('a killed child shows as its exit, and the temporary data folder it could not remove (copies of the photos it was given) is removed by its launcher', async () => {
     const emu = await start();
+    const client = new WebApiClient({ apiKey: 'k', baseURL: emu.web });
+    await client.correctBytes(new Blob([COFFEE]), {});
+    expect(existsSync(emu.dataDir)).toBe(true);
     process.kill(emu.pid, 'SIGKILL');
     expect(await emu.exited).toMatchObject({ code: null, signal: 'SIGKILL' });
+    expect(existsSync(emu.dataDir)).toBe(false);
+  });
+
+  it('a data folder of its own is never removed by its launcher, however it ends', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'pfc-own-data-'));
+    try {
+      const emu = await startEmulatorProcess({ host: '127.0.0.1', dataDir });
+      running.push(emu);
+      process.kill(emu.pid, 'SIGKILL');
+      await emu.exited;
+      expect(existsSync(dataDir)).toBe(true);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 
   it('ends with its parent, even one killed outright, and removes its temporary data folder', async () => {

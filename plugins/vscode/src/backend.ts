@@ -8,7 +8,7 @@
  * API key is stored, the container once `pfc.containerUrl` is set, else the
  * embedded emulator (src/embedded.ts).
  */
-import { openBackend, type BackendSelection, type OpenedBackend } from '@pfc/batch';
+import { createNodeFetch, openBackend, type BackendSelection, type OpenedBackend } from '@pfc/batch';
 import type { FetchLike, RetryInfo } from '@pfc/core';
 import type { KeyName, KeyStore } from './keys';
 import type { BackendSetting, ExtensionSettings } from './settings';
@@ -39,14 +39,22 @@ export class MissingKeyError extends Error {
   }
 }
 
+/** The embedded emulator, as a run uses it (src/embedded.ts). */
+export interface EmbeddedService {
+  /** Its Web API address, started on demand. */
+  url(): Promise<string>;
+  /** Settles when it is up (it may be starting again after a crash). */
+  ready(signal?: AbortSignal | null): Promise<void>;
+}
+
 /** What `resolveBackend` passes on to `openBackend`. */
 export interface ResolveOptions {
   /** Called before each HTTP retry (never receives credentials). */
   onRetry?: (info: RetryInfo) => void;
   /** The `fetch` under every client (tests count requests with it). Default: @pfc/batch's `createNodeFetch()`. */
   fetch?: FetchLike;
-  /** The embedded emulator's Web API address, started on demand (backend `emulator` without `pfc.emulatorUrl`). */
-  embedded?: () => Promise<string>;
+  /** The window's embedded emulator (backend `emulator` without `pfc.emulatorUrl`). */
+  embedded?: EmbeddedService;
   /** The display language for `label` (default: English). */
   l10n?: VscodeL10n;
 }
@@ -69,14 +77,14 @@ async function required(keys: Pick<KeyStore, 'get'>, key: KeyName, backend: Back
 }
 
 /** The `openBackend` selection the settings name, with only the keys that backend uses. Throws `MissingKeyError`. */
-export async function selectionFrom(settings: ExtensionSettings, keys: Pick<KeyStore, 'get'>, embedded?: () => Promise<string>): Promise<BackendSelection> {
+export async function selectionFrom(settings: ExtensionSettings, keys: Pick<KeyStore, 'get'>, embedded?: Pick<EmbeddedService, 'url'>): Promise<BackendSelection> {
   switch (await concreteBackend(settings, keys)) {
     case 'hosted':
       return { backend: 'web', baseURL: settings.webApiUrl, apiKey: await required(keys, 'apiKey', 'hosted') };
     case 'emulator': {
       if (settings.emulatorUrl) return { backend: 'emulator', emulatorUrl: settings.emulatorUrl };
       if (!embedded) throw new Error('no emulator address (pfc.emulatorUrl) and no embedded emulator');
-      return { backend: 'emulator', emulatorUrl: await embedded() };
+      return { backend: 'emulator', emulatorUrl: await embedded.url() };
     }
     case 'container':
       return { backend: 'container', containerUrl: settings.containerUrl, ...jobsOf(settings) };
@@ -108,7 +116,9 @@ export async function resolveBackend(settings: ExtensionSettings, keys: Pick<Key
   const backend = await concreteBackend(settings, keys);
   const { embedded, l10n = ENGLISH_L10N, ...open } = options;
   const selection = await selectionFrom({ ...settings, backend }, keys, embedded);
-  const opened = await openBackend({ ...selection, ...open });
+  const onEmbedded = backend === 'emulator' && !settings.emulatorUrl;
+  const fetch = onEmbedded && embedded ? afterRestarts(embedded, open.fetch ?? createNodeFetch()) : open.fetch;
+  const opened = await openBackend({ ...selection, ...open, ...(fetch ? { fetch } : {}) });
   return {
     backend: opened.backend,
     id: opened.id,
@@ -121,7 +131,15 @@ export async function resolveBackend(settings: ExtensionSettings, keys: Pick<Key
     // As pfc.confirmAboveFiles documents, the extension's cost guard covers the containers too (the CLI's only the hosted Web API).
     paid: backend !== 'emulator',
     label: labelOf(backend, settings, selection.emulatorUrl, l10n),
-    embedded: backend === 'emulator' && !settings.emulatorUrl,
+    embedded: onEmbedded,
     ...(KEY_OF[backend] ? { key: KEY_OF[backend] } : {}),
+  };
+}
+
+/** Each request to the embedded emulator first waits while it is being started again (after a crash). */
+function afterRestarts(embedded: EmbeddedService, fetch: FetchLike): FetchLike {
+  return async (input, init) => {
+    await embedded.ready(init?.signal);
+    return fetch(input, init);
   };
 }

@@ -230,7 +230,7 @@ export class Commands {
     if (!target) target = (await this.api.window.showOpenDialog({ canSelectFiles: true, canSelectMany: false, filters: { [this.api.l10n.t('Presets')]: ['preset'] }, openLabel: this.api.l10n.t('Upload Preset') }))?.[0];
     if (!target || !this.onDisk([target])) return undefined;
     const settings = settingsFrom(this.api, target);
-    const resolved = await ensureBackend({ api: this.api, keys: this.keys, log: this.log }, settings, (s) => resolveBackend(s, this.keys, { embedded: () => this.embedded.url(), l10n: this.api.l10n }));
+    const resolved = await ensureBackend({ api: this.api, keys: this.keys, log: this.log }, settings, (s) => resolveBackend(s, this.keys, { embedded: this.embedded, l10n: this.api.l10n }));
     if (!resolved) return undefined;
     try {
       return await uploadPreset(this.api, this.log, resolved.backend, target.fsPath);

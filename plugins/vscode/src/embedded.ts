@@ -10,7 +10,8 @@
  * libuv pool its file operations share, and take every extension down with
  * it if a native module crashed. The child ends with the extension host. If
  * it ends on its own (a crash on some photo), it is started again at the
- * same address, so the run goes on: the files it was working on fail (their
+ * same address, so the run goes on: its requests wait for the new one
+ * ({@link EmbeddedEmulator.ready}), the files it was working on fail (their
  * jobs are gone), the next ones are corrected. At most three times in five
  * minutes, so a photo that crashes it every time cannot keep it restarting.
  *
@@ -83,6 +84,28 @@ export class EmbeddedEmulator {
     return (await this.started).web;
   }
 
+  /**
+   * Settles when the emulator being started (again, after it ended on its own) is up — at once when none
+   * is starting — so a request waits for it instead of failing on its closed port: on a busy machine a
+   * restart (a fresh process loading sharp and the engine's models) may take longer than a file's two
+   * attempts with their requests' retries (about 10 s), and a run stops after 3 files in a row fail to
+   * reach the service. Rejects with the signal's reason when it aborts first (the request's inactivity
+   * limit, a cancel).
+   */
+  ready(signal?: AbortSignal | null): Promise<void> {
+    const starting = this.started?.then(() => undefined, () => undefined);
+    if (!starting || !signal) return starting ?? Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const onAbort = (): void => reject(signal.reason);
+      if (signal.aborted) return onAbort();
+      signal.addEventListener('abort', onAbort, { once: true });
+      void starting.then(() => {
+        signal.removeEventListener('abort', onAbort);
+        resolve();
+      });
+    });
+  }
+
   /** The running emulator's process id, if one runs. */
   async pid(): Promise<number | undefined> {
     return this.started?.then((e) => e.pid, () => undefined);
@@ -123,7 +146,7 @@ export class EmbeddedEmulator {
    * progress goes on; past the restarts allowed, or where that fails, the next run starts a new one.
    */
   private watch(started: Promise<EmulatorProcess>, emu: EmulatorProcess): void {
-    // A killed one's temporary data folder (copies of the user's photos) is removed by the next one's start (the emulator's scratch.ts).
+    // `exited` settles once a killed one's temporary data folder (copies of the user's photos) is removed.
     void emu.exited.then((exit) => {
       if (this.started !== started) return;
       const now = Date.now();

@@ -35,7 +35,7 @@ export interface RunServices {
   log: Log;
   status: Pick<vscode.StatusBarItem, 'text' | 'tooltip' | 'command' | 'show' | 'hide'>;
   /** The window's embedded emulator (backend `auto` without key or container, or `emulator` without an address). */
-  embedded: Pick<EmbeddedEmulator, 'url' | 'rgbCopy'>;
+  embedded: Pick<EmbeddedEmulator, 'url' | 'ready' | 'rgbCopy'>;
   globalState: Pick<vscode.Memento, 'get' | 'update'>;
   /** The workspace's exclusions (`files.exclude`, `search.exclude`, `node_modules`) for the folder `scope` is in, read at each run. */
   excludes: (scope: string) => ExcludeRules & { withBase(base: string): ExcludeRules };
@@ -237,7 +237,7 @@ export async function correct(svc: RunServices, req: RunRequest): Promise<RunOut
     resolveBackend(s, svc.keys, {
       l10n: svc.api.l10n,
       onRetry: (r) => log.line(`retrying ${r.request} in ${Math.round(r.delayMs)} ms (attempt ${r.attempt})`),
-      embedded: () => svc.embedded.url(),
+      embedded: svc.embedded,
     }),
   );
   if (!resolved) return undefined;

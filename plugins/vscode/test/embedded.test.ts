@@ -29,6 +29,12 @@ function startedEmulators(fake: FakeVscode): { url: string; pid: number; dataDir
   });
 }
 
+/** Puts an environment variable back as it was. */
+function restore(name: string, value: string | undefined): void {
+  if (value === undefined) delete process.env[name];
+  else process.env[name] = value;
+}
+
 describe('offline by default: the embedded emulator', () => {
   test('a fresh install (no settings, no key) corrects on the embedded emulator, says so once with "Set API Key", and stops it on dispose', async () => {
     folder = photoFolder();
@@ -98,8 +104,13 @@ describe('offline by default: the embedded emulator', () => {
     }
   });
 
-  test('an emulator that dies during a run is started again at its address: the files it held fail, the run goes on with the rest', async () => {
+  test('an emulator that dies during a run is started again at its address, however long that takes: the files it held fail, the run goes on with the rest', async () => {
     folder = photoFolder();
+    // The new one takes 15 s to start (a busy machine, a virus scanner reading sharp): longer than a file's two attempts with their
+    // requests' retries (about 10 s), after which the run would stop as "could not reach the service".
+    const slowStart = join(folder.root, 'slow-start.cjs');
+    writeFileSync(slowStart, 'Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 15000);\n');
+    const nodeOptions = process.env.NODE_OPTIONS;
     // Forty photos of 3 MP, so most of the run comes after the crash.
     const photo = await sharp(join(folder.photos, 'objects', 'coffee.jpg')).resize(2000, 1500).jpeg().toBuffer();
     const more = join(folder.photos, 'more');
@@ -113,10 +124,15 @@ describe('offline by default: the embedded emulator', () => {
       // The first result written: then the emulator dies, with the next files in its hands.
       const written = (): number => (existsSync(join(folder.photos, 'corrected')) ? readdirSync(join(folder.photos, 'corrected'), { recursive: true }).filter((f) => /\.(jpg|png)$/.test(String(f))).length : 0);
       await vi.waitFor(() => expect(written()).toBeGreaterThan(0), { timeout: 60_000, interval: 5 });
+      // Inherited by the next emulator process only (it is forked with this environment).
+      process.env.NODE_OPTIONS = `${nodeOptions ?? ''} --require ${slowStart}`.trim();
+      const killedAt = Date.now();
       process.kill(startedEmulators(fake)[0]!.pid, 'SIGKILL');
       const before = written();
+      const restartedAt = vi.waitFor(() => expect(startedEmulators(fake)).toHaveLength(2), { timeout: 60_000, interval: 20 }).then(() => Date.now());
       const last = await run;
       expect(before).toBeLessThan(total - 20);
+      expect((await restartedAt) - killedAt).toBeGreaterThanOrEqual(14_000);
       const [first, second] = startedEmulators(fake);
       expect(second?.url).toBe(first!.url);
       expect(fake.output.some((l) => /the embedded emulator stopped on its own \(signal SIGKILL\); starting it again at the same address/.test(l))).toBe(true);
@@ -124,9 +140,10 @@ describe('offline by default: the embedded emulator', () => {
       // At most the files in flight at that moment (two jobs at once, two more in hand) fail.
       expect(last.summary.failed).toBeLessThanOrEqual(4);
     } finally {
+      restore('NODE_OPTIONS', nodeOptions);
       await commands.dispose();
     }
-  });
+  }, 120_000);
 
   test('an installation without the emulator: the first run offers "Set API Key", and with the key the folder is corrected on the hosted service', async () => {
     folder = photoFolder();
@@ -152,8 +169,7 @@ describe('offline by default: the embedded emulator', () => {
       expect(fake.secrets.store_.get(SECRET_KEYS.apiKey)).toBe(key);
       expect(fake.shown.filter((m) => m.kind === 'error')).toEqual([]);
     } finally {
-      process.env.NODE_PATH = nodePath;
-      if (nodePath === undefined) delete process.env.NODE_PATH;
+      restore('NODE_PATH', nodePath);
       await hosted.close();
     }
   });
