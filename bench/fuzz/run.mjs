@@ -19,7 +19,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { startEmulatorProcess } from '../lib/emulator.mjs';
+import { spawnBenchEmulator } from '../lib/emulator.mjs';
 import { rng } from '../lib/rng.mjs';
 import { send } from './http.mjs';
 import { makeSandbox, STRACE_CALLS, straceAvailable, straceViolations } from './sandbox.mjs';
@@ -99,7 +99,7 @@ export async function runFuzz({ seed = 1, count = 3400, apis = Object.keys(APIS)
   const box = makeSandbox(root, seed);
   const useStrace = strace && straceAvailable();
   const t0 = performance.now();
-  const emu = await startEmulatorProcess({
+  const emu = await spawnBenchEmulator({
     dataDir: box.dataDir,
     cwd: box.cwd,
     containers: true,

@@ -9,7 +9,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import sharp from 'sharp';
 import { pfcCorrect } from './cli.mjs';
-import { startEmulatorProcess } from './emulator.mjs';
+import { spawnBenchEmulator } from './emulator.mjs';
 import { inputFolder } from './images.mjs';
 import { rng } from './rng.mjs';
 
@@ -38,7 +38,7 @@ export async function runCrash({ dir, count = 120, kills = 10, seed = 1, concurr
   const inDir = path.join(dir, 'in');
   const inputs = await inputFolder(inDir, count, { subdirs: 3, seed: 11 });
   const originals = tree(inDir);
-  const emu = await startEmulatorProcess({ processingMs, workers: concurrency, apiKeys: [KEY], engine: false });
+  const emu = await spawnBenchEmulator({ processingMs, workers: concurrency, apiKeys: [KEY], engine: false });
   const r = rng(seed);
   try {
     const reference = await pfcCorrect({ input: inDir, out: path.join(dir, 'reference'), web: emu.web, key: KEY, extra: ['--concurrency', String(concurrency)], timeoutMs: 20 * 60_000 });

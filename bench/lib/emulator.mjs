@@ -17,7 +17,7 @@ const LAUNCHER = path.join(BENCH_DIR, 'clients', 'emulator-launcher.mjs');
 const CLOCK_TICKS = 100;
 
 /**
- * @typedef {object} EmulatorProcessOptions
+ * @typedef {object} BenchEmulatorOptions
  * @property {string} [dataDir] data folder (kept; default a temp folder the emulator removes)
  * @property {number} [processingMs] least PROCESSING time per job, its real work included, ms
  * @property {number} [processingSigma] spread of job times: log-normal σ around the median processingMs (default 0)
@@ -78,8 +78,12 @@ function childOf(pid) {
   }
 }
 
-/** @param {EmulatorProcessOptions} [opts] */
-export async function startEmulatorProcess(opts = {}) {
+/**
+ * Spawns the bin (or the engine-less launcher) with control routes, faults, a wrapper and CPU readings, which
+ * `@pfc/emulator/process`'s `startEmulatorProcess` (the hosts' launcher) does not offer.
+ * @param {BenchEmulatorOptions} [opts]
+ */
+export async function spawnBenchEmulator(opts = {}) {
   const args = opts.engine === false ? launcherArgs(opts) : binArgs(opts);
   const [cmd, ...cmdArgs] = opts.wrapper ? [...opts.wrapper, process.execPath, ...args] : [process.execPath, ...args];
   const proc = spawn(cmd, cmdArgs, { cwd: opts.cwd, env: { ...process.env, ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] });

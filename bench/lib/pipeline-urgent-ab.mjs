@@ -14,7 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { openBackend, planBatch, runBatch } from '@pfc/batch';
-import { startEmulatorProcess } from './emulator.mjs';
+import { spawnBenchEmulator } from './emulator.mjs';
 import { inputFolder } from './images.mjs';
 
 const { values } = parseArgs({ options: { files: { type: 'string', default: '160' }, pairs: { type: 'string', default: '3' }, constant: { type: 'boolean', default: false } } });
@@ -24,7 +24,7 @@ const WORKERS = 8;
 const KEY = 'bench-ab-key';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'pfc-ab-'));
-const emu = await startEmulatorProcess({ processingMs: 300, ...(values.constant ? {} : { processingSigma: 0.5, processingSeed: 1 }), workers: WORKERS, apiKeys: [KEY], engine: false });
+const emu = await spawnBenchEmulator({ processingMs: 300, ...(values.constant ? {} : { processingSigma: 0.5, processingSeed: 1 }), workers: WORKERS, apiKeys: [KEY], engine: false });
 try {
   await inputFolder(path.join(dir, 'in'), FILES);
   const opened = await openBackend({ backend: 'web', apiKey: KEY, baseURL: emu.web });

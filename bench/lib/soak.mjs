@@ -11,7 +11,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import sharp from 'sharp';
 import { pfcCorrect } from './cli.mjs';
-import { startEmulatorProcess } from './emulator.mjs';
+import { spawnBenchEmulator } from './emulator.mjs';
 import { inputFolder } from './images.mjs';
 import { CLI_BIN } from './paths.mjs';
 import { runNode } from './proc.mjs';
@@ -69,7 +69,7 @@ export async function runSoak({ dir, count = 1000, seed = 1, concurrency = 8, pr
   const timeout = await jobTimeoutFlag();
   const hang = Boolean(timeout) && hangs;
   // Never-finishing jobs keep their worker: leave room for them.
-  const emu = await startEmulatorProcess({ processingMs, workers: 64, apiKeys: [key], faults: soakFaults(seed, { hang }), accountLimits, ...(serviceJobTimeoutMs !== undefined ? { jobTimeoutMs: serviceJobTimeoutMs } : {}), engine: false, verbose: true, logFile: path.join(dir, 'emulator.log'), dataDir: path.join(dir, 'emulator') });
+  const emu = await spawnBenchEmulator({ processingMs, workers: 64, apiKeys: [key], faults: soakFaults(seed, { hang }), accountLimits, ...(serviceJobTimeoutMs !== undefined ? { jobTimeoutMs: serviceJobTimeoutMs } : {}), engine: false, verbose: true, logFile: path.join(dir, 'emulator.log'), dataDir: path.join(dir, 'emulator') });
   try {
     const extra = ['--concurrency', String(concurrency)];
     if (timeout) extra.push(timeout.flag, String(timeout.unit === 'ms' ? jobTimeoutS * 1000 : jobTimeoutS));

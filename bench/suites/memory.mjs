@@ -9,7 +9,7 @@
  * buffer (only at the small size: at 2 GB it needs 2 GB of RAM).
  */
 import path from 'node:path';
-import { startEmulatorProcess } from '../lib/emulator.mjs';
+import { spawnBenchEmulator } from '../lib/emulator.mjs';
 import { BENCH_DIR } from '../lib/paths.mjs';
 import { runNode } from '../lib/proc.mjs';
 import { fmtBytes } from '../lib/stats.mjs';
@@ -38,7 +38,7 @@ export default {
   async run({ quick, dir, log }) {
     const [small, large] = quick ? [100 * MB, 500 * MB] : [200 * MB, 2000 * MB];
     // Without the engine the emulator stores the video and answers 501: the upload is what is measured.
-    const emu = await startEmulatorProcess({ apiKeys: [KEY], dataDir: path.join(dir, 'emulator'), engine: false });
+    const emu = await spawnBenchEmulator({ apiKeys: [KEY], dataDir: path.join(dir, 'emulator'), engine: false });
     try {
       const rows = [];
       for (const bytes of [small, large]) {

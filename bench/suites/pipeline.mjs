@@ -12,7 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
 import { pfcCorrect } from '../lib/cli.mjs';
-import { startEmulatorProcess } from '../lib/emulator.mjs';
+import { spawnBenchEmulator } from '../lib/emulator.mjs';
 import { inputFolder } from '../lib/images.mjs';
 import { BENCH_DIR } from '../lib/paths.mjs';
 import { runNode } from '../lib/proc.mjs';
@@ -76,7 +76,7 @@ async function timedCorrect(args) {
  * the emulator's jobs took (about e^(σ²/2) = 1.13 × the median).
  */
 export async function variedRun({ dir, count, log, concurrency = WORKERS, input = path.join(dir, 'in') }) {
-  const emu = await startEmulatorProcess({ processingMs: PROCESSING_MS, processingSigma: SIGMA, processingSeed: 1, workers: WORKERS, apiKeys: [KEY], engine: false });
+  const emu = await spawnBenchEmulator({ processingMs: PROCESSING_MS, processingSigma: SIGMA, processingSeed: 1, workers: WORKERS, apiKeys: [KEY], engine: false });
   try {
     const finished = finishTimes();
     const r = await timedCorrect({
@@ -106,7 +106,7 @@ export default {
     const count = quick ? 40 : 200;
     const naiveCount = quick ? 6 : count;
     const files = await inputFolder(path.join(dir, 'in'), count);
-    const emu = await startEmulatorProcess({ processingMs: PROCESSING_MS, workers: WORKERS, apiKeys: [KEY], engine: false });
+    const emu = await spawnBenchEmulator({ processingMs: PROCESSING_MS, workers: WORKERS, apiKeys: [KEY], engine: false });
     try {
       const emuCpu0 = emu.cpuMs();
       const finished = finishTimes();
@@ -150,7 +150,7 @@ export default {
       const variedLarge = quick ? undefined : await variedRun({ dir, count: LARGE, log, input: await inputFolder(path.join(dir, 'in-large'), LARGE).then(() => path.join(dir, 'in-large')) });
 
       // A fresh emulator of the same settings: this one's cache holds the batch's outputs already.
-      const naiveEmu = await startEmulatorProcess({ processingMs: PROCESSING_MS, workers: WORKERS, apiKeys: [KEY], engine: false });
+      const naiveEmu = await spawnBenchEmulator({ processingMs: PROCESSING_MS, workers: WORKERS, apiKeys: [KEY], engine: false });
       const naiveRun = await runNode(path.join(BENCH_DIR, 'clients', 'naive-client.mjs'), ['--base', naiveEmu.web, '--key', KEY, '--out', path.join(dir, 'naive-out'), ...files.slice(0, naiveCount)], { timeoutMs: 30 * 60_000 }).finally(() => naiveEmu.stop());
       if (naiveRun.code !== 0) throw new Error(`naive client exited ${naiveRun.code}: ${naiveRun.stderr.slice(-1500)}`);
       const naive = JSON.parse(naiveRun.stdout.trim().split('\n').at(-1));

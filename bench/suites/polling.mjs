@@ -8,7 +8,7 @@
  * machine, same clock, millisecond resolution).
  */
 import { WebApiClient } from '@pfc/core';
-import { startEmulatorProcess } from '../lib/emulator.mjs';
+import { spawnBenchEmulator } from '../lib/emulator.mjs';
 import { photoLikeJpeg } from '../lib/images.mjs';
 import { prng } from '../lib/rng.mjs';
 import { fmt, mean, median, percentile } from '../lib/stats.mjs';
@@ -77,7 +77,7 @@ function medianSpread(samples) {
 
 /** `jobs` sequential jobs of one processing time; each runs beside one naive poll. */
 async function measure(processingMs, jobs, log, sigma = 0) {
-  const emu = await startEmulatorProcess({ processingMs, processingSigma: sigma, processingSeed: 1, workers: 4, apiKeys: [KEY], engine: false });
+  const emu = await spawnBenchEmulator({ processingMs, processingSigma: sigma, processingSeed: 1, workers: 4, apiKeys: [KEY], engine: false });
   try {
     const { f, counter, lastSentAt } = countingFetch();
     // One client for the whole series, as a batch would use it.

@@ -28,7 +28,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import sharp from 'sharp';
 import { cleanEnv } from '../lib/cli.mjs';
-import { startEmulatorProcess } from '../lib/emulator.mjs';
+import { spawnBenchEmulator } from '../lib/emulator.mjs';
 import { BENCH_DIR, CLI_BIN, RSS_PRELOAD } from '../lib/paths.mjs';
 
 const REPORT_WRITER = path.join(BENCH_DIR, 'lib', 'report-writer.mjs');
@@ -202,7 +202,7 @@ async function oneSize(dir, count, log, { last }) {
   const root = path.join(dir, String(count));
   const input = path.join(root, 'in');
   await writeInputs(input, count);
-  const emu = await startEmulatorProcess({ processingMs: 0, workers: WORKERS, apiKeys: [KEY], engine: false, dataDir: path.join(root, 'emulator') });
+  const emu = await spawnBenchEmulator({ processingMs: 0, workers: WORKERS, apiKeys: [KEY], engine: false, dataDir: path.join(root, 'emulator') });
   try {
     const out = path.join(root, 'out');
     const report = path.join(root, 'report.html');
@@ -235,7 +235,7 @@ async function oneSize(dir, count, log, { last }) {
 /** The rerun alone at `count` files (see upToDateFolder), with --report: its time, peak RSS and the report's first page in Chromium. */
 async function rerunOnly(dir, count, log) {
   const root = path.join(dir, `rerun-${count}`);
-  const emu = await startEmulatorProcess({ processingMs: 0, workers: WORKERS, apiKeys: [KEY], engine: false, dataDir: path.join(dir, `rerun-${count}-emulator`) });
+  const emu = await spawnBenchEmulator({ processingMs: 0, workers: WORKERS, apiKeys: [KEY], engine: false, dataDir: path.join(dir, `rerun-${count}-emulator`) });
   try {
     const args = ['correct', 'in', '-o', 'out', '--backend', 'web', '--base-url', emu.web, '--json', '--yes', '-j', String(WORKERS), '-p', 'cache=false'];
     await upToDateFolder(root, count, args);
