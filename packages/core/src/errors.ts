@@ -75,6 +75,21 @@ export class UnprocessableEntityError extends APIError { override name = 'Unproc
 export class RateLimitError extends APIError { override name = 'RateLimitError'; }
 export class InternalServerError extends APIError { override name = 'InternalServerError'; }
 
+/**
+ * A refusal of what a correction made on the service itself — its upload, its job, its result — once the
+ * service had taken it (a 404, or a job start refused for the upload's `fileKey`): the service no longer
+ * knows it (it restarted, or lost it). Another attempt, from a new upload, may succeed, so
+ * {@link isRetryable} says so; no single request is repeated for it.
+ */
+export class JobLostError extends APIError {
+  override name = 'JobLostError';
+
+  static of(err: APIError): JobLostError {
+    const why = 'the service no longer knows what this correction sent or started (it may have restarted); another attempt sends the file again';
+    return new JobLostError(err.status, err.body, err.requestId, err.request, `${err.message} (${why})`, err.headers);
+  }
+}
+
 /** No HTTP answer: refused, reset, DNS failure, or blocked by the browser (CORS). */
 export class ConnectionError extends PfcError {
   override name = 'ConnectionError';
@@ -198,8 +213,9 @@ export function redactError<E>(err: E, secrets: readonly string[]): E {
   return err;
 }
 
-/** Whether a failure is worth another attempt: 408, 429, 5xx and connection failures. */
+/** Whether a failure is worth another attempt: 408, 429, 5xx, connection failures, and a lost job (another attempt at the whole correction). */
 export function isRetryable(err: unknown): boolean {
+  if (err instanceof JobLostError) return true;
   if (err instanceof APIError) return err.status === 408 || err.status === 429 || err.status >= 500;
   return err instanceof ConnectionError || err instanceof TimeoutError;
 }

@@ -3,6 +3,9 @@ import { describe, expect, it } from 'vitest';
 import {
   AuthenticationError,
   createWebBackend,
+  isRetryable,
+  JobLostError,
+  NotFoundError,
   DEFAULT_BASE_URL,
   JobFailedError,
   ParameterError,
@@ -13,7 +16,7 @@ import {
   type CorrectionProgress,
 } from '@pfc/core';
 import { BASE, corrected, FakeApi, KEY } from './helpers/fake-api';
-import { recordingSleep } from './helpers/fake-fetch';
+import { json, recordingSleep } from './helpers/fake-fetch';
 
 const JPEG = new Uint8Array([0xff, 0xd8, 0xff, 0xe0, 10, 20, 30, 40]);
 
@@ -147,5 +150,45 @@ describe('correct()', () => {
     const presets = [];
     for await (const p of backend.listPresets!()) presets.push(p);
     expect(presets).toEqual([]);
+  });
+});
+
+describe('correct(): a service that forgets what it was given (it restarted)', () => {
+  /** The correction's error, with whether a whole new attempt is worth making. */
+  async function failure(api: FakeApi): Promise<{ err: Error; retryable: boolean }> {
+    const { client } = setup(api);
+    const err = (await client.correct(JPEG, {}).catch((e: unknown) => e)) as Error;
+    return { err, retryable: isRetryable(err) };
+  }
+
+  it('an upload address, a job or a result the service no longer knows is a lost job: another attempt may succeed', async () => {
+    const forgotUpload = new FakeApi();
+    forgotUpload.http.on('PUT', /^https:\/\/storage\.test\/put\//, () => new Response('<Error><Code>NoSuchUpload</Code></Error>', { status: 404 }));
+    const forgotJob = new FakeApi();
+    forgotJob.http.on('GET', /^https:\/\/api\.test\/v2\/status\//, () => json({ error: 'no such job' }, { status: 404 }));
+    const forgotResult = new FakeApi();
+    forgotResult.http.on('GET', /^https:\/\/files\.test\/out\//, () => json({ error: 'gone' }, { status: 404 }));
+    const forgotFileKey = new FakeApi();
+    forgotFileKey.http.on('GET', /^https:\/\/api\.test\/v2\/pfc\?/, (_req, url) => json({ message: `fileKey ${url.searchParams.get('fileKey')} is unknown` }, { status: 400 }));
+    for (const [api, request] of [[forgotUpload, 'PUT pre-signed upload on storage.test'], [forgotJob, 'GET /v2/status/'], [forgotResult, 'GET corrected file'], [forgotFileKey, 'GET /v2/pfc']] as const) {
+      const { err, retryable } = await failure(api);
+      expect(err, request).toBeInstanceOf(JobLostError);
+      expect((err as JobLostError).request.startsWith(request), (err as JobLostError).request).toBe(true);
+      expect(err.message).toMatch(/no longer knows what this correction sent or started/);
+      expect(retryable, request).toBe(true);
+    }
+  });
+
+  it('a 404 on the ticket (a wrong address) or a start refused for something else is not', async () => {
+    const wrongAddress = new FakeApi();
+    wrongAddress.http.on('GET', /^https:\/\/api\.test\/v2\/upload\?/, () => json({ error: 'not found' }, { status: 404 }));
+    const noSuchPreset = new FakeApi();
+    noSuchPreset.http.on('GET', /^https:\/\/api\.test\/v2\/pfc\?/, () => json({ message: 'no preset with id p-404' }, { status: 404 }));
+    for (const api of [wrongAddress, noSuchPreset]) {
+      const { err, retryable } = await failure(api);
+      expect(err).toBeInstanceOf(NotFoundError);
+      expect(err).not.toBeInstanceOf(JobLostError);
+      expect(retryable).toBe(false);
+    }
   });
 });

@@ -39,6 +39,21 @@ async function main(): Promise<void> {
   // The parent may have gone while the servers started.
   if (!process.connected) return stop();
   send({ type: 'ready', urls: emulator.urls, dataDir: emulator.dataDir });
+  reportFirstFinishedJob(emulator);
+}
+
+/**
+ * Tells the parent once a job has finished (completed, failed or rejected): an emulator that ends on its own
+ * after that was working, not crashing on whatever it is given (see `EmulatorProcess.finishedAJob`).
+ */
+function reportFirstFinishedJob(emulator: EmulatorHandle): void {
+  const timer = setInterval(() => {
+    const { COMPLETED, FAILED, REJECTED } = emulator.stats().jobs.byState;
+    if (COMPLETED + FAILED + REJECTED === 0) return;
+    clearInterval(timer);
+    send({ type: 'finished-a-job' });
+  }, 200);
+  timer.unref();
 }
 
 /** The options of the parent's `start` message; undefined if the channel closes first. */

@@ -65,10 +65,15 @@ export interface EmulatorProcess {
   exited: Promise<EmulatorProcessExit>;
   /** Stops the child (its servers closed, its temporary data folder removed); killed after `graceMs`. Idempotent. */
   close(graceMs?: number): Promise<EmulatorProcessExit>;
+  /**
+   * Whether it has finished a job (completed, failed or rejected; told within 0.2 s): one that then ends on
+   * its own crashed on something, not on everything it is given.
+   */
+  finishedAJob(): boolean;
 }
 
 /** The message the child sends once every server listens, or when it cannot start. */
-export type ChildMessage = { type: 'ready'; urls: EmulatorProcessUrls; dataDir: string } | { type: 'failed'; message: string };
+export type ChildMessage = { type: 'ready'; urls: EmulatorProcessUrls; dataDir: string } | { type: 'failed'; message: string } | { type: 'finished-a-job' };
 
 /** What the parent sends first: the options, over the IPC channel (a command line is readable by every local user). */
 export interface StartMessage {
@@ -104,11 +109,15 @@ export async function startEmulatorProcess(options: EmulatorProcessOptions = {})
     });
   });
   const close = stopper(child, exited);
+  let finished = false;
+  child.on('message', (m: ChildMessage) => {
+    if (m.type === 'finished-a-job') finished = true;
+  });
   child.send({ type: 'start', options: { container: false, bgr: false, ...emulatorOptions } } satisfies StartMessage);
   try {
     const { urls, dataDir } = await ready(child, exited, readyTimeoutMs);
     started = { dataDir };
-    return { web: urls.web, urls, pid: child.pid!, dataDir, exited, close };
+    return { web: urls.web, urls, pid: child.pid!, dataDir, exited, close, finishedAJob: () => finished };
   } catch (err) {
     await close(1_000);
     throw err;
@@ -122,7 +131,7 @@ function ready(child: ReturnType<typeof fork>, exited: Promise<EmulatorProcessEx
     child.once('message', (m: ChildMessage) => {
       clearTimeout(timer);
       if (m.type === 'ready') resolve({ urls: m.urls, dataDir: m.dataDir });
-      else reject(new Error(m.message));
+      else if (m.type === 'failed') reject(new Error(m.message));
     });
     child.once('error', (err) => {
       clearTimeout(timer);

@@ -51,8 +51,11 @@ describe('startEmulatorProcess', () => {
     expect(emu.pid).not.toBe(process.pid);
     expect(readFileSync(`/proc/${emu.pid}/cmdline`, 'utf8')).toContain('child.js');
     const childBefore = cpuTicks(emu.pid);
+    expect(emu.finishedAJob()).toBe(false);
     const client = new WebApiClient({ apiKey: 'k', baseURL: emu.web });
     const { bytes } = await client.correctBytes(new Blob([COFFEE]), {});
+    // Told over the channel within 0.2 s.
+    await until(() => emu.finishedAJob(), 2_000);
     const [a, b] = await Promise.all([sharp(COFFEE).metadata(), sharp(bytes).metadata()]);
     expect([b.format, b.width, b.height]).toEqual([a.format, a.width, a.height]);
     expect(Buffer.compare(Buffer.from(bytes), COFFEE)).not.toBe(0);

@@ -12,8 +12,9 @@
  * it ends on its own (a crash on some photo), it is started again at the
  * same address, so the run goes on: its requests wait for the new one
  * ({@link EmbeddedEmulator.ready}), the files it was working on fail (their
- * jobs are gone), the next ones are corrected. At most three times in five
- * minutes, so a photo that crashes it every time cannot keep it restarting.
+ * jobs are gone), the next ones are corrected. A photo that crashes it every
+ * time fails after its attempts; one that crashes on every photo is left
+ * stopped after eight crashes in a row ({@link EmbeddedEmulator.watch}).
  *
  * `@pfc/emulator` needs native modules (sharp) and the imaging engine's
  * models, which a platform-neutral .vsix cannot carry, so it is not bundled:
@@ -60,15 +61,20 @@ export function emulatorCandidates(extensionPath: string, nodePath = process.env
   return out;
 }
 
-/** Restarts allowed within {@link RESTART_WINDOW_MS}. */
-const RESTARTS = 3;
-const RESTART_WINDOW_MS = 5 * 60_000;
+/**
+ * Emulators in a row that may end on their own without finishing a job before it is left stopped: more
+ * than two photos that crash it at once can take with their attempts (batch tries a file 3 times), so
+ * such photos fail alone, while one that crashes on every photo is stopped within seconds.
+ */
+const CRASH_LOOP = 8;
 
 /** One emulator per window, started on first use. */
 export class EmbeddedEmulator {
   private started: Promise<EmulatorProcess> | undefined;
-  /** When it was restarted after ending on its own (the last {@link RESTARTS}). */
-  private restarts: number[] = [];
+  /** Emulators in a row that ended on their own before finishing a job. */
+  private crashesWithoutWork = 0;
+  /** Why it was left stopped (after {@link CRASH_LOOP} crashes in a row), until the next run starts it. */
+  private leftStopped: string | undefined;
   /** One secret for the pre-signed addresses of every emulator at this address: one issued before a restart is then "no longer known", not forged. */
   private readonly signingSecret = randomBytes(32).toString('base64url');
 
@@ -80,7 +86,10 @@ export class EmbeddedEmulator {
 
   /** The Web API base address (`http://127.0.0.1:PORT/v2`), starting the emulator if needed. */
   async url(): Promise<string> {
-    this.started ??= this.launch({});
+    if (!this.started) {
+      this.leftStopped = undefined;
+      this.started = this.launch({});
+    }
     return (await this.started).web;
   }
 
@@ -90,9 +99,10 @@ export class EmbeddedEmulator {
    * restart (a fresh process loading sharp and the engine's models) may take longer than a file's two
    * attempts with their requests' retries (about 10 s), and a run stops after 3 files in a row fail to
    * reach the service. Rejects with the signal's reason when it aborts first (the request's inactivity
-   * limit, a cancel).
+   * limit, a cancel), and with the reason it was left stopped, if it was: the run then stops saying so.
    */
   ready(signal?: AbortSignal | null): Promise<void> {
+    if (!this.started && this.leftStopped) return Promise.reject(new Error(this.leftStopped));
     const starting = this.started?.then(() => undefined, () => undefined);
     if (!starting || !signal) return starting ?? Promise.resolve();
     return new Promise((resolve, reject) => {
@@ -143,20 +153,23 @@ export class EmbeddedEmulator {
 
   /**
    * An emulator that ends on its own (not by `dispose`) is started again at its address, so a run in
-   * progress goes on; past the restarts allowed, or where that fails, the next run starts a new one.
+   * progress goes on. One that had finished a job crashed on some photo (which then fails, after its own
+   * attempts), and is always started again; after {@link CRASH_LOOP} in a row that finished none, it crashes
+   * on whatever it is given and is left stopped: the run stops, and the next run starts a new one. Where
+   * starting it again fails, the same.
    */
   private watch(started: Promise<EmulatorProcess>, emu: EmulatorProcess): void {
     // `exited` settles once a killed one's temporary data folder (copies of the user's photos) is removed.
     void emu.exited.then((exit) => {
       if (this.started !== started) return;
-      const now = Date.now();
-      this.restarts = this.restarts.filter((t) => now - t < RESTART_WINDOW_MS);
-      if (this.restarts.length >= RESTARTS) {
+      this.crashesWithoutWork = emu.finishedAJob() ? 0 : this.crashesWithoutWork + 1;
+      if (this.crashesWithoutWork >= CRASH_LOOP) {
         this.started = undefined;
-        this.log(`the embedded emulator stopped on its own (${describeExit(exit)}), the ${RESTARTS + 1}th time in ${RESTART_WINDOW_MS / 60_000} minutes; the next run starts it again`);
+        this.crashesWithoutWork = 0;
+        this.leftStopped = `the local emulator stopped on its own ${CRASH_LOOP} times in a row without finishing a job (${describeExit(exit)}), so it was left stopped; the next run starts it again`;
+        this.log(`the embedded emulator stopped on its own (${describeExit(exit)}), ${CRASH_LOOP} times in a row without finishing a job; it is left stopped, and the next run starts it again`);
         return;
       }
-      this.restarts.push(now);
       this.log(`the embedded emulator stopped on its own (${describeExit(exit)}); starting it again at the same address`);
       this.started = this.launch(portsOf(emu));
       this.started.catch((err: unknown) => this.log(`the embedded emulator could not start again (${err instanceof Error ? err.message : String(err)}); the next run starts a new one`));

@@ -35,6 +35,54 @@ function restore(name: string, value: string | undefined): void {
   else process.env[name] = value;
 }
 
+/** Makes emulator processes started from now on load `script` first (they inherit NODE_OPTIONS); returns the undo. */
+function requireInEmulators(script: string): () => void {
+  const before = process.env.NODE_OPTIONS;
+  process.env.NODE_OPTIONS = `${before ?? ''} --require ${script}`.trim();
+  return () => restore('NODE_OPTIONS', before);
+}
+
+/** `count` copies of a sample photo at `width` × `height` in the folder's `more/` (`more-0.jpg`…), each through `edit`. */
+async function morePhotos(count: number, width: number, height: number, edit = (_name: string, jpeg: Buffer) => jpeg): Promise<string> {
+  const photo = await sharp(join(folder.photos, 'objects', 'coffee.jpg')).resize(width, height).jpeg().toBuffer();
+  const more = join(folder.photos, 'more');
+  mkdirSync(more);
+  for (let i = 0; i < count; i++) writeFileSync(join(more, `more-${i}.jpg`), edit(`more-${i}.jpg`, photo));
+  return more;
+}
+
+/** The marker {@link crashOnMarker}'s emulator crashes on by default. */
+const CRASH_MARKER = Buffer.from('PFC-CRASH-HERE');
+
+/** The JPEG with a comment segment holding {@link CRASH_MARKER}, first after its start (so in the first chunk sent). */
+function withCrashMarker(jpeg: Buffer): Buffer {
+  const text = Buffer.from(CRASH_MARKER);
+  const length = Buffer.alloc(2);
+  length.writeUInt16BE(text.length + 2);
+  return Buffer.concat([jpeg.subarray(0, 2), Buffer.from([0xff, 0xfe]), length, text, jpeg.subarray(2)]);
+}
+
+/**
+ * A script for `--require` (the emulator's process inherits NODE_OPTIONS) that makes the emulator crash
+ * outright (SIGSEGV, as a native fault in an image library would) when it stores a photo holding `marker`:
+ * a photo that crashes the service each time it is sent.
+ */
+function crashOnMarker(dir: string, marker = CRASH_MARKER): string {
+  const script = join(dir, `crash-on-${marker.toString('hex')}.cjs`);
+  writeFileSync(
+    script,
+    `const fs = require('node:fs');
+const marker = Buffer.from('${marker.toString('hex')}', 'hex');
+const write = fs.WriteStream.prototype.write;
+fs.WriteStream.prototype.write = function (chunk, ...rest) {
+  if (Buffer.isBuffer(chunk) && chunk.includes(marker)) process.kill(process.pid, 'SIGSEGV');
+  return write.call(this, chunk, ...rest);
+};
+`,
+  );
+  return script;
+}
+
 describe('offline by default: the embedded emulator', () => {
   test('a fresh install (no settings, no key) corrects on the embedded emulator, says so once with "Set API Key", and stops it on dispose', async () => {
     folder = photoFolder();
@@ -86,7 +134,7 @@ describe('offline by default: the embedded emulator', () => {
       await vi.waitFor(() => expect(startedEmulators(fake)).toHaveLength(2), { timeout: 20_000 });
       const second = startedEmulators(fake)[1]!;
       expect(second.url).toBe(first!.url);
-      // The dead one's data folder (copies of the photos it was given) is removed by the new one's start; it has its own.
+      // The dead one's data folder (copies of the photos it was given) was removed when it ended; the new one has its own.
       expect(existsSync(first!.dataDir)).toBe(false);
       expect(existsSync(second.dataDir)).toBe(true);
       // A photo added since: the new emulator corrects it.
@@ -104,19 +152,16 @@ describe('offline by default: the embedded emulator', () => {
     }
   });
 
-  test('an emulator that dies during a run is started again at its address, however long that takes: the files it held fail, the run goes on with the rest', async () => {
+  test('an emulator that dies during a run is started again at its address, however long that takes: the files it held are sent again, and every file is corrected', async () => {
     folder = photoFolder();
     // The new one takes 15 s to start (a busy machine, a virus scanner reading sharp): longer than a file's two attempts with their
     // requests' retries (about 10 s), after which the run would stop as "could not reach the service".
     const slowStart = join(folder.root, 'slow-start.cjs');
     writeFileSync(slowStart, 'Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 15000);\n');
-    const nodeOptions = process.env.NODE_OPTIONS;
     // Forty photos of 3 MP, so most of the run comes after the crash.
-    const photo = await sharp(join(folder.photos, 'objects', 'coffee.jpg')).resize(2000, 1500).jpeg().toBuffer();
-    const more = join(folder.photos, 'more');
-    mkdirSync(more);
-    for (let i = 0; i < 40; i++) writeFileSync(join(more, `more-${i}.jpg`), photo);
+    await morePhotos(40, 2000, 1500);
     const total = 45;
+    let undo = (): void => undefined;
     const { fake, commands } = activateOnFake();
     try {
       fake.pick = () => 'Pro';
@@ -124,8 +169,8 @@ describe('offline by default: the embedded emulator', () => {
       // The first result written: then the emulator dies, with the next files in its hands.
       const written = (): number => (existsSync(join(folder.photos, 'corrected')) ? readdirSync(join(folder.photos, 'corrected'), { recursive: true }).filter((f) => /\.(jpg|png)$/.test(String(f))).length : 0);
       await vi.waitFor(() => expect(written()).toBeGreaterThan(0), { timeout: 60_000, interval: 5 });
-      // Inherited by the next emulator process only (it is forked with this environment).
-      process.env.NODE_OPTIONS = `${nodeOptions ?? ''} --require ${slowStart}`.trim();
+      // The next emulator process only.
+      undo = requireInEmulators(slowStart);
       const killedAt = Date.now();
       process.kill(startedEmulators(fake)[0]!.pid, 'SIGKILL');
       const before = written();
@@ -136,11 +181,55 @@ describe('offline by default: the embedded emulator', () => {
       const [first, second] = startedEmulators(fake);
       expect(second?.url).toBe(first!.url);
       expect(fake.output.some((l) => /the embedded emulator stopped on its own \(signal SIGKILL\); starting it again at the same address/.test(l))).toBe(true);
-      expect(last.summary.corrected + last.summary.failed).toBe(total);
-      // At most the files in flight at that moment (two jobs at once, two more in hand) fail.
-      expect(last.summary.failed).toBeLessThanOrEqual(4);
+      // The files in flight at that moment (two jobs at once, two more in hand) were lost with it: each was tried again.
+      expect(fake.output.some((l) => /^retry more\/.*\(attempt 2 in \d+ ms\): .*no longer knows what this correction sent or started/.test(l))).toBe(true);
+      expect(last.summary).toMatchObject({ corrected: total, failed: 0 });
     } finally {
-      restore('NODE_OPTIONS', nodeOptions);
+      undo();
+      await commands.dispose();
+    }
+  }, 120_000);
+
+  test('photos that crash the emulator each time do not stop the run: it is started again after each crash (it finishes other jobs between), they fail, and the rest is corrected', async () => {
+    folder = photoFolder();
+    const poisoned = ['more-10.jpg', 'more-20.jpg', 'more-30.jpg'];
+    await morePhotos(40, 1200, 900, (name, jpeg) => (poisoned.includes(name) ? withCrashMarker(jpeg) : jpeg));
+    const undo = requireInEmulators(crashOnMarker(folder.root));
+    const { fake, commands } = activateOnFake();
+    try {
+      fake.pick = () => 'Pro';
+      const last = (await fake.run('pfc.correctFolder', fake.uri(folder.photos))) as LastRun;
+      const crashes = fake.output.filter((l) => /the embedded emulator stopped on its own \(signal SIGSEGV\); starting it again/.test(l));
+      // Each poisoned photo crashed it on each of its attempts: more times than any fixed number of restarts would allow.
+      expect(crashes.length).toBeGreaterThanOrEqual(6);
+      expect(last.summary.interrupted).toBe(false);
+      for (const name of poisoned) expect(existsSync(join(folder.photos, 'corrected', 'more', name)), name).toBe(false);
+      // The poisoned photos fail; a file in flight beside one may be lost with it on each of its attempts (they
+      // are tried again on the same schedule); every other photo is corrected.
+      expect(last.summary.failed).toBeGreaterThanOrEqual(poisoned.length);
+      expect(last.summary.corrected).toBeGreaterThanOrEqual(45 - poisoned.length - 6);
+      expect(last.summary.corrected + last.summary.failed).toBe(45);
+    } finally {
+      undo();
+      await commands.dispose();
+    }
+  }, 180_000);
+
+  test('an emulator that crashes on every photo is left stopped after 8 crashes in a row, and the run stops saying so', async () => {
+    folder = photoFolder();
+    // Every JPEG starts so (SOI, then a marker).
+    const undo = requireInEmulators(crashOnMarker(folder.root, Buffer.from([0xff, 0xd8, 0xff])));
+    const { fake, commands } = activateOnFake();
+    try {
+      fake.pick = () => 'Pro';
+      const last = (await fake.run('pfc.correctFolder', fake.uri(folder.photos))) as LastRun;
+      expect(fake.output.filter((l) => /the embedded emulator stopped on its own \(signal SIGSEGV\); starting it again/.test(l))).toHaveLength(7);
+      expect(fake.output.some((l) => /stopped on its own \(signal SIGSEGV\), 8 times in a row without finishing a job; it is left stopped/.test(l))).toBe(true);
+      expect(last.summary.corrected).toBe(0);
+      expect(fake.shown.at(-1)!.text).toMatch(/stopped early: .*the local emulator stopped on its own 8 times in a row without finishing a job \(signal SIGSEGV\), so it was left stopped/);
+      expect(await commands.embedded.pid()).toBeUndefined();
+    } finally {
+      undo();
       await commands.dispose();
     }
   }, 120_000);

@@ -1,7 +1,7 @@
 /** The one-call flow of the Web API: validate → upload → start → wait → open the result. */
 import type { CorrectionResult, CorrectOptions, FileInput } from '../backend';
 import { withDeadline } from '../deadline';
-import { ParameterError, RateLimitError, TimeoutError } from '../errors';
+import { APIError, JobLostError, NotFoundError, ParameterError, RateLimitError, TimeoutError } from '../errors';
 import { checkInput } from '../contract/webapi-limits';
 import { validatePfcParams, type ParamIssue, type PfcParams } from '../contract/webapi-params';
 import type { JobRecord } from '../contract/webapi-types';
@@ -42,13 +42,15 @@ export async function correctOnWebApi(
   const budget = new JobBudget(options.signal, options.timeoutMs ?? ctx.jobTimeoutMs);
   const fileKey = await budget.run(async (signal) => {
     progress({ phase: 'uploading' });
-    return uploads.upload(input, { ...facts, fileType: fileType.value, signal });
+    const ticket = await uploads.ticket(fileType.value, { signal });
+    await lostIfNotFound(uploads.put(ticket.uploadUrl, input, { ...facts, signal }));
+    return ticket.fileKey;
   });
   const startParams: PfcParams = { ...check.params, fileKey, ...(fileType.value === 'video' ? { fileType: 'video' } : {}) };
   const { job, handle } = await admittedJob(ctx, jobs, startParams, budget, options, progress);
 
   progress({ phase: 'downloading', job });
-  const file = await jobs.download(job, { signal: options.signal });
+  const file = await lostIfNotFound(jobs.download(job, { signal: options.signal }));
   progress({ phase: 'done', job });
   return {
     body: file.body,
@@ -87,17 +89,17 @@ async function admittedJob(
     const release = options.jobSlot ? await options.jobSlot(options.signal) : undefined;
     let refusal: RateLimitError | undefined;
     try {
-      const handle = await budget.run((signal) => jobs.start(params, { signal, retryRateLimited: false }).catch(refusedAs));
+      const handle = await budget.run((signal) => jobs.start(params, { signal, retryRateLimited: false }).catch(uploadLostAs(params.fileKey)).catch(refusedAs));
       if (handle instanceof RateLimitError) {
         refusal = handle;
       } else {
         progress({ phase: 'queued' });
-        const job = await budget.run((signal) => jobs.wait(handle, {
+        const job = await budget.run((signal) => lostIfNotFound(jobs.wait(handle, {
           signal,
           timeoutMs: Infinity, // the budget applies
           ...(options.slotWanted ? { urgent: options.slotWanted } : {}),
           onStatus: (j) => progress({ phase: j.status === 'PENDING' ? 'queued' : 'processing', job: j }),
-        }));
+        })));
         return { job, handle };
       }
     } finally {
@@ -106,6 +108,32 @@ async function admittedJob(
     const delay = refusalDelayMs(ctx, refusal);
     await budget.run((signal) => ctx.sleep(delay, signal));
   }
+}
+
+/**
+ * A step on what the correction made itself (the PUT to its ticket's address, the status and the result
+ * of the job it started), with a 404 thrown as the {@link JobLostError} it is: the service gave the ticket
+ * or started the job, so the address is right, and it has forgotten the upload or the job since. (Not the
+ * job's start: a 404 there may name a preset that does not exist.)
+ */
+async function lostIfNotFound<T>(step: Promise<T>): Promise<T> {
+  try {
+    return await step;
+  } catch (err) {
+    throw err instanceof NotFoundError && !(err instanceof JobLostError) ? JobLostError.of(err) : err;
+  }
+}
+
+/**
+ * A job start refused (400 or 404) naming the `fileKey` of the correction's own upload, thrown as the
+ * {@link JobLostError} it is: the service took that upload and has forgotten it since. Anything else —
+ * a refusal of a parameter, of a preset — is thrown on as it is.
+ */
+function uploadLostAs(fileKey: string | undefined): (err: unknown) => never {
+  return (err) => {
+    const refusesUpload = err instanceof APIError && (err.status === 400 || err.status === 404) && fileKey !== undefined && err.message.includes(fileKey);
+    throw refusesUpload ? JobLostError.of(err) : err;
+  };
 }
 
 /** A 429 as a value (the start was refused), anything else thrown on. */
