@@ -8,7 +8,7 @@ import type { Stats } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import {
-  AuthenticationError, type CorrectionProgress, defaultSleep, PermissionDeniedError, isRetryable, JobFailedError, type PfcParams, PfcError,
+  AuthenticationError, type CorrectionProgress, defaultSleep, PermissionDeniedError, isRetryable, jittered, JobFailedError, JobLostError, type PfcParams, PfcError,
   TimeoutError, UserAbortError,
 } from '@pfc/core';
 import { keepOriginal } from './backup';
@@ -23,6 +23,7 @@ import type { Manifest, ManifestEntry } from './manifest';
 import { outputFormat } from './paths';
 import type { PlannedFile } from './plan';
 import type { RunOptions } from './runner';
+import type { AttemptGate } from './attempt-gate';
 import type { JobSlots } from './slots';
 import { type MediaFormat, sniffFileSync } from './sniff';
 import { uploadFor } from './upload';
@@ -35,6 +36,7 @@ export interface FileContext extends RunOptions {
   attempts: number;
   emit: (e: BatchEvent) => void;
   slots: JobSlots | undefined;
+  gate: AttemptGate;
 }
 
 /** `order`: the file's position in the plan (jobs start in this order); `settings`: its parameters and settings key (shared by every file of its kind). */
@@ -109,12 +111,20 @@ async function correctFile(job: FileJob, decision: CorrectDecision, base: FileRe
   const sent = sentFrom(decision, file);
   // In in-place mode the upload is the kept original, whose size may differ from the planned file's.
   const source = sent.source === file.input ? { size: file.size, mtimeMs: file.mtimeMs } : await stat(sent.source);
+  // After a lost job the file is tried again alone: it may be what crashed the service (attempt-gate.ts).
+  let alone = false;
   for (let attempt = 1; ; attempt++) {
+    const leave = await ctx.gate.enter(alone, ctx.signal);
+    let failure: unknown;
     try {
       return await attemptOnce(job, sent, source, kept, base, ctx);
     } catch (err) {
-      await beforeNextAttempt(job, sent.source, err, attempt, ctx);
+      failure = err;
+    } finally {
+      leave();
     }
+    await beforeNextAttempt(job, sent.source, failure, attempt, ctx);
+    alone = failure instanceof JobLostError;
   }
 }
 
@@ -219,7 +229,8 @@ async function beforeNextAttempt(job: FileJob, source: string, err: unknown, att
   if (attempt >= ctx.attempts || !worthAnotherAttempt(err)) throw err;
   // Later files do not wait for this one's turn through its backoff.
   ctx.slots?.pass(job.order);
-  const delayMs = (ctx.retryDelayMs ?? 1000) * 2 ** (attempt - 1);
+  // ±50 %: files that failed together (a service that restarted, losing their jobs) do not all come back at once.
+  const delayMs = jittered((ctx.retryDelayMs ?? 1000) * 2 ** (attempt - 1), 0.5);
   ctx.emit({ type: 'retry', ...job.ids, attempt: attempt + 1, delayMs, error: messageOf(err) });
   await defaultSleep(delayMs, ctx.signal);
 }

@@ -16,6 +16,7 @@ import { Manifest } from './manifest';
 import type { BatchPlan, StreamedPlan } from './plan';
 import { foldersOf, isStreamed, planFeed } from './plan-feed';
 import { ResultsWriter, Tally } from './results';
+import { AttemptGate } from './attempt-gate';
 import { JobSlots } from './slots';
 import type { RgbCopy } from './upload';
 
@@ -181,7 +182,7 @@ async function runLocked(plan: BatchPlan | StreamedPlan, options: RunOptions, pa
   const tally = new Tally(options.keepResults ?? true, writer);
   const settingsOf = fileSettings(params, backendId);
   // One context for every file (a copy of the options per file was much of a rerun's garbage).
-  const ctx: FileContext = { ...options, signal, params, backendId, attempts, emit, slots };
+  const ctx: FileContext = { ...options, signal, params, backendId, attempts, emit, slots, gate: new AttemptGate() };
   const feed = planFeed(plan, signal, (files, bytes) => emit({ type: 'planned', files, bytes }));
   // The output roots that hold a result of the run: a root whose every file was left out (e.g. a folder
   // given again below another input) or failed is no output folder of it (the lock removes it, left empty).
@@ -257,16 +258,27 @@ async function manifestsOf(plan: BatchPlan | StreamedPlan): Promise<Map<string, 
 
 /** Consecutive failures of the connection after which the run stops: the service is down, not one file. */
 const MAX_CONSECUTIVE_CONNECTION_FAILURES = 3;
+/**
+ * Consecutive files whose jobs the service lost on every attempt (`JobLostError`) after which the run stops:
+ * it crashes on everything. Fewer would stop a run through a folder with many photos that crash it (each
+ * fails alone, tried last, attempt-gate.ts), which should fail while the rest is corrected.
+ */
+const MAX_CONSECUTIVE_LOST_FILES = 10;
 
-/** Watches results and stops the run on a refused credential, a service that cannot be reached, or a disk that refuses writes. */
+/** Watches results and stops the run on a refused credential, a service that cannot be reached or keeps losing its jobs, or a disk that refuses writes. */
 class Breaker {
   private connectionFailures = 0;
+  private lostFiles = 0;
   constructor(private readonly trip: (reason: string) => void) {}
 
   observe(r: FileResult): void {
     if (r.status !== 'failed') {
-      if (r.status === 'corrected') this.connectionFailures = 0;
+      if (r.status === 'corrected') this.connectionFailures = this.lostFiles = 0;
       return;
+    }
+    // By name: a bundler may rename the class (JobLostError has a static member), not its `name` field.
+    if (r.errorName === 'JobLostError' && ++this.lostFiles >= MAX_CONSECUTIVE_LOST_FILES) {
+      return this.trip(`the service lost the jobs of ${MAX_CONSECUTIVE_LOST_FILES} files in a row, on each of their attempts (it forgets what it was given: it keeps crashing or restarting): ${r.error}`);
     }
     if (r.fatal) return this.trip(`the service refused the credentials: ${r.error}`);
     if (r.errorName === DiskRefusedError.name) return this.trip(`${r.error}; no further file was started, as each would fail the same way`);

@@ -1,7 +1,16 @@
 /**
  * Seeded randomness for whatever must repeat exactly: the emulator's fault
- * draws, the engine's textures, the benchmarks' fuzz cases. Not for secrets.
+ * draws, the engine's textures, the benchmarks' fuzz cases; and the jitter
+ * of retry delays. Not for secrets.
  */
+
+/**
+ * `ms` spread evenly over ±`spread` of itself (0.25: 75–125 %), so the retries of many requests or files that
+ * failed together (a service restarting) do not all come back at one instant.
+ */
+export function jittered(ms: number, spread: number, random: () => number = Math.random): number {
+  return Math.round(ms * (1 - spread + random() * 2 * spread));
+}
 
 /**
  * mulberry32: a small, fast PRNG with 32 bits of state. The same seed gives

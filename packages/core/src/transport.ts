@@ -7,6 +7,7 @@
  */
 import { APIError, isRetryable, RateLimitError, redactError, UserAbortError } from './errors';
 import { AttemptLink } from './link';
+import { jittered } from './random';
 
 export type FetchLike = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 
@@ -252,7 +253,7 @@ export class Transport {
     const retryAfter = err instanceof APIError ? err.retryAfterMs : undefined;
     if (retryAfter !== undefined) return Math.min(cap, retryAfter);
     const exp = Math.min(cap, base * 2 ** attempt);
-    return Math.round(exp * (0.75 + Math.random() * 0.5));
+    return jittered(exp, 0.25);
   }
 
   private async attempt(url: URL, method: string, label: string, opts: RequestOptions): Promise<Response> {

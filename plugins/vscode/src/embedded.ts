@@ -11,10 +11,11 @@
  * it if a native module crashed. The child ends with the extension host. If
  * it ends on its own (a crash on some photo), it is started again at the
  * same address, so the run goes on: its requests wait for the new one
- * ({@link EmbeddedEmulator.ready}), the files it was working on fail (their
- * jobs are gone), the next ones are corrected. A photo that crashes it every
- * time fails after its attempts; one that crashes on every photo is left
- * stopped after eight crashes in a row ({@link EmbeddedEmulator.watch}).
+ * ({@link EmbeddedEmulator.ready}), and the files it was working on (their
+ * jobs are gone) are sent again. A photo that crashes it every time fails
+ * after its attempts; the run stops by itself when it crashes on every photo,
+ * and one that keeps crashing with nothing to do is left stopped
+ * ({@link EmbeddedEmulator.watch}).
  *
  * `@pfc/emulator` needs native modules (sharp) and the imaging engine's
  * models, which a platform-neutral .vsix cannot carry, so it is not bundled:
@@ -62,11 +63,11 @@ export function emulatorCandidates(extensionPath: string, nodePath = process.env
 }
 
 /**
- * Emulators in a row that may end on their own without finishing a job before it is left stopped: more
- * than two photos that crash it at once can take with their attempts (batch tries a file 3 times), so
- * such photos fail alone, while one that crashes on every photo is stopped within seconds.
+ * Emulators in a row that may end on their own without finishing a job before it is left stopped. A run
+ * stops by itself after 10 files in a row whose jobs were lost on each of their 3 attempts (batch's
+ * breaker): this is the backstop above that, for an emulator that crashes with nothing to do.
  */
-const CRASH_LOOP = 8;
+const CRASH_LOOP = 40;
 
 /** One emulator per window, started on first use. */
 export class EmbeddedEmulator {
@@ -82,6 +83,8 @@ export class EmbeddedEmulator {
   constructor(
     private readonly extensionPath: string,
     private readonly log: (line: string) => void = () => undefined,
+    /** Crashes in a row without a finished job after which it is left stopped. */
+    private readonly crashLoop = CRASH_LOOP,
   ) {}
 
   /** The Web API base address (`http://127.0.0.1:PORT/v2`), starting the emulator if needed. */
@@ -154,20 +157,20 @@ export class EmbeddedEmulator {
   /**
    * An emulator that ends on its own (not by `dispose`) is started again at its address, so a run in
    * progress goes on. One that had finished a job crashed on some photo (which then fails, after its own
-   * attempts), and is always started again; after {@link CRASH_LOOP} in a row that finished none, it crashes
-   * on whatever it is given and is left stopped: the run stops, and the next run starts a new one. Where
-   * starting it again fails, the same.
+   * attempts, tried alone), and is always started again; after `crashLoop` in a row that finished none, it
+   * is left stopped: a run in progress stops saying why, and the next run starts a new one. Where starting
+   * it again fails, the same.
    */
   private watch(started: Promise<EmulatorProcess>, emu: EmulatorProcess): void {
     // `exited` settles once a killed one's temporary data folder (copies of the user's photos) is removed.
     void emu.exited.then((exit) => {
       if (this.started !== started) return;
       this.crashesWithoutWork = emu.finishedAJob() ? 0 : this.crashesWithoutWork + 1;
-      if (this.crashesWithoutWork >= CRASH_LOOP) {
+      if (this.crashesWithoutWork >= this.crashLoop) {
         this.started = undefined;
         this.crashesWithoutWork = 0;
-        this.leftStopped = `the local emulator stopped on its own ${CRASH_LOOP} times in a row without finishing a job (${describeExit(exit)}), so it was left stopped; the next run starts it again`;
-        this.log(`the embedded emulator stopped on its own (${describeExit(exit)}), ${CRASH_LOOP} times in a row without finishing a job; it is left stopped, and the next run starts it again`);
+        this.leftStopped = `the local emulator stopped on its own ${this.crashLoop} times in a row without finishing a job (${describeExit(exit)}), so it was left stopped; the next run starts it again`;
+        this.log(`the embedded emulator stopped on its own (${describeExit(exit)}), ${this.crashLoop} times in a row without finishing a job; it is left stopped, and the next run starts it again`);
         return;
       }
       this.log(`the embedded emulator stopped on its own (${describeExit(exit)}); starting it again at the same address`);

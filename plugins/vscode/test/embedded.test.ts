@@ -10,9 +10,10 @@ import { startEmulator } from '@pfc/emulator';
 import { processAlive } from '@pfc/node-io';
 import sharp from 'sharp';
 import { afterEach, describe, expect, test, vi } from 'vitest';
+import { EmbeddedEmulator } from '../src/embedded';
 import { SECRET_KEYS } from '../src/keys';
 import type { LastRun } from '../src/last-run';
-import type { FakeVscode } from './fake-vscode';
+import { type FakeVscode, PLUGIN_DIR } from './fake-vscode';
 import { activateOnFake, photoFolder, SAMPLE_FILES } from './helpers';
 
 let folder: ReturnType<typeof photoFolder>;
@@ -190,7 +191,7 @@ describe('offline by default: the embedded emulator', () => {
     }
   }, 120_000);
 
-  test('photos that crash the emulator each time do not stop the run: it is started again after each crash (it finishes other jobs between), they fail, and the rest is corrected', async () => {
+  test('photos that crash the emulator each time fail alone: it is started again after each crash, they are tried again alone, and every other photo is corrected', async () => {
     folder = photoFolder();
     const poisoned = ['more-10.jpg', 'more-20.jpg', 'more-30.jpg'];
     await morePhotos(40, 1200, 900, (name, jpeg) => (poisoned.includes(name) ? withCrashMarker(jpeg) : jpeg));
@@ -200,39 +201,68 @@ describe('offline by default: the embedded emulator', () => {
       fake.pick = () => 'Pro';
       const last = (await fake.run('pfc.correctFolder', fake.uri(folder.photos))) as LastRun;
       const crashes = fake.output.filter((l) => /the embedded emulator stopped on its own \(signal SIGSEGV\); starting it again/.test(l));
-      // Each poisoned photo crashed it on each of its attempts: more times than any fixed number of restarts would allow.
-      expect(crashes.length).toBeGreaterThanOrEqual(6);
+      // Each poisoned photo crashed it on each of its 3 attempts, its 2nd and 3rd alone, and nothing else did.
+      expect(crashes).toHaveLength(3 * poisoned.length);
       expect(last.summary.interrupted).toBe(false);
-      for (const name of poisoned) expect(existsSync(join(folder.photos, 'corrected', 'more', name)), name).toBe(false);
-      // The poisoned photos fail; a file in flight beside one may be lost with it on each of its attempts (they
-      // are tried again on the same schedule); every other photo is corrected.
-      expect(last.summary.failed).toBeGreaterThanOrEqual(poisoned.length);
-      expect(last.summary.corrected).toBeGreaterThanOrEqual(45 - poisoned.length - 6);
-      expect(last.summary.corrected + last.summary.failed).toBe(45);
+      expect(last.summary.stoppedBecause).toBeUndefined();
+      // The files lost beside them were tried again, alone, and corrected.
+      expect(fake.output.some((l) => /^retry more\/more-(?!10|20|30)\d+\.jpg \(attempt 2 in \d+ ms\)/.test(l))).toBe(true);
+      expect(last.summary).toMatchObject({ corrected: 45 - poisoned.length, failed: poisoned.length });
+      expect(readdirSync(join(folder.photos, 'corrected', 'more')).sort()).toEqual(readdirSync(join(folder.photos, 'more')).filter((f) => !poisoned.includes(f)).sort());
     } finally {
       undo();
       await commands.dispose();
     }
   }, 180_000);
 
-  test('an emulator that crashes on every photo is left stopped after 8 crashes in a row, and the run stops saying so', async () => {
+  test('an emulator that crashes on every photo: it is started again each time, and the run stops after 10 files in a row lost, saying so', async () => {
     folder = photoFolder();
+    await morePhotos(10, 320, 240);
     // Every JPEG starts so (SOI, then a marker).
     const undo = requireInEmulators(crashOnMarker(folder.root, Buffer.from([0xff, 0xd8, 0xff])));
     const { fake, commands } = activateOnFake();
     try {
       fake.pick = () => 'Pro';
       const last = (await fake.run('pfc.correctFolder', fake.uri(folder.photos))) as LastRun;
-      expect(fake.output.filter((l) => /the embedded emulator stopped on its own \(signal SIGSEGV\); starting it again/.test(l))).toHaveLength(7);
-      expect(fake.output.some((l) => /stopped on its own \(signal SIGSEGV\), 8 times in a row without finishing a job; it is left stopped/.test(l))).toBe(true);
       expect(last.summary.corrected).toBe(0);
-      expect(fake.shown.at(-1)!.text).toMatch(/stopped early: .*the local emulator stopped on its own 8 times in a row without finishing a job \(signal SIGSEGV\), so it was left stopped/);
-      expect(await commands.embedded.pid()).toBeUndefined();
+      expect(last.summary.failed).toBeGreaterThanOrEqual(10);
+      expect(fake.shown.at(-1)!.text).toMatch(/stopped early: the service lost the jobs of 10 files in a row, on each of their attempts/);
+      expect(fake.output.filter((l) => /the embedded emulator stopped on its own \(signal SIGSEGV\); starting it again/.test(l)).length).toBeGreaterThanOrEqual(10);
     } finally {
       undo();
       await commands.dispose();
     }
-  }, 120_000);
+  }, 180_000);
+
+  test('an emulator that keeps crashing with nothing to do is left stopped after crashLoop crashes in a row; requests are refused saying why, and the next run starts it again', async () => {
+    folder = photoFolder();
+    const crashSoon = join(folder.root, 'crash-soon.cjs');
+    // 0.2 s after it says it listens.
+    writeFileSync(crashSoon, `const send = process.send;
+process.send = function (message, ...rest) {
+  if (message && message.type === 'ready') setTimeout(() => process.kill(process.pid, 'SIGSEGV'), 200);
+  return send.call(this, message, ...rest);
+};
+`);
+    const lines: string[] = [];
+    const embedded = new EmbeddedEmulator(PLUGIN_DIR, (l) => lines.push(l), 3);
+    const undo = requireInEmulators(crashSoon);
+    try {
+      await embedded.url();
+      await vi.waitFor(() => expect(lines.some((l) => /3 times in a row without finishing a job; it is left stopped/.test(l))).toBe(true), { timeout: 30_000, interval: 50 });
+      expect(lines.filter((l) => /embedded emulator started on/.test(l))).toHaveLength(3);
+      expect(await embedded.pid()).toBeUndefined();
+      await expect(embedded.ready()).rejects.toThrow(/the local emulator stopped on its own 3 times in a row without finishing a job \(signal SIGSEGV\), so it was left stopped; the next run starts it again/);
+      undo();
+      // The next run: a new one, which stays.
+      const url = await embedded.url();
+      await embedded.ready();
+      expect((await fetch(`${url}/presets`, { headers: { 'X-API-KEY': 'x' } })).status).toBe(200);
+    } finally {
+      undo();
+      await embedded.dispose();
+    }
+  }, 60_000);
 
   test('an installation without the emulator: the first run offers "Set API Key", and with the key the folder is corrected on the hosted service', async () => {
     folder = photoFolder();

@@ -1,0 +1,59 @@
+/**
+ * A service that loses every job it holds when one photo crashes it (the
+ * embedded emulator, restarted after a native crash): the photo fails after
+ * its attempts, the files lost beside it are tried again alone and corrected.
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { JobLostError } from '@pfc/core';
+import { describe, expect, it } from 'vitest';
+import { type BatchEvent, planBatch, runBatch } from '../src/index';
+import { FakeBackend, jpegBytes, tempDir, writeTree } from './helpers';
+
+/** A backend whose service crashes whenever it is given one of `poisoned` (`'all'`: any file), losing every job in flight then. */
+function crashingService(poisoned: readonly string[] | 'all'): FakeBackend {
+  let crashes = 0;
+  const crashesAtStart = new Map<string, number>();
+  const lost = (name: string) => new JobLostError(404, 'no job with this id', undefined, `GET /v2/status/${name}`);
+  return new FakeBackend({
+    delayMs: 15,
+    onCall: (name) => crashesAtStart.set(name, crashes),
+    fault: (name) => {
+      if (poisoned === 'all' || poisoned.includes(name)) {
+        crashes++;
+        throw lost(name);
+      }
+      if (crashesAtStart.get(name) !== crashes) throw lost(name);
+    },
+  });
+}
+
+describe('a photo that crashes the service, losing the jobs beside it', () => {
+  it('fails alone after its attempts: every file lost with it is tried again alone and corrected', async () => {
+    const root = tempDir();
+    const names = Array.from({ length: 16 }, (_, i) => `p${String(i).padStart(2, '0')}.jpg`);
+    const poisoned = ['p03.jpg', 'p09.jpg'];
+    writeTree(root, Object.fromEntries(names.map((n) => [n, jpegBytes(64, 48, { filler: n })])));
+    const backend = crashingService(poisoned);
+    const events: BatchEvent[] = [];
+    const summary = await runBatch(await planBatch({ inputs: [root] }), { backend, concurrency: 3, retryDelayMs: 1, attempts: 3, onEvent: (e) => events.push(e) });
+    expect(summary.results.filter((r) => r.status === 'failed').map((r) => r.rel).sort()).toEqual(poisoned);
+    expect(summary.corrected).toBe(names.length - poisoned.length);
+    for (const name of names) expect(existsSync(join(root, 'corrected', name)), name).toBe(!poisoned.includes(name));
+    // Each poisoned photo was tried 3 times; files were lost beside them and tried again.
+    for (const name of poisoned) expect(backend.calls.filter((c) => c.fileName === name)).toHaveLength(3);
+    const retriedInnocents = new Set(events.flatMap((e) => (e.type === 'retry' && !poisoned.includes(e.rel) ? [e.rel] : [])));
+    expect(retriedInnocents.size).toBeGreaterThan(0);
+  });
+
+  it('a service that loses every job stops the run after 10 files in a row, saying so', async () => {
+    const root = tempDir();
+    const names = Array.from({ length: 30 }, (_, i) => `p${String(i).padStart(2, '0')}.jpg`);
+    writeTree(root, Object.fromEntries(names.map((n) => [n, jpegBytes(64, 48, { filler: n })])));
+    const summary = await runBatch(await planBatch({ inputs: [root] }), { backend: crashingService('all'), concurrency: 2, retryDelayMs: 1, attempts: 3 });
+    expect(summary.stoppedBecause).toMatch(/^the service lost the jobs of 10 files in a row, on each of their attempts \(it forgets what it was given: it keeps crashing or restarting\): GET \/v2\/status\//);
+    expect(summary.corrected).toBe(0);
+    expect(summary.failed).toBeGreaterThanOrEqual(10);
+    expect(summary.failed).toBeLessThan(names.length);
+  });
+});
