@@ -7,13 +7,14 @@
  * did it; tried again alone, the photo that crashes it takes only itself down,
  * and the files lost beside it are corrected.
  *
- * An attempt that would run alone waits for a moment with nothing in flight;
- * it does not hold new attempts back meanwhile. Holding them back could
+ * An attempt that would run alone waits for a moment with nothing in flight.
+ * Meanwhile the run takes no new file ({@link AttemptGate.quiet}), so that
+ * moment comes once the files in hand are done or waiting too; but the gate
+ * does not hold back the attempts of files already taken. Holding those could
  * deadlock: an attempt in flight may be waiting for the job-slot turn of an
- * earlier file (slots.ts) that would be held back. So under a steady flow of
- * files it runs when the flow thins out, at the latest at the end of the run;
- * its own turn has passed (a file passes its turn before its backoff), so it
- * keeps no other file waiting.
+ * earlier file (slots.ts), which would be held back. Files not taken yet come
+ * later in the plan than any in hand, so no turn waits for them; and the lone
+ * attempt's own turn has passed (a file passes its turn before its backoff).
  */
 import { UserAbortError } from '@pfc/core';
 
@@ -28,6 +29,7 @@ export class AttemptGate {
   #inFlight = 0;
   #aloneInFlight = false;
   readonly #waiting: Waiter[] = [];
+  readonly #quietListeners: (() => void)[] = [];
 
   /** Attempts in flight now. */
   get inFlight(): number {
@@ -50,12 +52,35 @@ export class AttemptGate {
         onAbort: () => {
           this.#waiting.splice(this.#waiting.indexOf(w), 1);
           reject(new UserAbortError());
+          this.#letIn();
         },
       };
       signal?.addEventListener('abort', w.onAbort, { once: true });
       this.#waiting.push(w);
     });
     return this.#exit(alone);
+  }
+
+  /**
+   * Resolves once no attempt waits to run alone or runs alone (at once when none does), or `signal` aborts:
+   * the run takes its next file then, so that an attempt waiting to run alone gets its moment.
+   */
+  quiet(signal?: AbortSignal): Promise<void> {
+    if (this.#isQuiet() || signal?.aborted) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = (): void => {
+        signal?.removeEventListener('abort', done);
+        const i = this.#quietListeners.indexOf(done);
+        if (i >= 0) this.#quietListeners.splice(i, 1);
+        resolve();
+      };
+      signal?.addEventListener('abort', done, { once: true });
+      this.#quietListeners.push(done);
+    });
+  }
+
+  #isQuiet(): boolean {
+    return !this.#aloneInFlight && !this.#waiting.some((w) => w.alone);
   }
 
   #mayEnter(alone: boolean): boolean {
@@ -85,6 +110,7 @@ export class AttemptGate {
     for (const w of this.#waiting.filter((x) => !x.alone)) this.#letInOne(w);
     const next = this.#waiting.find((x) => x.alone);
     if (next && this.#inFlight === 0) this.#letInOne(next);
+    if (this.#isQuiet()) for (const listener of [...this.#quietListeners]) listener();
   }
 
   #letInOne(w: Waiter): void {

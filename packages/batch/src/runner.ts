@@ -194,6 +194,8 @@ async function runLocked(plan: BatchPlan | StreamedPlan, options: RunOptions, pa
     // by the first workers, so this wait always ends.)
     if (slots && k >= concurrency) await slots.passed(k - concurrency);
     while (!signal?.aborted) {
+      // No new file while an attempt waits to run alone (attempt-gate.ts): its moment comes once those in hand are done.
+      await ctx.gate.quiet(signal);
       const fed = await feed.next();
       reportSkipped();
       if (!fed) {

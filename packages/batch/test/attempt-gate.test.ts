@@ -72,4 +72,33 @@ describe('AttemptGate', () => {
     (await gate.enter(true))();
     await expect(gate.enter(false, cancel.signal)).rejects.toBeInstanceOf(UserAbortError);
   });
+
+  it('is quiet (the run takes new files) only while no attempt waits or runs alone', async () => {
+    const gate = new AttemptGate();
+    await gate.quiet();
+    const busy = await gate.enter(false);
+    const alone = gate.enter(true);
+    const quiet = gate.quiet();
+    expect(await settled(quiet)).toBe(false);
+    busy();
+    const leaveAlone = await alone;
+    expect(await settled(quiet)).toBe(false);
+    leaveAlone();
+    expect(await settled(quiet)).toBe(true);
+    // A cancelled lone wait, or the run's cancel, ends the quiet wait too.
+    const busyAgain = await gate.enter(false);
+    const cancel = new AbortController();
+    const waiting = gate.enter(true, cancel.signal).catch(() => undefined);
+    const quietAgain = gate.quiet();
+    cancel.abort();
+    await waiting;
+    expect(await settled(quietAgain)).toBe(true);
+    const stop = new AbortController();
+    const lone = gate.enter(true);
+    const quietUntilStop = gate.quiet(stop.signal);
+    stop.abort();
+    expect(await settled(quietUntilStop)).toBe(true);
+    busyAgain();
+    (await lone)();
+  });
 });

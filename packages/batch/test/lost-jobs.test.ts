@@ -56,4 +56,20 @@ describe('a photo that crashes the service, losing the jobs beside it', () => {
     expect(summary.failed).toBeGreaterThanOrEqual(10);
     expect(summary.failed).toBeLessThan(names.length);
   });
+
+  it('a file whose job was lost once is tried again alone soon, not after the rest of the run', async () => {
+    const root = tempDir();
+    const names = Array.from({ length: 40 }, (_, i) => `p${String(i).padStart(2, '0')}.jpg`);
+    writeTree(root, Object.fromEntries(names.map((n) => [n, jpegBytes(64, 48, { filler: n })])));
+    const lostOnce = new JobLostError(404, 'no such result', undefined, 'GET corrected file');
+    const backend = new FakeBackend({ delayMs: 10, fault: (name, n) => {
+      if (name === 'p05.jpg' && n === 1) throw lostOnce;
+    } });
+    // Four files in hand: their attempts overlap, so a moment with none in flight comes only if the run waits for it.
+    const summary = await runBatch(await planBatch({ inputs: [root] }), { backend, concurrency: 4, retryDelayMs: 1, attempts: 3 });
+    expect(summary.corrected).toBe(names.length);
+    const second = backend.calls.map((c) => c.fileName).lastIndexOf('p05.jpg');
+    // The run took no new file while it waited: it came back within the files in hand then, not after the other 34.
+    expect(second).toBeLessThan(20);
+  });
 });
