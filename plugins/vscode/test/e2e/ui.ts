@@ -73,8 +73,9 @@ export async function contextMenu(page: Page, target: Locator, item: string, att
     const menu = page.locator('.monaco-menu').first();
     await menu.waitFor({ state: 'visible', timeout: 15_000 });
     const entry = page.locator('.monaco-menu .action-item').filter({ hasText: item }).first();
-    if (await entry.isVisible().catch(() => false)) {
-      await entry.hover();
+    // A menu redrawn while it opens (contributions registered meanwhile) detaches the entry found: open it again.
+    const hovered = (await entry.isVisible().catch(() => false)) && (await entry.hover({ timeout: 5_000 }).then(() => true, () => false));
+    if (hovered) {
       await onOpen?.();
       // A menu ignores a click that comes too soon after it opened (the right
       // button's release must not pick an item); on a loaded machine that can
