@@ -13,11 +13,12 @@ export default defineConfig({
   platform: 'node',
   target: 'node20',
   outExtension: () => ({ js: '.js' }),
-  // @pfc/emulator (sharp, native) is never bundled: the extension talks to a running emulator by URL.
+  // @pfc/emulator (sharp, native) is never bundled: the extension talks to a running emulator by URL, and
+  // loads the launcher of its embedded one (`@pfc/emulator/process`) from the emulator's installation, by path.
   // @napi-rs/xattr (extended attributes, native) neither: it is loaded where Node finds it (an installation
   // beside the extension); without it, in-place runs say they cannot keep Finder tags or ratings.
-  external: ['vscode', '@pfc/emulator', '@napi-rs/xattr'],
-  noExternal: [/^(?!vscode$|@pfc\/emulator$|@napi-rs\/xattr$).*/],
+  external: ['vscode', '@pfc/emulator', '@pfc/emulator/process', '@napi-rs/xattr'],
+  noExternal: [/^(?!vscode$|@pfc\/emulator(\/process)?$|@napi-rs\/xattr$).*/],
   sourcemap: false,
   minify: true,
   clean: true,

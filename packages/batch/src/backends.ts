@@ -2,9 +2,11 @@
  * Choosing and opening a backend from what the user configured, the one place
  * that does it for the CLI and for VS Code: an API key selects the hosted Web
  * API, a container URL the self-hosted containers, an emulator URL a running
- * emulator, and with none of them the embedded emulator is started in-process
- * on loopback (`@pfc/emulator` is imported only then, so hosts that reach the
- * emulator by URL never load it or its native `sharp`).
+ * emulator, and with none of them the embedded emulator is started on
+ * loopback in a process of its own, started again when it crashes (the
+ * emulator's `SupervisedEmulator`; `@pfc/emulator/process`, Node built-ins
+ * only, is imported only then, and the emulator with its native `sharp` is
+ * loaded only in that process).
  */
 import {
   type BackendKind, type CorrectionBackend, createBgrBackend, createContainerBackend, createSelfHostedBackend, DEFAULT_BASE_URL, type FetchLike, Fleet, type FleetEvent,
@@ -16,6 +18,9 @@ import { createDirectContainerBackend } from './container-direct';
 import { bgrTarget, containerTarget, describeTarget, type InstanceJobs, instanceJobsFor, type InstanceJobsValue, urlList } from './fleet';
 import { createNodeFetch } from './node-fetch';
 import { BatchUsageError } from './errors';
+import type { SupervisedEmulatorEvent } from '@pfc/emulator/process';
+
+export type { SupervisedEmulatorEvent };
 
 export type BackendChoice = 'auto' | 'web' | 'container' | 'bgr' | 'emulator';
 export const BACKEND_CHOICES: readonly BackendChoice[] = ['auto', 'web', 'container', 'bgr', 'emulator'];
@@ -73,6 +78,8 @@ export interface BackendSelection {
   bgrLicenseKey?: string;
   /** Extra time each embedded-emulator job spends processing, in ms (demos and tests). Default 0. */
   emulatorProcessingMs?: number;
+  /** Told when the embedded emulator starts, ends on its own (and is started again), or is left stopped. */
+  onEmbeddedEvent?: (e: SupervisedEmulatorEvent) => void;
   /** Called before each HTTP retry (never receives credentials). */
   onRetry?: (info: RetryInfo) => void;
   /** The `fetch` under every client. Default: `createNodeFetch()` (streamed uploads keep backpressure). */
@@ -144,7 +151,7 @@ export async function openBackend(selection: BackendSelection): Promise<OpenedBa
   }
 }
 
-async function openEmulator(sel: BackendSelection): Promise<OpenedBackend> {
+async function openEmulator(sel: BackendSelection & { fetch: FetchLike }): Promise<OpenedBackend> {
   const retry = sel.onRetry ? { onRetry: sel.onRetry } : {};
   const opened = (web: WebApiClient, description: string, close: () => Promise<void>): OpenedBackend =>
     ({ backend: web, web, id: 'emulator', description, paid: false, defaultConcurrency: 2, close });
@@ -152,13 +159,35 @@ async function openEmulator(sel: BackendSelection): Promise<OpenedBackend> {
     const web = new WebApiClient({ apiKey: EMULATOR_API_KEY, baseURL: sel.emulatorUrl, fetch: sel.fetch, ...retry });
     return opened(web, `emulator at ${web.baseURL}`, async () => undefined);
   }
-  const { startEmulator } = await import('@pfc/emulator').catch((err: unknown) => {
+  const { SupervisedEmulator, startEmulatorProcess } = await import('@pfc/emulator/process').catch((err: unknown) => {
     throw new BatchUsageError(`the embedded emulator cannot start here (${err instanceof Error ? err.message : String(err)}): give the URL of a running emulator instead`, 'bad-params');
   });
   // Only the Web API is needed; the container emulations stay off.
-  const emu = await startEmulator({ host: '127.0.0.1', container: false, bgr: false, ...(sel.emulatorProcessingMs ? { processingMs: sel.emulatorProcessingMs } : {}) });
-  const web = new WebApiClient({ apiKey: EMULATOR_API_KEY, baseURL: emu.web, fetch: sel.fetch, ...retry });
-  return opened(web, `embedded emulator on ${emu.web}`, () => emu.close());
+  const embedded = new SupervisedEmulator({
+    start: startEmulatorProcess,
+    process: { host: '127.0.0.1', container: false, bgr: false, ...(sel.emulatorProcessingMs ? { processingMs: sel.emulatorProcessingMs } : {}) },
+    ...(sel.onEmbeddedEvent ? { onEvent: sel.onEmbeddedEvent } : {}),
+  });
+  const url = await embedded.url().catch(async (err: unknown) => {
+    await embedded.close();
+    throw new BatchUsageError(`the embedded emulator cannot start here (${err instanceof Error ? err.message : String(err)}): give the URL of a running emulator instead`, 'bad-params');
+  });
+  const web = new WebApiClient({ apiKey: EMULATOR_API_KEY, baseURL: url, fetch: afterRestarts(embedded, sel.fetch), ...retry });
+  return opened(web, `embedded emulator on ${url}`, () => embedded.close());
+}
+
+/** An embedded emulator that may be starting again after a crash (`SupervisedEmulator`). */
+export interface RestartingService {
+  /** Settles when it is up; rejects when it was left stopped or `signal` aborts first. */
+  ready(signal?: AbortSignal | null): Promise<void>;
+}
+
+/** Each request to an embedded emulator first waits while it is being started again (after a crash). */
+export function afterRestarts(service: RestartingService, fetch: FetchLike): FetchLike {
+  return async (input, init) => {
+    await service.ready(init?.signal);
+    return fetch(input, init);
+  };
 }
 
 async function openSelfHosted(choice: 'container' | 'bgr', sel: BackendSelection): Promise<OpenedBackend> {

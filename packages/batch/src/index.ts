@@ -34,7 +34,8 @@ export { BatchUsageError, DiskRefusedError, JobTimeoutError } from './errors';
 export { formatBytes, formatDuration } from './format';
 export { pendingFiles, type PendingOptions } from './pending';
 export {
-  openBackend, resolveBackendChoice, impliedParams, BACKEND_CHOICES, EMULATOR_API_KEY, type BackendChoice, type BackendId, type BackendSelection, type OpenedBackend,
+  openBackend, resolveBackendChoice, impliedParams, afterRestarts, BACKEND_CHOICES, EMULATOR_API_KEY, type BackendChoice, type BackendId, type BackendSelection, type OpenedBackend,
+  type RestartingService, type SupervisedEmulatorEvent,
 } from './backends';
 export { createDirectContainerBackend, type DirectAccessOptions } from './container-direct';
 export { createNodeFetch } from './node-fetch';

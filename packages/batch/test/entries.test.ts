@@ -31,11 +31,11 @@ function importsOf(file: string, seen = new Set<string>()): { static: Set<string
 }
 
 describe('built entries', () => {
-  it('@pfc/batch imports neither sharp nor the emulator statically; the emulator only when the embedded one is started', () => {
+  it('@pfc/batch imports neither sharp nor the emulator statically; the emulator\'s process launcher (Node built-ins only) only when the embedded one is started', () => {
     const { static: statics, dynamic } = importsOf('index.js');
     expect(statics).toContain('@pfc/core');
     expect([...statics].filter((s) => /sharp|@pfc\/emulator/.test(s))).toEqual([]);
-    expect([...dynamic]).toEqual(['@pfc/emulator']);
+    expect([...dynamic]).toEqual(['@pfc/emulator/process']);
   });
 
   it('@pfc/batch/rgb is where the greyscale-to-RGB copy (and sharp) are', async () => {

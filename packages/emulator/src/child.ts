@@ -16,6 +16,9 @@ async function main(): Promise<void> {
     process.stderr.write('the emulator child process needs an IPC channel: start it with startEmulatorProcess\n');
     process.exit(2);
   }
+  // Ctrl-C, or a terminal closing, reaches the whole process group: the parent decides (a first Ctrl-C
+  // cancels its run, which still needs this emulator to end its jobs) and stops this one through the channel.
+  for (const signal of ['SIGINT', 'SIGHUP'] as const) process.on(signal, () => undefined);
   const options = await startOptions();
   if (!options) process.exit(0); // the parent went before saying how
   let emulator: EmulatorHandle;

@@ -23,10 +23,12 @@
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { EmulatorOptions } from './options';
-import { removeScratchDirOf } from './scratch-owner';
+import { removeScratchDirOf, removeScratchDirOfSync } from './scratch-owner';
+
+export { CRASH_LOOP, SupervisedEmulator, type SupervisedEmulatorEvent, type SupervisedEmulatorOptions } from './supervised';
 
 /** What the child is started with: `startEmulator`'s options that survive JSON (no engine, clock or log function). */
-export interface EmulatorProcessOptions extends Pick<EmulatorOptions, 'host' | 'webPort' | 'apiKeys' | 'dataDir' | 'workers' | 'storage' | 'signingSecret'> {
+export interface EmulatorProcessOptions extends Pick<EmulatorOptions, 'host' | 'webPort' | 'apiKeys' | 'dataDir' | 'workers' | 'storage' | 'signingSecret' | 'processingMs'> {
   /** The container emulations; default false (off) here, unlike `startEmulator`. */
   container?: false | { port?: number };
   bgr?: false | { port?: number };
@@ -109,6 +111,8 @@ export async function startEmulatorProcess(options: EmulatorProcessOptions = {})
     });
   });
   const close = stopper(child, exited);
+  const offExit = killOnExit(child, () => (started && !emulatorOptions.dataDir ? started.dataDir : undefined));
+  void exited.then(offExit);
   let finished = false;
   child.on('message', (m: ChildMessage) => {
     if (m.type === 'finished-a-job') finished = true;
@@ -122,6 +126,26 @@ export async function startEmulatorProcess(options: EmulatorProcessOptions = {})
     await close(1_000);
     throw err;
   }
+}
+
+/**
+ * When this process ends by `process.exit` (a second Ctrl-C, an uncaught error) the child would stop by
+ * itself once its channel closes, but after this process is gone, removing its temporary data folder late.
+ * It is killed and its folder removed here, before this process ends. Returns the undo.
+ */
+function killOnExit(child: ReturnType<typeof fork>, tempDataDir: () => string | undefined): () => void {
+  const onExit = (): void => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    child.kill('SIGKILL');
+    const dir = tempDataDir();
+    try {
+      if (dir) removeScratchDirOfSync(dir, child.pid!);
+    } catch {
+      // Nothing more can be done while exiting; the next emulator start removes it (owner marker, dead pid).
+    }
+  };
+  process.on('exit', onExit);
+  return () => process.off('exit', onExit);
 }
 
 /** Waits for the child's `ready` message. */

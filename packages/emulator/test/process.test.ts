@@ -4,7 +4,7 @@
  * child (not here), and every way it ends — `close()`, a kill, its parent's
  * death — leaving no process and no temporary data folder behind.
  */
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -44,6 +44,25 @@ const cpuTicks = (pid: number): number => {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
   return Number(fields[11]) + Number(fields[12]);
 };
+
+/** A Node process that starts an emulator process, then runs `then`; with the emulator's process id and data folder. */
+async function parentOfEmulator(then: string): Promise<{ parent: ChildProcess; pid: number; dataDir: string }> {
+  const script = `
+    const { startEmulatorProcess } = await import('@pfc/emulator/process');
+    const emu = await startEmulatorProcess({ host: '127.0.0.1' });
+    process.stdout.write(JSON.stringify({ pid: emu.pid, dataDir: emu.dataDir }) + '\\n');
+    ${then}`;
+  const parent = spawn(process.execPath, ['--input-type=module', '-e', script], { cwd: import.meta.dirname, stdio: ['pipe', 'pipe', 'inherit'] });
+  const line = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    parent.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+      if (out.includes('\n')) resolve(out.split('\n')[0]!);
+    });
+    parent.once('exit', (code) => reject(new Error(`parent exited (${code})`)));
+  });
+  return { parent, ...(JSON.parse(line) as { pid: number; dataDir: string }) };
+}
 
 describe('startEmulatorProcess', () => {
   it('corrects a photo through the Web API in a child process: the engine works there, not in the caller', async () => {
@@ -98,26 +117,32 @@ describe('startEmulatorProcess', () => {
   });
 
   it('ends with its parent, even one killed outright, and removes its temporary data folder', async () => {
-    const script = `
-      const { startEmulatorProcess } = await import('@pfc/emulator/process');
-      const emu = await startEmulatorProcess({ host: '127.0.0.1' });
-      process.stdout.write(JSON.stringify({ pid: emu.pid, dataDir: emu.dataDir }) + '\\n');
-      setInterval(() => {}, 1000);`;
-    const parent = spawn(process.execPath, ['--input-type=module', '-e', script], { cwd: import.meta.dirname, stdio: ['ignore', 'pipe', 'inherit'] });
-    const line = await new Promise<string>((resolve, reject) => {
-      let out = '';
-      parent.stdout.on('data', (d: Buffer) => {
-        out += d.toString();
-        if (out.includes('\n')) resolve(out.split('\n')[0]!);
-      });
-      parent.once('exit', (code) => reject(new Error(`parent exited (${code})`)));
-    });
-    const { pid, dataDir } = JSON.parse(line) as { pid: number; dataDir: string };
+    const { parent, pid, dataDir } = await parentOfEmulator('setInterval(() => {}, 1000);');
     expect(alive(pid)).toBe(true);
     expect(existsSync(dataDir)).toBe(true);
     parent.kill('SIGKILL');
     await until(() => !alive(pid));
     expect(existsSync(dataDir)).toBe(false);
+  });
+
+  it('a parent that ends by process.exit (a second Ctrl-C) kills it and removes its temporary data folder before it is gone', async () => {
+    const { parent, pid, dataDir } = await parentOfEmulator("process.stdin.once('data', () => process.exit(130));");
+    // Seen the moment the parent has gone: nothing was left for later.
+    const atExit = new Promise<{ code: number | null; child: boolean; folder: boolean }>((resolve) => {
+      parent.once('exit', (code) => resolve({ code, child: alive(pid), folder: existsSync(dataDir) }));
+    });
+    parent.stdin!.write('\n');
+    expect(await atExit).toEqual({ code: 130, child: false, folder: false });
+  });
+
+  it('a Ctrl-C or a closed terminal (SIGINT, SIGHUP: sent to the whole process group) does not stop it: its parent decides', async () => {
+    const emu = await start();
+    process.kill(emu.pid, 'SIGINT');
+    process.kill(emu.pid, 'SIGHUP');
+    await new Promise((r) => setTimeout(r, 300));
+    expect(alive(emu.pid)).toBe(true);
+    expect((await fetch(`${emu.web}/presets`, { headers: { 'X-API-KEY': 'k' } })).status).toBe(200);
+    expect(await emu.close()).toMatchObject({ code: 0, signal: null });
   });
 
   it('a child that cannot start rejects with its reason, and leaves no process', async () => {

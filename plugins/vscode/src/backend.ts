@@ -8,7 +8,7 @@
  * API key is stored, the container once `pfc.containerUrl` is set, else the
  * embedded emulator (src/embedded.ts).
  */
-import { createNodeFetch, openBackend, type BackendSelection, type OpenedBackend } from '@pfc/batch';
+import { afterRestarts, createNodeFetch, openBackend, type BackendSelection, type OpenedBackend, type RestartingService } from '@pfc/batch';
 import type { FetchLike, RetryInfo } from '@pfc/core';
 import type { KeyName, KeyStore } from './keys';
 import type { BackendSetting, ExtensionSettings } from './settings';
@@ -40,11 +40,9 @@ export class MissingKeyError extends Error {
 }
 
 /** The embedded emulator, as a run uses it (src/embedded.ts). */
-export interface EmbeddedService {
+export interface EmbeddedService extends RestartingService {
   /** Its Web API address, started on demand. */
   url(): Promise<string>;
-  /** Settles when it is up (it may be starting again after a crash). */
-  ready(signal?: AbortSignal | null): Promise<void>;
 }
 
 /** What `resolveBackend` passes on to `openBackend`. */
@@ -133,13 +131,5 @@ export async function resolveBackend(settings: ExtensionSettings, keys: Pick<Key
     label: labelOf(backend, settings, selection.emulatorUrl, l10n),
     embedded: onEmbedded,
     ...(KEY_OF[backend] ? { key: KEY_OF[backend] } : {}),
-  };
-}
-
-/** Each request to the embedded emulator first waits while it is being started again (after a crash). */
-function afterRestarts(embedded: EmbeddedService, fetch: FetchLike): FetchLike {
-  return async (input, init) => {
-    await embedded.ready(init?.signal);
-    return fetch(input, init);
   };
 }

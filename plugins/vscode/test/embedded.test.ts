@@ -14,6 +14,7 @@ import { EmbeddedEmulator } from '../src/embedded';
 import { SECRET_KEYS } from '../src/keys';
 import type { LastRun } from '../src/last-run';
 import { type FakeVscode, PLUGIN_DIR } from './fake-vscode';
+import { crashOnMarker, withCrashMarker } from '../../../test/support/crash-on-marker';
 import { activateOnFake, photoFolder, SAMPLE_FILES } from './helpers';
 
 let folder: ReturnType<typeof photoFolder>;
@@ -50,38 +51,6 @@ async function morePhotos(count: number, width: number, height: number, edit = (
   mkdirSync(more);
   for (let i = 0; i < count; i++) writeFileSync(join(more, `more-${i}.jpg`), edit(`more-${i}.jpg`, photo));
   return more;
-}
-
-/** The marker {@link crashOnMarker}'s emulator crashes on by default. */
-const CRASH_MARKER = Buffer.from('PFC-CRASH-HERE');
-
-/** The JPEG with a comment segment holding {@link CRASH_MARKER}, first after its start (so in the first chunk sent). */
-function withCrashMarker(jpeg: Buffer): Buffer {
-  const text = Buffer.from(CRASH_MARKER);
-  const length = Buffer.alloc(2);
-  length.writeUInt16BE(text.length + 2);
-  return Buffer.concat([jpeg.subarray(0, 2), Buffer.from([0xff, 0xfe]), length, text, jpeg.subarray(2)]);
-}
-
-/**
- * A script for `--require` (the emulator's process inherits NODE_OPTIONS) that makes the emulator crash
- * outright (SIGSEGV, as a native fault in an image library would) when it stores a photo holding `marker`:
- * a photo that crashes the service each time it is sent.
- */
-function crashOnMarker(dir: string, marker = CRASH_MARKER): string {
-  const script = join(dir, `crash-on-${marker.toString('hex')}.cjs`);
-  writeFileSync(
-    script,
-    `const fs = require('node:fs');
-const marker = Buffer.from('${marker.toString('hex')}', 'hex');
-const write = fs.WriteStream.prototype.write;
-fs.WriteStream.prototype.write = function (chunk, ...rest) {
-  if (Buffer.isBuffer(chunk) && chunk.includes(marker)) process.kill(process.pid, 'SIGSEGV');
-  return write.call(this, chunk, ...rest);
-};
-`,
-  );
-  return script;
 }
 
 describe('offline by default: the embedded emulator', () => {

@@ -5,7 +5,7 @@ import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import {
   BACKEND_CHOICES, BACKUP_DIR, checkOutputWritable, impliedParams, type BackendChoice, type BackendSelection, type BatchPlan, type BatchSummary, BatchUsageError, checkReportPath, formatBytes,
-  collectPlan, type OpenedBackend, openBackend, type OutputMode, pendingFiles, planStream, resolveBackendChoice, runBatch, type StreamedPlan,
+  collectPlan, type OpenedBackend, openBackend, type OutputMode, pendingFiles, planStream, resolveBackendChoice, runBatch, type StreamedPlan, type SupervisedEmulatorEvent,
 } from '@pfc/batch';
 import { type FleetEvent, ParameterError, type PfcParams, UserAbortError } from '@pfc/core';
 import { intFlag, parse, secondsFlag } from '../args';
@@ -130,6 +130,7 @@ async function readRequest(v: CorrectValues, positionals: string[], io: CliIo): 
     // One number for every instance, or one per instance in the order of the URLs (checked by openBackend, before anything is sent).
     instanceJobs: v['instance-jobs'] ?? io.env.PFC_INSTANCE_JOBS,
     onFleetEvent: (e) => fleetNotice(e, io),
+    onEmbeddedEvent: (e) => embeddedNotice(e, io),
     bgrLicenseKey: v['bgr-license-key'] ?? io.env.PFC_BGR_LICENSE_KEY,
     ...containerDirect(v['container-input-dir'], v['container-output-dir'], io.cwd),
   };
@@ -242,6 +243,11 @@ function fleetNotice(e: FleetEvent, io: CliIo): void {
     : e.type === 'up' ? `Instance ${e.instance} is back; it takes work again.`
     : undefined;
   if (line) io.stderr.write(`${line}\n`);
+}
+
+/** The embedded emulator ended on its own and is started again, was left stopped, or could not start again (its start is said once, by `Using the…`). */
+function embeddedNotice(e: SupervisedEmulatorEvent, io: CliIo): void {
+  if (e.type !== 'started') io.stderr.write(`${e.message.charAt(0).toUpperCase()}${e.message.slice(1)}.\n`);
 }
 
 /**
