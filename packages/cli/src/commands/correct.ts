@@ -72,9 +72,9 @@ export async function correctCommand(argv: string[], io: CliIo): Promise<number>
     io.stdout.write(CORRECT_HELP);
     return EXIT.ok;
   }
-  const request = await readRequest(v, positionals, io);
-  keepHeapNearLive();
   const render = v.json ? jsonRenderer(io) : humanRenderer(io);
+  const request = await readRequest(v, positionals, io, render.notice);
+  keepHeapNearLive();
   for (const w of request.warnings) render.notice(`Note: ${w}`);
 
   // Ctrl-C during the run (see runWithInterrupts); before it, Ctrl-C ends the process at once (nothing is written yet).
@@ -110,7 +110,8 @@ export async function correctCommand(argv: string[], io: CliIo): Promise<number>
 }
 
 /** Read and check the flags: every usage error is raised here, before planning. */
-async function readRequest(v: CorrectValues, positionals: string[], io: CliIo): Promise<CorrectRequest> {
+/** `notice`: a line on stderr, clear of the progress bar (told of the service's events during the run). */
+async function readRequest(v: CorrectValues, positionals: string[], io: CliIo, notice: (line: string) => void): Promise<CorrectRequest> {
   if (positionals.length === 0) throw new UsageError('no input paths: pfc correct <files or folders...> (see: pfc correct --help)');
   const output = outputMode(v.out, v.suffix, v['in-place'] ?? false);
   if (v.overwrite && output.kind === 'in-place') throw new UsageError('--overwrite does not go with --in-place: in-place runs always keep the originals under .pfc-originals/');
@@ -129,8 +130,8 @@ async function readRequest(v: CorrectValues, positionals: string[], io: CliIo): 
     bgrUrl: v['bgr-url'] ?? io.env.PFC_BGR_URL,
     // One number for every instance, or one per instance in the order of the URLs (checked by openBackend, before anything is sent).
     instanceJobs: v['instance-jobs'] ?? io.env.PFC_INSTANCE_JOBS,
-    onFleetEvent: (e) => fleetNotice(e, io),
-    onEmbeddedEvent: (e) => embeddedNotice(e, io),
+    onFleetEvent: (e) => fleetNotice(e, notice),
+    onEmbeddedEvent: (e) => embeddedNotice(e, notice),
     bgrLicenseKey: v['bgr-license-key'] ?? io.env.PFC_BGR_LICENSE_KEY,
     ...containerDirect(v['container-input-dir'], v['container-output-dir'], io.cwd),
   };
@@ -238,16 +239,16 @@ async function writeReportOf(path: string, summary: BatchSummary, opened: Opened
 }
 
 /** A fleet's events as they happen, on stderr (stdout may carry --json). */
-function fleetNotice(e: FleetEvent, io: CliIo): void {
+function fleetNotice(e: FleetEvent, notice: (line: string) => void): void {
   const line = e.type === 'down' ? `Instance ${e.instance} is down (${e.reason}); its work goes to the others.`
     : e.type === 'up' ? `Instance ${e.instance} is back; it takes work again.`
     : undefined;
-  if (line) io.stderr.write(`${line}\n`);
+  if (line) notice(line);
 }
 
 /** The embedded emulator ended on its own and is started again, was left stopped, or could not start again (its start is said once, by `Using the…`). */
-function embeddedNotice(e: SupervisedEmulatorEvent, io: CliIo): void {
-  if (e.type !== 'started') io.stderr.write(`${e.message.charAt(0).toUpperCase()}${e.message.slice(1)}.\n`);
+function embeddedNotice(e: SupervisedEmulatorEvent, notice: (line: string) => void): void {
+  if (e.type !== 'started') notice(`${e.message.charAt(0).toUpperCase()}${e.message.slice(1)}.`);
 }
 
 /**
