@@ -7,6 +7,7 @@
 import type { ParamCheck, PfcParams } from './contract/webapi-params';
 import type { JobRecord, PresetRecord } from './contract/webapi-types';
 import type { CallOptions } from './transport';
+import type { LostJobRetryInfo } from './webapi/lost-jobs';
 
 /**
  * An input file. A factory is called once per attempt, so a file streamed from
@@ -51,6 +52,15 @@ export interface CorrectOptions {
    * host allowed) and asked for again after the service's `Retry-After`.
    */
   jobSlot?: (signal: AbortSignal | undefined) => Promise<(outcome?: 'refused') => void>;
+  /**
+   * Web API: attempts at the whole correction while the service loses its job (`JobLostError`: it
+   * restarted, or no longer knows the upload or the job), each sending the file again from a new
+   * upload after a wait (1 s, then 2 s…, ±50 %). Default 1 (the error is thrown). Not for a
+   * `ReadableStream` input, which cannot be read twice. A batch runs its own attempts per file.
+   */
+  lostJobAttempts?: number;
+  /** Told before each such new attempt (the host may say "trying again"). */
+  onLostJob?: (info: LostJobRetryInfo) => void;
   /**
    * Whether files wait for a job slot now (with `jobSlot`): the job's end is
    * then polled for more closely, since the slot idles until it is noticed.

@@ -14,6 +14,7 @@ import {
   WebApiClient,
   type CorrectionBackend,
   type CorrectionProgress,
+  type LostJobRetryInfo,
 } from '@pfc/core';
 import { BASE, corrected, FakeApi, KEY } from './helpers/fake-api';
 import { json, recordingSleep } from './helpers/fake-fetch';
@@ -190,5 +191,66 @@ describe('correct(): a service that forgets what it was given (it restarted)', (
       expect(err).not.toBeInstanceOf(JobLostError);
       expect(retryable).toBe(false);
     }
+  });
+});
+
+describe('correct() with lostJobAttempts: the whole correction again when the service lost its job', () => {
+  const STATUS = /^https:\/\/api\.test\/v2\/status\//;
+  const PUT = /^https:\/\/storage\.test\/put\//;
+  const START = /^https:\/\/api\.test\/v2\/pfc\?/;
+  const lost = { status: 404, body: JSON.stringify({ error: 'no such job' }) };
+
+  function client(api: FakeApi) {
+    const sleep = recordingSleep();
+    return { client: new WebApiClient({ apiKey: KEY, baseURL: BASE, fetch: api.fetch, sleep: sleep.sleep }), delays: sleep.delays };
+  }
+
+  it('sends the file again from a new upload, after a wait it says, and returns that result', async () => {
+    const api = new FakeApi();
+    api.http.fail('GET', STATUS, lost);
+    const { client: c, delays } = client(api);
+    const told: LostJobRetryInfo[] = [];
+    const res = await c.correct(JPEG, { preset: 'Universal' }, { lostJobAttempts: 3, onLostJob: (i) => told.push(i) });
+    expect([...(await readAll(res.body))]).toEqual([...corrected(JPEG)]);
+    expect(api.http.callsTo('PUT', PUT)).toHaveLength(2);
+    const starts = api.http.callsTo('GET', START);
+    expect(starts).toHaveLength(2);
+    // The same parameters, each time with its own upload.
+    expect(starts.map((c) => c.url.searchParams.get('preset'))).toEqual(['Universal', 'Universal']);
+    expect(new Set(starts.map((c) => c.url.searchParams.get('fileKey'))).size).toBe(2);
+    expect(told).toHaveLength(1);
+    expect(told[0]).toMatchObject({ attempt: 2, attempts: 3 });
+    expect(told[0]!.error).toBeInstanceOf(JobLostError);
+    expect(told[0]!.delayMs).toBeGreaterThanOrEqual(500);
+    expect(told[0]!.delayMs).toBeLessThanOrEqual(1500);
+    expect(delays).toContain(told[0]!.delayMs);
+  });
+
+  it('gives up after its attempts with the lost job, waiting longer each time', async () => {
+    const api = new FakeApi();
+    api.http.fail('GET', STATUS, lost, lost, lost);
+    const { client: c } = client(api);
+    const told: LostJobRetryInfo[] = [];
+    await expect(c.correct(JPEG, {}, { lostJobAttempts: 3, onLostJob: (i) => told.push(i) })).rejects.toBeInstanceOf(JobLostError);
+    expect(api.http.callsTo('PUT', PUT)).toHaveLength(3);
+    expect(told.map((t) => t.attempt)).toEqual([2, 3]);
+    expect(told[1]!.delayMs).toBeGreaterThanOrEqual(1000);
+    expect(told[1]!.delayMs).toBeLessThanOrEqual(3000);
+  });
+
+  it('by default, for another error, for a stream (read once) or once cancelled: no new attempt', async () => {
+    const once = async (setupApi: (api: FakeApi) => void, input: Uint8Array | ReadableStream<Uint8Array>, options: Parameters<WebApiClient['correct']>[2]) => {
+      const api = new FakeApi();
+      setupApi(api);
+      const err = await client(api).client.correct(input, {}, { size: JPEG.byteLength, contentType: 'image/jpeg', ...options }).catch((e: unknown) => e);
+      return { err, uploads: api.http.callsTo('PUT', PUT).length };
+    };
+    const lostOnce = (api: FakeApi) => api.http.fail('GET', STATUS, lost);
+    expect(await once(lostOnce, JPEG, {})).toMatchObject({ err: expect.any(JobLostError), uploads: 1 });
+    expect(await once((api) => api.http.fail('GET', START, { status: 400, body: JSON.stringify({ message: 'bad preset' }) }), JPEG, { lostJobAttempts: 3 })).toMatchObject({ uploads: 1 });
+    const stream = new ReadableStream<Uint8Array>({ start: (c) => (c.enqueue(JPEG), c.close()) });
+    expect(await once(lostOnce, stream, { lostJobAttempts: 3 })).toMatchObject({ err: expect.any(JobLostError), uploads: 1 });
+    const stop = new AbortController();
+    expect(await once(lostOnce, JPEG, { lostJobAttempts: 3, signal: stop.signal, onLostJob: () => stop.abort() })).toMatchObject({ err: expect.any(UserAbortError), uploads: 1 });
   });
 });

@@ -17,7 +17,7 @@ import { resolveTargets } from '../src/correct/targets';
 import { exportPixels } from '../src/ps/export';
 import { inModal } from '../src/ps/modal';
 import { compositeOf } from './sim/index';
-import { emulatorForFile } from './emulator-engine';
+import { emulatorForFile, testEngine } from './emulator-engine';
 import { decodeWithSharp, loadSample, meanDiff, sameBytes, simHost } from './helpers';
 
 const emulator = emulatorForFile();
@@ -90,6 +90,50 @@ describe('runCorrections with the emulator', () => {
     for (const d of docs) {
       expect(d.layers).toHaveLength(1);
       expect(d.history).toHaveLength(1);
+    }
+  });
+
+  it('a service that restarts while it holds the job (the job is lost) gets the pixels again: the layer comes from the new one, and the outcome says so', async () => {
+    const { host, docs } = await setup(['portraits/astronaut.jpg']);
+    const signingSecret = 'one secret for both';
+    // The first one holds the job (PROCESSING) until it stops.
+    let service = await startEmulator({ engine: testEngine, container: false, bgr: false, signingSecret });
+    service.setFaults({ jobs: { hangRate: 1 } });
+    const ports = { webPort: Number(new URL(service.web).port), storage: { port: Number(new URL(service.urls.storage!).port) } };
+    const first = service;
+    let restarted: Promise<void> | undefined;
+    let lostJob: { inputSha256: string } | undefined;
+    const phases: string[] = [];
+    try {
+      const client = createWebBackend({ baseURL: service.web, apiKey: 'test-key', poll: { initialDelayMs: 20, maxDelayMs: 100 } });
+      const outcomes = await runCorrections(host, client, resolveTargets(host, 'document'), toParams(DEFAULT_CHOICES), {
+        onProgress: (p) => {
+          phases.push(p.phase);
+          // A restart at the same address: the new one knows nothing of the job.
+          if (p.phase === 'processing' && !restarted) {
+            restarted = (async () => {
+              lostJob = first.jobs()[0];
+              await first.close();
+              service = await startEmulator({ engine: testEngine, container: false, bgr: false, signingSecret, ...ports });
+            })();
+          }
+        },
+      });
+      await restarted;
+      expect(outcomes).toMatchObject([{ status: 'done', message: 'added layer "Perfectly Clear: Universal"' }]);
+      expect(outcomes[0]!.notes).toContain('the service lost the job (it may have restarted), so the pixels were sent again (attempt 2 of 3)');
+      expect(phases.filter((p) => p === 'uploading')).toHaveLength(2);
+      // The new service's job record: one job, completed, from its own upload.
+      expect(service).not.toBe(first);
+      expect(service.jobs().map((j) => j.state)).toEqual(['COMPLETED']);
+      // The same pixels as the lost job's.
+      expect(service.jobs()[0]!.inputSha256).toBe(lostJob!.inputSha256);
+      const layer = docs[0]!.layers[0]!;
+      expect(layer.name).toBe('Perfectly Clear: Universal');
+      expect(meanDiff(layer.pixels!, docs[0]!.layers[1]!.pixels!)).toBeGreaterThan(8);
+    } finally {
+      await restarted?.catch(() => undefined);
+      await service.close();
     }
   });
 

@@ -8,6 +8,7 @@ import { validatePfcParams, type ParamCheck, type PfcParams } from '../contract/
 import type { JobRecord, PresetRecord } from '../contract/webapi-types';
 import { defaultSleep, Transport, type CallOptions } from '../transport';
 import { correctOnWebApi } from './correct';
+import { correctAgainWhenLost } from './lost-jobs';
 import { Jobs, type JobRef } from './jobs';
 import { DEFAULT_BASE_URL, DEFAULT_JOB_TIMEOUT_MS, DEFAULT_POLL, type ClientOptions, type WebApiContext } from './options';
 import { JobDurations } from './poll-schedule';
@@ -63,13 +64,14 @@ export class WebApiClient implements CorrectionBackend {
     this.uploads = new Uploads(ctx);
     this.jobs = new Jobs(ctx);
     this.presets = new Presets(ctx, this.uploads);
-    this.correct = (input, params, opts) => correctOnWebApi(ctx, this.uploads, this.jobs, input, params, opts);
+    this.correct = (input, params, opts = {}) => correctAgainWhenLost((o) => correctOnWebApi(ctx, this.uploads, this.jobs, input, params, o), input, opts, sleep);
   }
 
   /**
    * Correct one file: validate (before anything is sent), upload, start, poll,
-   * and open the result as a stream. Rejects with `ParameterError`,
-   * `JobFailedError`, `TimeoutError`, `UserAbortError` or an `APIError`.
+   * and open the result as a stream (again, from a new upload, when the service lost the job and
+   * `options.lostJobAttempts` allows). Rejects with `ParameterError`, `JobFailedError`,
+   * `TimeoutError`, `UserAbortError` or an `APIError` (`JobLostError` among them).
    */
   readonly correct: (input: FileInput, params: PfcParams, options?: CorrectOptions) => Promise<CorrectionResult>;
 

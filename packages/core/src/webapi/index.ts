@@ -6,3 +6,4 @@ export * from './wait';
 export * from './presets';
 export * from './input';
 export { correctOnWebApi } from './correct';
+export { LOST_JOB_ATTEMPTS, type LostJobRetryInfo } from './lost-jobs';

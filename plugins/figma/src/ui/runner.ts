@@ -14,7 +14,7 @@
  *    `run/end`, which makes everything the run changed one undo step.
  *    `discardRun` ends a run with nothing applied.
  */
-import { readAll, type CorrectionBackend, type JobUsage } from '@pfc/core';
+import { LOST_JOB_ATTEMPTS, readAll, type CorrectionBackend, type JobUsage } from '@pfc/core';
 import { cropRegionOf, type CropRegion } from '../shared/crop';
 import { mimeOf } from '../shared/image-header';
 import type { ApplyResult, ImageJob, RunPlan, RunSummary } from '../shared/messages';
@@ -142,6 +142,9 @@ async function correctOne(
       if (p.phase === 'uploading' || p.phase === 'downloading') report({ phase: p.phase });
       else if (p.phase === 'queued' || p.phase === 'processing') report({ phase: 'processing' });
     },
+    // The service lost the job (it restarted): the same image is sent again, as a batch does per file.
+    lostJobAttempts: LOST_JOB_ATTEMPTS,
+    onLostJob: ({ attempt, attempts }) => notes.push(`the service lost the job (it may have restarted), so the image was sent again (attempt ${attempt} of ${attempts})`),
   });
   notes.push(...result.warnings);
   const output = await readAll(result.body);

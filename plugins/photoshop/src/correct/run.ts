@@ -5,7 +5,7 @@
  * leaves the current document as it was.
  */
 import {
-  AuthenticationError, ConnectionError, JobFailedError, ParameterError, PermissionDeniedError, RateLimitError, readAll, UserAbortError,
+  AuthenticationError, ConnectionError, JobFailedError, LOST_JOB_ATTEMPTS, ParameterError, PermissionDeniedError, RateLimitError, readAll, UserAbortError,
   type CorrectionBackend, type CorrectionProgress, type PfcParams,
 } from '@pfc/core';
 import type { Host } from '../host/types';
@@ -123,18 +123,22 @@ async function correctOne(
   });
   if (signal?.aborted) throw new CancelledError();
 
+  const sentAgain: string[] = [];
   const result = await backend.correct(exported.bytes, params, {
     signal,
     contentType: exported.contentType,
     size: exported.bytes.byteLength,
     fileName: `${baseName(target.title)}.${exported.contentType === 'image/jpeg' ? 'jpg' : 'png'}`,
     onProgress: (p) => report(p.phase === 'done' ? 'downloading' : p.phase),
+    // The service lost the job (it restarted): the same pixels are sent again, as a batch does per file.
+    lostJobAttempts: LOST_JOB_ATTEMPTS,
+    onLostJob: ({ attempt, attempts }) => sentAgain.push(`the service lost the job (it may have restarted), so the pixels were sent again (attempt ${attempt} of ${attempts})`),
   });
   report('downloading');
   const bytes = await readAll(result.body);
   if (signal?.aborted) throw new CancelledError();
   const notes = [exported.conversion, exported.reduction].filter((n): n is string => n !== undefined);
-  notes.push(...warnings, ...result.warnings);
+  notes.push(...sentAgain, ...warnings, ...result.warnings);
 
   report('applying');
   const image = decodeImage(bytes);
