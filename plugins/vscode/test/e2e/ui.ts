@@ -154,7 +154,8 @@ export async function runCommand(page: Page, title: string, attempts = 3): Promi
 
 /**
  * Record the text of every notification toast from now on (a fast run can
- * show and hide its progress notification between two polls).
+ * show and hide its progress notification between two polls), and of every
+ * item of the Notification Center while it is shown.
  */
 export async function recordToasts(page: Page): Promise<void> {
   await page.evaluate(() => {
@@ -163,7 +164,7 @@ export async function recordToasts(page: Page): Promise<void> {
     const seen: string[] = [];
     w.__pfcToasts = seen;
     const grab = (): void => {
-      for (const el of document.querySelectorAll('.notifications-toasts .notification-toast')) {
+      for (const el of document.querySelectorAll('.notifications-toasts .notification-toast, .notifications-center .notification-list-item')) {
         const t = (el as HTMLElement).innerText;
         if (t && seen[seen.length - 1] !== t) seen.push(t);
       }
@@ -180,15 +181,32 @@ export async function seenToasts(page: Page): Promise<string[]> {
 /**
  * Wait until a toast matching `text` has been shown (recorded by
  * `recordToasts`, so one that hid itself again still counts). Returns its text.
+ * A notification can be shown without a toast (VS Code shows a few toasts at
+ * once and none while the Notification Center is open): before giving up, the
+ * Notification Center is looked at once.
  */
 export async function waitForToastText(page: Page, text: RegExp, timeoutMs: number): Promise<string> {
   const deadline = Date.now() + timeoutMs;
+  const lookInCenterAt = deadline - Math.min(15_000, timeoutMs / 3);
+  let lookedInCenter = false;
   for (;;) {
     const hit = (await seenToasts(page)).find((t) => text.test(t));
     if (hit) return hit;
     if (Date.now() > deadline) throw new Error(`no notification matching ${text} within ${timeoutMs} ms; seen: ${JSON.stringify(await seenToasts(page))}`);
+    if (!lookedInCenter && Date.now() > lookInCenterAt) {
+      lookedInCenter = true;
+      await lookInNotificationCenter(page);
+      continue;
+    }
     await page.waitForTimeout(200);
   }
+}
+
+/** Open the Notification Center (its items are recorded as they render), then close it again. */
+async function lookInNotificationCenter(page: Page): Promise<void> {
+  await runCommand(page, 'Notifications: Show Notifications').catch(() => undefined);
+  await page.waitForTimeout(500);
+  await runCommand(page, 'Notifications: Hide Notifications').catch(() => undefined);
 }
 
 /** Forget the recorded toasts (before a new run, so an old summary does not match). */
