@@ -168,7 +168,7 @@ async function attemptOnce(job: FileJob, decision: CorrectDecision, source: { si
   // Every upload is hashed as its file is read (`readHash`): the hash recorded is that of the bytes read (the user's
   // file, also when an RGB copy of it is sent), even when the file changed after the decision read it, and a file new
   // to the manifest is not read twice.
-  const upload = await uploadFor(decision.source, source.size, file.media, { backend: ctx.backend.kind, params: job.params, output: file.output, rgbCopy: ctx.rgbCopy }, (h) => (readHash = h));
+  const upload = await uploadFor(decision.source, source.size, file.media, { backend: ctx.backend.kind, params: job.params, output: file.output, rgbCopy: ctx.rgbCopy, signal: ctx.signal }, (h) => (readHash = h));
   const res = await ctx.backend.correct(upload.input, job.params, {
     ...(signal ? { signal } : {}),
     ...(ctx.jobTimeoutMs ? { timeoutMs: ctx.jobTimeoutMs } : {}),

@@ -31,7 +31,7 @@ export function greyResultWriter(format: MediaFormat): ResultWriter {
  */
 async function writeGreyJpeg(dest: string, body: ReadableStream<Uint8Array>, options: AtomicWriteOptions<WrittenFile>): Promise<WrittenFile> {
   const bytes = new Uint8Array(await new Response(body).arrayBuffer());
-  const { bytes: written } = await yccJpegAsGreyOffThread(bytes);
+  const { bytes: written } = await yccJpegAsGreyOffThread(bytes, options.signal);
   return writeStreamAtomic(dest, Readable.from([written]), options);
 }
 
@@ -47,8 +47,8 @@ async function greyPngOrAsItCame(body: ReadableStream<Uint8Array>, tmp: string, 
   const asItCame = tempPathFor(tmp);
   try {
     const written = await streamIntoNewFile(body, asItCame, signal);
-    const grey = await rgbPngAsGreyFile(asItCame, tmp);
-    // The worker is not told of a cancel: its file is left to the caller's clean-up, like any part-written `tmp`.
+    // A cancel stops the rewrite; its part-written `tmp` is left to the caller's clean-up.
+    const grey = await rgbPngAsGreyFile(asItCame, tmp, signal);
     signal?.throwIfAborted();
     if (grey) return grey;
     await rename(asItCame, tmp);

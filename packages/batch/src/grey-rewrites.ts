@@ -47,13 +47,13 @@ let pool: WorkerPool<GreyRewriteTask, GreyRewriteResult> | undefined;
  * `greyJpegAsYcc(bytes, options)` on a worker thread. `bytes` is moved there (unusable afterwards):
  * use the outcome's `bytes`, the rewritten file or, where the rewrite does not apply, the same bytes.
  */
-export async function greyJpegAsYccOffThread(bytes: Uint8Array, options: GreyJpegOptions): Promise<JpegRewrite> {
-  return (await run({ kind: 'jpeg-grey-as-ycc', bytes: owning(bytes), options })) as JpegRewrite;
+export async function greyJpegAsYccOffThread(bytes: Uint8Array, options: GreyJpegOptions, signal?: AbortSignal): Promise<JpegRewrite> {
+  return (await run({ kind: 'jpeg-grey-as-ycc', bytes: owning(bytes), options }, signal)) as JpegRewrite;
 }
 
 /** `yccJpegAsGrey(bytes)` on a worker thread; `bytes` is moved there as for {@link greyJpegAsYccOffThread}. */
-export async function yccJpegAsGreyOffThread(bytes: Uint8Array): Promise<JpegRewrite> {
-  return (await run({ kind: 'jpeg-ycc-as-grey', bytes: owning(bytes) })) as JpegRewrite;
+export async function yccJpegAsGreyOffThread(bytes: Uint8Array, signal?: AbortSignal): Promise<JpegRewrite> {
+  return (await run({ kind: 'jpeg-ycc-as-grey', bytes: owning(bytes) }, signal)) as JpegRewrite;
 }
 
 /** Whether `bytes` span their whole buffer, so moving it moves nothing else (a small Buffer is a slice of Node's shared pool). */
@@ -70,22 +70,26 @@ function owning(bytes: Uint8Array): Uint8Array {
  * The grey PNG file `from` as RGB(A) in the new file `to` (`greyPngAsRgb`) on a worker thread; undefined
  * where that does not apply. Rejects with the reason where its data cannot be converted (`to` may then hold a part).
  */
-export async function greyPngAsRgbFile(from: string, to: string, options: GreyPngOptions): Promise<WrittenFile | undefined> {
-  return ((await run({ kind: 'png-grey-as-rgb', from, to, options })) as WrittenFile | null) ?? undefined;
+export async function greyPngAsRgbFile(from: string, to: string, options: GreyPngOptions, signal?: AbortSignal): Promise<WrittenFile | undefined> {
+  return ((await run({ kind: 'png-grey-as-rgb', from, to, options }, signal)) as WrittenFile | null) ?? undefined;
 }
 
 /**
  * The RGB(A) PNG file `from` as grey in the new file `to` (`rgbPngAsGrey`) on a worker thread; undefined
  * where that does not apply: a pixel with colour, or data the rewrite does not carry (`to` is then removed).
  */
-export async function rgbPngAsGreyFile(from: string, to: string): Promise<WrittenFile | undefined> {
-  return ((await run({ kind: 'png-rgb-as-grey', from, to })) as WrittenFile | null) ?? undefined;
+export async function rgbPngAsGreyFile(from: string, to: string, signal?: AbortSignal): Promise<WrittenFile | undefined> {
+  return ((await run({ kind: 'png-rgb-as-grey', from, to }, signal)) as WrittenFile | null) ?? undefined;
 }
 
-/** A JPEG's bytes are moved to the worker (and come back in its outcome): a large file is never held twice. */
-function run(task: GreyRewriteTask): Promise<GreyRewriteResult> {
+/**
+ * A JPEG's bytes are moved to the worker (and come back in its outcome): a large file is never held twice.
+ * When `signal` aborts, the rewrite is stopped (its worker with it) and this rejects with its reason; a PNG's
+ * part-written file is left to the caller's clean-up.
+ */
+function run(task: GreyRewriteTask, signal: AbortSignal | undefined): Promise<GreyRewriteResult> {
   pool ??= new WorkerPool({ script: workerScript(), name: 'greyscale rewrite', idleMs: IDLE_MS });
-  return pool.run(task, 'bytes' in task ? [task.bytes.buffer as ArrayBuffer] : []);
+  return pool.run(task, 'bytes' in task ? [task.bytes.buffer as ArrayBuffer] : [], signal);
 }
 
 function workerScript(): string {

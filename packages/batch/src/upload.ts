@@ -38,6 +38,8 @@ export interface UploadTarget {
   output: string;
   /** Makes the RGB copy; a host without one (no native image library) refuses greyscale for the Web API. */
   rgbCopy: RgbCopy | undefined;
+  /** The run's cancel: it stops a rewrite on a worker thread too. */
+  signal?: AbortSignal | undefined;
 }
 
 /** Writes an RGB(A) copy of the greyscale image in the file `read`, in its own `format`, to `copy`; returns its size in bytes. */
@@ -72,14 +74,14 @@ export async function uploadFor(source: string, size: number, media: MediaInfo, 
  * else refused, saying so. `profiles`: whether a grey profile may go as the RGB one derived from it (not when
  * the result is to come back without metadata). A failed conversion is said as the file's.
  */
-async function colourCopy(source: string, format: 'jpeg' | 'png', onRead: (hash: string) => void, copy: string, { params, rgbCopy }: UploadTarget): Promise<number> {
+async function colourCopy(source: string, format: 'jpeg' | 'png', onRead: (hash: string) => void, copy: string, { params, rgbCopy, signal }: UploadTarget): Promise<number> {
   const read = tempPathFor(copy);
   try {
     // Without metadata in the result, a profile sent would not come back, and its numbers would be shown as sRGB.
     const profiles = !('preserveMetadata' in params && params.preserveMetadata === false);
-    const ycc = format === 'jpeg' ? await yccCopy(source, onRead, read, copy, profiles) : await readInto(source, onRead, read);
+    const ycc = format === 'jpeg' ? await yccCopy(source, onRead, read, copy, profiles, signal) : await readInto(source, onRead, read);
     if (ycc !== undefined) return ycc;
-    const rgb = format === 'png' && (!rgbCopy || (await pngBitDepth(read)) === 16) ? await rgbPngCopy(read, source, copy, profiles) : undefined;
+    const rgb = format === 'png' && (!rgbCopy || (await pngBitDepth(read)) === 16) ? await rgbPngCopy(read, source, copy, profiles, signal) : undefined;
     if (rgb !== undefined) return rgb;
     if (rgbCopy) return await hostCopy(rgbCopy, read, format, source, copy);
     if (!profiles && (await convertsWithProfile(read, format))) {
@@ -97,9 +99,9 @@ async function colourCopy(source: string, format: 'jpeg' | 'png', onRead: (hash:
  * in `copy`, its size. Read into memory whole: a JPEG's coded data (a few MB), never its pixels. Where that
  * does not apply, the bytes read go to `read` for another copy.
  */
-async function yccCopy(source: string, onRead: (hash: string) => void, read: string, copy: string, profiles: boolean): Promise<number | undefined> {
+async function yccCopy(source: string, onRead: (hash: string) => void, read: string, copy: string, profiles: boolean, signal: AbortSignal | undefined): Promise<number | undefined> {
   const bytes = Buffer.concat(await (await readFileStream(source, onRead)).toArray());
-  const ycc = await greyJpegAsYccOffThread(bytes, { profiles });
+  const ycc = await greyJpegAsYccOffThread(bytes, { profiles }, signal);
   if (ycc.rewritten) return writeFile(copy, ycc.bytes).then(() => ycc.bytes.length);
   await writeFile(read, ycc.bytes);
   return undefined;
@@ -124,10 +126,12 @@ async function hostCopy(rgbCopy: RgbCopy, read: string, format: 'jpeg' | 'png', 
  * depth, metadata kept, a grey profile swapped for the RGB one showing the same tones unless not `profiles`;
  * streamed row by row), its size; undefined where that does not apply.
  */
-async function rgbPngCopy(read: string, source: string, copy: string, profiles: boolean): Promise<number | undefined> {
+async function rgbPngCopy(read: string, source: string, copy: string, profiles: boolean, signal: AbortSignal | undefined): Promise<number | undefined> {
   try {
-    return (await greyPngAsRgbFile(read, copy, { profiles }))?.bytes;
+    return (await greyPngAsRgbFile(read, copy, { profiles }, signal))?.bytes;
   } catch (err) {
+    // A cancel is not the file's fault.
+    if (signal?.aborted) throw err;
     throw new InputUnsupportedError(`${source}: greyscale, and its PNG data could not be converted to RGB for the Web API (it takes RGB or RGBA only): ${(err as Error).message}`);
   }
 }

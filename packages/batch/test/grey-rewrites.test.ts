@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { greyJpegAsYcc, greyPngAsRgb, rgbPngAsGrey, yccJpegAsGrey } from '@pfc/core';
 import sharp, { type Sharp } from 'sharp';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { greyJpegAsYccOffThread, greyPngAsRgbFile, rgbPngAsGreyFile, yccJpegAsGreyOffThread } from '../src/grey-rewrites';
 import { tempDir } from './helpers';
 
@@ -122,5 +122,23 @@ describe('JPEG rewrites off the caller\'s thread', () => {
     broken.fill(7, broken.length - 40, broken.length - 16);
     writeFileSync(join(dir, 'broken.png'), broken);
     await expect(greyPngAsRgbFile(join(dir, 'broken.png'), join(dir, 'rgb.png'), {})).rejects.toThrow(/\w/);
+  });
+
+  it('a cancel stops a rewrite in flight (its worker with it): it rejects with the cancel\'s reason, and the next rewrite is whole', async () => {
+    const dir = tempDir();
+    const grey = join(dir, 'grey.png');
+    writeFileSync(grey, await greyImage().png().toBuffer());
+    const expected = await whole(await greyPngAsRgb(new Blob([readFileSync(grey)]).stream(), { profiles: true }));
+    const stop = new AbortController();
+    const cancelled = greyPngAsRgbFile(grey, join(dir, 'cancelled.png'), { profiles: true }, stop.signal);
+    // Once the worker has begun writing.
+    await vi.waitFor(() => expect(existsSync(join(dir, 'cancelled.png'))).toBe(true), { timeout: 10_000, interval: 5 });
+    stop.abort(new Error('cancelled by the user'));
+    await expect(cancelled).rejects.toThrow('cancelled by the user');
+    // Aborted before it is sent: never started.
+    await expect(rgbPngAsGreyFile(grey, join(dir, 'never.png'), AbortSignal.abort(new Error('too late')))).rejects.toThrow('too late');
+    expect(existsSync(join(dir, 'never.png'))).toBe(false);
+    await greyPngAsRgbFile(grey, join(dir, 'rgb.png'), { profiles: true });
+    expect(same(readFileSync(join(dir, 'rgb.png')), expected)).toBe(true);
   });
 });

@@ -15,6 +15,9 @@
  *   one): for a long-lived host (VS Code's extension host) whose workers have
  *   nothing to keep between runs.
  * - A worker that crashes fails its task only; the next task starts a new one.
+ * - A task given an `AbortSignal` is dropped from the queue when it aborts, or
+ *   its worker is stopped mid-task (a synchronous rewrite cannot be stopped
+ *   from within), so a cancelled run does not wait for work it will throw away.
  */
 import { availableParallelism } from 'node:os';
 import { parentPort, Worker } from 'node:worker_threads';
@@ -75,14 +78,41 @@ export class WorkerPool<Task, Result> {
    * Runs a task on the next free worker (queued while all are busy). The
    * buffers in `transfer` are moved to the worker (unusable afterwards).
    * Rejects with the `error` option's error carrying the worker's error, or
-   * when the worker died or the pool was closed.
+   * when the worker died or the pool was closed; with `signal`'s reason when
+   * it aborts first (the worker running it is stopped).
    */
-  run(task: Task, transfer: ArrayBuffer[] = []): Promise<Result> {
+  run(task: Task, transfer: ArrayBuffer[] = [], signal?: AbortSignal): Promise<Result> {
     if (this.closed) return Promise.reject(this.closedError());
+    if (signal?.aborted) return Promise.reject(abortReason(signal));
     return new Promise((resolve, reject) => {
-      this.queue.push({ id: this.nextId++, task, transfer, resolve, reject });
+      const onAbort = (): void => this.abandon(pending, abortReason(signal!));
+      const settled = (): void => signal?.removeEventListener('abort', onAbort);
+      const pending: Pending<Task, Result> = {
+        id: this.nextId++,
+        task,
+        transfer,
+        resolve: (r) => (settled(), resolve(r)),
+        reject: (e) => (settled(), reject(e)),
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.queue.push(pending);
       this.dispatch();
     });
+  }
+
+  /** An aborted task: out of the queue, or its worker stopped (the next task starts another). */
+  private abandon(p: Pending<Task, Result>, reason: Error): void {
+    const queued = this.queue.indexOf(p);
+    if (queued >= 0) this.queue.splice(queued, 1);
+    const slot = this.slots.find((s) => s.busy === p);
+    if (slot) {
+      this.slots.splice(this.slots.indexOf(slot), 1);
+      slot.busy = undefined;
+      clearTimeout(slot.idle);
+      void slot.worker.terminate();
+    }
+    p.reject(reason);
+    if (slot && !this.closed) this.dispatch();
   }
 
   /** Workers running now (busy or idle). */
@@ -173,6 +203,11 @@ export class WorkerPool<Task, Result> {
     this.slots.push(slot);
     return slot;
   }
+}
+
+/** The reason a signal aborted with, as an Error (`abort()` without one gives a DOMException `AbortError`). */
+function abortReason(signal: AbortSignal): Error {
+  return signal.reason instanceof Error ? signal.reason : new Error(String(signal.reason ?? 'aborted'));
 }
 
 /**

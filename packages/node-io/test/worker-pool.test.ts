@@ -3,7 +3,7 @@
  * greyscale rewrites): results and failures per task, a task that cannot be
  * sent failing alone, and idle workers stopped after `idleMs`.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -17,6 +17,13 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const script = join(dir, 'double.mjs');
 writeFileSync(script, `import { serveTasks } from ${JSON.stringify(pathToFileURL(join(import.meta.dirname, '..', 'dist', 'index.js')).href)};
 serveTasks(async (n) => { if (n < 0) throw new Error('negative: ' + n); return n * 2; });\n`);
+
+/** A worker that holds its thread for `ms` (a synchronous rewrite cannot be interrupted from within), then answers `ms`; each task it starts is logged. */
+const busyScript = join(dir, 'busy.mjs');
+const busyLog = join(dir, 'busy.log');
+writeFileSync(busyScript, `import { appendFileSync } from 'node:fs';
+import { serveTasks } from ${JSON.stringify(pathToFileURL(join(import.meta.dirname, '..', 'dist', 'index.js')).href)};
+serveTasks(async (ms) => { appendFileSync(${JSON.stringify(busyLog)}, ms + '\\n'); const end = Date.now() + ms; while (Date.now() < end); return ms; });\n`);
 
 /** Waits until `check` holds (polled every 20 ms), failing after `ms`. */
 async function until(check: () => boolean, ms = 10_000): Promise<void> {
@@ -63,6 +70,31 @@ describe('WorkerPool', () => {
       await until(() => pool.workers === 0);
       expect(await pool.run(5)).toBe(10);
       expect(pool.workers).toBe(1);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('an aborted task: its worker is stopped mid-task, a queued one never starts, and the pool goes on with a new worker', async () => {
+    writeFileSync(busyLog, '');
+    const pool = new WorkerPool<number, number>({ script: busyScript, name: 'busy', size: 1 });
+    try {
+      const stop = new AbortController();
+      const started = Date.now();
+      // A minute's work on the one worker, and a task queued behind it.
+      const running = pool.run(60_000, [], stop.signal);
+      const queued = pool.run(60_001, [], stop.signal);
+      await until(() => readFileSync(busyLog, 'utf8').includes('60000'));
+      stop.abort(new Error('cancelled by the user'));
+      await expect(running).rejects.toThrow('cancelled by the user');
+      await expect(queued).rejects.toThrow('cancelled by the user');
+      // Well before the minute's work could have ended: the worker was stopped, not waited for.
+      expect(Date.now() - started).toBeLessThan(30_000);
+      expect(pool.workers).toBe(0);
+      expect(await pool.run(1)).toBe(1);
+      expect(readFileSync(busyLog, 'utf8').split('\n').filter(Boolean)).toEqual(['60000', '1']);
+      // Aborted before it is given: never sent.
+      await expect(pool.run(2, [], AbortSignal.abort(new Error('too late')))).rejects.toThrow('too late');
     } finally {
       await pool.close();
     }
