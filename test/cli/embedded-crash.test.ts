@@ -80,4 +80,13 @@ describe('pfc correct on the embedded emulator, when the emulator crashes', () =
     }
     expect(existsSync(join(dir, 'out'))).toBe(true);
   }, 120_000);
+
+  it('an embedded emulator that cannot start (its temporary folder cannot be made): exit 2 saying why and what to do, nothing written', async () => {
+    const dir = copySamples();
+    const r = await runPfc(['correct', 'photos/outdoors', '-o', 'out'], { cwd: dir, env: cleanEnv({ TMPDIR: join(dir, 'no-such-folder') }) });
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toMatch(/the embedded emulator cannot start here \(the emulator could not start: ENOENT: .*no-such-folder.*\): give the URL of a running emulator instead/);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+    expect(existsSync(join(dir, 'out'))).toBe(false);
+  });
 });

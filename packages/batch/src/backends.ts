@@ -160,7 +160,7 @@ async function openEmulator(sel: BackendSelection & { fetch: FetchLike }): Promi
     return opened(web, `emulator at ${web.baseURL}`, async () => undefined);
   }
   const { SupervisedEmulator, startEmulatorProcess } = await import('@pfc/emulator/process').catch((err: unknown) => {
-    throw new BatchUsageError(`the embedded emulator cannot start here (${err instanceof Error ? err.message : String(err)}): give the URL of a running emulator instead`, 'bad-params');
+    throw cannotStartEmbedded(err);
   });
   // Only the Web API is needed; the container emulations stay off.
   const embedded = new SupervisedEmulator({
@@ -170,10 +170,14 @@ async function openEmulator(sel: BackendSelection & { fetch: FetchLike }): Promi
   });
   const url = await embedded.url().catch(async (err: unknown) => {
     await embedded.close();
-    throw new BatchUsageError(`the embedded emulator cannot start here (${err instanceof Error ? err.message : String(err)}): give the URL of a running emulator instead`, 'bad-params');
+    throw cannotStartEmbedded(err);
   });
   const web = new WebApiClient({ apiKey: EMULATOR_API_KEY, baseURL: url, fetch: afterRestarts(embedded, sel.fetch), ...retry });
   return opened(web, `embedded emulator on ${url}`, () => embedded.close());
+}
+
+function cannotStartEmbedded(err: unknown): BatchUsageError {
+  return new BatchUsageError(`the embedded emulator cannot start here (${err instanceof Error ? err.message : String(err)}): give the URL of a running emulator instead`, 'bad-params');
 }
 
 /** An embedded emulator that may be starting again after a crash (`SupervisedEmulator`). */
