@@ -233,6 +233,23 @@ process.send = function (message, ...rest) {
     }
   }, 60_000);
 
+  test('an emulator installed beside it that is older than the extension (no supervisor): refused, saying so and what to do, nothing started', async () => {
+    folder = photoFolder();
+    const extensionDir = join(folder.root, 'extensions', 'pfc.pfc-vscode-0.1.0');
+    const dist = join(extensionDir, 'node_modules', '@pfc', 'emulator', 'dist');
+    mkdirSync(dist, { recursive: true });
+    // An older @pfc/emulator/process: a launcher, and no SupervisedEmulator.
+    writeFileSync(join(dist, 'process.js'), "export async function startEmulatorProcess() { throw new Error('an old launcher must not be used'); }\n");
+    writeFileSync(join(extensionDir, 'node_modules', '@pfc', 'emulator', 'package.json'), JSON.stringify({ name: '@pfc/emulator', version: '0.0.1', type: 'module' }));
+    const lines: string[] = [];
+    const embedded = new EmbeddedEmulator(extensionDir, (l) => lines.push(l));
+    await expect(embedded.url()).rejects.toThrow(/the local emulator at .*node_modules\/@pfc\/emulator is older than this extension: install the version that goes with it .*, or set pfc\.emulatorUrl/);
+    expect(await embedded.pid()).toBeUndefined();
+    await expect(embedded.ready()).resolves.toBeUndefined();
+    expect(lines).toEqual([]);
+    await embedded.dispose();
+  });
+
   test('an installation without the emulator: the first run offers "Set API Key", and with the key the folder is corrected on the hosted service', async () => {
     folder = photoFolder();
     const key = 'first-run-key-7890';
