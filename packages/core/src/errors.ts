@@ -152,9 +152,13 @@ export class ProtocolError extends PfcError {
   }
 }
 
-/** Pull a human message out of a lenient error body: JSON `error`, `message` or `statusText`, else text. */
+/**
+ * Pull a human message out of a lenient error body: JSON `error`, `message` or `statusText`; an object
+ * store's XML error (`<Error><Code>…</Code><Message>…</Message>`, as S3 answers a pre-signed address) as
+ * "Code: Message"; else text.
+ */
 export function bodyMessage(body: unknown): string | undefined {
-  if (typeof body === 'string') return body.trim().slice(0, 500) || undefined;
+  if (typeof body === 'string') return storageErrorMessage(body) ?? (body.trim().slice(0, 500) || undefined);
   if (body && typeof body === 'object') {
     const o = body as Record<string, unknown>;
     for (const k of ['error', 'message', 'statusText', 'detail']) {
@@ -163,6 +167,28 @@ export function bodyMessage(body: unknown): string | undefined {
     }
   }
   return undefined;
+}
+
+/** "Code: Message" of an object store's XML error body (S3's `Error` document); undefined for any other text. */
+function storageErrorMessage(text: string): string | undefined {
+  if (!/^\s*(<\?xml[^>]*>\s*)?<Error>/.test(text)) return undefined;
+  const field = (name: string): string | undefined => {
+    const m = new RegExp(`<${name}>([^<]*)</${name}>`).exec(text);
+    return m?.[1] ? decodeXmlText(m[1]).trim() || undefined : undefined;
+  };
+  const [code, message] = [field('Code'), field('Message')];
+  if (!code && !message) return undefined;
+  return (code && message ? `${code}: ${message}` : (code ?? message)!).slice(0, 500);
+}
+
+/** The five predefined XML entities and numeric references. */
+function decodeXmlText(text: string): string {
+  const named: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
+  return text.replace(/&(#x[0-9a-f]+|#\d+|amp|lt|gt|quot|apos);/gi, (whole, ref: string) => {
+    if (ref[0] !== '#') return named[ref.toLowerCase()] ?? whole;
+    const code = ref[1] === 'x' || ref[1] === 'X' ? parseInt(ref.slice(2), 16) : parseInt(ref.slice(1), 10);
+    return Number.isFinite(code) && code <= 0x10ffff ? String.fromCodePoint(code) : whole;
+  });
 }
 
 function causeText(cause: unknown): string {
