@@ -41,8 +41,12 @@ describe('pfc correct on the embedded emulator, when the emulator crashes', () =
     expect(crashes).toHaveLength(3 * poisoned.length);
     const summary = summaryOf(r.stdout);
     expect(summary).toMatchObject({ corrected: names.length - poisoned.length, failed: poisoned.length, interrupted: false });
-    const failed = jsonLines(r.stdout).filter((l) => l.type === 'failed').map((l) => String(l.rel));
-    expect(failed.sort()).toEqual([...poisoned]);
+    const failed = jsonLines(r.stdout).filter((l) => l.type === 'failed');
+    expect(failed.map((l) => String(l.rel)).sort()).toEqual([...poisoned]);
+    // Each says what happened to it: the engine crashed on it, not a service that forgot an upload.
+    for (const l of failed) {
+      expect(l.error).toBe('the local emulator stopped on its own (signal SIGSEGV) while this file was being corrected, and was started again: a file that does this on each attempt may crash the imaging engine');
+    }
     // The results on disk: every photo but the poisoned ones, each a JPEG.
     const written = readdirSync(join(dir, 'out')).filter((f) => f.endsWith('.jpg')).sort();
     expect(written).toEqual(names.filter((n) => !poisoned.includes(n)));

@@ -3,10 +3,8 @@
  * that does it for the CLI and for VS Code: an API key selects the hosted Web
  * API, a container URL the self-hosted containers, an emulator URL a running
  * emulator, and with none of them the embedded emulator is started on
- * loopback in a process of its own, started again when it crashes (the
- * emulator's `SupervisedEmulator`; `@pfc/emulator/process`, Node built-ins
- * only, is imported only then, and the emulator with its native `sharp` is
- * loaded only in that process).
+ * loopback in a process of its own, started again when it crashes
+ * (embedded.ts: its code is imported only then).
  */
 import {
   type BackendKind, type CorrectionBackend, createBgrBackend, createContainerBackend, createSelfHostedBackend, DEFAULT_BASE_URL, type FetchLike, Fleet, type FleetEvent,
@@ -17,6 +15,7 @@ import { resolve } from 'node:path';
 import { createDirectContainerBackend } from './container-direct';
 import { bgrTarget, containerTarget, describeTarget, type InstanceJobs, instanceJobsFor, type InstanceJobsValue, urlList } from './fleet';
 import { createNodeFetch } from './node-fetch';
+import { type EmbeddedService, onEmbedded, startEmbedded } from './embedded';
 import { BatchUsageError } from './errors';
 import type { SupervisedEmulatorEvent } from '@pfc/emulator/process';
 
@@ -80,6 +79,11 @@ export interface BackendSelection {
   emulatorProcessingMs?: number;
   /** Told when the embedded emulator starts, ends on its own (and is started again), or is left stopped. */
   onEmbeddedEvent?: (e: SupervisedEmulatorEvent) => void;
+  /**
+   * The host's own embedded emulator (VS Code's, one per window), used instead of starting one when no
+   * `emulatorUrl` is given; the host stops it, not `close()`.
+   */
+  embedded?: EmbeddedService;
   /** Called before each HTTP retry (never receives credentials). */
   onRetry?: (info: RetryInfo) => void;
   /** The `fetch` under every client. Default: `createNodeFetch()` (streamed uploads keep backpressure). */
@@ -152,46 +156,17 @@ export async function openBackend(selection: BackendSelection): Promise<OpenedBa
 }
 
 async function openEmulator(sel: BackendSelection & { fetch: FetchLike }): Promise<OpenedBackend> {
-  const retry = sel.onRetry ? { onRetry: sel.onRetry } : {};
-  const opened = (web: WebApiClient, description: string, close: () => Promise<void>): OpenedBackend =>
-    ({ backend: web, web, id: 'emulator', description, paid: false, defaultConcurrency: 2, close });
+  const opened = (web: WebApiClient, backend: CorrectionBackend, description: string, close: () => Promise<void>): OpenedBackend =>
+    ({ backend, web, id: 'emulator', description, paid: false, defaultConcurrency: 2, close });
   if (sel.emulatorUrl) {
-    const web = new WebApiClient({ apiKey: EMULATOR_API_KEY, baseURL: sel.emulatorUrl, fetch: sel.fetch, ...retry });
-    return opened(web, `emulator at ${web.baseURL}`, async () => undefined);
+    const web = new WebApiClient({ apiKey: EMULATOR_API_KEY, baseURL: sel.emulatorUrl, fetch: sel.fetch, ...(sel.onRetry ? { onRetry: sel.onRetry } : {}) });
+    return opened(web, web, `emulator at ${web.baseURL}`, async () => undefined);
   }
-  const { SupervisedEmulator, startEmulatorProcess } = await import('@pfc/emulator/process').catch((err: unknown) => {
-    throw cannotStartEmbedded(err);
-  });
-  // Only the Web API is needed; the container emulations stay off.
-  const embedded = new SupervisedEmulator({
-    start: startEmulatorProcess,
-    process: { host: '127.0.0.1', container: false, bgr: false, ...(sel.emulatorProcessingMs ? { processingMs: sel.emulatorProcessingMs } : {}) },
-    ...(sel.onEmbeddedEvent ? { onEvent: sel.onEmbeddedEvent } : {}),
-  });
-  const url = await embedded.url().catch(async (err: unknown) => {
-    await embedded.close();
-    throw cannotStartEmbedded(err);
-  });
-  const web = new WebApiClient({ apiKey: EMULATOR_API_KEY, baseURL: url, fetch: afterRestarts(embedded, sel.fetch), ...retry });
-  return opened(web, `embedded emulator on ${url}`, () => embedded.close());
-}
-
-function cannotStartEmbedded(err: unknown): BatchUsageError {
-  return new BatchUsageError(`the embedded emulator cannot start here (${err instanceof Error ? err.message : String(err)}): give the URL of a running emulator instead`, 'bad-params');
-}
-
-/** An embedded emulator that may be starting again after a crash (`SupervisedEmulator`). */
-export interface RestartingService {
-  /** Settles when it is up; rejects when it was left stopped or `signal` aborts first. */
-  ready(signal?: AbortSignal | null): Promise<void>;
-}
-
-/** Each request to an embedded emulator first waits while it is being started again (after a crash). */
-export function afterRestarts(service: RestartingService, fetch: FetchLike): FetchLike {
-  return async (input, init) => {
-    await service.ready(init?.signal);
-    return fetch(input, init);
-  };
+  const client = { apiKey: EMULATOR_API_KEY, fetch: sel.fetch, onRetry: sel.onRetry };
+  const embedded = sel.embedded
+    ? { ...(await onEmbedded(sel.embedded, client)), close: async () => undefined }
+    : await startEmbedded({ ...client, processingMs: sel.emulatorProcessingMs, onEvent: sel.onEmbeddedEvent });
+  return opened(embedded.web, embedded.backend, `embedded emulator on ${embedded.url}`, embedded.close);
 }
 
 async function openSelfHosted(choice: 'container' | 'bgr', sel: BackendSelection): Promise<OpenedBackend> {

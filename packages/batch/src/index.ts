@@ -34,9 +34,9 @@ export { BatchUsageError, DiskRefusedError, JobTimeoutError } from './errors';
 export { formatBytes, formatDuration } from './format';
 export { pendingFiles, type PendingOptions } from './pending';
 export {
-  openBackend, resolveBackendChoice, impliedParams, afterRestarts, BACKEND_CHOICES, EMULATOR_API_KEY, type BackendChoice, type BackendId, type BackendSelection, type OpenedBackend,
-  type RestartingService, type SupervisedEmulatorEvent,
+  openBackend, resolveBackendChoice, impliedParams, BACKEND_CHOICES, EMULATOR_API_KEY, type BackendChoice, type BackendId, type BackendSelection, type OpenedBackend, type SupervisedEmulatorEvent,
 } from './backends';
 export { createDirectContainerBackend, type DirectAccessOptions } from './container-direct';
 export { createNodeFetch } from './node-fetch';
+export { afterRestarts, type EmbeddedService, type RestartingService } from './embedded';
 export { urlList, instanceJobsFor, type InstanceJobs, type InstanceJobsValue, MAX_INSTANCE_JOBS, DEFAULT_BGR_INSTANCE_JOBS, DEFAULT_CONTAINER_INSTANCE_JOBS, AUTO_BGR_INSTANCE_JOBS, AUTO_CONTAINER_INSTANCE_JOBS } from './fleet';

@@ -45,6 +45,8 @@ export class SupervisedEmulator {
   private crashesWithoutWork = 0;
   /** Why it was left stopped, until the next {@link url} starts it. */
   private leftStopped: string | undefined;
+  /** Emulators that ended on their own, and how the last one did. */
+  private ended: { count: number; last?: EmulatorProcessExit } = { count: 0 };
   private readonly crashLoop: number;
   private readonly processOptions: EmulatorProcessOptions;
 
@@ -84,6 +86,14 @@ export class SupervisedEmulator {
         resolve();
       });
     });
+  }
+
+  /**
+   * How many emulators ended on their own so far (crashed), and how the last one did: a host compares the
+   * count before and after a correction to tell a job lost in a crash from one the service forgot.
+   */
+  crashes(): { count: number; last?: EmulatorProcessExit } {
+    return { ...this.ended };
   }
 
   /** The running emulator's process id, if one runs. */
@@ -130,6 +140,7 @@ export class SupervisedEmulator {
     // `exited` settles once a killed one's temporary data folder (copies of the user's photos) is removed.
     void emu.exited.then((exit) => {
       if (this.started !== started) return;
+      this.ended = { count: this.ended.count + 1, last: exit };
       this.crashesWithoutWork = emu.finishedAJob() ? 0 : this.crashesWithoutWork + 1;
       if (this.crashesWithoutWork >= this.crashLoop) return this.leaveStopped(exit);
       this.options.onEvent?.({ type: 'ended', exit, message: `the embedded emulator stopped on its own (${describeExit(exit)}); starting it again at the same address` });

@@ -8,7 +8,7 @@
  * API key is stored, the container once `pfc.containerUrl` is set, else the
  * embedded emulator (src/embedded.ts).
  */
-import { afterRestarts, createNodeFetch, openBackend, type BackendSelection, type OpenedBackend, type RestartingService } from '@pfc/batch';
+import { openBackend, type BackendSelection, type EmbeddedService, type OpenedBackend } from '@pfc/batch';
 import type { FetchLike, RetryInfo } from '@pfc/core';
 import type { KeyName, KeyStore } from './keys';
 import type { BackendSetting, ExtensionSettings } from './settings';
@@ -39,19 +39,13 @@ export class MissingKeyError extends Error {
   }
 }
 
-/** The embedded emulator, as a run uses it (src/embedded.ts). */
-export interface EmbeddedService extends RestartingService {
-  /** Its Web API address, started on demand. */
-  url(): Promise<string>;
-}
-
 /** What `resolveBackend` passes on to `openBackend`. */
 export interface ResolveOptions {
   /** Called before each HTTP retry (never receives credentials). */
   onRetry?: (info: RetryInfo) => void;
   /** The `fetch` under every client (tests count requests with it). Default: @pfc/batch's `createNodeFetch()`. */
   fetch?: FetchLike;
-  /** The window's embedded emulator (backend `emulator` without `pfc.emulatorUrl`). */
+  /** The window's embedded emulator (backend `emulator` without `pfc.emulatorUrl`; src/embedded.ts). */
   embedded?: EmbeddedService;
   /** The display language for `label` (default: English). */
   l10n?: VscodeL10n;
@@ -75,14 +69,14 @@ async function required(keys: Pick<KeyStore, 'get'>, key: KeyName, backend: Back
 }
 
 /** The `openBackend` selection the settings name, with only the keys that backend uses. Throws `MissingKeyError`. */
-export async function selectionFrom(settings: ExtensionSettings, keys: Pick<KeyStore, 'get'>, embedded?: Pick<EmbeddedService, 'url'>): Promise<BackendSelection> {
+export async function selectionFrom(settings: ExtensionSettings, keys: Pick<KeyStore, 'get'>, embedded?: EmbeddedService): Promise<BackendSelection> {
   switch (await concreteBackend(settings, keys)) {
     case 'hosted':
       return { backend: 'web', baseURL: settings.webApiUrl, apiKey: await required(keys, 'apiKey', 'hosted') };
     case 'emulator': {
       if (settings.emulatorUrl) return { backend: 'emulator', emulatorUrl: settings.emulatorUrl };
       if (!embedded) throw new Error('no emulator address (pfc.emulatorUrl) and no embedded emulator');
-      return { backend: 'emulator', emulatorUrl: await embedded.url() };
+      return { backend: 'emulator', embedded };
     }
     case 'container':
       return { backend: 'container', containerUrl: settings.containerUrl, ...jobsOf(settings) };
@@ -115,8 +109,7 @@ export async function resolveBackend(settings: ExtensionSettings, keys: Pick<Key
   const { embedded, l10n = ENGLISH_L10N, ...open } = options;
   const selection = await selectionFrom({ ...settings, backend }, keys, embedded);
   const onEmbedded = backend === 'emulator' && !settings.emulatorUrl;
-  const fetch = onEmbedded && embedded ? afterRestarts(embedded, open.fetch ?? createNodeFetch()) : open.fetch;
-  const opened = await openBackend({ ...selection, ...open, ...(fetch ? { fetch } : {}) });
+  const opened = await openBackend({ ...selection, ...open });
   return {
     backend: opened.backend,
     id: opened.id,
@@ -128,7 +121,7 @@ export async function resolveBackend(settings: ExtensionSettings, keys: Pick<Key
     planKind: opened.id,
     // As pfc.confirmAboveFiles documents, the extension's cost guard covers the containers too (the CLI's only the hosted Web API).
     paid: backend !== 'emulator',
-    label: labelOf(backend, settings, selection.emulatorUrl, l10n),
+    label: labelOf(backend, settings, opened.web?.baseURL, l10n),
     embedded: onEmbedded,
     ...(KEY_OF[backend] ? { key: KEY_OF[backend] } : {}),
   };

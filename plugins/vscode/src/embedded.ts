@@ -63,6 +63,8 @@ export function emulatorCandidates(extensionPath: string, nodePath = process.env
 export class EmbeddedEmulator {
   /** The supervisor of its processes, made on first use (the module is found at run time). */
   private supervisor: Promise<SupervisedEmulator> | undefined;
+  /** The supervisor once made. */
+  private made: SupervisedEmulator | undefined;
 
   /** `log` gets a line when it starts, and when it ends on its own (the next run then starts another). */
   constructor(
@@ -89,6 +91,11 @@ export class EmbeddedEmulator {
     return supervisor?.ready(signal);
   }
 
+  /** How many times it ended on its own (crashed), and how it last did; see `SupervisedEmulator.crashes`. */
+  crashes(): ReturnType<SupervisedEmulator['crashes']> {
+    return this.made?.crashes() ?? { count: 0 };
+  }
+
   /** The running emulator's process id, if one runs. */
   async pid(): Promise<number | undefined> {
     const supervisor = await this.supervisor?.catch(() => undefined);
@@ -112,7 +119,8 @@ export class EmbeddedEmulator {
       onEvent: (e) => this.log(e.message),
       ...(this.crashLoop !== undefined ? { crashLoop: this.crashLoop } : {}),
     };
-    return new mod.SupervisedEmulator(options);
+    this.made = new mod.SupervisedEmulator(options);
+    return this.made;
   }
 
   /**
@@ -140,6 +148,7 @@ export class EmbeddedEmulator {
   async dispose(): Promise<void> {
     const supervisor = this.supervisor;
     this.supervisor = undefined;
+    this.made = undefined;
     await supervisor?.then((s) => s.close(), () => undefined);
   }
 }

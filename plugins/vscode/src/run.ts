@@ -35,7 +35,7 @@ export interface RunServices {
   log: Log;
   status: Pick<vscode.StatusBarItem, 'text' | 'tooltip' | 'command' | 'show' | 'hide'>;
   /** The window's embedded emulator (backend `auto` without key or container, or `emulator` without an address). */
-  embedded: Pick<EmbeddedEmulator, 'url' | 'ready' | 'rgbCopy'>;
+  embedded: Pick<EmbeddedEmulator, 'url' | 'ready' | 'crashes' | 'rgbCopy'>;
   globalState: Pick<vscode.Memento, 'get' | 'update'>;
   /** The workspace's exclusions (`files.exclude`, `search.exclude`, `node_modules`) for the folder `scope` is in, read at each run. */
   excludes: (scope: string) => ExcludeRules & { withBase(base: string): ExcludeRules };

@@ -152,7 +152,7 @@ describe('offline by default: the embedded emulator', () => {
       expect(second?.url).toBe(first!.url);
       expect(fake.output.some((l) => /the embedded emulator stopped on its own \(signal SIGKILL\); starting it again at the same address/.test(l))).toBe(true);
       // The files in flight at that moment (two jobs at once, two more in hand) were lost with it: each was tried again.
-      expect(fake.output.some((l) => /^retry more\/.*\(attempt 2 in \d+ ms\): .*no longer knows what this correction sent or started/.test(l))).toBe(true);
+      expect(fake.output.some((l) => /^retry more\/.*\(attempt 2 in \d+ ms\): the local emulator stopped on its own \(signal SIGKILL\) while this file was being corrected, and was started again/.test(l))).toBe(true);
       expect(last.summary).toMatchObject({ corrected: total, failed: 0 });
     } finally {
       undo();
@@ -177,6 +177,10 @@ describe('offline by default: the embedded emulator', () => {
       // The files lost beside them were tried again, alone, and corrected.
       expect(fake.output.some((l) => /^retry more\/more-(?!10|20|30)\d+\.jpg \(attempt 2 in \d+ ms\)/.test(l))).toBe(true);
       expect(last.summary).toMatchObject({ corrected: 45 - poisoned.length, failed: poisoned.length });
+      // Each poisoned photo says what happened to it: the engine crashed on it, not a service that forgot an upload.
+      for (const name of poisoned) {
+        expect(fake.output).toContain(`FAILED more/${name}: the local emulator stopped on its own (signal SIGSEGV) while this file was being corrected, and was started again: a file that does this on each attempt may crash the imaging engine`);
+      }
       expect(readdirSync(join(folder.photos, 'corrected', 'more')).sort()).toEqual(readdirSync(join(folder.photos, 'more')).filter((f) => !poisoned.includes(f)).sort());
     } finally {
       undo();
