@@ -33,7 +33,7 @@ describe('dist/extension.js', () => {
     expect(src).toMatch(/\.createRequire\)\(\w+\)\("sharp"\)/);
     // The emulator's code (an HTTP server) is not here: src/embedded.ts loads it at run time from a node_modules
     // folder by path. openBackend names it only in the lazy import of its embedded-emulator branch, which the
-    // extension never takes (it always passes emulatorUrl); the other mention is embedded.ts's error message.
+    // extension never takes (it passes its own embedded emulator, or emulatorUrl); the other mention is embedded.ts's error message.
     expect(src.match(/import\("@pfc\/emulator[^"]*"\)/g)).toEqual(['import("@pfc/emulator/process")']);
     expect(src.match(/require\("@pfc\/emulator"\)/g) ?? []).toEqual([]);
     expect(src.match(/createServer|the emulator is closing/g) ?? []).toEqual([]);
