@@ -32,8 +32,8 @@ export interface RestartingService {
 export interface EmbeddedService extends RestartingService {
   /** Its Web API address, starting it if none runs. */
   url(): Promise<string>;
-  /** How many times it ended on its own (crashed) so far, and how it last did. */
-  crashes(): { count: number; last?: { code: number | null; signal: string | null } };
+  /** How many times it ended on its own (crashed) so far, and how it last did ("signal SIGSEGV"). */
+  crashes(): { count: number; last?: string };
 }
 
 /** The embedded emulator as a run uses it: its client, the backend (naming crashes), its address. */
@@ -97,8 +97,7 @@ function namingCrashes(web: WebApiClient, service: EmbeddedService): CorrectionB
       } catch (err) {
         const { count, last } = service.crashes();
         if (!(err instanceof JobLostError) || count === before) throw err;
-        const how = last?.signal ? `signal ${last.signal}` : `exit code ${last?.code}`;
-        const why = `the local emulator stopped on its own (${how}) while this file was being corrected, and was started again: a file that does this on each attempt may crash the imaging engine`;
+        const why = `the local emulator stopped on its own (${last}) while this file was being corrected, and was started again: a file that does this on each attempt may crash the imaging engine`;
         throw new JobLostError(err.status, err.body, err.requestId, err.request, why, err.headers);
       }
     },

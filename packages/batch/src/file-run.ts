@@ -8,7 +8,7 @@ import type { Stats } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import {
-  AuthenticationError, type CorrectionProgress, defaultSleep, PermissionDeniedError, isRetryable, jittered, JobFailedError, JobLostError, type PfcParams, PfcError,
+  AuthenticationError, type CorrectionProgress, defaultSleep, PermissionDeniedError, isRetryable, attemptBackoffMs, JobFailedError, JobLostError, type PfcParams, PfcError,
   TimeoutError, UserAbortError,
 } from '@pfc/core';
 import { keepOriginal } from './backup';
@@ -229,8 +229,7 @@ async function beforeNextAttempt(job: FileJob, source: string, err: unknown, att
   if (attempt >= ctx.attempts || !worthAnotherAttempt(err)) throw err;
   // Later files do not wait for this one's turn through its backoff.
   ctx.slots?.pass(job.order);
-  // ±50 %: files that failed together (a service that restarted, losing their jobs) do not all come back at once.
-  const delayMs = jittered((ctx.retryDelayMs ?? 1000) * 2 ** (attempt - 1), 0.5);
+  const delayMs = attemptBackoffMs(attempt, ctx.retryDelayMs ?? 1000);
   ctx.emit({ type: 'retry', ...job.ids, attempt: attempt + 1, delayMs, error: messageOf(err) });
   await defaultSleep(delayMs, ctx.signal);
 }

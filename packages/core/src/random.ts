@@ -13,6 +13,15 @@ export function jittered(ms: number, spread: number, random: () => number = Math
 }
 
 /**
+ * The wait before another attempt at a whole correction, after `attempt` attempts failed: `firstMs`, doubled
+ * for each later attempt, ±50 % (files or images that failed together, a service restarting, do not all
+ * come back at once). One rule for a batch's files and a host's lost jobs.
+ */
+export function attemptBackoffMs(attempt: number, firstMs: number): number {
+  return jittered(firstMs * 2 ** (attempt - 1), 0.5);
+}
+
+/**
  * mulberry32: a small, fast PRNG with 32 bits of state. The same seed gives
  * the same sequence on every run and machine. Returns floats in [0, 1).
  */

@@ -46,7 +46,7 @@ export class SupervisedEmulator {
   /** Why it was left stopped, until the next {@link url} starts it. */
   private leftStopped: string | undefined;
   /** Emulators that ended on their own, and how the last one did. */
-  private ended: { count: number; last?: EmulatorProcessExit } = { count: 0 };
+  private ended: { count: number; last?: string } = { count: 0 };
   private readonly crashLoop: number;
   private readonly processOptions: EmulatorProcessOptions;
 
@@ -89,10 +89,11 @@ export class SupervisedEmulator {
   }
 
   /**
-   * How many emulators ended on their own so far (crashed), and how the last one did: a host compares the
-   * count before and after a correction to tell a job lost in a crash from one the service forgot.
+   * How many emulators ended on their own so far (crashed), and how the last one did ("signal SIGSEGV",
+   * "exit code 1"): a host compares the count before and after a correction to tell a job lost in a crash
+   * from one the service forgot.
    */
-  crashes(): { count: number; last?: EmulatorProcessExit } {
+  crashes(): { count: number; last?: string } {
     return { ...this.ended };
   }
 
@@ -140,7 +141,7 @@ export class SupervisedEmulator {
     // `exited` settles once a killed one's temporary data folder (copies of the user's photos) is removed.
     void emu.exited.then((exit) => {
       if (this.started !== started) return;
-      this.ended = { count: this.ended.count + 1, last: exit };
+      this.ended = { count: this.ended.count + 1, last: exitCause(exit) };
       this.crashesWithoutWork = emu.finishedAJob() ? 0 : this.crashesWithoutWork + 1;
       if (this.crashesWithoutWork >= this.crashLoop) return this.leaveStopped(exit);
       this.options.onEvent?.({ type: 'ended', exit, message: `the embedded emulator stopped on its own (${describeExit(exit)}); starting it again at the same address` });
@@ -171,8 +172,13 @@ function portsOf(emu: EmulatorProcess): Ports {
   return { webPort: port(emu.urls.web), storagePort: port(emu.urls.storage) };
 }
 
-/** "exit code 1", "signal SIGKILL", with the end of what it wrote to stderr. */
-function describeExit({ code, signal, stderr }: EmulatorProcessExit): string {
-  const last = stderr.trim().split('\n').at(-1);
-  return `${signal ? `signal ${signal}` : `exit code ${code}`}${last ? `: ${last}` : ''}`;
+/** "exit code 1", "signal SIGKILL". */
+function exitCause({ code, signal }: EmulatorProcessExit): string {
+  return signal ? `signal ${signal}` : `exit code ${code}`;
+}
+
+/** {@link exitCause}, with the end of what it wrote to stderr. */
+function describeExit(exit: EmulatorProcessExit): string {
+  const last = exit.stderr.trim().split('\n').at(-1);
+  return `${exitCause(exit)}${last ? `: ${last}` : ''}`;
 }

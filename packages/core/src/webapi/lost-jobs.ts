@@ -7,7 +7,7 @@
  */
 import type { CorrectionResult, CorrectOptions, FileInput } from '../backend';
 import { JobLostError } from '../errors';
-import { jittered } from '../random';
+import { attemptBackoffMs } from '../random';
 
 /** What a host is told before another attempt at a correction whose job was lost. */
 export interface LostJobRetryInfo {
@@ -24,7 +24,7 @@ export interface LostJobRetryInfo {
 /** The attempts a host correcting one image at a time asks for (`lostJobAttempts`): as many as a batch makes per file. */
 export const LOST_JOB_ATTEMPTS = 3;
 
-/** The first wait before another attempt, ms; doubled for each later one, ±50 % so jobs lost together do not all return at once. */
+/** The first wait before another attempt, ms (`attemptBackoffMs`). */
 const LOST_JOB_RETRY_DELAY_MS = 1_000;
 
 /** `correct` (one attempt), tried again as `options.lostJobAttempts` allows while its job is lost. */
@@ -40,7 +40,7 @@ export async function correctAgainWhenLost(
       return await correct(options);
     } catch (err) {
       if (!(err instanceof JobLostError) || attempt >= attempts || !canSendAgain(input) || options.signal?.aborted) throw err;
-      const delayMs = jittered(LOST_JOB_RETRY_DELAY_MS * 2 ** (attempt - 1), 0.5);
+      const delayMs = attemptBackoffMs(attempt, LOST_JOB_RETRY_DELAY_MS);
       options.onLostJob?.({ attempt: attempt + 1, attempts, delayMs, error: err });
       await sleep(delayMs, options.signal);
     }
