@@ -8,12 +8,12 @@ import sharp from 'sharp';
 import { expect } from 'vitest';
 import { DEFAULT_OPTIONS, type RunOptions } from '../src/shared/run-options';
 import { runCorrection, type ItemUpdate } from '../src/ui/runner';
-import { streamOf, wired } from './helpers';
-import type { SimFigma } from './sim/figma';
+import { makeImage, streamOf, wired } from './helpers';
+import { imageFill, type SimFigma } from './sim/figma';
 import type { SimShape } from './sim/nodes';
 
 /** The Web API's record of a finished auto-crop job (spec web-api-v2, "Job status record"). */
-function croppedJob(original: { width: number; height: number }, box: CropBox): JobRecord {
+export function croppedJob(original: { width: number; height: number }, box: CropBox): JobRecord {
   const now = new Date().toISOString();
   const usage = { ...emptyJobUsage('MEDIUM'), imageCorrectionCount: 1, autoCropCount: 1 };
   return { _id: 'job-1', status: 'COMPLETED', statusText: '', code: 0, createdAt: now, updatedAt: now, usage, aiserver: true, timeTaken: 1, originalDimensions: original, autoCrop: box };
@@ -57,4 +57,16 @@ const rounded = (value: unknown): unknown => JSON.parse(JSON.stringify(value, (_
 
 export function expectClose(actual: unknown, expected: unknown): void {
   expect(rounded(actual)).toEqual(rounded(expected));
+}
+
+/** A 200×100 layer showing 200×100 px of a 400×300 photo (CROP), selected. */
+export async function croppedPhoto(sim: SimFigma) {
+  const original = sim.addImage(await makeImage(400, 300));
+  const paint = imageFill(original, { scaleMode: 'CROP', imageTransform: FRAMING });
+  const layer = sim.rect('Cropped', [paint]);
+  layer.width = 200;
+  layer.height = 100;
+  sim.place(layer);
+  sim.select(layer);
+  return { original, paint, layer };
 }

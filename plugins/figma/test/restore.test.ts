@@ -8,7 +8,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ORIGINALS_KEY, PAINTS_KEY } from '../src/main/fills';
-import { AUTOCROP, correct, croppingBackend, expectClose, FRAMING, paintOf } from './cropping-service';
+import { AUTOCROP, correct, croppedPhoto, croppingBackend, expectClose, FRAMING, paintOf } from './cropping-service';
 import { connect, freshSim, makeImage } from './helpers';
 import { imageFill, type SimFigma } from './sim/figma';
 import type { SimShape } from './sim/nodes';
@@ -17,18 +17,6 @@ import type { SimShape } from './sim/nodes';
 const UNREPORTED_CROP = croppingBackend({ x: 100, y: 0, width: 300, height: 300 }, false);
 /** The same crop, reported (`autoCrop`): CROP fills keep their framing, re-expressed. */
 const REPORTED_CROP = croppingBackend({ x: 100, y: 0, width: 300, height: 300 }, true);
-
-/** A 200×100 layer showing 200×100 px of a 400×300 photo (CROP), selected. */
-async function croppedPhoto(sim: SimFigma) {
-  const original = sim.addImage(await makeImage(400, 300));
-  const paint = imageFill(original, { scaleMode: 'CROP', imageTransform: FRAMING });
-  const layer = sim.rect('Cropped', [paint]);
-  layer.width = 200;
-  layer.height = 100;
-  sim.place(layer);
-  sim.select(layer);
-  return { original, paint, layer };
-}
 
 /** The Restore command on `layers` in a later session; its notification. */
 async function restore(sim: SimFigma, ...layers: SimShape[]): Promise<string | undefined> {

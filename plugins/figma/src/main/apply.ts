@@ -7,9 +7,10 @@
  * bytes when it is made (`stageResult`, an image on no layer), then by hash
  * when the user accepts it (`applyResult`).
  */
-import type { CropRegion } from '../shared/crop';
+import { invertRegion, isWholeImage, regionWithin, WHOLE_IMAGE, type CropRegion } from '../shared/crop';
 import { FIGMA_MAX_SIDE, figmaAccepts, readImageHeader } from '../shared/image-header';
 import type { ApplyResult, Placement } from '../shared/messages';
+import type { Source } from './collect';
 import { commitChanges, isShown, planSwap, recordCrop, recordOriginal, type FillChange } from './fills';
 import { imageSwap, type ImageSwap } from './framing';
 import { fillLayersBelow, imageSize, withHiddenInstanceLayers, type FigmaApi } from './host';
@@ -30,6 +31,8 @@ export interface RunState {
   nodesByHash: Map<string, Set<string>>;
   /** Selected layers and the images under each (insert as copy). */
   roots: { id: string; hashes: Set<string> }[];
+  /** Images corrected before, by hash: the original sent in their place (collect.ts `Source`). */
+  sources: Map<string, Source>;
   /** Original layer id → id of its copy, made on the first result that needs it. */
   copies: Map<string, string>;
   /** Original image hash → hash of its corrected image, handed over by `image/stage` and not yet on any layer. */
@@ -113,6 +116,16 @@ async function swapTo(figma: FigmaApi, hash: string, newHash: string, crop: Crop
   return from && to ? imageSwap(from, to, crop) : undefined;
 }
 
+/**
+ * The part of the image the layers show that a result shows, given the part
+ * of what was sent that it shows (`crop`): the same, unless an original was
+ * sent in place of a corrected image showing a part of it.
+ */
+function cropOfShown(source: Source | undefined, crop: CropRegion | undefined): CropRegion | undefined {
+  if (!source?.shown || isWholeImage(source.shown)) return crop;
+  return regionWithin(invertRegion(source.shown), crop ?? WHOLE_IMAGE);
+}
+
 /** The first few layer names, for a message (`"A", "B", "C" and 3 more`). */
 export function layerNames(names: readonly string[]): string {
   const shown = names.slice(0, 3).map((name) => `"${name}"`);
@@ -187,7 +200,7 @@ export function stageResult(figma: Pick<FigmaApi, 'createImage'>, run: RunState,
 
 /**
  * Put the corrected image staged for `oldHash` into the document: every
- * layer of the run, or none of them. `crop` is the part of the original the
+ * layer of the run, or none of them. `crop` is the part of the image sent the
  * result shows, when the service reported one. Hidden layers inside
  * instances are reachable only when the run includes hidden layers.
  */
@@ -205,7 +218,7 @@ function stagedImage(figma: FigmaApi, run: RunState, oldHash: string): string {
 
 async function applyToLayers(figma: FigmaApi, run: RunState, oldHash: string, note: string, crop: CropRegion | undefined): Promise<ApplyResult> {
   const newHash = stagedImage(figma, run, oldHash);
-  const swap = await swapTo(figma, oldHash, newHash, crop);
+  const swap = await swapTo(figma, oldHash, newHash, cropOfShown(run.sources.get(oldHash), crop));
   const warnings: string[] = [];
   const made: SceneNode[] = [];
   try {

@@ -3,9 +3,11 @@
  * descendants (frames, groups, components, instances, several fills per
  * layer), grouped by image hash so each distinct image is corrected once.
  */
+import type { CropRegion } from '../shared/crop';
 import { planResize, type ResizeChoice } from '../shared/fit';
 import { readImageHeader } from '../shared/image-header';
 import type { ImageJob, Placement, SelectionSummary, Skip } from '../shared/messages';
+import { recordedOriginal, type RecordedOriginal } from './fills';
 import { fillLayersBelow, hasFills, isInsideInstance, mainComponentAround, type FigmaApi, type FillNode } from './host';
 
 /** One distinct image and the layers whose fills use it. */
@@ -15,6 +17,8 @@ export interface CollectedImage {
   nodeIds: Set<string>;
   nodeNames: string[];
   fillCount: number;
+  /** The original this plugin corrected the image from, as the first of its layers with a record says. */
+  recorded?: RecordedOriginal;
 }
 
 export interface Collection {
@@ -92,6 +96,7 @@ function addFill(images: Map<string, CollectedImage>, hash: string, node: SceneN
     images.set(hash, entry);
   }
   entry.fillCount += 1;
+  entry.recorded ??= recordedOriginal(node, hash);
   if (!entry.nodeIds.has(node.id)) {
     entry.nodeIds.add(node.id);
     if (entry.nodeNames.length < 3) entry.nodeNames.push(node.name);
@@ -195,20 +200,49 @@ export interface PlanControl {
 }
 
 /**
+ * What a run sends for an image it changes: the image itself or, for an image
+ * this plugin corrected before, that image's original, so a second correction
+ * (other options, "Correct again") replaces the first instead of correcting
+ * its result once more (sharpening, contrast and colour twice over).
+ */
+export interface Source {
+  /** The image whose bytes are sent. */
+  hash: string;
+  /** Where an original is sent in place of its corrected image: the part of it the corrected image shows. */
+  shown?: CropRegion;
+  /** What the user should know, for the image's row. */
+  note?: string;
+}
+
+function sourceOf(figma: FigmaApi, img: CollectedImage): Source {
+  const recorded = img.recorded;
+  if (!recorded) return { hash: img.hash };
+  if (!figma.getImageByHash(recorded.hash)) {
+    return { hash: img.hash, note: 'corrected before, and its original is no longer in this file: the corrected image is corrected once more' };
+  }
+  if (!recorded.region) {
+    return { hash: img.hash, note: 'corrected before with a crop the service did not report, so its original cannot be framed like it: the corrected image is corrected once more (restore the original first to correct from it)' };
+  }
+  return { hash: recorded.hash, shown: recorded.region, note: 'corrected before: corrected again from its original, replacing the earlier correction' };
+}
+
+/**
  * Plan each distinct image without reading its bytes (its pixel size comes
  * from `getSizeAsync`): a resize that keeps the output within Figma's
  * 4096 px. The bytes are read once, when the image's turn comes
  * (`image/read`), which is also where GIFs and other formats are skipped.
  */
-export async function planImages(figma: FigmaApi, collection: Collection, resize: ResizeChoice, control: PlanControl): Promise<{ images: ImageJob[]; skipped: Skip[] }> {
+export async function planImages(figma: FigmaApi, collection: Collection, resize: ResizeChoice, control: PlanControl): Promise<{ images: ImageJob[]; skipped: Skip[]; sources: Map<string, Source> }> {
   const images: ImageJob[] = [];
   const skipped: Skip[] = [];
+  const sources = new Map<string, Source>();
   const total = collection.images.size;
   let done = 0;
   for (const img of collection.images.values()) {
     if (control.cancelled()) throw new Error('Cancelled');
     const firstId = img.nodeIds.values().next().value ?? '';
-    const image = figma.getImageByHash(img.hash);
+    const source = sourceOf(figma, img);
+    const image = figma.getImageByHash(source.hash);
     if (!image) {
       skipped.push({ nodeId: firstId, nodeName: where(img), reason: 'image data is not available in this file' });
       continue;
@@ -224,11 +258,12 @@ export async function planImages(figma: FigmaApi, collection: Collection, resize
       nodeNames: img.nodeNames,
       resize: plan.request,
       expected: plan.expected,
-      notes: plan.notes,
+      notes: source.note ? [source.note, ...plan.notes] : plan.notes,
     });
+    if (source.hash !== img.hash) sources.set(img.hash, source);
     control.progress(++done, total);
   }
-  return { images, skipped };
+  return { images, skipped, sources };
 }
 
 /** An image's bytes and format for correction, or why it is skipped (GIF, other formats). */

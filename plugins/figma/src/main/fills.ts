@@ -122,6 +122,18 @@ export function recordOriginal(node: BaseNode, from: string, to: string): void {
   node.setPluginData(ORIGINALS_KEY, JSON.stringify(map));
 }
 
+/** The original a corrected image was made from, as a layer showing it recorded, and the part of that original it shows (undefined: not known). */
+export interface RecordedOriginal {
+  hash: string;
+  region: CropRegion | undefined;
+}
+
+/** The original this plugin recorded on `node` for the corrected image `hash`, if it recorded one. */
+export function recordedOriginal(node: BaseNode, hash: string): RecordedOriginal | undefined {
+  const original = readOriginals(node)[hash];
+  return original === undefined ? undefined : { hash: original, region: readCrop(node, hash) };
+}
+
 /**
  * Remember which part of the original `to` shows, given the part of `from`
  * it shows (`region`, undefined when unknown), so a restore can keep the
