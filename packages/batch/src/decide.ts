@@ -6,6 +6,7 @@
 import { lstatSync, type Stats } from 'node:fs';
 import { join, relative } from 'node:path';
 import { effectivePfcParams, type PfcParams } from '@pfc/core';
+import type { EarlierResults } from './earlier-results';
 import type { CorrectReason } from './events';
 import { hashFile } from './hash';
 import { type Manifest, type ManifestEntry, settingsKey } from './manifest';
@@ -34,11 +35,16 @@ export type Decision =
 /** What is at an output path: nothing, pfc's own result (the manifest's hash), or anything else. */
 export type OutputOwner = 'absent' | 'ours' | 'foreign';
 
-/** How to decide: redo up-to-date files (`force`), replace files pfc did not write (`overwrite`). */
+/**
+ * How to decide: redo up-to-date files (`force`), replace files pfc did not write (`overwrite`); `earlier`:
+ * the run's lookup of earlier runs' results, which are never corrected again (mirror and suffix modes;
+ * in place, the folder's own manifest tells).
+ */
 export interface DecideOptions {
   force?: boolean;
   overwrite?: boolean;
   signal?: AbortSignal;
+  earlier?: EarlierResults;
 }
 
 /**
@@ -51,7 +57,11 @@ export async function decide(file: PlannedFile, manifest: Manifest, key: string,
   const unwritable = unwritableReason(file);
   if (unwritable) return { action: 'refuse', ...unwritable };
   const entry = manifest.get(file.output);
-  return file.backup !== undefined ? decideInPlace(file, file.backup, manifest, entry, key, options) : decideBeside(file, manifest, entry, key, options);
+  if (file.backup !== undefined) return decideInPlace(file, file.backup, manifest, entry, key, options);
+  const decision = await decideBeside(file, manifest, entry, key, options);
+  if (decision.action !== 'correct' || !options.earlier) return decision;
+  const reason = await options.earlier.reasonFor(file.input, file.size, file.mtimeMs, options.signal);
+  return reason ? { action: 'refuse', errorName: 'AlreadyCorrectedError', reason } : decision;
 }
 
 /**

@@ -24,6 +24,7 @@ import { outputFormat } from './paths';
 import type { PlannedFile } from './plan';
 import type { RunOptions } from './runner';
 import type { AttemptGate } from './attempt-gate';
+import type { EarlierResults } from './earlier-results';
 import type { JobSlots } from './slots';
 import { type MediaFormat, sniffFileSync } from './sniff';
 import { uploadFor } from './upload';
@@ -37,6 +38,8 @@ export interface FileContext extends RunOptions {
   emit: (e: BatchEvent) => void;
   slots: JobSlots | undefined;
   gate: AttemptGate;
+  /** Earlier runs' results among the inputs (never corrected again). */
+  earlier: EarlierResults;
 }
 
 /** `order`: the file's position in the plan (jobs start in this order); `settings`: its parameters and settings key (shared by every file of its kind). */
@@ -46,7 +49,7 @@ export async function processFile(file: PlannedFile, manifest: Manifest, ctx: Fi
   if (file.backup) base.backup = file.backup;
   const job: FileJob = { file, manifest, params, effective, key, order, t0: Date.now(), ids: { input: file.input, rel: file.rel } };
   try {
-    const decision = await decide(file, manifest, job.key, { force: ctx.force ?? false, overwrite: ctx.overwrite ?? false, ...(ctx.signal ? { signal: ctx.signal } : {}) });
+    const decision = await decide(file, manifest, job.key, { force: ctx.force ?? false, overwrite: ctx.overwrite ?? false, earlier: ctx.earlier, ...(ctx.signal ? { signal: ctx.signal } : {}) });
     if (decision.action === 'skip') return upToDate(job, decision.entry, base, ctx);
     if (decision.action === 'refuse') return refused(job, decision.errorName, decision.reason, base, ctx);
     return await correctFile(job, decision, base, ctx);

@@ -1,6 +1,7 @@
 /** How many planned files a run would actually send (for the cost guard), without sending anything. */
 import { type PfcParams, UserAbortError } from '@pfc/core';
 import { decide, fileSettings } from './decide';
+import { EarlierResults } from './earlier-results';
 import { throwIfCancelled } from './errors';
 import { Manifest } from './manifest';
 import type { BatchPlan, PlannedFile } from './plan';
@@ -23,6 +24,7 @@ export async function pendingFiles(plan: BatchPlan, options: PendingOptions): Pr
   const pending: PlannedFile[] = [];
   const settingsOf = fileSettings(options.params ?? {}, options.backendId);
   const { signal } = options;
+  const earlier = new EarlierResults(manifests.values());
   let sinceTurn = 0;
   for (const file of plan.files) {
     // Most decisions are synchronous stats: without a turn of the event loop now and then, a host's Cancel
@@ -32,7 +34,7 @@ export async function pendingFiles(plan: BatchPlan, options: PendingOptions): Pr
       await new Promise<void>((resolve) => setImmediate(resolve));
     }
     throwIfCancelled(signal);
-    const d = await decide(file, manifests.get(file.outputRoot)!, settingsOf(file).key, options).catch((err: unknown) => {
+    const d = await decide(file, manifests.get(file.outputRoot)!, settingsOf(file).key, { ...options, earlier }).catch((err: unknown) => {
       // A hash cut short by the signal is the same cancel as one between files.
       throw signal?.aborted ? new UserAbortError() : err;
     });

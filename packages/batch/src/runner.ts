@@ -17,6 +17,7 @@ import type { BatchPlan, StreamedPlan } from './plan';
 import { foldersOf, isStreamed, planFeed } from './plan-feed';
 import { ResultsWriter, Tally } from './results';
 import { AttemptGate } from './attempt-gate';
+import { EarlierResults } from './earlier-results';
 import { JobSlots } from './slots';
 import type { RgbCopy } from './upload';
 
@@ -182,7 +183,7 @@ async function runLocked(plan: BatchPlan | StreamedPlan, options: RunOptions, pa
   const tally = new Tally(options.keepResults ?? true, writer);
   const settingsOf = fileSettings(params, backendId);
   // One context for every file (a copy of the options per file was much of a rerun's garbage).
-  const ctx: FileContext = { ...options, signal, params, backendId, attempts, emit, slots, gate: new AttemptGate() };
+  const ctx: FileContext = { ...options, signal, params, backendId, attempts, emit, slots, gate: new AttemptGate(), earlier: new EarlierResults(manifests.values()) };
   const feed = planFeed(plan, signal, (files, bytes) => emit({ type: 'planned', files, bytes }));
   // The output roots that hold a result of the run: a root whose every file was left out (e.g. a folder
   // given again below another input) or failed is no output folder of it (the lock removes it, left empty).

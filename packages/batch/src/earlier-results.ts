@@ -1,0 +1,76 @@
+/**
+ * Results of earlier runs among a run's inputs. A photo pfc wrote — into a
+ * mirror's output folder, beside its input with a suffix, or over it in
+ * place — is a correction already: taken as an input (the user points at an
+ * output folder, or at a folder corrected in place, to make a copy of it) it
+ * would be corrected twice, sharpening, contrast and colour twice over, and
+ * paid for again. The manifest of the folder it was written under records it:
+ * a file that a manifest in its own folder or one above records as an output,
+ * with the bytes pfc wrote there (size and mtime, else the hash), is such a
+ * result. A file only renamed or copied within such a folder is not known by
+ * its path and goes as any other file.
+ */
+import { existsSync, statSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { hashFile } from './hash';
+import { Manifest, type ManifestEntry } from './manifest';
+import { BACKUP_DIR, MANIFEST_FILE } from './paths';
+
+export class EarlierResults {
+  /** The manifests at or above each folder asked about, nearest first (a run's files share a few hundred folders). */
+  private readonly chains = new Map<string, Promise<Manifest[]>>();
+  /** The run's own manifests, by folder: read already, and kept up to date by the run. */
+  private readonly known: ReadonlyMap<string, Manifest>;
+
+  constructor(known: Iterable<Manifest> = []) {
+    this.known = new Map([...known].map((m) => [m.dir, m]));
+  }
+
+  /**
+   * Why `file` (of `size` bytes, modified at `mtimeMs`) is not to be corrected: the reason when a manifest
+   * records it as pfc's result, else undefined.
+   */
+  async reasonFor(file: string, size: number, mtimeMs: number, signal?: AbortSignal): Promise<string | undefined> {
+    let hash: string | undefined;
+    for (const manifest of await this.chainOf(dirname(resolve(file)))) {
+      const entry = manifest.get(resolve(file));
+      if (!entry || entry.outputSize !== size) continue;
+      if (entry.outputMtimeMs !== mtimeMs) {
+        // Copied with the folder (new times), or touched: the bytes decide.
+        hash ??= await hashFile(file, signal);
+        if (hash !== entry.outputHash) continue;
+      }
+      return alreadyCorrected(manifest, entry);
+    }
+    return undefined;
+  }
+
+  private chainOf(dir: string): Promise<Manifest[]> {
+    let chain = this.chains.get(dir);
+    if (!chain) {
+      const parent = dirname(dir);
+      chain = Promise.all([this.manifestIn(dir), parent === dir ? [] : this.chainOf(parent)]).then(([own, above]) => (own ? [own, ...above] : above));
+      this.chains.set(dir, chain);
+    }
+    return chain;
+  }
+
+  private async manifestIn(dir: string): Promise<Manifest | undefined> {
+    const known = this.known.get(dir);
+    if (known) return known;
+    // A stat per folder of the run and above it, once: most hold no manifest.
+    if (!statSync(join(dir, MANIFEST_FILE), { throwIfNoEntry: false })?.isFile()) return undefined;
+    // Read only, never written: the mode given is not used.
+    return Manifest.load(dir, 'mirror');
+  }
+}
+
+function alreadyCorrected(manifest: Manifest, entry: ManifestEntry): string {
+  if (entry.input === entry.output) {
+    return `is already corrected: an earlier run corrected it in place, and its original is kept in ${join(manifest.dir, BACKUP_DIR, entry.output)}; left as is, not corrected twice: correct the original instead (restoring the originals of ${manifest.dir} puts it back)`;
+  }
+  // The manifest names the input relative to its folder: a folder copied or moved elsewhere took it along, not the input.
+  const input = resolve(manifest.dir, entry.input);
+  const named = existsSync(input) ? input : `${entry.input} (as ${manifest.path} names it, from the folder it was written in; moved or copied since)`;
+  return `is already corrected: it is pfc's result for ${named}, written by an earlier run (recorded in ${manifest.path}); left as is, not corrected twice: correct the original instead`;
+}
