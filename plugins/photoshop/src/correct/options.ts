@@ -3,6 +3,7 @@
  * layer (and history step) that holds the result.
  */
 import type { AiArtToken, PfcParams } from '@pfc/core';
+import { RESULT_LAYER_PREFIX } from '../ps/earlier-results';
 
 export type BackgroundChoice = 'keep' | 'transparent' | 'colour';
 export type ShadowChoice = 'none' | 'soft' | 'hard' | 'floating';
@@ -73,5 +74,5 @@ export function describeCorrection(p: PfcParams): string {
   if (p.aiArt) parts.push(`AI Art ${p.aiArt}`);
   if (p.long !== undefined) parts.push(`long edge ${p.long} px`);
   if (p.scale !== undefined) parts.push(`${p.scale} %`);
-  return `Perfectly Clear: ${parts.join(', ')}`;
+  return RESULT_LAYER_PREFIX + parts.join(', ');
 }

@@ -15,6 +15,7 @@ import { checkedUpload, longSide, readRgba, SRGB_PROFILE, unsupportedReason } fr
 import { CancelledError, inModal } from '../ps/modal';
 import { isResize } from './options';
 import { resolveTargets } from './targets';
+import { earlierResults, readWithout } from '../ps/earlier-results';
 
 /** Long edge of the preview, in pixels: enough for the panel, small enough to be a cheap job. */
 export const PREVIEW_LONG_EDGE = 400;
@@ -57,7 +58,11 @@ export async function makePreview(
   // What Apply would refuse for its size, the preview refuses too, before reading anything.
   const { region } = checkedUpload(doc, layer?.id, { backend: backend.kind, removeBackground: params.removeBackground === true, keepSize: isResize(params) });
 
-  const { image: small } = await inModal(host, 'Perfectly Clear preview', () => readRgba(host, doc.id, layer?.id, longSide(region.width, region.height, previewLongEdge(region))));
+  // As Correct Document reads it: without the panel's earlier results on top (earlier-results.ts).
+  const hidden = layer ? [] : earlierResults(doc, undefined);
+  const { image: small } = await inModal(host, 'Perfectly Clear preview', (context) =>
+    readWithout(context, doc.id, hidden, () => readRgba(host, doc.id, layer?.id, longSide(region.width, region.height, previewLongEdge(region)))),
+  );
   if (signal?.aborted) throw new CancelledError();
   const result = await backend.correct(encodePng(small.width, small.height, small.data, 4), params, {
     signal,

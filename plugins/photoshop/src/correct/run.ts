@@ -12,6 +12,7 @@ import type { Host } from '../host/types';
 import { decodeImage } from '../image/codec';
 import { applyLayerResult, type LayerResult, newResultDocument } from '../ps/apply';
 import { activateDocument, findDocument, hasVectorMask } from '../ps/commands';
+import { earlierResults, isResultName, readWithout } from '../ps/earlier-results';
 import { depthNote, exportPixels, unsupportedReason } from '../ps/export';
 import { CancelledError, inModal } from '../ps/modal';
 import { describeCorrection, isResize } from './options';
@@ -117,9 +118,11 @@ async function correctOne(
   if (!doc) throw new Error('the document was closed');
   const unsupported = unsupportedReason(doc);
   if (unsupported) throw new Error(unsupported);
-  const exported = await inModal(host, 'Reading pixels for Perfectly Clear', async () => {
+  const exported = await inModal(host, 'Reading pixels for Perfectly Clear', async (context) => {
     if (target.layerId !== undefined) await layerCheck(host, doc.id, target.layerId, target.layerName ?? target.title);
-    return exportPixels(host, doc, target.layerId, { backend: backend.kind, removeBackground: params.removeBackground === true, keepSize: isResize(params) });
+    // The composite as it was before the panel's earlier results on top of it (earlier-results.ts).
+    const hidden = target.layerId === undefined ? earlierResults(doc, undefined) : [];
+    return readWithout(context, doc.id, hidden, () => exportPixels(host, doc, target.layerId, { backend: backend.kind, removeBackground: params.removeBackground === true, keepSize: isResize(params) }));
   });
   if (signal?.aborted) throw new CancelledError();
 
@@ -137,7 +140,7 @@ async function correctOne(
   report('downloading');
   const bytes = await readAll(result.body);
   if (signal?.aborted) throw new CancelledError();
-  const notes = [exported.conversion, exported.reduction].filter((n): n is string => n !== undefined);
+  const notes = [exported.conversion, exported.reduction, resultAsSource(target)].filter((n): n is string => n !== undefined);
   notes.push(...sentAgain, ...warnings, ...result.warnings);
 
   report('applying');
@@ -177,6 +180,12 @@ async function correctOne(
   notes.push(...added.notes);
   report('done');
   return { title: target.title, status: 'done', message: `added layer "${name}"`, notes, layerId: added.layerId };
+}
+
+/** What the user should know when the layer corrected is itself a result of the panel: it was corrected once more. */
+function resultAsSource(target: Target): string | undefined {
+  if (target.layerId === undefined || !isResultName(target.layerName ?? '')) return undefined;
+  return `"${target.layerName}" is a layer Perfectly Clear added, so its correction was corrected once more; to correct from the original, select the layer it was made from`;
 }
 
 /**

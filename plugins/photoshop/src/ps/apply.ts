@@ -8,6 +8,7 @@ import type { Host, PsDocument, PsExecutionContext, PsLayer, PsRect } from '../h
 import type { Rgba } from '../image/codec';
 import { applyShape, cutoutParts, maskToDepth, mix, resample, toDepth } from '../image/pixels';
 import { activateDocument, createLayerAbove, findDocument, findLayer } from './commands';
+import { earlierResults, hideReplaced } from './earlier-results';
 import { documentBits, SRGB_PROFILE } from './export';
 import { lookNotes, matchLook, readSourceLook, resultMask, takesOver, type SourceLook } from './look';
 import { selectionOver } from './masks';
@@ -146,6 +147,8 @@ export async function addResultLayer(host: Host, context: PsExecutionContext, re
     const look = source ? await readSourceLook(host, doc, source, rect) : undefined;
     const strength = result.strength ?? 100;
     const takeOver = look !== undefined && takesOver(look) && result.sourcePixels !== undefined;
+    // Found before the new layer, which is named as they are.
+    const replaced = earlierResults(doc, result.sourceLayerId);
     // Taken over, the strength is a mix of the pixels: the result's opacity is the source's own.
     const image = takeOver && strength < 100 ? mixedPixels(fitted, look) : fitted.image;
     const layer = await createLayerAbove(host, doc.id, anchor, result.name);
@@ -173,6 +176,7 @@ export async function addResultLayer(host: Host, context: PsExecutionContext, re
     matchLook(layer, look, layerMask, takeOver ? 100 : strength);
     if (takeOver) source!.visible = false;
     const notes = look ? lookNotes(look, { takeOver, mask: layerMask, narrowed: selection !== undefined || cutoutMask !== undefined }) : [];
+    notes.push(...hideReplaced(replaced));
     return { layerId: layer.id, resampled, sourceHidden: takeOver, notes };
   });
 }
