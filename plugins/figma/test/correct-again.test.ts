@@ -132,6 +132,31 @@ describe('A second correction starts from the original', () => {
     expect(layer.fills).toEqual([paint]);
   });
 
+  it('a layer showing the original beside one showing its earlier result: the original is sent once, and both get the new result', async () => {
+    const sim = freshSim();
+    const { original, layer } = await photoLayer(sim);
+    const twin = sim.rect('Same photo', [imageFill(original)]);
+    sim.place(twin);
+    await correct(sim, recordingService(1.2).backend, DEFAULT_OPTIONS);
+    expect(paintOf(twin).imageHash).toBe(original);
+
+    sim.closePlugin();
+    sim.select(layer, twin);
+    const second = recordingService(0.8);
+    const updates = await correct(sim, second.backend, DEFAULT_OPTIONS);
+    expect(second.sent).toEqual([sha1(bytesOf(sim, original))]);
+    const result = paintOf(layer).imageHash ?? '';
+    expect(paintOf(twin).imageHash).toBe(result);
+    for (const l of [layer, twin]) expect(JSON.parse(l.getPluginData(ORIGINALS_KEY))).toEqual({ [result]: original });
+    expect(updates.find((u) => u.phase === 'done')?.notes).toContain('corrected before: corrected again from its original, replacing the earlier correction');
+
+    sim.closePlugin();
+    sim.select(layer, twin);
+    await connect(sim, { command: 'restore' });
+    await expect.poll(() => sim.notifications.at(-1)?.message).toBe('Restored the original image on 2 layers');
+    expect([paintOf(layer).imageHash, paintOf(twin).imageHash]).toEqual([original, original]);
+  });
+
   it('corrects the earlier result once more, and says so, where the original is no longer in the file', async () => {
     const sim = freshSim();
     const { original, layer } = await photoLayer(sim);

@@ -33,6 +33,8 @@ export interface RunState {
   roots: { id: string; hashes: Set<string> }[];
   /** Images corrected before, by hash: the original sent in their place (collect.ts `Source`). */
   sources: Map<string, Source>;
+  /** By the hash a job goes under: the other images sending the same original, which its result replaces too. */
+  alsoShown: Map<string, string[]>;
   /** Original layer id → id of its copy, made on the first result that needs it. */
   copies: Map<string, string>;
   /** Original image hash → hash of its corrected image, handed over by `image/stage` and not yet on any layer. */
@@ -218,17 +220,24 @@ function stagedImage(figma: FigmaApi, run: RunState, oldHash: string): string {
 
 async function applyToLayers(figma: FigmaApi, run: RunState, oldHash: string, note: string, crop: CropRegion | undefined): Promise<ApplyResult> {
   const newHash = stagedImage(figma, run, oldHash);
-  const swap = await swapTo(figma, oldHash, newHash, cropOfShown(run.sources.get(oldHash), crop));
   const warnings: string[] = [];
   const made: SceneNode[] = [];
   try {
-    const nodes = await targets(figma, run, oldHash, warnings, made);
-    const changes = nodes.map((n) => planSwap(figma, n, oldHash, newHash, swap, run.includeHidden)).filter((c): c is FillChange => c !== null);
+    const changes: (FillChange & { shown: string; swap: ImageSwap | undefined })[] = [];
+    for (const shown of [oldHash, ...(run.alsoShown.get(oldHash) ?? [])]) {
+      const swap = await swapTo(figma, shown, newHash, cropOfShown(run.sources.get(shown), crop));
+      for (const node of await targets(figma, run, shown, warnings, made)) {
+        // A layer whose fills show both the original and its earlier result: one change per layer, the first image's.
+        if (changes.some((c) => c.node.id === node.id)) continue;
+        const change = planSwap(figma, node, shown, newHash, swap, run.includeHidden);
+        if (change) changes.push({ ...change, shown, swap });
+      }
+    }
     await commitChanges(changes);
     for (const c of changes) {
-      recordPaints(c.node, oldHash, newHash, writtenFills(figma, c));
-      recordOriginal(c.node, oldHash, newHash);
-      recordCrop(c.node, oldHash, newHash, swap?.region);
+      recordPaints(c.node, c.shown, newHash, writtenFills(figma, c));
+      recordOriginal(c.node, c.shown, newHash);
+      recordCrop(c.node, c.shown, newHash, c.swap?.region);
       c.node.setPluginData(OPTIONS_KEY, run.optionsJson);
       run.changed.add(c.node.id);
     }

@@ -232,38 +232,70 @@ function sourceOf(figma: FigmaApi, img: CollectedImage): Source {
  * 4096 px. The bytes are read once, when the image's turn comes
  * (`image/read`), which is also where GIFs and other formats are skipped.
  */
-export async function planImages(figma: FigmaApi, collection: Collection, resize: ResizeChoice, control: PlanControl): Promise<{ images: ImageJob[]; skipped: Skip[]; sources: Map<string, Source> }> {
-  const images: ImageJob[] = [];
-  const skipped: Skip[] = [];
-  const sources = new Map<string, Source>();
+export async function planImages(figma: FigmaApi, collection: Collection, resize: ResizeChoice, control: PlanControl): Promise<ImagePlan> {
+  const plan: ImagePlan = { images: [], skipped: [], sources: new Map(), alsoShown: new Map() };
+  const bySource = new Map<string, ImageJob>();
   const total = collection.images.size;
   let done = 0;
   for (const img of collection.images.values()) {
     if (control.cancelled()) throw new Error('Cancelled');
-    const firstId = img.nodeIds.values().next().value ?? '';
     const source = sourceOf(figma, img);
-    const image = figma.getImageByHash(source.hash);
-    if (!image) {
-      skipped.push({ nodeId: firstId, nodeName: where(img), reason: 'image data is not available in this file' });
-      continue;
+    if (source.hash !== img.hash) plan.sources.set(img.hash, source);
+    const joined = bySource.get(source.hash);
+    if (joined) {
+      joinJob(joined, img, source);
+      plan.alsoShown.set(joined.hash, [...(plan.alsoShown.get(joined.hash) ?? []), img.hash]);
+    } else {
+      const job = await planJob(figma, img, source, resize);
+      if ('reason' in job) plan.skipped.push(job);
+      else {
+        plan.images.push(job);
+        bySource.set(source.hash, job);
+      }
     }
-    const size = await image.getSizeAsync();
-    const plan = planResize(resize, size);
-    images.push({
-      hash: img.hash,
-      width: size.width,
-      height: size.height,
-      fillCount: img.fillCount,
-      nodeCount: img.nodeIds.size,
-      nodeNames: img.nodeNames,
-      resize: plan.request,
-      expected: plan.expected,
-      notes: source.note ? [source.note, ...plan.notes] : plan.notes,
-    });
-    if (source.hash !== img.hash) sources.set(img.hash, source);
     control.progress(++done, total);
   }
-  return { images, skipped, sources };
+  return plan;
+}
+
+/**
+ * The images a run corrects, and what it knows of the others: images corrected before, by hash, with the
+ * original sent in their place (`sources`); and where an original and images corrected from it are all in
+ * the selection (a layer showing the original beside one showing its earlier result), the one job they share,
+ * by the hash it goes under, with the other images its result replaces (`alsoShown`): the original is sent once.
+ */
+export interface ImagePlan {
+  images: ImageJob[];
+  skipped: Skip[];
+  sources: Map<string, Source>;
+  alsoShown: Map<string, string[]>;
+}
+
+/** The job of one image, sending `source`'s bytes; a skip where they are not in the file. */
+async function planJob(figma: FigmaApi, img: CollectedImage, source: Source, resize: ResizeChoice): Promise<ImageJob | Skip> {
+  const image = figma.getImageByHash(source.hash);
+  if (!image) return { nodeId: img.nodeIds.values().next().value ?? '', nodeName: where(img), reason: 'image data is not available in this file' };
+  const size = await image.getSizeAsync();
+  const plan = planResize(resize, size);
+  return {
+    hash: img.hash,
+    width: size.width,
+    height: size.height,
+    fillCount: img.fillCount,
+    nodeCount: img.nodeIds.size,
+    nodeNames: img.nodeNames,
+    resize: plan.request,
+    expected: plan.expected,
+    notes: source.note ? [source.note, ...plan.notes] : plan.notes,
+  };
+}
+
+/** Count `img`, which sends the same original, in `job`: its fills and layers take the same result. */
+function joinJob(job: ImageJob, img: CollectedImage, source: Source): void {
+  job.fillCount += img.fillCount;
+  job.nodeCount += img.nodeIds.size;
+  job.nodeNames = [...job.nodeNames, ...img.nodeNames].slice(0, 3);
+  if (source.note && !job.notes.includes(source.note)) job.notes.unshift(source.note);
 }
 
 /** An image's bytes and format for correction, or why it is skipped (GIF, other formats). */

@@ -110,11 +110,11 @@ export function startPlugin(figma: FigmaApi, html: string): void {
     // Hidden layers inside instances are walked only when the user asked for hidden layers.
     const collection = await withHiddenInstanceLayers(figma, includeHidden, () => collectSelection(figma, placement, includeHidden));
     const control = { cancelled: () => planCancelled, progress: (done: number, total: number) => post({ type: 'plan/progress', done, total }) };
-    const { images, skipped, sources } = await planImages(figma, collection, resize, control);
+    const { images, skipped, sources, alsoShown } = await planImages(figma, collection, resize, control);
     const warnings = await componentWarnings(collection.components);
     const runId = `run-${++runCounter}`;
     const nodesByHash = new Map([...collection.images].map(([hash, img]) => [hash, img.nodeIds]));
-    runs.set(runId, { runId, placement, nodesByHash, roots: collection.roots, sources, copies: new Map(), staged: new Map(), changed: new Set(), includeHidden, optionsJson: JSON.stringify(options) });
+    runs.set(runId, { runId, placement, nodesByHash, roots: collection.roots, sources, alsoShown, copies: new Map(), staged: new Map(), changed: new Set(), includeHidden, optionsJson: JSON.stringify(options) });
     return { runId, placement, images, skipped: [...collection.skipped, ...skipped], warnings };
   }
 
