@@ -6,7 +6,7 @@
  * original it was made from, and never sent (the emulator's upload count);
  * other photos beside them are corrected as usual.
  */
-import { cpSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -85,6 +85,24 @@ describe('pfc correct leaves photos it already corrected as they are', () => {
     expect(again.failed[0]?.error).toContain(`pfc's result for ../a.jpg (as ${join(dir, 'copied/.pfc-manifest.jsonl')} names it, from the folder it was written in; moved or copied since)`);
     expect(tickets() - tickets0).toBe(1);
     expect(filesBelow(join(dir, 'twice')).filter((f) => !f.startsWith('.pfc'))).toEqual(['trip/b.jpg']);
+  });
+
+  it('a result renamed or copied inside the output folder is known by its bytes', { timeout: SLOW }, async () => {
+    const dir = photosFolder();
+    expect((await pfc(['photos'], dir)).code).toBe(0);
+    renameSync(join(dir, 'photos/corrected/a.jpg'), join(dir, 'photos/corrected/holiday.jpg'));
+    copyFileSync(join(dir, 'photos/corrected/trip/b.jpg'), join(dir, 'photos/corrected/best.jpg'));
+    const tickets0 = tickets();
+
+    const again = await pfc(['photos/corrected', '--out', 'twice'], dir);
+    expect(again.failed.map((l) => [l.input, l.errorName])).toEqual([
+      [join('photos/corrected/best.jpg'), 'AlreadyCorrectedError'],
+      [join('photos/corrected/holiday.jpg'), 'AlreadyCorrectedError'],
+      [join('photos/corrected/trip/b.jpg'), 'AlreadyCorrectedError'],
+    ]);
+    expect(again.failed[1]?.error).toContain(`pfc's result for ${join(dir, 'photos/a.jpg')}`);
+    expect(again.failed[1]?.error).toContain(`(${join(dir, 'photos/corrected/a.jpg')} renamed or copied)`);
+    expect(tickets() - tickets0).toBe(0);
   });
 
   it('a folder corrected in place, mirrored elsewhere: its results are refused, naming where their originals are kept', { timeout: SLOW }, async () => {

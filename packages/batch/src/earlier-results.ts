@@ -7,13 +7,13 @@
  * paid for again. The manifest of the folder it was written under records it:
  * a file that a manifest in its own folder or one above records as an output,
  * with the bytes pfc wrote there (size and mtime, else the hash), is such a
- * result. A file only renamed or copied within such a folder is not known by
- * its path and goes as any other file.
+ * result; in an earlier mirror run's output folder, so is a file with the
+ * bytes of a result recorded there under another name (renamed or copied).
  */
 import { existsSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { hashFile } from './hash';
-import { Manifest, type ManifestEntry } from './manifest';
+import { Manifest, type ManifestEntry, manifestModeOf } from './manifest';
 import { BACKUP_DIR, MANIFEST_FILE } from './paths';
 
 export class EarlierResults {
@@ -42,6 +42,23 @@ export class EarlierResults {
       }
       return alreadyCorrected(manifest, entry);
     }
+    return this.copyOfResult(file, signal, hash);
+  }
+
+  /**
+   * Why `file`, under an earlier mirror run's output folder, is not to be corrected: it has the bytes of a result
+   * recorded there under another name (renamed or copied since). Only there is every file hashed for it: in a
+   * suffix or in-place folder the inputs themselves stand beside the results.
+   */
+  private async copyOfResult(file: string, signal: AbortSignal | undefined, known: string | undefined): Promise<string | undefined> {
+    const outputFolders = (await this.chainOf(dirname(resolve(file)))).filter((m) => m.mode === 'mirror' && !this.known.has(m.dir));
+    if (outputFolders.length === 0) return undefined;
+    const hash = known ?? (await hashFile(file, signal));
+    for (const manifest of outputFolders) {
+      const other = manifest.outputWithResult(hash);
+      const entry = other === undefined ? undefined : manifest.get(other);
+      if (entry) return `${alreadyCorrected(manifest, entry)} (${other} renamed or copied)`;
+    }
     return undefined;
   }
 
@@ -60,8 +77,9 @@ export class EarlierResults {
     if (known) return known;
     // A stat per folder of the run and above it, once: most hold no manifest.
     if (!statSync(join(dir, MANIFEST_FILE), { throwIfNoEntry: false })?.isFile()) return undefined;
-    // Read only, never written: the mode given is not used.
-    return Manifest.load(dir, 'mirror');
+    // Read only, never written. A manifest of the first format has no header line, so no mode: its results are
+    // known by their paths only (as a suffix run's), not searched by hash.
+    return Manifest.load(dir, manifestModeOf(dir) ?? 'suffix');
   }
 }
 

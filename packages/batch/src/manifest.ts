@@ -336,10 +336,7 @@ export class Manifest {
  */
 export async function isMirrorOutputFolder(dir: string): Promise<boolean> {
   const manifest = firstLine(join(dir, MANIFEST_FILE));
-  if (manifest !== undefined) {
-    const first = parseLine(manifest);
-    return first !== undefined && 'type' in first && first.mode === 'mirror';
-  }
+  if (manifest !== undefined) return modeOfHeader(manifest) === 'mirror';
   const lock = firstLine(join(dir, LOCK_FILE));
   if (lock === undefined) return false;
   try {
@@ -347,6 +344,17 @@ export async function isMirrorOutputFolder(dir: string): Promise<boolean> {
   } catch {
     return false;
   }
+}
+
+/** The mode of the run that wrote the manifest in `dir` (its header line); undefined where there is none, or it has no header. */
+export function manifestModeOf(dir: string): OutputMode['kind'] | undefined {
+  const line = firstLine(join(dir, MANIFEST_FILE));
+  return line === undefined ? undefined : modeOfHeader(line);
+}
+
+function modeOfHeader(line: string): OutputMode['kind'] | undefined {
+  const first = parseLine(line);
+  return first !== undefined && 'type' in first ? first.mode : undefined;
 }
 
 /** The first line of a file (of its first 512 bytes), or undefined when it cannot be read. */
