@@ -54,6 +54,7 @@ describe('pfc correct leaves photos it already corrected as they are', () => {
 
     const again = await pfc(['photos/corrected', '--out', 'twice'], dir);
     expect(again.code, again.stdout + again.stderr).toBe(1);
+    expect(again.summary).toMatchObject({ corrected: 1, failed: 2, refused: 2 });
     expect(again.failed.map((l) => [l.input, l.errorName])).toEqual([
       [join('photos/corrected/a.jpg'), 'AlreadyCorrectedError'],
       [join('photos/corrected/trip/b.jpg'), 'AlreadyCorrectedError'],

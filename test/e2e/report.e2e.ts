@@ -170,6 +170,6 @@ function syntheticRun(n: number, photo: string, fails: (i: number) => boolean, f
   });
   const failures = results.filter((r) => r.status === 'failed');
   return {
-    corrected: n - failures.length, skipped: 0, upToDate: 0, excluded: 0, failed: failures.length, cancelled: 0, bytesIn: 0, bytesOut: 0, durationMs: 1000, interrupted: false, outputRoots: [], results, failures, excludedPaths: [],
+    corrected: n - failures.length, skipped: 0, upToDate: 0, excluded: 0, failed: failures.length, refused: 0, cancelled: 0, bytesIn: 0, bytesOut: 0, durationMs: 1000, interrupted: false, outputRoots: [], results, failures, excludedPaths: [],
   };
 }

@@ -30,7 +30,20 @@ export type Decision =
       backupFirst: boolean;
     }
   /** Left alone: its output would replace a file pfc did not write, or the output of another input. */
-  | { action: 'refuse'; errorName: 'OutputExistsError' | 'OutputCollisionError' | 'OutputNameTooLongError' | 'OutputPathTooLongError' | 'AlreadyCorrectedError' | 'OriginalMissingError'; reason: string };
+  | { action: 'refuse'; errorName: RefusalName; reason: string };
+
+/**
+ * The decisions that leave a file as it is on purpose (its output would replace a file pfc did not write or
+ * another input's, its name or path is too long, it is pfc's own result): the same again until the user acts
+ * on the files, so retrying the file cannot help. A run reports them failed, and counts them (`refused`).
+ */
+export const REFUSALS = ['OutputExistsError', 'OutputCollisionError', 'OutputNameTooLongError', 'OutputPathTooLongError', 'AlreadyCorrectedError', 'OriginalMissingError'] as const;
+export type RefusalName = (typeof REFUSALS)[number];
+
+/** Whether a failed file's `errorName` is one of the {@link REFUSALS}. */
+export function isRefusal(errorName: string | undefined): boolean {
+  return (REFUSALS as readonly string[]).includes(errorName ?? '');
+}
 
 /** What is at an output path: nothing, pfc's own result (the manifest's hash), or anything else. */
 export type OutputOwner = 'absent' | 'ours' | 'foreign';

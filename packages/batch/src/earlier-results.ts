@@ -31,29 +31,31 @@ export class EarlierResults {
    * records it as pfc's result, else undefined.
    */
   async reasonFor(file: string, size: number, mtimeMs: number, signal?: AbortSignal): Promise<string | undefined> {
+    const path = resolve(file);
+    const chain = await this.chainOf(dirname(path));
     let hash: string | undefined;
-    for (const manifest of await this.chainOf(dirname(resolve(file)))) {
-      const entry = manifest.get(resolve(file));
+    for (const manifest of chain) {
+      const entry = manifest.get(path);
       if (!entry || entry.outputSize !== size) continue;
       if (entry.outputMtimeMs !== mtimeMs) {
         // Copied with the folder (new times), or touched: the bytes decide.
-        hash ??= await hashFile(file, signal);
+        hash ??= await hashFile(path, signal);
         if (hash !== entry.outputHash) continue;
       }
       return alreadyCorrected(manifest, entry);
     }
-    return this.copyOfResult(file, signal, hash);
+    return this.copyOfResult(path, chain, signal, hash);
   }
 
   /**
-   * Why `file`, under an earlier mirror run's output folder, is not to be corrected: it has the bytes of a result
+   * Why `path`, under an earlier mirror run's output folder, is not to be corrected: it has the bytes of a result
    * recorded there under another name (renamed or copied since). Only there is every file hashed for it: in a
-   * suffix or in-place folder the inputs themselves stand beside the results.
+   * suffix or in-place folder the inputs themselves stand beside the results. `hashed`: its hash, if taken already.
    */
-  private async copyOfResult(file: string, signal: AbortSignal | undefined, known: string | undefined): Promise<string | undefined> {
-    const outputFolders = (await this.chainOf(dirname(resolve(file)))).filter((m) => m.mode === 'mirror' && !this.known.has(m.dir));
+  private async copyOfResult(path: string, chain: readonly Manifest[], signal: AbortSignal | undefined, hashed: string | undefined): Promise<string | undefined> {
+    const outputFolders = chain.filter((m) => m.mode === 'mirror' && !this.known.has(m.dir));
     if (outputFolders.length === 0) return undefined;
-    const hash = known ?? (await hashFile(file, signal));
+    const hash = hashed ?? (await hashFile(path, signal));
     for (const manifest of outputFolders) {
       const other = manifest.outputWithResult(hash);
       const entry = other === undefined ? undefined : manifest.get(other);

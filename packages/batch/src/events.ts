@@ -90,6 +90,8 @@ export interface BatchSummary {
   excluded: number;
   /** Files that failed, including files and folders the planner found but could not read (`excludedPaths` code `unreadable`). */
   failed: number;
+  /** Of `failed`, the files left as is on purpose (`REFUSALS`: pfc's own results, outputs that would replace others…): a retry refuses them again. */
+  refused: number;
   /** Files not finished because the run was cancelled (in flight or not started). */
   cancelled: number;
   /** Bytes of the inputs corrected in this run. */

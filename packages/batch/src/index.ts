@@ -13,7 +13,7 @@ export { PLAN_AHEAD } from './plan-feed';
 export type { BatchEvent, BatchSummary, CorrectReason, FileResult, FileStatus, JobsAtOnce, ResultJob } from './events';
 export { readResults, MAX_FAILURES_KEPT } from './results';
 export { Manifest, MANIFEST_VERSION, settingsKey, isMirrorOutputFolder, type ManifestEntry } from './manifest';
-export { decide, fileParams, fileSettings, outputOwner, type Decision, type DecideOptions, type FileSettings, type OutputOwner } from './decide';
+export { decide, fileParams, fileSettings, isRefusal, outputOwner, REFUSALS, type Decision, type DecideOptions, type FileSettings, type OutputOwner, type RefusalName } from './decide';
 export { restoreOriginals, type RestoreOutcome, type RestoreRequest } from './restore';
 export { lockFolders, FolderLockedError, type HeldLocks, type LockHolder, type LockOptions } from './lock';
 export { checkReportPath, REPORT_MARKER } from './report-path';

@@ -6,6 +6,7 @@
 import { closeSync, createWriteStream, openSync, readSync, type WriteStream } from 'node:fs';
 import { once } from 'node:events';
 import { StringDecoder } from 'node:string_decoder';
+import { isRefusal } from './decide';
 import type { FileResult, FileStatus } from './events';
 
 /** Failures a summary holds in memory (`BatchSummary.failures`); every one is in the results file. */
@@ -16,6 +17,8 @@ export class Tally {
   readonly counts: Record<FileStatus, number> = { corrected: 0, 'up-to-date': 0, failed: 0, cancelled: 0 };
   bytesIn = 0;
   bytesOut = 0;
+  /** Of the failed files, those left as is on purpose (decide.ts `REFUSALS`). */
+  refused = 0;
   /** The first `MAX_FAILURES_KEPT` failures. */
   readonly failures: FileResult[] = [];
   /** Every result by plan index, only when the caller asked to keep them (`keepResults`). */
@@ -32,6 +35,7 @@ export class Tally {
       this.bytesIn += r.bytesIn;
       this.bytesOut += r.bytesOut ?? 0;
     }
+    if (r.status === 'failed' && isRefusal(r.errorName)) this.refused++;
     if (r.status === 'failed' && this.failures.length < MAX_FAILURES_KEPT) this.failures.push(r);
     if (this.all) this.all[index] = r;
     await this.file?.write(r);

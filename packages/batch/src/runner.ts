@@ -234,6 +234,7 @@ async function runLocked(plan: BatchPlan | StreamedPlan, options: RunOptions, pa
     upToDate: counts['up-to-date'],
     excluded: plan.skipped.length - unreadable,
     failed: counts.failed + unreadable,
+    refused: tally.refused,
     cancelled: counts.cancelled + unplanned,
     bytesIn: tally.bytesIn,
     bytesOut: tally.bytesOut,

@@ -28,7 +28,7 @@ function synthetic(n: number, photo: string, failEvery: number): BatchSummary {
   });
   const failures = results.filter((r) => r.status === 'failed');
   return {
-    corrected: 0, skipped: n - failures.length, upToDate: n - failures.length, excluded: 0, failed: failures.length, cancelled: 0, bytesIn: 0, bytesOut: 0,
+    corrected: 0, skipped: n - failures.length, upToDate: n - failures.length, excluded: 0, failed: failures.length, refused: 0, cancelled: 0, bytesIn: 0, bytesOut: 0,
     durationMs: 1000, interrupted: false, outputRoots: ['/out'], results, failures, excludedPaths: [],
   };
 }

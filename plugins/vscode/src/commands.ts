@@ -142,7 +142,10 @@ export class Commands {
     // Every failure of the results file, not only the first ones a summary keeps.
     const failed = hasResults(last) && last.summary.failed > 0 ? await failedInputs(last) : [];
     if (!last || failed.length === 0) {
-      void this.api.window.showInformationMessage(this.api.l10n.t('Perfectly Clear: the last run has no failed files.'));
+      const { t } = this.api.l10n;
+      // Files left as is on purpose (already corrected, would replace another file…) would be refused again.
+      const leftAsIs = (last?.summary.refused ?? 0) > 0;
+      void this.api.window.showInformationMessage(leftAsIs ? t('Perfectly Clear: the last run has no failed files to retry; the files it left as is on purpose stay so until you act on them (see the report for why).') : t('Perfectly Clear: the last run has no failed files.'));
       return undefined;
     }
     return this.run({ inputs: last.inputs, retry: { only: failed, choices: last.choices ?? [{ inputs: last.inputs, mode: last.mode, params: last.params }] } });

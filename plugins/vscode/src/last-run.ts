@@ -12,7 +12,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { readResults, type BatchSummary, type FileResult } from '@pfc/batch';
+import { isRefusal, readResults, type BatchSummary, type FileResult } from '@pfc/batch';
 import type { PfcParams } from '@pfc/core';
 import type { OutputModeSetting } from './settings';
 import type { ExtensionHost } from './vscode-api';
@@ -28,6 +28,8 @@ export type RunCounts = Pick<BatchSummary,
   'corrected' | 'skipped' | 'upToDate' | 'excluded' | 'failed' | 'cancelled' | 'bytesIn' | 'bytesOut' | 'durationMs' | 'interrupted' | 'stoppedBecause' | 'outputRoots' | 'jobsAtOnce'> & {
   /** In place, this installation could not keep the photos' extended attributes (Finder tags, ratings, comments). */
   attributesNotKept?: true;
+  /** Of `failed`, the files left as is on purpose (`BatchSummary.refused`); absent in records of earlier versions. */
+  refused?: number;
 };
 
 /** What one workspace folder's inputs ran with (its own settings and the run's picks). */
@@ -55,7 +57,7 @@ export interface LastRun {
 /** The counts of a summary, field by field (a per-file field added to `BatchSummary` later never reaches workspaceState). */
 export function countsOf(s: BatchSummary): RunCounts {
   return {
-    corrected: s.corrected, skipped: s.skipped, upToDate: s.upToDate, excluded: s.excluded, failed: s.failed, cancelled: s.cancelled,
+    corrected: s.corrected, skipped: s.skipped, upToDate: s.upToDate, excluded: s.excluded, failed: s.failed, refused: s.refused, cancelled: s.cancelled,
     bytesIn: s.bytesIn, bytesOut: s.bytesOut, durationMs: s.durationMs, interrupted: s.interrupted, outputRoots: s.outputRoots,
     ...(s.stoppedBecause !== undefined ? { stoppedBecause: s.stoppedBecause } : {}),
     ...(s.jobsAtOnce ? { jobsAtOnce: s.jobsAtOnce } : {}),
@@ -73,7 +75,7 @@ export function addCounts(a: RunCounts | undefined, b: RunCounts): RunCounts {
   const jobsAtOnce = a.jobsAtOnce ?? b.jobsAtOnce;
   return {
     corrected: a.corrected + b.corrected, skipped: a.skipped + b.skipped, upToDate: a.upToDate + b.upToDate, excluded: a.excluded + b.excluded,
-    failed: a.failed + b.failed, cancelled: a.cancelled + b.cancelled, bytesIn: a.bytesIn + b.bytesIn, bytesOut: a.bytesOut + b.bytesOut,
+    failed: a.failed + b.failed, refused: (a.refused ?? 0) + (b.refused ?? 0), cancelled: a.cancelled + b.cancelled, bytesIn: a.bytesIn + b.bytesIn, bytesOut: a.bytesOut + b.bytesOut,
     durationMs: a.durationMs + b.durationMs, interrupted: a.interrupted || b.interrupted, outputRoots: [...a.outputRoots, ...b.outputRoots],
     ...(stoppedBecause !== undefined ? { stoppedBecause } : {}),
     ...(jobsAtOnce ? { jobsAtOnce } : {}),
@@ -133,10 +135,13 @@ export async function* resultsOf(last: Pick<LastRun, 'resultsFile'>): AsyncGener
   }
 }
 
-/** Every failed file's input (all of them, not only the first `MAX_FAILURES_KEPT` a summary holds). */
+/**
+ * Every failed file's input that a retry may correct (all of them, not only the first `MAX_FAILURES_KEPT` a
+ * summary holds): not those left as is on purpose (`isRefusal`), which a retry would refuse again.
+ */
 export async function failedInputs(last: LastRun): Promise<string[]> {
   const failed: string[] = [];
-  for await (const r of resultsOf(last)) if (r.status === 'failed') failed.push(r.input);
+  for await (const r of resultsOf(last)) if (r.status === 'failed' && !isRefusal(r.errorName)) failed.push(r.input);
   return failed;
 }
 

@@ -23,7 +23,11 @@ export function summaryMessage(s: RunCounts, l10n: VscodeL10n, refusedKey?: KeyN
   else parts.push(s.corrected === 1 ? t('Corrected 1 file in {0} s', seconds) : t('Corrected {0} files in {1} s', s.corrected, seconds));
   if (s.upToDate > 0) parts.push(t('{0} already up to date', s.upToDate));
   if (s.excluded > 0) parts.push(s.excluded === 1 ? t('1 path left out') : t('{0} paths left out', s.excluded));
-  if (s.failed > 0) parts.push(t('{0} failed', s.failed));
+  const refused = s.refused ?? 0;
+  const retryable = s.failed - refused;
+  if (retryable > 0) parts.push(t('{0} failed', retryable));
+  // Left as is on purpose (already corrected, would replace another file…): a retry would refuse them again.
+  if (refused > 0) parts.push(refused === 1 ? t('1 file left as is (see the report for why)') : t('{0} files left as is (see the report for why)', refused));
   if (s.cancelled > 0) parts.push(t('{0} not finished', s.cancelled));
   // The run stopped itself (a refused key, an unreachable service): without the reason the counts alone do not say what to fix.
   if (s.stoppedBecause) parts.push(t('stopped early: {0}', s.stoppedBecause.replace(/\.+$/, '')));
@@ -35,6 +39,6 @@ export function summaryMessage(s: RunCounts, l10n: VscodeL10n, refusedKey?: KeyN
   if (refusedKey) actions.push(setKeyButton(l10n, refusedKey));
   if (s.corrected + s.upToDate > 0 && s.outputRoots.length > 0) actions.push(action.open);
   if (s.corrected + s.upToDate + s.failed + s.cancelled > 0) actions.push(action.report);
-  if (s.failed > 0) actions.push(action.retry);
+  if (retryable > 0) actions.push(action.retry);
   return { text: t('Perfectly Clear: {0}.', parts.join(t('; '))), severity: s.failed > 0 || s.interrupted || s.stoppedBecause || s.attributesNotKept ? 'warning' : 'info', actions };
 }

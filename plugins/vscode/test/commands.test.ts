@@ -129,6 +129,30 @@ describe('Correct Images in Folder…', () => {
     expect(fake.quickPicks).toHaveLength(1);
   });
 
+  test('the output folder of an earlier run: its photos are left as is, nothing is sent, and no Retry Failed is offered', async () => {
+    folder = photoFolder();
+    const { fake } = activateOnFake({ settings: { backend: 'emulator', emulatorUrl: emu().web } });
+    expect(((await fake.run('pfc.correctFolder', fake.uri(folder.photos))) as LastRun).summary.corrected).toBe(5);
+    const outputs = join(folder.photos, 'corrected');
+    const before = walk(outputs).map((f) => readFileSync(f));
+    const uploads = emu().stats().requests.upload ?? 0;
+
+    // The user right-clicks the output folder and corrects it.
+    const again = (await fake.run('pfc.correctFolder', fake.uri(outputs))) as LastRun;
+    expect(again.summary).toMatchObject({ corrected: 0, failed: 5, refused: 5 });
+    expect((await resultsIn(again)).map((r) => r.errorName)).toEqual(Array(5).fill('AlreadyCorrectedError'));
+    expect(emu().stats().requests.upload ?? 0).toBe(uploads);
+    // Nothing written: no output folder inside it, and its photos as they were.
+    expect(existsSync(join(outputs, 'corrected'))).toBe(false);
+    expect(walk(outputs).map((f) => readFileSync(f))).toEqual(before);
+    const summary = fake.shown.at(-1)!;
+    expect(summary.text).toContain('5 files left as is (see the report for why)');
+    expect(summary.text).not.toContain('failed');
+    expect(summary.actions).not.toContain('Retry Failed');
+    await fake.run('pfc.retryFailed');
+    expect(fake.shown.at(-1)!.text).toBe('Perfectly Clear: the last run has no failed files to retry; the files it left as is on purpose stay so until you act on them (see the report for why).');
+  });
+
   test('invalid parameters are refused, naming the parameter, before anything is uploaded', async () => {
     folder = photoFolder();
     const { fake } = activateOnFake({ settings: { backend: 'emulator', emulatorUrl: emu().web, parameters: { outputQuality: 7 } } });

@@ -25,7 +25,7 @@ function resultsOf(n: number, failEvery: number): FileResult[] {
 
 function summaryOf(results: FileResult[]): BatchSummary {
   const failures = results.filter((r) => r.status === 'failed');
-  return { corrected: results.length - failures.length, skipped: 0, upToDate: 0, excluded: 0, failed: failures.length, cancelled: 0, bytesIn: 0, bytesOut: 0, durationMs: 1, interrupted: false, outputRoots: ['/out'], results, failures, excludedPaths: [] };
+  return { corrected: results.length - failures.length, skipped: 0, upToDate: 0, excluded: 0, failed: failures.length, refused: 0, cancelled: 0, bytesIn: 0, bytesOut: 0, durationMs: 1, interrupted: false, outputRoots: ['/out'], results, failures, excludedPaths: [] };
 }
 
 /** A workspace whose last run is `results`: the results file in the extension's storage and the record in workspaceState. */

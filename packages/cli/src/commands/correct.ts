@@ -324,6 +324,7 @@ function jsonSummary(s: BatchSummary, report: string | undefined, exitCode: numb
     corrected: s.corrected,
     skipped: s.skipped,
     failed: s.failed,
+    refused: s.refused,
     upToDate: s.upToDate,
     excluded: s.excluded,
     cancelled: s.cancelled,

@@ -11,11 +11,11 @@
 import { IMAGE_SIZE_LIMITS, ParameterError, readAll, type CorrectionBackend, type CorrectionProgress, type PfcParams } from '@pfc/core';
 import type { Host, PsImageData } from '../host/types';
 import { decodeImage, encodePng, type Rgba } from '../image/codec';
+import { earlierResults, readWithout } from '../ps/earlier-results';
 import { checkedUpload, longSide, readRgba, SRGB_PROFILE, unsupportedReason } from '../ps/export';
 import { CancelledError, inModal } from '../ps/modal';
 import { isResize } from './options';
 import { resolveTargets } from './targets';
-import { earlierResults, readWithout } from '../ps/earlier-results';
 
 /** Long edge of the preview, in pixels: enough for the panel, small enough to be a cheap job. */
 export const PREVIEW_LONG_EDGE = 400;
