@@ -121,6 +121,9 @@ describe('pfc correct leaves photos it already corrected as they are', () => {
     expect(tickets() - tickets0).toBe(0);
     // Nothing was written: the run's empty output folder is gone.
     expect(existsSync(join(dir, 'copy'))).toBe(false);
+    // The summary line says those failures are files left as is, not faults.
+    const human = await runPfc(['correct', 'photos', '--out', 'copy', ...emu.webArgs], { cwd: dir });
+    expect(human.stdout).toMatch(/Done in .*: 0 corrected, 0 up to date, 2 failed \(2 left as is\), 1 left out/);
   });
 
   it('a suffix run\'s results are not corrected again under another suffix; their originals are', { timeout: SLOW }, async () => {

@@ -197,7 +197,8 @@ export function printSummary(io: CliIo, s: BatchSummary, extra: { report?: strin
   const parts = [
     paint(s.corrected > 0 ? 'green' : 'reset', `${s.corrected} corrected`),
     `${s.upToDate} up to date`,
-    paint(s.failed > 0 ? 'red' : 'reset', `${s.failed} failed`),
+    // Left as is on purpose (pfc's own results, outputs that would replace another file): a rerun refuses them again.
+    paint(s.failed > 0 ? 'red' : 'reset', `${s.failed} failed${s.refused > 0 ? ` (${s.refused} left as is)` : ''}`),
     `${s.excluded} left out`,
     ...(s.cancelled > 0 ? [paint('yellow', `${s.cancelled} cancelled`)] : []),
   ];
