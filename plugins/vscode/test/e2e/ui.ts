@@ -139,17 +139,26 @@ export async function clickNotificationButton(page: Page, text: RegExp, button: 
 /**
  * Run a command from the Command Palette by its title. A key press can land
  * while an editor that just opened (an image preview is a webview) takes the
- * focus, and is lost: press again, a bounded number of times.
+ * focus, and is lost; and the palette lists a command whose `when` clause
+ * reads the active editor (`resourceExtname`) only once that editor's context
+ * is set, judged when the palette opens. So the palette is opened again, a
+ * bounded number of times, until it opens and lists the command.
  */
 export async function runCommand(page: Page, title: string, attempts = 3): Promise<void> {
   const input = quickInput(page).locator('input');
+  const row = quickInput(page).locator('.monaco-list-row').filter({ hasText: title }).first();
   for (let i = 1; ; i++) {
     await page.keyboard.press('Control+Shift+P');
-    if (await input.waitFor({ state: 'visible', timeout: 10_000 }).then(() => true, () => false)) break;
-    if (i >= attempts) throw new Error(`the Command Palette did not open after ${attempts} attempts (to run "${title}")`);
+    if (await input.waitFor({ state: 'visible', timeout: 10_000 }).then(() => true, () => false)) {
+      await input.fill(`>${title}`);
+      if (await row.waitFor({ state: 'visible', timeout: 20_000 }).then(() => true, () => false)) {
+        await row.click();
+        return;
+      }
+      await page.keyboard.press('Escape');
+    }
+    if (i >= attempts) throw new Error(`the Command Palette did not open with "${title}" listed after ${attempts} attempts`);
   }
-  await input.fill(`>${title}`);
-  await pickQuick(page, title);
 }
 
 /**
