@@ -71,7 +71,12 @@ export async function contextMenu(page: Page, target: Locator, item: string, att
   for (let i = 1; ; i++) {
     await target.click({ button: 'right' });
     const menu = page.locator('.monaco-menu').first();
-    await menu.waitFor({ state: 'visible', timeout: 15_000 });
+    // A right-click can be lost while the workbench moves the focus (an editor that just opened, a palette
+    // closing, the Explorer redrawing its rows): right-click again, within the same bound.
+    if (!(await menu.waitFor({ state: 'visible', timeout: 15_000 }).then(() => true, () => false))) {
+      if (i >= attempts) throw new Error(`no context menu opened on a right-click after ${attempts} attempts (to choose "${item}")`);
+      continue;
+    }
     const entry = page.locator('.monaco-menu .action-item').filter({ hasText: item }).first();
     // A menu redrawn while it opens (contributions registered meanwhile) detaches the entry found: open it again.
     const hovered = (await entry.isVisible().catch(() => false)) && (await entry.hover({ timeout: 5_000 }).then(() => true, () => false));
