@@ -2,7 +2,7 @@
  * Photos pfc already corrected, met again as inputs through the built `pfc`:
  * the output folder of an earlier run given as the folder to correct (or a
  * copy of it), a folder corrected in place mirrored elsewhere, and a suffix
- * run's results under another suffix. Each is left as is, named with the
+ * run's results under another suffix or duplicated beside them. Each is left as is, named with the
  * original it was made from, and never sent (the emulator's upload count);
  * other photos beside them are corrected as usual.
  */
@@ -139,5 +139,26 @@ describe('pfc correct leaves photos it already corrected as they are', () => {
     expect(other.summary.corrected).toBe(2);
     expect(filesBelow(join(dir, 'photos')).filter((f) => !f.startsWith('.pfc'))).toEqual(['a.jpg', 'a_pfc.jpg', 'a_v2.jpg', 'trip/b.jpg', 'trip/b_pfc.jpg', 'trip/b_v2.jpg']);
     expect(readFileSync(join(dir, 'photos/a_pfc.jpg')).equals(result)).toBe(true);
+  });
+
+  it('a suffix run\'s result duplicated beside it (Finder\'s "copy", Windows\' "- Copy") is known by its bytes on the next run', { timeout: SLOW }, async () => {
+    const dir = photosFolder();
+    expect((await pfc(['photos', '--suffix', '_pfc'], dir)).code).toBe(0);
+    copyFileSync(join(dir, 'photos/a_pfc.jpg'), join(dir, 'photos/a_pfc copy.jpg'));
+    copyFileSync(join(dir, 'photos/trip/b_pfc.jpg'), join(dir, 'photos/trip/b_pfc - Copy.jpg'));
+    // A photo new to the folder is corrected as usual beside them.
+    copyFileSync(PHOTO_A, join(dir, 'photos/trip/new.jpg'));
+    const tickets0 = tickets();
+
+    const again = await pfc(['photos', '--suffix', '_pfc'], dir);
+    expect(again.failed.map((l) => [l.input, l.errorName])).toEqual([
+      [join('photos/a_pfc copy.jpg'), 'AlreadyCorrectedError'],
+      [join('photos/trip/b_pfc - Copy.jpg'), 'AlreadyCorrectedError'],
+    ]);
+    expect(again.failed[0]?.error).toContain(`pfc's result for ${join(dir, 'photos/a.jpg')}`);
+    expect(again.failed[0]?.error).toContain(`(${join(dir, 'photos/a_pfc.jpg')} renamed or copied)`);
+    expect(again.summary.corrected).toBe(1);
+    expect(tickets() - tickets0).toBe(1);
+    expect(filesBelow(join(dir, 'photos')).filter((f) => !f.startsWith('.pfc'))).toEqual(['a.jpg', 'a_pfc copy.jpg', 'a_pfc.jpg', 'trip/b.jpg', 'trip/b_pfc - Copy.jpg', 'trip/b_pfc.jpg', 'trip/new.jpg', 'trip/new_pfc.jpg']);
   });
 });

@@ -7,8 +7,11 @@
  * paid for again. The manifest of the folder it was written under records it:
  * a file that a manifest in its own folder or one above records as an output,
  * with the bytes pfc wrote there (size and mtime, else the hash), is such a
- * result; in an earlier mirror run's output folder, so is a file with the
- * bytes of a result recorded there under another name (renamed or copied).
+ * result; so is a file with the bytes of a result recorded there under
+ * another name (renamed, or copied: Finder's "a_pfc copy.jpg", Windows'
+ * "a_pfc - Copy.jpg"). In an earlier mirror run's output folder every file is
+ * hashed for that; elsewhere (a suffix or in-place folder, where the inputs
+ * stand beside the results) only a file of a recorded result's size is.
  */
 import { existsSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -44,21 +47,22 @@ export class EarlierResults {
       }
       return alreadyCorrected(manifest, entry);
     }
-    return this.copyOfResult(path, chain, signal, hash);
+    return this.copyOfResult(path, size, chain, signal, hash);
   }
 
   /**
-   * Why `path`, under an earlier mirror run's output folder, is not to be corrected: it has the bytes of a result
-   * recorded there under another name (renamed or copied since). Only there is every file hashed for it: in a
-   * suffix or in-place folder the inputs themselves stand beside the results. `hashed`: its hash, if taken already.
+   * Why `path` (of `size` bytes) is not to be corrected: it has the bytes of a result recorded under another
+   * name (renamed or copied since) by a manifest of its folder or one above. Under an earlier mirror run's output
+   * folder every file may be such a copy; in a suffix or in-place folder, where the inputs themselves stand
+   * beside the results, only a file of a recorded result's size is read to ask. `hashed`: its hash, if taken already.
    */
-  private async copyOfResult(path: string, chain: readonly Manifest[], signal: AbortSignal | undefined, hashed: string | undefined): Promise<string | undefined> {
-    const outputFolders = chain.filter((m) => m.mode === 'mirror' && !this.known.has(m.dir));
-    if (outputFolders.length === 0) return undefined;
+  private async copyOfResult(path: string, size: number, chain: readonly Manifest[], signal: AbortSignal | undefined, hashed: string | undefined): Promise<string | undefined> {
+    const searched = chain.filter((m) => (m.mode === 'mirror' && !this.known.has(m.dir)) || m.hasResultOfSize(size));
+    if (searched.length === 0) return undefined;
     const hash = hashed ?? (await hashFile(path, signal));
-    for (const manifest of outputFolders) {
+    for (const manifest of searched) {
       const other = manifest.outputWithResult(hash);
-      const entry = other === undefined ? undefined : manifest.get(other);
+      const entry = other === undefined || other === path ? undefined : manifest.get(other);
       if (entry) return `${alreadyCorrected(manifest, entry)} (${other} renamed or copied)`;
     }
     return undefined;

@@ -1,11 +1,12 @@
 /**
- * Slots found by a content hash: the manifest's outputs by the hash of the
- * result recorded for them, so an in-place run can tell a photo that is one
- * of pfc's results under another name (renamed or copied by the user) from a
- * new original. Keyed by four bytes of the hash (spread again, so that keys
- * in a run, as in tests, do not cluster), open addressing at most half full, 4–8 bytes
- * a slot in one typed array; every hit is checked by the caller against the
- * whole hash, so a shared key never makes two results one.
+ * Slots found by a 32-bit key: the manifest's outputs by the hash of the
+ * result recorded for them (four bytes of it), so that a photo that is one of
+ * pfc's results under another name (renamed or copied by the user) is told
+ * from a new original, and by the result's size, so that only files of a
+ * recorded result's size are read to ask that. Keys are spread again (so that
+ * keys in a run, as in tests, do not cluster), open addressing at most half
+ * full, 4–8 bytes a slot in one typed array; every hit is checked by the
+ * caller against the whole value, so a shared key never makes two one.
  */
 export class HashSlots {
   /** Slot + 1, 0 for free; a power of two long. */

@@ -38,6 +38,8 @@ export interface IndexSettings {
 }
 
 const SHA = 'sha256:';
+/** A size as a 32-bit key (files over 4 GiB fold onto smaller sizes: every hit is checked against the whole size). */
+const sizeKey = (size: number): number => (size % 0x1_0000_0000) >>> 0;
 const HEX64 = /^[0-9a-f]{64}$/;
 /** 36 characters with dashes where a UUID has them (the hex digits are checked by writing and reading them back). */
 function isUuidShape(id: string): boolean {
@@ -73,6 +75,8 @@ export class ManifestIndex {
   private readonly odd = new Map<string, string>();
   /** Slots by the hash of their result; built when first asked (by in-place runs), then kept up to date. */
   private byResult: HashSlots | undefined;
+  /** Slots by their result's size, built when first asked for (see {@link ManifestIndex.hasResultOfSize}). */
+  private bySize: HashSlots | undefined;
 
   get size(): number {
     return this.outputs.size;
@@ -133,6 +137,27 @@ export class ManifestIndex {
     return undefined;
   }
 
+  /**
+   * Whether a result of `size` bytes is recorded (and findable by {@link outputWithResult}): only a file of
+   * that size can be a copy of one, so a folder's other files need no read to rule that out.
+   */
+  hasResultOfSize(size: number): boolean {
+    this.bySize ??= new HashSlots((slot) => this.sizeKey(slot), () => this.size);
+    for (const slot of this.bySize.candidates(sizeKey(size))) {
+      if (this.sizeKey(slot) !== undefined && this.outputSizeOf(slot) === size) return true;
+    }
+    return false;
+  }
+
+  private outputSizeOf(slot: number): number {
+    return this.nums.page(slot)[this.nums.offset(slot) + 2]!;
+  }
+
+  /** The lookup key of a slot's result size, when its result can be found by its hash. */
+  private sizeKey(slot: number): number | undefined {
+    return this.flagsOf(slot) & OH ? sizeKey(this.outputSizeOf(slot)) : undefined;
+  }
+
   /** The lookup key of a slot's result hash (its last four bytes), when it is kept as bytes. */
   private resultKey(slot: number): number | undefined {
     if (!(this.flagsOf(slot) & OH)) return undefined;
@@ -140,7 +165,9 @@ export class ManifestIndex {
   }
 
   private noteResult(slot: number, flags: number): void {
-    if (this.byResult && flags & OH) this.byResult.add(this.resultKey(slot)!, slot);
+    if (!(flags & OH)) return;
+    this.byResult?.add(this.resultKey(slot)!, slot);
+    this.bySize?.add(this.sizeKey(slot)!, slot);
   }
 
   /** The slot of `output` (a new one at the end), with its numbers, input and settings set (its flags cleared but `SAME_NAME`). */

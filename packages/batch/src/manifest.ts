@@ -207,6 +207,11 @@ export class Manifest {
     return rel === undefined ? undefined : resolve(this.dir, rel);
   }
 
+  /** Whether a result of `size` bytes is recorded here (a file of another size is no copy of one). */
+  hasResultOfSize(size: number): boolean {
+    return this.entries.hasResultOfSize(size);
+  }
+
   /** Note, before it is renamed into place, the hash of a result about to be at `output` (absolute). Appends one line. */
   intend(output: string, outputHash: string): Promise<void> {
     const rel = this.relOf(output);

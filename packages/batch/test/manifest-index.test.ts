@@ -208,3 +208,26 @@ describe('ManifestIndex.outputWithResult', () => {
     expect(index.outputWithResult('md5:abc')).toBeUndefined();
   });
 });
+
+describe('ManifestIndex.hasResultOfSize', () => {
+  it('says whether a current result has a size, as a scan of the entries would, while outputs are added and redone', () => {
+    const rand = lcg(11);
+    const index = new ManifestIndex();
+    const model = new Map<string, ManifestEntry>();
+    const outputs: number[] = [];
+    const scan = (size: number): boolean => [...model.values()].some((e) => e.outputSize === size);
+    // Sizes over a narrow range (many shared) and a few over 4 GiB, whose 32-bit keys fold onto small sizes.
+    const sizeOf = (): number => (rand() < 0.05 ? 2 ** 32 + Math.floor(rand() * 3000) : 1000 + Math.floor(rand() * 3000));
+    for (let n = 0; n < 4_000; n++) {
+      const i = outputs.length > 0 && rand() < 0.3 ? outputs[Math.floor(rand() * outputs.length)]! : (outputs.push(n), n);
+      const e = entry(i, { outputSize: sizeOf() });
+      model.set(e.output, e);
+      if (rand() < 0.5) index.set(e, e.backend === 'web' ? B : A);
+      else index.setLine(JSON.parse(doneLine(e, 1)) as Parameters<ManifestIndex['setLine']>[0], e.backend === 'web' ? B : A);
+      // Asked early (the table is built then, and kept up to date as it grows) and now and then.
+      if (n === 10 || n % 500 === 0) for (let size = 990; size < 4010; size += 7) expect(index.hasResultOfSize(size), String(size)).toBe(scan(size));
+    }
+    for (let size = 990; size < 4010; size++) expect(index.hasResultOfSize(size), String(size)).toBe(scan(size));
+    for (let size = 2 ** 32 + 990; size < 2 ** 32 + 4010; size += 3) expect(index.hasResultOfSize(size), String(size)).toBe(scan(size));
+  });
+});
