@@ -1,7 +1,8 @@
 /**
  * Photos pfc already corrected, met again as inputs through the built `pfc`:
  * the output folder of an earlier run given as the folder to correct (or a
- * copy of it), a folder corrected in place mirrored elsewhere, and a suffix
+ * copy of it), results copied back among the photos or over their originals,
+ * a folder corrected in place mirrored elsewhere, and a suffix
  * run's results under another suffix or duplicated beside them. Each is left as is, named with the
  * original it was made from, and never sent (the emulator's upload count);
  * other photos beside them are corrected as usual.
@@ -10,7 +11,7 @@ import { cpSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync,
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { emulator, filesBelow, jsonLines, runPfc, SAMPLES, summaryOf } from './helpers';
+import { emulator, filesBelow, jsonLines, runPfc, SAMPLES, snapshot as snapshotOf, summaryOf } from './helpers';
 
 const PHOTO_A = join(SAMPLES, 'objects/coffee.jpg');
 const PHOTO_B = join(SAMPLES, 'outdoors/rocket.jpg');
@@ -106,6 +107,32 @@ describe('pfc correct leaves photos it already corrected as they are', () => {
     expect(tickets() - tickets0).toBe(0);
   });
 
+  it('results copied back among the photos, or over their originals, are not corrected again by the next run; a new photo is', { timeout: SLOW }, async () => {
+    const dir = photosFolder();
+    expect((await pfc(['photos'], dir)).code).toBe(0);
+    const results = snapshotOf(join(dir, 'photos/corrected'));
+    // The user keeps the corrected photos: one over its original, one beside it under a name of their own.
+    copyFileSync(join(dir, 'photos/corrected/a.jpg'), join(dir, 'photos/a.jpg'));
+    copyFileSync(join(dir, 'photos/corrected/trip/b.jpg'), join(dir, 'photos/trip/b-final.jpg'));
+    copyFileSync(PHOTO_B, join(dir, 'photos/new.jpg'));
+    const tickets0 = tickets();
+
+    const again = await pfc(['photos'], dir);
+    expect(again.failed.map((l) => [l.input, l.errorName])).toEqual([
+      [join('photos/a.jpg'), 'AlreadyCorrectedError'],
+      [join('photos/trip/b-final.jpg'), 'AlreadyCorrectedError'],
+    ]);
+    expect(again.failed[0]?.error).toContain(`has the bytes of pfc's result for it, ${join(dir, 'photos/corrected/a.jpg')}`);
+    expect(again.failed[0]?.error).toContain('pfc kept no copy of the original');
+    expect(again.failed[1]?.error).toContain(`pfc's result for ${join(dir, 'photos/trip/b.jpg')}`);
+    expect(again.summary).toMatchObject({ corrected: 1, failed: 2, refused: 2 });
+    // Only the new photo was sent; the earlier results were not corrected over themselves.
+    expect(tickets() - tickets0).toBe(1);
+    const now = snapshotOf(join(dir, 'photos/corrected'));
+    expect([...now.keys()].filter((f) => !f.startsWith('.pfc'))).toEqual(['a.jpg', 'new.jpg', 'trip/b.jpg']);
+    for (const [name, bytes] of results) if (!name.startsWith('.pfc')) expect(now.get(name)?.equals(bytes), name).toBe(true);
+  });
+
   it('a folder corrected in place, mirrored elsewhere: its results are refused, naming where their originals are kept', { timeout: SLOW }, async () => {
     const dir = photosFolder();
     expect((await pfc(['photos', '--in-place'], dir)).code).toBe(0);
@@ -160,5 +187,24 @@ describe('pfc correct leaves photos it already corrected as they are', () => {
     expect(again.summary.corrected).toBe(1);
     expect(tickets() - tickets0).toBe(1);
     expect(filesBelow(join(dir, 'photos')).filter((f) => !f.startsWith('.pfc'))).toEqual(['a.jpg', 'a_pfc copy.jpg', 'a_pfc.jpg', 'trip/b.jpg', 'trip/b_pfc - Copy.jpg', 'trip/b_pfc.jpg', 'trip/new.jpg', 'trip/new_pfc.jpg']);
+  });
+
+  it('a result the service returned unchanged (a container without its licence) is not taken for its own original\'s copy', { timeout: SLOW }, async () => {
+    const unlicensed = await emulator({ container: { licensed: false }, bgr: false });
+    try {
+      const dir = photosFolder();
+      const run = (suffix: string) => runPfc(['correct', 'photos', '--suffix', suffix, '--backend', 'container', '--container-url', unlicensed.urls.container!, '--json'], { cwd: dir });
+      expect((await run('_pfc')).code).toBe(0);
+      expect(readFileSync(join(dir, 'photos/a_pfc.jpg')).equals(readFileSync(join(dir, 'photos/a.jpg')))).toBe(true);
+
+      // The originals have the bytes of the results recorded beside them, and are still the originals.
+      const other = await run('_v2');
+      const failed = jsonLines(other.stdout).filter((l) => l.type === 'failed').map((l) => relative(dir, String(l.input))).sort();
+      expect(failed).toEqual([join('photos/a_pfc.jpg'), join('photos/trip/b_pfc.jpg')]);
+      expect(summaryOf(other.stdout)).toMatchObject({ corrected: 2 });
+      expect(existsSync(join(dir, 'photos/a_v2.jpg')) && existsSync(join(dir, 'photos/trip/b_v2.jpg'))).toBe(true);
+    } finally {
+      await unlicensed.close();
+    }
   });
 });

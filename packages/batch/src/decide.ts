@@ -73,7 +73,7 @@ export async function decide(file: PlannedFile, manifest: Manifest, key: string,
   if (file.backup !== undefined) return decideInPlace(file, file.backup, manifest, entry, key, options);
   const decision = await decideBeside(file, manifest, entry, key, options);
   if (decision.action !== 'correct' || !options.earlier) return decision;
-  const reason = await options.earlier.reasonFor(file.input, file.size, file.mtimeMs, options.signal);
+  const reason = await options.earlier.reasonFor(file.input, file.size, file.mtimeMs, options.signal, decision.sourceHash);
   return reason ? { action: 'refuse', errorName: 'AlreadyCorrectedError', reason } : decision;
 }
 

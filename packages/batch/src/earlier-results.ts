@@ -9,9 +9,11 @@
  * with the bytes pfc wrote there (size and mtime, else the hash), is such a
  * result; so is a file with the bytes of a result recorded there under
  * another name (renamed, or copied: Finder's "a_pfc copy.jpg", Windows'
- * "a_pfc - Copy.jpg"). In an earlier mirror run's output folder every file is
- * hashed for that; elsewhere (a suffix or in-place folder, where the inputs
- * stand beside the results) only a file of a recorded result's size is.
+ * "a_pfc - Copy.jpg"), and one with the bytes of a result of the run's own
+ * output folder (a result copied back among the photos, or over its original).
+ * In an earlier mirror run's output folder every file is hashed for that;
+ * elsewhere (where the inputs stand beside or apart from the results) only a
+ * file of a recorded result's size is.
  */
 import { existsSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -31,12 +33,12 @@ export class EarlierResults {
 
   /**
    * Why `file` (of `size` bytes, modified at `mtimeMs`) is not to be corrected: the reason when a manifest
-   * records it as pfc's result, else undefined.
+   * records it as pfc's result, else undefined. `hashed`: its hash, where the caller has taken it already.
    */
-  async reasonFor(file: string, size: number, mtimeMs: number, signal?: AbortSignal): Promise<string | undefined> {
+  async reasonFor(file: string, size: number, mtimeMs: number, signal?: AbortSignal, hashed?: string): Promise<string | undefined> {
     const path = resolve(file);
     const chain = await this.chainOf(dirname(path));
-    let hash: string | undefined;
+    let hash = hashed;
     for (const manifest of chain) {
       const entry = manifest.get(path);
       if (!entry || entry.outputSize !== size) continue;
@@ -52,18 +54,21 @@ export class EarlierResults {
 
   /**
    * Why `path` (of `size` bytes) is not to be corrected: it has the bytes of a result recorded under another
-   * name (renamed or copied since) by a manifest of its folder or one above. Under an earlier mirror run's output
-   * folder every file may be such a copy; in a suffix or in-place folder, where the inputs themselves stand
-   * beside the results, only a file of a recorded result's size is read to ask. `hashed`: its hash, if taken already.
+   * name (renamed or copied since) by a manifest of its folder or one above, or by one of the run's own. Under
+   * an earlier mirror run's output folder every file may be such a copy; elsewhere, where the inputs themselves
+   * stand beside or apart from the results, only a file of a recorded result's size is read to ask.
+   * `hashed`: its hash, if taken already.
    */
   private async copyOfResult(path: string, size: number, chain: readonly Manifest[], signal: AbortSignal | undefined, hashed: string | undefined): Promise<string | undefined> {
-    const searched = chain.filter((m) => (m.mode === 'mirror' && !this.known.has(m.dir)) || m.hasResultOfSize(size));
+    const searched = [...new Set([...chain, ...this.known.values()])].filter((m) => (m.mode === 'mirror' && !this.known.has(m.dir)) || m.hasResultOfSize(size));
     if (searched.length === 0) return undefined;
     const hash = hashed ?? (await hashFile(path, signal));
     for (const manifest of searched) {
       const other = manifest.outputWithResult(hash);
       const entry = other === undefined || other === path ? undefined : manifest.get(other);
-      if (entry) return `${alreadyCorrected(manifest, entry)} (${other} renamed or copied)`;
+      if (!entry) continue;
+      if (resolve(manifest.dir, entry.input) === path) return replacedByResult(manifest, other!);
+      return `${alreadyCorrected(manifest, entry)} (${other} renamed or copied)`;
     }
     return undefined;
   }
@@ -87,6 +92,11 @@ export class EarlierResults {
     // known by their paths only (as a suffix run's), not searched by hash.
     return Manifest.load(dir, manifestModeOf(dir) ?? 'suffix');
   }
+}
+
+/** The photo at `path` is its own result, `result`, copied over it: its original is gone, and pfc kept none. */
+function replacedByResult(manifest: Manifest, result: string): string {
+  return `is already corrected: it has the bytes of pfc's result for it, ${result} (recorded in ${manifest.path}), copied over it since; left as is, not corrected twice. pfc kept no copy of the original (only the in-place mode keeps originals)`;
 }
 
 function alreadyCorrected(manifest: Manifest, entry: ManifestEntry): string {

@@ -122,19 +122,27 @@ export class ManifestIndex {
   }
 
   /**
-   * The output (relative path) whose recorded result is `hash` (`sha256:<hex>`),
-   * or undefined. The first call indexes every slot (4–8 bytes each).
+   * The output (relative path) whose recorded result is `hash` (`sha256:<hex>`) and differs from its input,
+   * or undefined. A result the service returned unchanged (a container without its licence, blemish removal
+   * finding no face) has its original's bytes: a file with them is that original as much as a copy of the
+   * result, and is not named one. The first call indexes every slot (4–8 bytes each).
    */
   outputWithResult(hash: string): string | undefined {
     if (!hash.startsWith(SHA) || !HEX64.test(hash.slice(SHA.length))) return undefined;
     const wanted = Buffer.from(hash.slice(SHA.length), 'hex');
     this.byResult ??= new HashSlots((slot) => this.resultKey(slot), () => this.size);
     for (const slot of this.byResult.candidates(wanted.readUInt32LE(28))) {
-      if (this.resultKey(slot) === undefined) continue;
-      const at = this.bytes.offset(slot) + 32;
-      if (wanted.equals(this.bytes.page(slot).subarray(at, at + 32))) return this.outputs.pathOf(slot);
+      if (this.resultKey(slot) === undefined || !this.holds(slot, 32, wanted) || this.holds(slot, 0, wanted)) continue;
+      return this.outputs.pathOf(slot);
     }
     return undefined;
+  }
+
+  /** Whether the slot's hash at `at` (0 input, 32 result), kept as bytes, is `wanted`. */
+  private holds(slot: number, at: 0 | 32, wanted: Buffer): boolean {
+    if (!(this.flagsOf(slot) & (at === 0 ? IH : OH))) return false;
+    const from = this.bytes.offset(slot) + at;
+    return wanted.equals(this.bytes.page(slot).subarray(from, from + 32));
   }
 
   /**

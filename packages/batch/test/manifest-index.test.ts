@@ -231,3 +231,14 @@ describe('ManifestIndex.hasResultOfSize', () => {
     for (let size = 2 ** 32 + 990; size < 2 ** 32 + 4010; size += 3) expect(index.hasResultOfSize(size), String(size)).toBe(scan(size));
   });
 });
+
+describe('ManifestIndex.outputWithResult and unchanged results', () => {
+  it('does not name a result the service returned unchanged (its bytes are its original\'s), but does a changed one with the same bytes', () => {
+    const index = new ManifestIndex();
+    const same = sha(5);
+    index.set(entry(1, { inputHash: same, outputHash: same }), A);
+    expect(index.outputWithResult(same)).toBeUndefined();
+    index.set(entry(2, { outputHash: same }), B);
+    expect(index.outputWithResult(same)).toBe(entry(2).output);
+  });
+});

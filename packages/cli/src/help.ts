@@ -44,7 +44,8 @@ a.png beside a.jpg becomes a.png.jpg; a clash that cannot be settled (also
 one of case only, as on macOS and Windows) is reported with both names.
 A photo pfc wrote itself (an earlier run's output folder given as input, a
 folder corrected in place mirrored elsewhere, another suffix's results, a
-result copied beside itself as "a_pfc copy.jpg") is not corrected twice: it is reported failed, naming its original, and not sent.
+result copied beside itself as "a_pfc copy.jpg", or back among the photos or
+over its original) is not corrected twice: it is reported failed, naming its original, and not sent.
 
 One run per output folder: a run holds the lock file .pfc-lock there (pid,
 host, start time); a second run on the same folder says which process holds
