@@ -24,12 +24,9 @@
  * folder on `NODE_PATH` (e.g. the global npm folder holding the `pfc` CLI).
  */
 import { existsSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { delimiter, dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { type RgbCopy, sharpRgbCopy } from '@pfc/batch';
 import type { SupervisedEmulator, SupervisedEmulatorOptions } from '@pfc/emulator/process';
-import type SharpModule from 'sharp';
 
 /** What the extension uses of `@pfc/emulator/process`. */
 type EmulatorProcessModule = typeof import('@pfc/emulator/process');
@@ -121,21 +118,6 @@ export class EmbeddedEmulator {
     };
     this.made = new mod.SupervisedEmulator(options);
     return this.made;
-  }
-
-  /**
-   * The greyscale-to-RGB copy the Web API needs (batch's `rgbCopy`), made with the sharp the emulator's
-   * installation carries, loaded when first used; undefined where there is none (a platform-neutral .vsix):
-   * greyscale files then fail on the Web API, saying so.
-   */
-  rgbCopy(): RgbCopy | undefined {
-    const { entry } = this.installation();
-    if (!entry) return undefined;
-    let copy: RgbCopy | undefined;
-    return (...args) => {
-      copy ??= sharpRgbCopy(createRequire(entry)('sharp') as typeof SharpModule);
-      return copy(...args);
-    };
   }
 
   /** `@pfc/emulator`'s entry, the first of the candidates that exists (looked up on each call: it may be installed later), and the candidates. */

@@ -35,7 +35,7 @@ export interface RunServices {
   log: Log;
   status: Pick<vscode.StatusBarItem, 'text' | 'tooltip' | 'command' | 'show' | 'hide'>;
   /** The window's embedded emulator (backend `auto` without key or container, or `emulator` without an address). */
-  embedded: Pick<EmbeddedEmulator, 'url' | 'ready' | 'crashes' | 'rgbCopy'>;
+  embedded: Pick<EmbeddedEmulator, 'url' | 'ready' | 'crashes'>;
   globalState: Pick<vscode.Memento, 'get' | 'update'>;
   /** The workspace's exclusions (`files.exclude`, `search.exclude`, `node_modules`) for the folder `scope` is in, read at each run. */
   excludes: (scope: string) => ExcludeRules & { withBase(base: string): ExcludeRules };
@@ -355,7 +355,6 @@ async function runWithProgress(
   svc: RunServices, planned: readonly PlannedRun[], backend: ResolvedBackend, resultsFile: string, cancel: AbortController,
 ): Promise<{ counts: RunCounts; refused: boolean }> {
   const { api, log, status } = svc;
-  const rgbCopy = svc.embedded.rgbCopy();
   // Each folder's total, until its plan is complete (a streamed plan's `planned` event gives the final count).
   const totals = planned.map((p) => p.total);
   const model = new ProgressModel(sum(totals));
@@ -398,7 +397,6 @@ async function runWithProgress(
               // Counts and the first failures in memory; every result a line of the results file.
               keepResults: false,
               resultsFile: file,
-              ...(rgbCopy ? { rgbCopy } : {}),
               onEvent: (e) => {
                 attributesNotKept ||= isAttributesNotice(e);
                 const line = logLine(e);
