@@ -12,6 +12,7 @@ import type { Dirent, Stats } from 'node:fs';
 import { lstatSync, readdirSync, readlinkSync, statSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { dirname, extname, join, relative, resolve } from 'node:path';
+import { appFolderReason } from './app-folders';
 import { BatchUsageError, throwIfCancelled } from './errors';
 import { isMirrorOutputFolder } from './manifest';
 import {
@@ -245,6 +246,8 @@ class Surveyor {
   private folderLeftOut(path: string, name: string, real: string): [SkipCode, string] | undefined {
     if (name === BACKUP_DIR) return ['output-folder', 'originals kept by --in-place'];
     if (name.startsWith('.')) return ['hidden', 'hidden folder'];
+    const app = appFolderReason(name);
+    if (app) return ['app-folder', app];
     if (this.excluded.has(path) || this.excludedReal.has(real)) return ['output-folder', 'output folder of this run'];
     const why = this.leaveOut?.(path, true);
     return why ? ['hidden', why] : undefined;

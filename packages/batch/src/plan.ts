@@ -84,7 +84,7 @@ export interface PlannedFile {
   mediaFromManifest?: true;
 }
 
-export type SkipCode = 'hidden' | 'output-folder' | 'unsupported' | 'over-limit' | 'symlink' | 'format-change' | 'suffix-output' | 'duplicate' | 'unreadable';
+export type SkipCode = 'hidden' | 'app-folder' | 'output-folder' | 'unsupported' | 'over-limit' | 'symlink' | 'format-change' | 'suffix-output' | 'duplicate' | 'unreadable';
 
 /** A path left out of the plan, and why. */
 export interface SkippedPath {

@@ -46,6 +46,39 @@ describe('planBatch', () => {
     expect(plan.totalBytes).toBe(plan.files.reduce((n, f) => n + f.size, 0));
   });
 
+  it('leaves out other applications\' folders met below the input (photo libraries, app bundles, a drive\'s recycle bin), each said; named itself, such a folder is corrected', async () => {
+    const root = tempDir();
+    const photo = jpegBytes(100, 100);
+    writeTree(root, {
+      'trip/a.jpg': photo,
+      'My Photos Library/c.jpg': photo,
+      'Photos Library.photoslibrary/originals/0/IMG_1.jpeg': photo,
+      'Photos Library.photoslibrary/resources/derivatives/masters/0/IMG_1_4_5005_c.jpeg': photo,
+      'iPhoto Library.photolibrary/Masters/2014/d.jpg': photo,
+      'Lightroom/Lightroom Catalog Previews.lrdata/0/e.jpg': photo,
+      'Photo Booth Library/Pictures/Photo on 1.jpg': photo,
+      'Preview.APP/Contents/Resources/icon.png': pngBytes(256, 256),
+      '$RECYCLE.BIN/S-1-5-21/$RABC.jpg': photo,
+      'System Volume Information/f.jpg': photo,
+    });
+    const plan = await planBatch({ inputs: [root] });
+    expect(plan.files.map((f) => f.rel).sort()).toEqual(['My Photos Library/c.jpg', 'trip/a.jpg']);
+    const why = Object.fromEntries(plan.skipped.map((s) => [s.path.slice(root.length + 1), [s.code, s.reason.split(':')[0]]]));
+    expect(why).toEqual({
+      'Photos Library.photoslibrary': ['app-folder', 'an Apple Photos library'],
+      'iPhoto Library.photolibrary': ['app-folder', 'an iPhoto library'],
+      'Lightroom/Lightroom Catalog Previews.lrdata': ['app-folder', "Lightroom's previews"],
+      'Photo Booth Library': ['app-folder', 'the Photo Booth library'],
+      'Preview.APP': ['app-folder', 'an application bundle'],
+      '$RECYCLE.BIN': ['app-folder', "Windows' recycle bin"],
+      'System Volume Information': ['app-folder', 'a Windows system folder'],
+    });
+    expect(plan.skipped[0]?.reason).toContain('export photos from it, or give this folder itself as the input');
+
+    const named = await planBatch({ inputs: [join(root, 'Photos Library.photoslibrary')], output: { kind: 'mirror', dir: join(root, 'exported') } });
+    expect(named.files.map((f) => f.rel).sort()).toEqual(['originals/0/IMG_1.jpeg', 'resources/derivatives/masters/0/IMG_1_4_5005_c.jpeg']);
+  });
+
   it('names what a left-out photo or video is by content, and what to do; anything else is "not a JPEG, PNG, MP4 or MOV"', async () => {
     const root = tempDir();
     const ftyp = (brand: string) => Buffer.concat([Buffer.from([0, 0, 0, 24]), Buffer.from(`ftyp${brand}`, 'latin1'), Buffer.alloc(12)]);

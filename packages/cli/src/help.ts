@@ -24,8 +24,10 @@ PFC_INSTANCE_JOBS, PFC_BGR_LICENSE_KEY, NO_COLOR.
 export const CORRECT_HELP = `Usage: pfc correct <paths...> [options]
 
 Correct every JPEG, PNG, MP4 and MOV file (recognised by content) in the given
-files and folders (recursively). Hidden folders, the output folder and files
-over the service's limits are left out, each with a reason.
+files and folders (recursively). Hidden folders, the output folder, other
+applications' folders (a Photos or Lightroom library, an app bundle, a drive's
+recycle bin) and files over the service's limits are left out, each with a
+reason; a folder given itself is corrected whatever it is.
 
 Where results go (default: the tree mirrored under <folder>/corrected):
   -o, --out DIR            mirror the input tree under DIR (never the input

@@ -198,6 +198,7 @@ export function onlyFiles(plan: StreamedPlan, only: ReadonlySet<string>): Stream
 const EXCLUDED_BY = 'excluded by ';
 const CODE_LABEL: Record<SkippedPath['code'], string> = {
   hidden: 'hidden',
+  'app-folder': "other applications' folders",
   'output-folder': 'output or backup folders',
   unsupported: 'not JPEG, PNG, MP4 or MOV',
   'over-limit': 'over the service limits',
