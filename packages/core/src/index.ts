@@ -10,6 +10,7 @@ export * from './deadline';
 export * from './webapi/index';
 export * from './selfhosted';
 export * from './random';
+export { encodeQuery, isAbsoluteUrl, parseQuery, parseUrl, queryValue, withQuery, type HttpUrl, type QueryParams } from './address';
 export * from './media/sniff';
 export * from './media/grey-jpeg';
 export * from './media/grey-icc';

@@ -8,6 +8,7 @@
 import { APIError, isRetryable, RateLimitError, redactError, UserAbortError } from './errors';
 import { AttemptLink } from './link';
 import { jittered } from './random';
+import { type HttpUrl, isAbsoluteUrl, parseUrl, type QueryParams, withQuery } from './address';
 
 export type FetchLike = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 
@@ -62,8 +63,8 @@ export type BodySource = BodyInit | Uint8Array | (() => BodyInit | Uint8Array | 
 
 export interface RequestOptions {
   method?: string;
-  /** Query parameters appended with the URL API (never by string concatenation). */
-  query?: Record<string, string | number | boolean | undefined> | URLSearchParams;
+  /** Query parameters, each encoded and appended to the address (see `withQuery`). */
+  query?: QueryParams;
   headers?: Record<string, string>;
   body?: BodySource;
   signal?: AbortSignal | undefined;
@@ -178,26 +179,12 @@ export class Transport {
     this.sleep = options.sleep ?? defaultSleep;
   }
 
-  /** Absolute URL for a path below the base address, or an absolute URL as given. */
-  url(pathOrUrl: string | URL, query?: RequestOptions['query']): URL {
-    const u = pathOrUrl instanceof URL ? new URL(pathOrUrl.href)
-      : /^[a-z][a-z0-9+.-]*:/i.test(pathOrUrl) ? new URL(pathOrUrl)
-      : new URL(this.baseURL + (pathOrUrl.startsWith('/') ? '' : '/') + pathOrUrl);
-    if (!query) return u;
-    const add = new URLSearchParams();
-    const entries = query instanceof URLSearchParams ? [...query.entries()] : Object.entries(query);
-    for (const [k, v] of entries) if (v !== undefined) add.set(k, String(v));
-    if ([...add.keys()].some((k) => u.searchParams.has(k))) {
-      // Replacing a parameter re-serialises the whole query through the URL API.
-      for (const [k, v] of add) u.searchParams.set(k, v);
-    } else if ([...add.keys()].length > 0) {
-      // Appending leaves an existing (possibly signed) query byte-for-byte as it was.
-      // Spaces go as %20, as the document asks (`School%20and%20Sports`); a literal
-      // "+" was already escaped to %2B, so every "+" here is a space.
-      const extra = add.toString().replace(/\+/g, '%20');
-      u.search = u.search ? `${u.search}&${extra}` : `?${extra}`;
-    }
-    return u;
+  /** Absolute address for a path below the base address, or an absolute address as given; `query` added (see `withQuery`). */
+  url(pathOrUrl: string | HttpUrl, query?: RequestOptions['query']): HttpUrl {
+    const u = typeof pathOrUrl !== 'string' ? pathOrUrl
+      : isAbsoluteUrl(pathOrUrl) ? parseUrl(pathOrUrl)
+      : parseUrl(this.baseURL + (pathOrUrl.startsWith('/') ? '' : '/') + pathOrUrl);
+    return query ? withQuery(u, query) : u;
   }
 
   /**
@@ -206,7 +193,7 @@ export class Transport {
    * returned body stays linked to `signal` and the inactivity timeout: read it
    * to the end or cancel it.
    */
-  async request(pathOrUrl: string | URL, opts: RequestOptions = {}): Promise<Response> {
+  async request(pathOrUrl: string | HttpUrl, opts: RequestOptions = {}): Promise<Response> {
     const method = (opts.method ?? 'GET').toUpperCase();
     const url = this.url(pathOrUrl, opts.query);
     const label = opts.label ?? `${method} ${url.pathname}`;
@@ -234,7 +221,7 @@ export class Transport {
   }
 
   /** `request` and parse the body as JSON (lenient: text when it is not JSON). */
-  async json<T>(pathOrUrl: string | URL, opts: RequestOptions = {}): Promise<T> {
+  async json<T>(pathOrUrl: string | HttpUrl, opts: RequestOptions = {}): Promise<T> {
     const res = await this.request(pathOrUrl, opts);
     try {
       return (await readBody(res)) as T;
@@ -256,7 +243,7 @@ export class Transport {
     return jittered(exp, 0.25);
   }
 
-  private async attempt(url: URL, method: string, label: string, opts: RequestOptions): Promise<Response> {
+  private async attempt(url: HttpUrl, method: string, label: string, opts: RequestOptions): Promise<Response> {
     const timeout = opts.timeout ?? this.options.timeout ?? TRANSPORT_DEFAULTS.timeout;
     // A failing body factory (e.g. a file that cannot be opened) is the caller's error, thrown as is.
     const body = typeof opts.body === 'function' ? await opts.body() : opts.body;

@@ -6,6 +6,7 @@ import {
   ParameterError,
   ProtocolError,
   containerParamsToQuery,
+  encodeQuery,
   createContainerBackend,
   imageKeyProblem,
   readAll,
@@ -43,7 +44,7 @@ describe('container contract', () => {
     const r = validateContainerParams({ outputType: 'png', 'skip-exif-software': 'Photoshop, GIMP', 'enable-composite': 'false', width: '800', outputColorSpace: 'AdobeRGB1998.icc' });
     expect(r.errors).toEqual([]);
     expect(r.params).toEqual({ outputType: 'PNG', skipExifSoftware: ['Photoshop', 'GIMP'], enableComposite: false, width: 800, outputColorSpace: 'AdobeRGB1998.icc' });
-    expect(containerParamsToQuery(r.params).toString()).toBe('outputType=PNG&outputColorSpace=AdobeRGB1998.icc&width=800&skip-exif-software=Photoshop%2CGIMP&enable-composite=false');
+    expect(encodeQuery(containerParamsToQuery(r.params))).toBe('outputType=PNG&outputColorSpace=AdobeRGB1998.icc&width=800&skip-exif-software=Photoshop%2CGIMP&enable-composite=false');
   });
 
   it('warns about the resize priority and skip under AI preset selection; autocrop parameters need autocrop', () => {

@@ -35,9 +35,13 @@ describe('manifest.json (v5)', () => {
     expect(manifest.id).toMatch(/\S/);
   });
 
-  it('asks for the version the code needs: the imaging API is 24.4+ (@types/photoshop dom/ImagingModule.d.ts:11), nothing newer is required', () => {
-    expect(manifest.host.minVersion).toBe('24.4.0');
-    // Newer features are checked at run time (the BGR container's multipart upload: UXP 7.3 = Photoshop 25.2).
+  it('asks for the version the code needs: the imaging API out of beta and UXP 7.3 (Response), i.e. Photoshop 25.2', () => {
+    expect(manifest.host.minVersion).toBe('25.2.0');
+    // Never below: `Response` (core builds one around each answer's body) is UXP "Since v7.3.0" (response.md:9),
+    // first shipped with Photoshop 25.2 (ps-reference/changelog/index.md:210-212); the imaging API the panel reads
+    // and writes pixels with was in Photoshop's Beta build only at 24.4 (changelog/index.md:343-347).
+    expect(atLeast(manifest.host.minVersion, '25.2.0')).toBe(true);
+    expect(atLeast(manifest.host.minVersion, '24.5.0')).toBe(true); // the first release after imaging's beta-only 24.4
     expect(atLeast(manifest.host.minVersion, '23.0.0')).toBe(true); // executeAsModal hostControl, Layer.move
   });
 

@@ -29,15 +29,29 @@ describe('modal scopes', () => {
   it('waits for the modal state another plug-in holds, also on a Photoshop before 25.10 that ignores timeOut, and says so when it stays busy', async () => {
     const { host, sim } = setup();
     // Before 25.10 the option is unknown and the call fails at once: the plug-in retries itself.
-    const executeAsModal = host.ps.core.executeAsModal.bind(host.ps.core);
-    host.ps.core.executeAsModal = (fn, options) => executeAsModal(fn, { commandName: options.commandName });
+    sim.core.retriesForTimeOut = false;
     sim.core.heldByOther = 'Other Plugin';
+    // Busy is told by the error number 9: the simulated Photoshop speaks German, with nothing English to match.
+    const refusal = await host.ps.core.executeAsModal(async () => undefined, { commandName: 'probe' }).catch((err: unknown) => err);
+    expect(refusal).toMatchObject({ number: 9 });
+    expect((refusal as Error).message).not.toMatch(/modal state|modal command/i);
     setTimeout(() => (sim.core.heldByOther = undefined), 700);
     await expect(inModal(host, 'PFC', async () => 'applied', { seconds: 5 })).resolves.toBe('applied');
     sim.core.heldByOther = 'Other Plugin';
-    await expect(inModal(host, 'PFC', async () => 'applied', { seconds: 1 })).rejects.toThrow(/Photoshop stayed busy with another plug-in or a dialog for 1 s.*Other Plugin is running a modal command/);
-    // Without a wait (reading pixels, when the user just pressed the button), it fails at once as before.
-    await expect(inModal(host, 'PFC', async () => 'applied')).rejects.toThrow(/host is in a modal state/);
+    await expect(inModal(host, 'PFC', async () => 'applied', { seconds: 1 })).rejects.toThrow(/^Photoshop stayed busy with another plug-in or a dialog for 1 s.*Other Plugin/);
+    // Without a wait (reading pixels, when the user just pressed the button), Photoshop's refusal comes as it is.
+    await expect(inModal(host, 'PFC', async () => 'applied')).rejects.toMatchObject({ number: 9 });
+  });
+
+  it('does not wait on a failure that is not Photoshop being busy, even one whose text speaks of a modal state', async () => {
+    const { host } = setup();
+    let tries = 0;
+    const failing = inModal(host, 'PFC', async () => {
+      tries++;
+      throw new Error('Photoshop is not in a modal state: call executeAsModal first');
+    }, { seconds: 5 });
+    await expect(failing).rejects.toThrow(/^Photoshop is not in a modal state/);
+    expect(tries).toBe(1);
   });
 
   it('a resumeHistory that throws does not hide the error that stopped the step', async () => {
@@ -77,6 +91,6 @@ describe('modal scopes', () => {
   it('refuses to start while another plug-in holds the modal state', async () => {
     const { host, sim } = setup();
     sim.core.heldByOther = 'com.example.other';
-    await expect(inModal(host, 'PFC', async () => 1)).rejects.toThrow(/modal state.*com\.example\.other/);
+    await expect(inModal(host, 'PFC', async () => 1)).rejects.toMatchObject({ number: 9, message: expect.stringContaining('com.example.other') });
   });
 });

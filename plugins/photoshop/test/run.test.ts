@@ -7,8 +7,6 @@ import { startEmulator } from '@pfc/emulator';
 import sharp from 'sharp';
 import { describe, expect, it, vi } from 'vitest';
 import { createBackend } from '../src/backend/factory';
-
-const UXP_73 = { uxpVersion: 'uxp-7.3.0' };
 import { toParams, DEFAULT_CHOICES } from '../src/correct/options';
 import { DEFAULT_SETTINGS } from '../src/settings/store';
 import { runCorrections } from '../src/correct/run';
@@ -137,8 +135,13 @@ describe('runCorrections with the emulator', () => {
     }
   });
 
-  it('applies a result that arrives while another plug-in or a dialog holds Photoshop once it is free, not throwing it away', async () => {
+  it.each([
+    ['25.10 or later, which retries for timeOut itself', true],
+    // The panel retries; Photoshop's refusal is told by its number 9, as its text is in the user's language.
+    ['before 25.10, in German', false],
+  ])('applies a result that arrives while another plug-in or a dialog holds Photoshop (%s) once it is free, not throwing it away', async (_, retriesForTimeOut) => {
     const { host, sim, docs } = await setup(['portraits/astronaut.jpg']);
+    sim.core.retriesForTimeOut = retriesForTimeOut;
     // While the job runs, another plug-in takes the modal state, and gives it back half a second after the result is in.
     const outcomes = await runCorrections(host, backend(), resolveTargets(host, 'document'), toParams(DEFAULT_CHOICES), {
       onProgress: (p) => {
@@ -259,6 +262,22 @@ describe('runCorrections with the emulator', () => {
     ]);
   });
 
+  it('says what becomes of an untagged document\'s colours (taken as the working space), never "None to sRGB"', async () => {
+    const { host, sim } = simHost();
+    const photo = await loadSample('portraits/astronaut.jpg', 96);
+    const doc = sim.openDocument({ title: 'untagged.jpg', width: photo.width, height: photo.height, pixels: photo.pixels, channels: 3, profile: null });
+    // As Photoshop answers for a document that is not colour managed (classes/document.md:94).
+    expect(host.ps.app.activeDocument!.colorProfileName).toBe('None');
+
+    const [outcome] = await runCorrections(host, backend(), resolveTargets(host, 'document'), toParams(DEFAULT_CHOICES));
+
+    expect(outcome!.status).toBe('done');
+    expect(outcome!.notes).toEqual([
+      '"untagged.jpg" has no colour profile, so Photoshop took its colours to be in your working RGB space (Edit > Color Settings) to convert them to sRGB for the upload and the result back, which changes nothing when that space is sRGB; if they belong to another profile, assign it (Edit > Assign Profile) and correct again',
+    ]);
+    expect(doc.layers.map((l) => l.name)).toEqual(['Perfectly Clear: Universal', 'Background']);
+  });
+
   it('sends a valid PNG upload the service can read', async () => {
     const { host } = await setup(['outdoors/rocket.jpg']);
     const upload = await inModal(host, 'read', () => exportPixels(host, host.ps.app.activeDocument!));
@@ -287,14 +306,14 @@ describe('runCorrections with the emulator', () => {
     const { host, docs } = await setup(['portraits/grace_hopper.jpg']);
     const doc = docs[0]!;
     const settings = { ...DEFAULT_SETTINGS, backend: 'container' as const, containerURL: emulator.handle().urls.container!, bgrURL: emulator.handle().urls.bgr! };
-    const selfHosted = createBackend(settings, { bgrLicenceKey: 'studio-licence' }, fetch, UXP_73);
+    const selfHosted = createBackend(settings, { bgrLicenceKey: 'studio-licence' }, fetch);
     const outcomes = await runCorrections(host, selfHosted, resolveTargets(host, 'document'), toParams({ ...DEFAULT_CHOICES, background: 'transparent' }));
     expect(outcomes[0]).toMatchObject({ status: 'done', message: 'added layer "Perfectly Clear: Universal, background removed"' });
     const mask = doc.layers[0]!.mask!;
     expect(mask[0]).toBe(0);
     expect(mask[(doc.height >> 1) * doc.width + (doc.width >> 1)]).toBe(255);
     // The colour container alone has no AI Art: refused before anything is read or sent.
-    const containerOnly = createBackend({ ...settings, bgrURL: '' }, {}, fetch, UXP_73);
+    const containerOnly = createBackend({ ...settings, bgrURL: '' }, {}, fetch);
     await expect(runCorrections(host, containerOnly, resolveTargets(host, 'document'), toParams({ ...DEFAULT_CHOICES, aiArt: 'cartoon' }))).rejects.toThrow(ParameterError);
     expect(doc.layers).toHaveLength(2);
   });

@@ -7,8 +7,6 @@ import { NothingToCorrectError, resolveTargets } from '../src/correct/targets';
 import { DEFAULT_SETTINGS, loadSecret, loadSettings, saveSecret, saveSettings, type KeyValueStore } from '../src/settings/store';
 import { simHost } from './helpers';
 
-const UXP_73 = { uxpVersion: 'uxp-7.3.0' };
-
 function memoryStore(): KeyValueStore & { data: Map<string, string> } {
   const data = new Map<string, string>();
   return { data, getItem: (k) => data.get(k) ?? null, setItem: (k, v) => void data.set(k, v) };
@@ -49,26 +47,18 @@ describe('settings', () => {
 describe('createBackend', () => {
   const fetch = async () => new Response('{}');
   it('needs a key for the hosted API, and none for the emulator', () => {
-    expect(() => createBackend(DEFAULT_SETTINGS, {}, fetch, UXP_73)).toThrow(SettingsError);
-    expect(() => createBackend(DEFAULT_SETTINGS, {}, fetch, UXP_73)).toThrow('Enter your API key');
-    const emu = createBackend({ ...DEFAULT_SETTINGS, backend: 'emulator' }, {}, fetch, UXP_73);
+    expect(() => createBackend(DEFAULT_SETTINGS, {}, fetch)).toThrow(SettingsError);
+    expect(() => createBackend(DEFAULT_SETTINGS, {}, fetch)).toThrow('Enter your API key');
+    const emu = createBackend({ ...DEFAULT_SETTINGS, backend: 'emulator' }, {}, fetch);
     expect(emu.kind).toBe('web');
-    expect(JSON.stringify(createBackend(DEFAULT_SETTINGS, { apiKey: 'secret-key' }, fetch, UXP_73))).not.toContain('secret-key');
+    expect(JSON.stringify(createBackend(DEFAULT_SETTINGS, { apiKey: 'secret-key' }, fetch))).not.toContain('secret-key');
   });
 
   it('uses the colour container alone, or followed by the background-removal container', () => {
     const container = { ...DEFAULT_SETTINGS, backend: 'container' as const, containerURL: 'http://studio:8081' };
-    expect(createBackend(container, {}, fetch, UXP_73).kind).toBe('container');
-    expect(createBackend({ ...container, bgrURL: 'http://gpu:8000' }, { bgrLicenceKey: 'lic' }, fetch, UXP_73).kind).toBe('container+bgr');
-    expect(() => createBackend({ ...container, containerURL: '' }, {}, fetch, UXP_73)).toThrow('container address');
-  });
-
-  it('refuses the background-removal container before UXP 7.3 (Photoshop 25.2): no multipart Blob upload there', () => {
-    const both = { ...DEFAULT_SETTINGS, backend: 'container' as const, containerURL: 'http://studio:8081', bgrURL: 'http://gpu:8000' };
-    expect(() => createBackend(both, {}, fetch, { uxpVersion: 'uxp-7.2.0' })).toThrow(/Photoshop 25\.2.*uxp-7\.2\.0/);
-    expect(createBackend(both, {}, fetch, { uxpVersion: 'uxp-8.1.0' }).kind).toBe('container+bgr');
-    // The colour container alone needs no multipart form.
-    expect(createBackend({ ...both, bgrURL: '' }, {}, fetch, { uxpVersion: 'uxp-7.0.0' }).kind).toBe('container');
+    expect(createBackend(container, {}, fetch).kind).toBe('container');
+    expect(createBackend({ ...container, bgrURL: 'http://gpu:8000' }, { bgrLicenceKey: 'lic' }, fetch).kind).toBe('container+bgr');
+    expect(() => createBackend({ ...container, containerURL: '' }, {}, fetch)).toThrow('container address');
   });
 });
 

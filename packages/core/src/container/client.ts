@@ -22,6 +22,7 @@ import { detectContentType, isReplayable, openInput } from '../selfhosted/input'
 import type { DownloadedFile } from '../webapi/jobs';
 import { toContainerError } from './errors';
 import { rewriteOrigin } from './origin';
+import { parseUrl } from '../address';
 import { path } from '../url-path';
 
 export interface ContainerClientOptions extends TransportOptions {
@@ -130,7 +131,7 @@ export class ContainerClient {
     const scene = typeof r.scene === 'number' ? r.scene : Number(r.scene ?? -1);
     const moved = this.rewrite ? rewriteOrigin(r.corrected_url, this.transport.baseURL) : { url: r.corrected_url, rewritten: false };
     const originNote = moved.rewritten
-      ? `the container's corrected_url points at ${new URL(r.corrected_url).origin} (its PFC_SITE_URL); downloaded from ${new URL(moved.url).origin} instead`
+      ? `the container's corrected_url points at ${parseUrl(r.corrected_url).origin} (its PFC_SITE_URL); downloaded from ${parseUrl(moved.url).origin} instead`
       : undefined;
     return {
       ...(originNote ? { originNote } : {}),
@@ -147,9 +148,9 @@ export class ContainerClient {
   async download(target: ContainerCorrection | string, options: CallOptions = {}): Promise<DownloadedFile> {
     const url = typeof target === 'string' ? target : target.downloadUrl;
     // Credentials (if any were configured for a proxy) go only to the container's own origin.
-    const sameOrigin = new URL(url).origin === new URL(this.transport.baseURL).origin;
+    const sameOrigin = parseUrl(url).origin === parseUrl(this.transport.baseURL).origin;
     const res = await this.call(() => this.transport.request(url, { ...callRequestOptions(options), auth: sameOrigin }));
-    if (!res.body) throw new ProtocolError(`GET ${new URL(url).pathname} answered without a body`);
+    if (!res.body) throw new ProtocolError(`GET ${parseUrl(url).pathname} answered without a body`);
     const len = Number(res.headers.get('content-length') ?? NaN);
     return { body: res.body, contentType: res.headers.get('content-type') ?? undefined, size: Number.isFinite(len) ? len : undefined, url };
   }
@@ -202,10 +203,9 @@ function parseVersion(raw: unknown): ContainerVersion {
   return { sdkVersion: v === undefined ? undefined : String(v), features, raw };
 }
 
-// URL.canParse is missing in older embedded runtimes (UXP).
 function isUrl(s: string): boolean {
   try {
-    new URL(s);
+    parseUrl(s);
     return true;
   } catch {
     return false;

@@ -4,6 +4,7 @@
  * behind a published port. The client can point the address back at the
  * origin (and path prefix) it reached the container at.
  */
+import { parseUrl } from '../address';
 
 export interface OriginRewrite {
   /** The address to download from. */
@@ -18,13 +19,11 @@ export interface OriginRewrite {
  * proxy's path prefix is kept); without such a segment only the origin changes.
  */
 export function rewriteOrigin(correctedUrl: string, baseURL: string): OriginRewrite {
-  const corrected = new URL(correctedUrl);
-  const base = new URL(baseURL);
+  const corrected = parseUrl(correctedUrl);
+  const base = parseUrl(baseURL);
   if (corrected.origin === base.origin) return { url: corrected.href, rewritten: false };
   const at = corrected.pathname.lastIndexOf('/output/');
-  const target =
-    at >= 0
-      ? new URL(base.pathname.replace(/\/+$/, '') + corrected.pathname.slice(at) + corrected.search, base.origin)
-      : new URL(corrected.pathname + corrected.search, base.origin);
-  return { url: target.href, rewritten: target.href !== corrected.href };
+  const path = at >= 0 ? base.pathname.replace(/\/+$/, '') + corrected.pathname.slice(at) : corrected.pathname;
+  const target = parseUrl(base.origin + path + corrected.search).href;
+  return { url: target, rewritten: target !== corrected.href };
 }

@@ -299,12 +299,12 @@ export function containerResize(p: ContainerParams): { strategy: (typeof CONTAIN
 }
 
 /** Query-string form with the wire names (lists comma-joined, booleans as text). */
-export function containerParamsToQuery(p: ContainerParams): URLSearchParams {
-  const q = new URLSearchParams();
+export function containerParamsToQuery(p: ContainerParams): [string, string][] {
+  const q: [string, string][] = [];
   for (const name of CONTAINER_PARAM_NAMES) {
     const v = p[name];
     if (v === undefined) continue;
-    q.set(CONTAINER_PARAMS[name].wire, Array.isArray(v) ? v.join(',') : String(v));
+    q.push([CONTAINER_PARAMS[name].wire, Array.isArray(v) ? v.join(',') : String(v)]);
   }
   return q;
 }

@@ -326,11 +326,11 @@ export function effectivePfcParams(p: PfcParams): PfcParams {
 }
 
 /** Query-string form of a parameter set (booleans and numbers as text). */
-export function pfcParamsToQuery(p: PfcParams): URLSearchParams {
-  const q = new URLSearchParams();
+export function pfcParamsToQuery(p: PfcParams): [string, string][] {
+  const q: [string, string][] = [];
   for (const name of PFC_PARAM_NAMES) {
     const v = p[name];
-    if (v !== undefined) q.set(name, String(v));
+    if (v !== undefined) q.push([name, String(v)]);
   }
   return q;
 }

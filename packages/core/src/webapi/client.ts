@@ -7,6 +7,7 @@ import { readAll, type CorrectionBackend, type CorrectionResult, type CorrectOpt
 import { validatePfcParams, type ParamCheck, type PfcParams } from '../contract/webapi-params';
 import type { JobRecord, PresetRecord } from '../contract/webapi-types';
 import { defaultSleep, Transport, type CallOptions } from '../transport';
+import { parseUrl } from '../address';
 import { correctOnWebApi } from './correct';
 import { correctAgainWhenLost } from './lost-jobs';
 import { Jobs, type JobRef } from './jobs';
@@ -39,7 +40,7 @@ export class WebApiClient implements CorrectionBackend {
     }
     this.#apiKey = options.apiKey;
     this.baseURL = (options.baseURL ?? DEFAULT_BASE_URL).replace(/\/+$/, '');
-    const origin = new URL(this.baseURL).origin;
+    const origin = parseUrl(this.baseURL).origin;
     const sleep = options.sleep ?? defaultSleep;
     const transport = new Transport({
       baseURL: this.baseURL,

@@ -7,6 +7,7 @@ import { readAll } from '../backend';
 import type { WebApiContext } from './options';
 import { preview } from './uploads';
 import { waitForJob, type WaitOptions } from './wait';
+import { parseUrl } from '../address';
 import { path } from '../url-path';
 
 /** A started job: its id and the absolute status address the service gave. */
@@ -122,7 +123,7 @@ export class Jobs {
 
 /** The job id: the last path segment of the status address. */
 export function jobIdOf(statusEndpoint: string): string {
-  const pathname = new URL(statusEndpoint).pathname.replace(/\/+$/, '');
+  const pathname = parseUrl(statusEndpoint).pathname.replace(/\/+$/, '');
   return decodeURIComponent(pathname.slice(pathname.lastIndexOf('/') + 1));
 }
 

@@ -1,6 +1,7 @@
 /** Options of the Web API v2 client, and the context its resources share. */
 import type { Transport, TransportOptions } from '../transport';
 import type { JobDurations } from './poll-schedule';
+import type { HttpUrl } from '../address';
 
 /** The vendor's public base address. */
 export const DEFAULT_BASE_URL = 'https://api.perfectlyclear.io/v2';
@@ -86,5 +87,5 @@ export interface WebApiContext {
   jobTimeoutMs: number;
   sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   /** Whether an address is on the base address's origin (the only one that gets the key). */
-  isOwnOrigin(url: string | URL): boolean;
+  isOwnOrigin(url: string | HttpUrl): boolean;
 }

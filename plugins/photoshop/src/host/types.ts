@@ -89,7 +89,10 @@ export interface PsDocument {
   readonly resolution: number;
   readonly mode: PsDocumentMode;
   readonly bitsPerChannel: PsBitsPerChannel;
-  /** Name of the embedded colour profile, e.g. `sRGB IEC61966-2.1`; empty when untagged. */
+  /**
+   * Name of the document's colour profile (custom or the working profile), e.g. `sRGB IEC61966-2.1`; `"None"` when
+   * the document is not colour managed (classes/document.md:94, `dom/Document.d.ts:204-210`).
+   */
   readonly colorProfileName: string;
   /** Top-level layers, topmost first. */
   readonly layers: readonly PsLayer[];
@@ -238,8 +241,6 @@ export interface UxpSecureStorage {
 
 /** The `uxp` module, as far as the panel uses it. */
 export interface UxpModule {
-  /** `require('uxp').versions` (`uxp`: e.g. `uxp-7.3.0` or `7.3.0`). */
-  versions: { readonly uxp: string };
   storage: {
     localFileSystem: {
       getTemporaryFolder(): Promise<PsFolderEntry>;

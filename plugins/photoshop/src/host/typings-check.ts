@@ -10,7 +10,7 @@
  * the module's top level, while UXP serves it as `require('uxp').storage.secureStorage`.
  */
 import type * as Photoshop from 'photoshop';
-import type { storage, SecureStorage, versions } from 'uxp';
+import type { storage, SecureStorage } from 'uxp';
 import type {
   PhotoshopModule,
   PsDocument,
@@ -53,5 +53,4 @@ export type Checks = [
   Fits<storage.FileSystemProvider, UxpModule['storage']['localFileSystem']>,
   Fits<typeof storage.formats, UxpModule['storage']['formats']>,
   Fits<SecureStorage, UxpSecureStorage>,
-  Fits<typeof versions, UxpModule['versions']>,
 ];

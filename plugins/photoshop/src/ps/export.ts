@@ -96,17 +96,48 @@ function describeSent({ bits, format }: SentAs): string {
   return format === 'png' ? `a lossless ${bits}-bit PNG` : `an 8-bit JPEG (quality ${BG_REMOVAL_JPEG_QUALITY})`;
 }
 
-/** What the user is told when the upload is a conversion of the document (nothing when it is lossless). */
+/** What the user is told when the upload is a conversion of the document, or its colours had to be assumed (nothing when it is lossless). */
 export function conversionNote(doc: PsDocument, sent: SentAs = { bits: uploadBits(doc), format: 'png' }): string | undefined {
+  const notes = [convertedNote(doc, sent), untaggedNote(doc)].filter((n): n is string => n !== undefined);
+  return notes.length > 0 ? notes.join('; ') : undefined;
+}
+
+/** What `colorProfileName` answers for a document that is not colour managed (classes/document.md:94). */
+const NO_PROFILE = 'None';
+
+/** The document's colour profile (custom or the working one), or undefined when it has none. */
+function profileOf(doc: PsDocument): string | undefined {
+  return doc.colorProfileName === NO_PROFILE ? undefined : doc.colorProfileName;
+}
+
+/** Which conversions Photoshop made for the upload (mode, profile, depth), or nothing when it made none. */
+function convertedNote(doc: PsDocument, sent: SentAs): string | undefined {
   const mode = MODE_NAMES[doc.mode] ?? doc.mode;
   const bits = BITS[doc.bitsPerChannel] ?? 8;
-  const profile = doc.colorProfileName;
+  const profile = profileOf(doc);
   const changes: string[] = [];
   if (mode !== 'RGB') changes.push(`${mode} to RGB`);
-  if (mode === 'RGB' && profile && profile !== SRGB_PROFILE) changes.push(`${profile} to sRGB`);
+  if (mode === 'RGB' && profile !== undefined && profile !== SRGB_PROFILE) changes.push(`${profile} to sRGB`);
   if (bits === 32) changes.push(`32-bit to ${sent.bits}-bit`);
   if (changes.length === 0) return undefined;
   return `"${doc.title}" was converted for the upload only (${changes.join(', ')}), sent as ${describeSent(sent)}; the result was converted back into the document's mode`;
+}
+
+/** The working space (Edit > Color Settings) Photoshop takes an untagged document's colours to be in, by mode. */
+const WORKING_SPACES: Record<string, string> = { RGBColorMode: 'RGB', CMYKColorMode: 'CMYK', grayscaleMode: 'Gray' };
+
+/**
+ * An untagged document's numbers have no profile of their own: "When working with untagged documents, Photoshop
+ * uses the current working space profile that is specified in the color settings to display and edit colors"
+ * (Photoshop Help, "Embedding a profile in a document"). The upload is read as sRGB (`getPixels` `colorProfile`)
+ * and the result written as sRGB (`putPixels`), so both pass through that working space, which the panel cannot
+ * read: the user is told, since the service sees the colours only as right as that assumption.
+ */
+function untaggedNote(doc: PsDocument): string | undefined {
+  const space = WORKING_SPACES[doc.mode];
+  if (profileOf(doc) !== undefined || space === undefined) return undefined;
+  const unchangedWhen = space === 'RGB' ? ', which changes nothing when that space is sRGB' : '';
+  return `"${doc.title}" has no colour profile, so Photoshop took its colours to be in your working ${space} space (Edit > Color Settings) to convert them to sRGB for the upload and the result back${unchangedWhen}; if they belong to another profile, assign it (Edit > Assign Profile) and correct again`;
 }
 
 /**

@@ -52,11 +52,9 @@ export interface ModalWait {
 const MODAL_RETRY_MS = 500;
 
 /**
- * `run`, tried again while Photoshop answers that it is in a modal state
- * (executeasmodal.md:69-95: "host is in a modal state", "Plugin: X is
- * running a modal command"), until `wait.seconds` have passed. A result that
- * arrives while the user has a dialog open is applied when it closes, not
- * thrown away.
+ * `run`, tried again while Photoshop answers that it is in a modal state (another plug-in's scope or a dialog),
+ * until `wait.seconds` have passed. A result that arrives while the user has a dialog open is applied when it
+ * closes, not thrown away.
  */
 async function whenModalFree<T>(run: () => Promise<T>, wait: ModalWait): Promise<T> {
   const deadline = Date.now() + wait.seconds * 1000;
@@ -71,13 +69,27 @@ async function whenModalFree<T>(run: () => Promise<T>, wait: ModalWait): Promise
   }
 }
 
+/** The error `number` of executeAsModal's refusal while another plug-in or a dialog holds Photoshop. */
+const MODAL_BUSY_NUMBER = 9;
+
+/**
+ * executeAsModal refused because Photoshop is in a modal state. Told by the error's `number`, as Adobe's own
+ * check does (executeasmodal.md:87-94, `if (e.number == 9)`; the same check since the page's first version
+ * for 23.0), never by its text: the message is Photoshop's UI text, localized on a non-English Photoshop, and
+ * its English wording changed in 25.10 (executeasmodal.md:71-73).
+ */
 function isModalBusy(err: unknown): boolean {
-  return err instanceof Error && /modal state|is running a modal command/i.test(err.message);
+  return typeof err === 'object' && err !== null && (err as { number?: unknown }).number === MODAL_BUSY_NUMBER;
 }
 
 function busyError(err: unknown, seconds: number): unknown {
   if (!isModalBusy(err)) return err;
-  return new Error(`Photoshop stayed busy with another plug-in or a dialog for ${seconds} s, so the result could not be added (${(err as Error).message}); close the dialog and run the correction again`);
+  return new Error(`Photoshop stayed busy with another plug-in or a dialog for ${seconds} s, so the result could not be added (${messageOf(err)}); close the dialog and run the correction again`);
+}
+
+/** Photoshop's own words for an error, whatever shape it was thrown in. */
+function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String((err as { message?: unknown }).message ?? err);
 }
 
 /**

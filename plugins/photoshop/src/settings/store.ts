@@ -3,6 +3,7 @@
  * secret), keys in UXP `secureStorage` (encrypted per user and plugin). Keys
  * are never written anywhere else, never logged and never shown again once saved.
  */
+import { parseUrl } from '@pfc/core';
 import { decodeUtf8 } from '../backend/fetch';
 import type { UxpSecureStorage } from '../host/types';
 
@@ -71,14 +72,15 @@ export function settingsProblems(s: PanelSettings): string[] {
       if (required) problems.push(`${label} is required`);
       return;
     }
-    let url: URL;
-    try {
-      url = new URL(value);
-    } catch {
-      problems.push(`${label} must be an http:// or https:// address (got "${value}")`);
-      return;
-    }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') problems.push(`${label} must be an http:// or https:// address (got "${value}")`);
+    // core's parser: UXP documents no URL constructor (see @pfc/core's address.ts).
+    const protocol = (() => {
+      try {
+        return parseUrl(value).protocol;
+      } catch {
+        return undefined;
+      }
+    })();
+    if (protocol !== 'http:' && protocol !== 'https:') problems.push(`${label} must be an http:// or https:// address (got "${value}")`);
   };
   if (s.backend === 'hosted') check('Web API address', s.hostedURL, true);
   if (s.backend === 'emulator') check('Emulator address', s.emulatorURL, true);

@@ -101,7 +101,7 @@ export class Panel {
   }
 
   private backend(): CorrectionBackend {
-    return createBackend(this.settings.settings, this.settings.secrets, this.env.fetch, { uxpVersion: this.host.uxp.versions.uxp });
+    return createBackend(this.settings.settings, this.settings.secrets, this.env.fetch);
   }
 
   /** Load the account's custom presets; a failure is said, and the built-in ones stay usable. */

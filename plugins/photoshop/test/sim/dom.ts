@@ -175,8 +175,12 @@ export class SimDocument implements PsDocument {
   get bitsPerChannel() {
     return this.state.bits;
   }
+  /**
+   * "Valid only when colorProfileType is CUSTOM or WORKING, returns "None" otherwise" (classes/document.md:94,
+   * @types/photoshop dom/Document.d.ts:204-210): a custom or working profile answers its name, an untagged document "None".
+   */
   get colorProfileName(): string {
-    return this.state.profile;
+    return this.state.profile ?? 'None';
   }
   get layers(): readonly PsLayer[] {
     return this.state.layers.map((l) => new SimLayer(this.core, this.id, l.id));

@@ -30,6 +30,11 @@ export class SimPhotoshopCore {
   /** Another plug-in (or a dialog) holds Photoshop's modal state. */
   heldByOther: string | undefined;
   /**
+   * Photoshop 25.10 or later, which retries a refused executeAsModal for its `timeOut` (executeasmodal.md:69-71);
+   * false: 25.2 to 25.9 (the panel's floor is 25.2), where the option is not known and a refusal comes at once.
+   */
+  retriesForTimeOut = true;
+  /**
    * A layer made or moved directly above a clipped layer joins its clipping mask. Photoshop's help documents this
    * only for a layer put between layers of a clipping mask (which the simulator always does); above the topmost
    * clipped layer it is not documented, so tests run both ways.
@@ -89,11 +94,9 @@ export class SimPhotoshopCore {
     if (options.timeOut !== undefined && !(typeof options.timeOut === 'number' && options.timeOut >= 0)) throw new Error('executeAsModal: timeOut must be a number of seconds');
     // timeOut (25.10+): "If an existing modal state is encountered at execution, this request will retry until
     // this duration of seconds has passed" (ps_reference/objects/returnobjects/executeasmodaloptions). Without it, at once.
-    const until = Date.now() + (options.timeOut ?? 0) * 1000;
+    const until = Date.now() + (this.retriesForTimeOut ? options.timeOut ?? 0 : 0) * 1000;
     while ((this.heldByOther !== undefined || this.modalDepth > 0) && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
-    if (this.heldByOther !== undefined || this.modalDepth > 0) {
-      throw new Error(`host is in a modal state${this.heldByOther ? ` (Plugin: ${this.heldByOther} is running a modal command)` : ''}`);
-    }
+    if (this.heldByOther !== undefined || this.modalDepth > 0) throw modalBusyError(this.heldByOther);
     this.modalLog.push(options.commandName);
     const scope = { cancelled: this.cancelNext, autoClose: new Set<number>() };
     this.cancelNext = false;
@@ -247,6 +250,17 @@ export class SimPhotoshopCore {
     this.docs.delete(id);
     if (this.activeId === id) this.activeId = [...this.docs.keys()].at(-1);
   }
+}
+
+/**
+ * executeAsModal's refusal while Photoshop is in a modal state. Adobe documents the check `e.number == 9`
+ * (executeasmodal.md:87-94) and English texts ("host is in a modal state", from 25.10 "Plugin: <id> is running a
+ * modal command": executeasmodal.md:71-73); the text is Photoshop's UI language, so the simulator answers as a
+ * German Photoshop would (its own wording: the German text is not documented), and only the number can tell.
+ */
+function modalBusyError(heldBy: string | undefined): Error & { number: number } {
+  const byWhom = heldBy ? ` (Zusatzmodul ${heldBy} führt einen modalen Befehl aus)` : '';
+  return Object.assign(new Error(`Photoshop befindet sich in einem modalen Zustand${byWhom}`), { number: 9 });
 }
 
 /** The module object the panel gets from `require('photoshop')`. */

@@ -54,7 +54,13 @@ export interface DocState {
   resolution: number;
   mode: PsDocumentMode;
   bits: PsBitsPerChannel;
-  profile: string;
+  /**
+   * The colour profile's name, or null for a document that is not colour managed (Edit > Assign Profile > Don't
+   * Color Manage This Document; `colorProfileType` NONE, constants.md:470-480), whose numbers Photoshop takes to be
+   * in the working RGB space: sRGB IEC61966-2.1 in its default colour settings, as the simulator's pixels are. A
+   * document on the working profile carries that profile's name.
+   */
+  profile: string | null;
   /** Top-level layers, topmost first. */
   layers: LayerNode[];
   activeLayerIds: number[];
@@ -220,7 +226,8 @@ export function newDocument(init: {
   channels: 3 | 4;
   mode?: PsDocumentMode;
   bits?: PsBitsPerChannel;
-  profile?: string;
+  /** Default sRGB IEC61966-2.1; null: untagged. */
+  profile?: string | null;
   resolution?: number;
 }): DocState {
   const { width, height, pixels, channels } = init;
@@ -237,7 +244,7 @@ export function newDocument(init: {
   };
   const doc: DocState = {
     id: newId(), title: init.title, width, height, resolution: init.resolution ?? 72,
-    mode: init.mode ?? 'RGBColorMode', bits: init.bits ?? 'bitDepth8', profile: init.profile ?? 'sRGB IEC61966-2.1',
+    mode: init.mode ?? 'RGBColorMode', bits: init.bits ?? 'bitDepth8', profile: init.profile === undefined ? 'sRGB IEC61966-2.1' : init.profile,
     layers: [background], activeLayerIds: [background.id], history: [],
   };
   doc.history.push(snapshot(doc, 'Open'));

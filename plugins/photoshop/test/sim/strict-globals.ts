@@ -2,6 +2,7 @@
  * Cuts the e2e page down to what a UXP panel has, so that a panel relying on
  * anything else fails here as it would in Photoshop:
  * - only the globals UXP documents stay (the list below, with its sources);
+ * - `URL` keeps only `createObjectURL` and `revokeObjectURL`: no constructor;
  * - `AbortSignal` loses its events and `timeout()`/`any()`, as UXP documents it;
  * - `fetch` ignores `signal` (and the other options UXP does not document) and
  *   refuses addresses outside the manifest's `network.domains`.
@@ -43,8 +44,10 @@ const UXP_TYPINGS = [
 const UXP_DOCS = [
   'IntersectionObserver', 'IntersectionObserverEntry', 'ResizeObserver', 'ResizeObserverEntry', 'ResizeObserverSize', // global-members/html-dom/index.md
   'getComputedStyle', // global-members/html-dom/get-computed-style.md
-  'URL', // global-members/image-blob/image-blob.md (URL.createObjectURL)
-  'URLSearchParams', // global-members/data-transfers/fetch.md:48 (a body type)
+  // global-members/image-blob/image-blob.md documents `URL.createObjectURL` only: the page keeps a `URL` with
+  // that (and its revoke), no constructor. `URLSearchParams` is not kept: fetch.md:48 names it as a body type, but
+  // ps-reference/changelog/index.md:32 dates the global to UXP 9.1 (Photoshop 27.4), later than the UXP modelled.
+  'URL',
   'console', // guides/debugging
   'setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', // used by Adobe's samples (uxp-photoshop-plugin-samples jszip-sample/src/index.js:149)
   'navigator', // manifest-v5/index.md:205 (navigator.clipboard)
@@ -62,10 +65,13 @@ const HARNESS = (name: string) => name.startsWith('__');
  */
 const ALLOWED = new Set([...ECMASCRIPT, ...UXP_TYPINGS, ...UXP_DOCS]);
 
+/** The page's own `URL` class, taken before the page is cut down (the harness still parses addresses with it). */
+const PageURL = globalThis.URL;
+
 /** Whether `url` is covered by a manifest `network.domains` value (`"all"` or entries like `https://*.example.com:8443`). */
 export function domainAllowed(domains: string[] | 'all', url: string): boolean {
   if (domains === 'all') return true;
-  const u = new URL(url);
+  const u = new PageURL(url);
   const defaultPort = (protocol: string) => (protocol === 'https:' || protocol === 'wss:' ? '443' : '80');
   return domains.some((entry) => {
     const m = /^([a-z]+:)\/\/(\*\.)?([^/:]+)(?::(\d+))?\/?$/i.exec(entry);
@@ -97,10 +103,11 @@ export function restrictToUxpGlobals(domains: string[] | 'all'): string[] {
     Object.defineProperty(proto, member, { value: undefined, configurable: true });
   }
   for (const member of ['timeout', 'any']) Reflect.deleteProperty(scope.AbortSignal as object, member);
+  scope.URL = { createObjectURL: PageURL.createObjectURL.bind(PageURL), revokeObjectURL: PageURL.revokeObjectURL.bind(PageURL) };
   scope.fetch = (input: string | URL | Request, init?: RequestInit) => {
-    const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+    const url = typeof input === 'string' ? input : input instanceof PageURL ? input.href : (input as Request).url;
     if (!domainAllowed(domains, url)) {
-      return Promise.reject(new TypeError(`Permission denied: ${new URL(url).origin} is not in the manifest's requiredPermissions.network.domains`));
+      return Promise.reject(new TypeError(`Permission denied: ${new PageURL(url).origin} is not in the manifest's requiredPermissions.network.domains`));
     }
     const plain: Record<string, unknown> = {};
     for (const k of FETCH_OPTIONS) if (init && (init as Record<string, unknown>)[k] !== undefined) plain[k] = (init as Record<string, unknown>)[k];

@@ -65,8 +65,6 @@ export class SimSecureStorage implements UxpSecureStorage {
 
 export function createSimUxp(temp: SimFolder, secureStorage: SimSecureStorage): UxpModule {
   return {
-    // The UXP of Photoshop 25.2 (ps-reference/changelog/index.md:210-212); tests change it.
-    versions: { uxp: 'uxp-7.3.0' },
     storage: {
       localFileSystem: { getTemporaryFolder: async () => temp },
       formats,
