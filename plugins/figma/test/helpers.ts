@@ -65,7 +65,7 @@ export async function connect(sim: SimFigma = freshSim(), options: SimOptions = 
       if (i !== -1) waiters.splice(i, 1)[0]?.resolve(msg);
     },
   };
-  runInFigmaSandbox(await mainBundle(), { figma: sim, __html__: '<html><body>ui</body></html>' });
+  runInFigmaSandbox(await mainBundle(), { figma: sim.launch(), __html__: '<html><body>ui</body></html>' });
   let seq = 0;
   const request: Connected['request'] = (type, params) => {
     const requestId = `t${++seq}`;
@@ -94,7 +94,7 @@ export async function connect(sim: SimFigma = freshSim(), options: SimOptions = 
 export async function wired(sim: SimFigma): Promise<MainBridge> {
   const bridge = new MainBridge((env) => sim.ui.receive(env.pluginMessage), () => undefined);
   sim.channel = { open: () => undefined, close: () => undefined, deliver: (m) => bridge.receive(m) };
-  runInFigmaSandbox(await mainBundle(), { figma: sim, __html__: '<html></html>' });
+  runInFigmaSandbox(await mainBundle(), { figma: sim.launch(), __html__: '<html></html>' });
   return bridge;
 }
 

@@ -96,7 +96,38 @@ describe('document model', () => {
     expect(inst.findAll()).toEqual([]);
     expect(card.findAll().map((n) => n.name)).toEqual(['Hidden']); // not inside an instance
     expect(await sim.getNodeByIdAsync(inner.id)).toBeNull();
-    expect(() => (inner as unknown as { fills: unknown }).fills).toThrow(/does not exist/);
+  });
+
+  it('with skipInvisibleInstanceChildren, the plugin can touch nothing of a node it holds that is invisible inside an instance', async () => {
+    const sim = freshSim();
+    const a = sim.addImage(await makeImage(8, 8, 'png'));
+    const hiddenPhoto = sim.rect('Hidden photo', [imageFill(a)]);
+    hiddenPhoto.visible = false;
+    const shownPhoto = sim.rect('Shown photo', [imageFill(a)]);
+    const hiddenFrame = sim.frame('Hidden frame', [shownPhoto]);
+    hiddenFrame.visible = false;
+    const card = sim.frame('Card', [hiddenPhoto, hiddenFrame], [], 'COMPONENT');
+    const inst = card.createInstance();
+    sim.place(card, inst);
+    const [inInstance, frameInInstance] = inst.kids.list;
+    const below = (frameInInstance as typeof hiddenFrame).kids.list[0]!;
+    sim.select(inInstance!, frameInInstance!, below, hiddenPhoto);
+    const figma = sim.launch();
+    // Held by the plugin with the flag off (read from the selection), then the flag goes on. (Typed as frames: the members touched.)
+    const [photo, frame, shownBelow, inComponent] = figma.currentPage.selection as unknown as FrameNode[];
+    figma.skipInvisibleInstanceChildren = true;
+    const touches: ((n: FrameNode) => unknown)[] = [
+      (n) => n.visible, (n) => n.parent, (n) => n.name, (n) => n.type, (n) => n.id, (n) => n.removed, (n) => n.fills, (n) => n.fillStyleId,
+      (n) => n.getPluginData('k'), (n) => n.setPluginData('k', 'v'), (n) => n.setFillsAsync([]), (n) => (n.name = 'x'), (n) => 'fills' in n, (n) => Object.keys(n),
+    ];
+    for (const node of [photo!, frame!, shownBelow!]) for (const touch of touches) expect(() => touch(node)).toThrow(/does not exist/);
+    expect(() => frame!.children).toThrow(/does not exist/);
+    expect(() => frame!.findAll()).toThrow(/does not exist/);
+    // The main component's hidden layer is not inside an instance; the instance itself is visible.
+    expect([inComponent!.name, inComponent!.visible]).toEqual(['Hidden photo', false]);
+    expect(figma.currentPage.selection).toHaveLength(4);
+    figma.skipInvisibleInstanceChildren = false;
+    expect([photo!.name, frame!.children.length, shownBelow!.parent?.name]).toEqual(['Hidden photo', 1, 'Hidden frame']);
   });
 
   it('findAllWithCriteria finds by type and by plugin data, in findAll\'s order, without calling into the plugin', async () => {
@@ -159,5 +190,76 @@ describe('document model', () => {
     expect(q.x).toBe(300);
     loose.layoutPositioning = 'ABSOLUTE';
     expect(q.x).toBe(200);
+  });
+});
+
+describe('closing the plugin', () => {
+  /** Whether `promise` settles within a few turns of the event loop. */
+  const settles = (promise: Promise<unknown>) => Promise.race([promise.then(() => true, () => true), new Promise<boolean>((r) => setTimeout(() => r(false), 20))]);
+
+  it('disables every API call, callbacks, and leaves pending promises unsettled, whether the plugin or the user closes it', async () => {
+    for (const close of ['plugin', 'user'] as const) {
+      const sim = freshSim();
+      const a = sim.addImage(await makeImage(8, 8, 'png'));
+      const photo = sim.rect('Photo', [imageFill(a)]);
+      sim.place(photo);
+      sim.select(photo);
+      const figma = sim.launch();
+      const node = figma.currentPage.selection[0] as RectangleNode;
+      let selectionChanges = 0;
+      figma.on('selectionchange', () => void (selectionChanges += 1));
+      const pending = [node.setFillsAsync([]), figma.getNodeByIdAsync(node.id), figma.clientStorage.getAsync('k')];
+      if (close === 'plugin') figma.closePlugin();
+      else sim.closeWindow();
+      expect(sim.closed).toBe(true);
+      for (const p of pending) expect(await settles(p)).toBe(false);
+      // The change itself was made: the API call ran before the close; only its answer never comes.
+      expect(photo.fills).toEqual([]);
+      const calls: (() => unknown)[] = [() => figma.currentPage, () => node.name, () => node.fills, () => figma.notify('x'), () => figma.getImageByHash(a), () => figma.ui.postMessage({}), () => (figma.skipInvisibleInstanceChildren = true)];
+      for (const call of calls) expect(call).toThrow(/plugin is closed/);
+      sim.select(photo);
+      expect(selectionChanges).toBe(0);
+    }
+  });
+
+  it('lets a test close the window right after the plugin\'s Nth call of an API method resolved, before its code goes on', async () => {
+    const sim = freshSim();
+    const a = sim.addImage(await makeImage(8, 8, 'png'));
+    const layers = ['One', 'Two', 'Three'].map((n) => sim.rect(n, [imageFill(a)]));
+    sim.place(...layers);
+    sim.select(...layers);
+    const figma = sim.launch();
+    const closed = sim.closeWindowAfter('setFillsAsync', 2);
+    const reached: string[] = [];
+    void (async () => {
+      for (const node of figma.currentPage.selection as RectangleNode[]) {
+        await node.setFillsAsync([]);
+        reached.push(node.name);
+      }
+    })();
+    await closed;
+    // Give the plugin's code every chance to go on: it must not.
+    await new Promise((r) => setTimeout(r, 20));
+    expect(reached).toEqual(['One']);
+    expect(layers.map((l) => l.fills)).toEqual([[], [], [imageFill(a)]]);
+    // A new run works again.
+    expect(sim.launch().currentPage.selection).toHaveLength(3);
+  });
+
+  it('lets a test close the window while the plugin\'s Nth call of an API method is pending: it never takes effect', async () => {
+    const sim = freshSim();
+    const a = sim.addImage(await makeImage(8, 8, 'png'));
+    const layers = ['One', 'Two'].map((n) => sim.rect(n, [imageFill(a)]));
+    sim.place(...layers);
+    sim.select(...layers);
+    const figma = sim.launch();
+    const closed = sim.closeWindowDuring('setFillsAsync', 2);
+    const [one, two] = figma.currentPage.selection as RectangleNode[];
+    await one!.setFillsAsync([]);
+    const pending = two!.setFillsAsync([]);
+    await closed;
+    expect(await settles(pending)).toBe(false);
+    expect(layers.map((l) => l.fills)).toEqual([[], [imageFill(a)]]);
+    expect(() => two!.name).toThrow(/plugin is closed/);
   });
 });

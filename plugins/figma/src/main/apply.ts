@@ -11,10 +11,11 @@ import { invertRegion, isWholeImage, regionWithin, WHOLE_IMAGE, type CropRegion 
 import { FIGMA_MAX_SIDE, figmaAccepts, readImageHeader } from '../shared/image-header';
 import type { ApplyResult, Placement } from '../shared/messages';
 import type { Source } from './collect';
-import { commitChanges, isShown, planSwap, recordCrop, recordOriginal, type FillChange } from './fills';
+import { commitChanges, isShown, planSwap, type FillChange } from './fills';
 import { imageSwap, type ImageSwap } from './framing';
 import { fillLayersBelow, imageSize, withHiddenInstanceLayers, type FigmaApi } from './host';
-import { recordPaints, type WrittenFill } from './original-paints';
+import type { WrittenFill } from './original-paints';
+import { changedFills, finishRecords, putRecordsBack, recordAhead, type Correction, type RecordsBefore } from './records';
 
 /** The relaunch buttons' commands in manifest.json `relaunchButtons`. */
 export const RELAUNCH = { again: 'correct-again', restore: 'restore' } as const;
@@ -149,11 +150,7 @@ function framingWarning(changes: readonly FillChange[]): string[] {
  */
 function writtenFills(figma: FigmaApi, change: FillChange): WrittenFill[] {
   const now = change.node.fills;
-  if (now === figma.mixed) return [];
-  return change.indices.flatMap((i) => {
-    const [before, written] = [change.before[i], now[i]];
-    return before?.type === 'IMAGE' && written?.type === 'IMAGE' ? [{ before, written }] : [];
-  });
+  return now === figma.mixed ? [] : changedFills(change, now);
 }
 
 /** The layers whose fills use `oldHash` for this run: the originals (replace) or their copies, made as needed (copy). */
@@ -218,28 +215,52 @@ function stagedImage(figma: FigmaApi, run: RunState, oldHash: string): string {
   return newHash;
 }
 
+/** One layer's planned change, with the image it showed and how the new image is fitted to it. */
+type LayerChange = FillChange & { shown: string; swap: ImageSwap | undefined };
+
+/** Each layer's change to `newHash`: every image the job replaces (alsoShown), one change per layer. */
+async function planChanges(figma: FigmaApi, run: RunState, oldHash: string, newHash: string, crop: CropRegion | undefined, warnings: string[], made: SceneNode[]): Promise<LayerChange[]> {
+  const changes: LayerChange[] = [];
+  for (const shown of [oldHash, ...(run.alsoShown.get(oldHash) ?? [])]) {
+    const swap = await swapTo(figma, shown, newHash, cropOfShown(run.sources.get(shown), crop));
+    for (const node of await targets(figma, run, shown, warnings, made)) {
+      // A layer whose fills show both the original and its earlier result: one change per layer, the first image's.
+      if (changes.some((c) => c.node.id === node.id)) continue;
+      const change = planSwap(figma, node, shown, newHash, swap, run.includeHidden);
+      if (change) changes.push({ ...change, shown, swap });
+    }
+  }
+  return changes;
+}
+
+const correctionOf = (c: LayerChange, newHash: string): Correction => ({ from: c.shown, to: newHash, region: c.swap?.region });
+
+/**
+ * Set the fills of every layer, each with its records written just before
+ * (records.ts): should the plugin be stopped between two layers, those
+ * changed already lead back to their originals. Each change with the layer's
+ * records as they were, to finish them.
+ */
+async function commitRecorded(changes: readonly LayerChange[], newHash: string): Promise<{ change: LayerChange; before: RecordsBefore }[]> {
+  const recorded: { change: LayerChange; before: RecordsBefore }[] = [];
+  await commitChanges(changes, (change) => {
+    const before = recordAhead(change.node, correctionOf(change, newHash), changedFills(change, change.after));
+    recorded.push({ change, before });
+    return () => putRecordsBack(change.node, before);
+  });
+  return recorded;
+}
+
 async function applyToLayers(figma: FigmaApi, run: RunState, oldHash: string, note: string, crop: CropRegion | undefined): Promise<ApplyResult> {
   const newHash = stagedImage(figma, run, oldHash);
   const warnings: string[] = [];
   const made: SceneNode[] = [];
   try {
-    const changes: (FillChange & { shown: string; swap: ImageSwap | undefined })[] = [];
-    for (const shown of [oldHash, ...(run.alsoShown.get(oldHash) ?? [])]) {
-      const swap = await swapTo(figma, shown, newHash, cropOfShown(run.sources.get(shown), crop));
-      for (const node of await targets(figma, run, shown, warnings, made)) {
-        // A layer whose fills show both the original and its earlier result: one change per layer, the first image's.
-        if (changes.some((c) => c.node.id === node.id)) continue;
-        const change = planSwap(figma, node, shown, newHash, swap, run.includeHidden);
-        if (change) changes.push({ ...change, shown, swap });
-      }
-    }
-    await commitChanges(changes);
-    for (const c of changes) {
-      recordPaints(c.node, c.shown, newHash, writtenFills(figma, c));
-      recordOriginal(c.node, c.shown, newHash);
-      recordCrop(c.node, c.shown, newHash, c.swap?.region);
-      c.node.setPluginData(OPTIONS_KEY, run.optionsJson);
-      run.changed.add(c.node.id);
+    const changes = await planChanges(figma, run, oldHash, newHash, crop, warnings, made);
+    for (const { change, before } of await commitRecorded(changes, newHash)) {
+      finishRecords(change.node, correctionOf(change, newHash), before, writtenFills(figma, change));
+      change.node.setPluginData(OPTIONS_KEY, run.optionsJson);
+      run.changed.add(change.node.id);
     }
     warnings.push(...framingWarning(changes));
     // The relaunch buttons go on the layers the user selected (replace) or the copies (copy).
@@ -248,7 +269,7 @@ async function applyToLayers(figma: FigmaApi, run: RunState, oldHash: string, no
     const fillsChanged = changes.reduce((sum, c) => sum + c.indices.length, 0);
     return { newHash, fillsChanged, nodesChanged: changes.length, copiesCreated: made.length, warnings };
   } catch (err) {
-    // All or nothing: copies made for this image go again; changed fills were put back by commitChanges.
+    // All or nothing: copies made for this image go again; changed fills and their records were put back by commitChanges.
     for (const copy of made) copy.remove();
     for (const [rootId, copyId] of run.copies) if (made.some((m) => m.id === copyId)) run.copies.delete(rootId);
     throw err;

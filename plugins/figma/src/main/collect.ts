@@ -8,7 +8,7 @@ import { planResize, type ResizeChoice } from '../shared/fit';
 import { readImageHeader } from '../shared/image-header';
 import type { ImageJob, Placement, SelectionSummary, Skip } from '../shared/messages';
 import { recordedOriginal, type RecordedOriginal } from './fills';
-import { fillLayersBelow, hasFills, isInsideInstance, mainComponentAround, type FigmaApi, type FillNode } from './host';
+import { fillLayersBelow, hasFills, instanceAround, isInsideInstance, mainComponentAround, readingHiddenLayers, type FigmaApi, type FillNode } from './host';
 
 /** One distinct image and the layers whose fills use it. */
 export interface CollectedImage {
@@ -60,9 +60,40 @@ function rootSkipReason(root: SceneNode, placement: Placement, includeHidden: bo
   const main = placement === 'copy' ? mainComponentAround(root) : undefined;
   if (main) return `is inside the main component "${main.name}", where a copy would appear in every instance; select the component to copy it whole, or use "Replace in place"`;
   const hidden = includeHidden ? undefined : hiddenLayerOver(root);
-  if (hidden === root) return 'is hidden; hidden layers are not sent (tick "Include hidden layers and fills" to correct them)';
-  if (hidden) return `is inside the hidden layer "${hidden.name}", so it cannot be seen; hidden layers are not sent (tick "Include hidden layers and fills" to correct them)`;
-  return undefined;
+  return hidden && hiddenReason(root, hidden);
+}
+
+const NOT_SENT = 'hidden layers are not sent (tick "Include hidden layers and fills" to correct them)';
+
+/** Why a selected layer that cannot be seen is left out: `hidden` is the layer itself or the hidden layer it is in (and which instance that is in). */
+function hiddenReason(root: SceneNode, hidden: SceneNode): string {
+  const instance = instanceAround(hidden);
+  if (hidden === root) return `is hidden${instance ? ` inside the instance "${instance.name}"` : ''}; ${NOT_SENT}`;
+  return `is inside the hidden layer "${hidden.name}"${instance ? ` of the instance "${instance.name}"` : ''}, so it cannot be seen; ${NOT_SENT}`;
+}
+
+/**
+ * The selected layers the walk takes, and those it leaves out, with why.
+ * Decided with the invisible layers inside instances readable (host.ts
+ * `readingHiddenLayers`): the user can select one in the layers panel, and
+ * whether a layer is hidden is known only by reading it. Such a layer counts
+ * as hidden, so it is left out unless hidden layers are included, and a run
+ * that includes them walks with those layers readable: every layer taken can
+ * be read during the walk.
+ */
+function triageSelection(figma: FigmaApi, placement: Placement, includeHidden: boolean): { taken: SceneNode[]; skipped: Skip[] } {
+  return readingHiddenLayers(figma, () => {
+    const selection = figma.currentPage.selection;
+    const selectedIds = new Set(selection.map((n) => n.id));
+    const taken: SceneNode[] = [];
+    const skipped: Skip[] = [];
+    for (const root of selection) {
+      const reason = rootSkipReason(root, placement, includeHidden, selectedIds);
+      if (reason === undefined) taken.push(root);
+      else if (reason) skipped.push(skip(root, reason));
+    }
+    return { taken, skipped };
+  });
 }
 
 /** The image paints of a layer the run would change: visible ones, or all with `includeHidden`. */
@@ -112,18 +143,11 @@ function addFill(images: Map<string, CollectedImage>, hash: string, node: SceneN
  */
 export function collectSelection(figma: FigmaApi, placement: Placement = 'replace', includeHidden = false): Collection {
   const images = new Map<string, CollectedImage>();
-  const skipped: Skip[] = [];
+  const { taken, skipped } = triageSelection(figma, placement, includeHidden);
   const roots: Collection['roots'] = [];
   const seen = new Set<string>();
   const components = new Map<string, ComponentNode>();
-  const selection = figma.currentPage.selection;
-  const selectedIds = new Set(selection.map((n) => n.id));
-  for (const root of selection) {
-    const rootReason = rootSkipReason(root, placement, includeHidden, selectedIds);
-    if (rootReason !== undefined) {
-      if (rootReason) skipped.push(skip(root, rootReason));
-      continue;
-    }
+  for (const root of taken) {
     const hashes = new Set<string>();
     roots.push({ id: root.id, hashes });
     for (const node of layersWithFills(root)) {

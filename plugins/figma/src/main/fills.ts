@@ -10,7 +10,9 @@
  * corrected image replaced, the original paint of each changed fill
  * (original-paints.ts) and, when the result is a crop, which part of the
  * original it shows, so "Restore original" works in any later session and
- * puts each fill back as it was.
+ * puts each fill back as it was. The records are written around each layer's
+ * change (records.ts), so the plugin stopped between two layers leaves none
+ * without them.
  */
 import { isWholeImage, regionWithin, WHOLE_IMAGE, type CropRegion } from '../shared/crop';
 import { refitPaint, type ImageSwap } from './framing';
@@ -68,34 +70,64 @@ function swapPaints(fills: ReadonlyArray<Paint>, from: string, to: string, swap:
   return { after, indices, framingLost };
 }
 
-/** Set every change, or none: on a failure the layers already changed are put back and the error rethrown. */
-export async function commitChanges(changes: readonly FillChange[]): Promise<void> {
-  const done: FillChange[] = [];
+/**
+ * What is written on a layer just before its fills change, and how to take it
+ * back (called should the commit fail). The plugin may be stopped at any
+ * `await` — the user closes its window — so what a changed layer needs must be
+ * on it before the change, not after the last layer's.
+ */
+export type BeforeChange<C extends FillChange> = (change: C) => () => void;
+
+/**
+ * Set every change, or none: on a failure the layers already changed are put
+ * back, then what `beforeChange` wrote on each layer, and the error rethrown.
+ */
+export async function commitChanges<C extends FillChange>(changes: readonly C[], beforeChange: BeforeChange<C> = () => () => undefined): Promise<void> {
+  const done: C[] = [];
+  const takeBack: (() => void)[] = [];
   try {
     for (const c of changes) {
+      takeBack.push(beforeChange(c));
       await c.node.setFillsAsync(c.after);
       done.push(c);
     }
   } catch (err) {
-    for (const c of done.reverse()) {
+    await putFillsBack(done);
+    // After the fills: a layer still showing a changed fill keeps what leads back from it until it shows its old fills again.
+    for (const undo of takeBack.reverse()) {
       try {
-        await c.node.setFillsAsync(c.before);
+        undo();
       } catch {
-        // The layer refuses its own previous fills only if it was deleted meanwhile; nothing left to restore.
+        // Only a layer deleted meanwhile refuses; nothing left to put back.
       }
     }
     throw err;
   }
 }
 
-/** A JSON object this plugin stored under `key` (empty when there is none, or it is not an object). */
-export function readJson<T>(node: BaseNode, key: string): Record<string, T> {
+async function putFillsBack(done: readonly FillChange[]): Promise<void> {
+  for (const c of [...done].reverse()) {
+    try {
+      await c.node.setFillsAsync(c.before);
+    } catch {
+      // The layer refuses its own previous fills only if it was deleted meanwhile; nothing left to restore.
+    }
+  }
+}
+
+/** A JSON object as this plugin stores it (empty when there is none, or it is not an object). */
+export function parseJsonObject<T>(json: string): Record<string, T> {
   try {
-    const v: unknown = JSON.parse(node.getPluginData(key) || '{}');
+    const v: unknown = JSON.parse(json || '{}');
     return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, T>) : {};
   } catch {
     return {};
   }
+}
+
+/** A JSON object this plugin stored under `key` (empty when there is none, or it is not an object). */
+export function readJson<T>(node: BaseNode, key: string): Record<string, T> {
+  return parseJsonObject<T>(node.getPluginData(key));
 }
 
 /** The originals recorded on a layer. */

@@ -86,6 +86,25 @@ export async function withHiddenInstanceLayers<T>(figma: Pick<FigmaApi, 'skipInv
 }
 
 /**
+ * `read`, with the invisible layers inside instances readable for its
+ * duration. While `skipInvisibleInstanceChildren` is on, "accessing a
+ * property on an existing node object for an invisible node will throw an
+ * error" (typings `PluginAPI.skipInvisibleInstanceChildren`), yet the user can
+ * select such a layer in the layers panel: whether a selected layer is one, or
+ * what it is called, is known only by reading it. Synchronous, so no other
+ * handler runs meanwhile; the previous setting comes back afterwards.
+ */
+export function readingHiddenLayers<T>(figma: Pick<FigmaApi, 'skipInvisibleInstanceChildren'>, read: () => T): T {
+  const before = figma.skipInvisibleInstanceChildren;
+  figma.skipInvisibleInstanceChildren = false;
+  try {
+    return read();
+  } finally {
+    figma.skipInvisibleInstanceChildren = before;
+  }
+}
+
+/**
  * The main component (or component set) a layer sits inside, if any. A layer
  * added there, next to it, appears in every instance of the component (and,
  * in a set, a clone of a variant becomes a new variant).
@@ -95,8 +114,13 @@ export function mainComponentAround(node: BaseNode): BaseNode | undefined {
   return undefined;
 }
 
+/** The instance a layer is a sublayer of (the nearest), if any. */
+export function instanceAround(node: BaseNode): InstanceNode | undefined {
+  for (let p = node.parent; p; p = p.parent) if (p.type === 'INSTANCE') return p;
+  return undefined;
+}
+
 /** Whether the node is an instance's sublayer, where layers cannot be added (only overrides made). */
 export function isInsideInstance(node: BaseNode): boolean {
-  for (let p = node.parent; p; p = p.parent) if (p.type === 'INSTANCE') return true;
-  return false;
+  return instanceAround(node) !== undefined;
 }

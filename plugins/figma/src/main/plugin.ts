@@ -18,7 +18,7 @@ import {
 } from '../shared/messages';
 import { applyResult, OPTIONS_KEY, stageResult, type RunState } from './apply';
 import { collectSelection, componentWarnings, planImages, readForCorrection, summarise } from './collect';
-import { layersWithData, withHiddenInstanceLayers, type FigmaApi } from './host';
+import { layersWithData, readingHiddenLayers, withHiddenInstanceLayers, type FigmaApi } from './host';
 import { restoreMessage, restoreSelection } from './restore';
 import { normaliseOptions, type RunOptions } from '../shared/run-options';
 import { loadBackendConfig, loadSettings, saveSettings } from './settings-store';
@@ -44,21 +44,34 @@ function runMessage(s: RunSummary): string {
   return (s.cancelled ? 'Cancelled: ' : '') + parts.join(', ');
 }
 
-/** The options saved on the first selected layer (or one below it) that a correction changed. */
+/**
+ * The options saved on the first selected layer (or one below it) that a
+ * correction changed. Hidden layers inside instances are read too: a run that
+ * included hidden layers may have corrected one, and the user may have
+ * selected one in the layers panel, which cannot even be read otherwise.
+ */
 function savedOptions(figma: FigmaApi): RunOptions | null {
-  for (const root of figma.currentPage.selection) {
-    const candidates = [root, ...layersWithData(root, OPTIONS_KEY)];
-    for (const n of candidates) {
-      const raw = n.getPluginData(OPTIONS_KEY);
-      if (!raw) continue;
-      try {
-        return normaliseOptions(JSON.parse(raw));
-      } catch {
-        // Not ours to interpret; look further.
+  return readingHiddenLayers(figma, () => {
+    for (const root of figma.currentPage.selection) {
+      for (const n of [root, ...layersWithData(root, OPTIONS_KEY)]) {
+        const options = optionsOn(n);
+        if (options) return options;
       }
     }
+    return null;
+  });
+}
+
+/** The options a correction saved on `node`, if it holds any this plugin can read. */
+function optionsOn(node: BaseNode): RunOptions | null {
+  const raw = node.getPluginData(OPTIONS_KEY);
+  if (!raw) return null;
+  try {
+    return normaliseOptions(JSON.parse(raw));
+  } catch {
+    // Not ours to interpret; look further.
+    return null;
   }
-  return null;
 }
 
 /** Start the plugin on `figma` with the UI document `html` (Figma's `__html__`). */

@@ -75,6 +75,18 @@ async function restoreFill(figma: FigmaApi, node: SceneNode, paint: ImagePaint, 
   return refitted.framingLost ? 'left' : { paint: refitted.paint, framingLost: false, reframed: true };
 }
 
+/**
+ * Whether the layer shows another image since the correction that made
+ * `corrected`: neither it, nor its original, nor another correction of that
+ * original. (A record written ahead of a change the plugin never got to make,
+ * records.ts, names an image the layer does not show, beside the one it does.)
+ */
+function replacedSince(corrected: string, originals: Readonly<Record<string, string>>, shown: ReadonlySet<string>): boolean {
+  const original = originals[corrected];
+  if (shown.has(corrected) || (original !== undefined && shown.has(original))) return false;
+  return !Object.entries(originals).some(([other, from]) => from === original && shown.has(other));
+}
+
 function imageHashes(fills: ReadonlyArray<Paint>): Set<string> {
   return new Set(fills.flatMap((p) => (p.type === 'IMAGE' && p.imageHash ? [p.imageHash] : [])));
 }
@@ -88,7 +100,7 @@ async function planRestore(figma: FigmaApi, node: SceneNode, tally: Tally): Prom
   const shown = imageHashes(before);
   const available = (original: string) => figma.getImageByHash(original) !== null;
   for (const [corrected, original] of Object.entries(originals)) if (shown.has(corrected) && !available(original)) tally.missing += 1;
-  if (Object.keys(originals).some((corrected) => !shown.has(corrected))) tally.left.replaced.push(node.name);
+  if (Object.keys(originals).some((corrected) => replacedSince(corrected, originals, shown))) tally.left.replaced.push(node.name);
   const after: Paint[] = [];
   const indices: number[] = [];
   let framingLost = 0;

@@ -119,9 +119,8 @@ class Harness implements HarnessApi {
     this.sim.closePlugin();
     this.sim.command = command;
     this.sim.theme = theme;
-    this.sim.closed = false;
     const html = await (await fetch('/dist/ui.html')).text();
-    runInFigmaSandbox(this.code, { figma: this.sim, __html__: html });
+    runInFigmaSandbox(this.code, { figma: this.sim.launch(), __html__: html });
   }
 
   setNetwork(access: NetworkAccess | null, mode: PluginMode): void {

@@ -5,14 +5,18 @@
  * made by `commitUndo`, and a UI channel that structured-clones messages as
  * Figma does. `SimFigma implements FigmaApi`, the plugin's own pick of
  * `PluginAPI`, so the compiler checks the simulator against Figma's typings.
+ * The plugin gets it through `launch()` (one run: session.ts), which disables
+ * the API once the plugin closes and refuses every touch of a layer invisible
+ * inside an instance; the tests use the simulator directly.
  * Runs in Node (unit tests) and in the browser (the e2e test page).
  */
 import type { FigmaApi } from '../../src/main/host';
 import { FIGMA_MAX_SIDE, readImageHeader } from '../../src/shared/image-header';
 import { CLIENT_STORAGE_QUOTA, figmaClone, storageSize } from './clone';
 import { MANIFEST_ID, RELAUNCH_COMMANDS } from './manifest';
-import { asScene, SimFrame, SimGroup, SimPage, SimShape, type SimDocument, type SimNode } from './nodes';
+import { asScene, SimFrame, SimGroup, SimNode, SimPage, SimShape, type SimDocument } from './nodes';
 import { viewOf, type ImageView } from './paint-view';
+import { PluginSession } from './session';
 import { sha1Hex } from './sha1';
 
 /** Where `showUI` and `figma.ui.postMessage` go: an iframe in the browser, a recorder in unit tests. */
@@ -148,12 +152,15 @@ export class SimFigma implements FigmaApi {
   /** Undo steps made by `commitUndo`, each the list of changes it groups. */
   readonly undoSteps: string[][] = [];
   pendingChanges: string[] = [];
-  closed = false;
   shownWith: ShowUIOptions | undefined;
   channel: UiChannel;
   readonly page: SimPage;
   private readonly handlers = new Map<string, Set<() => void>>();
   private idCounter = 0;
+  /** The plugin's current run (session.ts), from `launch` until it closes. */
+  private session: PluginSession | undefined;
+  /** A test's "the user closes the window at the plugin's `count`th call of `method`", during it or once it resolved. */
+  private closeAt: { method: string; count: number; during: boolean; closed: () => void } | undefined;
   readonly doc: SimDocument;
 
   constructor(options: SimOptions = {}) {
@@ -209,13 +216,19 @@ export class SimFigma implements FigmaApi {
     this.pendingChanges = [];
   }
 
-  /** Like Figma: the UI goes away and the plugin's handlers with it (a relaunch starts from scratch). */
+  /** Whether the plugin's last run has closed (true before any). */
+  get closed(): boolean {
+    return this.session?.closed ?? true;
+  }
+
+  /**
+   * Like Figma: the UI goes away, and so do the plugin's handlers and its use
+   * of the API — every call throws and pending promises never settle
+   * (session.ts). A relaunch starts from scratch.
+   */
   closePlugin(message?: string): void {
     if (message !== undefined) this.notifications.push({ message, error: false });
-    this.closed = true;
-    this.ui.close();
-    this.ui.onmessage = undefined;
-    this.handlers.clear();
+    this.endSession();
   }
 
   /** Like Figma: PNG, JPEG or GIF, each side 1–4096 px; the hash is the SHA-1 of the bytes. */
@@ -248,6 +261,65 @@ export class SimFigma implements FigmaApi {
   }
 
   // ---- test-side controls (not part of Figma's API) ----
+
+  /**
+   * Run the plugin (a menu command or a relaunch button): a new session, whose
+   * `figma` is what the plugin's code is given. A run still open ends first,
+   * as only one run of a plugin is open at a time.
+   */
+  launch(): FigmaApi {
+    this.endSession();
+    this.closeAt = undefined;
+    const session = new PluginSession({
+      refusal: (target) => (target instanceof SimNode && target.hiddenFromPlugin() ? `The node (instance sublayer or table cell) with id "${target.id}" does not exist` : undefined),
+      calling: (method) => this.closesAt(method, true),
+      resolved: (method) => void this.closesAt(method, false),
+    });
+    this.session = session;
+    return session.toPlugin(this) as FigmaApi;
+  }
+
+  /** The user closes the plugin window (its close button), as Figma does it: the same end as `closePlugin`, without a message. */
+  closeWindow(): void {
+    this.endSession();
+  }
+
+  /**
+   * The user closes the plugin window right after the plugin's `count`th call
+   * of the API method `method` (e.g. `setFillsAsync`) from now has taken
+   * effect and resolved — before the plugin's code after that `await` runs.
+   * Resolves once closed.
+   */
+  closeWindowAfter(method: string, count = 1): Promise<void> {
+    return new Promise((closed) => (this.closeAt = { method, count, during: false, closed }));
+  }
+
+  /**
+   * The user closes the plugin window while the plugin's `count`th call of the
+   * async API method `method` from now is pending, before it takes effect: it
+   * never does, and never settles. Resolves once closed.
+   */
+  closeWindowDuring(method: string, count = 1): Promise<void> {
+    return new Promise((closed) => (this.closeAt = { method, count, during: true, closed }));
+  }
+
+  /** Whether the window closes now, at a call of `method` (`during`) or as one resolves. */
+  private closesAt(method: string, during: boolean): boolean {
+    const at = this.closeAt;
+    if (!at || at.method !== method || at.during !== during || --at.count > 0) return false;
+    this.closeAt = undefined;
+    this.closeWindow();
+    at.closed();
+    return true;
+  }
+
+  private endSession(): void {
+    if (!this.session || this.session.closed) return;
+    this.session.close();
+    this.ui.close();
+    this.ui.onmessage = undefined;
+    this.handlers.clear();
+  }
 
   /** The id the next created node will get. */
   nextIdPeek(): string {

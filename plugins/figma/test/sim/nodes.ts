@@ -14,8 +14,10 @@
  * - auto-layout frames place their children themselves (inserting one moves
  *   the siblings after it) unless a child is `layoutPositioning: 'ABSOLUTE'`;
  * - with `figma.skipInvisibleInstanceChildren`, invisible layers inside
- *   instances are left out of `children`/`findAll`/`findAllWithCriteria` and
- *   cannot be read (typings `PluginAPI.skipInvisibleInstanceChildren`);
+ *   instances are left out of `children`/`findAll`/`findAllWithCriteria`
+ *   (typings `PluginAPI.skipInvisibleInstanceChildren`), and the plugin can
+ *   touch no property of one it holds (`hiddenFromPlugin`, enforced on the
+ *   plugin's view of the API: session.ts);
  * - `findAll` calls back into the plugin for every node below and
  *   `findAllWithCriteria` does not ("hundreds of times faster in large
  *   documents", typings `ChildrenMixin.findAllWithCriteria`): the document
@@ -205,12 +207,7 @@ export class SimShape extends SimNode implements Pick<RectangleNode, 'fills' | '
     this.paints = fills === doc.mixed ? fills : freezePaints(fills as ReadonlyArray<Paint>);
   }
 
-  private readable(): void {
-    if (this.hiddenFromPlugin()) throw new Error(`The node (instance sublayer or table cell) with id "${this.id}" does not exist`);
-  }
-
   get fills(): ReadonlyArray<Paint> | PluginAPI['mixed'] {
-    this.readable();
     return this.paints;
   }
   set fills(value: ReadonlyArray<Paint> | PluginAPI['mixed']) {
@@ -225,7 +222,6 @@ export class SimShape extends SimNode implements Pick<RectangleNode, 'fills' | '
    * `"documentAccess": "dynamic-page"`, as the plugin's manifest has it; tests link a style with {@link linkStyle}.
    */
   get fillStyleId(): string {
-    this.readable();
     return this.styleId;
   }
   set fillStyleId(_value: string) {
@@ -245,7 +241,6 @@ export class SimShape extends SimNode implements Pick<RectangleNode, 'fills' | '
   }
 
   private writeFills(value: ReadonlyArray<Paint> | PluginAPI['mixed']): void {
-    this.readable();
     if (value === this.doc.mixed) throw new Error('cannot set fills to figma.mixed');
     const fault = this.doc.fillsFault(this);
     if (fault) throw fault;

@@ -1,0 +1,154 @@
+/**
+ * One run of the plugin, from its launch until it closes: the `figma` its
+ * code is given, and every object it reaches through it (nodes, images,
+ * `figma.ui`, `clientStorage`), seen through a membrane of proxies. The tests
+ * hold the simulator's own objects and read the document directly; only the
+ * plugin's view is limited, as Figma documents:
+ *
+ * - **Closed**: "Calling `figma.closePlugin()` disables callbacks and Figma
+ *   APIs. It does not, however, abort the plugin. Any lines of Javascript
+ *   after this call will also run" (typings `PluginAPI.closePlugin`), and when
+ *   the user closes the plugin "the plugin execution environment will be
+ *   destroyed immediately when all the callbacks have returned, and further
+ *   callbacks will not be called" (typings `PluginAPI.on`, event `"close"`).
+ *   So afterwards every API call, property read or write throws; callbacks
+ *   into the plugin (messages, `selectionchange`, `findAll`'s) are dropped;
+ *   and a promise the API returned that had not settled never settles, so no
+ *   plugin code after an `await` on it runs.
+ * - **Invisible inside an instance**: while `figma.skipInvisibleInstanceChildren`
+ *   is on, "Accessing a property on an existing node object for an invisible
+ *   node will throw an error" (typings `PluginAPI.skipInvisibleInstanceChildren`):
+ *   every read, write, method call — and, as whether it does is not
+ *   documented, `in` tests and key listing — on such a node throws. Which
+ *   nodes those are is the simulator's `hiddenFromPlugin` (nodes.ts).
+ */
+
+/** What the membrane asks of the simulator. */
+export interface SessionHost {
+  /** Why the plugin may not touch `target` now (an invisible layer inside an instance), or undefined. */
+  refusal(target: object): string | undefined;
+  /**
+   * The plugin calls the API method `method`: true when the user closes the
+   * window right then, while the call is pending, so that it never takes
+   * effect (a test's choice: whether a pending change lands is not documented).
+   */
+  calling(method: string): boolean;
+  /** A promise an API method returned has resolved; called before the plugin sees it (a test may close the plugin here). */
+  resolved(method: string): void;
+}
+
+/** Objects the plugin gets as they are: data, not API objects (paints, sizes, bytes, errors, messages). */
+function isData(value: object): boolean {
+  const proto: unknown = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null || Array.isArray(value) || ArrayBuffer.isView(value) || value instanceof Error;
+}
+
+export class PluginSession {
+  private isClosed = false;
+  private readonly proxies = new WeakMap<object, object>();
+  private readonly targets = new WeakMap<object, object>();
+
+  constructor(private readonly host: SessionHost) {}
+
+  get closed(): boolean {
+    return this.isClosed;
+  }
+
+  /** The plugin closed, by `figma.closePlugin()` or the user: nothing of the API works for it any more. */
+  close(): void {
+    this.isClosed = true;
+  }
+
+  /** The plugin's view of something the API hands it. */
+  toPlugin(value: unknown): unknown {
+    if (value instanceof Promise) return this.settleWhileOpen(value, 'a promise');
+    if (Array.isArray(value)) return value.some((v) => typeof v === 'object' && v !== null && !isData(v)) ? value.map((v) => this.toPlugin(v)) : value;
+    if (typeof value !== 'object' || value === null || isData(value)) return value;
+    return this.proxyOf(value);
+  }
+
+  /** The simulator's view of something the plugin hands the API: its own objects back, the plugin's callbacks guarded. */
+  toHost(value: unknown): unknown {
+    if (typeof value === 'function') return this.callback(value as (...args: unknown[]) => unknown);
+    if (Array.isArray(value)) return value.map((v) => this.toHost(v));
+    if (typeof value === 'object' && value !== null) return this.targets.get(value) ?? value;
+    return value;
+  }
+
+  private guard(target: object, what: string): void {
+    if (this.isClosed) throw new Error(`${what}: the plugin is closed, and Figma APIs are disabled (figma.closePlugin)`);
+    const refusal = this.host.refusal(target);
+    if (refusal) throw new Error(refusal);
+  }
+
+  private proxyOf(target: object): object {
+    const known = this.proxies.get(target);
+    if (known) return known;
+    const name = (key: string | symbol) => `${target.constructor.name}.${String(key)}`;
+    const proxy = new Proxy(target, {
+      get: (t, key) => {
+        this.guard(t, name(key));
+        const value: unknown = Reflect.get(t, key, t);
+        return typeof value === 'function' ? this.method(t, key, value as (...args: unknown[]) => unknown) : this.toPlugin(value);
+      },
+      set: (t, key, value) => {
+        this.guard(t, name(key));
+        return Reflect.set(t, key, this.toHost(value), t);
+      },
+      has: (t, key) => {
+        this.guard(t, name(key));
+        return Reflect.has(t, key);
+      },
+      ownKeys: (t) => {
+        this.guard(t, name('keys'));
+        return Reflect.ownKeys(t);
+      },
+      getOwnPropertyDescriptor: (t, key) => {
+        this.guard(t, name(key));
+        return Reflect.getOwnPropertyDescriptor(t, key);
+      },
+      defineProperty: (t, key, descriptor) => {
+        this.guard(t, name(key));
+        return Reflect.defineProperty(t, key, descriptor);
+      },
+      deleteProperty: (t, key) => {
+        this.guard(t, name(key));
+        return Reflect.deleteProperty(t, key);
+      },
+    });
+    this.proxies.set(target, proxy);
+    this.targets.set(proxy, target);
+    return proxy;
+  }
+
+  /** An API method as the plugin calls it: on the simulator's object, checked at the call too (a method read earlier, called later). */
+  private method(target: object, key: string | symbol, fn: (...args: unknown[]) => unknown): (...args: unknown[]) => unknown {
+    const what = `${target.constructor.name}.${String(key)}()`;
+    return (...args: unknown[]) => {
+      this.guard(target, what);
+      if (this.host.calling(String(key))) return new Promise(() => undefined);
+      const result = fn.apply(target, args.map((a) => this.toHost(a)));
+      return result instanceof Promise ? this.settleWhileOpen(result, String(key)) : this.toPlugin(result);
+    };
+  }
+
+  /** A promise that settles as `promise` does, unless the plugin was closed by then: then it never settles. */
+  private settleWhileOpen(promise: Promise<unknown>, method: string): Promise<unknown> {
+    return new Promise((resolve, reject) => {
+      promise.then(
+        (value) => {
+          this.host.resolved(method);
+          if (!this.isClosed) resolve(this.toPlugin(value));
+        },
+        (error: unknown) => {
+          if (!this.isClosed) reject(error);
+        },
+      );
+    });
+  }
+
+  /** A plugin function the simulator calls (a handler, a `findAll` callback): not once the plugin is closed. */
+  private callback(fn: (...args: unknown[]) => unknown): (...args: unknown[]) => unknown {
+    return (...args: unknown[]) => (this.isClosed ? undefined : this.toHost(fn(...args.map((a) => this.toPlugin(a)))));
+  }
+}
