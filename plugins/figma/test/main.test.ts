@@ -253,6 +253,11 @@ describe('messages and settings', () => {
     await expect(t.request('settings/save', { settings: { ...saved, emulatorURL: 'nope' }, apiKey: { action: 'set', value: 'bad key' } })).rejects.toThrow(
       /Emulator URL must be an http.*API key must not contain spaces/,
     );
+    // A self-hosted container on another computer over plain http: refused before it is stored, saying why and what works.
+    await expect(t.request('settings/save', { settings: { ...saved, backend: 'container', containerURL: 'http://192.168.1.20:8080', bgrURL: '' }, apiKey: { action: 'keep' } })).rejects.toThrow(
+      /Container URL: plain http:\/\/192\.168\.1\.20:8080 cannot be reached from Figma: .*mixed content/,
+    );
+    expect(await t.request('settings/get', {})).toMatchObject({ backend: 'emulator' });
     // The container backend's secret is the BGR licence key, stored apart from the API key.
     const container = await t.request('settings/save', { settings: { ...saved, backend: 'container', containerURL: 'http://localhost:8080', bgrURL: 'http://localhost:8081' }, apiKey: { action: 'set', value: 'licence-0123456789wxyz' } });
     expect(container).toMatchObject({ apiKeyHint: '••••cdef', bgrLicenceHint: '••••wxyz' });

@@ -1,13 +1,15 @@
 /** The pure helpers both threads share: image headers, size planning, settings. */
 import { createHash } from 'node:crypto';
 import sharp from 'sharp';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { fitWithin, planResize } from '../src/shared/fit';
 import { figmaAccepts, readImageHeader } from '../src/shared/image-header';
 import { readCrop, readOriginals, recordCrop, recordOriginal } from '../src/main/fills';
 import { imageSwap } from '../src/main/framing';
 import { cropRegionOf, WHOLE_IMAGE } from '../src/shared/crop';
 import { checkURL, maskKey, normaliseSettings } from '../src/shared/settings';
+import { blockedText, classifyBlock } from '../src/ui/network';
+import { uiContentSecurityPolicy } from './e2e/csp';
 import { makeImage } from './helpers';
 import { sha1Hex } from './sim/sha1';
 
@@ -63,6 +65,21 @@ describe('settings helpers', () => {
     expect(checkURL('Container URL', '', true)).toMatch(/required/);
     expect(checkURL('Container URL', 'http://localhost:8080', true)).toBeUndefined();
   });
+  it('refuses a plain http:// address on another computer (the https page blocks it as mixed content); this computer and https are fine', async () => {
+    for (const ok of ['http://localhost:8080', 'http://127.0.0.1:8081/v2', 'http://127.1.2.3', 'http://[::1]:9000', 'http://pfc.localhost:8080', 'https://192.168.1.20:8443', 'https://pfc.example.com/v2']) {
+      expect(checkURL('Container URL', ok, true), ok).toBeUndefined();
+    }
+    const lan = checkURL('Container URL', 'http://192.168.1.20:8080', true);
+    expect(lan).toMatch(/^Container URL: plain http:\/\/192\.168\.1\.20:8080 cannot be reached from Figma: .*mixed content/);
+    expect(lan).toContain('ssh -L 8080:localhost:8080 192.168.1.20');
+    expect(checkURL('Emulator URL', 'http://build-server.local/v2', true)).toMatch(/^Emulator URL: plain http:\/\/build-server\.local cannot/);
+    // A stored address from before is said so when a run meets it, without a request (the browser sends none).
+    const probe = vi.fn(() => Promise.reject(new TypeError('Failed to fetch')));
+    expect(await classifyBlock(new URL('http://192.168.1.20:8080/pfc'), probe)).toBe('mixed');
+    expect(probe).not.toHaveBeenCalled();
+    expect(await classifyBlock(new URL('http://127.0.0.1:9/pfc'), probe)).toBe('unreachable');
+    expect(blockedText('mixed', '192.168.1.20:8080', 'http://192.168.1.20:8080')).toMatch(/^Could not reach 192\.168\.1\.20:8080: plain http/);
+  });
 });
 
 describe('simulator SHA-1', () => {
@@ -115,5 +132,14 @@ describe('recordOriginal', () => {
     recordCrop(node, 'second', 'third', undefined);
     expect(readCrop(node, 'third')).toBeUndefined();
     expect(readCrop(node, 'never cropped')).toBe(WHOLE_IMAGE);
+  });
+});
+
+describe('the harness page\'s policy for the UI window', () => {
+  it('leaves out what an https page cannot fetch over plain http (mixed content), whatever networkAccess allows', () => {
+    const connect = (allowedDomains: string[]) => /connect-src ([^;]*)/.exec(uiContentSecurityPolicy({ allowedDomains, reasoning: '' }, 'published'))![1];
+    expect(connect(['*'])).toBe('https: wss: http://localhost:* http://*.localhost:* http://127.0.0.1:* http://[::1]:*');
+    expect(connect(['http://192.168.1.20:8080', 'https://api.perfectlyclear.io', 'http://localhost:8080'])).toBe('https://api.perfectlyclear.io http://localhost:8080');
+    expect(connect(['http://192.168.1.20:8080'])).toBe("'none'");
   });
 });

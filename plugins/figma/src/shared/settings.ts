@@ -77,11 +77,46 @@ export function normaliseSettings(raw: unknown): Settings {
 const HTTP_URL = /^https?:\/\/[^\s/?#@]+(:\d+)?(\/[^\s]*)?$/i;
 
 /**
- * An error message for an address field, or undefined when it is an http(s)
- * address. A pattern rather than `URL`: Figma's main-thread sandbox has no `URL`.
+ * An error message for an address field, or undefined when it is an address
+ * the plugin window can reach. A pattern rather than `URL`: Figma's
+ * main-thread sandbox has no `URL`.
  */
 export function checkURL(name: string, value: string, required: boolean): string | undefined {
   if (!value) return required ? `${name} is required (an http:// or https:// address)` : undefined;
   if (!HTTP_URL.test(value)) return `${name} must be an http:// or https:// address such as http://localhost:8080 (got ${JSON.stringify(value)})`;
+  const host = hostOf(value);
+  if (/^http:/i.test(value) && !isLoopbackHost(host)) return `${name}: ${mixedContentText(host)}`;
   return undefined;
+}
+
+/** `host[:port]` of an http(s) address. */
+function hostOf(url: string): string {
+  return url.replace(/^https?:\/\//i, '').replace(/[/?#].*$/, '');
+}
+
+/**
+ * Whether `host` (`name[:port]`) is this computer: `localhost` (and names
+ * below it), 127.0.0.0/8 or [::1]. Browsers treat such plain-http addresses
+ * as potentially trustworthy, so an https page may call them (W3C Secure
+ * Contexts §3.2; Mixed Content §4.3 "a priori authenticated URL").
+ */
+export function isLoopbackHost(host: string): boolean {
+  const name = host.toLowerCase().replace(/:\d+$/, '');
+  return name === 'localhost' || name.endsWith('.localhost') || /^127(\.\d{1,3}){3}$/.test(name) || name === '[::1]';
+}
+
+/**
+ * Why a plain http:// address on another computer cannot be used: Figma's
+ * plugin window is part of an https page (figma.com, or the desktop app that
+ * loads it), and the browser blocks its requests to plain http:// addresses
+ * other than this computer as mixed content — no HTTP answer, no CSP event.
+ */
+export function mixedContentText(host: string): string {
+  const name = host.replace(/:\d+$/, '');
+  const port = /:(\d+)$/.exec(host)?.[1] ?? '80';
+  return (
+    `plain http://${host} cannot be reached from Figma: the plugin window belongs to an https page, and the browser blocks ` +
+    `its http:// requests to other computers (mixed content). Use an https:// address for it (a reverse proxy with a certificate), ` +
+    `or a tunnel to this computer, e.g. \`ssh -L ${port}:localhost:${port} ${name}\`, then http://localhost:${port}`
+  );
 }

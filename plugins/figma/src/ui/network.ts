@@ -22,10 +22,11 @@
  * stream or report upload progress. All network calls stay in this iframe.
  */
 import { AuthenticationError, ConnectionError, JobFailedError, ParameterError, PermissionDeniedError, UserAbortError } from '@pfc/core';
+import { isLoopbackHost, mixedContentText } from '../shared/settings';
 
 type Fetch = typeof fetch;
 
-export type BlockKind = 'csp' | 'cors' | 'unreachable';
+export type BlockKind = 'csp' | 'mixed' | 'cors' | 'unreachable';
 
 /** A request that got no HTTP answer the plugin may read. */
 export class NetworkBlockedError extends Error {
@@ -57,6 +58,8 @@ export function blockedText(kind: BlockKind, host: string, origin: string): stri
         `"Access-Control-Allow-Origin: *" (and allow the Authorization and Content-Type headers). ` +
         `Run the emulator with its CORS headers on, or put the server behind a proxy that adds them.`
       );
+    case 'mixed':
+      return `Could not reach ${host}: ${mixedContentText(host)}.`;
     case 'unreachable':
       return `Could not reach ${host}: nothing answered at ${origin}. Check that the server is running and the address in Settings is right.`;
   }
@@ -88,8 +91,13 @@ function blockedByPolicy(url: URL): boolean {
 
 const nextTask = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
 
-/** Why `url` got no answer: a CSP refusal, a CORS refusal (the server answers a `no-cors` probe), or nothing there. */
+/**
+ * Why `url` got no answer: plain http to another computer (mixed content, which the browser blocks before any
+ * request and reports to no event: known by the address alone), a CSP refusal, a CORS refusal (the server answers
+ * a `no-cors` probe), or nothing there.
+ */
 export async function classifyBlock(url: URL, inner: Fetch): Promise<BlockKind> {
+  if (url.protocol === 'http:' && !isLoopbackHost(url.host)) return 'mixed';
   let answered = false;
   try {
     await inner(`${url.origin}/`, { mode: 'no-cors', cache: 'no-store', signal: AbortSignal.timeout(5000) });

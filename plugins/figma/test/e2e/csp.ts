@@ -10,6 +10,13 @@
  * `devAllowedDomains` apply only while the plugin is in development
  * (imported from a manifest), not once it is published.
  *
+ * The harness page is served from http://127.0.0.1, but Figma's UI iframe
+ * belongs to an https page, where the browser blocks plain-http requests to
+ * other computers as mixed content (W3C Mixed Content §4.3: only "a priori
+ * authenticated" addresses — https, wss, and this computer's loopback names —
+ * may be fetched). The policy here drops what mixed content would block, so
+ * a request the real window could not make fails here too.
+ *
  * Stricter than needed where unsure: images and fonts are limited to the
  * same list (the docs name "fetching images" among blocked requests); inline
  * script and style, `data:` and `blob:` images stay allowed because the UI is
@@ -27,9 +34,21 @@ export function allowedSources(access: NetworkAccess, mode: PluginMode): string 
   return real.length === 0 ? "'none'" : real.join(' ');
 }
 
+/** Loopback sources an https page may still reach over plain http. */
+const LOOPBACK = ['http://localhost:*', 'http://*.localhost:*', 'http://127.0.0.1:*', 'http://[::1]:*'];
+
+/** `sources` less what an https page cannot fetch: plain http to other computers (`*` becomes https, wss and loopback http). */
+export function withoutMixedContent(sources: string): string {
+  if (sources === "'none'") return sources;
+  if (sources === '*') return ['https:', 'wss:', ...LOOPBACK].join(' ');
+  const kept = sources.split(' ').filter((s) => !/^http:\/\//i.test(s) || /^http:\/\/(localhost|[^/]*\.localhost|127\.\d+\.\d+\.\d+|\[::1\])(:|\/|$)/i.test(s));
+  return kept.length === 0 ? "'none'" : kept.join(' ');
+}
+
 /** The full policy of the UI document. */
 export function uiContentSecurityPolicy(access: NetworkAccess, mode: PluginMode): string {
   const sources = allowedSources(access, mode);
+  const connect = withoutMixedContent(sources);
   const plus = (extra: string) => (sources === "'none'" ? extra : `${extra} ${sources}`);
   return [
     "default-src 'none'",
@@ -37,6 +56,6 @@ export function uiContentSecurityPolicy(access: NetworkAccess, mode: PluginMode)
     "style-src 'unsafe-inline'",
     `img-src ${plus('data: blob:')}`,
     `font-src ${plus('data:')}`,
-    `connect-src ${sources}`,
+    `connect-src ${connect}`,
   ].join('; ');
 }
