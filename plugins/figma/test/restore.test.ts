@@ -76,7 +76,7 @@ describe('Restore puts back each fill the correction changed as it was', () => {
     // The user moves the crop on the 150×150 result: its x 50–150, y 75–125, i.e. x 200–400, y 150–250 of the original.
     layer.fills = [{ ...paintOf(layer), imageTransform: [[2 / 3, 0, 1 / 3], [0, 1 / 3, 0.5]] }];
 
-    expect(await restore(sim, layer)).toBe('Restored the original image on 1 layer; 1 fill you reframed after the correction keeps your framing');
+    expect(await restore(sim, layer)).toBe('Restored the original image on 1 layer; 1 fill you reframed keeps your framing');
     expect([paintOf(layer).imageHash, paintOf(layer).scaleMode]).toEqual([original, 'CROP']);
     expectClose(sim.imageView(layer), { pixel: { x: 1, y: 1 }, shown: { x: 200, y: 150, width: 200, height: 100 } });
   });
@@ -91,7 +91,9 @@ describe('Restore puts back each fill the correction changed as it was', () => {
     const reframed = { ...paintOf(layer), scaleMode: 'CROP' as const, imageTransform: [[1, 0, 0], [0, 0.5, 0.25]] as Transform };
     layer.fills = [reframed, paintOf(layer, 1)];
 
-    expect(await restore(sim, layer)).toBe('Restored the original image on 1 layer; "Cropped": reframed after the correction in a way the original image cannot fill undistorted, left as it is');
+    // What the toast shows (its first 100 characters): the layer left as it is, selected for the user to find.
+    expect(await restore(sim, layer)).toBe('Restored the original image on 1 layer; 1 layer changed since is left as it is, selected; "Cropped":');
+    expect(sim.currentPage.selection.map((n) => n.id)).toEqual([layer.id]);
     expect(layer.fills).toEqual([reframed, backdrop]);
     expect(layer.getRelaunchData()).toHaveProperty('restore');
 
@@ -102,6 +104,26 @@ describe('Restore puts back each fill the correction changed as it was', () => {
     expect(layer.getRelaunchData()).toEqual({});
   });
 
+  it('with many layers changed since, the toast (100 characters) still says how many were left, and they are selected', async () => {
+    const sim = freshSim();
+    const original = sim.addImage(await makeImage(400, 300));
+    const names = ['Hero banner photograph', 'Team portrait, second row', 'Product shot on white', 'Office at dusk', 'Detail'];
+    const layers = names.map((name) => {
+      const layer = sim.rect(name, [imageFill(original)]);
+      sim.place(layer);
+      return layer;
+    });
+    sim.select(...layers);
+    await correct(sim, UNREPORTED_CROP);
+    const other = imageFill(sim.addImage(await makeImage(300, 300, 'png')));
+    for (const layer of layers.slice(1)) layer.fills = [other];
+
+    const toast = await restore(sim, ...layers);
+    expect(toast?.length).toBeLessThanOrEqual(100);
+    expect(toast).toMatch(/^Restored the original image on 1 layer; 4 layers changed since are left as they are, selected; /);
+    expect(sim.currentPage.selection.map((n) => n.name)).toEqual(names.slice(1));
+  });
+
   it('leaves a layer that shows another image since the correction, and names it', async () => {
     const sim = freshSim();
     const { layer } = await croppedPhoto(sim);
@@ -109,7 +131,8 @@ describe('Restore puts back each fill the correction changed as it was', () => {
     const other = imageFill(sim.addImage(await makeImage(300, 300, 'png')), { scaleMode: 'FIT' });
     layer.fills = [other];
 
-    expect(await restore(sim, layer)).toBe('Nothing restored; "Cropped": another image since the correction, left as it is');
+    expect(await restore(sim, layer)).toBe('Nothing restored; 1 layer changed since is left as it is, selected; "Cropped": another image');
+    expect(sim.currentPage.selection.map((n) => n.id)).toEqual([layer.id]);
     expect(layer.fills).toEqual([other]);
   });
 

@@ -83,8 +83,11 @@ export function startPlugin(figma: FigmaApi, html: string): void {
   const command: Command = isCommand(figma.command) ? figma.command : 'correct';
   if (command === 'restore') {
     restoreSelection(figma).then(
-      (r) => figma.closePlugin(restoreMessage(r)),
-      (err: unknown) => figma.closePlugin(`Perfectly Clear: the originals could not be restored (${message(err)}); nothing was changed`),
+      (r) => {
+        if (r.leftLayers.length > 0) figma.currentPage.selection = r.leftLayers;
+        figma.closePlugin(restoreMessage(r));
+      },
+      (err: unknown) => figma.closePlugin(`Nothing was changed: the originals could not be restored (${message(err)})`),
     );
     return;
   }

@@ -36,6 +36,8 @@ export interface RestoreResult {
   reframed: number;
   /** Names of layers left as they are because the user changed them after the correction: another image, or a framing the original cannot take. */
   left: { replaced: string[]; reframed: string[] };
+  /** Those layers, to select: the notification has room for their number, not always their names. */
+  leftLayers: SceneNode[];
 }
 
 /** What a restore does on one layer, beyond its fills change. */
@@ -43,6 +45,7 @@ interface Tally {
   missing: number;
   reframed: number;
   left: RestoreResult['left'];
+  leftLayers: SceneNode[];
 }
 
 /** The corrected layers of the selection: each selected layer and those below it with originals recorded, hidden ones included. */
@@ -100,7 +103,8 @@ async function planRestore(figma: FigmaApi, node: SceneNode, tally: Tally): Prom
   const shown = imageHashes(before);
   const available = (original: string) => figma.getImageByHash(original) !== null;
   for (const [corrected, original] of Object.entries(originals)) if (shown.has(corrected) && !available(original)) tally.missing += 1;
-  if (Object.keys(originals).some((corrected) => replacedSince(corrected, originals, shown))) tally.left.replaced.push(node.name);
+  const replaced = Object.keys(originals).some((corrected) => replacedSince(corrected, originals, shown));
+  if (replaced) tally.left.replaced.push(node.name);
   const after: Paint[] = [];
   const indices: number[] = [];
   let framingLost = 0;
@@ -123,6 +127,7 @@ async function planRestore(figma: FigmaApi, node: SceneNode, tally: Tally): Prom
     if (restored.reframed) tally.reframed += 1;
   }
   if (reframedHere) tally.left.reframed.push(node.name);
+  if (replaced || reframedHere) tally.leftLayers.push(node);
   return indices.length > 0 ? { node, before, after, indices, framingLost } : null;
 }
 
@@ -134,7 +139,7 @@ async function planRestore(figma: FigmaApi, node: SceneNode, tally: Tally): Prom
 export function restoreSelection(figma: FigmaApi): Promise<RestoreResult> {
   return withHiddenInstanceLayers(figma, true, async () => {
     const changes: FillChange[] = [];
-    const tally: Tally = { missing: 0, reframed: 0, left: { replaced: [], reframed: [] } };
+    const tally: Tally = { missing: 0, reframed: 0, left: { replaced: [], reframed: [] }, leftLayers: [] };
     for (const node of correctedLayers(figma).values()) {
       const change = await planRestore(figma, node, tally);
       if (change) changes.push(change);
@@ -154,18 +159,25 @@ export function restoreSelection(figma: FigmaApi): Promise<RestoreResult> {
 
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
 
-/** The notification after a restore. */
+/**
+ * The notification after a restore. Figma shows at most 100 characters of it
+ * (typings `PluginAPI.notify`: "Longer messages will be truncated"; the
+ * toast of `closePlugin(message)` is the same), so what the user must know
+ * comes first: how many layers were restored, and how many were left as they
+ * are — those are selected, so their names need not fit — then the rest.
+ */
 export function restoreMessage(r: RestoreResult): string {
   const { replaced, reframed } = r.left;
-  if (r.layers === 0 && replaced.length + reframed.length === 0) {
+  const left = replaced.length + reframed.length;
+  if (r.layers === 0 && left === 0) {
     return r.missing > 0 ? 'The original images are no longer in this file' : 'Nothing to restore: the selection has no layers corrected by Perfectly Clear';
   }
   const parts = [r.layers > 0 ? `Restored the original image on ${plural(r.layers, 'layer', 'layers')}` : 'Nothing restored'];
+  if (left > 0) parts.push(`${plural(left, 'layer changed since is', 'layers changed since are')} left as ${left === 1 ? 'it is' : 'they are'}, selected`);
   if (r.missing > 0) parts.push(`${plural(r.missing, 'original is', 'originals are')} no longer in this file`);
-  if (r.framingLost > 0) parts.push(`${plural(r.framingLost, 'cropped fill is', 'cropped fills are')} set to Fill (not stretched), as the part of the original shown is not known; crop again if needed`);
-  if (r.reframed > 0) parts.push(`${plural(r.reframed, 'fill you reframed', 'fills you reframed')} after the correction ${r.reframed === 1 ? 'keeps' : 'keep'} your framing`);
-  const leftAsIs = (names: string[]) => `left as ${names.length === 1 ? 'it is' : 'they are'}`;
-  if (replaced.length > 0) parts.push(`${layerNames(replaced)}: another image since the correction, ${leftAsIs(replaced)}`);
-  if (reframed.length > 0) parts.push(`${layerNames(reframed)}: reframed after the correction in a way the original image cannot fill undistorted, ${leftAsIs(reframed)}`);
+  if (replaced.length > 0) parts.push(`${layerNames(replaced)}: another image`);
+  if (reframed.length > 0) parts.push(`${layerNames(reframed)}: reframed so the original would be distorted`);
+  if (r.reframed > 0) parts.push(`${plural(r.reframed, 'fill you reframed keeps', 'fills you reframed keep')} your framing`);
+  if (r.framingLost > 0) parts.push(`${plural(r.framingLost, 'cropped fill is', 'cropped fills are')} set to Fill (its crop is not known)`);
   return parts.join('; ');
 }

@@ -205,8 +205,9 @@ export class SimFigma implements FigmaApi {
     this.channel.open(html, options, this.theme);
   }
 
+  /** Like Figma: the toast shows the first 100 characters (typings `PluginAPI.notify`: "Longer messages will be truncated"). */
   notify(message: string, options: NotificationOptions = {}): NotificationHandler {
-    this.notifications.push({ message, error: options.error === true });
+    this.notifications.push({ message: shownInToast(message), error: options.error === true });
     return { cancel: () => undefined };
   }
 
@@ -227,7 +228,8 @@ export class SimFigma implements FigmaApi {
    * (session.ts). A relaunch starts from scratch.
    */
   closePlugin(message?: string): void {
-    if (message !== undefined) this.notifications.push({ message, error: false });
+    // The same "visual bell toast" as notify's (typings `PluginAPI.closePlugin`); its limit is not stated: taken as notify's.
+    if (message !== undefined) this.notifications.push({ message: shownInToast(message), error: false });
     this.endSession();
   }
 
@@ -378,4 +380,10 @@ export function imageFill(hash: string, extra: Partial<Omit<ImagePaint, 'type' |
 
 export function solidFill(r: number, g: number, b: number): SolidPaint {
   return { type: 'SOLID', color: { r, g, b } };
+}
+
+/** What a toast shows of a message: its first 100 characters (typings `PluginAPI.notify`). */
+export const TOAST_LIMIT = 100;
+function shownInToast(message: string): string {
+  return [...message].slice(0, TOAST_LIMIT).join('');
 }
