@@ -11,7 +11,7 @@ import { ORIGINALS_KEY, PAINTS_KEY } from '../src/main/fills';
 import { AUTOCROP, correct, croppedPhoto, croppingBackend, expectClose, FRAMING, paintOf } from './cropping-service';
 import { connect, freshSim, makeImage } from './helpers';
 import { imageFill, type SimFigma } from './sim/figma';
-import type { SimShape } from './sim/nodes';
+import type { SimNode } from './sim/nodes';
 
 /** The service crops 300×300 px from x = 100 of the 400×300 original (to 150×150) without saying so: CROP fills become FILL. */
 const UNREPORTED_CROP = croppingBackend({ x: 100, y: 0, width: 300, height: 300 }, false);
@@ -19,7 +19,7 @@ const UNREPORTED_CROP = croppingBackend({ x: 100, y: 0, width: 300, height: 300 
 const REPORTED_CROP = croppingBackend({ x: 100, y: 0, width: 300, height: 300 }, true);
 
 /** The Restore command on `layers` in a later session; its notification. */
-async function restore(sim: SimFigma, ...layers: SimShape[]): Promise<string | undefined> {
+async function restore(sim: SimFigma, ...layers: SimNode[]): Promise<string | undefined> {
   sim.closePlugin();
   sim.select(...layers);
   const shown = sim.notifications.length;
@@ -122,6 +122,22 @@ describe('Restore puts back each fill the correction changed as it was', () => {
     expect(toast?.length).toBeLessThanOrEqual(100);
     expect(toast).toMatch(/^Restored the original image on 1 layer; 4 layers changed since are left as they are, selected; /);
     expect(sim.currentPage.selection.map((n) => n.name)).toEqual(names.slice(1));
+  });
+
+  it('a frame of photos, selected and corrected, offers Correct again and Restore original when selected again; they go once it is restored', async () => {
+    const sim = freshSim();
+    const original = sim.addImage(await makeImage(400, 300));
+    const photos = [sim.rect('Left', [imageFill(original)]), sim.rect('Right', [imageFill(original)])];
+    const frame = sim.frame('Spread', photos);
+    sim.place(frame);
+    sim.select(frame);
+    await correct(sim, UNREPORTED_CROP);
+    expect(Object.keys(frame.getRelaunchData()).sort()).toEqual(['correct-again', 'restore']);
+    expect(Object.keys(photos[0]!.getRelaunchData()).sort()).toEqual(['correct-again', 'restore']);
+
+    expect(await restore(sim, frame)).toBe('Restored the original image on 2 layers');
+    expect(frame.getRelaunchData()).toEqual({});
+    expect(photos.map((p) => p.getRelaunchData())).toEqual([{}, {}]);
   });
 
   it('leaves a layer that shows another image since the correction, and names it', async () => {

@@ -56,6 +56,24 @@ function setRelaunch(node: BaseNode, note: string, warnings: string[]): void {
   }
 }
 
+/**
+ * Relaunch buttons on the layers the user selected that hold a changed layer
+ * below them (a frame of photos): Figma shows a relaunch button only when the
+ * node carrying it is selected (typings `setRelaunchData`), so selecting the
+ * frame again offers "Correct again" and "Restore original" for what is in
+ * it. Best effort: a layer that takes none (some instance sublayers) needs no
+ * warning, its changed layers carry their own.
+ */
+async function buttonsOnSelectedRoots(figma: FigmaApi, run: RunState, oldHash: string, changes: readonly FillChange[], note: string): Promise<void> {
+  const changed = new Set(changes.map((c) => c.node.id));
+  const shown = [oldHash, ...(run.alsoShown.get(oldHash) ?? [])];
+  for (const root of run.roots) {
+    if (changed.has(root.id) || !shown.some((h) => root.hashes.has(h))) continue;
+    const node = await findNode(figma, root.id);
+    if (node) setRelaunch(node, note, []);
+  }
+}
+
 /** Refuse results `createImage` would reject, with a message saying why. */
 export function checkResult(bytes: Uint8Array): void {
   const h = readImageHeader(bytes);
@@ -263,9 +281,8 @@ async function applyToLayers(figma: FigmaApi, run: RunState, oldHash: string, no
       run.changed.add(change.node.id);
     }
     warnings.push(...framingWarning(changes));
-    // The relaunch buttons go on the layers the user selected (replace) or the copies (copy).
-    const buttons = run.placement === 'replace' ? changes.map((c) => c.node) : made;
-    for (const node of buttons) setRelaunch(node, note, warnings);
+    for (const node of run.placement === 'replace' ? changes.map((c) => c.node) : made) setRelaunch(node, note, warnings);
+    if (run.placement === 'replace') await buttonsOnSelectedRoots(figma, run, oldHash, changes, note);
     const fillsChanged = changes.reduce((sum, c) => sum + c.indices.length, 0);
     return { newHash, fillsChanged, nodesChanged: changes.length, copiesCreated: made.length, warnings };
   } catch (err) {

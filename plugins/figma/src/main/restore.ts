@@ -151,10 +151,19 @@ export function restoreSelection(figma: FigmaApi): Promise<RestoreResult> {
       c.node.setPluginData(OPTIONS_KEY, '');
       c.node.setRelaunchData({});
     }
+    clearButtonsOfRestoredRoots(figma);
     figma.commitUndo();
     const sum = (pick: (c: FillChange) => number) => changes.reduce((s, c) => s + pick(c), 0);
     return { layers: changes.length, fills: sum((c) => c.indices.length), framingLost: sum((c) => c.framingLost), ...tally };
   });
+}
+
+/** The selected layers' relaunch buttons (a frame that held corrected photos) go once nothing below them is left to restore. */
+function clearButtonsOfRestoredRoots(figma: FigmaApi): void {
+  for (const root of figma.currentPage.selection) {
+    if (root.getPluginData(ORIGINALS_KEY) || layersWithData(root, ORIGINALS_KEY).length > 0) continue;
+    if (Object.keys(root.getRelaunchData()).length > 0) root.setRelaunchData({});
+  }
 }
 
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
