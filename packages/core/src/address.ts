@@ -47,7 +47,8 @@ const HOST_PORT = /^(\[[0-9a-f:.]+\]|[^\s:@[\]]+)(?::(\d{0,5}))?$/i;
  * parseUrl('HTTPS://API.Example.com:443/v2?x=1').origin // 'https://api.example.com'
  */
 export function parseUrl(text: string): HttpUrl {
-  const m = ABSOLUTE.exec(text);
+  // As URL's parser: leading and trailing spaces and control characters go (a pasted address, an env var).
+  const m = ABSOLUTE.exec(stripEnds(text));
   const protocol = m ? `${m[1]!.toLowerCase()}:` : '';
   const authority = m?.[2] ?? '';
   const at = authority.lastIndexOf('@');
@@ -62,6 +63,15 @@ export function parseUrl(text: string): HttpUrl {
   const hash = m[5] && m[5] !== '#' ? m[5] : '';
   const userinfo = at >= 0 ? authority.slice(0, at + 1) : '';
   return { href: `${protocol}//${userinfo}${host}${pathname}${search}${hash}`, protocol, host, hostname, port, origin: `${protocol}//${host}`, pathname, search, hash };
+}
+
+/** `text` without the C0 controls and spaces at its ends, which URL's parser drops too. */
+function stripEnds(text: string): string {
+  let start = 0;
+  let end = text.length;
+  while (start < end && text.charCodeAt(start) <= 0x20) start++;
+  while (end > start && text.charCodeAt(end - 1) <= 0x20) end--;
+  return text.slice(start, end);
 }
 
 /** Whether `text` is an absolute address with a scheme (`https://…`), not a path. */

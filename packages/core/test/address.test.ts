@@ -19,6 +19,7 @@ const ADDRESSES = [
   'ws://example.com:80/socket',
   'http://example.com:0/',
   'https://example.com?q=1',
+  '  https://api.perfectlyclear.io/v2\n',
 ];
 
 describe('parseUrl', () => {
