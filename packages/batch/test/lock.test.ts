@@ -68,9 +68,12 @@ describe('lockFolders', () => {
     const root = tempDir();
     const dir = join(root, 'new');
     const held = await lockFolders([dir]);
-    const waiting = lockFolders([dir], { wait: true, pollMs: 10 });
+    // Its next try comes well after the release has removed both the lock and the folder: a try between the two
+    // (a loaded machine) would find the folder still there, take the lock in it, and rightly not own its removal.
+    const waiting = lockFolders([dir], { wait: true, pollMs: 1000 });
     await new Promise((r) => setTimeout(r, 50));
     await held.release();
+    expect(readdirSync(root)).toEqual([]);
     const second = await waiting;
     expect(JSON.parse(readFileSync(join(dir, LOCK_FILE), 'utf8'))).toMatchObject({ pid: process.pid });
     await second.release();
