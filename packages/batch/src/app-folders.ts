@@ -15,8 +15,12 @@
  *   is Windows' own. Both sit at the top of every Windows-formatted drive,
  *   so a camera card or backup drive corrected whole meets them; neither
  *   starts with a dot, so the hidden-folder rule does not cover them.
+ * - In the user's home folder, macOS's `Library` and Windows' `AppData`
+ *   hold applications' caches, support files and mail attachments: hidden
+ *   by the system, though not dot-named, and full of images.
  */
-import { extname } from 'node:path';
+import { homedir } from 'node:os';
+import { extname, join, resolve } from 'node:path';
 
 /** Package extensions (lower case), and what such a folder is. */
 const PACKAGES: ReadonlyMap<string, string> = new Map([
@@ -38,16 +42,24 @@ const NAMED: ReadonlyMap<string, string> = new Map([
   ['system volume information', "a Windows system folder"],
 ]);
 
+/** Folders of the home folder (`home`), and what each is. */
+function inHome(path: string, home: string): string | undefined {
+  const at = resolve(path);
+  if (at === join(home, 'Library')) return "the user's Library (applications' caches and support files)";
+  if (at === join(home, 'AppData')) return "the user's AppData (applications' caches and support files)";
+  return undefined;
+}
+
 /**
- * Why a folder named `name`, met below an input, is left out as another application's; undefined for any
- * other folder.
+ * Why the folder at `path`, named `name` and met below an input, is left out as another application's;
+ * undefined for any other folder. `home`: the user's home folder (default: `os.homedir()`).
  *
  * @example
- * appFolderReason('Photos Library.photoslibrary'); // "an Apple Photos library: …"
+ * appFolderReason('Photos Library.photoslibrary', '/Users/ann/Pictures/Photos Library.photoslibrary'); // "an Apple Photos library: …"
  */
-export function appFolderReason(name: string): string | undefined {
+export function appFolderReason(name: string, path: string, home: string = homedir()): string | undefined {
   const lower = name.toLowerCase();
-  const what = NAMED.get(lower) ?? PACKAGES.get(extname(lower));
+  const what = NAMED.get(lower) ?? PACKAGES.get(extname(lower)) ?? inHome(path, home);
   if (what === undefined) return undefined;
   return `${what}: another application's files, not corrected (export photos from it, or give this folder itself as the input to correct it anyway)`;
 }

@@ -246,7 +246,7 @@ class Surveyor {
   private folderLeftOut(path: string, name: string, real: string): [SkipCode, string] | undefined {
     if (name === BACKUP_DIR) return ['output-folder', 'originals kept by --in-place'];
     if (name.startsWith('.')) return ['hidden', 'hidden folder'];
-    const app = appFolderReason(name);
+    const app = appFolderReason(name, path);
     if (app) return ['app-folder', app];
     if (this.excluded.has(path) || this.excludedReal.has(real)) return ['output-folder', 'output folder of this run'];
     const why = this.leaveOut?.(path, true);

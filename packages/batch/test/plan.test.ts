@@ -79,6 +79,24 @@ describe('planBatch', () => {
     expect(named.files.map((f) => f.rel).sort()).toEqual(['originals/0/IMG_1.jpeg', 'resources/derivatives/masters/0/IMG_1_4_5005_c.jpeg']);
   });
 
+  it('leaves out the user\'s Library (macOS) and AppData (Windows) when the home folder is corrected; a folder so named elsewhere is the user\'s', async () => {
+    const home = tempDir();
+    const photo = jpegBytes(100, 100);
+    writeTree(home, { 'Library/Caches/thumb.jpg': photo, 'AppData/Local/cache.jpg': photo, 'Pictures/a.jpg': photo, 'Pictures/Library/b.jpg': photo });
+    const was = process.env.HOME;
+    process.env.HOME = home;
+    try {
+      const plan = await planBatch({ inputs: [home] });
+      expect(plan.files.map((f) => f.rel).sort()).toEqual(['Pictures/Library/b.jpg', 'Pictures/a.jpg']);
+      expect(plan.skipped.filter((s) => s.code === 'app-folder').map((s) => [s.path.slice(home.length + 1), s.reason.split(' (')[0]])).toEqual([
+        ['AppData', "the user's AppData"],
+        ['Library', "the user's Library"],
+      ]);
+    } finally {
+      process.env.HOME = was;
+    }
+  });
+
   it('names what a left-out photo or video is by content, and what to do; anything else is "not a JPEG, PNG, MP4 or MOV"', async () => {
     const root = tempDir();
     const ftyp = (brand: string) => Buffer.concat([Buffer.from([0, 0, 0, 24]), Buffer.from(`ftyp${brand}`, 'latin1'), Buffer.alloc(12)]);
