@@ -35,20 +35,28 @@ export interface HttpUrl {
 export type QueryParams = Record<string, string | number | boolean | undefined> | readonly (readonly [string, string])[];
 
 const DEFAULT_PORT: Readonly<Record<string, string>> = { 'http:': '80', 'https:': '443', 'ws:': '80', 'wss:': '443' };
-/** scheme://authority path ?query #fragment (RFC 3986 §3; whitespace and backslashes are not allowed in it). */
-const ABSOLUTE = /^([a-z][a-z0-9+.-]*):\/\/([^/?#\s\\]*)([^?#\s\\]*)(\?[^#\s]*)?(#\S*)?$/i;
+/** scheme://authority path ?query #fragment (RFC 3986 §3), after `prepare`. */
+const ABSOLUTE = /^([a-z][a-z0-9+.-]*):\/\/([^/?#]*)([^?#]*)(\?[^#]*)?(#.*)?$/is;
 /** host (a name, an IPv4 address or a bracketed IPv6 one) and an optional port. */
 const HOST_PORT = /^(\[[0-9a-f:.]+\]|[^\s:@[\]]+)(?::(\d{0,5}))?$/i;
+/**
+ * What URL's parser percent-encodes in each part (WHATWG URL §1.3, percent-encode sets, for the special
+ * schemes): beyond the C0 controls and everything above U+007E, these.
+ */
+const PATH_SET = new Set(' "<>`{}');
+const QUERY_SET = new Set(' "<>\'');
+const FRAGMENT_SET = new Set(' "<>`');
 
 /**
- * The parts of an absolute `http:`, `https:`, `ws:` or `wss:` address.
+ * The parts of an absolute `http:`, `https:`, `ws:` or `wss:` address, written as URL writes them: spaces and
+ * other characters URL escapes percent-encoded (a container's `corrected_url` naming "my photo.jpg" still
+ * works), escapes already there left as they are.
  * @throws TypeError (as `new URL` does) when `text` is not one.
  * @example
  * parseUrl('HTTPS://API.Example.com:443/v2?x=1').origin // 'https://api.example.com'
  */
 export function parseUrl(text: string): HttpUrl {
-  // As URL's parser: leading and trailing spaces and control characters go (a pasted address, an env var).
-  const m = ABSOLUTE.exec(stripEnds(text));
+  const m = ABSOLUTE.exec(prepare(text));
   const protocol = m ? `${m[1]!.toLowerCase()}:` : '';
   const authority = m?.[2] ?? '';
   const at = authority.lastIndexOf('@');
@@ -58,20 +66,47 @@ export function parseUrl(text: string): HttpUrl {
   const hostname = hp[1]!.toLowerCase();
   const port = portNumber === undefined || String(portNumber) === DEFAULT_PORT[protocol] ? '' : String(portNumber);
   const host = port ? `${hostname}:${port}` : hostname;
-  const pathname = m[3] || '/';
-  const search = m[4] && m[4] !== '?' ? m[4] : '';
-  const hash = m[5] && m[5] !== '#' ? m[5] : '';
+  const pathname = percentEncode(m[3] || '/', PATH_SET);
+  const search = m[4] && m[4] !== '?' ? percentEncode(m[4], QUERY_SET) : '';
+  const hash = m[5] && m[5] !== '#' ? percentEncode(m[5], FRAGMENT_SET) : '';
   const userinfo = at >= 0 ? authority.slice(0, at + 1) : '';
   return { href: `${protocol}//${userinfo}${host}${pathname}${search}${hash}`, protocol, host, hostname, port, origin: `${protocol}//${host}`, pathname, search, hash };
 }
 
-/** `text` without the C0 controls and spaces at its ends, which URL's parser drops too. */
-function stripEnds(text: string): string {
+/**
+ * `text` as URL's parser first reads it: without the C0 controls and spaces at its ends and without tabs and
+ * line breaks anywhere (a pasted address, an env var), backslashes before the query read as slashes (the
+ * special schemes' rule).
+ */
+function prepare(text: string): string {
   let start = 0;
   let end = text.length;
   while (start < end && text.charCodeAt(start) <= 0x20) start++;
   while (end > start && text.charCodeAt(end - 1) <= 0x20) end--;
-  return text.slice(start, end);
+  const clean = text.slice(start, end).replace(/[\t\n\r]/g, '');
+  const q = clean.search(/[?#]/);
+  const head = q < 0 ? clean : clean.slice(0, q);
+  return head.replace(/\\/g, '/') + (q < 0 ? '' : clean.slice(q));
+}
+
+/** `part` with the C0 controls, everything above U+007E and the characters of `set` percent-encoded as UTF-8. */
+function percentEncode(part: string, set: ReadonlySet<string>): string {
+  let out = '';
+  for (const ch of part) {
+    const code = ch.codePointAt(0)!;
+    if (code > 0x20 && code < 0x7f && !set.has(ch)) out += ch;
+    else out += encodeCodePoint(ch);
+  }
+  return out;
+}
+
+function encodeCodePoint(ch: string): string {
+  try {
+    return encodeURIComponent(ch).replace(/[!'()*~]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  } catch {
+    // A lone surrogate: URL writes U+FFFD.
+    return '%EF%BF%BD';
+  }
 }
 
 /** Whether `text` is an absolute address with a scheme (`https://…`), not a path. */
