@@ -102,7 +102,7 @@ function percentEncode(part: string, set: ReadonlySet<string>): string {
 
 function encodeCodePoint(ch: string): string {
   try {
-    return encodeURIComponent(ch).replace(/[!'()*~]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+    return encodeQueryPart(ch);
   } catch {
     // A lone surrogate: URL writes U+FFFD.
     return '%EF%BF%BD';

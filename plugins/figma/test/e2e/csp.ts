@@ -22,6 +22,7 @@
  * script and style, `data:` and `blob:` images stay allowed because the UI is
  * one inline HTML document.
  */
+import { isLoopbackHost } from '../../src/shared/settings';
 import type { NetworkAccess } from '../sim/manifest';
 
 export type PluginMode = 'development' | 'published';
@@ -37,11 +38,16 @@ export function allowedSources(access: NetworkAccess, mode: PluginMode): string 
 /** Loopback sources an https page may still reach over plain http. */
 const LOOPBACK = ['http://localhost:*', 'http://*.localhost:*', 'http://127.0.0.1:*', 'http://[::1]:*'];
 
+/** The host of a CSP source `http://host[:port|:*][/path]`, without its port. */
+function hostOfSource(source: string): string {
+  return source.replace(/^http:\/\//i, '').replace(/[/].*$/, '').replace(/:(\d+|\*)$/, '');
+}
+
 /** `sources` less what an https page cannot fetch: plain http to other computers (`*` becomes https, wss and loopback http). */
 export function withoutMixedContent(sources: string): string {
   if (sources === "'none'") return sources;
   if (sources === '*') return ['https:', 'wss:', ...LOOPBACK].join(' ');
-  const kept = sources.split(' ').filter((s) => !/^http:\/\//i.test(s) || /^http:\/\/(localhost|[^/]*\.localhost|127\.\d+\.\d+\.\d+|\[::1\])(:|\/|$)/i.test(s));
+  const kept = sources.split(' ').filter((s) => !/^http:\/\//i.test(s) || isLoopbackHost(hostOfSource(s)));
   return kept.length === 0 ? "'none'" : kept.join(' ');
 }
 
