@@ -4,7 +4,8 @@
  * copy, undo steps, relaunch data and notifications.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { COPY_GAP, RELAUNCH } from '../src/main/apply';
+import { COPY_GAP } from '../src/main/apply';
+import { RELAUNCH } from '../src/main/relaunch';
 import type { ResizeChoice } from '../src/shared/fit';
 import { readImageHeader } from '../src/shared/image-header';
 import type { Placement } from '../src/shared/messages';

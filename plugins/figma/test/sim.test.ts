@@ -191,6 +191,33 @@ describe('document model', () => {
     loose.layoutPositioning = 'ABSOLUTE';
     expect(q.x).toBe(200);
   });
+
+  it('with "documentAccess": "dynamic-page", a page\'s content is reachable once loaded (the page viewed is), and the document cannot be searched', async () => {
+    const sim = freshSim();
+    const here = sim.rect('Here', []);
+    sim.place(here);
+    const page2 = sim.addPage('Page 2');
+    const there = sim.rect('There', []);
+    page2.appendChild(there as unknown as SceneNode);
+    const figma = sim.launch();
+    const [page, node, viewed] = (await Promise.all([page2.id, there.id, here.id].map((id) => figma.getNodeByIdAsync(id)))) as [PageNode, RectangleNode, RectangleNode];
+    expect([page.name, viewed.name]).toEqual(['Page 2', 'Here']);
+    expect(() => page.children).toThrow(/loadAsync/);
+    expect(() => page.findAllWithCriteria({ types: ['RECTANGLE'] })).toThrow(/loadAsync/);
+    expect(() => node.name).toThrow(/not loaded/);
+    expect(() => (figma.root as unknown as DocumentNode).findAllWithCriteria({ types: ['RECTANGLE'] })).toThrow(/loadAllPagesAsync/);
+    const loading = page.loadAsync();
+    expect(() => node.name).toThrow(/not loaded/);
+    await loading;
+    expect([page.findAllWithCriteria({ types: ['RECTANGLE'] }).map((n) => n.name), node.name]).toEqual([['There'], 'There']);
+    expect(sim.pageLoads).toEqual(['Page 2']);
+    // A new run starts with the page the user views loaded, and that only.
+    const again = sim.launch();
+    const there2 = (await again.getNodeByIdAsync(there.id)) as RectangleNode;
+    expect(() => there2.name).toThrow(/not loaded/);
+    sim.showPage(page2);
+    expect(there2.name).toBe('There');
+  });
 });
 
 describe('closing the plugin', () => {

@@ -15,12 +15,10 @@ import { commitChanges, isShown, planSwap, type FillChange } from './fills';
 import { imageSwap, type ImageSwap } from './framing';
 import { fillLayersBelow, imageSize, withHiddenInstanceLayers, type FigmaApi } from './host';
 import type { WrittenFill } from './original-paints';
-import { changedFills, finishRecords, putRecordsBack, recordAhead, type Correction, type RecordsBefore } from './records';
+import { changedFills, finishRecords, putRecordsBack, recordAhead, type Correction, type Finish, type RecordsBefore } from './records';
+import { finishLayer } from './relaunch';
+import { clearButtonsAhead, forgetAheadPages, giveButtons, markButtonsAhead, noteAheadPage, type ButtonsAhead } from './unfinished';
 
-/** The relaunch buttons' commands in manifest.json `relaunchButtons`. */
-export const RELAUNCH = { again: 'correct-again', restore: 'restore' } as const;
-/** Plugin data key: the options (JSON `RunOptions`) of the correction a layer holds, for "Correct again". */
-export const OPTIONS_KEY = 'pfc.options';
 /** Space between an original and its copy (canvas units). */
 export const COPY_GAP = 40;
 
@@ -47,31 +45,50 @@ export interface RunState {
   optionsJson: string;
 }
 
-function setRelaunch(node: BaseNode, note: string, warnings: string[]): void {
-  try {
-    node.setRelaunchData({ [RELAUNCH.again]: note.slice(0, 1000), [RELAUNCH.restore]: 'Put the original image back' });
-  } catch (err) {
-    // Not every layer takes relaunch data (e.g. some instance sublayers); the image is in place regardless.
-    warnings.push(`"${node.name}": no "Correct again" button (${err instanceof Error ? err.message : String(err)})`);
-  }
+/** One result going into its layers: what it makes, and marks ahead of each change (unfinished.ts), on the way. */
+interface Applying {
+  figma: FigmaApi;
+  run: RunState;
+  newHash: string;
+  /** The description under the relaunch buttons. */
+  note: string;
+  warnings: string[];
+  /** The copies made for it. */
+  made: SceneNode[];
+  /** The pages it put on the document's list of pages with writes ahead, to take off once done. */
+  pages: Set<string>;
+}
+
+/** Before anything is written ahead on `node`: its page on the document's list, so the next start finds it should the window close. */
+function notePage(a: Applying, node: BaseNode): void {
+  const added = noteAheadPage(a.figma, node);
+  if (added) a.pages.add(added);
+}
+
+/** Relaunch buttons due on `node` once a layer in it shows the result: marked ahead, given after the changes (`giveButtons`). */
+function buttonsAhead(a: Applying, node: SceneNode, copy?: ButtonsAhead['copy']): void {
+  notePage(a, node);
+  markButtonsAhead(node, { to: a.newHash, note: a.note, ...(copy ? { copy } : {}) });
 }
 
 /**
- * Relaunch buttons on the layers the user selected that hold a changed layer
- * below them (a frame of photos): Figma shows a relaunch button only when the
- * node carrying it is selected (typings `setRelaunchData`), so selecting the
- * frame again offers "Correct again" and "Restore original" for what is in
- * it. Best effort: a layer that takes none (some instance sublayers) needs no
- * warning, its changed layers carry their own.
+ * The layers the user selected that hold a changed layer below them (a frame
+ * of photos), to carry relaunch buttons too: Figma shows a relaunch button
+ * only when the node carrying it is selected (typings `setRelaunchData`), so
+ * selecting the frame again offers "Correct again" and "Restore original" for
+ * what is in it. Best effort: a layer that takes none (some instance
+ * sublayers) needs no warning, its changed layers carry their own.
  */
-async function buttonsOnSelectedRoots(figma: FigmaApi, run: RunState, oldHash: string, changes: readonly FillChange[], note: string): Promise<void> {
+async function selectedRootsAround(a: Applying, oldHash: string, changes: readonly FillChange[]): Promise<SceneNode[]> {
   const changed = new Set(changes.map((c) => c.node.id));
-  const shown = [oldHash, ...(run.alsoShown.get(oldHash) ?? [])];
-  for (const root of run.roots) {
+  const shown = [oldHash, ...(a.run.alsoShown.get(oldHash) ?? [])];
+  const roots: SceneNode[] = [];
+  for (const root of a.run.roots) {
     if (changed.has(root.id) || !shown.some((h) => root.hashes.has(h))) continue;
-    const node = await findNode(figma, root.id);
-    if (node) setRelaunch(node, note, []);
+    const node = await findNode(a.figma, root.id);
+    if (node) roots.push(node);
   }
+  return roots;
 }
 
 /** Refuse results `createImage` would reject, with a message saying why. */
@@ -171,8 +188,14 @@ function writtenFills(figma: FigmaApi, change: FillChange): WrittenFill[] {
   return now === figma.mixed ? [] : changedFills(change, now);
 }
 
-/** The layers whose fills use `oldHash` for this run: the originals (replace) or their copies, made as needed (copy). */
-async function targets(figma: FigmaApi, run: RunState, oldHash: string, warnings: string[], made: SceneNode[]): Promise<SceneNode[]> {
+/**
+ * The layers whose fills use `oldHash` for this run: the originals (replace)
+ * or their copies, made as needed (copy). A copy is marked as soon as it is
+ * made: should the window close before anything in it is corrected, the next
+ * start removes it (unfinished.ts).
+ */
+async function targets(a: Applying, oldHash: string): Promise<SceneNode[]> {
+  const { figma, run, warnings } = a;
   const out: SceneNode[] = [];
   if (run.placement === 'replace') {
     for (const id of run.nodesByHash.get(oldHash) ?? []) {
@@ -192,8 +215,9 @@ async function targets(figma: FigmaApi, run: RunState, oldHash: string, warnings
         continue;
       }
       copy = copyBeside(original, warnings);
+      buttonsAhead(a, copy, { of: original.id, name: copy.name });
       run.copies.set(root.id, copy.id);
-      made.push(copy);
+      a.made.push(copy);
     }
     const scope = copy;
     out.push(copy, ...fillLayersBelow(copy).filter((n) => shownWithin(n, scope, run.includeHidden)));
@@ -236,12 +260,13 @@ function stagedImage(figma: FigmaApi, run: RunState, oldHash: string): string {
 /** One layer's planned change, with the image it showed and how the new image is fitted to it. */
 type LayerChange = FillChange & { shown: string; swap: ImageSwap | undefined };
 
-/** Each layer's change to `newHash`: every image the job replaces (alsoShown), one change per layer. */
-async function planChanges(figma: FigmaApi, run: RunState, oldHash: string, newHash: string, crop: CropRegion | undefined, warnings: string[], made: SceneNode[]): Promise<LayerChange[]> {
+/** Each layer's change to the new image: every image the job replaces (alsoShown), one change per layer. */
+async function planChanges(a: Applying, oldHash: string, crop: CropRegion | undefined): Promise<LayerChange[]> {
+  const { figma, run, newHash } = a;
   const changes: LayerChange[] = [];
   for (const shown of [oldHash, ...(run.alsoShown.get(oldHash) ?? [])]) {
     const swap = await swapTo(figma, shown, newHash, cropOfShown(run.sources.get(shown), crop));
-    for (const node of await targets(figma, run, shown, warnings, made)) {
+    for (const node of await targets(a, shown)) {
       // A layer whose fills show both the original and its earlier result: one change per layer, the first image's.
       if (changes.some((c) => c.node.id === node.id)) continue;
       const change = planSwap(figma, node, shown, newHash, swap, run.includeHidden);
@@ -254,41 +279,53 @@ async function planChanges(figma: FigmaApi, run: RunState, oldHash: string, newH
 const correctionOf = (c: LayerChange, newHash: string): Correction => ({ from: c.shown, to: newHash, region: c.swap?.region });
 
 /**
- * Set the fills of every layer, each with its records written just before
- * (records.ts): should the plugin be stopped between two layers, those
- * changed already lead back to their originals. Each change with the layer's
- * records as they were, to finish them.
+ * Set the fills of every layer, each with its records and what finishes them
+ * written just before (records.ts): should the plugin be stopped between two
+ * layers, those changed already lead back to their originals, and the next
+ * start finishes them (unfinished.ts). Each change with the layer's records
+ * as they were, to finish them.
  */
-async function commitRecorded(changes: readonly LayerChange[], newHash: string): Promise<{ change: LayerChange; before: RecordsBefore }[]> {
+async function commitRecorded(a: Applying, changes: readonly LayerChange[], finish: Finish): Promise<{ change: LayerChange; before: RecordsBefore }[]> {
   const recorded: { change: LayerChange; before: RecordsBefore }[] = [];
   await commitChanges(changes, (change) => {
-    const before = recordAhead(change.node, correctionOf(change, newHash), changedFills(change, change.after));
+    notePage(a, change.node);
+    const before = recordAhead(change.node, correctionOf(change, a.newHash), changedFills(change, change.after), finish);
     recorded.push({ change, before });
     return () => putRecordsBack(change.node, before);
   });
   return recorded;
 }
 
+/**
+ * Plan, mark and commit every change, then finish each: nothing after the
+ * commit waits on Figma, so a window closed during an apply stops it at a
+ * layer's change, with every change made so far marked for the next start.
+ */
 async function applyToLayers(figma: FigmaApi, run: RunState, oldHash: string, note: string, crop: CropRegion | undefined): Promise<ApplyResult> {
-  const newHash = stagedImage(figma, run, oldHash);
-  const warnings: string[] = [];
-  const made: SceneNode[] = [];
+  const a: Applying = { figma, run, newHash: stagedImage(figma, run, oldHash), note, warnings: [], made: [], pages: new Set() };
+  const roots: SceneNode[] = [];
   try {
-    const changes = await planChanges(figma, run, oldHash, newHash, crop, warnings, made);
-    for (const { change, before } of await commitRecorded(changes, newHash)) {
-      finishRecords(change.node, correctionOf(change, newHash), before, writtenFills(figma, change));
-      change.node.setPluginData(OPTIONS_KEY, run.optionsJson);
+    const changes = await planChanges(a, oldHash, crop);
+    if (run.placement === 'replace') roots.push(...(await selectedRootsAround(a, oldHash, changes)));
+    for (const root of roots) buttonsAhead(a, root);
+    const finish: Finish = { optionsJson: run.optionsJson, note, buttons: run.placement === 'replace' };
+    for (const { change, before } of await commitRecorded(a, changes, finish)) {
+      finishRecords(change.node, correctionOf(change, a.newHash), before, writtenFills(figma, change));
+      finishLayer(change.node, finish, a.warnings);
       run.changed.add(change.node.id);
     }
-    warnings.push(...framingWarning(changes));
-    for (const node of run.placement === 'replace' ? changes.map((c) => c.node) : made) setRelaunch(node, note, warnings);
-    if (run.placement === 'replace') await buttonsOnSelectedRoots(figma, run, oldHash, changes, note);
+    a.warnings.push(...framingWarning(changes));
+    for (const copy of a.made) giveButtons(copy, note, a.warnings);
+    for (const root of roots) giveButtons(root, note, []);
+    forgetAheadPages(figma, a.pages);
     const fillsChanged = changes.reduce((sum, c) => sum + c.indices.length, 0);
-    return { newHash, fillsChanged, nodesChanged: changes.length, copiesCreated: made.length, warnings };
+    return { newHash: a.newHash, fillsChanged, nodesChanged: changes.length, copiesCreated: a.made.length, warnings: a.warnings };
   } catch (err) {
     // All or nothing: copies made for this image go again; changed fills and their records were put back by commitChanges.
-    for (const copy of made) copy.remove();
-    for (const [rootId, copyId] of run.copies) if (made.some((m) => m.id === copyId)) run.copies.delete(rootId);
+    // The pages stay listed: the next start settles whatever is left marked on them.
+    for (const root of roots) clearButtonsAhead(root);
+    for (const copy of a.made) copy.remove();
+    for (const [rootId, copyId] of run.copies) if (a.made.some((m) => m.id === copyId)) run.copies.delete(rootId);
     throw err;
   }
 }

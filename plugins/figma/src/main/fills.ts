@@ -25,6 +25,8 @@ export const ORIGINALS_KEY = 'pfc.originals';
 export const CROPS_KEY = 'pfc.crops';
 /** Plugin data key: JSON `{ [current image hash]: PaintRecord[] }`, the original paint of each fill showing it (original-paints.ts). */
 export const PAINTS_KEY = 'pfc.paints';
+/** The plugin data keys of a correction's records, each a JSON object by image hash. */
+export const RECORD_KEYS = [ORIGINALS_KEY, CROPS_KEY, PAINTS_KEY] as const;
 
 /** One layer's planned fills change. */
 export interface FillChange {
@@ -182,16 +184,26 @@ export function recordCrop(node: BaseNode, from: string, to: string, region: Cro
   if (json !== node.getPluginData(CROPS_KEY)) node.setPluginData(CROPS_KEY, json);
 }
 
+/** Keep, of the layer's records, those of the images `keep` takes. */
+export function filterRecords(node: BaseNode, keep: (hash: string) => boolean): void {
+  for (const key of RECORD_KEYS) {
+    const kept = Object.entries(readJson<unknown>(node, key)).filter(([hash]) => keep(hash));
+    const json = kept.length > 0 ? JSON.stringify(Object.fromEntries(kept)) : '';
+    if (json !== node.getPluginData(key)) node.setPluginData(key, json);
+  }
+}
+
 /**
  * Forget the corrections of the images no longer among `hashes` (the layer's
  * image fills after a restore); whether any correction is left to restore on
  * the layer.
  */
 export function keepRecordsOf(node: BaseNode, hashes: ReadonlySet<string>): boolean {
-  for (const key of [ORIGINALS_KEY, CROPS_KEY, PAINTS_KEY]) {
-    const kept = Object.entries(readJson<unknown>(node, key)).filter(([hash]) => hashes.has(hash));
-    const json = kept.length > 0 ? JSON.stringify(Object.fromEntries(kept)) : '';
-    if (json !== node.getPluginData(key)) node.setPluginData(key, json);
-  }
+  filterRecords(node, (hash) => hashes.has(hash));
   return Object.keys(readOriginals(node)).length > 0;
+}
+
+/** The images a layer's fills show. */
+export function imageHashes(fills: ReadonlyArray<Paint>): Set<string> {
+  return new Set(fills.flatMap((p) => (p.type === 'IMAGE' && p.imageHash ? [p.imageHash] : [])));
 }

@@ -23,6 +23,8 @@ export type FigmaApi = Pick<
   | 'skipInvisibleInstanceChildren'
 > & {
   readonly currentPage: Pick<PageNode, 'selection'>;
+  /** The document: its plugin data only (reading its pages' content needs them loaded, unfinished.ts). */
+  readonly root: Pick<DocumentNode, 'getPluginData' | 'setPluginData'>;
   on(type: 'selectionchange', callback: () => void): void;
 };
 
@@ -60,6 +62,12 @@ export function fillLayersBelow(root: BaseNode): FillNode[] {
 /** The layers below `root` that hold this plugin's data under `key` (found inside Figma, as above). */
 export function layersWithData(root: BaseNode, key: string): SceneNode[] {
   return hasChildren(root) ? root.findAllWithCriteria({ pluginData: { keys: [key] } }) : [];
+}
+
+/** The page a node is on, if any. */
+export function pageOf(node: BaseNode): PageNode | undefined {
+  for (let n: BaseNode | null = node; n; n = n.parent) if (n.type === 'PAGE') return n;
+  return undefined;
 }
 
 /** An image's pixel size, or undefined when the file no longer has it. */

@@ -16,12 +16,14 @@ import {
   type UiRequest,
   type UiToMain,
 } from '../shared/messages';
-import { applyResult, OPTIONS_KEY, stageResult, type RunState } from './apply';
+import { applyResult, stageResult, type RunState } from './apply';
 import { collectSelection, componentWarnings, planImages, readForCorrection, summarise } from './collect';
 import { layersWithData, readingHiddenLayers, withHiddenInstanceLayers, type FigmaApi } from './host';
+import { OPTIONS_KEY } from './relaunch';
 import { restoreMessage, restoreSelection } from './restore';
 import { normaliseOptions, type RunOptions } from '../shared/run-options';
 import { loadBackendConfig, loadSettings, saveSettings } from './settings-store';
+import { finishUnfinished } from './unfinished';
 
 /** clientStorage name of the last run's options. */
 export const LAST_OPTIONS_KEY = 'pfc.lastOptions.v1';
@@ -74,6 +76,16 @@ function optionsOn(node: BaseNode): RunOptions | null {
   }
 }
 
+/**
+ * What a window closed during an earlier "Apply accepted" left unfinished,
+ * settled before the plugin does anything else (unfinished.ts): "Restore" and
+ * "Correct again" find each layer as a finished apply leaves it. Never fails
+ * the start: what cannot be settled now is tried again at the next.
+ */
+function settleUnfinished(figma: FigmaApi): Promise<void> {
+  return finishUnfinished(figma).catch((err: unknown) => void figma.notify(`Perfectly Clear could not finish layers its closed window left (${message(err)})`, { error: true }));
+}
+
 /** Start the plugin on `figma` with the UI document `html` (Figma's `__html__`). */
 export function startPlugin(figma: FigmaApi, html: string): void {
   // Skipping invisible layers inside instances makes every walk much faster (typings,
@@ -81,8 +93,9 @@ export function startPlugin(figma: FigmaApi, html: string): void {
   // hidden layers, a restore) reach them through withHiddenInstanceLayers.
   figma.skipInvisibleInstanceChildren = true;
   const command: Command = isCommand(figma.command) ? figma.command : 'correct';
+  const settled = settleUnfinished(figma);
   if (command === 'restore') {
-    restoreSelection(figma).then(
+    settled.then(() => restoreSelection(figma)).then(
       (r) => {
         if (r.leftLayers.length > 0) figma.currentPage.selection = r.leftLayers;
         figma.closePlugin(restoreMessage(r));
@@ -194,7 +207,8 @@ export function startPlugin(figma: FigmaApi, html: string): void {
   figma.showUI(html, { themeColors: true, title: 'Perfectly Clear', ...UI_SIZE });
   figma.ui.onmessage = (msg: unknown) => {
     if (!isMessage(msg)) return;
-    dispatch(msg as UiToMain).catch((err: unknown) => figma.notify(`Perfectly Clear: ${message(err)}`, { error: true }));
+    // The window opens at once; its requests wait for the settling, which is quick unless an apply was cut short.
+    settled.then(() => dispatch(msg as UiToMain)).catch((err: unknown) => figma.notify(`Perfectly Clear: ${message(err)}`, { error: true }));
   };
   figma.on('selectionchange', () => post({ type: 'selection', selection: summarise(figma) }));
 }

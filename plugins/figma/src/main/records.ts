@@ -18,13 +18,37 @@
  *   were before, with the fills as Figma reads them back (it may store a
  *   paint's numbers otherwise than they were given);
  * - when the commit fails, `putRecordsBack` leaves them as they were.
+ * Beside them goes a marker (`AHEAD_KEY`) holding what else finishes the
+ * change — the options saved for "Correct again", the relaunch buttons —
+ * which the plugin gives the layer after its change. When the user closed the
+ * window before, the marker is how the plugin's next start finds the layer
+ * and settles its records (`settleAhead`, called by unfinished.ts).
  */
 import type { CropRegion } from '../shared/crop';
-import { CROPS_KEY, ORIGINALS_KEY, PAINTS_KEY, parseJsonObject, readJson, recordCrop, recordOriginal, type FillChange } from './fills';
+import { filterRecords, parseJsonObject, readJson, readOriginals, RECORD_KEYS, recordCrop, recordOriginal, type FillChange } from './fills';
 import { PAINT_RECORDS_LIMIT, recordPaints, type WrittenFill } from './original-paints';
 
-/** The plugin data keys of a correction's records, each a JSON object by image hash. */
-const RECORD_KEYS = [ORIGINALS_KEY, CROPS_KEY, PAINTS_KEY] as const;
+/** Plugin data key: JSON `Ahead`, on a layer whose change is under way, its records written ahead and not finished. */
+export const AHEAD_KEY = 'pfc.ahead';
+
+/** What finishes a layer's change besides its records (relaunch.ts `finishLayer`). */
+export interface Finish {
+  /** The run's options (JSON `RunOptions`), saved for "Correct again". */
+  optionsJson: string;
+  /** The description under the relaunch buttons. */
+  note: string;
+  /** Whether the layer carries the relaunch buttons itself (in place), or the copy around it does. */
+  buttons: boolean;
+}
+
+/** A change under way on a layer: `to` replaces `from`, then `Finish`. */
+interface Ahead extends Finish {
+  from: string;
+  to: string;
+}
+
+/** What a layer holds that a change writes ahead: its records, and the marker. */
+const AHEAD_WRITES = [...RECORD_KEYS, AHEAD_KEY] as const;
 
 /** One layer's correction: the image `from` it showed replaced by `to`, which shows `region` of `from` (undefined: not known). */
 export interface Correction {
@@ -37,7 +61,7 @@ export interface Correction {
 export type RecordsBefore = ReadonlyMap<string, string>;
 
 function recordsOf(node: BaseNode): RecordsBefore {
-  return new Map(RECORD_KEYS.map((key) => [key, node.getPluginData(key)]));
+  return new Map(AHEAD_WRITES.map((key) => [key, node.getPluginData(key)]));
 }
 
 /** Put a layer's records back as they were. */
@@ -75,19 +99,66 @@ function keepRecordsOfShown(node: BaseNode, before: RecordsBefore, from: string)
 
 /**
  * Before a layer's fills change: what leads back from the corrected image to
- * the original, with the records of the image the layer shows kept. Returns
- * the records as they were, to finish or put back.
+ * the original, with the records of the image the layer shows kept, and the
+ * marker with what else finishes the change. Returns the records as they
+ * were, to finish or put back.
  */
-export function recordAhead(node: BaseNode, c: Correction, planned: readonly WrittenFill[]): RecordsBefore {
+export function recordAhead(node: BaseNode, c: Correction, planned: readonly WrittenFill[], finish: Finish): RecordsBefore {
   const before = recordsOf(node);
   if (c.to === c.from) return before;
   writeRecords(node, c, planned);
   keepRecordsOfShown(node, before, c.from);
+  const ahead: Ahead = { from: c.from, to: c.to, ...finish };
+  node.setPluginData(AHEAD_KEY, JSON.stringify(ahead));
   return before;
 }
 
-/** After the change: the records as if written in one step from those `before`, with the fills Figma holds now. */
+/** After the change: the records as if written in one step from those `before`, with the fills Figma holds now; the marker goes. */
 export function finishRecords(node: BaseNode, c: Correction, before: RecordsBefore, written: readonly WrittenFill[]): void {
   putRecordsBack(node, before);
   writeRecords(node, c, written);
+  if (node.getPluginData(AHEAD_KEY)) node.setPluginData(AHEAD_KEY, '');
+}
+
+/**
+ * Whether the layer shows another image since the correction that made
+ * `corrected`: neither it, nor its original, nor another correction of that
+ * original. (A record written ahead of a change the plugin never got to make
+ * names an image the layer does not show, beside the one it does.)
+ */
+export function replacedSince(corrected: string, originals: Readonly<Record<string, string>>, shown: ReadonlySet<string>): boolean {
+  const original = originals[corrected];
+  if (shown.has(corrected) || (original !== undefined && shown.has(original))) return false;
+  return !Object.entries(originals).some(([other, from]) => from === original && shown.has(other));
+}
+
+function readAhead(node: BaseNode): Ahead | undefined {
+  const a = parseJsonObject<unknown>(node.getPluginData(AHEAD_KEY)) as Partial<Ahead>;
+  const strings = [a.from, a.to, a.optionsJson, a.note].every((v) => typeof v === 'string');
+  return strings && typeof a.buttons === 'boolean' ? (a as Ahead) : undefined;
+}
+
+/**
+ * Settle the records of a change the plugin was stopped in (the user closed
+ * its window) before finishing them, from the images the layer shows
+ * (`shown`) — as Restore tells them apart (`replacedSince`):
+ * - it shows the new image: the change was made. The records of the image it
+ *   showed, kept beside, go as `finishRecords` would have taken them (unless
+ *   a fill still shows that image), and what finishes the change is returned;
+ * - it shows what it showed: the change never happened. The new image's
+ *   records go, and the layer's are as they were;
+ * - it shows another image: the user put it in since. The records stay, as
+ *   Restore keeps those of a layer changed since, for when they undo it.
+ * The marker goes in every case. Fills are never touched.
+ */
+export function settleAhead(node: BaseNode, shown: ReadonlySet<string>): Finish | undefined {
+  const ahead = readAhead(node);
+  node.setPluginData(AHEAD_KEY, '');
+  if (!ahead) return undefined;
+  if (shown.has(ahead.to)) {
+    if (!shown.has(ahead.from)) filterRecords(node, (hash) => hash !== ahead.from);
+    return { optionsJson: ahead.optionsJson, note: ahead.note, buttons: ahead.buttons };
+  }
+  if (!replacedSince(ahead.to, readOriginals(node), shown)) filterRecords(node, (hash) => hash !== ahead.to);
+  return undefined;
 }

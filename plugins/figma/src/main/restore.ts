@@ -19,11 +19,13 @@
  * All of the selection's layers change, or none.
  */
 import { invertRegion } from '../shared/crop';
-import { layerNames, OPTIONS_KEY } from './apply';
-import { commitChanges, keepRecordsOf, ORIGINALS_KEY, readCrop, readOriginals, type FillChange } from './fills';
+import { layerNames } from './apply';
+import { commitChanges, imageHashes, keepRecordsOf, ORIGINALS_KEY, readCrop, readOriginals, type FillChange } from './fills';
 import { imageSwap, refitPaint, type ImageSwap } from './framing';
 import { hasFills, imageSize, layersWithData, withHiddenInstanceLayers, type FigmaApi } from './host';
 import { originalPaint, readPaintRecords, takeRecord, type PaintRecord } from './original-paints';
+import { replacedSince } from './records';
+import { OPTIONS_KEY } from './relaunch';
 
 export interface RestoreResult {
   layers: number;
@@ -76,22 +78,6 @@ async function restoreFill(figma: FigmaApi, node: SceneNode, paint: ImagePaint, 
   if (!records) return { ...refitted, reframed: false };
   // Reframed by the user since: their framing stays, unless the original cannot be shown in it undistorted.
   return refitted.framingLost ? 'left' : { paint: refitted.paint, framingLost: false, reframed: true };
-}
-
-/**
- * Whether the layer shows another image since the correction that made
- * `corrected`: neither it, nor its original, nor another correction of that
- * original. (A record written ahead of a change the plugin never got to make,
- * records.ts, names an image the layer does not show, beside the one it does.)
- */
-function replacedSince(corrected: string, originals: Readonly<Record<string, string>>, shown: ReadonlySet<string>): boolean {
-  const original = originals[corrected];
-  if (shown.has(corrected) || (original !== undefined && shown.has(original))) return false;
-  return !Object.entries(originals).some(([other, from]) => from === original && shown.has(other));
-}
-
-function imageHashes(fills: ReadonlyArray<Paint>): Set<string> {
-  return new Set(fills.flatMap((p) => (p.type === 'IMAGE' && p.imageHash ? [p.imageHash] : [])));
 }
 
 /** One layer's fills with every recorded original put back that can be, or null when there is none. */

@@ -130,7 +130,7 @@ class Harness implements HarnessApi {
 
   dump(): DumpNode[] {
     return [...this.sim.nodes.values()]
-      .filter((n) => !n.removed && n.type !== 'PAGE')
+      .filter((n) => !n.removed && n.type !== 'PAGE' && n.type !== 'DOCUMENT')
       .map((n) => ({
         id: n.id,
         name: n.name,

@@ -5,15 +5,19 @@
  * made by `commitUndo`, and a UI channel that structured-clones messages as
  * Figma does. `SimFigma implements FigmaApi`, the plugin's own pick of
  * `PluginAPI`, so the compiler checks the simulator against Figma's typings.
+ * The document is `root` and its pages; the user views one (`currentPage`).
  * The plugin gets it through `launch()` (one run: session.ts), which disables
- * the API once the plugin closes and refuses every touch of a layer invisible
- * inside an instance; the tests use the simulator directly.
+ * the API once the plugin closes, refuses every touch of a layer invisible
+ * inside an instance and, as the manifest asks for `"documentAccess":
+ * "dynamic-page"`, of the content of a page not loaded in this run (the page
+ * the user views, and those the plugin loads); the tests use the simulator
+ * directly.
  * Runs in Node (unit tests) and in the browser (the e2e test page).
  */
 import type { FigmaApi } from '../../src/main/host';
 import { FIGMA_MAX_SIDE, readImageHeader } from '../../src/shared/image-header';
 import { CLIENT_STORAGE_QUOTA, figmaClone, storageSize } from './clone';
-import { MANIFEST_ID, RELAUNCH_COMMANDS } from './manifest';
+import { DYNAMIC_PAGES, MANIFEST_ID, RELAUNCH_COMMANDS } from './manifest';
 import { asScene, SimFrame, SimGroup, SimNode, SimPage, SimShape, type SimDocument } from './nodes';
 import { viewOf, type ImageView } from './paint-view';
 import { PluginSession } from './session';
@@ -143,6 +147,10 @@ export class SimFigma implements FigmaApi {
   byteReads = 0;
   /** How many times a `findAll` callback ran: each is a call from Figma into the plugin, the cost of a walk (nodes.ts). */
   callbacks = 0;
+  /** How many nodes the plugin's searches (`findAll`, `findAllWithCriteria`) went through, inside Figma or not. */
+  walked = 0;
+  /** The pages the plugin loaded (`loadAsync`), by name, in order. */
+  readonly pageLoads: string[] = [];
   /** Fills changes that will fail, by node id (a test's fault injection). */
   readonly fillsFaults = new Map<string, Error>();
   readonly ui: SimUi;
@@ -154,7 +162,14 @@ export class SimFigma implements FigmaApi {
   pendingChanges: string[] = [];
   shownWith: ShowUIOptions | undefined;
   channel: UiChannel;
+  /** `figma.root`: the document, whose children are the pages. */
+  readonly root: SimGroup;
+  /** The first page (the only one, unless a test adds more). */
   readonly page: SimPage;
+  /** The page the user views (`figma.currentPage`). */
+  private viewed: SimPage;
+  /** The pages whose content the plugin's current run may reach (dynamic-page). */
+  private loaded = new Set<SimPage>();
   private readonly handlers = new Map<string, Set<() => void>>();
   private idCounter = 0;
   /** The plugin's current run (session.ts), from `launch` until it closes. */
@@ -181,22 +196,41 @@ export class SimFigma implements FigmaApi {
         return err;
       },
       calledBack: () => void (this.callbacks += 1),
+      walked: (nodes) => void (this.walked += nodes),
+      loadPage: (page) => {
+        this.loaded.add(page);
+        this.pageLoads.push(page.name);
+      },
       hasNode: (id) => this.nodes.has(id) && !this.nodes.get(id)?.removed,
       mixed: this.mixed,
       nextId: () => `1:${++this.idCounter}`,
       register: (n) => void this.nodes.set(n.id, n),
       changed: (what) => void this.pendingChanges.push(what),
       hasImage: (hash) => this.images.has(hash),
-      get page() {
-        return page;
-      },
+      // Where `clone()` puts a duplicate: "parented under `figma.currentPage`" (typings `RectangleNode.clone`).
+      page: () => this.viewed,
     };
-    const page: SimPage = new SimPage(this.doc, 'Page 1', 'PAGE');
-    this.page = page;
+    this.root = new SimGroup(this.doc, 'Document', 'DOCUMENT');
+    this.page = this.addPage('Page 1');
+    this.viewed = this.page;
   }
 
   get currentPage(): Pick<PageNode, 'selection'> {
-    return this.page;
+    return this.viewed;
+  }
+
+  /** A new page at the end of the document (not part of any undo step). */
+  addPage(name: string): SimPage {
+    const page = new SimPage(this.doc, name, 'PAGE');
+    this.root.appendChild(asScene(page));
+    this.pendingChanges = [];
+    return page;
+  }
+
+  /** The user goes to `page`: it becomes the current page, and Figma loads it. */
+  showPage(page: SimPage): void {
+    this.viewed = page;
+    this.loaded.add(page);
   }
 
   showUI(html: string, options: ShowUIOptions = {}): void {
@@ -272,13 +306,30 @@ export class SimFigma implements FigmaApi {
   launch(): FigmaApi {
     this.endSession();
     this.closeAt = undefined;
+    // A run starts with the page the user views loaded (dynamic-page), or the whole document.
+    this.loaded = new Set(DYNAMIC_PAGES ? [this.viewed] : (this.root.kids.list as SimPage[]));
     const session = new PluginSession({
-      refusal: (target) => (target instanceof SimNode && target.hiddenFromPlugin() ? `The node (instance sublayer or table cell) with id "${target.id}" does not exist` : undefined),
+      refusal: (target, key) => this.refusal(target, key),
       calling: (method) => this.closesAt(method, true),
       resolved: (method) => void this.closesAt(method, false),
     });
     this.session = session;
     return session.toPlugin(this) as FigmaApi;
+  }
+
+  /** Why the plugin's run may not touch `key` of `target`: an invisible layer inside an instance, or what a page not loaded holds. */
+  private refusal(target: object, key: string): string | undefined {
+    if (target instanceof SimNode && target.hiddenFromPlugin()) return `The node (instance sublayer or table cell) with id "${target.id}" does not exist`;
+    if (target === this.root && DOCUMENT_SEARCHES.has(key)) {
+      return `DocumentNode.${key}: with "documentAccess": "dynamic-page", call figma.loadAllPagesAsync first (not simulated: it "may be slow for large documents")`;
+    }
+    if (target instanceof SimPage && !this.loaded.has(target) && PAGE_CONTENT.has(key)) {
+      return `PageNode.${key}: with "documentAccess": "dynamic-page", call loadAsync() on page "${target.name}" first`;
+    }
+    // Resolving a promise with a node probes its `then`: that is not the plugin reading the node.
+    const page = target instanceof SimNode && key !== 'then' ? target.pageOf() : null;
+    if (page && !this.loaded.has(page)) return `The node with id "${(target as SimNode).id}" is on page "${page.name}", which is not loaded ("documentAccess": "dynamic-page": call its loadAsync first)`;
+    return undefined;
   }
 
   /** The user closes the plugin window (its close button), as Figma does it: the same end as `closePlugin`, without a message. */
@@ -328,9 +379,9 @@ export class SimFigma implements FigmaApi {
     return `1:${this.idCounter + 1}`;
   }
 
-  /** Select layers and fire `selectionchange`, as a click on the canvas does. */
+  /** Select layers on the current page and fire `selectionchange`, as a click on the canvas does. */
   select(...nodes: SimNode[]): void {
-    this.page.selection = nodes.map(asScene);
+    this.viewed.selection = nodes.map(asScene);
     for (const cb of this.handlers.get('selectionchange') ?? []) cb();
   }
 
@@ -350,9 +401,9 @@ export class SimFigma implements FigmaApi {
     for (const c of children) g.appendChild(asScene(c));
     return g;
   }
-  /** Put layers on the page (top level). */
+  /** Put layers on the current page (top level). */
   place(...nodes: SimNode[]): void {
-    for (const n of nodes) this.page.appendChild(asScene(n));
+    for (const n of nodes) this.viewed.appendChild(asScene(n));
     // Building the document is not something the plugin did: no undo step for it.
     this.pendingChanges = [];
   }
@@ -372,6 +423,11 @@ export class SimFigma implements FigmaApi {
     return (this.images.get(hash) as unknown as { bytes: Uint8Array } | undefined)?.bytes.slice();
   }
 }
+
+/** What a page holds, reachable only once it is loaded (typings `ChildrenMixin`: "If the manifest contains "documentAccess": "dynamic-page", and the node is a PageNode, you must first call PageNode.loadAsync"). */
+const PAGE_CONTENT = new Set(['children', 'appendChild', 'insertChild', 'findAll', 'findOne', 'findChildren', 'findChild', 'findAllWithCriteria', 'findWidgetNodesByWidgetId']);
+/** Searches of the whole document, which need `figma.loadAllPagesAsync` first (typings `DocumentNode.findAllWithCriteria`). */
+const DOCUMENT_SEARCHES = new Set(['findAll', 'findOne', 'findAllWithCriteria', 'findWidgetNodesByWidgetId']);
 
 /** An image fill as the properties panel makes it. */
 export function imageFill(hash: string, extra: Partial<Omit<ImagePaint, 'type' | 'imageHash'>> = {}): ImagePaint {

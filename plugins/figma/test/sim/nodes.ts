@@ -26,7 +26,11 @@
  *   declare; a plugin data entry "(`pluginId`, `key`, `value`) cannot exceed
  *   100 kB" (typings `PluginDataMixin.setPluginData`;
  *   https://developers.figma.com/docs/plugins/api/properties/nodes-setplugindata),
- *   counted here in UTF-8 bytes and 1 kB = 1000 bytes, the stricter reading.
+ *   counted here in UTF-8 bytes and 1 kB = 1000 bytes, the stricter reading;
+ * - the document is a root (`figma.root`, type DOCUMENT) holding pages; with
+ *   the manifest's `"documentAccess": "dynamic-page"` a page's content is
+ *   reachable only once loaded (enforced on the plugin's view: figma.ts,
+ *   session.ts), and `loadAsync` loads it (typings `PageNode.loadAsync`).
  */
 
 /** What a simulated node reports to the document (for undo steps and lookups). */
@@ -39,7 +43,8 @@ export interface SimDocument {
   changed(what: string): void;
   hasImage(hash: string): boolean;
   hasNode(id: string): boolean;
-  readonly page: SimPage;
+  /** The page the user views. */
+  page(): SimPage;
   /** The commands of the manifest's `relaunchButtons`. */
   readonly relaunchCommands: ReadonlySet<string>;
   /** `figma.skipInvisibleInstanceChildren`. */
@@ -48,6 +53,10 @@ export interface SimDocument {
   fillsFault(node: SimNode): Error | undefined;
   /** One call of a `findAll` callback: from Figma into the plugin's sandbox. */
   calledBack(): void;
+  /** A search (`findAll`, `findAllWithCriteria`) went through `nodes` nodes. */
+  walked(nodes: number): void;
+  /** The plugin loaded `page` (`PageNode.loadAsync`). */
+  loadPage(page: SimPage): void;
 }
 
 /** Cast at the boundary: the plugin receives full `SceneNode`s; ours implement the members it uses. */
@@ -101,6 +110,12 @@ export abstract class SimNode implements Pick<RectangleNode, NodeMembers> {
   set name(v: string) {
     this.nodeName = v;
     this.doc.changed(`rename ${this.id}`);
+  }
+
+  /** The page this node is on (null for the document, a page, or a node on none). */
+  pageOf(): SimPage | null {
+    for (let n = this.parent as SimNode | null; n; n = n.parent as SimNode | null) if (n instanceof SimPage) return n;
+    return null;
   }
 
   /** Whether this layer or an ancestor is an instance sublayer hidden from the plugin by `skipInvisibleInstanceChildren`. */
@@ -168,7 +183,7 @@ export abstract class SimNode implements Pick<RectangleNode, NodeMembers> {
 
   clone(): SceneNode {
     const c = this.copy();
-    this.doc.page.appendChild(asScene(c));
+    this.doc.page().appendChild(asScene(c));
     return asScene(c);
   }
 }
@@ -322,6 +337,7 @@ class Children {
       if (n instanceof SimFrame || n instanceof SimGroup) for (const c of n.kids.list) visit(c);
     };
     for (const c of this.list) visit(c);
+    this.owner.doc.walked(out.length);
     return out;
   }
 
@@ -459,12 +475,12 @@ function copyChild(k: SimNode): SimNode {
   return k instanceof SimFrame && k.type === 'COMPONENT' ? k.createInstance() : k.copy();
 }
 
-/** Groups have children but no fills of their own. */
+/** Groups have children but no fills of their own; so have pages and the document. */
 export class SimGroup extends withChildren(SimNode) {
   constructor(
     doc: SimDocument,
     name: string,
-    readonly type: 'GROUP' | 'PAGE' = 'GROUP',
+    readonly type: 'GROUP' | 'PAGE' | 'DOCUMENT' = 'GROUP',
   ) {
     super(doc, name);
   }
@@ -476,8 +492,18 @@ export class SimGroup extends withChildren(SimNode) {
   }
 }
 
-export class SimPage extends SimGroup implements Pick<PageNode, 'selection'> {
+export class SimPage extends SimGroup implements Pick<PageNode, 'selection' | 'loadAsync'> {
   private selected: SimNode[] = [];
+
+  /**
+   * Figma loads the page's content (typings `PageNode.loadAsync`); with dynamic-page, what the plugin may reach is
+   * known to the simulator (figma.ts). Not at once: a page may have to come from Figma's servers, so the load
+   * takes a turn of the event loop, and whatever the plugin does meanwhile runs before it.
+   */
+  async loadAsync(): Promise<void> {
+    await new Promise((loaded) => setTimeout(loaded, 0));
+    this.doc.loadPage(this);
+  }
 
   get selection(): ReadonlyArray<SceneNode> {
     return this.selected.filter((n) => !n.removed).map(asScene);

@@ -21,12 +21,20 @@
  *   every read, write, method call — and, as whether it does is not
  *   documented, `in` tests and key listing — on such a node throws. Which
  *   nodes those are is the simulator's `hiddenFromPlugin` (nodes.ts).
+ * - **On a page not loaded**: with `"documentAccess": "dynamic-page"` "you
+ *   must first call `PageNode.loadAsync`" to reach a page's children and
+ *   search it (typings `ChildrenMixin.children`, `findAllWithCriteria`), and
+ *   `loadAllPagesAsync` to search the whole document (typings
+ *   `DocumentNode.findAllWithCriteria`). Whether a node of a page not loaded
+ *   can be read once `getNodeByIdAsync` returned it is not documented: here
+ *   it cannot, the stricter reading. Which accesses those are is the
+ *   simulator's choice (figma.ts).
  */
 
 /** What the membrane asks of the simulator. */
 export interface SessionHost {
-  /** Why the plugin may not touch `target` now (an invisible layer inside an instance), or undefined. */
-  refusal(target: object): string | undefined;
+  /** Why the plugin may not touch `key` of `target` now (an invisible layer inside an instance, a page not loaded), or undefined. */
+  refusal(target: object, key: string): string | undefined;
   /**
    * The plugin calls the API method `method`: true when the user closes the
    * window right then, while the call is pending, so that it never takes
@@ -75,9 +83,9 @@ export class PluginSession {
     return value;
   }
 
-  private guard(target: object, what: string): void {
+  private guard(target: object, key: string | symbol, what: string): void {
     if (this.isClosed) throw new Error(`${what}: the plugin is closed, and Figma APIs are disabled (figma.closePlugin)`);
-    const refusal = this.host.refusal(target);
+    const refusal = this.host.refusal(target, String(key));
     if (refusal) throw new Error(refusal);
   }
 
@@ -87,32 +95,32 @@ export class PluginSession {
     const name = (key: string | symbol) => `${target.constructor.name}.${String(key)}`;
     const proxy = new Proxy(target, {
       get: (t, key) => {
-        this.guard(t, name(key));
+        this.guard(t, key, name(key));
         const value: unknown = Reflect.get(t, key, t);
         return typeof value === 'function' ? this.method(t, key, value as (...args: unknown[]) => unknown) : this.toPlugin(value);
       },
       set: (t, key, value) => {
-        this.guard(t, name(key));
+        this.guard(t, key, name(key));
         return Reflect.set(t, key, this.toHost(value), t);
       },
       has: (t, key) => {
-        this.guard(t, name(key));
+        this.guard(t, key, name(key));
         return Reflect.has(t, key);
       },
       ownKeys: (t) => {
-        this.guard(t, name('keys'));
+        this.guard(t, 'keys', name('keys'));
         return Reflect.ownKeys(t);
       },
       getOwnPropertyDescriptor: (t, key) => {
-        this.guard(t, name(key));
+        this.guard(t, key, name(key));
         return Reflect.getOwnPropertyDescriptor(t, key);
       },
       defineProperty: (t, key, descriptor) => {
-        this.guard(t, name(key));
+        this.guard(t, key, name(key));
         return Reflect.defineProperty(t, key, descriptor);
       },
       deleteProperty: (t, key) => {
-        this.guard(t, name(key));
+        this.guard(t, key, name(key));
         return Reflect.deleteProperty(t, key);
       },
     });
@@ -125,7 +133,7 @@ export class PluginSession {
   private method(target: object, key: string | symbol, fn: (...args: unknown[]) => unknown): (...args: unknown[]) => unknown {
     const what = `${target.constructor.name}.${String(key)}()`;
     return (...args: unknown[]) => {
-      this.guard(target, what);
+      this.guard(target, key, what);
       if (this.host.calling(String(key))) return new Promise(() => undefined);
       const result = fn.apply(target, args.map((a) => this.toHost(a)));
       return result instanceof Promise ? this.settleWhileOpen(result, String(key)) : this.toPlugin(result);
