@@ -1,7 +1,7 @@
 /** Shared test helpers: sample photos as raw pixels, pixel comparisons, a simulated host. */
 import { fileURLToPath } from 'node:url';
 import sharp from 'sharp';
-import { createSimHost } from './sim/index';
+import { createSimHost, type LayerNode } from './sim/index';
 import { nodeCodec } from './sim/node-codec';
 
 export const SAMPLES = fileURLToPath(new URL('../../../samples/', import.meta.url));
@@ -59,4 +59,14 @@ export function brighten(rgba: Uint8Array, by = 40): Uint8Array {
 
 export function simHost() {
   return createSimHost(nodeCodec);
+}
+
+/** A pixel layer holding a copy of `pixels` (canvas-sized RGBA), shown, Normal 100 %, unless `extra` says otherwise. */
+export function pixelLayer(id: number, name: string, pixels: Uint8Array, extra: Partial<LayerNode> = {}): LayerNode {
+  return { id, name, kind: 'pixel', visible: true, isBackground: false, pixels: pixels.slice(), children: null, ...extra };
+}
+
+/** A group (an artboard with `extra.artboard`) holding `children`, topmost first. */
+export function groupLayer(id: number, name: string, children: LayerNode[], extra: Partial<LayerNode> = {}): LayerNode {
+  return { id, name, kind: 'group', visible: true, isBackground: false, pixels: null, children, ...extra };
 }

@@ -11,7 +11,7 @@ import { DEFAULT_CHOICES, toParams } from '../src/correct/options';
 import { runCorrections, type Outcome } from '../src/correct/run';
 import { resolveTargets } from '../src/correct/targets';
 import { emulatorForFile } from './emulator-engine';
-import { loadSample, rgbToRgba, simHost } from './helpers';
+import { loadSample, pixelLayer, rgbToRgba, simHost } from './helpers';
 import { cloneLayers, compositeOf, locate, type DocState, type LayerNode } from './sim/index';
 
 const { backend } = emulatorForFile();
@@ -30,10 +30,6 @@ async function photoWith(layers: (photo: Uint8Array, doc: DocState) => LayerNode
   doc.layers.unshift(...added);
   doc.activeLayerIds = [added[0]!.id];
   return { host, sim, doc, rgba: rgbToRgba(photo.pixels) };
-}
-
-function pixelLayer(id: number, name: string, pixels: Uint8Array, extra: Partial<LayerNode> = {}): LayerNode {
-  return { id, name, kind: 'pixel', visible: true, isBackground: false, pixels: pixels.slice(), children: null, ...extra };
 }
 
 /** A canvas-sized grey mask: `inside(x, y)` shown (255), the rest hidden (0). */

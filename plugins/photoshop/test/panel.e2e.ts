@@ -392,6 +392,26 @@ describe('Photoshop panel in Chromium on the simulated host', () => {
     expect(await sim((s) => s.spectrumViolations())).toEqual([]);
   });
 
+  it('Correct Layer on a layer in a locked group is refused before anything is uploaded, saying which group to unlock', async () => {
+    const doc = await openPhoto('objects/coffee.jpg', 'locked.jpg');
+    await page.evaluate((id) => window.__sim.addLayerInLockedGroup(id, 'Retouch', 'face'), doc.id);
+    const jobsBefore = (await serviceJobs()).length;
+    uploads.length = 0;
+
+    await runButton('#correct-layer');
+
+    expect(await outcomes()).toEqual([{
+      status: 'failed',
+      text: 'locked.jpg — "face" is inside the locked group "Retouch", where Photoshop cannot add the result layer: unlock it (select it in the Layers panel and click the lit lock icon at the top of the panel), or use Correct Document, then correct again; nothing was sent',
+    }]);
+    expect(await page.textContent('#message')).toBe('0 of 1 corrected, 1 failed.');
+    expect((await serviceJobs()).length).toBe(jobsBefore);
+    expect(uploads).toEqual([]);
+    const now = await page.evaluate((id) => window.__sim.document(id), doc.id);
+    expect(now.layers.map((l) => (l as { name: string }).name)).toEqual(['Retouch', 'Background']);
+    expect(now.history).toEqual(['Open']);
+  });
+
   it('the simulated Spectrum widgets refuse what UXP does not document, and fire events as UXP does', async () => {
     const refused = await page.evaluate(() => {
       const attempts: Record<string, () => unknown> = {

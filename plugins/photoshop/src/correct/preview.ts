@@ -11,6 +11,7 @@
 import { IMAGE_SIZE_LIMITS, ParameterError, readAll, type CorrectionBackend, type CorrectionProgress, type PfcParams } from '@pfc/core';
 import type { Host, PsImageData } from '../host/types';
 import { decodeImage, encodePng, type Rgba } from '../image/codec';
+import { refuseLockedBeforeSending } from '../ps/apply';
 import { earlierResults, readWithout } from '../ps/earlier-results';
 import { checkedUpload, longSide, readRgba, SRGB_PROFILE, unsupportedReason } from '../ps/export';
 import { CancelledError, inModal } from '../ps/modal';
@@ -60,9 +61,11 @@ export async function makePreview(
 
   // As Correct Document reads it: without the panel's earlier results on top (earlier-results.ts).
   const hidden = layer ? [] : earlierResults(doc, undefined);
-  const { image: small } = await inModal(host, 'Perfectly Clear preview', (context) =>
-    readWithout(context, doc.id, hidden, () => readRgba(host, doc.id, layer?.id, longSide(region.width, region.height, previewLongEdge(region)))),
-  );
+  const { image: small } = await inModal(host, 'Perfectly Clear preview', async (context) => {
+    // A preview is a job too: what a lock would keep Apply from adding is refused before it is sent.
+    await refuseLockedBeforeSending(host, doc, layer?.id);
+    return readWithout(context, doc.id, hidden, () => readRgba(host, doc.id, layer?.id, longSide(region.width, region.height, previewLongEdge(region))));
+  });
   if (signal?.aborted) throw new CancelledError();
   const result = await backend.correct(encodePng(small.width, small.height, small.data, 4), params, {
     signal,

@@ -10,7 +10,7 @@ import {
 } from '@pfc/core';
 import type { Host } from '../host/types';
 import { decodeImage } from '../image/codec';
-import { applyLayerResult, type LayerResult, newResultDocument } from '../ps/apply';
+import { applyLayerResult, type LayerResult, newResultDocument, refuseLockedBeforeSending } from '../ps/apply';
 import { activateDocument, findDocument, hasVectorMask } from '../ps/commands';
 import { earlierResults, isResultName, readWithout } from '../ps/earlier-results';
 import { depthNote, exportPixels, unsupportedReason } from '../ps/export';
@@ -120,6 +120,8 @@ async function correctOne(
   if (unsupported) throw new Error(unsupported);
   const exported = await inModal(host, 'Reading pixels for Perfectly Clear', async (context) => {
     if (target.layerId !== undefined) await layerCheck(host, doc.id, target.layerId, target.layerName ?? target.title);
+    // A lock that keeps the result out is refused now, not after a paid job.
+    await refuseLockedBeforeSending(host, doc, target.layerId);
     // The composite as it was before the panel's earlier results on top of it (earlier-results.ts).
     const hidden = target.layerId === undefined ? earlierResults(doc, undefined) : [];
     return readWithout(context, doc.id, hidden, () => exportPixels(host, doc, target.layerId, { backend: backend.kind, removeBackground: params.removeBackground === true, keepSize: isResize(params) }));

@@ -1,5 +1,6 @@
 /** What a button corrects: the active document, the active layer, or every open document. */
 import type { Host, PsLayerKind } from '../host/types';
+import { containerWord } from '../ps/locks';
 
 export type Scope = 'document' | 'layer' | 'all';
 
@@ -32,6 +33,9 @@ export function resolveTargets(host: Host, scope: Scope): Target[] {
   if (scope === 'document') return [{ documentId: doc.id, title: doc.title }];
   const layer = doc.activeLayers[0];
   if (!layer) throw new NothingToCorrectError(`Select a layer in "${doc.title}" first.`);
+  if (layer.kind === 'group' && containerWord(doc, layer) === 'artboard') {
+    throw new NothingToCorrectError(`"${layer.name}" is an artboard; Correct Layer works on pixel, smart object and text layers. Select one inside it, or use Correct Document.`);
+  }
   if (!CORRECTABLE.includes(layer.kind)) {
     throw new NothingToCorrectError(
       `"${layer.name}" is a ${layer.kind} layer; Correct Layer works on pixel, smart object and text layers. Select one, or use Correct Document.`,

@@ -50,7 +50,19 @@ export interface PsLayer {
   readonly boundsNoEffects: PsBounds;
   /** Shown in the document (settable inside `executeAsModal`; classes/layer.md `visible`). */
   visible: boolean;
+  /**
+   * The Background: always opaque and at the bottom; its stacking order, blend mode and opacity cannot be changed
+   * (Photoshop Help, "Convert background and layers"; setting its blend mode throws, classes/layer.md:38).
+   */
   readonly isBackgroundLayer: boolean;
+  /** Lock All: "prevents edits to pixels and properties of this layer" (classes/layer.md:37, Photoshop 22.5). */
+  readonly allLocked: boolean;
+  /** Lock Image Pixels: "prevents the pixels of this layer from being edited" (classes/layer.md:57). */
+  readonly pixelsLocked: boolean;
+  /** Lock Position: "prevents the layer from being moved" (classes/layer.md:58). */
+  readonly positionLocked: boolean;
+  /** Lock Transparent Pixels: "prevents the transparent pixels from being edited" (classes/layer.md:60). */
+  readonly transparentPixelsLocked: boolean;
   /** Child layers of a group; null for other kinds. */
   readonly layers: readonly PsLayer[] | null;
   readonly parent: PsLayer | null;
@@ -97,6 +109,8 @@ export interface PsDocument {
   /** Top-level layers, topmost first. */
   readonly layers: readonly PsLayer[];
   readonly activeLayers: readonly PsLayer[];
+  /** "The artboards in the document" (classes/document.md:88): groups at the top level that are artboards. */
+  readonly artboards: readonly PsLayer[];
 }
 
 /** An Action Manager descriptor as `batchPlay` takes and returns it. */

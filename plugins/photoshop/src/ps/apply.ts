@@ -10,6 +10,7 @@ import { applyShape, cutoutParts, maskToDepth, mix, resample, toDepth } from '..
 import { activateDocument, createLayerAbove, findDocument, findLayer } from './commands';
 import { earlierResults, hideReplaced } from './earlier-results';
 import { documentBits, SRGB_PROFILE } from './export';
+import { refuseBeforeSending, refuseWhileAdding, type ResultChanges } from './locks';
 import { lookNotes, matchLook, readSourceLook, resultMask, takesOver, type SourceLook } from './look';
 import { selectionOver } from './masks';
 import { CancelledError, inModal, inOneHistoryStep, type ModalWait } from './modal';
@@ -147,8 +148,10 @@ export async function addResultLayer(host: Host, context: PsExecutionContext, re
     const look = source ? await readSourceLook(host, doc, source, rect) : undefined;
     const strength = result.strength ?? 100;
     const takeOver = look !== undefined && takesOver(look) && result.sourcePixels !== undefined;
-    // Found before the new layer, which is named as they are.
-    const replaced = earlierResults(doc, result.sourceLayerId);
+    // Found before the new layer, which is named as the earlier results are; a lock set on them meanwhile is refused
+    // before anything changes (Photoshop would refuse it halfway).
+    const changes = resultChanges(doc, source, look, takeOver);
+    refuseWhileAdding(doc, changes);
     // Taken over, the strength is a mix of the pixels: the result's opacity is the source's own.
     const image = takeOver && strength < 100 ? mixedPixels(fitted, look) : fitted.image;
     const layer = await createLayerAbove(host, doc.id, anchor, result.name);
@@ -176,9 +179,25 @@ export async function addResultLayer(host: Host, context: PsExecutionContext, re
     matchLook(layer, look, layerMask, takeOver ? 100 : strength);
     if (takeOver) source!.visible = false;
     const notes = look ? lookNotes(look, { takeOver, mask: layerMask, narrowed: selection !== undefined || cutoutMask !== undefined }) : [];
-    notes.push(...hideReplaced(replaced));
+    notes.push(...hideReplaced(changes.replaced));
     return { layerId: layer.id, resampled, sourceHidden: takeOver, notes };
   });
+}
+
+/**
+ * Refuse, before anything is sent, a result that a layer lock would keep out (`locks.ts`), from what adding it would
+ * change, read as {@link addResultLayer} reads it (whether the source would be taken over, without a strength mix).
+ * Runs inside `executeAsModal`: the source's look is read, its mask included.
+ */
+export async function refuseLockedBeforeSending(host: Host, doc: PsDocument, sourceLayerId: number | undefined): Promise<void> {
+  const source = sourceLayerId === undefined ? undefined : anchorLayer(doc, sourceLayerId);
+  const look = source ? await readSourceLook(host, doc, source, source.boundsNoEffects) : undefined;
+  refuseBeforeSending(doc, resultChanges(doc, source, look, look !== undefined && takesOver(look)));
+}
+
+/** What adding a result above `source` (undefined: on top of the document) changes besides the new layer. */
+function resultChanges(doc: PsDocument, source: PsLayer | undefined, look: SourceLook | undefined, takeOver: boolean): ResultChanges {
+  return { source, hidesSource: takeOver, clippedToIt: look?.clippedToIt ?? [], replaced: earlierResults(doc, source?.id) };
 }
 
 /**

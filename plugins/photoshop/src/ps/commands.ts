@@ -5,6 +5,7 @@
  */
 import type { Host, PsDescriptor, PsDocument, PsLayer } from '../host/types';
 import { getLayerProperty, makePixelLayer, selectDocument, selectLayer, type LayerProperty, type PanelDescriptor } from './descriptors';
+import { makeSpot } from './locks';
 
 /** Photoshop refused a command; carries its message and result code. */
 export class PhotoshopCommandError extends Error {
@@ -55,14 +56,18 @@ export async function activateDocument(host: Host, documentId: number): Promise<
 /**
  * Create an empty pixel layer named `name` directly above `anchor` (in the
  * active document) and return it. When `anchor` is a group Photoshop creates
- * the layer inside it, so the new layer is moved back next to the anchor.
+ * the layer inside it, so the new layer is moved back next to the anchor; a
+ * locked group takes no new layer, so it is made beside another layer of the
+ * anchor's level first (see `makeSpot`).
  */
 export async function createLayerAbove(host: Host, documentId: number, anchor: PsLayer, name: string): Promise<PsLayer> {
-  await play(host, 'select the source layer', selectLayer(anchor.id));
+  const spot = makeSpot(anchor, anchor.parent?.layers ?? findDocument(host, documentId)?.layers ?? []);
+  if (!spot) throw new PhotoshopCommandError('create a layer', `every layer beside "${anchor.name}" is a locked group`, undefined);
+  await play(host, 'select the layer to make the new one above', selectLayer(spot.id));
   await play(host, 'create a layer', makePixelLayer(name));
   const doc = findDocument(host, documentId);
   const created = doc?.activeLayers[0];
-  if (!doc || !created || created.id === anchor.id) throw new PhotoshopCommandError('create a layer', 'no new layer was selected', undefined);
+  if (!doc || !created || created.id === spot.id) throw new PhotoshopCommandError('create a layer', 'no new layer was selected', undefined);
   const siblings = anchor.parent?.layers ?? doc.layers;
   const at = siblings.findIndex((l) => l.id === anchor.id);
   // Awaited: the DOM call is synchronous in Photoshop 25 and returns a promise in earlier versions.

@@ -58,6 +58,15 @@ const api = {
     doc.layers.unshift({ id: 200000 + docId, name, kind: 'pixel', visible: true, isBackground: false, pixels: px, children: null });
     return summary(doc);
   },
+  /** Put a copy of the Background into a new group with Lock All above it, and select the copy. */
+  addLayerInLockedGroup(docId: number, groupName: string, layerName: string) {
+    const doc = sim.core.doc(docId);
+    const bg = doc.layers[doc.layers.length - 1]!;
+    const layer: LayerNode = { id: 300000 + docId, name: layerName, kind: 'pixel', visible: true, isBackground: false, pixels: bg.pixels!.slice(), children: null };
+    doc.layers.unshift({ id: 310000 + docId, name: groupName, kind: 'group', visible: true, isBackground: false, pixels: null, children: [layer], locks: { all: true } });
+    doc.activeLayerIds = [layer.id];
+    return summary(doc);
+  },
   activate(docId: number) {
     sim.core.activeId = docId;
   },

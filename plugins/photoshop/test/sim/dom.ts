@@ -3,7 +3,7 @@
  * or `Document` is a handle by id whose properties read the current state.
  */
 import type { PsBounds, PsDocument, PsLayer } from '../../src/host/types';
-import { boundsOf, joinsClipping, locate, type DocState } from './state';
+import { boundsOf, heldLocks, joinsClipping, locate, lockedGroupAround, ownLocks, type DocState, type LayerNode } from './state';
 import type { SimPhotoshopCore } from './photoshop';
 
 export class SimLayer implements PsLayer {
@@ -28,7 +28,12 @@ export class SimLayer implements PsLayer {
   get visible(): boolean {
     return this.found.node.visible;
   }
+  /**
+   * Lock All "prevents edits to pixels and properties of this layer" (classes/layer.md:37) and names no exception for
+   * visibility, so hiding or showing a locked layer is refused too (the stricter reading).
+   */
   set visible(value: boolean) {
+    this.checkNotAllLocked('visibility');
     this.core.mutate(this.docId, value ? 'Show Layer' : 'Hide Layer', () => {
       this.found.node.visible = value;
     });
@@ -36,7 +41,10 @@ export class SimLayer implements PsLayer {
   get blendMode(): string {
     return this.found.node.blendMode ?? 'normal';
   }
+  /** Photoshop 24.2 and later throw for the Background rather than converting it (classes/layer.md:38). */
   set blendMode(mode: string) {
+    if (this.found.node.isBackground) throw new Error('The blend mode of the background layer cannot be changed');
+    this.checkNotAllLocked('blend mode');
     this.core.mutate(this.docId, 'Blending Change', () => {
       this.found.node.blendMode = mode;
     });
@@ -46,6 +54,9 @@ export class SimLayer implements PsLayer {
   }
   set opacity(value: number) {
     if (!(value >= 0 && value <= 100)) throw new Error('opacity must be between 0 and 100');
+    // "You cannot change … a background layer['s] … opacity" (Photoshop Help, "Convert background and layers").
+    if (this.found.node.isBackground) throw new Error('The opacity of the background layer cannot be changed');
+    this.checkNotAllLocked('opacity');
     this.core.mutate(this.docId, 'Opacity Change', () => {
       this.found.node.opacity = value;
     });
@@ -56,6 +67,7 @@ export class SimLayer implements PsLayer {
   set fillOpacity(value: number) {
     if (!(value >= 0 && value <= 100)) throw new Error('fillOpacity must be between 0 and 100');
     if (this.found.node.isBackground) throw new Error('The background layer has no fill opacity');
+    this.checkNotAllLocked('fill opacity');
     this.core.mutate(this.docId, 'Fill Opacity Change', () => {
       this.found.node.fillOpacity = value;
     });
@@ -66,18 +78,19 @@ export class SimLayer implements PsLayer {
   /**
    * Clip to the layer below (Layer > Create Clipping Mask), which needs one and is not done to the Background;
    * releasing "will also release the layers above" (classes/layer.md `isClippingMask`): the clipped run above it.
+   * Clipping is a property, which Lock All keeps (classes/layer.md:37): of this layer, and of those it releases.
    */
   set isClippingMask(clipped: boolean) {
-    const { node, siblings } = this.found;
+    const { doc, node, siblings } = this.found;
     const at = siblings.indexOf(node);
     if (clipped && (node.isBackground || at === siblings.length - 1)) throw new Error('Create Clipping Mask is not available for this layer');
+    this.checkNotAllLocked('clipping');
+    const released = clipped || !node.clipped ? [] : clippedRunAbove(siblings, at);
+    const locked = released.find((l) => heldLocks(doc.layers, l.id).all);
+    if (locked) throw new Error(`Could not release the clipping mask because "${locked.name}" is locked`);
     this.core.mutate(this.docId, clipped ? 'Create Clipping Mask' : 'Release Clipping Mask', () => {
-      if (clipped) {
-        node.clipped = true;
-        return;
-      }
-      if (!node.clipped) return;
-      for (let i = at; i >= 0 && siblings[i]!.clipped; i--) siblings[i]!.clipped = false;
+      node.clipped = clipped;
+      for (const layer of released) layer.clipped = false;
     });
   }
   get layerMaskDensity(): number {
@@ -102,9 +115,35 @@ export class SimLayer implements PsLayer {
   private setMaskProperty(property: string, key: 'maskDensity' | 'maskFeather', value: number, max: number): void {
     if (!(value >= 0 && value <= max)) throw new Error(`${property} must be between 0 and ${max}`);
     const node = this.withMask();
+    this.checkNotAllLocked(property);
     this.core.mutate(this.docId, 'Layer Mask Properties', () => {
       node[key] = value;
     });
+  }
+  /**
+   * Lock All "prevents edits to pixels and properties of this layer" (classes/layer.md:37), its own or a group's around
+   * it (see `heldLocks`). Photoshop's wording for the refusal is not documented.
+   */
+  private checkNotAllLocked(what: string): void {
+    const { doc, node } = this.found;
+    if (heldLocks(doc.layers, this.id).all) throw new Error(`Could not change the ${what} of "${node.name}" because the layer is locked`);
+  }
+  /**
+   * The layer's own locks (classes/layer.md:37, :57, :58, :60; the Background's are in `ownLocks`). Whether a layer in
+   * a locked group answers its group's lock is not documented: the simulator answers its own, so that the panel must
+   * look at the groups around a layer itself.
+   */
+  get allLocked(): boolean {
+    return ownLocks(this.found.node).all;
+  }
+  get pixelsLocked(): boolean {
+    return ownLocks(this.found.node).pixels;
+  }
+  get positionLocked(): boolean {
+    return ownLocks(this.found.node).position;
+  }
+  get transparentPixelsLocked(): boolean {
+    return ownLocks(this.found.node).transparentPixels;
   }
   get isBackgroundLayer(): boolean {
     return this.found.node.isBackground;
@@ -133,7 +172,11 @@ export class SimLayer implements PsLayer {
     return parent ? new SimLayer(this.core, this.docId, parent.id) : null;
   }
 
-  /** `Layer.move`: only `placeBefore` (above) is simulated. */
+  /**
+   * `Layer.move`: only `placeBefore` (above) is simulated. Lock Position "prevents the layer from being moved"
+   * (classes/layer.md:58), and Lock All keeps everything; whether restacking counts as moving is not said, so both
+   * refuse it here (the stricter reading), as does a locked group the layer would leave or enter (`lockedGroupAround`).
+   */
   move(relativeObject: PsLayer, insertLocation: string): void {
     if (insertLocation !== 'placeBefore') throw new Error(`simulator: move(${insertLocation}) is not simulated`);
     this.core.mutate(this.docId, 'Move Layer', (doc) => {
@@ -141,6 +184,10 @@ export class SimLayer implements PsLayer {
       const to = locate(doc.layers, relativeObject.id);
       if (!from || !to) throw new Error('simulator: move to a layer of another document');
       if (from.node.isBackground) throw new Error('The background layer cannot be moved');
+      const held = heldLocks(doc.layers, this.id);
+      if (held.all || held.position) throw new Error(`Could not move "${from.node.name}" because the layer is locked`);
+      const group = lockedGroupAround(doc.layers, to.parent) ?? lockedGroupAround(doc.layers, from.parent);
+      if (group) throw new Error(`Could not move "${from.node.name}" because "${group.name}" is locked`);
       from.siblings.splice(from.siblings.indexOf(from.node), 1);
       to.siblings.splice(to.siblings.indexOf(to.node), 0, from.node);
       from.node.clipped = joinsClipping(to.siblings, from.node, this.core.clipsLayersOverClipped);
@@ -188,6 +235,17 @@ export class SimDocument implements PsDocument {
   get activeLayers(): readonly PsLayer[] {
     return this.state.activeLayerIds.map((id) => new SimLayer(this.core, this.id, id));
   }
+  /** "The artboards in the document" (classes/document.md:88): artboards are top-level groups. */
+  get artboards(): readonly PsLayer[] {
+    return this.state.layers.filter((l) => l.artboard).map((l) => new SimLayer(this.core, this.id, l.id));
+  }
+}
+
+/** The run of clipped layers directly above index `at` among `siblings` (topmost first), nearest first. */
+function clippedRunAbove(siblings: readonly LayerNode[], at: number): LayerNode[] {
+  const run: LayerNode[] = [];
+  for (let i = at - 1; i >= 0 && siblings[i]!.clipped; i--) run.push(siblings[i]!);
+  return run;
 }
 
 /** How far the simulator's layer styles reach outside a layer's pixels, pixels. */

@@ -15,7 +15,7 @@
 import type { PsGetPixelsOptions, PsImageData, PsImaging, PsRect } from '../../src/host/types';
 import type { SimPhotoshopCore } from './photoshop';
 import { native } from './native';
-import { boundsOf, compositeOf, locate } from './state';
+import { boundsOf, compositeOf, heldLocks, locate } from './state';
 
 const DEPTH: Record<string, 8 | 16 | 32> = { bitDepth8: 8, bitDepth16: 16, bitDepth32: 32 };
 
@@ -134,6 +134,10 @@ export class SimImaging implements PsImaging {
     if (img.colorSpace !== 'RGB' || img.components !== 4) throw new Error('simulator: putPixels takes RGBA data');
     const found = locate(doc.layers, options.layerID);
     if (!found || found.node.kind !== 'pixel' || !found.node.pixels) throw new Error('The target layer must be a pixel layer');
+    // Lock All and Lock Image Pixels keep the layer's pixels (classes/layer.md:37, :57). How putPixels treats a layer
+    // whose transparent pixels are locked (:60) is not documented (imaging.md:181-201): refused too, as the stricter host.
+    const held = heldLocks(doc.layers, options.layerID);
+    if (held.all || held.pixels || held.transparentPixels) throw new Error(`Could not put pixels into "${found.node.name}" because the layer is locked`);
     const left = options.targetBounds?.left ?? 0;
     const top = options.targetBounds?.top ?? 0;
     this.core.mutate(doc.id, options.commandName ?? 'Put Pixels', () => {
@@ -186,6 +190,11 @@ export class SimImaging implements PsImaging {
     if (img.componentSize !== depth) throw new Error(`putLayerMask: ${img.componentSize}-bit data into a ${depth}-bit document`);
     const found = locate(doc.layers, options.layerID);
     if (!found) throw new Error(`layer ${options.layerID} not found`);
+    // A Background has no layer mask (it must become a regular layer first). Lock All keeps the layer's pixels
+    // (classes/layer.md:37); whether Lock Image Pixels (:57) keeps its mask too is not documented: refused, the stricter host.
+    if (found.node.isBackground) throw new Error('The background layer cannot have a layer mask');
+    const held = heldLocks(doc.layers, options.layerID);
+    if (held.all || held.pixels) throw new Error(`Could not change the layer mask of "${found.node.name}" because the layer is locked`);
     const left = options.targetBounds?.left ?? 0;
     const top = options.targetBounds?.top ?? 0;
     this.core.mutate(doc.id, 'Add Layer Mask', () => {

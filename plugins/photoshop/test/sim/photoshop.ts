@@ -12,7 +12,7 @@ import type {
 import type { SimCodec } from './codec';
 import { SimDocument } from './dom';
 import { SimImaging } from './imaging';
-import { joinsClipping, locate, newDocument, newId, restore, snapshot, type DocState, type LayerNode } from './state';
+import { joinsClipping, locate, lockedGroupAround, newDocument, newId, restore, snapshot, type DocState, type LayerNode } from './state';
 
 export class SimPhotoshopCore {
   readonly docs = new Map<number, DocState>();
@@ -197,7 +197,11 @@ export class SimPhotoshopCore {
           pixels: new Uint8Array(doc.width * doc.height * 4), children: null,
         };
         const active = doc.activeLayerIds[0] !== undefined ? locate(doc.layers, doc.activeLayerIds[0]) : undefined;
-        // Like Photoshop: above the selected layer, or at the top inside a selected group.
+        // Like Photoshop: above the selected layer, or at the top inside a selected group (or artboard)…
+        const parent = !active ? null : active.node.children ? active.node : active.parent;
+        // …unless that is inside a locked group: refused as Photoshop answers a Make it cannot do
+        // (adobe-photoshop/spaces-design#1399: -25920 "The command “Make” is not currently available.").
+        if (lockedGroupAround(doc.layers, parent)) throw new Error('The command “Make” is not currently available.');
         const siblings = !active ? doc.layers : active.node.children ?? active.siblings;
         siblings.splice(!active || active.node.children ? 0 : siblings.indexOf(active.node), 0, node);
         node.clipped = joinsClipping(siblings, node, this.clipsLayersOverClipped);

@@ -38,7 +38,27 @@ export interface LayerNode {
   effects?: Record<string, unknown>;
   /** Whether it has a vector mask (not rendered by the simulator). */
   vectorMask?: boolean;
+  /** Its own locks, set in the Layers panel (see {@link Locks}); none when absent. */
+  locks?: Locks;
+  /** A group that is an artboard (Layer > New > Artboard): listed by `document.artboards`. Top level only. */
+  artboard?: boolean;
 }
+
+/**
+ * The four locks of the Layers panel, as the DOM names them (classes/layer.md:37, :57, :58, :60): `all` "prevents
+ * edits to pixels and properties of this layer", `pixels` "prevents the pixels of this layer from being edited",
+ * `position` "prevents the layer from being moved", `transparentPixels` "prevents the transparent pixels from being
+ * edited". What each refuses is decided where the operation is simulated (`dom.ts`, `imaging.ts`, `photoshop.ts`).
+ */
+export interface Locks {
+  all?: boolean;
+  pixels?: boolean;
+  position?: boolean;
+  transparentPixels?: boolean;
+}
+
+export type LockName = keyof Locks;
+const LOCK_NAMES: readonly LockName[] = ['all', 'pixels', 'position', 'transparentPixels'];
 
 export interface HistoryEntry {
   name: string;
@@ -77,7 +97,10 @@ export function newId(): number {
 }
 
 export function cloneLayers(layers: LayerNode[]): LayerNode[] {
-  return layers.map((l) => ({ ...l, pixels: l.pixels ? l.pixels.slice() : null, children: l.children ? cloneLayers(l.children) : null, ...(l.mask ? { mask: l.mask.slice() } : {}) }));
+  return layers.map((l) => ({
+    ...l, pixels: l.pixels ? l.pixels.slice() : null, children: l.children ? cloneLayers(l.children) : null,
+    ...(l.mask ? { mask: l.mask.slice() } : {}), ...(l.locks ? { locks: { ...l.locks } } : {}),
+  }));
 }
 
 export function snapshot(doc: DocState, name: string): HistoryEntry {
@@ -99,6 +122,56 @@ export function locate(layers: LayerNode[], id: number): { node: LayerNode; sibl
     }
   }
   return undefined;
+}
+
+/** The groups holding layer `id`, outermost first; undefined when there is no such layer. */
+export function ancestorsOf(layers: LayerNode[], id: number): LayerNode[] | undefined {
+  for (const node of layers) {
+    if (node.id === id) return [];
+    const inner = node.children ? ancestorsOf(node.children, id) : undefined;
+    if (inner) return [node, ...inner];
+  }
+  return undefined;
+}
+
+/**
+ * A layer's own locks. The Background is always opaque and stays at the bottom ("You cannot change the stacking order
+ * of a background layer, its blending mode, or its opacity", Photoshop Help, "Convert background and layers"), so it
+ * answers with its position and transparency locked, whatever else it has.
+ */
+export function ownLocks(node: LayerNode): Required<Locks> {
+  const l = node.locks ?? {};
+  return {
+    all: l.all === true,
+    pixels: l.pixels === true,
+    position: l.position === true || node.isBackground,
+    transparentPixels: l.transparentPixels === true || node.isBackground,
+  };
+}
+
+/**
+ * The locks that hold layer `id`: its own and those of every group around it. The docs do not say whether a group's
+ * lock reaches its layers (Photoshop's Layers panel shows them locked too); the simulator, the stricter host, lets it.
+ */
+export function heldLocks(layers: LayerNode[], id: number): Required<Locks> {
+  const found = locate(layers, id);
+  if (!found) throw new Error(`simulator: layer ${id} no longer exists`);
+  const held = ownLocks(found.node);
+  for (const group of ancestorsOf(layers, id) ?? []) {
+    const own = ownLocks(group);
+    for (const name of LOCK_NAMES) held[name] ||= own[name];
+  }
+  return held;
+}
+
+/**
+ * The outermost locked group that a layer put inside `group` (null: the top level) would be in. Whether Photoshop adds
+ * or moves a layer into a group with a lock is not documented (classes/layer.md `move`, batchplay.md): the simulator
+ * refuses any lock, as the stricter host.
+ */
+export function lockedGroupAround(layers: LayerNode[], group: LayerNode | null): LayerNode | undefined {
+  if (!group) return undefined;
+  return [...(ancestorsOf(layers, group.id) ?? []), group].find((g) => LOCK_NAMES.some((name) => ownLocks(g)[name]));
 }
 
 /**
