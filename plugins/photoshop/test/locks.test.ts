@@ -231,7 +231,7 @@ describe('Correct Layer in locked groups and artboards', () => {
       groupLayer(620, 'Board', [groupLayer(621, 'Outer', [groupLayer(622, 'Inner', [pixelLayer(623, 'face', px)])], { locks: { all: true } })], { artboard: true, locks: { position: true } }),
     ]);
     await expectRefused(host, doc, 'layer', 623,
-      `"face" is inside the locked group "Outer" and the locked artboard "Board", where Photoshop cannot add the result layer: unlock them (${HOW_TO_UNLOCK}), or use Correct Document, then correct again; nothing was sent`);
+      `"face" is inside the locked group "Outer" and the locked artboard "Board", where Photoshop cannot add the result layer: unlock them (${HOW_TO_UNLOCK}), then correct again; nothing was sent`);
   });
 
   it('a source in an unlocked artboard gets its result directly above it, inside the artboard', async () => {
@@ -247,7 +247,7 @@ describe('Correct Layer in locked groups and artboards', () => {
   it('Correct Layer with an artboard selected says it is an artboard, before anything is read', async () => {
     const { host, sim, doc } = await photoWith((px) => [groupLayer(640, 'Artboard 1', [pixelLayer(641, 'face', px)], { artboard: true })]);
     doc.activeLayerIds = [640];
-    expect(() => resolveTargets(host, 'layer')).toThrow('"Artboard 1" is an artboard; Correct Layer works on pixel, smart object and text layers. Select one inside it, or use Correct Document.');
+    expect(() => resolveTargets(host, 'layer')).toThrow('"Artboard 1" is an artboard; Correct Layer works on pixel, smart object and text layers. Select one inside it.');
     expect(sim.imaging.getPixelsLog).toEqual([]);
   });
 
@@ -273,21 +273,52 @@ describe('Correct Document under locked groups and artboards', () => {
     expect(sim.core.batchPlayLog.map((d) => [d[0]!._obj, d[0]!._target?.[0]?._id])).toEqual([['select', background], ['make', undefined]]);
   });
 
-  it('in a document of artboards, the first unlocked artboard takes the new layer before it goes on top; all locked, it is refused', async () => {
+  it('with every top-level layer a locked group, it is refused before anything is sent', async () => {
     const { host, sim } = simHost();
     const photo = await loadSample('portraits/astronaut.jpg', 64);
-    // Opened with transparency: no Background, every layer in an artboard.
+    // Opened with transparency: no Background, every layer in a group.
+    const doc = sim.openDocument({ title: 'groups.psd', width: photo.width, height: photo.height, pixels: rgbToRgba(photo.pixels), channels: 4 });
+    const layer0 = doc.layers[0]!;
+    doc.layers = [groupLayer(710, 'Retouch', [], { locks: { all: true } }), groupLayer(711, 'Photo', [layer0], { locks: { position: true } })];
+
+    await expectRefused(host, doc, 'document', undefined,
+      `every layer at the top of "groups.psd" is a locked group, so Photoshop cannot add the result layer above them: unlock "Retouch" (${HOW_TO_UNLOCK}), then correct again; nothing was sent`);
+  });
+});
+
+describe('a document of artboards', () => {
+  const ARTBOARDS = '"boards.psd" has artboards, and a result of the whole canvas would be a layer outside them, which exporting an artboard leaves out: select the photo\'s layer inside an artboard and use Correct Layer; nothing was sent';
+
+  /** A document made with artboards (no Background), the photo in the second one. */
+  async function boards() {
+    const { host, sim } = simHost();
+    const photo = await loadSample('portraits/astronaut.jpg', 64);
     const doc = sim.openDocument({ title: 'boards.psd', width: photo.width, height: photo.height, pixels: rgbToRgba(photo.pixels), channels: 4 });
     const layer0 = doc.layers[0]!;
-    doc.layers = [groupLayer(710, 'Artboard 1', [], { artboard: true, locks: { all: true } }), groupLayer(711, 'Artboard 2', [layer0], { artboard: true })];
+    doc.layers = [groupLayer(710, 'Artboard 1', [], { artboard: true }), groupLayer(711, 'Artboard 2', [layer0], { artboard: true })];
+    return { host, sim, doc, photoLayer: layer0.id };
+  }
 
-    expect((await press(host, doc, 'document')).outcome.status).toBe('done');
-    expect(tree(doc.layers)).toEqual([[RESULT, true, false, {}], ['Artboard 1', true, false, { all: true }, []], ['Artboard 2', true, false, {}, [['Layer 0', true, false, {}]]]]);
+  it('Correct Document is refused before anything is read or sent: its result would sit outside every artboard', async () => {
+    const { host, sim, doc } = await boards();
+    await expectRefused(host, doc, 'document', undefined, ARTBOARDS);
+    expect(sim.imaging.getPixelsLog).toEqual([]);
+  });
 
-    locate(doc.layers, 711)!.node.locks = { position: true };
-    doc.layers.shift();
-    await expectRefused(host, doc, 'document', undefined,
-      `every layer at the top of "boards.psd" is a locked group or artboard, so Photoshop cannot add the result layer above them: unlock "Artboard 1" (${HOW_TO_UNLOCK}), then correct again; nothing was sent`);
+  it('the preview of the document is refused the same way, and Correct All Open Documents reports it for that document', async () => {
+    const { host, doc } = await boards();
+    const before = serviceCounts();
+    await expect(makePreview(host, emulator.backend(), PARAMS, 'document')).rejects.toThrow(ARTBOARDS);
+    const outcomes = await runCorrections(host, emulator.backend(), resolveTargets(host, 'all'), PARAMS);
+    expect(outcomes.map((o) => [o.title, o.status, o.message])).toEqual([['boards.psd', 'failed', ARTBOARDS]]);
+    expect(serviceCounts()).toEqual(before);
+    expect(tree(doc.layers)).toEqual([['Artboard 1', true, false, {}, []], ['Artboard 2', true, false, {}, [['Layer 0', true, false, {}]]]]);
+  });
+
+  it('Correct Layer on the photo inside an artboard puts its result above it, inside the artboard', async () => {
+    const { host, doc, photoLayer } = await boards();
+    expect((await press(host, doc, 'layer', photoLayer)).outcome.status).toBe('done');
+    expect(tree(doc.layers)).toEqual([['Artboard 1', true, false, {}, []], ['Artboard 2', true, false, {}, [[RESULT, true, false, {}], ['Layer 0', true, false, {}]]]]);
   });
 });
 

@@ -53,7 +53,7 @@ export async function makePreview(
   // The same checks as Correct Document / Correct Layer, so the preview shows what Apply would correct.
   const [target] = resolveTargets(host, scope);
   const doc = host.ps.app.activeDocument!;
-  const unsupported = unsupportedReason(doc);
+  const unsupported = unsupportedReason(doc, target!.layerId);
   if (unsupported) throw new Error(unsupported);
   const layer = target!.layerId !== undefined ? doc.activeLayers.find((l) => l.id === target!.layerId) : undefined;
   // What Apply would refuse for its size, the preview refuses too, before reading anything.

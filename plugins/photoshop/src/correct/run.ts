@@ -116,7 +116,7 @@ async function correctOne(
   report('reading');
   const doc = findDocument(host, target.documentId);
   if (!doc) throw new Error('the document was closed');
-  const unsupported = unsupportedReason(doc);
+  const unsupported = unsupportedReason(doc, target.layerId);
   if (unsupported) throw new Error(unsupported);
   const exported = await inModal(host, 'Reading pixels for Perfectly Clear', async (context) => {
     if (target.layerId !== undefined) await layerCheck(host, doc.id, target.layerId, target.layerName ?? target.title);

@@ -34,7 +34,7 @@ export function resolveTargets(host: Host, scope: Scope): Target[] {
   const layer = doc.activeLayers[0];
   if (!layer) throw new NothingToCorrectError(`Select a layer in "${doc.title}" first.`);
   if (layer.kind === 'group' && containerWord(doc, layer) === 'artboard') {
-    throw new NothingToCorrectError(`"${layer.name}" is an artboard; Correct Layer works on pixel, smart object and text layers. Select one inside it, or use Correct Document.`);
+    throw new NothingToCorrectError(`"${layer.name}" is an artboard; Correct Layer works on pixel, smart object and text layers. Select one inside it.`);
   }
   if (!CORRECTABLE.includes(layer.kind)) {
     throw new NothingToCorrectError(

@@ -78,12 +78,22 @@ export function documentBits(doc: PsDocument): 8 | 16 | 32 {
 }
 
 /** Why the document cannot be corrected, or undefined when it can. */
-export function unsupportedReason(doc: PsDocument): string | undefined {
+export function unsupportedReason(doc: PsDocument, layerId: number | undefined): string | undefined {
   const refused: Record<string, string> = { bitmapMode: 'Bitmap', indexedColorMode: 'Indexed Color', multichannelMode: 'Multichannel' };
   const mode = refused[doc.mode];
   // Bitmap and Indexed documents have no layers; Multichannel ones have no composite RGB the result could go back into.
   if (mode) return `"${doc.title}" is in ${mode} mode, which cannot hold the result layer: convert it to RGB (Image > Mode) first; nothing was sent`;
+  if (layerId === undefined && doc.artboards.length > 0) return artboardsReason(doc);
   return undefined;
+}
+
+/**
+ * A document of artboards has no one picture to correct: the composite spans every artboard and the canvas between
+ * them, and its result would be a layer outside them all, which an artboard's export (File > Export > Artboards to
+ * Files) leaves out. Each artboard's photo is corrected on its own with Correct Layer, its result inside the artboard.
+ */
+function artboardsReason(doc: PsDocument): string {
+  return `"${doc.title}" has artboards, and a result of the whole canvas would be a layer outside them, which exporting an artboard leaves out: select the photo's layer inside an artboard and use Correct Layer; nothing was sent`;
 }
 
 /** How the upload was encoded, for the user. */

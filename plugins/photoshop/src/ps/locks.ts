@@ -56,13 +56,13 @@ export function lockRefusal(doc: PsDocument, changes: ResultChanges): LockRefusa
   return placeRefusal(doc, changes.source) ?? editRefusal(changes);
 }
 
-/** A result that cannot be made where it goes: in a locked group or artboard, or above a top of locked groups. */
+/** A result that cannot be made where it goes: in a locked group or artboard, or (a whole-document result) above a top of locked groups. */
 function placeRefusal(doc: PsDocument, source: PsLayer | undefined): LockRefusal | undefined {
   if (!source) {
     const top = doc.layers[0];
     if (!top || makeSpot(top, doc.layers)) return undefined;
     return {
-      problem: `every layer at the top of "${doc.title}" is a locked group or artboard, so Photoshop cannot add the result layer above them`,
+      problem: `every layer at the top of "${doc.title}" is a locked group, so Photoshop cannot add the result layer above them`,
       remedy: `unlock "${top.name}" (${HOW_TO_UNLOCK})`,
     };
   }
@@ -70,7 +70,8 @@ function placeRefusal(doc: PsDocument, source: PsLayer | undefined): LockRefusal
   if (locked.length === 0) return undefined;
   return {
     problem: `"${source.name}" is inside ${listed(locked.map((g) => `the locked ${containerWord(doc, g)} "${g.name}"`))}, where Photoshop cannot add the result layer`,
-    remedy: `unlock ${locked.length > 1 ? 'them' : 'it'} (${HOW_TO_UNLOCK}), or use Correct Document`,
+    // Correct Document is no way out in a document of artboards (export.ts `unsupportedReason`).
+    remedy: `unlock ${locked.length > 1 ? 'them' : 'it'} (${HOW_TO_UNLOCK})${doc.artboards.length > 0 ? '' : ', or use Correct Document'}`,
   };
 }
 
