@@ -189,6 +189,15 @@ describe('Correct Layer and Correct Document with locked layers', () => {
     expect(tree(doc.layers)).toEqual([[RESULT, true, false, {}], ['retouched', true, false, { all: true }], ['Background', true, false, {}]]);
   });
 
+  it('a masked source without Lock All has its mask read once, as the result is added: the check before sending does not read it', async () => {
+    const { host, sim, doc } = await photoWith((px) => [pixelLayer(515, 'masked', px, { mask: new Uint8Array(px.length / 4).fill(255) })]);
+
+    const { outcome } = await press(host, doc, 'layer', 515);
+
+    expect(outcome.status).toBe('done');
+    expect(sim.imaging.getLayerMaskLog).toEqual([515]);
+  });
+
   it('a source with Lock All that the result would take over (it must be hidden) is refused before anything is sent', async () => {
     const { host, doc } = await photoWith((px) => [pixelLayer(520, 'tint', px, { blendMode: 'multiply', locks: { all: true } })]);
     await expectRefused(host, doc, 'layer', 520,

@@ -11,7 +11,7 @@ import { activateDocument, createLayerAbove, findDocument, findLayer } from './c
 import { earlierResults, hideReplaced } from './earlier-results';
 import { documentBits, SRGB_PROFILE } from './export';
 import { refuseBeforeSending, refuseWhileAdding, type ResultChanges } from './locks';
-import { lookNotes, matchLook, readSourceLook, resultMask, takesOver, type SourceLook } from './look';
+import { clippedToLayer, lookNotes, matchLook, readSourceLook, resultMask, takesOver, type SourceLook } from './look';
 import { selectionOver } from './masks';
 import { CancelledError, inModal, inOneHistoryStep, type ModalWait } from './modal';
 
@@ -150,7 +150,7 @@ export async function addResultLayer(host: Host, context: PsExecutionContext, re
     const takeOver = look !== undefined && takesOver(look) && result.sourcePixels !== undefined;
     // Found before the new layer, which is named as the earlier results are; a lock set on them meanwhile is refused
     // before anything changes (Photoshop would refuse it halfway).
-    const changes = resultChanges(doc, source, look, takeOver);
+    const changes = resultChanges(doc, source, takeOver);
     refuseWhileAdding(doc, changes);
     // Taken over, the strength is a mix of the pixels: the result's opacity is the source's own.
     const image = takeOver && strength < 100 ? mixedPixels(fitted, look) : fitted.image;
@@ -187,17 +187,18 @@ export async function addResultLayer(host: Host, context: PsExecutionContext, re
 /**
  * Refuse, before anything is sent, a result that a layer lock would keep out (`locks.ts`), from what adding it would
  * change, read as {@link addResultLayer} reads it (whether the source would be taken over, without a strength mix).
- * Runs inside `executeAsModal`: the source's look is read, its mask included.
+ * Runs inside `executeAsModal`. Whether the source is taken over matters only when it has Lock All, and only then is
+ * its look read: that read takes its whole mask, which on a large layer holds Photoshop for a while.
  */
 export async function refuseLockedBeforeSending(host: Host, doc: PsDocument, sourceLayerId: number | undefined): Promise<void> {
   const source = sourceLayerId === undefined ? undefined : anchorLayer(doc, sourceLayerId);
-  const look = source ? await readSourceLook(host, doc, source, source.boundsNoEffects) : undefined;
-  refuseBeforeSending(doc, resultChanges(doc, source, look, look !== undefined && takesOver(look)));
+  const hidesSource = source?.allLocked === true && takesOver(await readSourceLook(host, doc, source, source.boundsNoEffects));
+  refuseBeforeSending(doc, resultChanges(doc, source, hidesSource));
 }
 
 /** What adding a result above `source` (undefined: on top of the document) changes besides the new layer. */
-function resultChanges(doc: PsDocument, source: PsLayer | undefined, look: SourceLook | undefined, takeOver: boolean): ResultChanges {
-  return { source, hidesSource: takeOver, clippedToIt: look?.clippedToIt ?? [], replaced: earlierResults(doc, source?.id) };
+function resultChanges(doc: PsDocument, source: PsLayer | undefined, hidesSource: boolean): ResultChanges {
+  return { source, hidesSource, clippedToIt: source ? clippedToLayer(doc, source) : [], replaced: earlierResults(doc, source?.id) };
 }
 
 /**

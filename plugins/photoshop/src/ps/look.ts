@@ -42,12 +42,17 @@ export async function readSourceLook(host: Host, doc: PsDocument, source: PsLaye
     opacity: source.opacity,
     fillOpacity: source.fillOpacity,
     clipped,
-    clippedToIt: clipped ? [] : clippedAbove(source, source.parent?.layers ?? doc.layers),
+    clippedToIt: clippedToLayer(doc, source),
     ...(pixels ? { mask: { pixels, density: source.layerMaskDensity, feather: source.layerMaskFeather } } : {}),
     maskOff: style.userMaskEnabled === false,
     effects: style.effects,
     blendIf: style.blendIf,
   };
+}
+
+/** The layers clipped to `layer` (none when it is itself clipped to the layer below), bottom first. */
+export function clippedToLayer(doc: PsDocument, layer: PsLayer): PsLayer[] {
+  return layer.isClippingMask ? [] : clippedAbove(layer, layer.parent?.layers ?? doc.layers);
 }
 
 /** The run of clipped layers directly above `layer` among its siblings (topmost first), bottom first. */

@@ -48,6 +48,8 @@ export class SimImageData implements PsImageData {
 export class SimImaging implements PsImaging {
   readonly getPixelsLog: PsGetPixelsOptions[] = [];
   readonly putPixelsLog: { documentID?: number; layerID: number; targetBounds?: unknown; componentSize: number }[] = [];
+  /** The layers whose user mask was read, in order (a whole mask is a large read on a large layer). */
+  readonly getLayerMaskLog: number[] = [];
   /** Image data handed out and not disposed (a leak if the panel forgets `dispose`). */
   readonly live = new Set<SimImageData>();
 
@@ -165,6 +167,7 @@ export class SimImaging implements PsImaging {
     const found = locate(doc.layers, options.layerID);
     if (!found) throw new Error(`layer ${options.layerID} not found`);
     if (!found.node.mask) throw new Error('The layer has no user mask');
+    this.getLayerMaskLog.push(options.layerID);
     const img = new SimImageData(doc.width, doc.height, 1, found.node.mask.slice(), 'Grayscale', 'Gray Gamma 2.2');
     return { imageData: this.track(img), sourceBounds: { left: 0, top: 0, right: doc.width, bottom: doc.height } };
   }
