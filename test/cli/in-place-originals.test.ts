@@ -104,35 +104,45 @@ describe('pfc correct --in-place and pfc restore on messy folders', () => {
     const photos = join(dir, 'photos');
     // deep.jpg's own path is 4,080 bytes (readable), so the paths pfc would write for it (its result under
     // corrected/, its kept original under .pfc-originals/, their temporary files) are over 4,095; the folder below
-    // it is over the limit itself and cannot be listed.
+    // it is over the limit itself and cannot be listed. mid.jpg's path is 4,056 bytes: its result and the result's
+    // temporary file fit, in place and under out/, but in place its kept original's temporary file and place in the
+    // history do not (they are checked before the upload too).
     const levels: string[] = [];
     let length = Buffer.byteLength(photos);
     while (4080 - length - '/deep.jpg'.length > 200) {
       levels.push('d'.repeat(99));
       length += 100;
     }
+    const mid = 'm'.repeat(4056 - length - '/mid.jpg'.length - 1);
     levels.push('e'.repeat(4080 - length - '/deep.jpg'.length - 1));
     // Made one level at a time from inside (relative names): no call may name a path that long.
-    const script = `const fs = require('node:fs'); const photo = fs.readFileSync(process.argv[1]);
-      for (const d of process.argv.slice(2)) { fs.mkdirSync(d); process.chdir(d); if (d.startsWith('e')) fs.writeFileSync('deep.jpg', photo); }
+    const script = `const fs = require('node:fs'); const photo = fs.readFileSync(process.argv[1]); const mid = process.argv[2];
+      for (const d of process.argv.slice(3)) {
+        if (d.startsWith('e')) { fs.mkdirSync(mid); fs.writeFileSync(mid + '/mid.jpg', photo); }
+        fs.mkdirSync(d); process.chdir(d); if (d.startsWith('e')) fs.writeFileSync('deep.jpg', photo);
+      }
       fs.writeFileSync('deeper.jpg', photo);`;
-    const made = spawnSync(process.execPath, ['-e', script, PHOTO_A, ...levels, 'f'.repeat(99)], { cwd: photos });
+    const made = spawnSync(process.execPath, ['-e', script, PHOTO_A, mid, ...levels, 'f'.repeat(99)], { cwd: photos });
     expect(made.status, made.stderr.toString()).toBe(0);
 
-    for (const mode of [['--out', 'out'], ['--in-place']]) {
+    const short = (rel: unknown): string => String(rel).replace(/^.*\//, '');
+    const modes = [{ mode: ['--out', 'out'], corrected: ['mid.jpg', 'top.jpg'], refused: ['deep.jpg'] }, { mode: ['--in-place'], corrected: ['top.jpg'], refused: ['deep.jpg', 'mid.jpg'] }];
+    for (const { mode, corrected, refused } of modes) {
       const r = await runPfc(['correct', 'photos', ...mode, '--json'], { cwd: dir });
       expect(r.code, `${mode}: ${r.stderr}`).toBe(1);
       expect(r.stderr).not.toMatch(/ENAMETOOLONG|\n\s+at /);
       const lines = jsonLines(r.stdout);
-      expect(lines.filter((l) => l.type === 'corrected').map((l) => l.rel), `${mode}`).toEqual(['top.jpg']);
-      const refused = lines.filter((l) => l.type === 'failed');
-      expect(refused.map((l) => [String(l.rel).endsWith('/deep.jpg'), l.errorName]), `${mode}`).toEqual([[true, 'OutputPathTooLongError']]);
-      expect(refused[0]!.error).toMatch(/is \d{4} bytes, over the 4095 a path may have here/);
-      // Refused before it was sent: no job started for it.
-      expect(lines.filter((l) => l.type === 'start').map((l) => l.rel)).toEqual(['top.jpg']);
+      expect(lines.filter((l) => l.type === 'corrected').map((l) => short(l.rel)).sort(), `${mode}`).toEqual(corrected);
+      const failed = lines.filter((l) => l.type === 'failed');
+      expect(failed.map((l) => [short(l.rel), l.errorName]).sort(), `${mode}`).toEqual(refused.map((name) => [name, 'OutputPathTooLongError']));
+      for (const l of failed) expect(l.error).toMatch(/is \d{4} bytes, over the 4095 a path may have here/);
+      // Refused before they were sent: no job started for them.
+      expect(lines.filter((l) => l.type === 'start').map((l) => short(l.rel)).sort(), `${mode}`).toEqual(corrected);
       const summary = summaryOf(r.stdout);
-      expect(summary).toMatchObject({ corrected: 1, failed: 2 });
+      expect(summary).toMatchObject({ corrected: corrected.length, failed: refused.length + 1 });
       expect((summary.failures as Array<{ error: string }>).map((f) => f.error)).toEqual(expect.arrayContaining([expect.stringMatching(/^folder cannot be read: its path is \d{4} bytes, too long for the file system/)]));
     }
+    // Nothing was kept for the refused files: .pfc-originals holds top.jpg's original alone.
+    expect(filesBelow(join(photos, '.pfc-originals'))).toEqual(['top.jpg']);
   });
 });

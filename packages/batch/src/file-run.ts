@@ -112,8 +112,12 @@ async function correctFile(job: FileJob, decision: CorrectDecision, base: FileRe
     });
   }
   const sent = sentFrom(decision, file);
-  // In in-place mode the upload is the kept original, whose size may differ from the planned file's.
-  const source = sent.source === file.input ? { size: file.size, mtimeMs: file.mtimeMs } : await stat(sent.source);
+  // The upload as it is now, not as planning saw it: a photo rewritten since (edited while the cost question waited, a
+  // sync tool) was declared at its planned size, which the upload then refused ("changed while it was being uploaded")
+  // on every attempt. In place the upload is the kept original, whose size may differ from the planned file's too.
+  const source = await stat(sent.source).catch(async (err: unknown) => {
+    throw (await unreadableInput(sent.source)) ?? err;
+  });
   // After a lost job the file is tried again alone: it may be what crashed the service (attempt-gate.ts).
   let alone = false;
   for (let attempt = 1; ; attempt++) {

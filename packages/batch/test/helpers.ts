@@ -1,5 +1,5 @@
 /** Test fixtures: tiny files with real headers, and a fake backend driven by the CorrectionBackend interface. */
-import { mkdtempSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import sharp from 'sharp';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -71,6 +71,20 @@ export function listAll(dir: string): string[] {
 export async function inPlace(root: string, backend: FakeBackend, params = {}): Promise<BatchSummary> {
   const plan = await planBatch({ inputs: [root], output: { kind: 'in-place' }, params });
   return runBatch(plan, { backend, params, retryDelayMs: 1 });
+}
+
+/**
+ * Edit the file at `path` without changing its size, as a tag editor writing into reserved space does: one byte
+ * changed, a later modification time. Returns the bytes it now holds.
+ */
+export function editKeepingSize(path: string): Buffer {
+  const bytes = readFileSync(path);
+  const at = bytes.length - 3;
+  bytes.writeUInt8(bytes.readUInt8(at) ^ 0xff, at);
+  writeFileSync(path, bytes);
+  const later = new Date(statSync(path).mtimeMs + 60_000);
+  utimesSync(path, later, later);
+  return bytes;
 }
 
 /** Write files (path → bytes) under `root`, creating folders. */

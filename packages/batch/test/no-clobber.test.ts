@@ -7,12 +7,12 @@
  * folders and checks the bytes on disk.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { FolderLockedError, LOCK_FILE, planBatch, restoreOriginals, runBatch } from '../src/index';
-import { CORRECTED_MARK, FakeBackend, inPlace, jpegBytes, listAll, tempDir, writeTree } from './helpers';
+import { FolderLockedError, LOCK_FILE, lockFolders, planBatch, restoreOriginals, runBatch } from '../src/index';
+import { CORRECTED_MARK, editKeepingSize, FakeBackend, inPlace, jpegBytes, listAll, tempDir, writeTree } from './helpers';
 
 const FIRST = jpegBytes(120, 80, { filler: 'the photo as the camera took it' });
 const SECOND = jpegBytes(120, 80, { filler: 'a new photo under the same name' });
@@ -22,6 +22,14 @@ const OTHER = jpegBytes(64, 48, { filler: 'another photo' });
 /** Bytes of every file below `dir`, in byte order (the order names give is not the point). */
 function contents(dir: string): Buffer[] {
   return listAll(dir).map((f) => readFileSync(join(dir, f))).sort(Buffer.compare);
+}
+
+/** A folder holding `files`, corrected in place once. */
+async function correctedInPlace(files: Record<string, Buffer>): Promise<string> {
+  const root = tempDir();
+  writeTree(root, files);
+  await inPlace(root, new FakeBackend());
+  return root;
 }
 
 describe('in place, every original replaced is kept, across reruns', () => {
@@ -46,9 +54,7 @@ describe('in place, every original replaced is kept, across reruns', () => {
 
 describe('restore', () => {
   it('leaves a corrected file the user changed as it is and says so, restores the others; its original stays kept', async () => {
-    const root = tempDir();
-    writeTree(root, { 'a.jpg': FIRST, 'b.jpg': OTHER });
-    await inPlace(root, new FakeBackend());
+    const root = await correctedInPlace({ 'a.jpg': FIRST, 'b.jpg': OTHER });
     writeFileSync(join(root, 'b.jpg'), 'my own edit');
     const changed = { path: join(root, 'b.jpg'), reason: `changed since pfc corrected it; left as is (the original stays in ${join(root, '.pfc-originals/b.jpg')})` };
 
@@ -58,6 +64,25 @@ describe('restore', () => {
     expect(readFileSync(join(root, 'a.jpg'))).toEqual(FIRST);
     expect(readFileSync(join(root, 'b.jpg'), 'utf8')).toBe('my own edit');
     expect(readFileSync(join(root, '.pfc-originals/b.jpg'))).toEqual(OTHER);
+  });
+
+  it('leaves a corrected file the user edited without changing its size (a tag written in place) as it is', async () => {
+    const root = await correctedInPlace({ 'a.jpg': FIRST });
+    const edited = editKeepingSize(join(root, 'a.jpg'));
+    const outcome = await restoreOriginals({ folder: root });
+    expect(outcome.restored).toEqual([]);
+    expect(outcome.skipped.map((s) => s.reason)).toEqual([expect.stringMatching(/^changed since pfc corrected it/)]);
+    expect(readFileSync(join(root, 'a.jpg'))).toEqual(edited);
+    expect(readFileSync(join(root, '.pfc-originals/a.jpg'))).toEqual(FIRST);
+  });
+
+  it('puts back originals only, never the partial copy of one that a killed run left in .pfc-originals', async () => {
+    const root = await correctedInPlace({ 'a.jpg': FIRST });
+    // What a run killed while keeping b.jpg's original leaves behind: its temporary copy, half written.
+    writeTree(root, { '.pfc-originals/.b.jpg.1a2b-0123456789ab.pfc-partial': 'half an original' });
+    expect((await restoreOriginals({ folder: root })).restored.map((r) => r.path)).toEqual([join(root, 'a.jpg')]);
+    expect(listAll(root).filter((f) => !f.startsWith('.pfc-'))).toEqual(['a.jpg']);
+    expect(readFileSync(join(root, 'a.jpg'))).toEqual(FIRST);
   });
 });
 
@@ -111,5 +136,41 @@ describe('the lock of an output folder', () => {
     // Killed, it left its lock behind: now stale, and taken over.
     expect((await runBatch(plan, { backend, retryDelayMs: 1 })).corrected).toBe(1);
     expect(readFileSync(join(out, 'a.jpg'))).toEqual(Buffer.concat([FIRST, CORRECTED_MARK]));
+  });
+
+  it('held by another live process keeps restore out: refused, naming it, the corrected photo left until that run is over', async () => {
+    const root = await correctedInPlace({ 'a.jpg': FIRST });
+    const holder = await holdLockInAnotherProcess(root);
+    try {
+      const refused = await restoreOriginals({ folder: root }).catch((err: unknown) => err);
+      expect(refused).toBeInstanceOf(FolderLockedError);
+      expect((refused as Error).message).toContain(`process ${holder.pid} on ${hostname()}`);
+      expect(readFileSync(join(root, 'a.jpg'))).toEqual(Buffer.concat([FIRST, CORRECTED_MARK]));
+    } finally {
+      await killed(holder);
+    }
+    expect((await restoreOriginals({ folder: root })).restored).toHaveLength(1);
+    expect(readFileSync(join(root, 'a.jpg'))).toEqual(FIRST);
+  });
+
+  it('deleted by hand while its run went on, and taken by another run, is that run\'s: the first run\'s end leaves it, and a third run is refused', async () => {
+    const root = tempDir();
+    writeTree(root, { 'in/a.jpg': FIRST });
+    const out = join(root, 'out');
+    const first = await lockFolders([out]);
+    // "delete the lock file if no pfc is running there", done while one still was: a second run takes the folder.
+    rmSync(join(out, LOCK_FILE));
+    const second = await holdLockInAnotherProcess(out);
+    try {
+      await first.release();
+      expect(JSON.parse(readFileSync(join(out, LOCK_FILE), 'utf8'))).toMatchObject({ pid: second.pid });
+      const backend = new FakeBackend();
+      const plan = await planBatch({ inputs: [join(root, 'in')], output: { kind: 'mirror', dir: out } });
+      await expect(runBatch(plan, { backend, retryDelayMs: 1 })).rejects.toBeInstanceOf(FolderLockedError);
+      expect(backend.calls).toHaveLength(0);
+      expect(existsSync(join(out, 'a.jpg'))).toBe(false);
+    } finally {
+      await killed(second);
+    }
   });
 });

@@ -1,10 +1,10 @@
 import { execFileSync } from 'node:child_process';
-import { closeSync, constants, existsSync, openSync, rmSync } from 'node:fs';
+import { closeSync, constants, existsSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConnectionError } from '@pfc/core';
 import { describe, expect, it } from 'vitest';
 import { type BatchEvent, planBatch, runBatch } from '../src/index';
-import { FakeBackend, jpegBytes, tempDir, writeTree } from './helpers';
+import { CORRECTED_MARK, FakeBackend, jpegBytes, tempDir, writeTree } from './helpers';
 
 describe('inputs that go away or cannot be read', () => {
   it('a file deleted during its upload fails at once with its own reason, not as a retried connection error', async () => {
@@ -57,6 +57,26 @@ describe('inputs that go away or cannot be read', () => {
     expect(plan.skipped.map((s) => s.code)).toEqual(['unreadable']);
     const summary = await runBatch(plan, { backend: new FakeBackend() });
     expect(summary).toMatchObject({ corrected: 1, failed: 1, excluded: 0 });
+  });
+});
+
+describe('inputs that change after planning', () => {
+  it('a photo rewritten to another size between planning and its upload (while the cost question waits, or by a sync tool) is sent whole, as it is then (mirror and in place)', async () => {
+    for (const output of [{ kind: 'mirror' }, { kind: 'in-place' }] as const) {
+      const root = tempDir();
+      writeTree(root, { 'a.jpg': jpegBytes(120, 80, { filler: 'as planned' }) });
+      const plan = await planBatch({ inputs: [root], output });
+      const now = jpegBytes(120, 80, { filler: 'rewritten since, with its metadata added' });
+      writeFileSync(join(root, 'a.jpg'), now);
+      const backend = new FakeBackend();
+      const summary = await runBatch(plan, { backend, retryDelayMs: 1 });
+      expect(summary.results.map((r) => [r.status, r.error]), output.kind).toEqual([['corrected', undefined]]);
+      expect(Buffer.from(backend.calls[0]!.input), output.kind).toEqual(now);
+      const result = readFileSync(join(root, output.kind === 'mirror' ? 'corrected/a.jpg' : 'a.jpg'));
+      expect(result, output.kind).toEqual(Buffer.concat([now, CORRECTED_MARK]));
+      // Recorded as it was sent: the next run finds it up to date.
+      expect((await runBatch(await planBatch({ inputs: [root], output }), { backend: new FakeBackend() })).upToDate, output.kind).toBe(1);
+    }
   });
 });
 
