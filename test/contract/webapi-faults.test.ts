@@ -9,9 +9,11 @@ import {
   ConnectionError,
   InternalServerError,
   JobFailedError,
+  PermissionDeniedError,
   RateLimitError,
   TimeoutError,
   UserAbortError,
+  type RetryInfo,
   type WebApiClient,
 } from '@pfc/core';
 import { clientFor, greyPng, recordingClient, sample, startWebEmulator, type Emulator } from './webapi-fixtures';
@@ -70,17 +72,49 @@ describe('retries under injected faults', () => {
     expect(requests('upload') - before).toBe(3);
   });
 
-  it('does not repeat POST /presets/ after a 500 (a second preset could result), but does after a 429', async () => {
+  it('does not repeat POST /presets/ after a 500 (a second preset could result)', async () => {
     emu.setFaults({ routes: { 'presets.create': { rate500: 1, count: 1 } } });
     const before = requests('presets.create');
     const { client: c } = recordingClient(emu);
     await expect(c.presets.create({ name: 'Once', file: new Uint8Array([1]) })).rejects.toBeInstanceOf(InternalServerError);
     expect(requests('presets.create') - before).toBe(1);
-    emu.setFaults({ routes: { 'presets.create': { rate429: 1, count: 1, retryAfterSeconds: 0 } } });
-    const made = await c.presets.create({ name: 'Twice', file: new Uint8Array([1]) });
-    expect(requests('presets.create') - before).toBe(3);
-    expect((await c.presets.list().toArray()).map((p) => p.name)).toEqual(['Twice']);
+    expect(await c.presets.list().toArray()).toEqual([]);
+  });
+
+  it.each([429, 503] as const)('repeats POST /presets/ after a %i, which says nothing was created: one preset results', async (status) => {
+    emu.setFaults({ routes: { 'presets.create': { [`rate${status}`]: 1, count: 1, retryAfterSeconds: 0 } } });
+    const before = requests('presets.create');
+    const { client: c } = recordingClient(emu);
+    const made = await c.presets.create({ name: `After ${status}`, file: new Uint8Array([1]) });
+    expect(requests('presets.create') - before).toBe(2);
+    expect((await c.presets.list().toArray()).map((p) => p.name)).toEqual([`After ${status}`]);
     await c.presets.delete(made.presetId);
+  });
+
+  it('an abort while waiting to retry ends the wait at once, and nothing more is sent', async () => {
+    emu.setFaults({ routes: { upload: { rate503: 1, retryAfterSeconds: 20 } } });
+    const before = requests('upload');
+    const ctrl = new AbortController();
+    // Real waits: the user cancels 50 ms into the 20 s the service asked for.
+    const c = clientFor(emu, { onRetry: () => setTimeout(() => ctrl.abort(), 50) });
+    const started = Date.now();
+    const err = await c.uploadFile(JPEG, { signal: ctrl.signal }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(UserAbortError);
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(requests('upload') - before).toBe(1);
+  });
+
+  it('a stalled attempt is retried', async () => {
+    emu.setFaults({ routes: { upload: { latencyMs: 5000 } } });
+    const before = requests('upload');
+    const retries: RetryInfo[] = [];
+    // The service answers the second attempt at once.
+    // A second's bound: under load the retry, answered at once, still comes in well inside it.
+    const c = clientFor(emu, { timeout: 1000, onRetry: (r) => (retries.push(r), emu.setFaults({})) });
+    const ticket = await c.uploads.ticket();
+    expect(ticket.fileKey).toMatch(/^[0-9a-f-]{36}$/);
+    expect(retries.map((r) => r.error)).toEqual([expect.any(TimeoutError)]);
+    expect(requests('upload') - before).toBe(2);
   });
 
   it('a stalled answer fails the attempt with TimeoutError', async () => {
@@ -148,6 +182,20 @@ describe('authentication', () => {
     expect(err.status).toBe(401);
     expect(err.message).toBe('GET /v2/upload answered 401: invalid API key');
     expect(JSON.stringify(err) + String(err) + (err.stack ?? '')).not.toContain(wrong);
+  });
+
+  it('a refused key (401) and a refused upload address (403) are reported at once, never repeated', async () => {
+    const tickets = requests('upload');
+    const err = await clientFor(emu, { apiKey: 'definitely-wrong-key-123' }).uploads.ticket().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(AuthenticationError);
+    expect(requests('upload') - tickets).toBe(1);
+
+    const { uploadUrl } = await client.uploads.ticket();
+    const puts = emu.stats().storage.requests;
+    const refused = await client.uploads.put(uploadUrl.replace(/signature=[^&]+/, 'signature=forged'), JPEG).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(PermissionDeniedError);
+    expect((refused as PermissionDeniedError).message).toMatch(/SignatureDoesNotMatch/);
+    expect(emu.stats().storage.requests - puts).toBe(1);
   });
 
   it('no key is 401 with a JSON error body', async () => {

@@ -12,11 +12,12 @@ let emu: Emulator;
 let client: WebApiClient;
 let fileKey: string;
 let bgKey: string;
+const PHOTO = sample('objects/coffee.jpg');
 
 beforeAll(async () => {
   emu = await startWebEmulator({ workers: 2 });
   client = clientFor(emu);
-  fileKey = await client.uploadFile(sample('objects/coffee.jpg'));
+  fileKey = await client.uploadFile(PHOTO);
   bgKey = await client.uploadFile(greyPng(64, 64));
 });
 afterAll(() => emu?.close());
@@ -89,6 +90,13 @@ describe.each(CASES)('$rule', ({ valid, invalid, message }) => {
     const raw = await rawStart(emu, params);
     expect(raw.status).toBe(400);
     expect((raw.body as { error: string }).error).toBe(err.message);
+  });
+
+  it('invalid: correct() refuses it before asking for an upload ticket', async () => {
+    const tickets = emu.stats().requests.upload ?? 0;
+    const err = await client.correct(PHOTO, invalid() as PfcParams).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ParameterError);
+    expect(emu.stats().requests.upload ?? 0).toBe(tickets);
   });
 
   it('valid: accepted, and the job reaches an end state', async () => {

@@ -88,6 +88,16 @@ describe('BGR licence', () => {
 });
 
 describe('BgrClient calls', () => {
+  it('sends an image once per submit, again only when the container says it did nothing (503)', async () => {
+    for (const [fault, posts] of [[{ status: 500 }, 1], ['reset', 1], [{ status: 503 }, 2]] as const) {
+      clearBgrLicenceCache(); // each fake is a container of its own, activated anew
+      const fake = new FakeBgr();
+      fake.http.fail('POST', /SubmitImage/, fault);
+      await client(fake).submit(JPEG).catch(() => undefined);
+      expect(fake.http.callsTo('POST', /SubmitImage/), JSON.stringify(fault)).toHaveLength(posts);
+    }
+  });
+
   it('submits multipart file, mode and config, with pre/postprocessing in the query', async () => {
     const fake = new FakeBgr();
     const r = await client(fake).submit(JPEG, { mode: 'portrait', preprocessing: true, postprocessing: false, preprocessingConfig: { strength: 2 }, fileName: 'me.jpg' });

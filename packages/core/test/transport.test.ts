@@ -1,9 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import {
+  type APIError,
   AuthenticationError,
   BadRequestError,
   ConnectionError,
   InternalServerError,
+  PermissionDeniedError,
   RateLimitError,
   TimeoutError,
   Transport,
@@ -83,16 +85,21 @@ describe('Transport retries', () => {
     expect(http.calls).toHaveLength(1);
   });
 
-  it('retries a POST only on answers that say nothing was done (429), not on 500 or a reset', async () => {
-    const http = new FakeFetch()
-      .fail('POST', /\/make/, { status: 429, headers: { 'retry-after': '0' } }, { status: 500 })
-      .on('POST', /\/make/, () => json({ made: true }));
-    const { t } = transport(http);
-    await expect(t.json('/make', { method: 'POST', body: '{}' })).rejects.toBeInstanceOf(InternalServerError);
-    expect(http.calls).toHaveLength(2);
-    const http2 = new FakeFetch().fail('POST', /\/make/, 'reset').on('POST', /\/make/, () => json({}));
-    await expect(transport(http2).t.json('/make', { method: 'POST', body: '{}' })).rejects.toBeInstanceOf(ConnectionError);
-    expect(http2.calls).toHaveLength(1);
+  it.each([
+    [408, 2], [429, 2], [503, 2], [500, 1], [502, 1], [504, 1], ['reset', 1],
+  ] as const)('sends a POST answered %s %i time(s): again only after an answer saying nothing was done', async (fault, sent) => {
+    const http = new FakeFetch().fail('POST', /\/make/, fault === 'reset' ? 'reset' : { status: fault }).on('POST', /\/make/, () => json({ made: true }));
+    const result = await transport(http).t.json('/make', { method: 'POST', body: '{}' }).catch((e: unknown) => e);
+    expect(http.calls).toHaveLength(sent);
+    if (sent === 2) expect(result).toEqual({ made: true });
+    else expect(result).toBeInstanceOf(fault === 'reset' ? ConnectionError : InternalServerError);
+  });
+
+  it.each([401, 403])('does not retry %i (the credential was refused)', async (status) => {
+    const http = new FakeFetch().fail('GET', /\/thing/, { status }).on('GET', /\/thing/, () => json({ ok: true }));
+    const err = (await transport(http).t.json('/thing').catch((e: unknown) => e)) as APIError;
+    expect(err).toBeInstanceOf(status === 401 ? AuthenticationError : PermissionDeniedError);
+    expect(http.calls).toHaveLength(1);
   });
 
   it('calls a body factory once per attempt and never retries a bare stream', async () => {
@@ -124,7 +131,8 @@ describe('Transport abort and timeouts', () => {
   it('stops waiting between retries when the caller aborts', async () => {
     const http = new FakeFetch().fail('GET', /\/thing/, { status: 503, headers: { 'retry-after': '3600' } });
     const ctrl = new AbortController();
-    const t = new Transport({ baseURL: BASE, fetch: http.fetch, retryMaxDelayMs: 3_600_000, onRetry: () => ctrl.abort() });
+    // Aborted once the hour's wait has begun, not before it.
+    const t = new Transport({ baseURL: BASE, fetch: http.fetch, retryMaxDelayMs: 3_600_000, onRetry: () => setTimeout(() => ctrl.abort(), 20) });
     await expect(t.json('/thing', { signal: ctrl.signal })).rejects.toBeInstanceOf(UserAbortError);
     expect(http.calls).toHaveLength(1);
   });

@@ -16,12 +16,18 @@ afterEach(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** Every fsync made through a FileHandle, with the path it was opened on (files and folders). */
-async function spyOnSync(): Promise<string[]> {
+/** The prototype of node's FileHandle, whose `sync` the spies below replace. */
+async function fileHandleProto(): Promise<{ sync: () => Promise<void> }> {
   const probe = await open(join(dir, '.probe'), 'w');
   const proto = Object.getPrototypeOf(probe) as { sync: () => Promise<void> };
   await probe.close();
   rmSync(join(dir, '.probe'));
+  return proto;
+}
+
+/** Every fsync made through a FileHandle, with the path it was opened on (files and folders). */
+async function spyOnSync(): Promise<string[]> {
+  const proto = await fileHandleProto();
   const synced: string[] = [];
   const original = proto.sync;
   vi.spyOn(proto, 'sync').mockImplementation(async function (this: { fd: number }) {
@@ -75,6 +81,32 @@ describe('writeAtomic', () => {
     await expect(writeFileAtomic(dest, 'late', { signal: ctrl.signal })).rejects.toThrow();
     expect(readFileSync(dest, 'utf8')).toBe('original');
     expect(files()).toEqual(['photo.jpg']);
+  });
+
+  it('an abort that comes while the result is being verified leaves the old file and no temporary file', async () => {
+    const dest = join(dir, 'photo.jpg');
+    writeFileSync(dest, 'original');
+    const ctrl = new AbortController();
+    // The user cancels while the check of the complete temporary file runs (it passes).
+    const write = writeFileAtomic(dest, 'new', { signal: ctrl.signal, verify: async () => ctrl.abort() });
+    await expect(write).rejects.toMatchObject({ name: 'AbortError' });
+    expect(readFileSync(dest, 'utf8')).toBe('original');
+    expect(files()).toEqual(['photo.jpg']);
+  });
+
+  it('fails when the folder cannot be flushed (the rename may not survive a power cut), but not where folders cannot be flushed at all', async () => {
+    const proto = await fileHandleProto();
+    const original = proto.sync;
+    let folderError = 'EIO';
+    vi.spyOn(proto, 'sync').mockImplementation(async function (this: { fd: number; stat: () => Promise<{ isDirectory(): boolean }> }) {
+      if ((await this.stat()).isDirectory()) throw Object.assign(new Error(`${folderError}: fsync failed`), { code: folderError });
+      return original.call(this);
+    });
+    await expect(writeFileAtomic(join(dir, 'report.html'), 'x')).rejects.toMatchObject({ code: 'EIO' });
+    // A file system that refuses fsync on folders (some network and FUSE mounts) is not a failure.
+    folderError = 'EINVAL';
+    await writeFileAtomic(join(dir, 'other.html'), 'y');
+    expect(readFileSync(join(dir, 'other.html'), 'utf8')).toBe('y');
   });
 
   it('exclusive: never replaces a file that appears after the caller\'s last check, and leaves no temporary file', async () => {
@@ -207,6 +239,14 @@ describe('copyFileAtomic and moveFileAtomic', () => {
     expect(statSync(dest).mtime.toISOString()).toBe(mtime.toISOString());
     expect(synced.at(-1)).toBe(dir);
     expect(files().filter(isTempName)).toEqual([]);
+  });
+
+  it('a move that fails removes the source and writes nothing at the destination', async () => {
+    const src = join(dir, 'scratch.jpg');
+    writeFileSync(src, 'encoded');
+    // The destination's folder does not exist: the rename fails.
+    await expect(moveFileAtomic(src, join(dir, 'missing', 'out.jpg'))).rejects.toMatchObject({ code: 'ENOENT' });
+    expect(files()).toEqual([]);
   });
 
   it('a copy never waits on a named pipe: it is refused, and nothing is written', async () => {
