@@ -4,8 +4,9 @@
  * named by its content hash. A new photo put under a corrected file's name,
  * corrected again, never costs the first original.
  */
-import { lstat, mkdir, rename } from 'node:fs/promises';
+import { lstat, rename } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { makeFolder, syncFolder } from '@pfc/node-io';
 import { copyFileAtomic } from './files';
 import { hashFile } from './hash';
 import { backupHistoryPath } from './paths';
@@ -22,9 +23,12 @@ export async function keepOriginal(input: string, backup: string, rel: string, i
     const hash = inputHash ?? (await hashFile(input, signal));
     if (keptHash === hash) return;
     const history = backupHistoryPath(backup, rel, keptHash);
-    await mkdir(dirname(history), { recursive: true });
+    await makeFolder(dirname(history));
     // Named by content: a file already there holds these very bytes.
     await rename(backup, history);
+    // On disk before the new original takes the backup's name: else a power cut could keep that and lose this one.
+    await syncFolder(dirname(history));
+    await syncFolder(dirname(backup));
   }
   await copyFileAtomic(input, backup, { signal });
 }

@@ -14,10 +14,10 @@
  * subfolder given again below another input) leaves no empty folder behind.
  */
 import { hostname } from 'node:os';
-import { link, mkdir, open, readFile, rename, rm, rmdir, stat } from 'node:fs/promises';
+import { link, open, readFile, rename, rm, rmdir, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { defaultSleep } from '@pfc/core';
-import { processAlive } from '@pfc/node-io';
+import { makeFolder, processAlive } from '@pfc/node-io';
 import { asDiskRefusal, BatchUsageError, DiskRefusedError } from './errors';
 import { isInside, LOCK_FILE, type OutputMode } from './paths';
 
@@ -124,7 +124,8 @@ async function acquire(lock: Lock, options: LockOptions): Promise<string> {
   let told = false;
   for (;;) {
     // Each try: the run waited for may have removed the folder, left empty; this run then makes it (and owns its removal).
-    lock.created ??= await mkdir(lock.dir, { recursive: true });
+    // Made durably: the results written into a new output folder survive a power cut only if its own entry does.
+    lock.created ??= await makeFolder(lock.dir);
     if (await createExclusive(path, text)) return text;
     const current = await readHolder(path);
     if (current === 'gone') continue;

@@ -11,11 +11,11 @@
  * `tidy` rewrites it to one line per output (temporary file + rename).
  */
 import { closeSync, openSync, readSync } from 'node:fs';
-import { mkdir, readFile, stat } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { join, resolve, sep } from 'node:path';
 import { Readable } from 'node:stream';
 import type { PfcParams } from '@pfc/core';
-import { appendFileDurable, writeStreamAtomic } from '@pfc/node-io';
+import { appendFileDurable, makeFolder, writeStreamAtomic } from '@pfc/node-io';
 import { hashValue } from './hash';
 import { ManifestIndex } from './manifest-index';
 import {
@@ -239,7 +239,7 @@ export class Manifest {
   private async ensureFile(): Promise<void> {
     if (this.exists && this.version === MANIFEST_VERSION) return;
     if (this.exists) return this.rewrite();
-    await mkdir(this.dir, { recursive: true });
+    await makeFolder(this.dir);
     await appendFileDurable(this.path, `${JSON.stringify(this.header())}\n`);
     this.exists = true;
     this.version = MANIFEST_VERSION;

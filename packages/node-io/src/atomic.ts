@@ -10,7 +10,7 @@
 import { randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { type FileHandle, link, lstat, mkdir, open, rename, rm, writeFile } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { openInput } from './regular-files';
 import { copyExtendedAttributes } from './xattrs';
@@ -107,7 +107,7 @@ export function isTempName(fileName: string): boolean {
  */
 export async function writeAtomic<T>(dest: string, produce: (tempPath: string) => Promise<T>, options: AtomicWriteOptions<T> = {}): Promise<T> {
   const durable = options.durable ?? true;
-  await mkdir(dirname(dest), { recursive: true });
+  await makeFolder(dirname(dest), { durable });
   const tmp = tempPathFor(dest, options.tempDir);
   try {
     options.signal?.throwIfAborted();
@@ -249,6 +249,27 @@ async function giveOwner(fh: FileHandle, owner: { uid: number; gid: number }): P
 function isRefused(err: unknown): boolean {
   const code = (err as NodeJS.ErrnoException | undefined)?.code;
   return code === 'EPERM' || code === 'EINVAL' || code === 'ENOTSUP' || code === 'ENOSYS';
+}
+
+/**
+ * Make `dir` and the folders above it that are missing, as `mkdir -p` does, and
+ * (`durable`, the default) flush the entry of each one made into the folder
+ * holding it: a file flushed with its own folder is not on disk after a power
+ * cut if that folder's own entry never was (fsync(2): "an explicit fsync() on
+ * a file descriptor for the directory is also needed"; ext4 happens to journal
+ * it, other file systems need not). Returns the first folder made, as `mkdir`
+ * does, or undefined when `dir` was there.
+ */
+export async function makeFolder(dir: string, options: { durable?: boolean } = {}): Promise<string | undefined> {
+  const first = await mkdir(dir, { recursive: true });
+  if (first === undefined || options.durable === false) return first;
+  const top = resolve(first);
+  // From the deepest new folder up to the one holding the first: each holds the entry of the one made inside it.
+  for (let made = resolve(dir); ; made = dirname(made)) {
+    await syncFolder(dirname(made));
+    if (made === top || dirname(made) === made) break;
+  }
+  return first;
 }
 
 /**

@@ -6,7 +6,7 @@
  * through `openInput`, which never waits on a named pipe.
  */
 export {
-  TEMP_SUFFIX, tempPathFor, isTempName, writeAtomic, writeFileAtomic, appendFileDurable, copyFileAtomic, moveFileAtomic, syncFolder, truncateUtf8,
+  TEMP_SUFFIX, tempPathFor, isTempName, writeAtomic, writeFileAtomic, appendFileDurable, copyFileAtomic, moveFileAtomic, makeFolder, syncFolder, truncateUtf8,
   DestinationExistsError, type AtomicWriteOptions,
 } from './atomic';
 export { HashTap, streamIntoNewFile, writeStreamAtomic, type WrittenFile } from './stream';

@@ -53,6 +53,18 @@ describe('writeAtomic', () => {
     expect(synced[1]).toBe(dir);
   });
 
+  it('flushes the entry of each folder it makes into the folder holding it, and no folder that was there', async () => {
+    const base = dir;
+    const dest = join(base, 'out', 'a', 'b', 'photo.jpg');
+    const synced = await spyOnSync();
+    await writeFileAtomic(dest, 'x');
+    // base holds out, out holds a, a holds b; then the file and b, which holds it.
+    expect(synced.filter((p) => !isTempName(p.split('/').pop()!))).toEqual([join(base, 'out', 'a'), join(base, 'out'), base, join(base, 'out', 'a', 'b')]);
+    synced.length = 0;
+    await writeFileAtomic(join(base, 'out', 'a', 'b', 'second.jpg'), 'y');
+    expect(synced.filter((p) => !isTempName(p.split('/').pop()!))).toEqual([join(base, 'out', 'a', 'b')]);
+  });
+
   it('skips the flushes only when asked (scratch files)', async () => {
     const synced = await spyOnSync();
     await writeFileAtomic(join(dir, 'a'), 'x', { durable: false });
