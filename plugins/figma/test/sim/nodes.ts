@@ -32,6 +32,7 @@
  *   reachable only once loaded (enforced on the plugin's view: figma.ts,
  *   session.ts), and `loadAsync` loads it (typings `PageNode.loadAsync`).
  */
+import type { SimPage } from './pages';
 
 /** What a simulated node reports to the document (for undo steps and lookups). */
 export interface SimDocument {
@@ -114,7 +115,7 @@ export abstract class SimNode implements Pick<RectangleNode, NodeMembers> {
 
   /** The page this node is on (null for the document, a page, or a node on none). */
   pageOf(): SimPage | null {
-    for (let n = this.parent as SimNode | null; n; n = n.parent as SimNode | null) if (n instanceof SimPage) return n;
+    for (let n = this.parent as SimNode | null; n; n = n.parent as SimNode | null) if (n.type === 'PAGE') return n as SimPage;
     return null;
   }
 
@@ -489,26 +490,5 @@ export class SimGroup extends withChildren(SimNode) {
     const c = new SimGroup(this.doc, this.name);
     for (const k of this.kids.list) c.appendChild(asScene(copyChild(k)));
     return this.copyBase(c);
-  }
-}
-
-export class SimPage extends SimGroup implements Pick<PageNode, 'selection' | 'loadAsync'> {
-  private selected: SimNode[] = [];
-
-  /**
-   * Figma loads the page's content (typings `PageNode.loadAsync`); with dynamic-page, what the plugin may reach is
-   * known to the simulator (figma.ts). Not at once: a page may have to come from Figma's servers, so the load
-   * takes a turn of the event loop, and whatever the plugin does meanwhile runs before it.
-   */
-  async loadAsync(): Promise<void> {
-    await new Promise((loaded) => setTimeout(loaded, 0));
-    this.doc.loadPage(this);
-  }
-
-  get selection(): ReadonlyArray<SceneNode> {
-    return this.selected.filter((n) => !n.removed).map(asScene);
-  }
-  set selection(nodes: ReadonlyArray<SceneNode>) {
-    this.selected = nodes.map((n) => n as unknown as SimNode);
   }
 }
