@@ -52,8 +52,8 @@ export async function correct(sim: SimFigma, backend: CorrectionBackend, options
 
 export const paintOf = (layer: SimShape, index = 0) => (layer.fills as ImagePaint[])[index]!;
 
-/** Numbers in a structure rounded to 6 decimals: the fills' geometry goes through a few floating-point steps. */
-const rounded = (value: unknown): unknown => JSON.parse(JSON.stringify(value, (_, v: unknown) => (typeof v === 'number' ? Math.round(v * 1e6) / 1e6 + 0 : v)));
+/** Numbers in a structure rounded to 4 decimals: the fills' geometry goes through a few floating-point steps, and Figma keeps it in 32-bit floats (sim/nodes.ts). */
+const rounded = (value: unknown): unknown => JSON.parse(JSON.stringify(value, (_, v: unknown) => (typeof v === 'number' ? Math.round(v * 1e4) / 1e4 + 0 : v)));
 
 export function expectClose(actual: unknown, expected: unknown): void {
   expect(rounded(actual)).toEqual(rounded(expected));

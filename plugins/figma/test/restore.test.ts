@@ -53,7 +53,7 @@ describe('Restore puts back each fill the correction changed as it was', () => {
     sim.select(layer);
     await correct(sim, REPORTED_CROP, { ...AUTOCROP, includeHidden: true });
     // Tiles as wide on the canvas as before: 0.9 × 400 / 150.
-    expect(paintOf(layer).scalingFactor).toBeCloseTo(2.4, 9);
+    expect(paintOf(layer).scalingFactor).toBeCloseTo(2.4, 6);
 
     expect(await restore(sim, layer)).toBe('Restored the original image on 1 layer');
     expect(layer.fills).toEqual(fills);

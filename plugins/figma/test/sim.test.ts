@@ -159,6 +159,18 @@ describe('document model', () => {
     await r.setFillsAsync([imageFill(a, { scaleMode: 'TILE', scalingFactor: 2, rotation: 180 })]);
   });
 
+  it('keeps a paint\'s numbers as 32-bit floats: they read back near the values given, not equal', async () => {
+    const sim = freshSim();
+    const a = sim.addImage(await makeImage(8, 8, 'png'));
+    const r = sim.rect('R', []);
+    const given: ImagePaint = { type: 'IMAGE', imageHash: a, scaleMode: 'CROP', opacity: 0.4, imageTransform: [[2 / 3, 0, 1 / 3], [0, 0.1, 0.2]] };
+    await r.setFillsAsync([given]);
+    const back = (r.fills as ImagePaint[])[0]!;
+    expect(back.opacity).not.toBe(0.4);
+    expect(back.opacity).toBeCloseTo(0.4, 7);
+    expect(back.imageTransform!.flat()).toEqual(given.imageTransform!.flat().map(Math.fround));
+  });
+
   it('shows what a layer sees of an image fill: a CROP transform stretches the image part over the layer', async () => {
     const sim = freshSim();
     const a = sim.addImage(await makeImage(400, 300, 'png'));

@@ -241,6 +241,26 @@ describe('the start after a window closed during "Apply accepted"', () => {
     expect([Object.keys(data), relaunch]).toEqual([['pfc.originals', 'pfc.paints'], {}]);
     expect(JSON.parse(data['pfc.originals']!)).toEqual({ [corrected]: original });
   });
+
+  it('finishes a tiled layer whose result is smaller so that Restore puts back its exact tile size, though Figma stores the new one rounded', async () => {
+    const tiled: Arrange = (sim, photos) => {
+      sim.place(photos[2]!);
+      return [photos[2]!];
+    };
+    const { sim, t, original, layers } = await threePhotos(tiled);
+    const before = layers[2]!.fills;
+    // 48 px wide for 64: the tiles keep their width with a scaling factor of 0.5 × 64 / 48, which a 32-bit float holds only near.
+    await applyCutShort(t, original, afterFirstChange, 'replace', await makeImage(48, 36, 'jpeg', { r: 250, g: 200, b: 150 }));
+    expect((layers[2]!.fills as ImagePaint[])[0]!.scalingFactor).not.toBe(2 / 3);
+
+    await startAgain(sim);
+    sim.closePlugin();
+    sim.select(layers[2]!);
+    await connect(sim, { command: 'restore' });
+    await expect.poll(() => sim.closed).toBe(true);
+    expect(sim.notifications.map((n) => n.message)).toEqual(['Restored the original image on 1 layer']);
+    expect(layers[2]!.fills).toEqual(before);
+  });
 });
 
 describe('"Insert as copy" cut short by closing the window', () => {

@@ -30,8 +30,23 @@ export interface ImageSwap {
   region: CropRegion | undefined;
 }
 
-/** How far a corner of a re-expressed crop may stray outside the image (floating-point noise). */
-const EDGE_TOLERANCE = 1e-9;
+/**
+ * How far two of a paint's numbers may differ and be the same. Figma keeps
+ * them as 32-bit floats (relative precision 6e-8): a plugin reads back 0.4 as
+ * 0.40000000200345043 (tokens-bruecke/figma-plugin pull request 37), so a
+ * value written and read back, or a crop the user set to an edge, is near the
+ * number meant, not equal to it. A user's reframing moves them far more.
+ */
+const STORED_SLACK = 1e-6;
+
+/** Whether `a` and `b` are one number of a paint, as Figma stores it. */
+export function sameStored(a: number | undefined, b: number | undefined): boolean {
+  if (a === undefined || b === undefined) return a === b;
+  return Math.abs(a - b) <= STORED_SLACK * Math.max(1, Math.abs(a), Math.abs(b));
+}
+
+/** How far a corner of a re-expressed crop may stray outside the image (the noise of stored numbers). */
+const EDGE_TOLERANCE = STORED_SLACK;
 
 /** Whether `a` and `b` have one aspect ratio, up to the half pixel each side of a resized image may be rounded by. */
 function sameShape(a: Size, b: Size): boolean {

@@ -17,7 +17,7 @@
  * Layers corrected by versions of the plugin that kept no such record are
  * restored by refitting the fill (framing.ts), as those versions did.
  */
-import { IDENTITY } from './framing';
+import { IDENTITY, sameStored } from './framing';
 import { PAINTS_KEY, readJson, readOriginals } from './fills';
 
 /** The properties of an image paint that say which part of the image the layer shows, and how. */
@@ -66,7 +66,7 @@ export function framingOf(paint: ImagePaint): Framing {
 function sameFraming(a: Framing, b: Framing): boolean {
   const transform = (f: Framing) => (f.imageTransform ?? []).flat();
   const [ta, tb] = [transform(a), transform(b)];
-  return a.scaleMode === b.scaleMode && a.scalingFactor === b.scalingFactor && a.rotation === b.rotation && ta.length === tb.length && ta.every((v, i) => v === tb[i]);
+  return a.scaleMode === b.scaleMode && sameStored(a.scalingFactor, b.scalingFactor) && sameStored(a.rotation, b.rotation) && ta.length === tb.length && ta.every((v, i) => sameStored(v, tb[i]));
 }
 
 /** The properties in which `original` differs from `written`, with the original's values. */

@@ -18,7 +18,7 @@ import type { FigmaApi } from '../../src/main/host';
 import { FIGMA_MAX_SIDE, readImageHeader } from '../../src/shared/image-header';
 import { CLIENT_STORAGE_QUOTA, figmaClone, storageSize } from './clone';
 import { DYNAMIC_PAGES, MANIFEST_ID, RELAUNCH_COMMANDS } from './manifest';
-import { asScene, SimFrame, SimGroup, SimNode, SimShape, type SimDocument } from './nodes';
+import { asScene, asStored, SimFrame, SimGroup, SimNode, SimShape, type SimDocument } from './nodes';
 import { SimPage } from './pages';
 import { viewOf, type ImageView } from './paint-view';
 import { PluginSession } from './session';
@@ -430,13 +430,13 @@ const PAGE_CONTENT = new Set(['children', 'appendChild', 'insertChild', 'findAll
 /** Searches of the whole document, which need `figma.loadAllPagesAsync` first (typings `DocumentNode.findAllWithCriteria`). */
 const DOCUMENT_SEARCHES = new Set(['findAll', 'findOne', 'findAllWithCriteria', 'findWidgetNodesByWidgetId']);
 
-/** An image fill as the properties panel makes it. */
+/** An image fill as the properties panel makes it, its numbers as Figma keeps them (nodes.ts `asStored`). */
 export function imageFill(hash: string, extra: Partial<Omit<ImagePaint, 'type' | 'imageHash'>> = {}): ImagePaint {
-  return { type: 'IMAGE', imageHash: hash, scaleMode: 'FILL', ...extra };
+  return asStored({ type: 'IMAGE', imageHash: hash, scaleMode: 'FILL', ...extra });
 }
 
 export function solidFill(r: number, g: number, b: number): SolidPaint {
-  return { type: 'SOLID', color: { r, g, b } };
+  return asStored({ type: 'SOLID', color: { r, g, b } });
 }
 
 /** What a toast shows of a message: its first 100 characters (typings `PluginAPI.notify`). */

@@ -199,8 +199,22 @@ function checkImagePaint(p: ImagePaint, doc: SimDocument): void {
   if (p.rotation !== undefined && p.rotation % 90 !== 0) throw new Error(`rotation must be in increments of 90, not ${p.rotation}`);
 }
 
+/**
+ * A paint's numbers as Figma keeps them: 32-bit floats, so a value reads back
+ * near, not equal to, the one given (a plugin reports 0.4 read back as
+ * 0.40000000200345043: tokens-bruecke/figma-plugin pull request 37). Every
+ * number is rounded here, the stricter reading: a plugin comparing framing or
+ * colours it wrote with `===` is caught.
+ */
+export function asStored<T>(value: T): T {
+  if (typeof value === 'number') return Math.fround(value) as T;
+  if (Array.isArray(value)) return value.map(asStored) as T;
+  if (typeof value === 'object' && value !== null) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, asStored(v)])) as T;
+  return value;
+}
+
 function freezePaints(paints: ReadonlyArray<Paint>): ReadonlyArray<Paint> {
-  return Object.freeze(paints.map((p) => Object.freeze({ ...p })));
+  return Object.freeze(paints.map((p) => Object.freeze(asStored({ ...p }))));
 }
 
 /** Layers with fills: rectangles, ellipses, text, and (through SimFrame) frames, components, instances. */
