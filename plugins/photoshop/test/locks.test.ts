@@ -7,51 +7,18 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { PsLayer } from '../src/host/types';
-import { DEFAULT_CHOICES, toParams } from '../src/correct/options';
 import { makePreview } from '../src/correct/preview';
-import { runCorrections, type Outcome } from '../src/correct/run';
+import { runCorrections } from '../src/correct/run';
 import { resolveTargets, type Scope } from '../src/correct/targets';
 import { findLayer } from '../src/ps/commands';
 import { inModal } from '../src/ps/modal';
-import { emulatorForFile } from './emulator-engine';
 import { groupLayer, loadSample, pixelLayer, rgbToRgba, simHost } from './helpers';
+import { emulator, keptDocuments, PARAMS, photoWith, press, RESULT, serviceCounts, tree } from './press';
 import { cloneLayers, locate, type DocState, type LayerNode } from './sim/index';
 
 type SimHost = ReturnType<typeof simHost>;
 
-const emulator = emulatorForFile();
-const PARAMS = toParams(DEFAULT_CHOICES);
-const RESULT = 'Perfectly Clear: Universal';
 const HOW_TO_UNLOCK = 'select it in the Layers panel and click the lit lock icon at the top of the panel';
-
-/** A photo opened as a JPEG (one Background layer), with `layers` put above it (topmost first). */
-async function photoWith(layers: (rgba: Uint8Array) => LayerNode[] = () => []) {
-  const { host, sim } = simHost();
-  const photo = await loadSample('portraits/astronaut.jpg', 64);
-  const doc = sim.openDocument({ title: 'astronaut.jpg', width: photo.width, height: photo.height, pixels: photo.pixels, channels: 3 });
-  const rgba = rgbToRgba(photo.pixels);
-  doc.layers.unshift(...layers(rgba));
-  return { host, sim, doc, rgba };
-}
-
-/** The layer tree as the Layers panel shows it: names, visibility, clipping, locks. */
-function tree(layers: LayerNode[]): unknown[] {
-  return layers.map((l) => [l.name, l.visible, l.clipped ?? false, l.locks ?? {}, ...(l.children ? [tree(l.children)] : [])]);
-}
-
-/** The emulator's jobs and the requests its storage (uploads, downloads) received so far. */
-function serviceCounts(): { jobs: number; storage: number } {
-  return { jobs: emulator.handle().jobs().length, storage: emulator.handle().stats().storage.requests };
-}
-
-/** Select `layerId` (if given) and press Correct Layer or Correct Document: the outcome, and what reached the service. */
-async function press(host: SimHost['host'], doc: DocState, scope: Scope, layerId?: number): Promise<{ outcome: Outcome; jobs: number; storage: number }> {
-  if (layerId !== undefined) doc.activeLayerIds = [layerId];
-  const before = serviceCounts();
-  const [outcome] = await runCorrections(host, emulator.backend(), resolveTargets(host, scope), PARAMS);
-  const after = serviceCounts();
-  return { outcome: outcome!, jobs: after.jobs - before.jobs, storage: after.storage - before.storage };
-}
 
 /** Press a button and expect it refused before anything reached the service, the document left exactly as it was. */
 async function expectRefused(host: SimHost['host'], doc: DocState, scope: Scope, layerId: number | undefined, message: string): Promise<void> {
@@ -346,7 +313,9 @@ describe('a lock set while the service works', () => {
     return pressed;
   }
 
-  it('a group locked around the source: the job ran, the result is not added, the document is left as it was, and the message says why', async () => {
+  const KEPT = 'it was opened as a new document, "astronaut (Perfectly Clear)", instead (Layer > Duplicate Layer… puts it back in place)';
+
+  it('a group locked around the source: the job ran, the result is not added, the document is left as it was, the result kept as a document of its own, and the message says why', async () => {
     const { host, sim, doc } = await photoWith((px) => [groupLayer(810, 'Retouch', [pixelLayer(800, 'face', px)])]);
 
     const { outcome, jobs } = await lockedMeanwhile(doc, host, sim, 800, (layers) => (locate(layers, 810)!.node.locks = { all: true }));
@@ -354,8 +323,9 @@ describe('a lock set while the service works', () => {
     expect(jobs).toBe(1);
     expect(outcome).toMatchObject({
       status: 'failed',
-      message: `"face" is inside the locked group "Retouch", where Photoshop cannot add the result layer (locked after the pixels were sent), so the result could not be added and nothing was changed: unlock it (${HOW_TO_UNLOCK}), or use Correct Document, then run the correction again`,
+      message: `"face" is inside the locked group "Retouch", where Photoshop cannot add the result layer (locked after the pixels were sent), so the result could not be added as a layer; ${KEPT}`,
     });
+    expect(keptDocuments(sim, doc).map((d) => [d.title, d.width, d.height])).toEqual([['astronaut (Perfectly Clear)', doc.width, doc.height]]);
     expect(tree(doc.layers)[0]).toEqual(['Retouch', true, false, { all: true }, [['face', true, false, {}]]]);
   });
 
@@ -364,7 +334,8 @@ describe('a lock set while the service works', () => {
 
     const { outcome } = await lockedMeanwhile(doc, host, sim, 820, (layers) => (locate(layers, 820)!.node.locks = { all: true }));
 
-    expect(outcome.message).toBe(`"tint" is locked, so it cannot be hidden under the result, which takes over its blend mode, opacity, fill and mask (locked after the pixels were sent), so the result could not be added and nothing was changed: unlock it (${HOW_TO_UNLOCK}), then run the correction again`);
+    expect(outcome.message).toBe(`"tint" is locked, so it cannot be hidden under the result, which takes over its blend mode, opacity, fill and mask (locked after the pixels were sent), so the result could not be added as a layer; ${KEPT}`);
+    expect(keptDocuments(sim, doc)).toHaveLength(1);
     expect(doc.layers.map((l) => [l.name, l.visible])).toEqual([['tint', true], ['Background', true]]);
   });
 });

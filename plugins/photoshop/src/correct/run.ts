@@ -9,12 +9,13 @@ import {
   type CorrectionBackend, type CorrectionProgress, type PfcParams,
 } from '@pfc/core';
 import type { Host } from '../host/types';
-import { decodeImage } from '../image/codec';
-import { applyLayerResult, type LayerResult, newResultDocument, refuseLockedBeforeSending } from '../ps/apply';
+import { decodeImage, type Rgba } from '../image/codec';
+import { type AddedLayer, applyLayerResult, type Canvas, fitResult, type LayerResult, newResultDocument, refuseLockedBeforeSending } from '../ps/apply';
 import { activateDocument, findDocument, hasVectorMask } from '../ps/commands';
 import { earlierResults, isResultName, readWithout } from '../ps/earlier-results';
 import { depthNote, exportPixels, unsupportedReason } from '../ps/export';
-import { CancelledError, inModal } from '../ps/modal';
+import { CancelledError, inModal, type ModalWait } from '../ps/modal';
+import { ResultNotAddedError } from '../ps/not-added';
 import { describeCorrection, isResize } from './options';
 import type { Target } from './targets';
 
@@ -118,6 +119,10 @@ async function correctOne(
   if (!doc) throw new Error('the document was closed');
   const unsupported = unsupportedReason(doc, target.layerId);
   if (unsupported) throw new Error(unsupported);
+  // Read now: the document may be closed by the time the result arrives.
+  const resolution = doc.resolution;
+  const canvasSize = { width: doc.width, height: doc.height };
+  const widened = depthNote(doc);
   const exported = await inModal(host, 'Reading pixels for Perfectly Clear', async (context) => {
     if (target.layerId !== undefined) await layerCheck(host, doc.id, target.layerId, target.layerName ?? target.title);
     // A lock that keeps the result out is refused now, not after a paid job.
@@ -147,19 +152,18 @@ async function correctOne(
 
   report('applying');
   const image = decodeImage(bytes);
+  const wait = { seconds: RESULT_MODAL_WAIT_S, signal };
   if (isResize(params)) {
-    const title = `${baseName(target.title)} (Perfectly Clear)`;
-    const opened = await inModal(host, name, (context) => newResultDocument(host, context, image, title, doc.resolution), { seconds: RESULT_MODAL_WAIT_S, signal });
+    const opened = await openAsDocument(host, image, target, resolution, name, wait);
     report('done');
-    return { title: target.title, status: 'done', message: `resized result opened as a new document, "${opened.title}"`, notes };
+    return { title: target.title, status: 'done', message: `resized result opened as a new document, "${opened}"`, notes };
   }
-  const widened = depthNote(doc);
   if (widened) notes.push(widened);
   const cutout = removesToTransparent(params);
   // Decoded before Photoshop is held: the pixels sent may be a JPEG the size of the service's 5000 px.
   const cutoutOf = cutout ? { source: exported.sourcePixels(), sent: exported.sentPixels() } : undefined;
   const layerResult: LayerResult = {
-    documentId: doc.id,
+    documentId: target.documentId,
     sourceLayerId: target.layerId,
     rect: exported.rect,
     image,
@@ -171,8 +175,21 @@ async function correctOne(
     ...(cutoutOf ? { cutoutOf } : {}),
     sourcePixels: exported.sourcePixels,
   };
-  // The result arrived while the user kept working: a dialog or another plug-in may hold Photoshop for a while.
-  const added = await applyLayerResult(host, layerResult, { seconds: RESULT_MODAL_WAIT_S, signal });
+  let added: AddedLayer;
+  try {
+    // The result arrived while the user kept working: a dialog or another plug-in may hold Photoshop for a while.
+    added = await applyLayerResult(host, layerResult, wait);
+  } catch (err) {
+    if (!(err instanceof ResultNotAddedError) || signal?.aborted) throw err;
+    // In place on a canvas of the document's size: Duplicate Layer into the document puts it where the source is.
+    const kept = fitResult({ rect: exported.rect, image, keepShapeOf: layerResult.keepShapeOf });
+    const canvas = { width: canvasSize.width, height: canvasSize.height, left: exported.rect.left, top: exported.rect.top };
+    const opened = await openAsDocument(host, kept.image, target, resolution, name, wait, canvas).catch((failed: unknown) => {
+      throw new Error(`${err.message} (nor could the result be opened as a new document: ${messageOf(failed)})`);
+    });
+    report('done');
+    return { title: target.title, status: 'failed', message: keptMessage(err, opened), notes };
+  }
   if (added.resampled) {
     notes.push(cutout
       ? `the cut-out came back at ${image.width}×${image.height} px: its mask was scaled to the layer, whose pixels keep their full size`
@@ -182,6 +199,20 @@ async function correctOne(
   notes.push(...added.notes);
   report('done');
   return { title: target.title, status: 'done', message: `added layer "${name}"`, notes, layerId: added.layerId };
+}
+
+/** `image` as a new, untitled document named after the target; its title. */
+async function openAsDocument(host: Host, image: Rgba, target: Target, resolution: number, name: string, wait: ModalWait, canvas?: Canvas): Promise<string> {
+  const title = `${baseName(target.title)} (Perfectly Clear)`;
+  return (await inModal(host, name, (context) => newResultDocument(host, context, image, title, resolution, canvas), wait)).title;
+}
+
+/**
+ * What the user reads when the document changed under a finished job: the result, done and paid for, was kept as a
+ * document of its own, and how to bring it back into the document.
+ */
+function keptMessage(err: ResultNotAddedError, opened: string): string {
+  return `${err.reason}, so the result could not be added as a layer; it was opened as a new document, "${opened}", instead (Layer > Duplicate Layer… puts it back in place)`;
 }
 
 /** What the user should know when the layer corrected is itself a result of the panel: it was corrected once more. */

@@ -14,6 +14,7 @@ import { refuseBeforeSending, refuseWhileAdding, type ResultChanges } from './lo
 import { clippedToLayer, lookNotes, matchLook, readSourceLook, resultMask, takesOver, type SourceLook } from './look';
 import { selectionOver } from './masks';
 import { CancelledError, inModal, inOneHistoryStep, type ModalWait } from './modal';
+import { ResultNotAddedError } from './not-added';
 
 export interface LayerResult {
   /** The document that receives the layer. */
@@ -208,7 +209,8 @@ function resultChanges(doc: PsDocument, source: PsLayer | undefined, hidesSource
  */
 function mixedPixels(fitted: FittedResult, look: SourceLook): Rgba {
   if (fitted.mixed) return fitted.mixed;
-  throw new Error(`"${look.name}" changed (blend mode, opacity, fill or mask) while the result was being added, so the strength could not be applied; nothing was changed: run the correction again`);
+  const reason = `"${look.name}" changed (blend mode, opacity, fill or mask) while the result was being added`;
+  throw new ResultNotAddedError(reason, `${reason}, so the strength could not be applied; nothing was changed: run the correction again`);
 }
 
 /** Write a grey mask (imaging.md:368-388: one component, Grayscale, Gray Gamma 2.2) as the layer's user mask. */
@@ -225,7 +227,7 @@ async function putMask(host: Host, documentID: number, layerID: number, mask: Ui
 
 function requireDocument(host: Host, documentId: number): PsDocument {
   const doc = findDocument(host, documentId);
-  if (!doc) throw new Error('the document was closed before the result arrived');
+  if (!doc) throw new ResultNotAddedError('the document was closed before the result arrived');
   return doc;
 }
 
@@ -237,21 +239,32 @@ function anchorLayer(doc: PsDocument, sourceLayerId: number | undefined): PsLaye
     return top;
   }
   const source = findLayer(doc.layers, sourceLayerId);
-  if (!source) throw new Error('the source layer was deleted before the result arrived');
+  if (!source) throw new ResultNotAddedError('the source layer was deleted before the result arrived');
   return source;
 }
 
+/** A new document's size, and where in it the image goes (its top-left corner). */
+export interface Canvas {
+  width: number;
+  height: number;
+  left: number;
+  top: number;
+}
+
 /**
- * A resized result as a new, untitled document holding its pixels: made with
+ * A result as a new, untitled document holding its pixels (a resized result,
+ * or one its document can no longer take: run.ts), at the size of `canvas`
+ * when given, else of the image: made with
  * `documents.add` and filled with `putPixels`, so no file is involved (a
  * document opened from a temporary file would save back into the plug-in's
  * hidden folder on Ctrl+S, and the file would stay behind). Registered to be
  * closed if the scope is cancelled or fails before it is complete
  * (executeasmodal.md "Automatic document closing"). Runs inside `executeAsModal`.
  */
-export async function newResultDocument(host: Host, context: PsExecutionContext, image: Rgba, name: string, resolution: number): Promise<PsDocument> {
+export async function newResultDocument(host: Host, context: PsExecutionContext, image: Rgba, name: string, resolution: number, canvas?: Canvas): Promise<PsDocument> {
+  const { width, height, left, top } = canvas ?? { width: image.width, height: image.height, left: 0, top: 0 };
   const doc = await host.ps.app.documents.add({
-    name, width: image.width, height: image.height, resolution, mode: 'RGBColorMode', fill: 'transparent', depth: 8, profile: SRGB_PROFILE,
+    name, width, height, resolution, mode: 'RGBColorMode', fill: 'transparent', depth: 8, profile: SRGB_PROFILE,
   });
   if (!doc) throw new Error('Photoshop did not create the new document');
   await context.hostControl.registerAutoCloseDocument(doc.id);
@@ -261,7 +274,7 @@ export async function newResultDocument(host: Host, context: PsExecutionContext,
     width: image.width, height: image.height, components: 4, chunky: true, colorSpace: 'RGB', colorProfile: SRGB_PROFILE,
   });
   try {
-    await host.ps.imaging.putPixels({ documentID: doc.id, layerID: layer.id, imageData, replace: true, targetBounds: { left: 0, top: 0 } });
+    await host.ps.imaging.putPixels({ documentID: doc.id, layerID: layer.id, imageData, replace: true, targetBounds: { left, top } });
   } finally {
     await imageData.dispose();
   }

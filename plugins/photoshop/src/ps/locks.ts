@@ -15,6 +15,7 @@
  *   panel does not try (the simulator refuses it), and says which one to unlock.
  */
 import type { PsDocument, PsLayer } from '../host/types';
+import { ResultNotAddedError } from './not-added';
 
 /** Whether a layer has any of the four locks of the Layers panel. */
 export function hasLock(layer: PsLayer): boolean {
@@ -118,6 +119,7 @@ export function refuseBeforeSending(doc: PsDocument, changes: ResultChanges): vo
 export function refuseWhileAdding(doc: PsDocument, changes: ResultChanges): void {
   const refusal = lockRefusal(doc, changes);
   if (refusal) {
-    throw new Error(`${refusal.problem} (locked after the pixels were sent), so the result could not be added and nothing was changed: ${refusal.remedy}, then run the correction again`);
+    const reason = `${refusal.problem} (locked after the pixels were sent)`;
+    throw new ResultNotAddedError(reason, `${reason}, so the result could not be added and nothing was changed: ${refusal.remedy}, then run the correction again`);
   }
 }

@@ -1,0 +1,126 @@
+/**
+ * A result the document can no longer take — closed, its source layer deleted, a lock set while the service worked
+ * (locks.test.ts) — is paid for: it is kept as a new document of the document's size, its pixels where the source
+ * was, so that Layer > Duplicate Layer puts it back in place. The document itself is left as the user left it.
+ * Checked on the documents open, their pixels, the history and the emulator's record of jobs.
+ */
+import { readAll, type CorrectionBackend } from '@pfc/core';
+import sharp from 'sharp';
+import { describe, expect, it } from 'vitest';
+import { pixelLayer } from './helpers';
+import { DEFAULT_CHOICES, toParams } from '../src/correct/options';
+import { runCorrections } from '../src/correct/run';
+import { resolveTargets } from '../src/correct/targets';
+import { emulator, keptDocuments, PARAMS, photoWith, press, RESULT, tree } from './press';
+import type { DocState, LayerNode } from './sim/index';
+
+/** Where the source layer has pixels: the rest of the canvas is transparent, so its bounds are not the canvas. */
+const BOUNDS = { left: 4, top: 6, right: 60, bottom: 58 };
+const SOURCE = 900;
+
+/** A layer holding `rgba` inside BOUNDS only, with a hole and a half-transparent band inside: a shape the result keeps. */
+function partLayer(rgba: Uint8Array, width: number): LayerNode {
+  const pixels = rgba.slice();
+  for (let i = 0; i < pixels.length / 4; i++) {
+    const [x, y] = [i % width, Math.floor(i / width)];
+    if (x < BOUNDS.left || x >= BOUNDS.right || y < BOUNDS.top || y >= BOUNDS.bottom) pixels[i * 4 + 3] = 0;
+    else if (x >= 20 && x < 30 && y >= 20 && y < 30) pixels[i * 4 + 3] = 0;
+    else if (y >= 40 && y < 44) pixels[i * 4 + 3] = 128;
+  }
+  return pixelLayer(SOURCE, 'face', pixels);
+}
+
+/**
+ * The emulator, but each result comes back without its alpha, as from a service that flattens (the panel gives the
+ * result its source's shape, and so must the kept document), and `meanwhile` runs once the job is done, before the
+ * result is back: what the user did while the service worked.
+ */
+function flatBackend(meanwhile: () => void = () => undefined): CorrectionBackend {
+  const inner = emulator.backend();
+  const correct: CorrectionBackend['correct'] = async (input, params, options) => {
+    const result = await inner.correct(input, params, options);
+    const opaque = await sharp(await readAll(result.body)).removeAlpha().png().toBuffer();
+    meanwhile();
+    return { ...result, body: new Response(opaque).body! };
+  };
+  return new Proxy(inner, {
+    get: (target, key) => {
+      if (key === 'correct') return correct;
+      const value: unknown = Reflect.get(target, key, target);
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+}
+
+/** The photo with the partial layer on top. */
+async function photo() {
+  const first = await photoWith();
+  first.doc.layers.unshift(partLayer(first.rgba, first.doc.width));
+  return first;
+}
+
+/** The pixels Correct Layer adds on the partial layer when nothing gets in its way. */
+async function resultPixels(): Promise<Uint8Array> {
+  const { host, doc } = await photo();
+  const { outcome } = await press(host, doc, 'layer', SOURCE, flatBackend());
+  expect(outcome.status).toBe('done');
+  return doc.layers.find((l) => l.name === RESULT)!.pixels!;
+}
+
+/** The one document the run opened: the document's size, one layer holding exactly the pixels the layer would have had. */
+async function expectKept(sim: Awaited<ReturnType<typeof photo>>['sim'], doc: DocState): Promise<void> {
+  const kept = keptDocuments(sim, doc);
+  expect(kept.map((d) => [d.title, d.width, d.height, d.layers.length])).toEqual([['astronaut (Perfectly Clear)', doc.width, doc.height, 1]]);
+  expect(Buffer.from(kept[0]!.layers[0]!.pixels!).equals(Buffer.from(await resultPixels()))).toBe(true);
+}
+
+const KEPT = 'so the result could not be added as a layer; it was opened as a new document, "astronaut (Perfectly Clear)", instead (Layer > Duplicate Layer… puts it back in place)';
+
+describe('a result the document can no longer take is kept as a document of its own', () => {
+  it('the document closed while the service worked', async () => {
+    const { host, sim, doc } = await photo();
+
+    const { outcome, jobs } = await press(host, doc, 'layer', SOURCE, flatBackend(() => sim.core.closeDocument(doc.id)));
+
+    expect(jobs).toBe(1);
+    expect(outcome).toMatchObject({ status: 'failed', message: `the document was closed before the result arrived, ${KEPT}` });
+    await expectKept(sim, doc);
+  });
+
+  it('the source layer deleted while the service worked: the document is left as the user left it', async () => {
+    const { host, sim, doc } = await photo();
+    const history = doc.history.map((h) => h.name);
+
+    const { outcome, jobs } = await press(host, doc, 'layer', SOURCE, flatBackend(() => (doc.layers = doc.layers.filter((l) => l.id !== SOURCE))));
+
+    expect(jobs).toBe(1);
+    expect(outcome).toMatchObject({ status: 'failed', message: `the source layer was deleted before the result arrived, ${KEPT}` });
+    expect([tree(doc.layers), doc.history.map((h) => h.name)]).toEqual([[['Background', true, false, {}]], history]);
+    await expectKept(sim, doc);
+  });
+
+  it('a resized result opens as a new document though its document was closed while the service worked', async () => {
+    const { host, sim, doc } = await photo();
+    const closing = flatBackend(() => sim.core.closeDocument(doc.id));
+
+    const [outcome] = await runCorrections(host, closing, resolveTargets(host, 'document'), toParams({ ...DEFAULT_CHOICES, resize: 'long', resizeValue: 40 }));
+
+    expect(outcome).toMatchObject({ status: 'done', message: 'resized result opened as a new document, "astronaut (Perfectly Clear)"' });
+    expect(keptDocuments(sim, doc).map((d) => Math.max(d.width, d.height))).toEqual([40]);
+  });
+
+  it('a cancelled run keeps nothing: no document is opened', async () => {
+    const { host, sim, doc } = await photo();
+    const stop = new AbortController();
+    doc.activeLayerIds = [SOURCE];
+    const closedThenCancelled = flatBackend(() => {
+      sim.core.closeDocument(doc.id);
+      stop.abort();
+    });
+
+    const [outcome] = await runCorrections(host, closedThenCancelled, resolveTargets(host, 'layer'), PARAMS, { signal: stop.signal });
+
+    expect(outcome?.status).toBe('cancelled');
+    expect(keptDocuments(sim, doc)).toEqual([]);
+  });
+});
