@@ -7,9 +7,12 @@
  *   apt-get download mate-backgrounds plasma-workspace-wallpapers lomiri-wallpapers-16.04 \
  *     lomiri-wallpapers-20.04 python3-skimage python-matplotlib-data opencv-doc \
  *     scribus-template mypaint-data-extras enlightenment-data python3-sklearn tuxpaint-data \
- *     lxqt-themes
+ *     lxqt-themes gcompris-qt-data
  *   for f in *.deb; do mkdir -p "x/${f%%_*}"; dpkg -x "$f" "x/${f%%_*}"; done
- *   node bench/photos/prepare.mjs /tmp/debs/x
+ *   node bench/photos/prepare.mjs /tmp/debs/x [name ...]
+ *
+ * With names, only those photos are written (the others' packages need not
+ * be there), so photos added later leave the existing files untouched.
  *
  * Each photo is downscaled (Lanczos) to about 0.35 megapixels and written as
  * JPEG q90 in sRGB. The split into tune and held-out sets is fixed by this
@@ -23,6 +26,7 @@
 import { mkdirSync, existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { inflateSync } from 'node:zlib';
 import sharp from 'sharp';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -41,6 +45,9 @@ const ENL = 'enlightenment-data/usr/share/enlightenment/data/backgrounds';
 const SKL = 'python3-sklearn/usr/lib/python3/dist-packages/sklearn/datasets/images';
 const TUX = 'tuxpaint-data/usr/share/tuxpaint/templates';
 const LXQ = 'lxqt-themes/usr/share/lxqt/wallpapers';
+/** GCompris keeps its activities' images in Qt resource archives (.rcc): `archive.rcc:path inside`. */
+const GCQ = 'gcompris-qt-data/usr/share/gcompris-qt/rcc';
+const GCA = 'gcompris/src/activities';
 
 /** Output name → file inside the extracted packages. */
 export const SOURCES = {
@@ -171,6 +178,20 @@ export const SOURCES = {
   'lxqt-flowers': `${LXQ}/flowers.png`,
   'lxqt-fog': `${LXQ}/fog.jpg`,
   'lxqt-hills': `${LXQ}/this-is-not-windows.jpg`,
+  // Added in a fifth widening, for naturally cool, low-saturation scenes the tune set lacked
+  // (water under a grey sky, an Arctic sea, an overcast coast, snow, pale and deep water seen
+  // underwater, a hazy lake) and, so that the set does not lean cool, warm and mixed ones
+  // (desert sand, meerkats on red earth, a sandstone tower framed by blue sky): GCompris's photos.
+  'gc-spoonbills': `${GCQ}/erase.rcc:${GCA}/erase/resource/spoonbills.webp`,
+  'gc-dolphin': `${GCQ}/erase.rcc:${GCA}/erase/resource/dolphin.webp`,
+  'gc-camels': `${GCQ}/erase.rcc:${GCA}/erase/resource/camels.webp`,
+  'gc-meerkats': `${GCQ}/erase.rcc:${GCA}/erase/resource/meerkats.webp`,
+  'gc-underwater': `${GCQ}/clickgame.rcc:${GCA}/clickgame/resource/sea1.webp`,
+  'gc-narwhal': `${GCQ}/explore_world_animals.rcc:${GCA}/explore_world_animals/resource/animals/narwhal.webp`,
+  'gc-polarbear': `${GCQ}/explore_world_animals.rcc:${GCA}/explore_world_animals/resource/animals/polar_bear.webp`,
+  'gc-montstmichel': `${GCQ}/explore_monuments.rcc:${GCA}/explore_monuments/resource/france/montStMichel.webp`,
+  'gc-goldentemple': `${GCQ}/explore_monuments.rcc:${GCA}/explore_monuments/resource/india/goldenTemple.webp`,
+  'gc-qutubminar': `${GCQ}/explore_monuments.rcc:${GCA}/explore_monuments/resource/india/qutubMinar.webp`,
 };
 
 const SAMPLES = new Set(['skimage-astronaut', 'skimage-chelsea', 'skimage-coffee', 'skimage-rocket', 'mpl-gracehopper']);
@@ -178,7 +199,7 @@ const SAMPLES = new Set(['skimage-astronaut', 'skimage-chelsea', 'skimage-coffee
 /** Photos added after the split was fixed: tune set only, never counted in the split. */
 const ADDED_TUNE = new Set([
   'lomiri-greentock', 'kde-onestandsout', 'skimage-ihc',
-  ...Object.keys(SOURCES).filter((n) => /^(cv|scribus|mypaint|enl|sklearn|tux|lxqt)-/.test(n)),
+  ...Object.keys(SOURCES).filter((n) => /^(cv|scribus|mypaint|enl|sklearn|tux|lxqt|gc)-/.test(n)),
   'skimage-retina',
 ]);
 
@@ -192,9 +213,12 @@ export const SPLIT = (() => {
 /**
  * A file's image: the file itself, or for an Enlightenment background (an Eet archive,
  * .edj) the largest JPEG stored in it — Eet keeps lossy images as plain JPEG streams, so
- * each one starts at a JPEG start-of-image marker and runs to the next.
+ * each one starts at a JPEG start-of-image marker and runs to the next —, or for
+ * `archive.rcc:path` that file inside a Qt resource archive ({@link rccFile}).
  */
 async function readSource(file) {
+  const inRcc = file.match(/^(.*\.rcc):(.*)$/);
+  if (inRcc) return rccFile(readFileSync(inRcc[1]), inRcc[2]);
   if (!file.endsWith('.edj')) return file;
   const bytes = readFileSync(file);
   const starts = [];
@@ -211,11 +235,47 @@ async function readSource(file) {
 
 const JPEG_START = Buffer.from([0xff, 0xd8, 0xff]);
 
+/**
+ * One file of a Qt resource archive (.rcc, format 1–3): a header ("qres",
+ * version, offsets of the tree, the data and the names), a tree of nodes
+ * (name offset, flags, then a directory's child count and first child or a
+ * file's locale and data offset; 8 more bytes of modification time from
+ * version 2) and length-prefixed data, zlib-compressed behind a 4-byte size
+ * when flag 1 is set. `inner`: the path inside, without the leading ":/".
+ */
+function rccFile(bytes, inner) {
+  if (bytes.toString('latin1', 0, 4) !== 'qres') throw new Error('not a Qt resource archive');
+  const [version, tree, data, names] = [4, 8, 12, 16].map((o) => bytes.readUInt32BE(o));
+  const nodeSize = version >= 2 ? 22 : 14;
+  const utf16be = (offset) => Buffer.from(bytes.subarray(names + offset + 6, names + offset + 6 + 2 * bytes.readUInt16BE(names + offset))).swap16().toString('utf16le');
+  let node = 0;
+  for (const part of inner.split('/')) {
+    const at = tree + node * nodeSize;
+    if (!(bytes.readUInt16BE(at + 4) & 2)) throw new Error(`${inner}: not found in the archive`);
+    const count = bytes.readUInt32BE(at + 6);
+    const first = bytes.readUInt32BE(at + 10);
+    node = -1;
+    for (let k = first; k < first + count && node < 0; k++) if (utf16be(bytes.readUInt32BE(tree + k * nodeSize)) === part) node = k;
+    if (node < 0) throw new Error(`${inner}: not found in the archive`);
+  }
+  const at = tree + node * nodeSize;
+  const flags = bytes.readUInt16BE(at + 4);
+  if (flags & 2) throw new Error(`${inner}: a folder`);
+  const start = data + bytes.readUInt32BE(at + 10);
+  const blob = bytes.subarray(start + 4, start + 4 + bytes.readUInt32BE(start));
+  if (flags & 4) throw new Error(`${inner}: zstd-compressed, not supported`);
+  return flags & 1 ? inflateSync(blob.subarray(4)) : Buffer.from(blob);
+}
+
 async function main() {
   const root = process.argv[2];
-  if (!root || !existsSync(root)) throw new Error('usage: node bench/photos/prepare.mjs <folder with the extracted packages>');
+  if (!root || !existsSync(root)) throw new Error('usage: node bench/photos/prepare.mjs <folder with the extracted packages> [name ...]');
+  const only = process.argv.slice(3);
+  const unknown = only.filter((n) => !(n in SOURCES));
+  if (unknown.length) throw new Error(`no such photo: ${unknown.join(', ')}`);
   for (const set of ['tune', 'heldout']) mkdirSync(path.join(HERE, set), { recursive: true });
   for (const [name, rel] of Object.entries(SOURCES)) {
+    if (only.length && !only.includes(name)) continue;
     const img = sharp(await readSource(path.join(root, rel)), { limitInputPixels: false }).rotate();
     const { width, height } = await img.metadata();
     const k = Math.min(1, Math.sqrt(MP / (width * height)));
