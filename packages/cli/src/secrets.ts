@@ -33,7 +33,7 @@ const MAX_KEY_BYTES = 4096;
 
 /**
  * The API key from the flags, else `PFC_API_KEY`; undefined when none is set.
- * @throws UsageError when more than one source is given, or a file or stdin holds no key.
+ * @throws UsageError when more than one source is given, or a file, stdin or `PFC_API_KEY` holds no key or more than one line.
  */
 export async function readApiKey(flags: ApiKeyFlags, io: CliIo): Promise<string | undefined> {
   const fromFile = flags['api-key-file'];
@@ -46,7 +46,10 @@ export async function readApiKey(flags: ApiKeyFlags, io: CliIo): Promise<string 
   }
   if (fromStdin) return nonEmpty(await readStdin(io.stdin), 'the standard input (--api-key-stdin)');
   if (fromFile !== undefined) return nonEmpty(await readKeyFile(resolve(io.cwd, fromFile), fromFile), `--api-key-file ${fromFile}`);
-  return io.env.PFC_API_KEY || undefined;
+  // Checked as a key file is: a variable set from a file of two lines would otherwise be sent, refused as a
+  // header, and retried as if the service could not be reached.
+  const fromEnv = io.env.PFC_API_KEY;
+  return fromEnv ? nonEmpty(fromEnv, 'PFC_API_KEY') : undefined;
 }
 
 async function readKeyFile(path: string, shownPath: string): Promise<string> {
