@@ -121,3 +121,20 @@ describe('pfc without a command, and help on an unknown topic', () => {
     expect(r.stderr).toBe('pfc: no folder: pfc restore <folder> [files...] (see: pfc restore --help)\n');
   });
 });
+
+describe('a Web API address the client cannot use', () => {
+  const env = cleanEnv({ PFC_API_KEY: 'sk-never-sent-in-clear' });
+
+  it.each([
+    [['correct', 'in', '--backend', 'web', '--base-url', 'http://api.example.com/v2', '--yes'], 'the base address http://api.example.com is plain http:// to a computer on the internet, so the API key would cross the network unencrypted: use https://'],
+    [['presets', 'list', '--base-url', 'http://api.example.com/v2'], 'the base address http://api.example.com is plain http:// to a computer on the internet'],
+    [['correct', 'in', '--backend', 'web', '--base-url', 'ftp://files.example.com/v2', '--yes'], 'the Web API address cannot be used: Invalid URL: ftp://files.example.com/v2'],
+  ])('%j is a usage error (exit 2) saying why, without a stack trace or the key, and nothing is written', async (args, message) => {
+    const dir = twoPhotos();
+    const r = await runPfc(args, { cwd: dir, env });
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toContain(`pfc: ${message.startsWith('the Web API') ? '' : 'the Web API address cannot be used: '}${message}`);
+    expect(r.stderr).not.toMatch(/\n\s+at |sk-never-sent-in-clear/);
+    expect(existsSync(join(dir, 'in/corrected'))).toBe(false);
+  });
+});

@@ -144,7 +144,7 @@ export async function openBackend(selection: BackendSelection): Promise<OpenedBa
     case 'web': {
       if (!sel.apiKey) throw new BatchUsageError('the web backend needs an API key: set PFC_API_KEY or pass --api-key', 'bad-params');
       const baseURL = sel.baseURL ?? DEFAULT_BASE_URL;
-      const web = new WebApiClient({ apiKey: sel.apiKey, baseURL, fetch: sel.fetch, ...(sel.onRetry ? { onRetry: sel.onRetry } : {}) });
+      const web = webClient({ apiKey: sel.apiKey, baseURL, fetch: sel.fetch, ...(sel.onRetry ? { onRetry: sel.onRetry } : {}) });
       return { backend: web, web, id: 'web', description: `Web API at ${web.baseURL}`, paid: true, defaultConcurrency: 4, rateLimited: rate.subscribe, close: noop };
     }
     case 'emulator':
@@ -155,11 +155,21 @@ export async function openBackend(selection: BackendSelection): Promise<OpenedBa
   }
 }
 
+/** A Web API client on the user's address: an address the client refuses (not http(s), plain http on the internet) is a usage error saying why, before anything is sent. */
+function webClient(options: ConstructorParameters<typeof WebApiClient>[0]): WebApiClient {
+  try {
+    return new WebApiClient(options);
+  } catch (err) {
+    if (err instanceof TypeError) throw new BatchUsageError(`the Web API address cannot be used: ${err.message}`, 'bad-params');
+    throw err;
+  }
+}
+
 async function openEmulator(sel: BackendSelection & { fetch: FetchLike }): Promise<OpenedBackend> {
   const opened = (web: WebApiClient, backend: CorrectionBackend, description: string, close: () => Promise<void>): OpenedBackend =>
     ({ backend, web, id: 'emulator', description, paid: false, defaultConcurrency: 2, close });
   if (sel.emulatorUrl) {
-    const web = new WebApiClient({ apiKey: EMULATOR_API_KEY, baseURL: sel.emulatorUrl, fetch: sel.fetch, ...(sel.onRetry ? { onRetry: sel.onRetry } : {}) });
+    const web = webClient({ apiKey: EMULATOR_API_KEY, baseURL: sel.emulatorUrl, fetch: sel.fetch, ...(sel.onRetry ? { onRetry: sel.onRetry } : {}) });
     return opened(web, web, `emulator at ${web.baseURL}`, async () => undefined);
   }
   const client = { apiKey: EMULATOR_API_KEY, fetch: sel.fetch, onRetry: sel.onRetry };

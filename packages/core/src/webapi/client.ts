@@ -8,6 +8,7 @@ import { validatePfcParams, type ParamCheck, type PfcParams } from '../contract/
 import type { JobRecord, PresetRecord } from '../contract/webapi-types';
 import { defaultSleep, Transport, type CallOptions } from '../transport';
 import { parseUrl } from '../address';
+import { refusePlainHttpKey } from './plain-http';
 import { correctOnWebApi } from './correct';
 import { correctAgainWhenLost } from './lost-jobs';
 import { Jobs, type JobRef } from './jobs';
@@ -40,7 +41,9 @@ export class WebApiClient implements CorrectionBackend {
     }
     this.#apiKey = options.apiKey;
     this.baseURL = (options.baseURL ?? DEFAULT_BASE_URL).replace(/\/+$/, '');
-    const origin = parseUrl(this.baseURL).origin;
+    const base = parseUrl(this.baseURL);
+    refusePlainHttpKey(base);
+    const origin = base.origin;
     const sleep = options.sleep ?? defaultSleep;
     const transport = new Transport({
       baseURL: this.baseURL,

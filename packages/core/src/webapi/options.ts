@@ -60,7 +60,11 @@ type PassedToTransport = Pick<TransportOptions, 'fetch' | 'timeout' | 'maxRetrie
 
 /** Options of `WebApiClient`. Only `apiKey` is required; the transport's (`fetch`, `timeout`, retries, `onRetry`) as in `TransportOptions`. */
 export interface ClientOptions extends PassedToTransport {
-  /** Base address including the version segment. Default `https://api.perfectlyclear.io/v2`. */
+  /**
+   * Base address including the version segment. Default `https://api.perfectlyclear.io/v2`. Plain `http://` is
+   * refused (TypeError) unless it names this computer or the local network (`plain-http.ts`): the key would
+   * cross the internet unencrypted.
+   */
   baseURL?: string;
   /**
    * The account's API key, sent as `X-API-KEY` to the base address's origin
