@@ -2,8 +2,8 @@
 /**
  * Colour-correction quality benchmark on photos the engine is not tuned on.
  *
- * 126 photos of many kinds (bench/photos/, licences in bench/photos/LICENSES.md)
- * in a fixed split: `tune` (96, may be tuned on) and `heldout` (30, measured
+ * 129 photos of many kinds (bench/photos/, licences in bench/photos/LICENSES.md)
+ * in a fixed split: `tune` (99, may be tuned on) and `heldout` (30, measured
  * only). Each photo gets 18 known degradations (casts, exposure, haze, flat
  * contrast in two strengths, two combinations: quality/degradations.mjs);
  * each degraded copy is corrected by the engine (@pfc/engine correctImage,

@@ -192,6 +192,11 @@ export const SOURCES = {
   'gc-montstmichel': `${GCQ}/explore_monuments.rcc:${GCA}/explore_monuments/resource/france/montStMichel.webp`,
   'gc-goldentemple': `${GCQ}/explore_monuments.rcc:${GCA}/explore_monuments/resource/india/goldenTemple.webp`,
   'gc-qutubminar': `${GCQ}/explore_monuments.rcc:${GCA}/explore_monuments/resource/india/qutubMinar.webp`,
+  // Added in a sixth widening, for warm scenes that are not casts (sunlit sandstone under a
+  // blue sky, a cheetah in dry grass, a crocodile on mud in low evening sun): GCompris's photos.
+  'gc-petra': `${GCQ}/explore_monuments.rcc:${GCA}/explore_monuments/resource/wonders/petra.webp`,
+  'gc-cheetah': `${GCQ}/erase.rcc:${GCA}/erase/resource/cheetah.webp`,
+  'gc-crocodile': `${GCQ}/explore_world_animals.rcc:${GCA}/explore_world_animals/resource/animals/crocodile.webp`,
 };
 
 const SAMPLES = new Set(['skimage-astronaut', 'skimage-chelsea', 'skimage-coffee', 'skimage-rocket', 'mpl-gracehopper']);
