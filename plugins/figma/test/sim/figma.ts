@@ -18,7 +18,8 @@ import type { FigmaApi } from '../../src/main/host';
 import { FIGMA_MAX_SIDE, readImageHeader } from '../../src/shared/image-header';
 import { CLIENT_STORAGE_QUOTA, figmaClone, storageSize } from './clone';
 import { DYNAMIC_PAGES, MANIFEST_ID, RELAUNCH_COMMANDS } from './manifest';
-import { asScene, asStored, SimFrame, SimGroup, SimNode, SimShape, type SimDocument } from './nodes';
+import { asScene, SimFrame, SimGroup, SimNode, SimShape, type SimDocument } from './nodes';
+import { asStored } from './paints';
 import { SimPage } from './pages';
 import { viewOf, type ImageView } from './paint-view';
 import { PluginSession } from './session';
@@ -430,7 +431,7 @@ const PAGE_CONTENT = new Set(['children', 'appendChild', 'insertChild', 'findAll
 /** Searches of the whole document, which need `figma.loadAllPagesAsync` first (typings `DocumentNode.findAllWithCriteria`). */
 const DOCUMENT_SEARCHES = new Set(['findAll', 'findOne', 'findAllWithCriteria', 'findWidgetNodesByWidgetId']);
 
-/** An image fill as the properties panel makes it, its numbers as Figma keeps them (nodes.ts `asStored`). */
+/** An image fill as the properties panel makes it, its numbers as Figma keeps them (paints.ts `asStored`). */
 export function imageFill(hash: string, extra: Partial<Omit<ImagePaint, 'type' | 'imageHash'>> = {}): ImagePaint {
   return asStored({ type: 'IMAGE', imageHash: hash, scaleMode: 'FILL', ...extra });
 }
