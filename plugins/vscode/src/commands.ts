@@ -34,6 +34,8 @@ export class Commands {
   /** The workspace's last run: its small record, loaded (or moved from a previous version's format) at activation. */
   private last: Promise<LastRun | undefined>;
   private panel: vscode.WebviewPanel | undefined;
+  /** Settles once the keys stored before activation are masked in the log: every command waits for it. */
+  private readonly masked: Promise<void>;
 
   readonly embedded: EmbeddedEmulator;
 
@@ -46,7 +48,8 @@ export class Commands {
     // The log masks every key from the moment it is set (here, before it is stored; by another window, when SecretStorage says so), not from the next run.
     this.keys = new KeyStore(host.secrets, (value) => log.addSecrets([value]));
     host.subscriptions.push(this.keys.onDidChange((values) => log.addSecrets(values)));
-    void this.keys.values().then((values) => log.addSecrets(values), () => undefined);
+    // Those stored before activation: VS Code activates on a command and runs it at once, so each command waits for them before it can log.
+    this.masked = this.keys.values().then((values) => log.addSecrets(values), () => undefined);
     this.embedded = new EmbeddedEmulator(host.extensionUri.fsPath, (line) => log.line(line));
     // The last run of this workspace survives a reload: its report and Retry Failed.
     this.last = loadLastRun(host, (l) => log.line(l));
@@ -82,11 +85,14 @@ export class Commands {
       'pfc.restoreOriginals': (uri, uris) => this.restoreOriginals(uri as vscode.Uri | undefined, uris as vscode.Uri[] | undefined),
     };
     for (const [id, fn] of Object.entries(table)) {
-      this.host.subscriptions.push(this.api.commands.registerCommand(id, (...args: unknown[]) => this.guard(() => fn(...args))));
+      this.host.subscriptions.push(this.api.commands.registerCommand(id, (...args: unknown[]) => this.guard(async () => {
+        await this.masked;
+        return fn(...args);
+      })));
     }
   }
 
-  /** Errors become one notification and one log line (keys are scrubbed by the log and never in core's messages). */
+  /** Errors become one notification and one log line, both with the stored keys masked (a bad setting's message quotes its value). */
   private async guard(fn: () => unknown): Promise<unknown> {
     try {
       return await fn();
@@ -101,7 +107,7 @@ export class Commands {
       const showLog = t('Show Log');
       // The service refused a key: the way to fix it comes first.
       const setKey = err instanceof KeyRefusedError ? setKeyButton(this.api.l10n, err.key) : undefined;
-      const choice = await this.api.window.showErrorMessage(text, ...(setKey ? [setKey] : []), err instanceof SettingsError ? openSettings : showLog);
+      const choice = await this.api.window.showErrorMessage(this.log.mask(text), ...(setKey ? [setKey] : []), err instanceof SettingsError ? openSettings : showLog);
       if (choice === openSettings) void this.api.commands.executeCommand('workbench.action.openSettings', 'pfc.');
       if (choice === showLog) this.log.show();
       if (setKey && choice === setKey) await this.setKey((err as KeyRefusedError).key);

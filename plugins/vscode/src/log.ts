@@ -21,7 +21,8 @@ export class Log {
     for (const v of values) if (v.length >= 6) this.secrets.add(v);
   }
 
-  private scrub(text: string): string {
+  /** `text` with every stored key masked: what the log writes, and what an error notification may show. */
+  mask(text: string): string {
     let out = text;
     for (const s of this.secrets) out = out.split(s).join('***');
     return out;
@@ -29,16 +30,16 @@ export class Log {
 
   /** An info line. */
   line(text: string): void {
-    this.channel.info(this.scrub(text));
+    this.channel.info(this.mask(text));
   }
 
   /** A detail, shown when the user sets the channel's level to Trace. */
   trace(text: string): void {
-    this.channel.trace(this.scrub(text));
+    this.channel.trace(this.mask(text));
   }
 
   error(text: string): void {
-    this.channel.error(this.scrub(text));
+    this.channel.error(this.mask(text));
   }
 
   show(): void {

@@ -122,12 +122,14 @@ export function fakeStorage(noFolder = false): FakeStorage {
 /** The plugin folder: the embedded emulator is found from it as from an installed extension's folder. */
 export const PLUGIN_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
-/** The `pfc.*` settings package.json declares with `scope: resource` (keys without `pfc.`). */
-const RESOURCE_SCOPED_KEYS: ReadonlySet<string> = new Set(
-  Object.entries((JSON.parse(readFileSync(join(PLUGIN_DIR, 'package.json'), 'utf8')) as { contributes: { configuration: { properties: Record<string, { scope?: string }> } } }).contributes.configuration.properties)
-    .filter(([, p]) => p.scope === 'resource')
-    .map(([k]) => k.slice('pfc.'.length)),
+/** The `pfc.*` settings package.json declares (keys without `pfc.`): their scope and default. */
+const DECLARED: ReadonlyMap<string, { scope?: string; default?: unknown }> = new Map(
+  Object.entries((JSON.parse(readFileSync(join(PLUGIN_DIR, 'package.json'), 'utf8')) as { contributes: { configuration: { properties: Record<string, { scope?: string; default?: unknown }> } } }).contributes.configuration.properties)
+    .map(([k, p]) => [k.slice('pfc.'.length), p]),
 );
+
+/** The `pfc.*` settings package.json declares with `scope: resource` (keys without `pfc.`). */
+const RESOURCE_SCOPED_KEYS: ReadonlySet<string> = new Set([...DECLARED].filter(([, p]) => p.scope === 'resource').map(([k]) => k));
 
 export interface FakeOptions {
   /** `pfc.*` settings (keys without the `pfc.` prefix). */
@@ -190,12 +192,15 @@ export class FakeVscode {
   statusVisible = false;
   readonly executed: { command: string; args: unknown[] }[] = [];
   readonly commands = new Map<string, (...args: unknown[]) => unknown>();
-  readonly webviews: { title: string; html: string }[] = [];
+  /** Webview panels opened: their title, page, and options (`enableScripts`, `enableCommandUris`, `localResourceRoots`) as last set. */
+  readonly webviews: { title: string; html: string; options: vscode.WebviewPanelOptions & vscode.WebviewOptions }[] = [];
   readonly quickPicks: vscode.QuickPickItem[][] = [];
   /** Chooses a quick-pick item by label; default: the first non-separator. */
   pick: (items: readonly vscode.QuickPickItem[]) => string | undefined = (items) => items.find((i) => i.kind === undefined)?.label;
   /** Answers of input boxes, in order. */
   readonly inputs: Answer[] = [];
+  /** The options of every input box shown (its title, `password`…), in order. */
+  readonly inputBoxes: vscode.InputBoxOptions[] = [];
   /** Answers of messages: the first rule whose pattern matches the text decides. */
   readonly answers: { match: RegExp; answer: Answer }[] = [];
   /** The active editor tab's input (`TabInputText`, `TabInputCustom` for an image preview…); none by default. */
@@ -270,6 +275,7 @@ export class FakeVscode {
         return list.find((i) => i.label === label && i.kind === undefined);
       },
       async showInputBox(options?: vscode.InputBoxOptions): Promise<string | undefined> {
+        self.inputBoxes.push({ ...options });
         const v = self.inputs.shift();
         if (v !== undefined && options?.validateInput) {
           const problem = await options.validateInput(v);
@@ -312,18 +318,25 @@ export class FakeVscode {
           return { activeTab: self.activeTabInput === undefined ? undefined : { input: self.activeTabInput } };
         },
       },
-      createWebviewPanel(_type: string, title: string) {
-        const entry = { title, html: '' };
+      createWebviewPanel(_type: string, title: string, _column: vscode.ViewColumn, options?: vscode.WebviewPanelOptions & vscode.WebviewOptions) {
+        const entry = { title, html: '', options: { ...options } };
         self.webviews.push(entry);
         const webview = {
           cspSource: 'https://fake.vscode-cdn.net',
-          options: {},
+          get options() { return entry.options; },
+          set options(o: vscode.WebviewOptions) { entry.options = { ...o }; },
           asWebviewUri: (u: vscode.Uri) => uri(`/webview${u.fsPath}`),
           get html() { return entry.html; },
           set html(h: string) { entry.html = h; },
         };
         return { webview, reveal: () => undefined, onDidDispose: () => ({ dispose: () => undefined }), dispose: () => undefined } as unknown as vscode.WebviewPanel;
       },
+    };
+    /** The `pfc.*` values of the workspace folder holding `scope` (its `.vscode/settings.json`), for a setting of resource scope. */
+    const folderValuesAt = (scope: vscode.ConfigurationScope | null | undefined, key: string): Record<string, unknown> | undefined => {
+      const at = scope && 'fsPath' in scope ? (scope as vscode.Uri).fsPath : undefined;
+      const folder = at === undefined ? undefined : Object.keys(self.folderSettings).find((f) => at === f || at.startsWith(`${f}/`));
+      return RESOURCE_SCOPED_KEYS.has(key) && folder !== undefined ? self.folderSettings[folder] : undefined;
     };
     return {
       window,
@@ -341,15 +354,21 @@ export class FakeVscode {
             return (isObject(mine) && isObject(all) ? { ...all, ...mine } : mine) as T | undefined;
           },
         }) as unknown as vscode.WorkspaceConfiguration : ({
+          // As VS Code: a setting nobody set reads as package.json's default; `inspect` tells the default from a value set.
           get: <T>(key: string) => {
             if (RESOURCE_SCOPED_KEYS.has(key) && scope === undefined) self.configWarnings.push(`Accessing a resource scoped configuration without providing a resource is not expected: pfc.${key}`);
-            const at = scope && 'fsPath' in scope ? (scope as vscode.Uri).fsPath : undefined;
-            const folder = at === undefined ? undefined : Object.keys(self.folderSettings).find((f) => at === f || at.startsWith(`${f}/`));
-            const own = RESOURCE_SCOPED_KEYS.has(key) && folder !== undefined ? self.folderSettings[folder] : undefined;
-            return (own && key in own ? own[key] : self.settings[key]) as T | undefined;
+            const own = folderValuesAt(scope, key);
+            return (own && key in own ? own[key] : key in self.settings ? self.settings[key] : DECLARED.get(key)?.default) as T | undefined;
           },
-          has: (key: string) => key in self.settings,
-          inspect: () => undefined,
+          has: (key: string) => key in self.settings || DECLARED.has(key),
+          inspect: <T>(key: string) => {
+            const own = folderValuesAt(scope, key);
+            return DECLARED.has(key) ? {
+              key: `pfc.${key}`, defaultValue: DECLARED.get(key)!.default as T,
+              ...(key in self.settings ? { globalValue: self.settings[key] as T } : {}),
+              ...(own && key in own ? { workspaceFolderValue: own[key] as T } : {}),
+            } : undefined;
+          },
           update: async (key: string, value: unknown, target?: unknown) => {
             self.settings[key] = value;
             self.settingUpdates.push({ key, value, target });

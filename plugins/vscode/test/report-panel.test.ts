@@ -97,6 +97,25 @@ describe('the report panel of a large run', () => {
     expect(pageLinks(html)).toEqual([]);
   });
 
+  test('a page argument that is not a page (a keybinding\'s, say): the first page', async () => {
+    const { fake } = activateOnFake(workspaceWith(resultsOf(5000, 50)));
+    for (const page of [-1, -7, 1.5, '2']) {
+      await fake.run('pfc.showReport', page);
+      const html = fake.webviews[0]!.html;
+      expect(html, String(page)).toContain(`Showing 1–${REPORT_PANEL_ROWS} of 5000 files`);
+      expect(rowsOf(html)[0], String(page)).toEqual(['failed', 'p3.jpg']);
+    }
+  });
+
+  test("a failure's message from the service is shown as text, never as markup", async () => {
+    const results = resultsOf(12, 5).map((r) => (r.status === 'failed' ? { ...r, error: 'the service said <img src=x onerror=alert(1)> & more' } : r));
+    const { fake } = activateOnFake(workspaceWith(results));
+    await fake.run('pfc.showReport');
+    const html = fake.webviews[0]!.html;
+    expect(html).not.toContain('<img src=x');
+    expect(html).toContain('the service said &lt;img src=x onerror=alert(1)&gt; &amp; more');
+  });
+
   test('the results file removed from the storage folder: a message, no panel, no error', async () => {
     const ws = workspaceWith(resultsOf(12, 5));
     const { fake } = activateOnFake(ws);

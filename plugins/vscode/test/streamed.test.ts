@@ -94,18 +94,19 @@ test('Cancel stops a run whose later files are not planned yet: every file is co
 
 /**
  * Counts the files under `dir` that are opened (to read their headers or hash
- * them) and the folders listed by planning's walk (synchronous listings; the
- * extension's own scan lists asynchronously), from any module: the builtin
+ * them), the folders listed by planning's walk (synchronous listings) and
+ * those listed by the extension's own scan (asynchronous), from any module: the builtin
  * `fs` exports are wrapped and `syncBuiltinESMExports` updates the ES module
  * bindings other modules hold.
  */
-function countReads(dir: string): { opens: () => number; listings: () => number; restore: () => void } {
+function countReads(dir: string): { opens: () => number; listings: () => number; scanListings: () => number; restore: () => void } {
   const require = createRequire(import.meta.url);
   const cjsFs = require('node:fs') as typeof fs;
   const cjsFsp = require('node:fs/promises') as typeof fsp;
-  const original = { openSync: cjsFs.openSync, open: cjsFsp.open, readdirSync: cjsFs.readdirSync };
+  const original = { openSync: cjsFs.openSync, open: cjsFsp.open, readdirSync: cjsFs.readdirSync, readdir: cjsFsp.readdir };
   let opens = 0;
   let listings = 0;
+  let scanListings = 0;
   const mine = (p: unknown): boolean => typeof p === 'string' && p.startsWith(dir);
   cjsFs.openSync = ((p: fs.PathLike, ...rest: never[]) => {
     if (mine(p)) opens++;
@@ -119,13 +120,18 @@ function countReads(dir: string): { opens: () => number; listings: () => number;
     if (mine(p)) listings++;
     return (original.readdirSync as (...a: unknown[]) => unknown)(p, ...rest);
   }) as typeof fs.readdirSync;
+  cjsFsp.readdir = ((p: fs.PathLike, ...rest: never[]) => {
+    if (mine(p)) scanListings++;
+    return (original.readdir as (...a: unknown[]) => unknown)(p, ...rest);
+  }) as typeof fsp.readdir;
   syncBuiltinESMExports();
   return {
     opens: () => opens,
     listings: () => listings,
+    scanListings: () => scanListings,
     restore: () => {
       Object.assign(cjsFs, { openSync: original.openSync, readdirSync: original.readdirSync });
-      cjsFsp.open = original.open;
+      Object.assign(cjsFsp, { open: original.open, readdir: original.readdir });
       syncBuiltinESMExports();
     },
   };
@@ -149,6 +155,28 @@ function cancelWhen(fake: FakeVscode, when: () => boolean, during: () => boolean
   };
   return { stop: () => clearInterval(timer) };
 }
+
+test('Cancel while the scan walks a tree of 3,000 folders ("Scanning… N files") stops the walk: no folder is listed after the command returns', async () => {
+  root = await tinyPhotoTree(3000, 'pfc-vscode-scan-', 1);
+  const reads = countReads(root);
+  const { fake } = activateOnFake({ settings: { backend: 'emulator', emulatorUrl: emu.web } });
+  // Cancel once the scan has counted a hundred files (it says so every hundred).
+  const canceller = cancelWhen(fake, () => fake.progress.some((p) => /^Scanning… [1-9]\d+ files$/.test(p.message ?? '')));
+  try {
+    expect(await fake.run('pfc.correctFolder', fake.uri(root))).toBeUndefined();
+    const atReturn = reads.scanListings();
+    expect(atReturn).toBeLessThan(3000);
+    await pause(1500);
+    expect(reads.scanListings()).toBe(atReturn);
+    // Planning never started: nothing listed by it, nothing read, nothing said.
+    expect(reads.listings()).toBe(0);
+    expect(reads.opens()).toBe(0);
+    expect(fake.shown).toEqual([]);
+  } finally {
+    canceller.stop();
+    reads.restore();
+  }
+}, 120_000);
 
 test('Cancel while planning walks a tree of 3,000 folders stops the walk: no folder is listed after the command returns', async () => {
   root = await tinyPhotoTree(3000, 'pfc-vscode-walk-', 1);
