@@ -13,7 +13,7 @@ import { decodeImage, type Rgba } from '../image/codec';
 import { type AddedLayer, applyLayerResult, type Canvas, fitResult, type LayerResult, newResultDocument, refuseLockedBeforeSending } from '../ps/apply';
 import { activateDocument, findDocument, hasVectorMask } from '../ps/commands';
 import { earlierResults, isResultName, readWithout } from '../ps/earlier-results';
-import { depthNote, exportPixels, unsupportedReason } from '../ps/export';
+import { depthNote, exportPixels, type ExportedImage, unsupportedReason } from '../ps/export';
 import { CancelledError, inModal, type ModalWait } from '../ps/modal';
 import { ResultNotAddedError } from '../ps/not-added';
 import { describeCorrection, isResize } from './options';
@@ -104,6 +104,13 @@ export async function runCorrections(
 /** How long a finished result waits for Photoshop's modal state (a dialog open, another plug-in working) before it is given up. */
 const RESULT_MODAL_WAIT_S = 120;
 
+interface OneOptions {
+  signal: AbortSignal | undefined;
+  strength: number;
+  selectionOnly: boolean;
+}
+
+/** One target: read it, send it, and bring the result back as a layer (a new document for a resize, or when the document can no longer take it). */
 async function correctOne(
   host: Host,
   backend: CorrectionBackend,
@@ -111,10 +118,37 @@ async function correctOne(
   params: PfcParams,
   name: string,
   warnings: readonly string[],
-  { signal, strength, selectionOnly }: { signal: AbortSignal | undefined; strength: number; selectionOnly: boolean },
+  options: OneOptions,
   report: (phase: Phase) => void,
 ): Promise<Outcome> {
   report('reading');
+  const source = await readSource(host, backend, target, params);
+  if (options.signal?.aborted) throw new CancelledError();
+  const corrected = await sendToService(backend, target, params, source.exported, options.signal, report);
+  if (options.signal?.aborted) throw new CancelledError();
+  const notes = [source.exported.conversion, source.exported.reduction, resultAsSource(target)].filter((n): n is string => n !== undefined);
+  notes.push(...corrected.sentAgain, ...warnings, ...corrected.warnings);
+
+  report('applying');
+  const image = decodeImage(corrected.bytes);
+  const wait = { seconds: RESULT_MODAL_WAIT_S, signal: options.signal };
+  const outcome = isResize(params)
+    ? await openResized(host, image, target, source, name, wait, notes)
+    : await addLayer(host, image, target, params, source, name, wait, options, notes);
+  report('done');
+  return outcome;
+}
+
+/** What is read of a target before anything is sent: its pixels, and what its result needs should the document be closed meanwhile. */
+interface SourceRead {
+  exported: ExportedImage;
+  resolution: number;
+  canvasSize: { width: number; height: number };
+  /** The note for a 16/32-bit document, whose result is an 8-bit correction. */
+  widened: string | undefined;
+}
+
+async function readSource(host: Host, backend: CorrectionBackend, target: Target, params: PfcParams): Promise<SourceRead> {
   const doc = findDocument(host, target.documentId);
   if (!doc) throw new Error('the document was closed');
   const unsupported = unsupportedReason(doc, target.layerId);
@@ -131,8 +165,18 @@ async function correctOne(
     const hidden = target.layerId === undefined ? earlierResults(doc, undefined) : [];
     return readWithout(context, doc.id, hidden, () => exportPixels(host, doc, target.layerId, { backend: backend.kind, removeBackground: params.removeBackground === true, keepSize: isResize(params) }));
   });
-  if (signal?.aborted) throw new CancelledError();
+  return { exported, resolution, canvasSize, widened };
+}
 
+/** The result's bytes, and what the user should know of how they were made (pixels sent again, the service's warnings). */
+async function sendToService(
+  backend: CorrectionBackend,
+  target: Target,
+  params: PfcParams,
+  exported: ExportedImage,
+  signal: AbortSignal | undefined,
+  report: (phase: Phase) => void,
+): Promise<{ bytes: Uint8Array; sentAgain: string[]; warnings: readonly string[] }> {
   const sentAgain: string[] = [];
   const result = await backend.correct(exported.bytes, params, {
     signal,
@@ -146,19 +190,29 @@ async function correctOne(
   });
   report('downloading');
   const bytes = await readAll(result.body);
-  if (signal?.aborted) throw new CancelledError();
-  const notes = [exported.conversion, exported.reduction, resultAsSource(target)].filter((n): n is string => n !== undefined);
-  notes.push(...sentAgain, ...warnings, ...result.warnings);
+  return { bytes, sentAgain, warnings: result.warnings };
+}
 
-  report('applying');
-  const image = decodeImage(bytes);
-  const wait = { seconds: RESULT_MODAL_WAIT_S, signal };
-  if (isResize(params)) {
-    const opened = await openAsDocument(host, image, target, resolution, name, wait);
-    report('done');
-    return { title: target.title, status: 'done', message: `resized result opened as a new document, "${opened}"`, notes };
-  }
-  if (widened) notes.push(widened);
+/** A resize's result is a new document: the source keeps its size. */
+async function openResized(host: Host, image: Rgba, target: Target, source: SourceRead, name: string, wait: ModalWait, notes: string[]): Promise<Outcome> {
+  const opened = await openAsDocument(host, image, target, source.resolution, name, wait);
+  return { title: target.title, status: 'done', message: `resized result opened as a new document, "${opened}"`, notes };
+}
+
+/** The result as a new layer over its source; kept as a document of its own when the document can no longer take it. */
+async function addLayer(
+  host: Host,
+  image: Rgba,
+  target: Target,
+  params: PfcParams,
+  source: SourceRead,
+  name: string,
+  wait: ModalWait,
+  { signal, strength, selectionOnly }: OneOptions,
+  notes: string[],
+): Promise<Outcome> {
+  const { exported } = source;
+  if (source.widened) notes.push(source.widened);
   const cutout = removesToTransparent(params);
   // Decoded before Photoshop is held: the pixels sent may be a JPEG the size of the service's 5000 px.
   const cutoutOf = cutout ? { source: exported.sourcePixels(), sent: exported.sentPixels() } : undefined;
@@ -181,14 +235,7 @@ async function correctOne(
     added = await applyLayerResult(host, layerResult, wait);
   } catch (err) {
     if (!(err instanceof ResultNotAddedError) || signal?.aborted) throw err;
-    // In place on a canvas of the document's size: Duplicate Layer into the document puts it where the source is.
-    const kept = fitResult({ rect: exported.rect, image, keepShapeOf: layerResult.keepShapeOf });
-    const canvas = { width: canvasSize.width, height: canvasSize.height, left: exported.rect.left, top: exported.rect.top };
-    const opened = await openAsDocument(host, kept.image, target, resolution, name, wait, canvas).catch((failed: unknown) => {
-      throw new Error(`${err.message} (nor could the result be opened as a new document: ${messageOf(failed)})`);
-    });
-    report('done');
-    return { title: target.title, status: 'failed', message: keptMessage(err, opened), notes };
+    return keepAsDocument(host, err, layerResult, target, source, name, wait, notes);
   }
   if (added.resampled) {
     notes.push(cutout
@@ -197,8 +244,30 @@ async function correctOne(
   }
   if (added.sourceHidden) notes.push(`"${target.layerName ?? target.title}" was hidden: the corrected layer took over its blend mode, opacity, fill and mask, which would otherwise count twice (show it again to compare)`);
   notes.push(...added.notes);
-  report('done');
   return { title: target.title, status: 'done', message: `added layer "${name}"`, notes, layerId: added.layerId };
+}
+
+/**
+ * A paid result the document can no longer take is not thrown away: it opens in place on a canvas of the document's
+ * size, so Layer > Duplicate Layer into the document puts it where the source is.
+ */
+async function keepAsDocument(
+  host: Host,
+  err: ResultNotAddedError,
+  layerResult: LayerResult,
+  target: Target,
+  source: SourceRead,
+  name: string,
+  wait: ModalWait,
+  notes: string[],
+): Promise<Outcome> {
+  const { rect } = source.exported;
+  const kept = fitResult({ rect, image: layerResult.image, keepShapeOf: layerResult.keepShapeOf });
+  const canvas = { ...source.canvasSize, left: rect.left, top: rect.top };
+  const opened = await openAsDocument(host, kept.image, target, source.resolution, name, wait, canvas).catch((failed: unknown) => {
+    throw new Error(`${err.message} (nor could the result be opened as a new document: ${messageOf(failed)})`);
+  });
+  return { title: target.title, status: 'failed', message: keptMessage(err, opened), notes };
 }
 
 /** `image` as a new, untitled document named after the target; its title. */
