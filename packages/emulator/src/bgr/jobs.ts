@@ -10,6 +10,7 @@ import { performance } from 'node:perf_hooks';
 import { isProcessId, type BgrJobState, type BgrMode } from '@pfc/core';
 import { writeFileAtomic } from '@pfc/node-io';
 import type { ImagingEngine } from '../engine';
+import { withDecoderReason } from '../decoder-reason';
 import { cutOut } from './mask';
 
 export interface BgrJob {
@@ -114,11 +115,12 @@ export class BgrJobs {
     if (job.removed) return;
     job.state = 'processing';
     const started = performance.now();
+    let input: Buffer | undefined;
     try {
       while (this.gate) await this.gate.promise;
       if (!this.options.licensed()) throw new Error('Unlicensed: activate the container with GET /Authorize/{license_key}');
       if (job.removed) return;
-      const input = await readFile(this.inputPath(job.id));
+      input = await readFile(this.inputPath(job.id));
       const out = await cutOut(input, { mode: job.mode, preprocessing: job.preprocessing, postprocessing: job.postprocessing, engine: this.options.engine });
       if (job.removed) return;
       await writeFileAtomic(this.outputPath(job.id), out.png);
@@ -130,7 +132,8 @@ export class BgrJobs {
       job.state = 'completed';
     } catch (err) {
       job.state = 'failed';
-      job.error = `processing failed: ${err instanceof Error ? err.message : String(err)}`;
+      const reason = input ? await withDecoderReason(err, input) : err;
+      job.error = `processing failed: ${reason instanceof Error ? reason.message : String(reason)}`;
     } finally {
       job.settle();
     }

@@ -13,6 +13,7 @@ import type { EmulatorLimits } from '../options';
 import { capLongSide, resizeTarget } from './geometry';
 import { beautifies, checkBackgroundInput, checkInputImage, checkOutput, checkUpscale, JobRejection, type LimitsOf } from './limits';
 import { flatten, overBackground, toRaw, withMask } from './raw-pixels';
+import { withDecoderReason } from '../decoder-reason';
 
 export interface ProcessContext {
   limits: EmulatorLimits;
@@ -50,8 +51,16 @@ export function jobParams(validated: PfcParams): PfcParams {
   return effectivePfcParams(validated);
 }
 
-/** Runs the pipeline on one image. Throws `JobRejection` for inputs outside the limits; other errors mean FAILED. */
+/** Runs the pipeline on one image. Throws `JobRejection` for inputs outside the limits; other errors mean FAILED, with the decoder's reason. */
 export async function processImage(input: Buffer, params: PfcParams, ctx: ProcessContext): Promise<ProcessResult> {
+  try {
+    return await runPipeline(input, params, ctx);
+  } catch (err) {
+    throw await withDecoderReason(err, input);
+  }
+}
+
+async function runPipeline(input: Buffer, params: PfcParams, ctx: ProcessContext): Promise<ProcessResult> {
   const { limits, engine } = ctx;
   const bgMode = backgroundMode(params);
   rejectUnavailableFeatures(params, bgMode, engine);
