@@ -11,7 +11,7 @@ import { invertRegion, isWholeImage, regionWithin, WHOLE_IMAGE, type CropRegion 
 import { FIGMA_MAX_SIDE, figmaAccepts, readImageHeader } from '../shared/image-header';
 import type { ApplyResult, Placement } from '../shared/messages';
 import type { Source } from './collect';
-import { commitChanges, isShown, planSwap, type FillChange } from './fills';
+import { commitChanges, imageHashes, isShown, planSwap, type FillChange } from './fills';
 import { imageSwap, type ImageSwap } from './framing';
 import { fillLayersBelow, imageSize, withHiddenInstanceLayers, type FigmaApi } from './host';
 import type { WrittenFill } from './original-paints';
@@ -188,6 +188,12 @@ function writtenFills(figma: FigmaApi, change: FillChange): WrittenFill[] {
   return now === figma.mixed ? [] : changedFills(change, now);
 }
 
+/** The images a changed layer shows now: a fill the change left (hidden, not included) may still show the image it replaced. */
+function shownNow(figma: FigmaApi, change: FillChange): Set<string> {
+  const now = change.node.fills;
+  return now === figma.mixed ? new Set() : imageHashes(now);
+}
+
 /**
  * The layers whose fills use `oldHash` for this run: the originals (replace)
  * or their copies, made as needed (copy). A copy is marked as soon as it is
@@ -310,7 +316,7 @@ async function applyToLayers(figma: FigmaApi, run: RunState, oldHash: string, no
     for (const root of roots) buttonsAhead(a, root);
     const finish: Finish = { optionsJson: run.optionsJson, note, buttons: run.placement === 'replace' };
     for (const { change, before } of await commitRecorded(a, changes, finish)) {
-      finishRecords(change.node, correctionOf(change, a.newHash), before, writtenFills(figma, change));
+      finishRecords(change.node, correctionOf(change, a.newHash), before, writtenFills(figma, change), shownNow(figma, change));
       finishLayer(change.node, finish, a.warnings);
       run.changed.add(change.node.id);
     }

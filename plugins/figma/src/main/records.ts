@@ -113,10 +113,17 @@ export function recordAhead(node: BaseNode, c: Correction, planned: readonly Wri
   return before;
 }
 
-/** After the change: the records as if written in one step from those `before`, with the fills Figma holds now; the marker goes. */
-export function finishRecords(node: BaseNode, c: Correction, before: RecordsBefore, written: readonly WrittenFill[]): void {
+/**
+ * After the change: the records as if written in one step from those
+ * `before`, with the fills Figma holds now; the marker goes. `shown` are the
+ * images the layer shows now: where a fill the change left (a hidden one, not
+ * included) still shows `from`, the records of `from` stay, as `settleAhead`
+ * keeps them, so Restore still leads that fill back to its original.
+ */
+export function finishRecords(node: BaseNode, c: Correction, before: RecordsBefore, written: readonly WrittenFill[], shown: ReadonlySet<string>): void {
   putRecordsBack(node, before);
   writeRecords(node, c, written);
+  if (shown.has(c.from)) keepRecordsOfShown(node, before, c.from);
   if (node.getPluginData(AHEAD_KEY)) node.setPluginData(AHEAD_KEY, '');
 }
 

@@ -231,6 +231,17 @@ export class SimShape extends SimNode implements Pick<RectangleNode, 'fills' | '
     throw new Error('Cannot write to node.fillStyleId with "documentAccess": "dynamic-page". Use node.setFillStyleIdAsync instead.');
   }
 
+  /**
+   * The user gives part of a text layer another fill in the editor (a test's setup): its fills then read as
+   * `figma.mixed` (typings `MinimalFillsMixin.fills`: "can return {@link PluginAPI.mixed} if the node has multiple fills …
+   * Text nodes can have multiple fills if some characters are colored differently than others").
+   */
+  fillPartOfText(): void {
+    if (this.type !== 'TEXT') throw new Error('only a text layer has fills per character range');
+    this.paints = this.doc.mixed;
+    this.doc.changed(`fills ${this.id}`);
+  }
+
   /** Link the fills to a paint style (a test's setup). */
   linkStyle(styleId: string): void {
     this.styleId = styleId;
