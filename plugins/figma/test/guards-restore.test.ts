@@ -101,7 +101,7 @@ describe('Restore', () => {
     expect([hashesOf(first), hashesOf(second)]).toEqual([[a], [rb.newHash]]);
     expect(ra.newHash).not.toBe(a);
   });
-  it('restores the other layers when a corrected text layer has since been given several fills', async () => {
+  it('restores the other layers when a corrected text layer has since been given several fills, and names that one as left', async () => {
     const sim = freshSim();
     const t = await connect(sim);
     const a = sim.addImage(A);
@@ -114,8 +114,10 @@ describe('Restore', () => {
     // The user colours a word of the caption differently.
     caption.fillPartOfText();
 
-    expect(await restore(sim, caption, photo)).toBe('Restored the original image on 1 layer');
+    // The toast's first 100 characters (Figma cuts the rest): the count and the selection say which layer.
+    expect(await restore(sim, caption, photo)).toBe('Restored the original image on 1 layer; 1 layer changed since is left as it is, selected; "Caption":');
     expect(photo.fills).toEqual([imageFill(a)]);
+    expect(sim.page.selection.map((n) => n.name)).toEqual(['Caption']);
   });
   it('refuses clearly and changes nothing when a layer refuses its original', async () => {
     const sim = freshSim();

@@ -36,8 +36,12 @@ export interface RestoreResult {
   framingLost: number;
   /** Fills the user reframed after the correction: the original image is back, in the user's framing. */
   reframed: number;
-  /** Names of layers left as they are because the user changed them after the correction: another image, or a framing the original cannot take. */
-  left: { replaced: string[]; reframed: string[] };
+  /**
+   * Names of layers left as they are because the user changed them after the correction: another image, a framing
+   * the original cannot take, or a text layer given another fill on part of its characters (its fills then read as
+   * `figma.mixed`, one list no longer: nothing in it can be put back without flattening the user's colours).
+   */
+  left: { replaced: string[]; reframed: string[]; mixed: string[] };
   /** Those layers, to select: the notification has room for their number, not always their names. */
   leftLayers: SceneNode[];
 }
@@ -82,7 +86,12 @@ async function restoreFill(figma: FigmaApi, node: SceneNode, paint: ImagePaint, 
 
 /** One layer's fills with every recorded original put back that can be, or null when there is none. */
 async function planRestore(figma: FigmaApi, node: SceneNode, tally: Tally): Promise<FillChange | null> {
-  if (!hasFills(node) || node.fills === figma.mixed) return null;
+  if (!hasFills(node)) return null;
+  if (node.fills === figma.mixed) {
+    tally.left.mixed.push(node.name);
+    tally.leftLayers.push(node);
+    return null;
+  }
   const before = node.fills;
   const originals = readOriginals(node);
   const records = readPaintRecords(node);
@@ -125,7 +134,7 @@ async function planRestore(figma: FigmaApi, node: SceneNode, tally: Tally): Prom
 export function restoreSelection(figma: FigmaApi): Promise<RestoreResult> {
   return withHiddenInstanceLayers(figma, true, async () => {
     const changes: FillChange[] = [];
-    const tally: Tally = { missing: 0, reframed: 0, left: { replaced: [], reframed: [] }, leftLayers: [] };
+    const tally: Tally = { missing: 0, reframed: 0, left: { replaced: [], reframed: [], mixed: [] }, leftLayers: [] };
     for (const node of correctedLayers(figma).values()) {
       const change = await planRestore(figma, node, tally);
       if (change) changes.push(change);
@@ -162,8 +171,8 @@ const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one :
  * are — those are selected, so their names need not fit — then the rest.
  */
 export function restoreMessage(r: RestoreResult): string {
-  const { replaced, reframed } = r.left;
-  const left = replaced.length + reframed.length;
+  const { replaced, reframed, mixed } = r.left;
+  const left = replaced.length + reframed.length + mixed.length;
   if (r.layers === 0 && left === 0) {
     return r.missing > 0 ? 'The original images are no longer in this file' : 'Nothing to restore: the selection has no layers corrected by Perfectly Clear';
   }
@@ -172,6 +181,7 @@ export function restoreMessage(r: RestoreResult): string {
   if (r.missing > 0) parts.push(`${plural(r.missing, 'original is', 'originals are')} no longer in this file`);
   if (replaced.length > 0) parts.push(`${layerNames(replaced)}: another image`);
   if (reframed.length > 0) parts.push(`${layerNames(reframed)}: reframed so the original would be distorted`);
+  if (mixed.length > 0) parts.push(`${layerNames(mixed)}: part of the text has another fill (give the text one fill to restore it)`);
   if (r.reframed > 0) parts.push(`${plural(r.reframed, 'fill you reframed keeps', 'fills you reframed keep')} your framing`);
   if (r.framingLost > 0) parts.push(`${plural(r.framingLost, 'cropped fill is', 'cropped fills are')} set to Fill (its crop is not known)`);
   return parts.join('; ');
