@@ -71,7 +71,7 @@ export async function decide(file: PlannedFile, manifest: Manifest, key: string,
   if (unwritable) return { action: 'refuse', ...unwritable };
   const entry = manifest.get(file.output);
   if (file.backup !== undefined) return decideInPlace(file, file.backup, manifest, entry, key, options);
-  const decision = await decideBeside(file, manifest, entry, key, options);
+  const decision = await besideByBytes(file, manifest, entry, await decideBeside(file, manifest, entry, key, options), options);
   if (decision.action !== 'correct' || !options.earlier) return decision;
   const reason = await options.earlier.reasonFor(file.input, file.size, file.mtimeMs, options.signal, decision.sourceHash);
   return reason ? { action: 'refuse', errorName: 'AlreadyCorrectedError', reason } : decision;
@@ -94,12 +94,28 @@ export async function outputOwner(output: string, manifest: Manifest, signal?: A
   return manifest.wrote(output, await hashFile(output, signal)) ? 'ours' : 'foreign';
 }
 
+/**
+ * A correction that replaces pfc's result known by its size and mtime (`outputOwner`'s shortcut) goes ahead only
+ * while the file has the bytes pfc wrote: an edit that keeps both (a tag written in place with `exiftool -P`,
+ * `touch -r`) made it the user's file. Read only then: an up-to-date rerun still reads no output.
+ */
+async function besideByBytes(file: PlannedFile, manifest: Manifest, entry: ManifestEntry | undefined, decision: Decision, options: DecideOptions): Promise<Decision> {
+  if (decision.action !== 'correct' || !entry) return decision;
+  const info = lstatOrUndefined(file.output);
+  if (!info?.isFile() || info.size !== entry.outputSize || info.mtimeMs !== entry.outputMtimeMs) return decision;
+  if (manifest.wrote(file.output, await hashFile(file.output, options.signal))) return decision;
+  if (!options.overwrite) return foreignRefusal(file.output);
+  return { ...decision, reason: 'output-changed' };
+}
+
+function foreignRefusal(output: string): Decision {
+  return { action: 'refuse', errorName: 'OutputExistsError', reason: `would overwrite a file pfc did not write: ${output}; use --overwrite to replace it` };
+}
+
 async function decideBeside(file: PlannedFile, manifest: Manifest, entry: ManifestEntry | undefined, key: string, options: DecideOptions): Promise<Decision> {
   const { signal } = options;
   const owner = await outputOwner(file.output, manifest, signal, entry);
-  if (owner === 'foreign' && !options.overwrite) {
-    return { action: 'refuse', errorName: 'OutputExistsError', reason: `would overwrite a file pfc did not write: ${file.output}; use --overwrite to replace it` };
-  }
+  if (owner === 'foreign' && !options.overwrite) return foreignRefusal(file.output);
   if (owner === 'foreign' && lstatOrUndefined(file.output)?.isDirectory()) {
     return { action: 'refuse', errorName: 'OutputExistsError', reason: `a folder is where the result would go: ${file.output}; --overwrite replaces files, never folders` };
   }
@@ -120,7 +136,10 @@ async function decideInPlace(file: PlannedFile, backup: string, manifest: Manife
   const { signal } = options;
   const force = options.force ?? false;
   const sameStat = entry !== undefined && entry.outputSize === file.size && entry.outputMtimeMs === file.mtimeMs;
-  const currentHash = sameStat ? entry.outputHash : await hashFile(file.input, signal);
+  // Size and mtime as recorded trust the recorded hash for a skip only: a file about to be replaced is read, as an
+  // edit that keeps both (a tag written in place with `exiftool -P`, `touch -r`) is the user's file, a new original.
+  const trusted = sameStat && entry.settingsKey === key && !force;
+  const currentHash = trusted ? entry.outputHash : await hashFile(file.input, signal);
   const recorded = entry !== undefined && currentHash === entry.outputHash;
   // pfc's own result, renamed into place by a run killed before recording it.
   const unrecorded = !recorded && manifest.wrote(file.output, currentHash);

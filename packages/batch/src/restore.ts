@@ -11,7 +11,6 @@
  */
 import { lstat, readdir } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
-import { outputOwner } from './decide';
 import { asDiskRefusal, BatchUsageError, DiskRefusedError } from './errors';
 import { copyFileAtomic } from './files';
 import { hashFile } from './hash';
@@ -98,7 +97,9 @@ async function restoreOne(c: Candidate, manifest: Manifest, signal?: AbortSignal
   if (current) {
     const [now, original] = await Promise.all([hashFile(c.path, signal), hashFile(c.backup, signal)]);
     if (now === original) return ALREADY_ORIGINAL;
-    if ((await outputOwner(c.path, manifest, signal)) !== 'ours') {
+    // By its bytes (hashed just above), not its size and mtime: an edit that keeps both (a tag written in
+    // place with `exiftool -P`, then `touch -r`) is the user's file, which the original must not replace.
+    if (!manifest.wrote(c.path, now)) {
       return `changed since pfc corrected it; left as is (the original stays in ${c.backup})`;
     }
   }
