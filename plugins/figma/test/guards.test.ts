@@ -258,6 +258,9 @@ describe('correcting again', () => {
     expect(plan.images).toHaveLength(1);
     const r = await again.put({ runId: plan.runId, hash: plan.images[0]!.hash, bytes: OUT2, relaunchNote: '' });
     expect(hashesOf(layer)[0]).toBe(r.newHash);
+    // One of its fills was left as it was, and the user is told.
+    expect(hashesOf(layer)[1]).not.toBe(r.newHash);
+    expect(r.warnings).toContain('"Photo" shows both the original and an earlier result: one fill was corrected, the other left as it was');
 
     expect(await restore(sim, layer)).toBe('Restored the original image on 1 layer');
     expect(layer.fills).toEqual(fills);

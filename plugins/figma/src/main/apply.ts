@@ -270,15 +270,19 @@ type LayerChange = FillChange & { shown: string; swap: ImageSwap | undefined };
 async function planChanges(a: Applying, oldHash: string, crop: CropRegion | undefined): Promise<LayerChange[]> {
   const { figma, run, newHash } = a;
   const changes: LayerChange[] = [];
+  const twice: string[] = [];
   for (const shown of [oldHash, ...(run.alsoShown.get(oldHash) ?? [])]) {
     const swap = await swapTo(figma, shown, newHash, cropOfShown(run.sources.get(shown), crop));
     for (const node of await targets(a, shown)) {
-      // A layer whose fills show both the original and its earlier result: one change per layer, the first image's.
-      if (changes.some((c) => c.node.id === node.id)) continue;
       const change = planSwap(figma, node, shown, newHash, swap, run.includeHidden);
-      if (change) changes.push({ ...change, shown, swap });
+      if (!change) continue;
+      // A layer whose fills show both the original and its earlier result: one change per layer, the first image's
+      // (its records lead one image back), and the user is told which layer keeps a fill as it was.
+      if (changes.some((c) => c.node.id === node.id)) twice.push(node.name);
+      else changes.push({ ...change, shown, swap });
     }
   }
+  if (twice.length > 0) a.warnings.push(`${layerNames(twice)} ${twice.length === 1 ? 'shows' : 'show'} both the original and an earlier result: one fill was corrected, the other left as it was`);
   return changes;
 }
 
