@@ -172,14 +172,30 @@ export class SimImaging implements PsImaging {
     return { imageData: this.track(img), sourceBounds: { left: 0, top: 0, right: doc.width, bottom: doc.height } };
   }
 
-  /** `getSelection` (imaging.md:268-286): the selection as grey data; refused when nothing is selected. */
+  /**
+   * `getSelection` (imaging.md:268-286): the selection as grey data; refused when nothing is selected. Without
+   * `sourceBounds`, "pixels from the entire selection are returned" and the answer's `sourceBounds` are "the actual
+   * bounds used" (:277, :286): the selection's own bounds, not the canvas, so a caller must place the data at them
+   * and fill the rest of its rectangle as unselected.
+   */
   async getSelection(options: { documentID?: number }) {
     this.core.checkModal();
     this.core.checkNotCancelled();
     const doc = this.docOf(options.documentID);
-    if (!doc.selection) throw new Error('There is no selection');
-    const img = new SimImageData(doc.width, doc.height, 1, doc.selection.slice(), 'Grayscale', 'Gray Gamma 2.2');
-    return { imageData: this.track(img), sourceBounds: { left: 0, top: 0, right: doc.width, bottom: doc.height } };
+    const sel = doc.selection;
+    const b = { left: doc.width, top: doc.height, right: 0, bottom: 0 };
+    if (sel) {
+      for (let y = 0; y < doc.height; y++) for (let x = 0; x < doc.width; x++) {
+        if (sel[y * doc.width + x] === 0) continue;
+        b.left = Math.min(b.left, x); b.top = Math.min(b.top, y); b.right = Math.max(b.right, x + 1); b.bottom = Math.max(b.bottom, y + 1);
+      }
+    }
+    if (!sel || b.right <= b.left) throw new Error('There is no selection');
+    const width = b.right - b.left;
+    const data = new Uint8Array(width * (b.bottom - b.top));
+    for (let y = b.top; y < b.bottom; y++) data.set(sel.subarray(y * doc.width + b.left, y * doc.width + b.right), (y - b.top) * width);
+    const img = new SimImageData(width, b.bottom - b.top, 1, data, 'Grayscale', 'Gray Gamma 2.2');
+    return { imageData: this.track(img), sourceBounds: b };
   }
 
   /** `putLayerMask` (imaging.md:241-255): single-component grey data only. */
