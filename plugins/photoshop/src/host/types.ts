@@ -111,6 +111,13 @@ export interface PsDocument {
   readonly activeLayers: readonly PsLayer[];
   /** "The artboards in the document" (classes/document.md:88): groups at the top level that are artboards. */
   readonly artboards: readonly PsLayer[];
+  /** "The object containing the document's currently active selection" (classes/document.md:74-78; PS 25.0). */
+  readonly selection: PsSelection;
+}
+
+/** The document's selection (classes/selection.md): "If there is no active selection, the `bounds` will return `null`" (:23). */
+export interface PsSelection {
+  readonly bounds: PsBounds | null;
 }
 
 /** An Action Manager descriptor as `batchPlay` takes and returns it. */

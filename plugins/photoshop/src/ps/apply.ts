@@ -174,7 +174,7 @@ export async function addResultLayer(host: Host, context: PsExecutionContext, re
       await imageData.dispose();
     }
     context.reportProgress({ value: 0.8 });
-    const selection = result.selectionOnly ? await selectionOver(host, doc.id, rect) : undefined;
+    const selection = result.selectionOnly ? await selectionOver(host, doc.id, rect, doc.selection.bounds !== null) : undefined;
     const layerMask = resultMask(look, [cutoutMask, selection]);
     if (layerMask.pixels) await putMask(host, doc.id, layer.id, maskToDepth(layerMask.pixels, bits), rect);
     matchLook(layer, look, layerMask, takeOver ? 100 : strength);

@@ -6,6 +6,7 @@
  * one layer mask (imaging.md "getLayerMask", "getSelection", "putLayerMask").
  */
 import type { Host, PsImageData, PsRect } from '../host/types';
+import { ResultNotAddedError } from './not-added';
 
 /** Values 0 (hidden) – 255 (shown), one per pixel of `rect`, row by row. */
 export type Mask = Uint8Array;
@@ -28,13 +29,20 @@ export async function layerMaskOver(host: Host, documentID: number, layerID: num
   return placed(got, rect, 255);
 }
 
-/** The active selection over `rect`; undefined when nothing is selected. Outside it: hidden. */
-export async function selectionOver(host: Host, documentID: number, rect: PsRect): Promise<Mask | undefined> {
+/**
+ * The active selection over `rect`; undefined when nothing is selected. Outside it: hidden. `known`: the
+ * document's `selection.bounds` says there is one (null without one, classes/selection.md:23). A selection known
+ * to be there that cannot be read keeps the result out of the document (it would cover the whole layer, not the
+ * selection asked for): the paid result is kept as a document of its own instead (`ResultNotAddedError`).
+ * Without a selection known, a failed read is taken for none (imaging.md does not say what getSelection does then).
+ */
+export async function selectionOver(host: Host, documentID: number, rect: PsRect, known: boolean): Promise<Mask | undefined> {
   let got: { imageData: PsImageData; sourceBounds: PsRect };
   try {
     got = await host.ps.imaging.getSelection({ documentID });
-  } catch {
-    return undefined; // no selection
+  } catch (err) {
+    if (known) throw new ResultNotAddedError(`the selection could not be read (${(err as Error).message})`);
+    return undefined;
   }
   return placed(got, rect, 0);
 }

@@ -2,8 +2,8 @@
  * Live DOM objects of the simulated Photoshop, like the real ones: a `Layer`
  * or `Document` is a handle by id whose properties read the current state.
  */
-import type { PsBounds, PsDocument, PsLayer } from '../../src/host/types';
-import { boundsOf, heldLocks, joinsClipping, locate, lockedGroupAround, ownLocks, type DocState, type LayerNode } from './state';
+import type { PsBounds, PsDocument, PsLayer, PsSelection } from '../../src/host/types';
+import { boundsOf, heldLocks, joinsClipping, locate, lockedGroupAround, ownLocks, selectionBoundsOf, type DocState, type LayerNode } from './state';
 import type { SimPhotoshopCore } from './photoshop';
 
 export class SimLayer implements PsLayer {
@@ -238,6 +238,11 @@ export class SimDocument implements PsDocument {
   /** "The artboards in the document" (classes/document.md:88): artboards are top-level groups. */
   get artboards(): readonly PsLayer[] {
     return this.state.layers.filter((l) => l.artboard).map((l) => new SimLayer(this.core, this.id, l.id));
+  }
+  /** `document.selection` (classes/document.md:74-78): its `bounds` are null when nothing is selected (classes/selection.md:23). */
+  get selection(): PsSelection {
+    const b = selectionBoundsOf(this.state);
+    return { bounds: b && { ...b, width: b.right - b.left, height: b.bottom - b.top } };
   }
 }
 

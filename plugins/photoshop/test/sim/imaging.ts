@@ -15,7 +15,7 @@
 import type { PsGetPixelsOptions, PsImageData, PsImaging, PsRect } from '../../src/host/types';
 import type { SimPhotoshopCore } from './photoshop';
 import { native } from './native';
-import { boundsOf, compositeOf, heldLocks, locate } from './state';
+import { boundsOf, compositeOf, heldLocks, locate, selectionBoundsOf } from './state';
 
 const DEPTH: Record<string, 8 | 16 | 32> = { bitDepth8: 8, bitDepth16: 16, bitDepth32: 32 };
 
@@ -183,14 +183,8 @@ export class SimImaging implements PsImaging {
     this.core.checkNotCancelled();
     const doc = this.docOf(options.documentID);
     const sel = doc.selection;
-    const b = { left: doc.width, top: doc.height, right: 0, bottom: 0 };
-    if (sel) {
-      for (let y = 0; y < doc.height; y++) for (let x = 0; x < doc.width; x++) {
-        if (sel[y * doc.width + x] === 0) continue;
-        b.left = Math.min(b.left, x); b.top = Math.min(b.top, y); b.right = Math.max(b.right, x + 1); b.bottom = Math.max(b.bottom, y + 1);
-      }
-    }
-    if (!sel || b.right <= b.left) throw new Error('There is no selection');
+    const b = selectionBoundsOf(doc);
+    if (!sel || !b) throw new Error('There is no selection');
     const width = b.right - b.left;
     const data = new Uint8Array(width * (b.bottom - b.top));
     for (let y = b.top; y < b.bottom; y++) data.set(sel.subarray(y * doc.width + b.left, y * doc.width + b.right), (y - b.top) * width);

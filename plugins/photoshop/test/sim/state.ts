@@ -205,6 +205,23 @@ export function boundsOf(doc: DocState, node: LayerNode): { left: number; top: n
   return right > left ? { left, top, right, bottom } : { left: 0, top: 0, right: 0, bottom: 0 };
 }
 
+/** The bounding box of the selected pixels (any value above 0), or null when nothing is selected (classes/selection.md:23). */
+export function selectionBoundsOf(doc: DocState): { left: number; top: number; right: number; bottom: number } | null {
+  const sel = doc.selection;
+  if (!sel) return null;
+  let left = doc.width, top = doc.height, right = 0, bottom = 0;
+  for (let y = 0; y < doc.height; y++) {
+    for (let x = 0; x < doc.width; x++) {
+      if (sel[y * doc.width + x] === 0) continue;
+      if (x < left) left = x;
+      if (x >= right) right = x + 1;
+      if (y < top) top = y;
+      if (y >= bottom) bottom = y + 1;
+    }
+  }
+  return right > left ? { left, top, right, bottom } : null;
+}
+
 /**
  * Straight-alpha compositing of layers (topmost first) onto a transparent canvas, as Photoshop draws them: each
  * layer at its opacity × fill × user mask (its density and feather applied, none when it is switched off), in
