@@ -9,24 +9,14 @@
 import { describe, expect, it } from 'vitest';
 import { ORIGINALS_KEY, PAINTS_KEY } from '../src/main/fills';
 import { AUTOCROP, correct, croppedPhoto, croppingBackend, expectClose, FRAMING, paintOf } from './cropping-service';
-import { connect, freshSim, makeImage } from './helpers';
-import { imageFill, type SimFigma } from './sim/figma';
-import type { SimNode } from './sim/nodes';
+import { freshSim, makeImage } from './helpers';
+import { restore } from './user-steps';
+import { imageFill } from './sim/figma';
 
 /** The service crops 300×300 px from x = 100 of the 400×300 original (to 150×150) without saying so: CROP fills become FILL. */
 const UNREPORTED_CROP = croppingBackend({ x: 100, y: 0, width: 300, height: 300 }, false);
 /** The same crop, reported (`autoCrop`): CROP fills keep their framing, re-expressed. */
 const REPORTED_CROP = croppingBackend({ x: 100, y: 0, width: 300, height: 300 }, true);
-
-/** The Restore command on `layers` in a later session; its notification. */
-async function restore(sim: SimFigma, ...layers: SimNode[]): Promise<string | undefined> {
-  sim.closePlugin();
-  sim.select(...layers);
-  const shown = sim.notifications.length;
-  await connect(sim, { command: 'restore' });
-  await expect.poll(() => sim.notifications.length).toBe(shown + 1);
-  return sim.notifications.at(-1)?.message;
-}
 
 describe('Restore puts back each fill the correction changed as it was', () => {
   it('brings back a CROP fill the correction set to Fill, with its imageTransform, from a small record', async () => {
