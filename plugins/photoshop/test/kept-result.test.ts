@@ -99,16 +99,17 @@ describe('a result the document can no longer take is kept as a document of its 
     await expectKept(sim, doc);
   });
 
-  it('Selection only with a selection Photoshop cannot read: not added over the whole layer; kept as a document, saying why', async () => {
+  it('Selection only with a selection Photoshop no longer hands over when the result arrives: not added over the whole layer; kept as a document, saying why', async () => {
     const { host, sim, doc } = await photo();
     doc.selection = new Uint8Array(doc.width * doc.height).fill(255, 0, doc.width * 10);
     const history = doc.history.map((h) => h.name);
-    doc.activeLayerIds = [SOURCE];
-    // Photoshop refuses to read it (a state imaging.md does not describe; any refusal stands for it).
-    Object.assign(host.ps.imaging, { getSelection: () => Promise.reject(new Error('The selection is being edited')) });
+    // Read before sending (selection-before.test.ts), Photoshop refuses it once the job is done (a state imaging.md
+    // does not describe; any refusal stands for it).
+    const refuse = () => Object.assign(host.ps.imaging, { getSelection: () => Promise.reject(new Error('The selection is being edited')) });
 
-    const [outcome] = await runCorrections(host, flatBackend(), resolveTargets(host, 'layer'), PARAMS, { selectionOnly: true });
+    const { outcome, jobs } = await press(host, doc, 'layer', SOURCE, flatBackend(refuse), { selectionOnly: true });
 
+    expect(jobs).toBe(1);
     expect(outcome).toMatchObject({ status: 'failed', message: `the selection could not be read (The selection is being edited), ${KEPT}` });
     expect([tree(doc.layers).length, doc.history.map((h) => h.name)]).toEqual([2, history]);
     await expectKept(sim, doc);

@@ -4,7 +4,7 @@
  */
 import type { CorrectionBackend } from '@pfc/core';
 import { DEFAULT_CHOICES, toParams } from '../src/correct/options';
-import { runCorrections, type Outcome } from '../src/correct/run';
+import { runCorrections, type Outcome, type RunOptions } from '../src/correct/run';
 import { resolveTargets, type Scope } from '../src/correct/targets';
 import { emulatorForFile } from './emulator-engine';
 import { loadSample, rgbToRgba, simHost } from './helpers';
@@ -37,11 +37,16 @@ export function serviceCounts(): { jobs: number; storage: number } {
   return { jobs: emulator.handle().jobs().length, storage: emulator.handle().stats().storage.requests };
 }
 
-/** Select `layerId` (if given) and press Correct Layer or Correct Document (on the emulator unless `backend` is given): the outcome, and what reached the service. */
-export async function press(host: SimHost['host'], doc: DocState, scope: Scope, layerId?: number, backend: CorrectionBackend = emulator.backend()): Promise<{ outcome: Outcome; jobs: number; storage: number }> {
+/**
+ * Select `layerId` (if given) and press Correct Layer or Correct Document (on the emulator unless `backend` is given,
+ * with the panel's `options`): the outcome, and what reached the service.
+ */
+export async function press(
+  host: SimHost['host'], doc: DocState, scope: Scope, layerId?: number, backend: CorrectionBackend = emulator.backend(), options: RunOptions = {}, params = PARAMS,
+): Promise<{ outcome: Outcome; jobs: number; storage: number }> {
   if (layerId !== undefined) doc.activeLayerIds = [layerId];
   const before = serviceCounts();
-  const [outcome] = await runCorrections(host, backend, resolveTargets(host, scope), PARAMS);
+  const [outcome] = await runCorrections(host, backend, resolveTargets(host, scope), params, options);
   const after = serviceCounts();
   return { outcome: outcome!, jobs: after.jobs - before.jobs, storage: after.storage - before.storage };
 }

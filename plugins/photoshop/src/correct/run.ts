@@ -15,6 +15,7 @@ import { activateDocument, findDocument, hasVectorMask } from '../ps/commands';
 import { earlierResults, isResultName, readWithout } from '../ps/earlier-results';
 import { depthNote, exportPixels, type ExportedImage, unsupportedReason } from '../ps/export';
 import { CancelledError, inModal, type ModalWait } from '../ps/modal';
+import { refuseSelectionBeforeSending } from '../ps/masks';
 import { ResultNotAddedError } from '../ps/not-added';
 import { describeCorrection, isResize } from './options';
 import type { Target } from './targets';
@@ -122,7 +123,7 @@ async function correctOne(
   report: (phase: Phase) => void,
 ): Promise<Outcome> {
   report('reading');
-  const source = await readSource(host, backend, target, params);
+  const source = await readSource(host, backend, target, params, options.selectionOnly);
   if (options.signal?.aborted) throw new CancelledError();
   const corrected = await sendToService(backend, target, params, source.exported, options.signal, report);
   if (options.signal?.aborted) throw new CancelledError();
@@ -148,7 +149,7 @@ interface SourceRead {
   widened: string | undefined;
 }
 
-async function readSource(host: Host, backend: CorrectionBackend, target: Target, params: PfcParams): Promise<SourceRead> {
+async function readSource(host: Host, backend: CorrectionBackend, target: Target, params: PfcParams, selectionOnly: boolean): Promise<SourceRead> {
   const doc = findDocument(host, target.documentId);
   if (!doc) throw new Error('the document was closed');
   const unsupported = unsupportedReason(doc, target.layerId);
@@ -163,7 +164,10 @@ async function readSource(host: Host, backend: CorrectionBackend, target: Target
     await refuseLockedBeforeSending(host, doc, target.layerId);
     // The composite as it was before the panel's earlier results on top of it (earlier-results.ts).
     const hidden = target.layerId === undefined ? earlierResults(doc, undefined) : [];
-    return readWithout(context, doc.id, hidden, () => exportPixels(host, doc, target.layerId, { backend: backend.kind, removeBackground: params.removeBackground === true, keepSize: isResize(params) }));
+    const read = await readWithout(context, doc.id, hidden, () => exportPixels(host, doc, target.layerId, { backend: backend.kind, removeBackground: params.removeBackground === true, keepSize: isResize(params) }));
+    // A resize opens a new document, unmasked: the selection is not used.
+    if (selectionOnly && !isResize(params)) await refuseSelectionBeforeSending(host, doc, read.rect, target.layerId === undefined ? `"${target.title}"` : `"${target.layerName ?? target.title}"`);
+    return read;
   });
   return { exported, resolution, canvasSize, widened };
 }

@@ -5,7 +5,7 @@
  * Each is read as 8-bit grey over the result's rectangle and multiplied into
  * one layer mask (imaging.md "getLayerMask", "getSelection", "putLayerMask").
  */
-import type { Host, PsImageData, PsRect } from '../host/types';
+import type { Host, PsDocument, PsImageData, PsRect } from '../host/types';
 import { ResultNotAddedError } from './not-added';
 
 /** Values 0 (hidden) – 255 (shown), one per pixel of `rect`, row by row. */
@@ -45,6 +45,26 @@ export async function selectionOver(host: Host, documentID: number, rect: PsRect
     return undefined;
   }
   return placed(got, rect, 0);
+}
+
+/**
+ * Selection only, before anything is sent: a selection the document says it has (`selection.bounds`) must be readable
+ * and must cover part of `rect`, the pixels to be sent. Otherwise the paid result could only be kept as a document of
+ * its own, or added as a layer its mask hides entirely. Runs inside `executeAsModal` (imaging.md reads need it).
+ * The selection is read again when the result is added: it may change meanwhile.
+ */
+export async function refuseSelectionBeforeSending(host: Host, doc: PsDocument, rect: PsRect, what: string): Promise<void> {
+  if (doc.selection.bounds === null) return;
+  let mask: Mask | undefined;
+  try {
+    mask = await selectionOver(host, doc.id, rect, true);
+  } catch (err) {
+    const reason = err instanceof ResultNotAddedError ? err.reason : (err as Error).message;
+    throw new Error(`Selection only: ${reason}; nothing was sent: select again, or clear Selection only`);
+  }
+  if (mask === undefined || !mask.some((v) => v > 0)) {
+    throw new Error(`Selection only: the selection covers none of ${what}, so its result would not show; nothing was sent: select part of it, or clear Selection only`);
+  }
 }
 
 /** Grey image data placed at its bounds into a `rect`-sized 8-bit mask filled with `outside`. */
