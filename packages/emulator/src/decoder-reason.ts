@@ -1,4 +1,7 @@
-/** A failed job's reason, when sharp lost the decoder's: shared by the Web API, the colour container and the BGR container. */
+/**
+ * A failed decode's reason, when sharp lost the decoder's: shared by the Web API, the colour container and the BGR
+ * container, and by the batch's RGB copy of a grey photo (any sharp use while other images are worked on).
+ */
 import sharp from 'sharp';
 
 /**
@@ -14,8 +17,11 @@ const REASON_ATTEMPTS = 3;
 /** The size of that decode: every byte of the file is read (a JPEG shrinks on load), no full-size copy is made. */
 const PROBE_SIDE = 16;
 
-/** `err`, or, when sharp lost libvips's reason, the reason a fresh decode of `input` gives (a damaged file's "premature end of JPEG image"). */
-export async function withDecoderReason(err: unknown, input: Buffer): Promise<unknown> {
+/**
+ * `err`, or, when sharp lost libvips's reason, the reason a fresh decode of `input` (its bytes, or a file's path) gives
+ * (a damaged file's "premature end of JPEG image").
+ */
+export async function withDecoderReason(err: unknown, input: Buffer | string): Promise<unknown> {
   if (!(err instanceof Error) || err.message !== SHARP_EMPTY_ERROR) return err;
   for (let attempt = 0; attempt < REASON_ATTEMPTS; attempt++) {
     const reason = await sharp(input, { failOn: 'error' }).resize(PROBE_SIDE, PROBE_SIDE, { fit: 'inside' }).raw().toBuffer().then(() => undefined, (e: unknown) => (e instanceof Error ? e.message : undefined));
