@@ -80,9 +80,10 @@ export async function decide(file: PlannedFile, manifest: Manifest, key: string,
 /**
  * Whether the file at `output` is one pfc wrote there: the manifest entry's
  * result (size and mtime first, then the hash), or a result it was renaming
- * into place when it was killed (see `Manifest.intend`).
+ * into place when it was killed (see `Manifest.intend`). `byBytes`: the hash
+ * only, for a file about to be replaced (an edit can keep size and mtime).
  */
-export async function outputOwner(output: string, manifest: Manifest, signal?: AbortSignal, entry?: ManifestEntry): Promise<OutputOwner> {
+export async function outputOwner(output: string, manifest: Manifest, signal?: AbortSignal, entry?: ManifestEntry, byBytes = false): Promise<OutputOwner> {
   // Synchronous: a stat of the page cache is microseconds; an asynchronous one waits for libuv's four threads (most of a rerun's decisions).
   const info = lstatOrUndefined(output);
   if (!info) return 'absent';
@@ -90,7 +91,7 @@ export async function outputOwner(output: string, manifest: Manifest, signal?: A
   if (!info.isFile()) return 'foreign';
   // `entry`: the caller's lookup of the same output (a rerun looked every file up twice).
   entry ??= manifest.get(output);
-  if (entry && info.size === entry.outputSize && info.mtimeMs === entry.outputMtimeMs) return 'ours';
+  if (!byBytes && entry && info.size === entry.outputSize && info.mtimeMs === entry.outputMtimeMs) return 'ours';
   return manifest.wrote(output, await hashFile(output, signal)) ? 'ours' : 'foreign';
 }
 

@@ -251,9 +251,12 @@ class OutputExistsError extends Error {
   override name = 'OutputExistsError';
 }
 
-/** Just before the result is renamed into place: the decision's no-clobber check again, for a file that appeared meanwhile. */
+/**
+ * Just before the result is renamed into place: the decision's no-clobber check again, for a file that appeared or
+ * was edited meanwhile. By its bytes: an edit made during the job can keep size and mtime (`exiftool -P`).
+ */
 async function assertNoForeignFile(output: string, manifest: Manifest, signal: AbortSignal | undefined): Promise<OutputOwner> {
-  const owner = await outputOwner(output, manifest, signal);
+  const owner = await outputOwner(output, manifest, signal, undefined, true);
   if (owner === 'foreign') throw foreignFileError(output);
   return owner;
 }

@@ -311,6 +311,23 @@ describe('outside in place, a run refuses rather than guesses', () => {
     expect(overwritten.results.map((r) => [r.rel, r.status, r.reason])).toEqual([['a.jpg', 'corrected', 'output-changed']]);
   });
 
+  it('a result the user edits keeping its size and modification time while a rerun\'s job runs is not replaced when the result arrives (OutputExistsError)', async () => {
+    const root = tempDir();
+    writeTree(root, { 'in/a.jpg': ORIGINAL });
+    const output = { kind: 'mirror' as const, dir: join(root, 'out') };
+    await runBatch(await planBatch({ inputs: [join(root, 'in')], output }), { backend: new FakeBackend(), retryDelayMs: 1 });
+
+    // The decision has read the result (pfc's, by its bytes); the edit comes while the service works.
+    let edited: Buffer | undefined;
+    const backend = new FakeBackend({ onCall: () => (edited = editKeepingSizeAndTime(join(root, 'out/a.jpg'))) });
+    const params = { outputQuality: 50 };
+    const summary = await runBatch(await planBatch({ inputs: [join(root, 'in')], output, params }), { backend, params, retryDelayMs: 1 });
+
+    expect(backend.calls).toHaveLength(1);
+    expect(summary.results.map((r) => [r.rel, r.status, r.errorName])).toEqual([['a.jpg', 'failed', 'OutputExistsError']]);
+    expect(readFileSync(join(root, 'out/a.jpg'))).toEqual(edited);
+  });
+
   it('a result renamed inside an earlier run\'s output folder, given as input, is refused as already corrected and not sent', async () => {
     const root = tempDir();
     writeTree(root, { 'photos/a.jpg': ORIGINAL });
