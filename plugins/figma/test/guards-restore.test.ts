@@ -10,7 +10,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { PAINTS_KEY } from '../src/main/fills';
 import { connect, freshSim, makeImage } from './helpers';
 import { imageFill } from './sim/figma';
-import { correctWith, hashesOf, opts, restore } from './user-steps';
+import { correctWith, hashesOf, opts, restore, restoreWhy } from './user-steps';
 
 let A: Uint8Array, B: Uint8Array, OUT: Uint8Array, OUT2: Uint8Array, SMALL: Uint8Array;
 beforeAll(async () => {
@@ -114,10 +114,11 @@ describe('Restore', () => {
     // The user colours a word of the caption differently.
     caption.fillPartOfText();
 
-    // The toast's first 100 characters (Figma cuts the rest): the count and the selection say which layer.
-    expect(await restore(sim, caption, photo)).toBe('Restored the original image on 1 layer; 1 layer changed since is left as it is, selected; "Caption":');
+    // The toast: the count, and the selection says which layer; Why says what to do.
+    expect(await restore(sim, caption, photo)).toBe('Restored the original image on 1 layer; 1 layer changed since is left as it is, selected');
     expect(photo.fills).toEqual([imageFill(a)]);
     expect(sim.page.selection.map((n) => n.name)).toEqual(['Caption']);
+    expect(restoreWhy(sim).at(-1)).toBe('"Caption": part of the text has another fill (give the text one fill to restore it)');
   });
   it('refuses clearly and changes nothing when a layer refuses its original', async () => {
     const sim = freshSim();

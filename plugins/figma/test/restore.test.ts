@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { ORIGINALS_KEY, PAINTS_KEY } from '../src/main/fills';
 import { AUTOCROP, correct, croppedPhoto, croppingBackend, expectClose, FRAMING, paintOf } from './cropping-service';
 import { freshSim, makeImage } from './helpers';
-import { restore } from './user-steps';
+import { restore, restoreWhy } from './user-steps';
 import { imageFill } from './sim/figma';
 
 /** The service crops 300×300 px from x = 100 of the 400×300 original (to 150×150) without saying so: CROP fills become FILL. */
@@ -81,9 +81,12 @@ describe('Restore puts back each fill the correction changed as it was', () => {
     const reframed = { ...paintOf(layer), scaleMode: 'CROP' as const, imageTransform: [[1, 0, 0], [0, 0.5, 0.25]] as Transform };
     layer.fills = [reframed, paintOf(layer, 1)];
 
-    // What the toast shows (its first 100 characters): the layer left as it is, selected for the user to find.
-    expect(await restore(sim, layer)).toBe('Restored the original image on 1 layer; 1 layer changed since is left as it is, selected; "Cropped":');
+    // The toast (100 characters) says how many were left, selected for the user to find; its Why button says why.
+    expect(await restore(sim, layer)).toBe('Restored the original image on 1 layer; 1 layer changed since is left as it is, selected');
     expect(sim.currentPage.selection.map((n) => n.id)).toEqual([layer.id]);
+    expect(restoreWhy(sim)).toEqual([
+      'Restored the original image on 1 layer', '1 layer changed since is left as it is, selected', '"Cropped": reframed so the original would be distorted',
+    ]);
     expect(layer.fills).toEqual([reframed, backdrop]);
     expect(layer.getRelaunchData()).toHaveProperty('restore');
 
@@ -94,7 +97,7 @@ describe('Restore puts back each fill the correction changed as it was', () => {
     expect(layer.getRelaunchData()).toEqual({});
   });
 
-  it('with many layers changed since, the toast (100 characters) still says how many were left, and they are selected', async () => {
+  it('with many layers changed since, the toast (100 characters) says how many were left, they are selected, and Why names each', async () => {
     const sim = freshSim();
     const original = sim.addImage(await makeImage(400, 300));
     const names = ['Hero banner photograph', 'Team portrait, second row', 'Product shot on white', 'Office at dusk', 'Detail'];
@@ -109,9 +112,10 @@ describe('Restore puts back each fill the correction changed as it was', () => {
     for (const layer of layers.slice(1)) layer.fills = [other];
 
     const toast = await restore(sim, ...layers);
-    expect(toast?.length).toBeLessThanOrEqual(100);
-    expect(toast).toMatch(/^Restored the original image on 1 layer; 4 layers changed since are left as they are, selected; /);
+    expect(toast).toBe('Restored the original image on 1 layer; 4 layers changed since are left as they are, selected');
     expect(sim.currentPage.selection.map((n) => n.name)).toEqual(names.slice(1));
+    // Every name and why, however many: the window has the room the toast has not.
+    expect(restoreWhy(sim).slice(2)).toEqual(names.slice(1).map((name) => `"${name}": another image`));
   });
 
   it('a frame of photos, selected and corrected, offers Correct again and Restore original when selected again; they go once it is restored', async () => {

@@ -34,3 +34,17 @@ export async function restore(sim: SimFigma, ...layers: SimNode[]): Promise<stri
   await expect.poll(() => sim.notifications.length).toBe(shown + 1);
   return sim.notifications.at(-1)?.message;
 }
+
+/**
+ * The user clicks Why on Restore's toast: the window's statements as it shows them (its heading, then each item),
+ * read from the page the plugin opened with the markup taken off and its characters decoded.
+ */
+export function restoreWhy(sim: SimFigma): string[] {
+  expect(sim.notifications.at(-1)?.button).toBe('Why');
+  sim.clickToastButton();
+  const html = sim.shownHtml ?? '';
+  expect(sim.shownWith?.title).toBe('Perfectly Clear: Restore');
+  const decode = (text: string) => text.replace(/&#(\d+);/g, (_m, code: string) => String.fromCharCode(Number(code)));
+  return [...html.matchAll(/<(h1|li)>(.*?)<\/\1>/g)].map((m) => decode(m[2]!));
+}
+

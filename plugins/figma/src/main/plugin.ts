@@ -20,7 +20,8 @@ import { applyResult, stageResult, type RunState } from './apply';
 import { collectSelection, componentWarnings, planImages, readForCorrection, summarise } from './collect';
 import { layersWithData, readingHiddenLayers, withHiddenInstanceLayers, type FigmaApi } from './host';
 import { OPTIONS_KEY } from './relaunch';
-import { restoreMessage, restoreSelection } from './restore';
+import { restoreMessage, restoreSelection, restoreStatements, type RestoreResult } from './restore';
+import { showRestoreWindow } from './restore-window';
 import { normaliseOptions, type RunOptions } from '../shared/run-options';
 import { loadBackendConfig, loadSettings, saveSettings } from './settings-store';
 import { finishUnfinished } from './unfinished';
@@ -86,6 +87,27 @@ function settleUnfinished(figma: FigmaApi): Promise<void> {
   return finishUnfinished(figma).catch((err: unknown) => void figma.notify(`Perfectly Clear could not finish layers its closed window left (${message(err)})`, { error: true }));
 }
 
+/** How long the toast of a restore with more to say stays up (ms), its Why button with it. */
+export const RESTORE_TOAST_MS = 10_000;
+
+/**
+ * The end of Restore: the layers left as they are selected, and the toast. When everything fits in it the plugin
+ * closes with it; otherwise the toast has a Why button that opens the whole account, and the plugin closes when the
+ * toast goes without it (a button's toast is "closed automatically when the plugin closes": typings `notify`).
+ */
+function endRestore(figma: FigmaApi, r: RestoreResult): void {
+  if (r.leftLayers.length > 0) figma.currentPage.selection = r.leftLayers;
+  const { text, more } = restoreMessage(r);
+  if (!more) return figma.closePlugin(text);
+  figma.notify(text, {
+    timeout: RESTORE_TOAST_MS,
+    button: { text: 'Why', action: () => showRestoreWindow(figma, restoreStatements(r)) },
+    onDequeue: (reason) => {
+      if (reason !== 'action_button_click') figma.closePlugin();
+    },
+  });
+}
+
 /** Start the plugin on `figma` with the UI document `html` (Figma's `__html__`). */
 export function startPlugin(figma: FigmaApi, html: string): void {
   // Skipping invisible layers inside instances makes every walk much faster (typings,
@@ -96,10 +118,7 @@ export function startPlugin(figma: FigmaApi, html: string): void {
   const settled = settleUnfinished(figma);
   if (command === 'restore') {
     settled.then(() => restoreSelection(figma)).then(
-      (r) => {
-        if (r.leftLayers.length > 0) figma.currentPage.selection = r.leftLayers;
-        figma.closePlugin(restoreMessage(r));
-      },
+      (r) => endRestore(figma, r),
       (err: unknown) => figma.closePlugin(`Nothing was changed: the originals could not be restored (${message(err)})`),
     );
     return;

@@ -19,7 +19,6 @@
  * All of the selection's layers change, or none.
  */
 import { invertRegion } from '../shared/crop';
-import { layerNames } from './apply';
 import { commitChanges, imageHashes, keepRecordsOf, ORIGINALS_KEY, readCrop, readOriginals, type FillChange } from './fills';
 import { imageSwap, refitPaint, type ImageSwap } from './framing';
 import { hasFills, imageSize, layersWithData, withHiddenInstanceLayers, type FigmaApi } from './host';
@@ -163,26 +162,39 @@ function clearButtonsOfRestoredRoots(figma: FigmaApi): void {
 
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
 
+/** The most a toast shows (typings `PluginAPI.notify`: "It is limited to 100 characters. Longer messages will be truncated"). */
+export const TOAST_CHARACTERS = 100;
+
 /**
- * The notification after a restore. Figma shows at most 100 characters of it
- * (typings `PluginAPI.notify`: "Longer messages will be truncated"; the
- * toast of `closePlugin(message)` is the same), so what the user must know
- * comes first: how many layers were restored, and how many were left as they
- * are — those are selected, so their names need not fit — then the rest.
+ * What a restore did, one statement each, most important first: how many layers were restored, how many were left
+ * as they are (selected, so their names need not be read), how many originals are gone; then each left layer's name
+ * and why, and what became of reframed and cropped fills.
  */
-export function restoreMessage(r: RestoreResult): string {
+export function restoreStatements(r: RestoreResult): string[] {
   const { replaced, reframed, mixed } = r.left;
   const left = replaced.length + reframed.length + mixed.length;
   if (r.layers === 0 && left === 0) {
-    return r.missing > 0 ? 'The original images are no longer in this file' : 'Nothing to restore: the selection has no layers corrected by Perfectly Clear';
+    return [r.missing > 0 ? 'The original images are no longer in this file' : 'Nothing to restore: the selection has no layers corrected by Perfectly Clear'];
   }
   const parts = [r.layers > 0 ? `Restored the original image on ${plural(r.layers, 'layer', 'layers')}` : 'Nothing restored'];
   if (left > 0) parts.push(`${plural(left, 'layer changed since is', 'layers changed since are')} left as ${left === 1 ? 'it is' : 'they are'}, selected`);
   if (r.missing > 0) parts.push(`${plural(r.missing, 'original is', 'originals are')} no longer in this file`);
-  if (replaced.length > 0) parts.push(`${layerNames(replaced)}: another image`);
-  if (reframed.length > 0) parts.push(`${layerNames(reframed)}: reframed so the original would be distorted`);
-  if (mixed.length > 0) parts.push(`${layerNames(mixed)}: part of the text has another fill (give the text one fill to restore it)`);
+  for (const name of replaced) parts.push(`"${name}": another image`);
+  for (const name of reframed) parts.push(`"${name}": reframed so the original would be distorted`);
+  for (const name of mixed) parts.push(`"${name}": part of the text has another fill (give the text one fill to restore it)`);
   if (r.reframed > 0) parts.push(`${plural(r.reframed, 'fill you reframed keeps', 'fills you reframed keep')} your framing`);
   if (r.framingLost > 0) parts.push(`${plural(r.framingLost, 'cropped fill is', 'cropped fills are')} set to Fill (its crop is not known)`);
-  return parts.join('; ');
+  return parts;
+}
+
+/**
+ * The notification after a restore: every statement when they fit in a toast; otherwise the leading ones that fit
+ * whole (the first always: a toast cuts it), and `more` says the rest are in the Why window (plugin.ts).
+ */
+export function restoreMessage(r: RestoreResult): { text: string; more: boolean } {
+  const parts = restoreStatements(r);
+  let text = parts[0]!;
+  let shown = 1;
+  while (shown < parts.length && `${text}; ${parts[shown]}`.length <= TOAST_CHARACTERS) text = `${text}; ${parts[shown++]}`;
+  return { text, more: shown < parts.length };
 }

@@ -158,11 +158,19 @@ export class SimFigma implements FigmaApi {
   readonly ui: SimUi;
   readonly images = new Map<string, SimImage>();
   readonly nodes = new Map<string, SimNode>();
-  readonly notifications: { message: string; error: boolean }[] = [];
+  /** Every toast shown, in order: what it showed, and its button's text (`notify`'s `button`). */
+  readonly notifications: { message: string; error: boolean; button?: string }[] = [];
+  /**
+   * Toasts still up, with what the plugin asked of them and its run. Their timeouts are not timed: a test says when
+   * they go (`endToasts`, `clickToastButton`), as the user or the clock would.
+   */
+  private toasts: { options: NotificationOptions; session: PluginSession | undefined }[] = [];
   /** Undo steps made by `commitUndo`, each the list of changes it groups. */
   readonly undoSteps: string[][] = [];
   pendingChanges: string[] = [];
   shownWith: ShowUIOptions | undefined;
+  /** The document the plugin's current run opened its window with (undefined: none yet). */
+  shownHtml: string | undefined;
   channel: UiChannel;
   /** `figma.root`: the document, whose children are the pages. */
   readonly root: SimGroup;
@@ -237,14 +245,44 @@ export class SimFigma implements FigmaApi {
 
   showUI(html: string, options: ShowUIOptions = {}): void {
     this.shownWith = options;
+    this.shownHtml = html;
     this.ui.visible = options.visible !== false;
     this.channel.open(html, options, this.theme);
   }
 
   /** Like Figma: the toast shows the first 100 characters (typings `PluginAPI.notify`: "Longer messages will be truncated"). */
   notify(message: string, options: NotificationOptions = {}): NotificationHandler {
-    this.notifications.push({ message: shownInToast(message), error: options.error === true });
-    return { cancel: () => undefined };
+    this.notifications.push({ message: shownInToast(message), error: options.error === true, ...(options.button ? { button: options.button.text } : {}) });
+    const toast = { options, session: this.session };
+    this.toasts.push(toast);
+    return { cancel: () => void (this.toasts = this.toasts.filter((t) => t !== toast)) };
+  }
+
+  /**
+   * The user clicks the button of the latest toast that has one: its action runs and, unless it returns false, the
+   * toast goes with reason 'action_button_click' (typings `NotificationOptions.button`, `onDequeue`).
+   */
+  clickToastButton(): void {
+    const toast = this.toasts.findLast((t) => t.options.button !== undefined);
+    if (!toast) throw new Error('no toast with a button is showing');
+    if (toast.session?.closed !== false) throw new Error('the toast\'s plugin has closed: its button went with it');
+    if (toast.options.button!.action() === false) return;
+    this.dequeue(toast, 'action_button_click');
+  }
+
+  /** Every toast goes, each with `reason` (its timeout passed, or the user dismissed it); `onDequeue` runs while its plugin is open. */
+  endToasts(reason: NotifyDequeueReason = 'timeout'): void {
+    for (const toast of [...this.toasts]) this.dequeue(toast, reason);
+  }
+
+  /** Whether a toast with a button is still up. */
+  get toastButtonShowing(): boolean {
+    return this.toasts.some((t) => t.options.button !== undefined);
+  }
+
+  private dequeue(toast: (typeof this.toasts)[number], reason: NotifyDequeueReason): void {
+    this.toasts = this.toasts.filter((t) => t !== toast);
+    if (toast.session?.closed === false) toast.options.onDequeue?.(reason);
   }
 
   commitUndo(): void {
@@ -308,6 +346,7 @@ export class SimFigma implements FigmaApi {
   launch(): FigmaApi {
     this.endSession();
     this.closeAt = undefined;
+    this.shownHtml = undefined;
     // A run starts with the page the user views loaded (dynamic-page), or the whole document.
     this.loaded = new Set(DYNAMIC_PAGES ? [this.viewed] : (this.root.kids.list as SimPage[]));
     const session = new PluginSession({
@@ -370,6 +409,8 @@ export class SimFigma implements FigmaApi {
 
   private endSession(): void {
     if (!this.session || this.session.closed) return;
+    // "If the message includes a custom action button, it will be closed automatically when the plugin closes" (typings `notify`).
+    this.toasts = this.toasts.filter((t) => t.session !== this.session || t.options.button === undefined);
     this.session.close();
     this.ui.close();
     this.ui.onmessage = undefined;
