@@ -286,8 +286,9 @@ class Walker {
       return this.skip(task.dir, 'unreadable', `folder cannot be read: ${unreadableReason(task.dir, err as Error)}`);
     }
     entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    // Folders, and links the first pass reported, are not files of this task.
-    const files = entries.filter((e) => !isOwnFile(e.name) && kindOf(e, childPath(task.dir, e.name)) === 'file');
+    // Folders, and links the first pass reported, are not files of this task. Links to files come after the files:
+    // a link beside its target ("latest.jpg" → "IMG_1234.jpg") leaves the file corrected under its own name.
+    const files = linksLast(entries.filter((e) => !isOwnFile(e.name) && kindOf(e, childPath(task.dir, e.name)) === 'file'));
     // Not counted by the first pass, and never read.
     const hostLeftOut = (path: string): string | undefined => this.leaveOut?.(path, false);
     const probed = this.probeAhead(task.dir, this.leaveOut ? files.filter((e) => !hostLeftOut(childPath(task.dir, e.name))) : files, real, this.knownIn(task.root));
@@ -323,7 +324,7 @@ class Walker {
     const resolved = await p.real;
     const real = resolved === path ? path : resolved;
     const before = this.seen.size;
-    if (this.seen.add(real) < before) return this.leftOut(path, 'duplicate', 'already planned through another input');
+    if (this.seen.add(real) < before) return this.leftOut(path, 'duplicate', p.link ? `symbolic link to ${real}, which is already planned` : 'already planned through another input');
     const violation = p.known ? undefined : limitViolation(media, info.size, this.params, this.backend);
     if (violation) return this.leftOut(path, 'over-limit', violation);
     unit.inputs.set(real, path);
@@ -432,6 +433,11 @@ const FILES_PER_TURN = 256;
 
 /** What planning reads of a file; an unreadable file is an `error`. `known`: the file as planned from the manifest (`media` came from it). */
 /** `unsupported`: why a file that is no JPEG, PNG, MP4 or MOV is left out. */
+/** `entries` with the symbolic links after the rest, each part in its order. */
+function linksLast(entries: Dirent[]): Dirent[] {
+  return [...entries.filter((e) => !e.isSymbolicLink()), ...entries.filter((e) => e.isSymbolicLink())];
+}
+
 type Probe = { info: Stats; media: MediaInfo | undefined; unsupported?: string; real: Promise<string>; link: boolean; known: PlannedFile | undefined } | { error: Error };
 
 /** The file, planned, when its manifest records it as unchanged (see `knownMediaLookup`); else undefined. */

@@ -70,7 +70,8 @@ export function sniffFileSync(path: string, whyNot?: (reason: string) => void): 
     const head = readAt(fd, 0, HEAD_BYTES);
     const media = sniffMedia(head);
     if (!media?.supported) {
-      whyNot?.(unsupportedReason(media));
+      // An interrupted download or copy, or a sync tool's placeholder, leaves a photo's name on no bytes.
+      whyNot?.(head.length === 0 ? EMPTY_FILE : unsupportedReason(media));
       return undefined;
     }
     const format = media.format as MediaFormat;
@@ -89,6 +90,9 @@ export function sniffFileSync(path: string, whyNot?: (reason: string) => void): 
 
 /** Why a file that is no JPEG, PNG, MP4 or MOV is left out, when nothing more is known of it. */
 export const NOT_SUPPORTED = 'not a JPEG, PNG, MP4 or MOV file (judged by content)';
+
+/** Why a file of no bytes is left out. */
+export const EMPTY_FILE = 'empty file (0 bytes): nothing to correct';
 
 /** The formats of real folders the service does not take, as their users know them. */
 const FORMAT_NAMES: Partial<Record<SniffedFormat, string>> = {

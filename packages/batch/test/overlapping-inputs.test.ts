@@ -4,8 +4,8 @@
  * first input, and its own output folder, locked before planning knew it would
  * get nothing, is not left behind empty. A folder that was there before stays.
  */
-import { existsSync, mkdirSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, realpathSync, symlinkSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { type BatchSummary, DEFAULT_OUTPUT_DIR, planStream, runBatch } from '../src/index';
 import { FakeBackend, jpegBytes, tempDir, writeTree } from './helpers';
@@ -37,5 +37,26 @@ describe('a subfolder given again after its folder (mirror)', () => {
     mkdirSync(join(dir, 'photos/sub', DEFAULT_OUTPUT_DIR));
     expect((await correct(dir, ['photos', 'photos/sub'])).corrected).toBe(2);
     expect(readdirSync(join(dir, 'photos/sub', DEFAULT_OUTPUT_DIR))).toEqual([]);
+  });
+});
+
+describe('a symbolic link beside the file it points to', () => {
+  it('the file is corrected under its own name, whichever name sorts first; the link is left out, naming its target', async () => {
+    const dir = tempDir();
+    writeTree(dir, { 'photos/IMG_1234.jpg': jpegBytes(64, 48, { filler: 'the photo' }) });
+    // One link's name sorts before the file's, one after: neither order makes the link the photo.
+    symlinkSync('IMG_1234.jpg', join(dir, 'photos/A-latest.jpg'));
+    symlinkSync('IMG_1234.jpg', join(dir, 'photos/latest.jpg'));
+
+    const plan = await planStream({ inputs: ['photos'], cwd: dir, backend: 'web' });
+    const summary = await runBatch(plan, { backend: new FakeBackend(), retryDelayMs: 1 });
+
+    expect(summary.results.map((r) => [r.rel, r.status])).toEqual([['IMG_1234.jpg', 'corrected']]);
+    expect(readdirSync(join(dir, 'photos', DEFAULT_OUTPUT_DIR)).filter((n) => !n.startsWith('.'))).toEqual(['IMG_1234.jpg']);
+    const real = realpathSync(join(dir, 'photos/IMG_1234.jpg'));
+    expect(plan.skipped.filter((s) => s.code === 'duplicate').map((s) => [basename(s.path), s.reason])).toEqual([
+      ['A-latest.jpg', `symbolic link to ${real}, which is already planned`],
+      ['latest.jpg', `symbolic link to ${real}, which is already planned`],
+    ]);
   });
 });

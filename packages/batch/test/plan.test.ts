@@ -97,12 +97,12 @@ describe('planBatch', () => {
     }
   });
 
-  it('names what a left-out photo or video is by content, and what to do; anything else is "not a JPEG, PNG, MP4 or MOV"', async () => {
+  it('names what a left-out photo or video is by content, and what to do; an empty file is said to be; anything else is "not a JPEG, PNG, MP4 or MOV"', async () => {
     const root = tempDir();
     const ftyp = (brand: string) => Buffer.concat([Buffer.from([0, 0, 0, 24]), Buffer.from(`ftyp${brand}`, 'latin1'), Buffer.alloc(12)]);
     const webm = Buffer.concat([Buffer.from([0x1a, 0x45, 0xdf, 0xa3, 0x9f, 0x42, 0x82, 0x84]), Buffer.from('webm', 'latin1'), Buffer.alloc(16)]);
     // Names that do not tell: the reason comes from the bytes.
-    writeTree(root, { 'IMG_0001.HEIC': ftyp('heic'), 'download.jpg': webm, 'scan.tif': Buffer.from('II*\0 tiff....', 'latin1'), 'notes.txt': 'hello' });
+    writeTree(root, { 'IMG_0001.HEIC': ftyp('heic'), 'download.jpg': webm, 'scan.tif': Buffer.from('II*\0 tiff....', 'latin1'), 'notes.txt': 'hello', 'IMG_0002.jpg': '' });
     const plan = await planBatch({ inputs: [root] });
     const why = Object.fromEntries(plan.skipped.map((s) => [s.path.slice(root.length + 1), [s.code, s.reason]]));
     expect(why).toEqual({
@@ -110,6 +110,7 @@ describe('planBatch', () => {
       'download.jpg': ['unsupported', 'WebM video: the service corrects MP4 and MOV videos only; convert it to MP4 to correct it'],
       'scan.tif': ['unsupported', 'TIFF image: the service corrects JPEG and PNG images only; save it as JPEG or PNG to correct it'],
       'notes.txt': ['unsupported', 'not a JPEG, PNG, MP4 or MOV file (judged by content)'],
+      'IMG_0002.jpg': ['unsupported', 'empty file (0 bytes): nothing to correct'],
     });
   });
 
