@@ -106,10 +106,17 @@ function keepRecordsOfShown(node: BaseNode, before: RecordsBefore, from: string)
 export function recordAhead(node: BaseNode, c: Correction, planned: readonly WrittenFill[], finish: Finish): RecordsBefore {
   const before = recordsOf(node);
   if (c.to === c.from) return before;
-  writeRecords(node, c, planned);
-  keepRecordsOfShown(node, before, c.from);
-  const ahead: Ahead = { from: c.from, to: c.to, ...finish };
-  node.setPluginData(AHEAD_KEY, JSON.stringify(ahead));
+  try {
+    writeRecords(node, c, planned);
+    keepRecordsOfShown(node, before, c.from);
+    const ahead: Ahead = { from: c.from, to: c.to, ...finish };
+    node.setPluginData(AHEAD_KEY, JSON.stringify(ahead));
+  } catch (err) {
+    // One record refused (Figma's 100 kB an entry) after others were written: the layer keeps none of them,
+    // or its records would lead back from a correction it never got.
+    putRecordsBack(node, before);
+    throw new Error(`Figma refused to store on "${node.name}" the way back to its original (${err instanceof Error ? err.message : String(err)}), so this image was put in nowhere`, { cause: err });
+  }
   return before;
 }
 
