@@ -240,18 +240,35 @@ describe('Figma plugin in Chromium with the emulator', () => {
     expect(state.notifications.at(-1)).toEqual({ message: text, error: false });
   });
 
-  it('restores the original images from the plugin data, in a later session', async () => {
+  it('restores the original images from the plugin data, in a later session; a layer changed since is left, and Why says so in a window', async () => {
+    // The user puts another image in one corrected layer first.
     await page.evaluate(() => {
+      window.harness.showImage('Cat in instance', 'grace');
       window.harness.select('Hero');
       return window.harness.launch('restore', 'light');
     });
-    await expect.poll(async () => (await page.evaluate(() => window.harness.state())).notifications.at(-1)?.message).toMatch(/^Restored the original image on \d+ layers$/);
+    const toast = async () => (await page.evaluate(() => window.harness.state())).notifications.at(-1);
+    await expect.poll(async () => (await toast())?.message).toMatch(/^Restored the original image on \d+ layers; 1 layer changed since is left as it is, selected$/);
+    expect((await toast())?.button).toBe('Why');
     const now = await dump();
     for (const [name, hashes] of original) {
-      if (name === 'Rocket solo') continue;
+      if (name === 'Rocket solo' || name === 'Cat in instance') continue;
       expect(imageHashes(now.find((n) => n.name === name)!), name).toEqual(hashes);
-      expect(now.find((n) => n.name === name)!.relaunch, name).toEqual({});
+      // The frame keeps its buttons while a layer in it is left to restore.
+      if (name !== 'Hero') expect(now.find((n) => n.name === name)!.relaunch, name).toEqual({});
     }
+    expect(Object.keys(now.find((n) => n.name === 'Hero')!.relaunch)).toEqual(['correct-again', 'restore']);
+
+    // Why: a window under the plugin's Content-Security-Policy, its text as the user reads it.
+    await page.evaluate(() => window.harness.clickToastButton());
+    await ui.locator('li', { hasText: '"Cat in instance": another image' }).waitFor();
+    expect(await ui.locator('h1').textContent()).toMatch(/^Restored the original image on \d+ layers$/);
+    await page.locator('#plugin-ui').screenshot({ path: join(SHOTS, 'figma-restore-why.png') });
+    await page.evaluate(() => {
+      window.harness.closeWindow();
+      // Its own image back, for the runs that follow.
+      window.harness.showImage('Cat in instance', 'cat');
+    });
   });
 
   it('inserts transparent corrected copies and leaves every original node unchanged, with a layer selected inside its frame (dark theme)', async () => {

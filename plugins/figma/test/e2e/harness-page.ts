@@ -72,6 +72,7 @@ function fromBase64(base64: string): Uint8Array {
 class Harness implements HarnessApi {
   readonly sim = new SimFigma({ channel: iframeChannel() });
   readonly byName = new Map<string, SimNode>();
+  private readonly hashes = new Map<string, string>();
   private code = '';
 
   constructor() {
@@ -86,7 +87,7 @@ class Harness implements HarnessApi {
   /** Load the built plugin files and the document's images (base64). */
   async setup(images: Record<string, string>, spec: NodeSpec[]): Promise<void> {
     this.code = await (await fetch('/dist/code.js')).text();
-    const hashes = new Map<string, string>();
+    const { hashes } = this;
     for (const [key, b64] of Object.entries(images)) hashes.set(key, this.sim.addImage(fromBase64(b64)));
     const build = (s: NodeSpec): SimNode => {
       const fills: Paint[] = [...(s.solid ? [solidFill(1, 1, 1)] : []), ...(s.images ?? []).map((k) => imageFill(hashes.get(k) ?? k))];
@@ -165,6 +166,18 @@ class Harness implements HarnessApi {
   async rgbForWebApi(base64: string): Promise<{ base64: string; notes: string[] }> {
     const input = await rgbForWebApi(fromBase64(base64));
     return { base64: toBase64(input.bytes), notes: input.notes };
+  }
+
+  showImage(name: string, key: string): void {
+    (this.node(name) as SimShape).fills = [imageFill(this.hashes.get(key) ?? key)];
+  }
+
+  clickToastButton(): void {
+    this.sim.clickToastButton();
+  }
+
+  closeWindow(): void {
+    this.sim.closeWindow();
   }
 
   state() {

@@ -54,7 +54,13 @@ export interface HarnessApi {
   fit(base64: string): Promise<{ base64: string; notes: string[] }>;
   /** Prepare image bytes for the Web API (`rgbForWebApi`: greyscale redrawn as RGB) in this browser; returns base64 bytes and notes. */
   rgbForWebApi(base64: string): Promise<{ base64: string; notes: string[] }>;
-  state(): { undoSteps: number; notifications: { message: string; error: boolean }[]; storageKeys: string[] };
+  state(): { undoSteps: number; notifications: { message: string; error: boolean; button?: string }[]; storageKeys: string[] };
+  /** The user puts another image (by its `setup` key) in a layer's fills, in the properties panel. */
+  showImage(name: string, key: string): void;
+  /** The user clicks the button of the toast showing one (`notify`'s `button`). */
+  clickToastButton(): void;
+  /** The user closes the plugin window. */
+  closeWindow(): void;
 }
 
 declare global {
