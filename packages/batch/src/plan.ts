@@ -431,13 +431,13 @@ const PROBES_AHEAD = 16;
 /** Files planned between two turns of the event loop: a few milliseconds of synchronous reads. */
 const FILES_PER_TURN = 256;
 
-/** What planning reads of a file; an unreadable file is an `error`. `known`: the file as planned from the manifest (`media` came from it). */
-/** `unsupported`: why a file that is no JPEG, PNG, MP4 or MOV is left out. */
 /** `entries` with the symbolic links after the rest, each part in its order. */
 function linksLast(entries: Dirent[]): Dirent[] {
   return [...entries.filter((e) => !e.isSymbolicLink()), ...entries.filter((e) => e.isSymbolicLink())];
 }
 
+/** What planning reads of a file; an unreadable file is an `error`. `known`: the file as planned from the manifest (`media` came from it). */
+/** `unsupported`: why a file that is no JPEG, PNG, MP4 or MOV is left out. */
 type Probe = { info: Stats; media: MediaInfo | undefined; unsupported?: string; real: Promise<string>; link: boolean; known: PlannedFile | undefined } | { error: Error };
 
 /** The file, planned, when its manifest records it as unchanged (see `knownMediaLookup`); else undefined. */
