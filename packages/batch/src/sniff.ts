@@ -6,6 +6,7 @@
  * with every other host.
  */
 import { closeSync, readSync } from 'node:fs';
+import { extname } from 'node:path';
 import { MAX_JPEG_SEGMENTS, scanJpegFrame, sniffMedia, type SniffedFormat, type SniffedMedia } from '@pfc/core';
 import { openInputSync } from '@pfc/node-io';
 
@@ -71,7 +72,7 @@ export function sniffFileSync(path: string, whyNot?: (reason: string) => void): 
     const media = sniffMedia(head);
     if (!media?.supported) {
       // An interrupted download or copy, or a sync tool's placeholder, leaves a photo's name on no bytes.
-      whyNot?.(head.length === 0 ? EMPTY_FILE : unsupportedReason(media));
+      whyNot?.(head.length === 0 ? EMPTY_FILE : unsupportedReason(media, path));
       return undefined;
     }
     const format = media.format as MediaFormat;
@@ -100,10 +101,24 @@ const FORMAT_NAMES: Partial<Record<SniffedFormat, string>> = {
 };
 
 /**
- * Why a file `sniffFileSync` did not take is left out: what it is by content, when that is a format of
- * photos or videos (an iPhone's HEIC, a downloaded WebP), and what to do; otherwise {@link NOT_SUPPORTED}.
+ * Camera raw formats by extension. Most are TIFF inside (CR2, NEF, ARW, DNG, …), others a maker's own (CR3, RAF,
+ * ORF, RW2): a photographer knows them as raw photos, not as TIFF images or unknown files.
  */
-function unsupportedReason(media: SniffedMedia | undefined): string {
+const RAW_EXTENSIONS = new Set([
+  '.3fr', '.ari', '.arw', '.bay', '.braw', '.cr2', '.cr3', '.crw', '.dcr', '.dng', '.erf', '.fff', '.iiq', '.kdc', '.mef',
+  '.mos', '.mrw', '.nef', '.nrw', '.orf', '.pef', '.raf', '.raw', '.rw2', '.rwl', '.sr2', '.srf', '.srw', '.x3f',
+]);
+
+/**
+ * Why a file `sniffFileSync` did not take is left out: what it is by content, when that is a format of
+ * photos or videos (an iPhone's HEIC, a downloaded WebP), and what to do; a camera raw file by its name, when
+ * its content is TIFF or not known; otherwise {@link NOT_SUPPORTED}.
+ */
+function unsupportedReason(media: SniffedMedia | undefined, path: string): string {
+  const extension = extname(path);
+  if (RAW_EXTENSIONS.has(extension.toLowerCase()) && (!media || media.format === 'tiff')) {
+    return `camera raw photo (${extension.slice(1)}): the service corrects JPEG and PNG images only; export it as JPEG or PNG from your raw editor to correct it`;
+  }
   const name = media && FORMAT_NAMES[media.format];
   if (!media || !name) return NOT_SUPPORTED;
   return media.kind === 'image'

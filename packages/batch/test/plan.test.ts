@@ -97,12 +97,12 @@ describe('planBatch', () => {
     }
   });
 
-  it('names what a left-out photo or video is by content, and what to do; an empty file is said to be; anything else is "not a JPEG, PNG, MP4 or MOV"', async () => {
+  it('names what a left-out photo or video is by content, and what to do; an empty file and a camera raw file are said to be; anything else is "not a JPEG, PNG, MP4 or MOV"', async () => {
     const root = tempDir();
     const ftyp = (brand: string) => Buffer.concat([Buffer.from([0, 0, 0, 24]), Buffer.from(`ftyp${brand}`, 'latin1'), Buffer.alloc(12)]);
     const webm = Buffer.concat([Buffer.from([0x1a, 0x45, 0xdf, 0xa3, 0x9f, 0x42, 0x82, 0x84]), Buffer.from('webm', 'latin1'), Buffer.alloc(16)]);
     // Names that do not tell: the reason comes from the bytes.
-    writeTree(root, { 'IMG_0001.HEIC': ftyp('heic'), 'download.jpg': webm, 'scan.tif': Buffer.from('II*\0 tiff....', 'latin1'), 'notes.txt': 'hello', 'IMG_0002.jpg': '' });
+    writeTree(root, { 'IMG_0001.HEIC': ftyp('heic'), 'download.jpg': webm, 'scan.tif': Buffer.from('II*\0 tiff....', 'latin1'), 'notes.txt': 'hello', 'IMG_0002.jpg': '', 'DSC_0003.NEF': Buffer.from('MM\0*\0\0\0\x08 nikon', 'latin1'), 'P0004.RAF': 'FUJIFILMCCD-RAW 0201' });
     const plan = await planBatch({ inputs: [root] });
     const why = Object.fromEntries(plan.skipped.map((s) => [s.path.slice(root.length + 1), [s.code, s.reason]]));
     expect(why).toEqual({
@@ -111,6 +111,9 @@ describe('planBatch', () => {
       'scan.tif': ['unsupported', 'TIFF image: the service corrects JPEG and PNG images only; save it as JPEG or PNG to correct it'],
       'notes.txt': ['unsupported', 'not a JPEG, PNG, MP4 or MOV file (judged by content)'],
       'IMG_0002.jpg': ['unsupported', 'empty file (0 bytes): nothing to correct'],
+      // Camera raw files, TIFF inside (NEF) or a maker's own (RAF): named as the photographer knows them.
+      'DSC_0003.NEF': ['unsupported', 'camera raw photo (NEF): the service corrects JPEG and PNG images only; export it as JPEG or PNG from your raw editor to correct it'],
+      'P0004.RAF': ['unsupported', 'camera raw photo (RAF): the service corrects JPEG and PNG images only; export it as JPEG or PNG from your raw editor to correct it'],
     });
   });
 

@@ -1,7 +1,7 @@
 /** Turning engine events into terminal output: lines for people (with a live bar on a terminal) or JSON lines. */
-import { relative, isAbsolute } from 'node:path';
+import { basename, extname, isAbsolute, relative } from 'node:path';
 import { styleText } from 'node:util';
-import { type BatchEvent, type BatchSummary, formatBytes, formatDuration } from '@pfc/batch';
+import { type BatchEvent, type BatchSummary, formatBytes, formatDuration, NOT_SUPPORTED } from '@pfc/batch';
 import type { CliIo } from './io';
 import { escapeControls } from './terminal';
 
@@ -169,6 +169,22 @@ function jobsAtOnceLine(j: NonNullable<BatchSummary['jobsAtOnce']>): string {
   return `Jobs at once: ${j.ended} at the end (adaptive: started at ${j.started}, lowest ${j.lowest}, ${j.changes} change${j.changes === 1 ? '' : 's'})`;
 }
 
+/** Files that are no photo or video listed one by one; more are counted by kind in one line. */
+const NOT_MEDIA_LISTED = 3;
+
+/** "300 .xmp, 5 .AAE, 1 Thumbs.db and 2 others": files counted by extension (by name without one), most first. */
+export function byKind(paths: readonly string[]): string {
+  const counts = new Map<string, number>();
+  for (const path of paths) {
+    const kind = extname(path) || basename(path);
+    counts.set(kind, (counts.get(kind) ?? 0) + 1);
+  }
+  const sorted = [...counts].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
+  const listed = sorted.slice(0, 4).map(([kind, n]) => `${n} ${kind}`);
+  const others = sorted.slice(4).reduce((sum, [, n]) => sum + n, 0);
+  return others > 0 ? `${listed.join(', ')} and ${others} other${others === 1 ? '' : 's'}` : listed.join(', ');
+}
+
 /** The closing lines for people. */
 export function printSummary(io: CliIo, s: BatchSummary, extra: { report?: string; backupRoots?: string[] }): void {
   const paint = painter(io.stdout, io.env);
@@ -180,9 +196,13 @@ export function printSummary(io: CliIo, s: BatchSummary, extra: { report?: strin
   if (leftOut.length > 0) {
     out();
     out(`Left out (${leftOut.length}):`);
-    const shownPaths = leftOut.slice(0, 20);
+    // Files that are no photo or video (sidecars, documents) would bury those the user may want to convert.
+    const notMedia = leftOut.filter((p) => p.reason === NOT_SUPPORTED);
+    const named = notMedia.length > NOT_MEDIA_LISTED ? leftOut.filter((p) => p.reason !== NOT_SUPPORTED) : leftOut;
+    const shownPaths = named.slice(0, 20);
     for (const p of shownPaths) out(`  ${shown(io.cwd, p.path)}: ${safe(p.reason)}`);
-    if (leftOut.length > shownPaths.length) out(`  … and ${leftOut.length - shownPaths.length} more (see --json)`);
+    if (named.length > shownPaths.length) out(`  … and ${named.length - shownPaths.length} more (see --json)`);
+    if (named !== leftOut) out(`  ${notMedia.length} files (${safe(byKind(notMedia.map((p) => p.path)))}): ${NOT_SUPPORTED}`);
   }
   if (failed.length + unreadable.length > 0) {
     out();

@@ -1,0 +1,65 @@
+/**
+ * The summary's "Left out" list on a photographer's real folder: camera raw files and photos in formats the
+ * service does not take are named one by one, what to do with them said; sidecars and other files that are no
+ * photo or video (XMP, AAE, Thumbs.db) are counted by kind in one line instead of burying them. Through the built
+ * `pfc` on a real folder (the embedded emulator corrects the JPEGs).
+ */
+import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { runPfc, SAMPLES } from '../../../test/cli/helpers';
+import { byKind } from '../src/render';
+
+const made: string[] = [];
+afterAll(() => made.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+
+/** A camera card's folder: two JPEGs with their raw files and sidecars, an iPhone's HEIC and edit, Windows' thumbnails. */
+function cameraFolder(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'pfc-left-out-'));
+  made.push(dir);
+  const heic = Buffer.concat([Buffer.from([0, 0, 0, 24]), Buffer.from('ftypheic', 'latin1'), Buffer.alloc(12)]);
+  for (const n of [1, 2]) {
+    copyFileSync(join(SAMPLES, 'portraits/astronaut.jpg'), join(dir, `DSC_000${n}.JPG`));
+    writeFileSync(join(dir, `DSC_000${n}.NEF`), Buffer.from('MM\0*\0\0\0\x08 nikon raw', 'latin1'));
+  }
+  for (let n = 1; n <= 12; n++) writeFileSync(join(dir, `DSC_${String(n).padStart(4, '0')}.xmp`), '<x:xmpmeta xmlns:x="adobe:ns:meta/"/>');
+  writeFileSync(join(dir, 'IMG_0100.HEIC'), heic);
+  writeFileSync(join(dir, 'IMG_0100.AAE'), '<?xml version="1.0"?><plist/>');
+  writeFileSync(join(dir, 'Thumbs.db'), 'thumbs');
+  return dir;
+}
+
+describe('Left out, on a camera folder', () => {
+  it('names the raw and HEIC photos, and counts the 14 sidecars and other files in one line', async () => {
+    const dir = cameraFolder();
+    const run = await runPfc(['correct', '.', '--out', 'out'], { cwd: dir });
+
+    expect(run.code).toBe(0);
+    const block = run.stdout.slice(run.stdout.indexOf('Left out'), run.stdout.indexOf('\n\n', run.stdout.indexOf('Left out')));
+    expect(block.split('\n')).toEqual([
+      'Left out (17):',
+      '  DSC_0001.NEF: camera raw photo (NEF): the service corrects JPEG and PNG images only; export it as JPEG or PNG from your raw editor to correct it',
+      '  DSC_0002.NEF: camera raw photo (NEF): the service corrects JPEG and PNG images only; export it as JPEG or PNG from your raw editor to correct it',
+      '  IMG_0100.HEIC: HEIC/HEIF image: the service corrects JPEG and PNG images only; save it as JPEG or PNG to correct it',
+      '  14 files (12 .xmp, 1 .AAE, 1 .db): not a JPEG, PNG, MP4 or MOV file (judged by content)',
+    ]);
+    expect(run.stdout).toMatch(/2 corrected, 0 up to date, 0 failed, 17 left out/);
+  }, 60_000);
+
+  it('a few such files are still listed one by one', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pfc-left-out-'));
+    made.push(dir);
+    copyFileSync(join(SAMPLES, 'portraits/astronaut.jpg'), join(dir, 'a.jpg'));
+    writeFileSync(join(dir, 'notes.txt'), 'notes');
+    const run = await runPfc(['correct', '.', '--out', 'out'], { cwd: dir });
+    expect(run.stdout).toContain('Left out (1):\n  notes.txt: not a JPEG, PNG, MP4 or MOV file (judged by content)\n');
+  }, 60_000);
+});
+
+describe('byKind', () => {
+  it('counts by extension, by name without one, most first, the rest as others', () => {
+    expect(byKind(['a.xmp', 'b.xmp', 'c.AAE', 'Thumbs', 'd.ini', 'e.db', 'f.db', 'g.txt'])).toBe('2 .db, 2 .xmp, 1 .AAE, 1 .ini and 2 others');
+    expect(byKind(['a.xmp'])).toBe('1 .xmp');
+  });
+});
