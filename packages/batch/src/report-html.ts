@@ -13,6 +13,7 @@ import { formatBytes, formatDuration } from './format';
 import { chosenParams, type ReportMeta, scriptJson } from './report-data';
 import { REPORT_MARKER } from './report-path';
 import { REPORT_CSS, REPORT_SCRIPT } from './report-script';
+import { NOT_SUPPORTED } from './sniff';
 
 export interface ReportModel {
   title: string;
@@ -42,7 +43,10 @@ function paramList(p: PfcParams): string {
 
 function excludedTable(s: BatchSummary): string {
   if (s.excludedPaths.length === 0) return '';
-  const shown = s.excludedPaths.slice(0, MAX_EXCLUDED_ROWS);
+  // Files that are no photo or video (sidecars, documents) last: thousands of them would push the photos the user
+  // may want to convert out of the rows shown.
+  const ordered = [...s.excludedPaths.filter((p) => p.reason !== NOT_SUPPORTED), ...s.excludedPaths.filter((p) => p.reason === NOT_SUPPORTED)];
+  const shown = ordered.slice(0, MAX_EXCLUDED_ROWS);
   const more = s.excludedPaths.length - shown.length;
   return `<section><h2>Left out</h2><table><thead><tr><th>path</th><th>why</th></tr></thead><tbody>${shown
     .map((p) => `<tr><td>${esc(p.path)}</td><td>${esc(p.reason)}</td></tr>`)

@@ -1,4 +1,4 @@
-import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { planBatch, runBatch } from '../src/index';
@@ -39,5 +39,15 @@ describe('writeReport', () => {
     expect(rows.get('coffee.jpg')![10]).toMatch(/job job-1 FAILED: could not decode the image/);
     expect(rows.get('a <b>/astronaut.jpg')![2]).toBe('../a%20%3Cb%3E/astronaut.jpg');
     expect(report.meta.params[rows.get('coffee.jpg')![9]]).toEqual([['outputQuality', '80']]);
+  });
+
+  it('lists the photos left out before thousands of sidecars, which would push them past the rows shown', async () => {
+    const root = tempDir();
+    for (let i = 0; i < 1200; i++) writeFileSync(join(root, `IMG_${String(i).padStart(4, '0')}.xmp`), '<x:xmpmeta/>');
+    writeFileSync(join(root, 'zz.HEIC'), Buffer.concat([Buffer.from([0, 0, 0, 24]), Buffer.from('ftypheic', 'latin1'), Buffer.alloc(12)]));
+    const summary = await runBatch(await planBatch({ inputs: [root] }), { backend: new FakeBackend() });
+    const { html } = readReport(await writeReport(join(root, 'report.html'), summary, { backend: 'fake', params: {} }));
+    expect(html).toContain('zz.HEIC</td><td>HEIC/HEIF image');
+    expect(html).toContain('and 201 more');
   });
 });
