@@ -21,7 +21,7 @@ export { keepOriginal } from './backup';
 export {
   BACKUP_DIR, BACKUP_HISTORY_DIR, LOCK_FILE, DEFAULT_OUTPUT_DIR, DEFAULT_SUFFIX, MANIFEST_FILE, PARTIAL_SUFFIX, outputFormat, outputName, type OutputMode,
 } from './paths';
-export { sniffBytes, sniffFile, contentTypeOf, NOT_SUPPORTED, type MediaFormat, type MediaInfo } from './sniff';
+export { sniffBytes, sniffFile, contentTypeOf, CAMERA_RAW, NOT_SUPPORTED, type MediaFormat, type MediaInfo } from './sniff';
 export { LIMITS, limitViolation, acceptsVideo } from './limits';
 export {
   fileInputFromPath, writeStreamAtomic, writeFileAtomic, copyFileAtomic, removePartials, InputUnreadableError, unreadableInput, type WrittenFile, type AtomicWriteOptions,

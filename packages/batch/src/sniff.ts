@@ -100,6 +100,9 @@ const FORMAT_NAMES: Partial<Record<SniffedFormat, string>> = {
   gif: 'GIF', webp: 'WebP', tiff: 'TIFF', bmp: 'BMP', heif: 'HEIC/HEIF', avif: 'AVIF', avi: 'AVI', webm: 'WebM', mkv: 'Matroska (MKV)',
 };
 
+/** How a camera raw file's reason starts (hosts group them by it). */
+export const CAMERA_RAW = 'camera raw photo';
+
 /**
  * Camera raw formats by extension. Most are TIFF inside (CR2, NEF, ARW, DNG, …), others a maker's own (CR3, RAF,
  * ORF, RW2): a photographer knows them as raw photos, not as TIFF images or unknown files.
@@ -117,7 +120,7 @@ const RAW_EXTENSIONS = new Set([
 function unsupportedReason(media: SniffedMedia | undefined, path: string): string {
   const extension = extname(path);
   if (RAW_EXTENSIONS.has(extension.toLowerCase()) && (!media || media.format === 'tiff')) {
-    return `camera raw photo (${extension.slice(1)}): the service corrects JPEG and PNG images only; export it as JPEG or PNG from your raw editor to correct it`;
+    return `${CAMERA_RAW} (${extension.slice(1)}): the service corrects JPEG and PNG images only; export it as JPEG or PNG from your raw editor to correct it`;
   }
   const name = media && FORMAT_NAMES[media.format];
   if (!media || !name) return NOT_SUPPORTED;

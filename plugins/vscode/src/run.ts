@@ -14,7 +14,7 @@ import { createReadStream, createWriteStream } from 'node:fs';
 import { rm, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import { type BatchEvent, checkOutputWritable, collectPlan, EXTENDED_ATTRIBUTES_NOT_KEPT, pendingFiles, planStream, runBatch, type BatchPlan, type OutputMode, type PlannedFile, type SkippedPath, type StreamedPlan } from '@pfc/batch';
+import { type BatchEvent, CAMERA_RAW, checkOutputWritable, collectPlan, EXTENDED_ATTRIBUTES_NOT_KEPT, pendingFiles, planStream, runBatch, type BatchPlan, type OutputMode, type PlannedFile, type SkippedPath, type StreamedPlan } from '@pfc/batch';
 import { resolveBackend, type ResolvedBackend } from './backend';
 import type { KeyName, KeyStore } from './keys';
 import { addCounts, countsOf, LAST_RUN_VERSION, newResultsFile, type LastRun, type RunChoice, type RunCounts } from './last-run';
@@ -209,11 +209,14 @@ const CODE_LABEL: Record<SkippedPath['code'], string> = {
   unreadable: 'unreadable',
 };
 
+/** Raw files are photos to a photographer: said with what to do. */
+const RAW_LABEL = 'camera raw photos (export them as JPEG or PNG to correct them)';
+
 /** "7 paths: 4 not JPEG, PNG, MP4 or MOV, 2 hidden, 1 excluded by node_modules" — one phrase per reason, biggest first. */
 export function leftOutSummary(skipped: readonly SkippedPath[]): string {
   const counts = new Map<string, number>();
   for (const sk of skipped) {
-    const key = sk.reason.startsWith(EXCLUDED_BY) ? sk.reason : CODE_LABEL[sk.code];
+    const key = sk.reason.startsWith(EXCLUDED_BY) ? sk.reason : sk.reason.startsWith(CAMERA_RAW) ? RAW_LABEL : CODE_LABEL[sk.code];
     counts.set(key, (counts.get(key) ?? 0) + 1);
   }
   const parts = [...counts].sort((a, b) => b[1] - a[1]).map(([k, n]) => `${n} ${k}`);

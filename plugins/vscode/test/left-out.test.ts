@@ -1,0 +1,27 @@
+/**
+ * A folder with nothing the service takes: the message says what it held, camera raw files named as the photos
+ * they are, with what to do. Through the Explorer command on the fake VS Code, planned by the real batch engine.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, expect, test } from 'vitest';
+import { activateOnFake, emulatorForTests } from './helpers';
+
+const emu = emulatorForTests();
+let folder: string | undefined;
+afterEach(() => {
+  if (folder) rmSync(folder, { recursive: true, force: true });
+  folder = undefined;
+});
+
+test('a folder of raw files and a note: "no image or video to correct", the raw photos named, with what to do', async () => {
+  folder = mkdtempSync(join(tmpdir(), 'pfc-vscode-raw-'));
+  for (const name of ['DSC_0001.NEF', 'DSC_0002.NEF']) writeFileSync(join(folder, name), Buffer.from('MM\0*\0\0\0\x08 nikon raw', 'latin1'));
+  writeFileSync(join(folder, 'notes.txt'), 'not an image');
+  const { fake } = activateOnFake({ settings: { backend: 'emulator', emulatorUrl: emu().web } });
+
+  expect(await fake.run('pfc.correctFolder', fake.uri(folder))).toBeUndefined();
+
+  expect(fake.shown.at(-1)!.text).toBe('Perfectly Clear: no image or video to correct (3 paths: 2 camera raw photos (export them as JPEG or PNG to correct them), 1 not JPEG, PNG, MP4 or MOV).');
+});
