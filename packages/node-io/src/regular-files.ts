@@ -7,8 +7,8 @@
  * checked on the opened descriptor, because a path can be replaced by a pipe
  * between that stat and the open.
  */
-import { closeSync, constants, fstatSync, openSync } from 'node:fs';
-import { type FileHandle, open } from 'node:fs/promises';
+import { closeSync, constants, fstatSync, openSync, statSync, type Stats } from 'node:fs';
+import { type FileHandle, open, stat } from 'node:fs/promises';
 
 /** The file types a stat or a folder entry tells apart (`Stats` and `Dirent` both are one). */
 export interface FileType {
@@ -52,7 +52,12 @@ const READ_WITHOUT_WAITING = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0);
 
 /** Open `path` for reading; throws `NotRegularFileError` (after closing it) when it is no regular file, else what `openSync` throws. */
 export function openInputSync(path: string): number {
-  const fd = openSync(path, READ_WITHOUT_WAITING);
+  let fd: number;
+  try {
+    fd = openSync(path, READ_WITHOUT_WAITING);
+  } catch (err) {
+    throw refusedOpen(path, err, () => statSync(path, { throwIfNoEntry: false }));
+  }
   try {
     const reason = notRegularReason(fstatSync(fd));
     if (reason) throw new NotRegularFileError(path, reason);
@@ -65,7 +70,13 @@ export function openInputSync(path: string): number {
 
 /** `openInputSync` without blocking the event loop. */
 export async function openInput(path: string): Promise<FileHandle> {
-  const handle = await open(path, READ_WITHOUT_WAITING);
+  let handle: FileHandle;
+  try {
+    handle = await open(path, READ_WITHOUT_WAITING);
+  } catch (err) {
+    const stats = isNoDevice(err) ? await stat(path).catch(() => undefined) : undefined;
+    throw refusedOpen(path, err, () => stats);
+  }
   try {
     const reason = notRegularReason(await handle.stat());
     if (reason) throw new NotRegularFileError(path, reason);
@@ -74,4 +85,26 @@ export async function openInput(path: string): Promise<FileHandle> {
     await handle.close();
     throw err;
   }
+}
+
+/**
+ * open(2) refuses a socket with ENXIO (as it does a device whose driver is
+ * missing), so there is no descriptor to check: the path's stat tells what it
+ * is, and such a path is refused as no regular file, like a pipe or device.
+ * Any other error is returned as it is.
+ */
+function refusedOpen(path: string, err: unknown, statOf: () => Stats | undefined): unknown {
+  if (!isNoDevice(err)) return err;
+  let reason: string | undefined;
+  try {
+    const stats = statOf();
+    reason = stats && notRegularReason(stats);
+  } catch {
+    // Gone or unreadable meanwhile: the open's own error says enough.
+  }
+  return reason ? new NotRegularFileError(path, reason) : err;
+}
+
+function isNoDevice(err: unknown): boolean {
+  return (err as NodeJS.ErrnoException | undefined)?.code === 'ENXIO';
 }
