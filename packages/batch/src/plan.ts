@@ -12,6 +12,7 @@ import type { BackendKind, PfcParams } from '@pfc/core';
 import { NotRegularFileError, notRegularReason } from '@pfc/node-io';
 import { BatchUsageError, throwIfCancelled } from './errors';
 import { limitViolation } from './limits';
+import { livePhotoReason, livePhotoStills } from './live-photos';
 import { Manifest } from './manifest';
 import { knownMediaLookup, type PlanOutput } from './plan-known';
 import { isAnimatedPng } from './animation';
@@ -84,7 +85,7 @@ export interface PlannedFile {
   mediaFromManifest?: true;
 }
 
-export type SkipCode = 'hidden' | 'app-folder' | 'output-folder' | 'unsupported' | 'over-limit' | 'symlink' | 'format-change' | 'suffix-output' | 'duplicate' | 'unreadable';
+export type SkipCode = 'hidden' | 'app-folder' | 'output-folder' | 'unsupported' | 'over-limit' | 'symlink' | 'format-change' | 'suffix-output' | 'duplicate' | 'unreadable' | 'live-photo';
 
 /** A path left out of the plan, and why. */
 export interface SkippedPath {
@@ -292,19 +293,20 @@ class Walker {
     // Not counted by the first pass, and never read.
     const hostLeftOut = (path: string): string | undefined => this.leaveOut?.(path, false);
     const probed = this.probeAhead(task.dir, this.leaveOut ? files.filter((e) => !hostLeftOut(childPath(task.dir, e.name))) : files, real, this.knownIn(task.root));
+    const stills = livePhotoStills(files.map((e) => e.name));
     for (const e of files) {
       // Before the next file's reads are started (they run a few ahead, see `probeAhead`).
       throwIfCancelled(this.signal);
       const path = childPath(task.dir, e.name);
       const why = e.name.startsWith('.') ? 'hidden file' : hostLeftOut(path);
       if (why) this.skip(path, 'hidden', why);
-      else await this.consider(path, task.root, unit, probed(path));
+      else await this.consider(path, task.root, unit, probed(path), stills.get(e.name));
       await this.giveTurn();
     }
   }
 
-  /** Judge one file and plan it into `unit`, or say why it is left out. */
-  private async consider(path: string, root: Root, unit: Unit, probed: Promise<Probe> = probe(path, undefined, this.knownIn(root))): Promise<void> {
+  /** Judge one file and plan it into `unit`, or say why it is left out. `still`: the photo whose Live Photo clip it may be. */
+  private async consider(path: string, root: Root, unit: Unit, probed: Promise<Probe> = probe(path, undefined, this.knownIn(root)), still?: string): Promise<void> {
     const name = basename(path);
     const { suffix, mode } = this;
     if (suffix !== undefined && hasSuffix(name, suffix)) return this.skip(path, 'suffix-output', `ends with the output suffix "${suffix}" (looks like a result of suffix mode: not corrected)`);
@@ -312,6 +314,7 @@ class Walker {
     if ('error' in p) return this.unreadable(path, p.error);
     const { info, media } = p;
     if (!media) return this.leftOut(path, 'unsupported', p.unsupported ?? NOT_SUPPORTED);
+    if (still !== undefined && media.fileType === 'video') return this.leftOut(path, 'live-photo', livePhotoReason(still));
     if (mode.kind === 'in-place' && p.link) {
       return this.leftOut(path, 'symlink', 'symbolic link: --in-place never replaces a link with a file; correct the file it points to, or use --out or --suffix');
     }

@@ -169,8 +169,31 @@ function jobsAtOnceLine(j: NonNullable<BatchSummary['jobsAtOnce']>): string {
   return `Jobs at once: ${j.ended} at the end (adaptive: started at ${j.started}, lowest ${j.lowest}, ${j.changes} change${j.changes === 1 ? '' : 's'})`;
 }
 
-/** Files that are no photo or video listed one by one; more are counted by kind in one line. */
-const NOT_MEDIA_LISTED = 3;
+/** Left-out files of a group listed one by one; more are counted in one line. */
+const GROUP_LISTED = 3;
+
+type LeftOut = BatchSummary['excludedPaths'][number];
+
+/**
+ * Left-out files told in one line when there are more than a few: files that are no photo or video (sidecars,
+ * documents) and Live Photos' clips would bury the files the user may want to convert.
+ */
+const GROUPS: { of: (p: LeftOut) => boolean; line: (paths: string[]) => string }[] = [
+  { of: (p) => p.reason === NOT_SUPPORTED, line: (paths) => `${paths.length} files (${safe(byKind(paths))}): ${NOT_SUPPORTED}` },
+  {
+    of: (p) => p.code === 'live-photo',
+    line: (paths) => `${paths.length} Live Photos' motion clips (beside their stills), left out: they would be corrected and billed as videos; give a clip itself as an input to correct it`,
+  },
+];
+
+/** The lines of "Left out": each path and why (at most 20), then each group counted. */
+function leftOutLines(cwd: string, leftOut: readonly LeftOut[]): string[] {
+  const grouped = GROUPS.map((group) => ({ group, paths: leftOut.filter(group.of).map((p) => p.path) })).filter(({ paths }) => paths.length > GROUP_LISTED);
+  const named = leftOut.filter((p) => !grouped.some(({ group }) => group.of(p)));
+  const lines = named.slice(0, 20).map((p) => `${shown(cwd, p.path)}: ${safe(p.reason)}`);
+  if (named.length > 20) lines.push(`… and ${named.length - 20} more (see --json)`);
+  return [...lines, ...grouped.map(({ group, paths }) => group.line(paths))];
+}
 
 /** "300 .xmp, 5 .AAE, 1 Thumbs.db and 2 others": files counted by extension (by name without one), most first. */
 export function byKind(paths: readonly string[]): string {
@@ -196,13 +219,7 @@ export function printSummary(io: CliIo, s: BatchSummary, extra: { report?: strin
   if (leftOut.length > 0) {
     out();
     out(`Left out (${leftOut.length}):`);
-    // Files that are no photo or video (sidecars, documents) would bury those the user may want to convert.
-    const notMedia = leftOut.filter((p) => p.reason === NOT_SUPPORTED);
-    const named = notMedia.length > NOT_MEDIA_LISTED ? leftOut.filter((p) => p.reason !== NOT_SUPPORTED) : leftOut;
-    const shownPaths = named.slice(0, 20);
-    for (const p of shownPaths) out(`  ${shown(io.cwd, p.path)}: ${safe(p.reason)}`);
-    if (named.length > shownPaths.length) out(`  … and ${named.length - shownPaths.length} more (see --json)`);
-    if (named !== leftOut) out(`  ${notMedia.length} files (${safe(byKind(notMedia.map((p) => p.path)))}): ${NOT_SUPPORTED}`);
+    for (const line of leftOutLines(io.cwd, leftOut)) out(`  ${line}`);
   }
   if (failed.length + unreadable.length > 0) {
     out();

@@ -2,7 +2,8 @@
  * The summary's "Left out" list on a photographer's real folder: camera raw files and photos in formats the
  * service does not take are named one by one, what to do with them said; sidecars and other files that are no
  * photo or video (XMP, AAE, Thumbs.db) are counted by kind in one line instead of burying them. Through the built
- * `pfc` on a real folder (the embedded emulator corrects the JPEGs).
+ * `pfc` on a real folder (the embedded emulator corrects the JPEGs). An iPhone export's Live Photos' clips are
+ * counted likewise.
  */
 import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -54,6 +55,23 @@ describe('Left out, on a camera folder', () => {
     writeFileSync(join(dir, 'notes.txt'), 'notes');
     const run = await runPfc(['correct', '.', '--out', 'out'], { cwd: dir });
     expect(run.stdout).toContain('Left out (1):\n  notes.txt: not a JPEG, PNG, MP4 or MOV file (judged by content)\n');
+  }, 60_000);
+});
+
+describe('Left out, on an iPhone export', () => {
+  it('counts the Live Photos\' clips in one line; nothing is sent for them', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pfc-left-out-'));
+    made.push(dir);
+    const movie = Buffer.concat([Buffer.from([0, 0, 0, 20]), Buffer.from('ftypqt  ', 'latin1'), Buffer.alloc(8)]);
+    for (let n = 1; n <= 4; n++) {
+      copyFileSync(join(SAMPLES, 'objects/coffee.jpg'), join(dir, `IMG_000${n}.JPG`));
+      writeFileSync(join(dir, `IMG_000${n}.MOV`), movie);
+    }
+    const run = await runPfc(['correct', '.', '--out', 'out'], { cwd: dir });
+
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain("Left out (4):\n  4 Live Photos' motion clips (beside their stills), left out: they would be corrected and billed as videos; give a clip itself as an input to correct it\n");
+    expect(run.stdout).toMatch(/4 corrected, 0 up to date, 0 failed, 4 left out/);
   }, 60_000);
 });
 

@@ -207,6 +207,7 @@ const CODE_LABEL: Record<SkippedPath['code'], string> = {
   'suffix-output': 'earlier suffix outputs',
   duplicate: 'duplicates',
   unreadable: 'unreadable',
+  'live-photo': "Live Photos' motion clips",
 };
 
 /** Raw files are photos to a photographer: said with what to do. */
