@@ -14,8 +14,15 @@ export const ISO_MS_RE = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
 export type Emulator = Awaited<ReturnType<typeof startEmulator>>;
 
+/**
+ * Retry waits a {@link recordingClient} skips, ms: the emulator's clock runs
+ * this far ahead, so the retry it sends at once arrives as late as the
+ * `Retry-After` asked (the emulator answers an early retry the same fault again).
+ */
+let skippedMs = 0;
+
 export function startWebEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
-  return startEmulator({ webPort: 0, apiKeys: [API_KEY], ...options });
+  return startEmulator({ webPort: 0, apiKeys: [API_KEY], now: () => Date.now() + skippedMs, ...options });
 }
 
 /** A client for the emulator: fast polling (not a timing assertion, just shorter tests). */
@@ -33,6 +40,7 @@ export function recordingClient(emu: Emulator, extra: Partial<ClientOptions> = {
     sleep: (ms, signal) => {
       if (retries.length > waits.length) {
         waits.push(ms);
+        skippedMs += ms;
         return Promise.resolve();
       }
       return new Promise((resolve, reject) => {

@@ -2,7 +2,15 @@
  * Fault injection for tests and benchmarks: per-route rates of 429 (with
  * Retry-After), 500, 503 and dropped connections, added latency, and jobs that
  * end FAILED or REJECTED or never finish. A seed makes the draws repeatable.
+ *
+ * An injected `Retry-After` holds: until it has passed, the same API key's
+ * requests to the same rule are answered the same status again (counted as
+ * `earlyRetry`), so a client that ignores it keeps failing, as it would
+ * against a rate limiter (observed-behaviour.md: "408, 429 and 5xx as
+ * retryable (honour `Retry-After`)"). `retryAfterSeconds: 0` holds nothing.
  */
+import { createHash } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
 import { seededRandom } from '@pfc/core';
 import type { RequestContext } from './http/router';
 import { sendError } from './http/respond';
@@ -53,7 +61,7 @@ export interface FaultConfig {
 export type InjectedJobFault = 'fail' | 'reject' | 'hang';
 
 /** Counts of injected faults by kind. */
-export type FaultCounts = Record<'429' | '500' | '503' | 'drop' | 'latency' | 'jobFail' | 'jobReject' | 'jobHang', number>;
+export type FaultCounts = Record<'429' | '500' | '503' | 'drop' | 'latency' | 'jobFail' | 'jobReject' | 'jobHang' | 'earlyRetry', number>;
 
 const RATE_KEYS = ['rate429', 'rate500', 'rate503', 'dropRate'] as const;
 const JOB_RATE_KEYS = ['failRate', 'rejectRate', 'hangRate'] as const;
@@ -104,6 +112,13 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
+/** Whom a hold is for: the caller's API key (as a digest; keys are never kept), or every keyless caller (status polls). */
+function callerOf(req: IncomingMessage): string {
+  const raw = req.headers['x-api-key'];
+  const key = (Array.isArray(raw) ? raw[0] : raw)?.trim() ?? '';
+  return key === '' ? '' : createHash('sha256').update(key, 'utf8').digest('hex');
+}
+
 function globToRegExp(pattern: string): RegExp {
   const escaped = pattern.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*');
   return new RegExp(`^${escaped}$`);
@@ -115,11 +130,15 @@ export class FaultInjector {
   private rules: { pattern: string; re: RegExp; faults: RouteFaults; used: number }[] = [];
   private jobUsed = 0;
   private random: () => number = Math.random;
-  readonly counts: FaultCounts = { '429': 0, '500': 0, '503': 0, drop: 0, latency: 0, jobFail: 0, jobReject: 0, jobHang: 0 };
+  /** Injected 429/503 answers whose `Retry-After` has not passed yet, by rule pattern and caller ({@link callerOf}). */
+  private readonly holds = new Map<string, { status: 429 | 503; until: number }>();
+  readonly counts: FaultCounts = { '429': 0, '500': 0, '503': 0, drop: 0, latency: 0, jobFail: 0, jobReject: 0, jobHang: 0, earlyRetry: 0 };
 
   constructor(
     config: FaultConfig = {},
     private readonly sleep: (ms: number) => Promise<void> = (ms) => new Promise((r) => setTimeout(r, ms).unref()),
+    /** Clock of the `Retry-After` holds (the emulator's `now`). */
+    private readonly now: () => number = Date.now,
   ) {
     this.set(config);
   }
@@ -129,6 +148,7 @@ export class FaultInjector {
     this.config = validateFaultConfig(config);
     this.rules = Object.entries(this.config.routes ?? {}).map(([pattern, faults]) => ({ pattern, re: globToRegExp(pattern), faults, used: 0 }));
     this.jobUsed = 0;
+    this.holds.clear();
     this.random = this.config.seed === undefined ? Math.random : seededRandom(this.config.seed);
   }
 
@@ -150,6 +170,18 @@ export class FaultInjector {
       this.counts.latency++;
       await this.sleep(f.latencyMs);
     }
+    const holdKey = `${rule.pattern}\n${callerOf(ctx.req)}`;
+    const hold = this.holds.get(holdKey);
+    if (hold && this.now() < hold.until) {
+      // Retried before the Retry-After passed: the same answer, with the time still left (even once `count` is used up).
+      this.counts.earlyRetry++;
+      ctx.req.resume();
+      const left = String(Math.max(1, Math.ceil((hold.until - this.now()) / 1000)));
+      const what = hold.status === 429 ? 'rate limit exceeded' : 'service unavailable';
+      sendError(ctx.res, hold.status, `${what}: retried before the Retry-After of the last answer had passed (injected fault)`, {}, { 'Retry-After': left });
+      return true;
+    }
+    if (hold) this.holds.delete(holdKey);
     if (f.count !== undefined && rule.used >= f.count) return false;
     const draw = this.random();
     let edge = 0;
@@ -170,6 +202,8 @@ export class FaultInjector {
       this.counts[String(status) as '429' | '500' | '503']++;
       ctx.req.resume();
       const headers: Record<string, string> = status === 500 ? {} : { 'Retry-After': retryAfter };
+      const holdMs = (f.retryAfterSeconds ?? 1) * 1000;
+      if (status !== 500 && holdMs > 0) this.holds.set(holdKey, { status, until: this.now() + holdMs });
       const message = status === 429 ? 'rate limit exceeded (injected fault)' : status === 503 ? 'service unavailable (injected fault)' : 'internal error (injected fault)';
       sendError(ctx.res, status, message, {}, headers);
       return true;

@@ -10,7 +10,9 @@ const setFaults = async (web: string, body: unknown): Promise<Response> =>
 
 describe('route faults', () => {
   it('429 with Retry-After for `count` requests, then normal answers', async () => {
-    const emu = await emulator({ control: true });
+    // Each request waits the Retry-After it was given (the clock is moved; an early retry is held: spec-guards-retry-after).
+    let t = Date.now();
+    const emu = await emulator({ control: true, now: () => t });
     const set = await setFaults(emu.web, { routes: { upload: { rate429: 1, retryAfterSeconds: 7, count: 2 } } });
     expect(set.status).toBe(200);
     for (let i = 0; i < 2; i++) {
@@ -19,6 +21,7 @@ describe('route faults', () => {
       expect(res.headers.get('retry-after')).toBe('7');
       expect(res.headers.get('access-control-allow-origin')).toBe('*');
       expect((await json(res)).error).toMatch(/rate limit/);
+      t += 7000;
     }
     expect((await fetch(`${emu.web}/upload`, { headers: H })).status).toBe(200);
     expect(emu.stats().faults['429']).toBe(2);
@@ -54,11 +57,13 @@ describe('route faults', () => {
   });
 
   it('is repeatable with a seed', async () => {
-    const emu = await emulator({ control: true });
+    let t = Date.now();
+    const emu = await emulator({ control: true, now: () => t });
     const run = async (): Promise<number[]> => {
       await setFaults(emu.web, { seed: 42, routes: { '*': { rate429: 0.5 } } });
       const out: number[] = [];
-      for (let i = 0; i < 20; i++) out.push((await fetch(`${emu.web}/upload`, { headers: H })).status);
+      // One request a Retry-After (1 s) apart, so every one is a fresh draw.
+      for (let i = 0; i < 20; i++, t += 1000) out.push((await fetch(`${emu.web}/upload`, { headers: H })).status);
       return out;
     };
     const a = await run();

@@ -51,18 +51,26 @@ export interface WebApiApp {
 const MINUTE = 60_000;
 
 /** Checks numeric options, naming the bad one. */
-function positive(name: string, v: number | undefined, fallback: number, { integer = false, min = 0 } = {}): number {
+function positive(name: string, v: number | undefined, fallback: number, { integer = false, min = 0, max = Infinity } = {}): number {
   if (v === undefined) return fallback;
   if (!Number.isFinite(v) || v < min || (integer && !Number.isInteger(v))) {
     throw new RangeError(`${name} must be ${integer ? 'an integer' : 'a number'} >= ${min} (got ${v})`);
   }
+  if (v > max) throw new RangeError(`${name} must be at most ${max} (got ${v})`);
   return v;
 }
 
+/**
+ * web-api-v2.md, Limits: files are reachable "for at least 24 hours and at
+ * most 7 days"; background and reference uploads are "cached for 7 days".
+ * Shorter is allowed (stricter); longer would keep what the service deletes.
+ */
+const MAX_RETENTION_MINUTES = 7 * 1440;
+
 export function createWebApiApp(options: EmulatorOptions, store: DataStore): WebApiApp {
   const now = options.now ?? Date.now;
-  const retentionMinutes = positive('retentionMinutes', options.retentionMinutes, 1440);
-  const uploadRetentionMinutes = positive('uploadRetentionMinutes', options.uploadRetentionMinutes, 7 * 1440);
+  const retentionMinutes = positive('retentionMinutes', options.retentionMinutes, 1440, { max: MAX_RETENTION_MINUTES });
+  const uploadRetentionMinutes = positive('uploadRetentionMinutes', options.uploadRetentionMinutes, MAX_RETENTION_MINUTES, { max: MAX_RETENTION_MINUTES });
   const workers = positive('workers', options.workers, 2, { integer: true, min: 1 });
   const jobTimeoutMs = positive('jobTimeoutMs', options.jobTimeoutMs, 10 * MINUTE);
   const processing = {
@@ -91,7 +99,7 @@ export function createWebApiApp(options: EmulatorOptions, store: DataStore): Web
     signer: new UrlSigner(now, options.signingSecret),
     accounts,
     auth: new KeyCheck(options.apiKeys ?? [], (account) => accounts.request(account)),
-    faults: new FaultInjector(options.faults ?? {}),
+    faults: new FaultInjector(options.faults ?? {}, undefined, now),
     stats: new Stats(),
     cache: new Map<string, CacheEntry>(),
     limits,
