@@ -29,8 +29,14 @@ export interface TransportOptions {
   maxRetries?: number;
   /** First backoff delay in ms; doubles each retry, with ±25 % jitter. Default 250. */
   retryBaseDelayMs?: number;
-  /** Largest backoff delay and largest `Retry-After` honoured, in ms. Default 30 000. */
+  /** Largest backoff delay (without a `Retry-After`), in ms. Default 30 000. */
   retryMaxDelayMs?: number;
+  /**
+   * Largest `Retry-After` waited out in full, in ms; a longer one is waited this long. Default 300 000: a retry
+   * sent before the service's time is refused again (and may count against the limit), so it is honoured well
+   * beyond the backoff's cap.
+   */
+  retryAfterMaxMs?: number;
   /** Headers sent on every request except those marked `auth: false` (holds the credential). */
   authHeaders?: () => Record<string, string>;
   /** Strings scrubbed from every error before it is thrown (the credentials). */
@@ -131,7 +137,10 @@ export function callRequestOptions(call: CallOptions | undefined): Pick<RequestO
  * The defaults of `TransportOptions`, the one place they are defined: every
  * client built on the transport (Web API, containers) documents and uses these.
  */
-export const TRANSPORT_DEFAULTS = { timeout: 60_000, maxRetries: 4, retryBaseDelayMs: 250, retryMaxDelayMs: 30_000 } as const satisfies Pick<Required<TransportOptions>, 'timeout' | 'maxRetries' | 'retryBaseDelayMs' | 'retryMaxDelayMs'>;
+export const TRANSPORT_DEFAULTS = { timeout: 60_000, maxRetries: 4, retryBaseDelayMs: 250, retryMaxDelayMs: 30_000, retryAfterMaxMs: 300_000 } as const satisfies Pick<
+  Required<TransportOptions>,
+  'timeout' | 'maxRetries' | 'retryBaseDelayMs' | 'retryMaxDelayMs' | 'retryAfterMaxMs'
+>;
 /** Statuses that mean the server did not act on the request, so even a POST may be repeated. */
 const NOT_ACTED_ON = new Set([408, 429, 503]);
 /** Extra inactivity allowance per byte of an opaque body: 10 s per MB, i.e. a floor of 100 kB/s. */
@@ -238,7 +247,7 @@ export class Transport {
     const base = this.options.retryBaseDelayMs ?? TRANSPORT_DEFAULTS.retryBaseDelayMs;
     const cap = this.options.retryMaxDelayMs ?? TRANSPORT_DEFAULTS.retryMaxDelayMs;
     const retryAfter = err instanceof APIError ? err.retryAfterMs : undefined;
-    if (retryAfter !== undefined) return Math.min(cap, retryAfter);
+    if (retryAfter !== undefined) return Math.min(this.options.retryAfterMaxMs ?? TRANSPORT_DEFAULTS.retryAfterMaxMs, retryAfter);
     const exp = Math.min(cap, base * 2 ** attempt);
     return jittered(exp, 0.25);
   }

@@ -176,7 +176,7 @@ describe('time limits the caller sets', () => {
 describe('a status request refused for the request rate (429)', () => {
   const STATUS = /^https:\/\/api\.test\/v2\/status\//;
 
-  it("is asked again after the service's Retry-After, capped by retryMaxDelayMs", async () => {
+  it("is asked again after the service's Retry-After, capped by retryAfterMaxMs", async () => {
     const api = new FakeApi();
     api.http.fail('GET', STATUS, { status: 429, headers: { 'retry-after': '7' } });
     const { client, delays } = setup(api);
@@ -185,7 +185,7 @@ describe('a status request refused for the request rate (429)', () => {
 
     const capped = new FakeApi();
     capped.http.fail('GET', STATUS, { status: 429, headers: { 'retry-after': '3600' } });
-    const c2 = setup(capped, { retryMaxDelayMs: 5000 });
+    const c2 = setup(capped, { retryAfterMaxMs: 5000 });
     await c2.client.correctBytes(JPEG, {});
     expect(Math.max(...c2.delays)).toBeLessThanOrEqual(6000);
     expect(c2.delays.filter((d) => d >= 5000)).toHaveLength(1);

@@ -32,16 +32,23 @@ describe('Transport retries', () => {
     expect(retries[0]).toMatchObject({ request: 'GET /v2/thing', attempt: 1 });
   });
 
-  it('honours Retry-After in seconds and as an HTTP date, capped by retryMaxDelayMs', async () => {
+  it('honours Retry-After in seconds and as an HTTP date, capped by retryAfterMaxMs', async () => {
     const date = new Date(Date.now() + 120_000).toUTCString();
     const http = new FakeFetch()
       .fail('GET', /\/thing/, { status: 429, headers: { 'retry-after': '3' } }, { status: 503, headers: { 'retry-after': date } })
       .on('GET', /\/thing/, () => json({ ok: true }));
-    const { t, delays } = transport(http, { retryMaxDelayMs: 60_000 });
+    const { t, delays } = transport(http, { retryAfterMaxMs: 60_000 });
     await t.json('/thing');
     expect(delays[0]).toBe(3000);
     // An HTTP date two minutes ahead, capped at 60 s.
     expect(delays[1]).toBe(60_000);
+  });
+
+  it('waits out a Retry-After longer than the backoff\'s cap in full by default: an earlier retry would be refused again', async () => {
+    const http = new FakeFetch().fail('GET', /\/thing/, { status: 429, headers: { 'retry-after': '120' } }).on('GET', /\/thing/, () => json({ ok: true }));
+    const { t, delays } = transport(http);
+    await t.json('/thing');
+    expect(delays).toEqual([120_000]);
   });
 
   it('backs off exponentially with jitter when there is no Retry-After', async () => {
@@ -132,7 +139,7 @@ describe('Transport abort and timeouts', () => {
     const http = new FakeFetch().fail('GET', /\/thing/, { status: 503, headers: { 'retry-after': '3600' } });
     const ctrl = new AbortController();
     // Aborted once the hour's wait has begun, not before it.
-    const t = new Transport({ baseURL: BASE, fetch: http.fetch, retryMaxDelayMs: 3_600_000, onRetry: () => setTimeout(() => ctrl.abort(), 20) });
+    const t = new Transport({ baseURL: BASE, fetch: http.fetch, retryAfterMaxMs: 3_600_000, onRetry: () => setTimeout(() => ctrl.abort(), 20) });
     await expect(t.json('/thing', { signal: ctrl.signal })).rejects.toBeInstanceOf(UserAbortError);
     expect(http.calls).toHaveLength(1);
   });

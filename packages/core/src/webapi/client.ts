@@ -52,6 +52,7 @@ export class WebApiClient implements CorrectionBackend {
       maxRetries: options.maxRetries,
       retryBaseDelayMs: options.retryBaseDelayMs,
       retryMaxDelayMs: options.retryMaxDelayMs,
+      retryAfterMaxMs: options.retryAfterMaxMs,
       onRetry: options.onRetry,
       sleep,
       authHeaders: () => ({ 'X-API-KEY': this.#apiKey }),

@@ -56,7 +56,7 @@ export function pollDelays(policy: PollPolicy = {}, count = 10): number[] {
  * documentation and defaults are `TransportOptions`' (`TRANSPORT_DEFAULTS`),
  * so the two cannot drift apart.
  */
-type PassedToTransport = Pick<TransportOptions, 'fetch' | 'timeout' | 'maxRetries' | 'retryBaseDelayMs' | 'retryMaxDelayMs' | 'onRetry'>;
+type PassedToTransport = Pick<TransportOptions, 'fetch' | 'timeout' | 'maxRetries' | 'retryBaseDelayMs' | 'retryMaxDelayMs' | 'retryAfterMaxMs' | 'onRetry'>;
 
 /** Options of `WebApiClient`. Only `apiKey` is required; the transport's (`fetch`, `timeout`, retries, `onRetry`) as in `TransportOptions`. */
 export interface ClientOptions extends PassedToTransport {

@@ -121,11 +121,11 @@ async function statusUnlessRefused(
 
 /**
  * How long to wait after a 429 before asking again: the service's
- * `Retry-After` (capped by `retryMaxDelayMs`), else the first backoff delay;
+ * `Retry-After` (capped by `retryAfterMaxMs`), else the first backoff delay;
  * plus up to 20 % so requests refused together do not return together.
  */
 export function refusalDelayMs(ctx: WebApiContext, err: RateLimitError): number {
-  const { retryBaseDelayMs = TRANSPORT_DEFAULTS.retryBaseDelayMs, retryMaxDelayMs = TRANSPORT_DEFAULTS.retryMaxDelayMs } = ctx.transport.options;
-  const base = Math.min(retryMaxDelayMs, err.retryAfterMs ?? retryBaseDelayMs);
+  const { retryBaseDelayMs = TRANSPORT_DEFAULTS.retryBaseDelayMs, retryAfterMaxMs = TRANSPORT_DEFAULTS.retryAfterMaxMs } = ctx.transport.options;
+  const base = err.retryAfterMs === undefined ? retryBaseDelayMs : Math.min(retryAfterMaxMs, err.retryAfterMs);
   return Math.round(base * (1 + Math.random() * 0.2));
 }
