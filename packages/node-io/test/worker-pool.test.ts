@@ -80,7 +80,6 @@ describe('WorkerPool', () => {
     const pool = new WorkerPool<number, number>({ script: busyScript, name: 'busy', size: 1 });
     try {
       const stop = new AbortController();
-      const started = Date.now();
       // A minute's work on the one worker, and a task queued behind it.
       const running = pool.run(60_000, [], stop.signal);
       const queued = pool.run(60_001, [], stop.signal);
@@ -88,8 +87,7 @@ describe('WorkerPool', () => {
       stop.abort(new Error('cancelled by the user'));
       await expect(running).rejects.toThrow('cancelled by the user');
       await expect(queued).rejects.toThrow('cancelled by the user');
-      // Well before the minute's work could have ended: the worker was stopped, not waited for.
-      expect(Date.now() - started).toBeLessThan(30_000);
+      // The worker was stopped, not waited for (the minute's work would outlast the test's time limit).
       expect(pool.workers).toBe(0);
       expect(await pool.run(1)).toBe(1);
       expect(readFileSync(busyLog, 'utf8').split('\n').filter(Boolean)).toEqual(['60000', '1']);
