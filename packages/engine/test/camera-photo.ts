@@ -63,7 +63,8 @@ const XMP =
   '<rdf:Description xmlns:dc="http://purl.org/dc/elements/1.1/"><dc:creator><rdf:Seq><rdf:li>A. Photographer</rdf:li></rdf:Seq></dc:creator>' +
   '</rdf:Description></rdf:RDF></x:xmpmeta>';
 
-function segment(marker: number, data: Buffer): Buffer {
+/** A JPEG marker segment: marker, length, `data`. */
+export function segment(marker: number, data: Buffer): Buffer {
   const head = Buffer.alloc(4);
   head.writeUInt16BE(0xff00 | marker, 0);
   head.writeUInt16BE(data.length + 2, 2);
@@ -80,7 +81,7 @@ function iccSegment(profile: Buffer): Buffer {
 }
 
 /** A Photoshop APP13 block with one IPTC record: the caption (2:120). */
-function iptc(caption: string): Buffer {
+export function iptc(caption: string): Buffer {
   const text = Buffer.from(caption, 'latin1');
   const record = Buffer.concat([Buffer.from([0x1c, 2, 120, text.length >> 8, text.length & 0xff]), text]);
   const padded = record.length % 2 ? Buffer.concat([record, Buffer.alloc(1)]) : record;
