@@ -19,6 +19,11 @@ async function sizeOf(file: Buffer): Promise<[number, number]> {
   return [m.width, m.height];
 }
 
+/** The size of the file `input` comes back as, uncorrected (`preset: 'none'`) but resized by `resize`. */
+async function resizedSize(input: Buffer, resize: Record<string, number>): Promise<[number, number]> {
+  return sizeOf((await correctImage(input, { preset: 'none', ...resize }, NO_FACES)).output);
+}
+
 /**
  * A 120 × 80 RGBA PNG: the photo on the left half opaque, the right half
  * fully transparent, a band across the middle half-transparent (alpha 128).
@@ -52,33 +57,33 @@ async function transparentPhoto(): Promise<{
 describe('output size: every resize strategy, as the file has it', () => {
   it('long and short act on the long and the short side (landscape 300 × 200)', async () => {
     const input = await photo(300, 200);
-    expect(await sizeOf((await correctImage(input, { preset: 'none', long: 150 }, NO_FACES)).output)).toEqual([150, 100]);
-    expect(await sizeOf((await correctImage(input, { preset: 'none', short: 100 }, NO_FACES)).output)).toEqual([150, 100]);
+    expect(await resizedSize(input, { long: 150 })).toEqual([150, 100]);
+    expect(await resizedSize(input, { short: 100 })).toEqual([150, 100]);
   });
 
   it('long and short on a portrait photo (200 × 300)', async () => {
     const input = await photo(200, 300);
-    expect(await sizeOf((await correctImage(input, { preset: 'none', long: 150 }, NO_FACES)).output)).toEqual([100, 150]);
-    expect(await sizeOf((await correctImage(input, { preset: 'none', short: 100 }, NO_FACES)).output)).toEqual([100, 150]);
+    expect(await resizedSize(input, { long: 150 })).toEqual([100, 150]);
+    expect(await resizedSize(input, { short: 100 })).toEqual([100, 150]);
   });
 
   it('width and height set that side and keep the aspect ratio', async () => {
     const input = await photo(300, 200);
-    expect(await sizeOf((await correctImage(input, { preset: 'none', width: 150 }, NO_FACES)).output)).toEqual([150, 100]);
-    expect(await sizeOf((await correctImage(input, { preset: 'none', height: 50 }, NO_FACES)).output)).toEqual([75, 50]);
+    expect(await resizedSize(input, { width: 150 })).toEqual([150, 100]);
+    expect(await resizedSize(input, { height: 50 })).toEqual([75, 50]);
   });
 
   it('scale is a percentage', async () => {
     const input = await photo(300, 200);
-    expect(await sizeOf((await correctImage(input, { preset: 'none', scale: 50 }, NO_FACES)).output)).toEqual([150, 100]);
-    expect(await sizeOf((await correctImage(input, { preset: 'none', scale: 25 }, NO_FACES)).output)).toEqual([75, 50]);
+    expect(await resizedSize(input, { scale: 50 })).toEqual([150, 100]);
+    expect(await resizedSize(input, { scale: 25 })).toEqual([75, 50]);
   });
 
   it('the computed side is rounded to the nearest pixel, not truncated', async () => {
     // 301 × 201 to height 100: width 149.75 → 150; to width 100: height 66.78 → 67.
     const input = await photo(301, 201);
-    expect(await sizeOf((await correctImage(input, { preset: 'none', height: 100 }, NO_FACES)).output)).toEqual([150, 100]);
-    expect(await sizeOf((await correctImage(input, { preset: 'none', width: 100 }, NO_FACES)).output)).toEqual([100, 67]);
+    expect(await resizedSize(input, { height: 100 })).toEqual([150, 100]);
+    expect(await resizedSize(input, { width: 100 })).toEqual([100, 67]);
   });
 
   it('the resized file shows the photo, not a crop of it (a scaled copy matches sharp’s own resize)', async () => {
