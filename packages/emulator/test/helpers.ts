@@ -25,6 +25,12 @@ export function fakeMp4(size = 4096): Buffer<ArrayBuffer> {
 }
 
 /** Emulators started by a test file; close them in afterEach/afterAll. */
+/** A clock the test moves by hand (the emulator's `now`): expiry and holds without waiting. */
+export function handClock(start = Date.now()): { now: () => number; advance: (ms: number) => void } {
+  let t = start;
+  return { now: () => t, advance: (ms) => void (t += ms) };
+}
+
 export const started: EmulatorHandle[] = [];
 
 export async function emulator(options: EmulatorOptions = {}): Promise<EmulatorHandle> {

@@ -2,16 +2,13 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { closeAll, COFFEE, emulator, H, json, runJob, startJob, upload, waitFor, xmlError } from './helpers';
+import { closeAll, COFFEE, emulator, H, handClock, json, runJob, startJob, upload, waitFor, xmlError } from './helpers';
 
 afterEach(closeAll);
 
 const MIN = 60_000;
 
-function clock() {
-  let t = Date.now();
-  return { now: () => t, advance: (ms: number) => (t += ms) };
-}
+const clock = () => handClock();
 
 describe('result retention', () => {
   it('a result is public until the retention passes, then 410 (storage XML), and its file is deleted by the sweep', async () => {

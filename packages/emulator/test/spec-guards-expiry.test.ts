@@ -6,16 +6,13 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { startEmulator } from '../src/index';
-import { closeAll, COFFEE, emulator, H, json, xmlError } from './helpers';
+import { closeAll, COFFEE, emulator, H, handClock, json, xmlError } from './helpers';
 
 afterEach(closeAll);
 
 const DAY_MIN = 1440;
 
-function clock(): { now: () => number; advance: (ms: number) => void } {
-  let t = Date.parse('2026-01-01T00:00:00.000Z');
-  return { now: () => t, advance: (ms) => void (t += ms) };
-}
+const clock = () => handClock(Date.parse('2026-01-01T00:00:00.000Z'));
 
 describe('pre-signed addresses expire with the default options', () => {
   it('a file upload address answers 403 Request has expired an hour after its ticket', async () => {

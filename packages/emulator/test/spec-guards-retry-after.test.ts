@@ -8,15 +8,11 @@
  */
 import { WebApiClient } from '@pfc/core';
 import { afterEach, describe, expect, it } from 'vitest';
-import { closeAll, COFFEE, emulator, H, json, KEY, startJob, upload, waitFor } from './helpers';
+import { closeAll, COFFEE, emulator, H, handClock, json, KEY, startJob, upload, waitFor } from './helpers';
 
 afterEach(closeAll);
 
-/** A clock the test moves by hand. */
-function clock(): { now: () => number; advance: (ms: number) => void } {
-  let t = Date.parse('2026-01-01T00:00:00.000Z');
-  return { now: () => t, advance: (ms) => void (t += ms) };
-}
+const clock = () => handClock(Date.parse('2026-01-01T00:00:00.000Z'));
 
 describe('a retry before the Retry-After of an injected 429 has passed', () => {
   it('is answered 429 again with the time left, even after the rule’s count is used up; on time it succeeds', async () => {
