@@ -86,6 +86,7 @@ export async function correctCommand(argv: string[], io: CliIo): Promise<number>
   await checkOutputWritable(plan, (path) => shown(io.cwd, path)).catch(usage);
   let opened: OpenedBackend | undefined;
   let scratch: string | undefined;
+  let finishing: FinishingInterrupts | undefined;
   try {
     opened = await openBackend(request.selection).catch(usage);
     render.notice(request.resolved === 'emulator'
@@ -102,11 +103,37 @@ export async function correctCommand(argv: string[], io: CliIo): Promise<number>
     // Results go to a file for the report, not into memory (a run of 100,000 files keeps counts and failures).
     scratch = request.report ? await mkdtemp(join(tmpdir(), 'pfc-results-')) : undefined;
     const summary = await runWithInterrupts(request, approved, opened, render, io, scratch ? join(scratch, 'results.jsonl') : undefined, stopping);
-    return await finish(request, summary, opened, render, io);
+    finishing = interruptsWhileFinishing(io, render);
+    const code = await finish(request, summary, opened, render, io);
+    finishing.decided(code);
+    return code;
   } finally {
     await opened?.close();
     if (scratch) await rm(scratch, { recursive: true, force: true });
+    finishing?.off();
   }
+}
+
+interface FinishingInterrupts {
+  /** The run's exit code is known (its summary is out). */
+  decided(code: number): void;
+  off(): void;
+}
+
+/**
+ * Ctrl-C once the run is over, while its report is written and the backend
+ * (the embedded emulator) closes: the results are all on disk, so the first
+ * one only says what is left and the run still ends with its own exit code;
+ * a second quits at once, with that code once it is known.
+ */
+function interruptsWhileFinishing(io: CliIo, render: Renderer): FinishingInterrupts {
+  let code: number | undefined;
+  let interrupts = 0;
+  const off = io.onInterrupt(() => {
+    if (++interrupts === 1) render.notice(`The run is over; ${code === undefined ? 'writing its summary' : 'closing the backend'}. Press Ctrl-C again to quit at once.`);
+    else process.exit(code ?? EXIT.interrupted);
+  });
+  return { decided: (c) => (code = c), off };
 }
 
 /** Read and check the flags: every usage error is raised here, before planning. */
