@@ -302,3 +302,48 @@ describe('closing the plugin', () => {
     expect(() => two!.name).toThrow(/plugin is closed/);
   });
 });
+
+describe('several users on one document', () => {
+  it('share its nodes, plugin data and images; each has their own clientStorage, plugin run, loaded pages and skipInvisibleInstanceChildren', async () => {
+    const sim = freshSim();
+    const photo = sim.rect('Photo', []);
+    sim.place(photo);
+    const page2 = sim.addPage('Page 2');
+    const other = sim.otherUser();
+    const mine = sim.launch();
+    const theirs = other.launch();
+    // Their launch leaves my run going.
+    expect(sim.closed).toBe(false);
+    mine.root.setPluginData('k', 'mine');
+    expect(theirs.root.getPluginData('k')).toBe('mine');
+    expect(((await theirs.getNodeByIdAsync(photo.id)) as RectangleNode).name).toBe('Photo');
+    await mine.clientStorage.setAsync('id', 'me');
+    expect(await theirs.clientStorage.getAsync('id')).toBeUndefined();
+    await ((await theirs.getNodeByIdAsync(page2.id)) as PageNode).loadAsync();
+    expect([other.pageLoads, sim.pageLoads]).toEqual([['Page 2'], []]);
+    const page2Mine = (await mine.getNodeByIdAsync(page2.id)) as PageNode;
+    expect(() => page2Mine.children).toThrow(/loadAsync/);
+    theirs.skipInvisibleInstanceChildren = true;
+    expect(mine.skipInvisibleInstanceChildren).toBe(false);
+    // The same user's next run shares their machine's store.
+    expect(await sim.launch().clientStorage.getAsync('id')).toBe('me');
+  });
+
+  it('lets a test pause the plugin at its Nth call of an async API method, before it takes effect, while others go on', async () => {
+    const sim = freshSim();
+    const a = sim.addImage(await makeImage(8, 8, 'png'));
+    const layer = sim.rect('One', [imageFill(a)]);
+    sim.place(layer);
+    const figma = sim.launch();
+    const paused = sim.pauseAt('setFillsAsync', 1);
+    const node = (await figma.getNodeByIdAsync(layer.id)) as RectangleNode;
+    let done = false;
+    const change = node.setFillsAsync([]).then(() => (done = true));
+    await paused.reached;
+    await new Promise((r) => setTimeout(r, 20));
+    expect([done, layer.fills]).toEqual([false, [imageFill(a)]]);
+    paused.release();
+    await change;
+    expect(layer.fills).toEqual([]);
+  });
+});

@@ -10,107 +10,15 @@
  * the notifications, the undo steps and the pages the plugin loaded.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { RELAUNCH } from '../src/main/relaunch';
-import type { MainToUi } from '../src/shared/messages';
-import { DEFAULT_OPTIONS } from '../src/shared/run-options';
-import { connect, freshSim, makeImage, type Connected } from './helpers';
-import { imageFill, type SimFigma } from './sim/figma';
-import { asScene, type SimFrame, type SimNode, type SimShape } from './sim/nodes';
+import {
+  A, afterFirstChange, applyCutShort, B, BUTTONS, correctFully, duringFirstChange, duringSecondChange, finishedFirstPhoto, inAlbum, makeImages,
+nodeNamed, onPage, OPTIONS, NOTE, OUT, OUT2, settle, startAgain, stateOf, threePhotos, UNTOUCHED, type Arrange, type Closing,
+} from './cut-short';
+import { connect, freshSim, makeImage } from './helpers';
+import { imageFill } from './sim/figma';
+import { asScene, type SimFrame, type SimShape } from './sim/nodes';
 
-let A: Uint8Array, B: Uint8Array, OUT: Uint8Array, OUT2: Uint8Array;
-beforeAll(async () => {
-  [A, B, OUT, OUT2] = await Promise.all([
-    makeImage(64, 48, 'jpeg', { r: 10, g: 20, b: 30 }),
-    makeImage(64, 48, 'jpeg', { r: 90, g: 20, b: 200 }),
-    makeImage(64, 48, 'jpeg', { r: 250, g: 200, b: 150 }),
-    makeImage(64, 48, 'jpeg', { r: 120, g: 200, b: 40 }),
-  ]);
-});
-
-const OPTIONS = { ...DEFAULT_OPTIONS, preset: 'Pro', removeGlares: true };
-const NOTE = 'Perfectly Clear: preset Pro, glare removed';
-const BUTTONS = { [RELAUNCH.again]: NOTE, [RELAUNCH.restore]: 'Put the original image back' };
-/** A layer the plugin never touched, or left as it was. */
-const UNTOUCHED = { data: {}, relaunch: {} };
-/** A few turns of the event loop: time for a plugin that was not stopped to go on. */
-const settle = () => new Promise((resolve) => setTimeout(resolve, 20));
-type Closing = (sim: SimFigma) => Promise<void>;
-const afterFirstChange: Closing = (sim) => sim.closeWindowAfter('setFillsAsync', 1);
-const duringFirstChange: Closing = (sim) => sim.closeWindowDuring('setFillsAsync', 1);
-/** The first layer's change made, the second's pending (it never lands: its records were written ahead of nothing), the third not reached. */
-const duringSecondChange: Closing = (sim) => sim.closeWindowDuring('setFillsAsync', 2);
-
-/** What the plugin keeps on a node: all its plugin data and its relaunch buttons. */
-function stateOf(node: SimNode) {
-  return { data: Object.fromEntries(node.getPluginDataKeys().sort().map((k) => [k, node.getPluginData(k)])), relaunch: node.getRelaunchData() };
-}
-
-/** Puts the photos on the page and says what is selected. */
-type Arrange = (sim: SimFigma, photos: SimShape[]) => SimNode[];
-/** The first `count` photos on the page, selected. */
-const onPage = (count = 3): Arrange => (sim, photos) => {
-  const some = photos.slice(0, count);
-  sim.place(...some);
-  return some;
-};
-/** The first `count` photos in a frame "Album", the frame selected. */
-const inAlbum = (count = 3): Arrange => (sim, photos) => {
-  const album = sim.frame('Album', photos.slice(0, count));
-  sim.place(album);
-  return [album];
-};
-
-/** A plugin session on three layers showing the same photo, each framed its own way, arranged by `arrange`. */
-async function threePhotos(arrange: Arrange = onPage()) {
-  const sim = freshSim();
-  const t = await connect(sim);
-  const original = sim.addImage(A);
-  const fills = [
-    [imageFill(original, { opacity: 0.7 })],
-    [imageFill(original, { scaleMode: 'FIT', rotation: 90 })],
-    [imageFill(original, { scaleMode: 'TILE', scalingFactor: 0.5 })],
-  ];
-  const layers = fills.map((f, i) => sim.rect(`Photo ${i + 1}`, f));
-  const selected = arrange(sim, layers);
-  sim.select(...selected);
-  return { sim, t, original, layers, selected };
-}
-
-/** Plan the selection with OPTIONS and apply the result for `hash`, the window closing as `closing` says: the apply never answers. */
-async function applyCutShort(t: Connected, hash: string, closing: Closing, placement: 'replace' | 'copy' = 'replace', bytes = OUT): Promise<void> {
-  const plan = await t.request('run/plan', { options: { ...OPTIONS, placement } });
-  await t.request('image/stage', { runId: plan.runId, hash, bytes });
-  const closed = closing(t.sim);
-  void t.request('image/apply', { runId: plan.runId, hash, relaunchNote: NOTE });
-  await closed;
-  await settle();
-}
-
-/** Plan the selection with OPTIONS and apply the result for its one image, all through. */
-async function correctFully(t: Connected, bytes: Uint8Array): Promise<void> {
-  const plan = await t.request('run/plan', { options: OPTIONS });
-  await t.put({ runId: plan.runId, hash: plan.images[0]!.hash, bytes, relaunchNote: NOTE });
-}
-
-/** The plugin started again with `command`; its window's first request is answered once the start has settled what was left. */
-async function startAgain(sim: SimFigma, command = 'correct'): Promise<Extract<MainToUi, { type: 'init' }>> {
-  const t = await connect(sim, { command });
-  const init = t.next('init');
-  t.send({ type: 'ui/ready' });
-  return init;
-}
-
-/** The state an apply that was not cut short leaves on the first of three photos. */
-async function finishedFirstPhoto(): Promise<ReturnType<typeof stateOf>> {
-  const { t, layers } = await threePhotos();
-  await correctFully(t, OUT);
-  return stateOf(layers[0]!);
-}
-
-/** The live (not removed) node named `name`. */
-function nodeNamed<T extends SimNode = SimShape>(sim: SimFigma, name: string): T | undefined {
-  return [...sim.nodes.values()].find((n) => n.name === name && !n.removed) as T | undefined;
-}
+beforeAll(makeImages);
 
 describe('the start after a window closed during "Apply accepted"', () => {
   it.each(['correct', 'correct-again', 'settings'])('(%s) finishes the layers changed by then and leaves the others as they were, changing no fill', async (command) => {
@@ -293,6 +201,16 @@ describe('"Insert as copy" cut short by closing the window', () => {
     expect(sim.undoSteps.at(-1)).toEqual(copies.map((c) => `remove ${c.id}`));
     expect(copies.map(stateOf)).toEqual([UNTOUCHED, UNTOUCHED]);
     expect([photos.map(stateOf), photos.map((l) => (l as SimShape).fills)]).toEqual([[UNTOUCHED, UNTOUCHED], fills]);
+  });
+
+  it('removes a copy made before the window closed while the next original was looked up', async () => {
+    const { sim, t, original } = await threePhotos(onPage(2));
+    await applyCutShort(t, original, (s) => s.closeWindowDuring('getNodeByIdAsync', 2), 'copy');
+    const copy = nodeNamed(sim, 'Photo 1 (corrected)')!;
+    expect(nodeNamed(sim, 'Photo 2 (corrected)')).toBeUndefined();
+
+    await startAgain(sim);
+    expect(copy.removed).toBe(true);
   });
 
   it.each([

@@ -13,11 +13,12 @@ import type { ApplyResult, Placement } from '../shared/messages';
 import type { Source } from './collect';
 import { commitChanges, imageHashes, isShown, planSwap, type FillChange } from './fills';
 import { imageSwap, type ImageSwap } from './framing';
-import { fillLayersBelow, imageSize, withHiddenInstanceLayers, type FigmaApi } from './host';
+import { fillLayersBelow, imageSize, pageOf, withHiddenInstanceLayers, type FigmaApi } from './host';
+import { endLease, holdPage, newHolding, renewLease, type Holding } from './leases';
 import type { WrittenFill } from './original-paints';
 import { changedFills, finishRecords, putRecordsBack, recordAhead, type Correction, type Finish, type RecordsBefore } from './records';
 import { finishLayer } from './relaunch';
-import { clearButtonsAhead, forgetAheadPages, giveButtons, markButtonsAhead, noteAheadPage, type ButtonsAhead } from './unfinished';
+import { clearButtonsAhead, giveButtons, markButtonsAhead, type ButtonsAhead } from './unfinished';
 
 /** Space between an original and its copy (canvas units). */
 export const COPY_GAP = 40;
@@ -43,6 +44,8 @@ export interface RunState {
   includeHidden: boolean;
   /** The run's options, recorded on each changed layer for "Correct again". */
   optionsJson: string;
+  /** This client's id, which each apply's entry carries (leases.ts). */
+  client: string;
 }
 
 /** One result going into its layers: what it makes, and marks ahead of each change (unfinished.ts), on the way. */
@@ -55,20 +58,30 @@ interface Applying {
   warnings: string[];
   /** The copies made for it. */
   made: SceneNode[];
-  /** The pages it put on the document's list of pages with writes ahead, to take off once done. */
-  pages: Set<string>;
+  /** Its entry on the document: the pages it marks, renewed while it runs (leases.ts). */
+  holding: Holding;
 }
 
-/** Before anything is written ahead on `node`: its page on the document's list, so the next start finds it should the window close. */
+/** Before anything is written ahead on `node`: its page in the apply's entry, so a start finds it should the window close. */
 function notePage(a: Applying, node: BaseNode): void {
-  const added = noteAheadPage(a.figma, node);
-  if (added) a.pages.add(added);
+  const page = pageOf(node);
+  if (page) holdPage(a.figma, a.holding, page.id);
+}
+
+/**
+ * The node `id`, looked up as the apply goes, which may wait on Figma: the
+ * apply's entry is renewed first, so another session's start sees it still
+ * running (leases.ts).
+ */
+function lookUp(a: Applying, id: string): Promise<SceneNode | null> {
+  renewLease(a.figma, a.holding);
+  return findNode(a.figma, id);
 }
 
 /** Relaunch buttons due on `node` once a layer in it shows the result: marked ahead, given after the changes (`giveButtons`). */
 function buttonsAhead(a: Applying, node: SceneNode, copy?: ButtonsAhead['copy']): void {
   notePage(a, node);
-  markButtonsAhead(node, { to: a.newHash, note: a.note, ...(copy ? { copy } : {}) });
+  markButtonsAhead(node, { to: a.newHash, note: a.note, ...(copy ? { copy } : {}), apply: a.holding.apply });
 }
 
 /**
@@ -85,7 +98,7 @@ async function selectedRootsAround(a: Applying, oldHash: string, changes: readon
   const roots: SceneNode[] = [];
   for (const root of a.run.roots) {
     if (changed.has(root.id) || !shown.some((h) => root.hashes.has(h))) continue;
-    const node = await findNode(a.figma, root.id);
+    const node = await lookUp(a, root.id);
     if (node) roots.push(node);
   }
   return roots;
@@ -201,11 +214,11 @@ function shownNow(figma: FigmaApi, change: FillChange): Set<string> {
  * start removes it (unfinished.ts).
  */
 async function targets(a: Applying, oldHash: string): Promise<SceneNode[]> {
-  const { figma, run, warnings } = a;
+  const { run, warnings } = a;
   const out: SceneNode[] = [];
   if (run.placement === 'replace') {
     for (const id of run.nodesByHash.get(oldHash) ?? []) {
-      const node = await findNode(figma, id);
+      const node = await lookUp(a, id);
       if (!node) warnings.push('a layer using this image was deleted during the run');
       else out.push(node);
     }
@@ -213,9 +226,9 @@ async function targets(a: Applying, oldHash: string): Promise<SceneNode[]> {
   }
   for (const root of run.roots) {
     if (!root.hashes.has(oldHash)) continue;
-    let copy = run.copies.has(root.id) ? await findNode(figma, run.copies.get(root.id) ?? '') : null;
+    let copy = run.copies.has(root.id) ? await lookUp(a, run.copies.get(root.id) ?? '') : null;
     if (!copy) {
-      const original = await findNode(figma, root.id);
+      const original = await lookUp(a, root.id);
       if (!original) {
         warnings.push('a selected layer was deleted during the run');
         continue;
@@ -272,6 +285,7 @@ async function planChanges(a: Applying, oldHash: string, crop: CropRegion | unde
   const changes: LayerChange[] = [];
   const twice: string[] = [];
   for (const shown of [oldHash, ...(run.alsoShown.get(oldHash) ?? [])]) {
+    renewLease(figma, a.holding);
     const swap = await swapTo(figma, shown, newHash, cropOfShown(run.sources.get(shown), crop));
     for (const node of await targets(a, shown)) {
       const change = planSwap(figma, node, shown, newHash, swap, run.includeHidden);
@@ -299,7 +313,7 @@ async function commitRecorded(a: Applying, changes: readonly LayerChange[], fini
   const recorded: { change: LayerChange; before: RecordsBefore }[] = [];
   await commitChanges(changes, (change) => {
     notePage(a, change.node);
-    const before = recordAhead(change.node, correctionOf(change, a.newHash), changedFills(change, change.after), finish);
+    const before = recordAhead(change.node, correctionOf(change, a.newHash), changedFills(change, change.after), finish, a.holding.apply);
     recorded.push({ change, before });
     return () => putRecordsBack(change.node, before);
   });
@@ -312,7 +326,7 @@ async function commitRecorded(a: Applying, changes: readonly LayerChange[], fini
  * layer's change, with every change made so far marked for the next start.
  */
 async function applyToLayers(figma: FigmaApi, run: RunState, oldHash: string, note: string, crop: CropRegion | undefined): Promise<ApplyResult> {
-  const a: Applying = { figma, run, newHash: stagedImage(figma, run, oldHash), note, warnings: [], made: [], pages: new Set() };
+  const a: Applying = { figma, run, newHash: stagedImage(figma, run, oldHash), note, warnings: [], made: [], holding: newHolding(run.client) };
   const roots: SceneNode[] = [];
   try {
     const changes = await planChanges(a, oldHash, crop);
@@ -327,12 +341,12 @@ async function applyToLayers(figma: FigmaApi, run: RunState, oldHash: string, no
     a.warnings.push(...framingWarning(changes));
     for (const copy of a.made) giveButtons(copy, note, a.warnings);
     for (const root of roots) giveButtons(root, note, []);
-    forgetAheadPages(figma, a.pages);
+    endLease(figma, a.holding);
     const fillsChanged = changes.reduce((sum, c) => sum + c.indices.length, 0);
     return { newHash: a.newHash, fillsChanged, nodesChanged: changes.length, copiesCreated: a.made.length, warnings: a.warnings };
   } catch (err) {
     // All or nothing: copies made for this image go again; changed fills and their records were put back by commitChanges.
-    // The pages stay listed: the next start settles whatever is left marked on them.
+    // The entry stays: a start settles whatever is left marked (this client's next at once, another's once the lease ran out).
     for (const root of roots) clearButtonsAhead(root);
     for (const copy of a.made) copy.remove();
     for (const [rootId, copyId] of run.copies) if (a.made.some((m) => m.id === copyId)) run.copies.delete(rootId);

@@ -24,7 +24,7 @@ export type FigmaApi = Pick<
 > & {
   readonly currentPage: Pick<PageNode, 'selection'>;
   /** The document: its plugin data only (reading its pages' content needs them loaded, unfinished.ts). */
-  readonly root: Pick<DocumentNode, 'getPluginData' | 'setPluginData'>;
+  readonly root: Pick<DocumentNode, 'getPluginData' | 'setPluginData' | 'getPluginDataKeys'>;
   on(type: 'selectionchange', callback: () => void): void;
 };
 

@@ -25,6 +25,7 @@ import { showRestoreWindow } from './restore-window';
 import { normaliseOptions, type RunOptions } from '../shared/run-options';
 import { loadBackendConfig, loadSettings, saveSettings } from './settings-store';
 import { finishUnfinished } from './unfinished';
+import { clientId } from './leases';
 
 /** clientStorage name of the last run's options. */
 export const LAST_OPTIONS_KEY = 'pfc.lastOptions.v1';
@@ -36,6 +37,12 @@ type RequestOf<K extends RequestType> = Extract<UiRequest, { type: K }>;
 
 function message(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
+}
+
+/** `make`'s promise, made at the first call (read only when needed: most starts never ask). */
+function once<T>(make: () => Promise<T>): () => Promise<T> {
+  let made: Promise<T> | undefined;
+  return () => (made ??= make());
 }
 
 /** Finish words for the notification at the end of a run. */
@@ -83,8 +90,8 @@ function optionsOn(node: BaseNode): RunOptions | null {
  * "Correct again" find each layer as a finished apply leaves it. Never fails
  * the start: what cannot be settled now is tried again at the next.
  */
-function settleUnfinished(figma: FigmaApi): Promise<void> {
-  return finishUnfinished(figma).catch((err: unknown) => void figma.notify(`Perfectly Clear could not finish layers its closed window left (${message(err)})`, { error: true }));
+function settleUnfinished(figma: FigmaApi, client: () => Promise<string>): Promise<void> {
+  return finishUnfinished(figma, client).catch((err: unknown) => void figma.notify(`Perfectly Clear could not finish layers its closed window left (${message(err)})`, { error: true }));
 }
 
 /** How long the toast of a restore with more to say stays up (ms), its Why button with it. */
@@ -115,7 +122,8 @@ export function startPlugin(figma: FigmaApi, html: string): void {
   // hidden layers, a restore) reach them through withHiddenInstanceLayers.
   figma.skipInvisibleInstanceChildren = true;
   const command: Command = isCommand(figma.command) ? figma.command : 'correct';
-  const settled = settleUnfinished(figma);
+  const client = once(() => clientId(figma.clientStorage));
+  const settled = settleUnfinished(figma, client);
   if (command === 'restore') {
     settled.then(() => restoreSelection(figma)).then(
       (r) => endRestore(figma, r),
@@ -162,7 +170,7 @@ export function startPlugin(figma: FigmaApi, html: string): void {
     const warnings = await componentWarnings(collection.components);
     const runId = `run-${++runCounter}`;
     const nodesByHash = new Map([...collection.images].map(([hash, img]) => [hash, img.nodeIds]));
-    runs.set(runId, { runId, placement, nodesByHash, roots: collection.roots, sources, alsoShown, copies: new Map(), staged: new Map(), changed: new Set(), includeHidden, optionsJson: JSON.stringify(options) });
+    runs.set(runId, { runId, placement, nodesByHash, roots: collection.roots, sources, alsoShown, copies: new Map(), staged: new Map(), changed: new Set(), includeHidden, optionsJson: JSON.stringify(options), client: await client() });
     return { runId, placement, images, skipped: [...collection.skipped, ...skipped], warnings };
   }
 

@@ -41,10 +41,11 @@ export interface Finish {
   buttons: boolean;
 }
 
-/** A change under way on a layer: `to` replaces `from`, then `Finish`. */
+/** A change under way on a layer: `to` replaces `from`, then `Finish`; `apply` made it (leases.ts; absent in markers of versions before). */
 interface Ahead extends Finish {
   from: string;
   to: string;
+  apply?: string;
 }
 
 /** What a layer holds that a change writes ahead: its records, and the marker. */
@@ -100,16 +101,16 @@ function keepRecordsOfShown(node: BaseNode, before: RecordsBefore, from: string)
 /**
  * Before a layer's fills change: what leads back from the corrected image to
  * the original, with the records of the image the layer shows kept, and the
- * marker with what else finishes the change. Returns the records as they
- * were, to finish or put back.
+ * marker with what else finishes the change, and the apply writing it. Returns
+ * the records as they were, to finish or put back.
  */
-export function recordAhead(node: BaseNode, c: Correction, planned: readonly WrittenFill[], finish: Finish): RecordsBefore {
+export function recordAhead(node: BaseNode, c: Correction, planned: readonly WrittenFill[], finish: Finish, apply: string): RecordsBefore {
   const before = recordsOf(node);
   if (c.to === c.from) return before;
   try {
     writeRecords(node, c, planned);
     keepRecordsOfShown(node, before, c.from);
-    const ahead: Ahead = { from: c.from, to: c.to, ...finish };
+    const ahead: Ahead = { from: c.from, to: c.to, ...finish, apply };
     node.setPluginData(AHEAD_KEY, JSON.stringify(ahead));
   } catch (err) {
     // One record refused (Figma's 100 kB an entry) after others were written: the layer keeps none of them,

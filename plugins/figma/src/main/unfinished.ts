@@ -27,29 +27,36 @@
  * search of the whole document `figma.loadAllPagesAsync`, which "may be slow
  * for large documents, and should be avoided unless absolutely necessary"
  * (typings `ChildrenMixin.findAllWithCriteria`, `PluginAPI.loadAllPagesAsync`).
- * So the document keeps the list of the pages holding markers
- * (`AHEAD_PAGES_KEY`, plugin data on `figma.root`), empty unless an apply was
- * cut short: a start reads it, and loads and searches only those pages, with
- * `findAllWithCriteria` by the markers' keys, which runs inside Figma.
+ * So each apply keeps, on `figma.root`, the list of the pages it marks (its
+ * entry, leases.ts); a start lists the root's keys (`getPluginDataKeys`,
+ * typings `PluginDataMixin`, plugin-api.d.ts:6548-6550, which `DocumentNode`
+ * has through `BaseNodeMixin`), and loads and searches only the pages of the
+ * applies it may settle, with `findAllWithCriteria` by the markers' keys,
+ * which runs inside Figma. Each marker names its apply, so an apply still
+ * running in another session, on the same page, keeps its own. Documents
+ * written by the version before hold one list for all applies
+ * (`AHEAD_PAGES_KEY`), settled as that version did: its markers name no apply.
  */
 import { AHEAD_KEY, settleAhead } from './records';
-import { fillLayersBelow, hasFills, pageOf, readingHiddenLayers, type FigmaApi } from './host';
+import { fillLayersBelow, hasFills, readingHiddenLayers, type FigmaApi } from './host';
 import { imageHashes, parseJsonObject } from './fills';
+import { dueApplies, keepUnsettled, LEASE_PREFIX, type DueApply } from './leases';
 import { finishLayer, setRelaunch } from './relaunch';
 
 /** Plugin data key: JSON `ButtonsAhead`, on a frame or copy whose relaunch buttons are due once a layer in it shows the result. */
 export const BUTTONS_AHEAD_KEY = 'pfc.buttonsAhead';
-/** Plugin data key on `figma.root`: JSON array of the ids of the pages holding markers. */
+/** Plugin data key on `figma.root`, written by the version before leases (leases.ts): JSON array of the ids of the pages holding its markers. */
 export const AHEAD_PAGES_KEY = 'pfc.aheadPages';
 
-/** Relaunch buttons due on a node once it or a layer in it shows the image `to`; on a copy the apply made, which original it copies, and its name. */
+/** Relaunch buttons due on a node once it or a layer in it shows the image `to`; on a copy the apply made, which original it copies, and its name; `apply` made it (absent in markers of versions before). */
 export interface ButtonsAhead {
   to: string;
   note: string;
   copy?: { of: string; name: string };
+  apply?: string;
 }
 
-function aheadPages(figma: Pick<FigmaApi, 'root'>): string[] {
+function legacyPages(figma: Pick<FigmaApi, 'root'>): string[] {
   let v: unknown;
   try {
     v = JSON.parse(figma.root.getPluginData(AHEAD_PAGES_KEY) || '[]');
@@ -59,23 +66,9 @@ function aheadPages(figma: Pick<FigmaApi, 'root'>): string[] {
   return Array.isArray(v) ? v.filter((id): id is string => typeof id === 'string') : [];
 }
 
-function setAheadPages(figma: Pick<FigmaApi, 'root'>, ids: readonly string[]): void {
+function setLegacyPages(figma: Pick<FigmaApi, 'root'>, ids: readonly string[]): void {
   const json = ids.length > 0 ? JSON.stringify(ids) : '';
   if (json !== figma.root.getPluginData(AHEAD_PAGES_KEY)) figma.root.setPluginData(AHEAD_PAGES_KEY, json);
-}
-
-/** Put the page of `node` on the list before anything is written ahead on it; the page's id when this added it (for the adder to take off). */
-export function noteAheadPage(figma: Pick<FigmaApi, 'root'>, node: BaseNode): string | undefined {
-  const page = pageOf(node);
-  const pages = aheadPages(figma);
-  if (!page || pages.includes(page.id)) return undefined;
-  setAheadPages(figma, [...pages, page.id]);
-  return page.id;
-}
-
-/** Take pages off the list: everything written ahead on them is finished. */
-export function forgetAheadPages(figma: Pick<FigmaApi, 'root'>, ids: ReadonlySet<string>): void {
-  if (ids.size > 0) setAheadPages(figma, aheadPages(figma).filter((id) => !ids.has(id)));
 }
 
 export function markButtonsAhead(node: BaseNode, ahead: ButtonsAhead): void {
@@ -104,34 +97,63 @@ interface Settled {
   untouchedCopies: SceneNode[];
 }
 
+/** On each page to settle, whose markers: the applies settled (their ids; undefined: the version before's, which name none). */
+type PagesToSettle = Map<string, Set<string | undefined>>;
+
+/** Whether a key of `figma.root` tells of markers: an apply's entry (leases.ts), or the version before's list. */
+function tellsOfMarkers(key: string): boolean {
+  return key === AHEAD_PAGES_KEY || key.startsWith(LEASE_PREFIX);
+}
+
 /**
- * Settle what applies cut short left on the pages the document lists. Runs
- * at every start and costs one read of the list when it is empty. Each page
- * is settled in one synchronous step once loaded, so a window closed during
- * this pass leaves every page settled or as it was. A page that fails stays
- * listed, to be tried at the next start, and the first failure is thrown
- * once the others are settled.
+ * Settle what applies cut short left: those this start may settle (leases.ts
+ * `dueApplies`), and those the version before listed. Runs at every start and
+ * costs one read of the document's keys when no apply left anything. Each
+ * page is settled in one synchronous step once loaded, so a window closed
+ * during this pass leaves every page settled or as it was. A page that fails
+ * stays listed, to be tried at the next start, and the first failure is
+ * thrown once the others are settled.
  */
-export async function finishUnfinished(figma: FigmaApi): Promise<void> {
-  const pages = aheadPages(figma);
-  if (pages.length === 0) return;
+export async function finishUnfinished(figma: FigmaApi, client: () => Promise<string>): Promise<void> {
+  const keys = figma.root.getPluginDataKeys();
+  if (!keys.some(tellsOfMarkers)) return;
+  const due = dueApplies(figma, keys, await client(), Date.now());
+  const legacy = keys.includes(AHEAD_PAGES_KEY) ? legacyPages(figma) : [];
   const settled: Settled = { untouchedCopies: [] };
-  const failed: string[] = [];
-  const errors: unknown[] = [];
-  for (const id of pages) {
-    try {
-      const page = await loadedPage(figma, id);
-      // Hidden layers inside instances too: a run that included them may have changed them.
-      if (page) readingHiddenLayers(figma, () => settlePage(figma, page, settled));
-    } catch (err) {
-      failed.push(id);
-      errors.push(err);
-    }
-  }
-  setAheadPages(figma, failed);
+  const { failed, errors } = await settlePages(figma, pagesToSettle(due, legacy), settled);
+  for (const d of due) keepUnsettled(figma, d, failed);
+  setLegacyPages(figma, legacy.filter((id) => failed.has(id)));
   figma.commitUndo();
   removeUntouchedCopies(figma, settled);
   if (errors.length > 0) throw errors[0];
+}
+
+function pagesToSettle(due: readonly DueApply[], legacy: readonly string[]): PagesToSettle {
+  const pages: PagesToSettle = new Map();
+  const add = (id: string, apply: string | undefined) => {
+    const applies = pages.get(id) ?? new Set();
+    pages.set(id, applies.add(apply));
+  };
+  for (const d of due) for (const id of d.lease.pages) add(id, d.apply);
+  for (const id of legacy) add(id, undefined);
+  return pages;
+}
+
+/** Settle each page, loading it first; the pages that failed, and why. */
+async function settlePages(figma: FigmaApi, pages: PagesToSettle, settled: Settled): Promise<{ failed: Set<string>; errors: unknown[] }> {
+  const failed = new Set<string>();
+  const errors: unknown[] = [];
+  for (const [id, applies] of pages) {
+    try {
+      const page = await loadedPage(figma, id);
+      // Hidden layers inside instances too: a run that included them may have changed them.
+      if (page) readingHiddenLayers(figma, () => settlePage(figma, page, applies, settled));
+    } catch (err) {
+      failed.add(id);
+      errors.push(err);
+    }
+  }
+  return { failed, errors };
 }
 
 /** The page `id`, loaded; undefined when it is gone. */
@@ -142,11 +164,22 @@ async function loadedPage(figma: FigmaApi, id: string): Promise<PageNode | undef
   return page;
 }
 
-/** Every marker on the page: layers first, so a frame's or copy's buttons follow what its layers show. */
-function settlePage(figma: FigmaApi, page: PageNode, settled: Settled): void {
+/** The apply that wrote the marker under `key` on `node`; undefined for the version before's, which name none. */
+function markedBy(node: BaseNode, key: string): string | undefined {
+  const by = parseJsonObject<unknown>(node.getPluginData(key)).apply;
+  return typeof by === 'string' ? by : undefined;
+}
+
+/**
+ * The markers of `applies` on the page (an apply still running elsewhere keeps
+ * its own): layers first, so a frame's or copy's buttons follow what its
+ * layers show.
+ */
+function settlePage(figma: FigmaApi, page: PageNode, applies: ReadonlySet<string | undefined>, settled: Settled): void {
   const marked = page.findAllWithCriteria({ pluginData: { keys: [AHEAD_KEY, BUTTONS_AHEAD_KEY] } });
-  for (const node of marked) if (node.getPluginData(AHEAD_KEY)) settleLayer(figma, node);
-  for (const node of marked) if (node.getPluginData(BUTTONS_AHEAD_KEY)) settleButtons(figma, node, settled);
+  const settles = (node: SceneNode, key: string) => node.getPluginData(key) !== '' && applies.has(markedBy(node, key));
+  for (const node of marked) if (settles(node, AHEAD_KEY)) settleLayer(figma, node);
+  for (const node of marked) if (settles(node, BUTTONS_AHEAD_KEY)) settleButtons(figma, node, settled);
 }
 
 function shownImages(figma: FigmaApi, node: BaseNode): Set<string> {

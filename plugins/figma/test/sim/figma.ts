@@ -12,6 +12,16 @@
  * "dynamic-page"`, of the content of a page not loaded in this run (the page
  * the user views, and those the plugin loads); the tests use the simulator
  * directly.
+ * Several people may have one document open, each running the plugin in
+ * their own session (`otherUser`): the document — its nodes, their plugin
+ * data, its images — is one, and each has their own client: clientStorage
+ * ("on the user's local machine", typings `PluginAPI.clientStorage`), plugin
+ * run, window, toasts, loaded pages, `skipInvisibleInstanceChildren` and
+ * undo steps. A change one makes is seen by the other at once: as JavaScript
+ * runs one thing at a time, that is at the writer's next `await`, which is
+ * as soon as Figma could sync it. Sessions on one document syncing later, or
+ * not in step (two writes crossing), are not modelled; nor is the selection
+ * being each user's own (it is the page's).
  * Runs in Node (unit tests) and in the browser (the e2e test page).
  */
 import type { FigmaApi } from '../../src/main/host';
@@ -58,9 +68,10 @@ class SimClientStorage implements ClientStorageAPI {
   /** Stores by plugin id, for the life of the test process (like the user's machine). */
   static readonly machine = new Map<string, Map<string, unknown>>();
   readonly data: Map<string, unknown>;
-  constructor(pluginId: string) {
-    let store = SimClientStorage.machine.get(pluginId);
-    if (!store) SimClientStorage.machine.set(pluginId, (store = new Map()));
+  /** `machine`: the stores of another user's machine (`SimFigma.otherUser`). */
+  constructor(pluginId: string, machine = SimClientStorage.machine) {
+    let store = machine.get(pluginId);
+    if (!store) machine.set(pluginId, (store = new Map()));
     this.data = store;
   }
   async getAsync(key: string): Promise<unknown> {
@@ -138,6 +149,11 @@ export interface SimOptions {
   channel?: UiChannel;
 }
 
+/** The people with the document open: the one whose plugin run touched the API last (the document's callbacks act for them). */
+interface People {
+  acting: SimFigma;
+}
+
 export class SimFigma implements FigmaApi {
   readonly mixed: PluginAPI['mixed'] = Symbol('figma.mixed') as PluginAPI['mixed'];
   command: string;
@@ -186,20 +202,23 @@ export class SimFigma implements FigmaApi {
   private session: PluginSession | undefined;
   /** A test's "the user closes the window at the plugin's `count`th call of `method`", during it or once it resolved. */
   private closeAt: { method: string; count: number; during: boolean; closed: () => void } | undefined;
+  /** A test's "the plugin's `count`th call of `method` waits until released". */
+  private pauses: { method: string; count: number; reached: () => void; released: Promise<void> }[] = [];
   readonly doc: SimDocument;
+  private people: People = { acting: this };
 
-  constructor(options: SimOptions = {}) {
+  constructor(options: SimOptions = {}, sameDocumentAs?: SimFigma) {
     this.command = options.command ?? '';
     this.theme = options.theme ?? 'light';
     this.channel = options.channel ?? { open() {}, deliver() {}, close() {} };
     this.ui = new SimUi(() => this.channel);
-    const pluginId = options.pluginId ?? MANIFEST_ID;
-    this.clientStorage = new SimClientStorage(pluginId);
+    const pluginId = sameDocumentAs?.doc.pluginId ?? options.pluginId ?? MANIFEST_ID;
+    this.clientStorage = new SimClientStorage(pluginId, sameDocumentAs ? new Map() : undefined);
     const relaunch = new Set(options.relaunchCommands ?? RELAUNCH_COMMANDS);
     this.doc = {
       pluginId,
       relaunchCommands: relaunch,
-      skipInvisibleInstanceChildren: () => this.skipInvisibleInstanceChildren,
+      skipInvisibleInstanceChildren: () => this.people.acting.skipInvisibleInstanceChildren,
       fillsFault: (n) => {
         const err = this.fillsFaults.get(n.id);
         this.fillsFaults.delete(n.id);
@@ -208,21 +227,39 @@ export class SimFigma implements FigmaApi {
       calledBack: () => void (this.callbacks += 1),
       walked: (nodes) => void (this.walked += nodes),
       loadPage: (page) => {
-        this.loaded.add(page);
-        this.pageLoads.push(page.name);
+        const by = this.people.acting;
+        return () => {
+          by.loaded.add(page);
+          by.pageLoads.push(page.name);
+        };
       },
       hasNode: (id) => this.nodes.has(id) && !this.nodes.get(id)?.removed,
       mixed: this.mixed,
       nextId: () => `1:${++this.idCounter}`,
       register: (n) => void this.nodes.set(n.id, n),
-      changed: (what) => void this.pendingChanges.push(what),
+      changed: (what) => void this.people.acting.pendingChanges.push(what),
       hasImage: (hash) => this.images.has(hash),
       // Where `clone()` puts a duplicate: "parented under `figma.currentPage`" (typings `RectangleNode.clone`).
-      page: () => this.viewed,
+      page: () => this.people.acting.viewed,
     };
+    if (sameDocumentAs) {
+      ({ mixed: this.mixed, doc: this.doc, root: this.root, page: this.page, images: this.images, nodes: this.nodes, fillsFaults: this.fillsFaults, people: this.people } = sameDocumentAs);
+      this.viewed = this.page;
+      return;
+    }
     this.root = new SimGroup(this.doc, 'Document', 'DOCUMENT');
     this.page = this.addPage('Page 1');
     this.viewed = this.page;
+  }
+
+  /**
+   * Someone else opens this document on their own machine: the same nodes,
+   * plugin data and images, their own client (clientStorage, plugin run,
+   * window, toasts, loaded pages), viewing the first page. They run the
+   * plugin with `launch`, which leaves this user's run going.
+   */
+  otherUser(options: Omit<SimOptions, 'pluginId' | 'relaunchCommands'> = {}): SimFigma {
+    return new SimFigma(options, this);
   }
 
   get currentPage(): Pick<PageNode, 'selection'> {
@@ -350,8 +387,12 @@ export class SimFigma implements FigmaApi {
     // A run starts with the page the user views loaded (dynamic-page), or the whole document.
     this.loaded = new Set(DYNAMIC_PAGES ? [this.viewed] : (this.root.kids.list as SimPage[]));
     const session = new PluginSession({
-      refusal: (target, key) => this.refusal(target, key),
-      calling: (method) => this.closesAt(method, true),
+      refusal: (target, key) => {
+        // Every touch of the API by this run passes here first: what the document does next, it does for this user.
+        this.people.acting = this;
+        return this.refusal(target, key);
+      },
+      calling: (method) => this.closesAt(method, true) || this.pausing(method),
       resolved: (method) => void this.closesAt(method, false),
     });
     this.session = session;
@@ -395,6 +436,30 @@ export class SimFigma implements FigmaApi {
    */
   closeWindowDuring(method: string, count = 1): Promise<void> {
     return new Promise((closed) => (this.closeAt = { method, count, during: true, closed }));
+  }
+
+  /**
+   * The plugin's `count`th call of the async API method `method` from now
+   * waits before it takes effect until the test releases it, as a call that
+   * has to go to Figma's servers may: the plugin is paused at that `await`,
+   * while other users' sessions go on. `reached` resolves when it is called.
+   */
+  pauseAt(method: string, count = 1): { reached: Promise<void>; release: () => void } {
+    let reached!: () => void;
+    let release!: () => void;
+    const call = new Promise<void>((resolve) => (reached = resolve));
+    const released = new Promise<void>((resolve) => (release = resolve));
+    this.pauses.push({ method, count, reached, released });
+    return { reached: call, release };
+  }
+
+  /** The wait the call of `method` makes now, if a pause is due at it. */
+  private pausing(method: string): Promise<void> | false {
+    const i = this.pauses.findIndex((p) => p.method === method && --p.count === 0);
+    if (i === -1) return false;
+    const [pause] = this.pauses.splice(i, 1);
+    pause!.reached();
+    return pause!.released;
   }
 
   /** Whether the window closes now, at a call of `method` (`during`) or as one resolves. */

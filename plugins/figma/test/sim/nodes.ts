@@ -57,8 +57,8 @@ export interface SimDocument {
   calledBack(): void;
   /** A search (`findAll`, `findAllWithCriteria`) went through `nodes` nodes. */
   walked(nodes: number): void;
-  /** The plugin loaded `page` (`PageNode.loadAsync`). */
-  loadPage(page: SimPage): void;
+  /** The plugin asks to load `page` (`PageNode.loadAsync`): what marks it loaded, once it is, for the run that asked. */
+  loadPage(page: SimPage): () => void;
 }
 
 /** Cast at the boundary: the plugin receives full `SceneNode`s; ours implement the members it uses. */

@@ -14,8 +14,9 @@ export class SimPage extends SimGroup implements Pick<PageNode, 'selection' | 'l
    * takes a turn of the event loop, and whatever the plugin does meanwhile runs before it.
    */
   async loadAsync(): Promise<void> {
-    await new Promise((loaded) => setTimeout(loaded, 0));
-    this.doc.loadPage(this);
+    const loaded = this.doc.loadPage(this);
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    loaded();
   }
 
   get selection(): ReadonlyArray<SceneNode> {

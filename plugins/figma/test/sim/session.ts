@@ -38,9 +38,11 @@ export interface SessionHost {
   /**
    * The plugin calls the API method `method`: true when the user closes the
    * window right then, while the call is pending, so that it never takes
-   * effect (a test's choice: whether a pending change lands is not documented).
+   * effect (a test's choice: whether a pending change lands is not documented);
+   * a promise when the call (of an async method) waits for it before it takes
+   * effect; false when it goes ahead.
    */
-  calling(method: string): boolean;
+  calling(method: string): boolean | Promise<void>;
   /** A promise an API method returned has resolved; called before the plugin sees it (a test may close the plugin here). */
   resolved(method: string): void;
 }
@@ -134,8 +136,12 @@ export class PluginSession {
     const what = `${target.constructor.name}.${String(key)}()`;
     return (...args: unknown[]) => {
       this.guard(target, key, what);
-      if (this.host.calling(String(key))) return new Promise(() => undefined);
-      const result = fn.apply(target, args.map((a) => this.toHost(a)));
+      const call = () => fn.apply(target, args.map((a) => this.toHost(a)));
+      const wait = this.host.calling(String(key));
+      if (wait === true) return new Promise(() => undefined);
+      // Paused: the call takes effect once released, if the plugin is still open then (settleWhileOpen).
+      if (wait) return this.settleWhileOpen(wait.then(() => (this.guard(target, key, what), call())), String(key));
+      const result = call();
       return result instanceof Promise ? this.settleWhileOpen(result, String(key)) : this.toPlugin(result);
     };
   }
