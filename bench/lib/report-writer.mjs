@@ -42,6 +42,7 @@ await once(out, 'close');
 writeFileSync(summaryFile, JSON.stringify({
   corrected: count - failed, skipped: 0, upToDate: 0, excluded: 0, failed, cancelled: 0, bytesIn: 0, bytesOut: 0, durationMs: 1000, interrupted: false,
   outputRoots: [dir], results: [], failures: [], resultsFile, excludedPaths: [],
+  excludedCounts: { total: 0, byCode: {}, raw: 0, notMedia: 0, notMediaKinds: { by: {}, others: 0 }, hiddenReasons: { by: {}, others: 0 } },
 }));
 }
 

@@ -3,7 +3,7 @@ import { copyFileSync, existsSync, mkdtempSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { pathToFileURL } from 'node:url';
 import { join } from 'node:path';
-import type { BatchSummary, FileResult } from '@pfc/batch';
+import { type BatchSummary, emptyCounts, type FileResult } from '@pfc/batch';
 import { writeReport } from '@pfc/batch/report';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { copySamples, emulator, runPfc, SAMPLES } from '../cli/helpers';
@@ -170,6 +170,6 @@ function syntheticRun(n: number, photo: string, fails: (i: number) => boolean, f
   });
   const failures = results.filter((r) => r.status === 'failed');
   return {
-    corrected: n - failures.length, skipped: 0, upToDate: 0, excluded: 0, failed: failures.length, refused: 0, cancelled: 0, bytesIn: 0, bytesOut: 0, durationMs: 1000, interrupted: false, outputRoots: [], results, failures, excludedPaths: [],
+    corrected: n - failures.length, skipped: 0, upToDate: 0, excluded: 0, failed: failures.length, refused: 0, cancelled: 0, bytesIn: 0, bytesOut: 0, durationMs: 1000, interrupted: false, outputRoots: [], results, failures, excludedPaths: [], excludedCounts: emptyCounts(),
   };
 }

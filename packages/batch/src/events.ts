@@ -5,7 +5,7 @@
  * folder it was found in, for display.
  */
 import type { CorrectionProgress, JobRecord, PfcParams } from '@pfc/core';
-import type { SkipCode, SkippedPath } from './plan';
+import type { LeftOutCounts, SkipCode, SkippedPath } from './left-out';
 import type { MediaInfo } from './sniff';
 
 /** Why a file is being corrected. */
@@ -21,7 +21,10 @@ export type BatchEvent =
   | { type: 'planned'; files: number; bytes: number }
   /** Temporary files of an interrupted run were removed. */
   | { type: 'cleanup'; removed: string[] }
-  /** A path left out by the planner, or a file already done with the same input and settings. */
+  /**
+   * A path left out by the planner (every one, as planning finds it: the summary keeps only the first), or a
+   * file already done with the same input and settings.
+   */
   | { type: 'skipped'; input: string; rel?: string; code: SkipCode | 'up-to-date'; reason: string; output?: string; bytes?: number }
   | { type: 'start'; input: string; rel: string; output: string; bytes: number; reason: CorrectReason }
   | { type: 'phase'; input: string; rel: string; phase: CorrectionProgress['phase'] }
@@ -88,7 +91,7 @@ export interface BatchSummary {
   upToDate: number;
   /** Paths the planner left out on purpose (hidden, unsupported, over the limits…); unreadable ones count as failed. */
   excluded: number;
-  /** Files that failed, including files and folders the planner found but could not read (`excludedPaths` code `unreadable`). */
+  /** Files that failed, including files and folders the planner found but could not read (`excludedCounts.byCode.unreadable`; the first of them in `excludedPaths`). */
   failed: number;
   /** Of `failed`, the files left as is on purpose (`REFUSALS`: pfc's own results, outputs that would replace others…): a retry refuses them again. */
   refused: number;
@@ -117,5 +120,13 @@ export interface BatchSummary {
   resultsFile?: string;
   /** Where the jobs at once went when they adapted to the service's refusals (`RunOptions.rateLimited`: the Web API). */
   jobsAtOnce?: JobsAtOnce;
+  /**
+   * The paths the planner left out, unreadable ones included, in the order found: at most `LEFT_OUT_KEPT`
+   * (1,000), the unreadable first kept, then photos and folders, then dot-files and Live Photo clips, then
+   * files that are no photo or video (so thousands of sidecars never push a HEIC or raw photo out).
+   * `excludedCounts` counts them all; every one was a `skipped` event.
+   */
   excludedPaths: SkippedPath[];
+  /** Every path the planner left out, counted (by code, raw photos, non-media files by kind, hidden paths by reason). */
+  excludedCounts: LeftOutCounts;
 }

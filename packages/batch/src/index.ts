@@ -8,6 +8,7 @@
  */
 export { checkOutputWritable } from './output-check';
 export { collectPlan, planBatch, planStream, type BatchPlan, type PlanOptions, type LeaveOut, type PlannedFile, type SkipCode, type SkippedPath, type StreamedPlan } from './plan';
+export { emptyCounts, fileKind, LeftOutRecord, LEFT_OUT_KEPT, TALLY_KEYS, type LeftOutCounts, type LeftOutReporter, type Tally } from './left-out';
 export { EXTENDED_ATTRIBUTES_NOT_KEPT, runBatch, worthAnotherAttempt, type RunOptions } from './runner';
 export { PLAN_AHEAD } from './plan-feed';
 export type { BatchEvent, BatchSummary, CorrectReason, FileResult, FileStatus, JobsAtOnce, ResultJob } from './events';

@@ -18,7 +18,7 @@ import { isMirrorOutputFolder } from './manifest';
 import {
   BACKUP_DIR, commonAncestor, DEFAULT_OUTPUT_DIR, DEFAULT_SUFFIX, FORMAT_OF_EXTENSION, hasSuffix, isInside, isPartialName, LOCK_FILE, MANIFEST_FILE, type OutputMode, unreadableReason,
 } from './paths';
-import type { SkipCode, SkippedPath } from './plan';
+import { LeftOutRecord, type SkipCode } from './left-out';
 import { realPathOf, realPathOfSync } from './realpaths';
 import { notRegularReason } from '@pfc/node-io';
 
@@ -50,8 +50,11 @@ export interface PlanTask {
 /** What the names-only pass found. */
 export interface Survey {
   tasks: PlanTask[];
-  /** Folders left out (and links to folders, broken links, pipes and devices named like photos), with their reasons. */
-  skipped: SkippedPath[];
+  /**
+   * Folders left out (and links to folders, broken links, pipes and devices named like photos), with their
+   * reasons: the plan's record, which the planning of the files goes on with.
+   */
+  leftOut: LeftOutRecord;
   /** Files the second pass will judge (found by name: some may then be left out, e.g. not an image). */
   names: number;
   /** Output roots of the inputs that have files to judge. */
@@ -163,7 +166,7 @@ export async function surveyInputs(roots: readonly Root[], mode: OutputMode, lea
 
 class Surveyor {
   private readonly tasks: Omit<PlanTask, 'unit' | 'last'>[] = [];
-  private readonly skipped: SkippedPath[] = [];
+  private readonly leftOut = new LeftOutRecord();
   private names = 0;
   private readonly rootsWithNames = new Set<string>();
   private readonly suffix: string | undefined;
@@ -180,7 +183,7 @@ class Surveyor {
   }
 
   private skip(path: string, code: SkipCode, reason: string): void {
-    this.skipped.push({ path, code, reason });
+    this.leftOut.add(path, code, reason);
   }
 
   addFile(root: Root): void {
@@ -290,7 +293,7 @@ class Surveyor {
     const lastOf = new Map<number, number>();
     units.forEach((u, i) => lastOf.set(u, i));
     const tasks = this.tasks.map((t, i) => ({ ...t, unit: units[i]!, last: lastOf.get(units[i]!) === i }));
-    return { tasks, skipped: this.skipped, names: this.names, outputRoots: [...this.rootsWithNames] };
+    return { tasks, leftOut: this.leftOut, names: this.names, outputRoots: [...this.rootsWithNames] };
   }
 }
 

@@ -14,6 +14,7 @@ import { BatchUsageError, throwIfCancelled } from './errors';
 import { limitViolation } from './limits';
 import { livePhotoReason, livePhotoStills } from './live-photos';
 import { Manifest } from './manifest';
+import { type LeftOutRecord, type SkipCode } from './left-out';
 import { knownMediaLookup, type PlanOutput } from './plan-known';
 import { isAnimatedPng } from './animation';
 import { settleCollisions } from './collisions';
@@ -85,18 +86,15 @@ export interface PlannedFile {
   mediaFromManifest?: true;
 }
 
-export type SkipCode = 'hidden' | 'app-folder' | 'output-folder' | 'unsupported' | 'over-limit' | 'symlink' | 'format-change' | 'suffix-output' | 'duplicate' | 'unreadable' | 'live-photo';
-
-/** A path left out of the plan, and why. */
-export interface SkippedPath {
-  path: string;
-  code: SkipCode;
-  reason: string;
-}
+export type { SkipCode, SkippedPath } from './left-out';
 
 export interface BatchPlan {
   files: PlannedFile[];
-  skipped: SkippedPath[];
+  /**
+   * Every path left out, counted, the first ones kept (see `LeftOutRecord`). A whole plan also holds the
+   * paths until a run reports them (`runBatch`'s `skipped` events), as it holds every file.
+   */
+  leftOut: LeftOutRecord;
   /** Folders holding manifests (mirror: output folders; suffix and in-place: input folders). */
   outputRoots: string[];
   mode: OutputMode;
@@ -118,8 +116,11 @@ export interface StreamedPlan {
   outputRoots: string[];
   /** Files counted in `expectedFiles` and left out so far (not an image, over a limit…). */
   progress: { leftOut: number };
-  /** Paths left out so far; complete once `files` is exhausted. */
-  skipped: SkippedPath[];
+  /**
+   * Paths left out so far, counted, the first ones kept (see `LeftOutRecord`); complete once `files` is
+   * exhausted. Each path is handed to the run as it is found (`runBatch`'s `skipped` events), not held.
+   */
+  leftOut: LeftOutRecord;
   /** The planned files, unit by unit (each unit settled for collisions before its files come). Iterate once. */
   files: AsyncIterable<PlannedFile>;
   /** Folders that outputs (and in-place backups) go to, from the first pass. */
@@ -149,7 +150,7 @@ export async function collectPlan(stream: StreamedPlan, options: Pick<PlanOption
     files.push(f);
   }
   const outputRoots = [...new Set(files.map((f) => f.outputRoot))];
-  return { files, skipped: stream.skipped, outputRoots, mode: stream.mode, totalBytes: files.reduce((n, f) => n + f.size, 0), ...(stream.manifests ? { manifests: stream.manifests } : {}) };
+  return { files, leftOut: stream.leftOut, outputRoots, mode: stream.mode, totalBytes: files.reduce((n, f) => n + f.size, 0), ...(stream.manifests ? { manifests: stream.manifests } : {}) };
 }
 
 /**
@@ -170,9 +171,9 @@ export async function planStream(options: PlanOptions): Promise<StreamedPlan> {
   const manifests = await loadManifests(roots, mode);
   throwIfCancelled(signal);
   const progress = { leftOut: 0 };
-  const walker = new Walker(mode, params, backend, knownMediaLookup(manifests, params, options.backendId ?? backend, mode.kind === 'in-place'), survey.skipped, progress, options.leaveOut, signal);
+  const walker = new Walker(mode, params, backend, knownMediaLookup(manifests, params, options.backendId ?? backend, mode.kind === 'in-place'), survey.leftOut, progress, options.leaveOut, signal);
   return {
-    mode, expectedFiles: survey.names, outputRoots: survey.outputRoots, skipped: survey.skipped, manifests, progress,
+    mode, expectedFiles: survey.names, outputRoots: survey.outputRoots, leftOut: survey.leftOut, manifests, progress,
     files: unitByUnit(survey, walker, mode, params),
     outputFolders: () => outputFoldersOf(survey, mode),
   };
@@ -252,8 +253,8 @@ class Walker {
     private readonly backend: BackendKind | 'emulator',
     /** The media of a file its manifest shows unchanged since it was corrected with these settings. */
     private readonly known: (path: string, info: Stats, plan: PlanOutput<PlannedFile>) => PlannedFile | undefined,
-    /** Where paths left out go (the plan's list). */
-    private readonly skipped: SkippedPath[],
+    /** Where paths left out go (the plan's record, which the names-only pass began). */
+    private readonly record: LeftOutRecord,
     private readonly progress: StreamedPlan['progress'],
     /** The host's own exclusions (see `PlanOptions.leaveOut`). */
     private readonly leaveOut: LeaveOut | undefined,
@@ -264,7 +265,7 @@ class Walker {
   }
 
   private skip(path: string, code: SkipCode, reason: string): void {
-    this.skipped.push({ path, code, reason });
+    this.record.add(path, code, reason);
   }
 
   /** A file counted by the names-only pass, judged and left out. */

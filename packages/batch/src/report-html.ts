@@ -10,6 +10,7 @@
 import { type PfcParams } from '@pfc/core';
 import type { BatchSummary } from './events';
 import { formatBytes, formatDuration } from './format';
+import { LEFT_OUT_KEPT } from './left-out';
 import { chosenParams, type ReportMeta, scriptJson } from './report-data';
 import { REPORT_MARKER } from './report-path';
 import { REPORT_CSS, REPORT_SCRIPT } from './report-script';
@@ -28,8 +29,8 @@ export interface ReportModel {
   inline: Map<string, string>;
 }
 
-/** Left-out paths listed in the page; the rest are counted. */
-const MAX_EXCLUDED_ROWS = 1000;
+/** Left-out paths listed in the page (the summary keeps as many); the rest are counted. */
+const MAX_EXCLUDED_ROWS = LEFT_OUT_KEPT;
 
 export function esc(s: unknown): string {
   return String(s).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -42,12 +43,12 @@ function paramList(p: PfcParams): string {
 }
 
 function excludedTable(s: BatchSummary): string {
-  if (s.excludedPaths.length === 0) return '';
+  if (s.excludedCounts.total === 0) return '';
   // Files that are no photo or video (sidecars, documents) last: thousands of them would push the photos the user
   // may want to convert out of the rows shown.
   const ordered = [...s.excludedPaths.filter((p) => p.reason !== NOT_SUPPORTED), ...s.excludedPaths.filter((p) => p.reason === NOT_SUPPORTED)];
   const shown = ordered.slice(0, MAX_EXCLUDED_ROWS);
-  const more = s.excludedPaths.length - shown.length;
+  const more = s.excludedCounts.total - shown.length;
   return `<section><h2>Left out</h2><table><thead><tr><th>path</th><th>why</th></tr></thead><tbody>${shown
     .map((p) => `<tr><td>${esc(p.path)}</td><td>${esc(p.reason)}</td></tr>`)
     .join('')}</tbody></table>${more > 0 ? `<p class="muted">and ${more} more</p>` : ''}</section>`;

@@ -152,16 +152,10 @@ async function runLocked(plan: BatchPlan | StreamedPlan, options: RunOptions, pa
   // A streamed plan's total is its names count (the files it will judge); its bytes are not known before they are planned.
   const streamed = isStreamed(plan);
   const total = streamed ? plan.expectedFiles : plan.files.length;
-  emit({ type: 'plan', files: total, bytes: streamed ? 0 : plan.totalBytes, excluded: plan.skipped.length, outputRoots: plan.outputRoots, concurrency, backend: backendId });
-  // Paths left out are reported as planning finds them (all at once for a whole plan).
-  let reported = 0;
-  const reportSkipped = (): void => {
-    for (; reported < plan.skipped.length; reported++) {
-      const s = plan.skipped[reported]!;
-      emit({ type: 'skipped', input: s.path, code: s.code, reason: s.reason });
-    }
-  };
-  reportSkipped();
+  const { leftOut } = plan;
+  emit({ type: 'plan', files: total, bytes: streamed ? 0 : plan.totalBytes, excluded: leftOut.counts.total, outputRoots: plan.outputRoots, concurrency, backend: backendId });
+  // Paths left out are reported as planning finds them (those found before, all at once): the plan keeps only the first.
+  const stopReporting = leftOut.reportTo((s) => emit({ type: 'skipped', input: s.path, code: s.code, reason: s.reason }));
   await noticeAttributesNotKept(plan, emit);
 
   const removed = await removePartials(foldersOf(plan));
@@ -198,7 +192,6 @@ async function runLocked(plan: BatchPlan | StreamedPlan, options: RunOptions, pa
       // No new file while an attempt waits to run alone (attempt-gate.ts): its moment comes once those in hand are done.
       await ctx.gate.quiet(signal);
       const fed = await feed.next();
-      reportSkipped();
       if (!fed) {
         // No position from here on will be taken: the workers still waiting for one's turn (a streamed
         // plan whose files were mostly left out has fewer files than workers) need not wait.
@@ -215,7 +208,7 @@ async function runLocked(plan: BatchPlan | StreamedPlan, options: RunOptions, pa
   };
   await Promise.all(Array.from({ length: Math.min(inHand, Math.max(1, total)) }, (_, k) => worker(k))).finally(unsubscribe);
   const planError = await feed.close().then(() => undefined, (err: unknown) => ({ err }));
-  reportSkipped();
+  stopReporting();
   // Every file a worker took has its result; the ones no worker reached are cancelled (a streamed plan's unplanned ones counted only).
   const { planned: notTaken, unplanned } = feed.leftOver();
   for (const [k, f] of notTaken.entries()) {
@@ -227,12 +220,12 @@ async function runLocked(plan: BatchPlan | StreamedPlan, options: RunOptions, pa
 
   const { counts } = tally;
   // Files found but not readable are failures of the run (exit 1), not deliberate exclusions.
-  const unreadable = plan.skipped.filter((p) => p.code === 'unreadable').length;
+  const unreadable = leftOut.counts.byCode.unreadable ?? 0;
   return {
     corrected: counts.corrected,
-    skipped: counts['up-to-date'] + plan.skipped.length - unreadable,
+    skipped: counts['up-to-date'] + leftOut.counts.total - unreadable,
     upToDate: counts['up-to-date'],
-    excluded: plan.skipped.length - unreadable,
+    excluded: leftOut.counts.total - unreadable,
     failed: counts.failed + unreadable,
     refused: tally.refused,
     cancelled: counts.cancelled + unplanned,
@@ -246,7 +239,8 @@ async function runLocked(plan: BatchPlan | StreamedPlan, options: RunOptions, pa
     failures: tally.failures,
     ...(writer ? { resultsFile: writer.path } : {}),
     ...(adaptive ? { jobsAtOnce: { started: concurrency, ended: adaptive.current, lowest: Math.min(concurrency, ...adaptive.changes.map((c) => c.limit)), changes: adaptive.changes.length } } : {}),
-    excludedPaths: plan.skipped,
+    excludedPaths: leftOut.kept,
+    excludedCounts: leftOut.counts,
   };
 }
 

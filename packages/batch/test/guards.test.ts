@@ -408,7 +408,7 @@ describe('outside in place, a run refuses rather than guesses', () => {
     writeTree(root, { 'print.jpg': jpegBytes(120, 80, { components: 4 }), 'b.jpg': OTHER });
     const backend = new FakeBackend();
     const plan = await planBatch({ inputs: [root] });
-    expect(plan.skipped).toEqual([expect.objectContaining({ path: join(root, 'print.jpg'), code: 'over-limit', reason: expect.stringContaining('CMYK') })]);
+    expect(plan.leftOut.kept).toEqual([expect.objectContaining({ path: join(root, 'print.jpg'), code: 'over-limit', reason: expect.stringContaining('CMYK') })]);
     const summary = await runBatch(plan, { backend, retryDelayMs: 1 });
     expect(summary).toMatchObject({ corrected: 1, excluded: 1, failed: 0 });
     expect(backend.calls.map((c) => c.fileName)).toEqual(['b.jpg']);

@@ -31,7 +31,7 @@ describe('Live Photos in a folder', () => {
     const plan = await planBatch({ inputs: [root] });
 
     expect(plan.files.map((f) => f.rel)).toEqual(['IMG_0001.JPG', 'IMG_0003.MOV']);
-    expect(plan.skipped.filter((s) => s.code === 'live-photo').map((s) => [s.path.slice(root.length + 1), s.reason])).toEqual([
+    expect(plan.leftOut.kept.filter((s) => s.code === 'live-photo').map((s) => [s.path.slice(root.length + 1), s.reason])).toEqual([
       ['IMG_0001.MOV', 'the motion of the Live Photo IMG_0001.JPG, left out (it would be corrected and billed as a video); give this file itself as an input to correct it'],
       ['IMG_0002.MOV', 'the motion of the Live Photo IMG_0002.HEIC, left out (it would be corrected and billed as a video); give this file itself as an input to correct it'],
     ]);

@@ -106,7 +106,7 @@ describe('a mirror run that has not written its manifest yet', () => {
     try {
       const plan = await planBatch({ inputs: [root], output: { kind: 'suffix' } });
       expect(plan.files.map((f) => f.rel).sort()).toEqual(['a.jpg', 'inbox/c.jpg']);
-      expect(plan.skipped).toContainEqual(expect.objectContaining({ path: join(root, 'results'), code: 'output-folder' }));
+      expect(plan.leftOut.kept).toContainEqual(expect.objectContaining({ path: join(root, 'results'), code: 'output-folder' }));
     } finally {
       await mirror.release();
       await suffix.release();

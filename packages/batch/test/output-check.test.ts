@@ -7,13 +7,13 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { checkOutputWritable, type BatchPlan, type PlannedFile } from '../src/index';
+import { checkOutputWritable, LeftOutRecord, type BatchPlan, type PlannedFile } from '../src/index';
 
 function planOf(files: Partial<PlannedFile>[]): BatchPlan {
   const media = { format: 'jpeg', fileType: 'image', contentType: 'image/jpeg' } as PlannedFile['media'];
   return {
     files: files.map((f, i) => ({ input: `/in/${i}.jpg`, output: '', outputRoot: '', rel: `${i}.jpg`, size: 1, mtimeMs: 1, media, ...f })),
-    skipped: [], outputRoots: [], mode: { kind: 'mirror' }, totalBytes: files.length,
+    leftOut: new LeftOutRecord(), outputRoots: [], mode: { kind: 'mirror' }, totalBytes: files.length,
   };
 }
 

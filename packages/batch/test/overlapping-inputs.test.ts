@@ -54,7 +54,7 @@ describe('a symbolic link beside the file it points to', () => {
     expect(summary.results.map((r) => [r.rel, r.status])).toEqual([['IMG_1234.jpg', 'corrected']]);
     expect(readdirSync(join(dir, 'photos', DEFAULT_OUTPUT_DIR)).filter((n) => !n.startsWith('.'))).toEqual(['IMG_1234.jpg']);
     const real = realpathSync(join(dir, 'photos/IMG_1234.jpg'));
-    expect(plan.skipped.filter((s) => s.code === 'duplicate').map((s) => [basename(s.path), s.reason])).toEqual([
+    expect(plan.leftOut.kept.filter((s) => s.code === 'duplicate').map((s) => [basename(s.path), s.reason])).toEqual([
       ['A-latest.jpg', `symbolic link to ${real}, which is already planned`],
       ['latest.jpg', `symbolic link to ${real}, which is already planned`],
     ]);

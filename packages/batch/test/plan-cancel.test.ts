@@ -7,7 +7,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { UserAbortError } from '@pfc/core';
 import { describe, expect, it, vi } from 'vitest';
-import { collectPlan, pendingFiles, planStream, runBatch, type BatchPlan, type PlannedFile } from '../src/index';
+import { collectPlan, LeftOutRecord, pendingFiles, planStream, runBatch, type BatchPlan, type PlannedFile } from '../src/index';
 import { FakeBackend, jpegBytes, tempDir } from './helpers';
 
 /** Folder listings and file opens below the test's folder, from any module (`vi.mock` reaches the sources' imports). */
@@ -148,7 +148,7 @@ describe('pendingFiles (the cost guard\'s count)', () => {
         }
       },
     });
-    const plan: BatchPlan = { files: counted, skipped: [], outputRoots: [join(root, 'out')], mode: { kind: 'mirror' }, totalBytes: files.length };
+    const plan: BatchPlan = { files: counted, leftOut: new LeftOutRecord(), outputRoots: [join(root, 'out')], mode: { kind: 'mirror' }, totalBytes: files.length };
     const ctrl = new AbortController();
     const watching = cancelWhen(ctrl, () => taken > 0);
     await expect(pendingFiles(plan, { backendId: 'fake', signal: ctrl.signal })).rejects.toBeInstanceOf(UserAbortError);

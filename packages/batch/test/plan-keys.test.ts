@@ -63,7 +63,7 @@ describe('planBatch collision keys', () => {
       const params: PfcParams = { outputType: 'jpg' };
       const plan = await planBatch({ inputs: [join(root, 'x'), join(root, 'xlink'), root], output: { kind: 'mirror', dir: join(root, 'out') }, params });
       const got = plan.files.map((f) => [f.input, f.output, f.refusal ?? '']);
-      expect(plan.files.length, JSON.stringify(plan.skipped.slice(0, 3))).toBeGreaterThan(20);
+      expect(plan.files.length, JSON.stringify(plan.leftOut.kept.slice(0, 3))).toBeGreaterThan(20);
       expect(got.filter((g) => g[2]).length).toBeGreaterThan(0);
       expect(got.filter((g) => basename(g[1]!) !== outputName(basename(g[0]!), g[0]!.toLowerCase().endsWith('png') ? 'png' : 'jpeg', params)).length).toBeGreaterThan(0);
 
@@ -76,7 +76,7 @@ describe('planBatch collision keys', () => {
       for (const f of fresh) realDirs.set(dirname(f.output), await realPathOf(dirname(f.output)));
       referenceSettle(fresh, params, (p) => join(realDirs.get(dirname(p))!, basename(p)));
       expect(got).toEqual(fresh.map((f) => [f.input, f.output, f.refusal ?? '']));
-      expect(plan.skipped.filter((p) => p.code === 'duplicate').length).toBeGreaterThan(0);
+      expect(plan.leftOut.kept.filter((p) => p.code === 'duplicate').length).toBeGreaterThan(0);
     });
   }
 });

@@ -22,7 +22,7 @@ describe('planBatch keeps outputs off the inputs and apart', () => {
     symlinkSync('in/2024', join(root, 'outlink'));
     const plan = await planBatch({ inputs: ['in'], output: { kind: 'mirror', dir: 'outlink' }, cwd: root });
     expect(plan.files.map((f) => f.rel)).toEqual(['a.jpg']);
-    expect(plan.skipped).toEqual([expect.objectContaining({ path: join(root, 'in/2024'), code: 'output-folder' })]);
+    expect(plan.leftOut.kept).toEqual([expect.objectContaining({ path: join(root, 'in/2024'), code: 'output-folder' })]);
   });
 
   it('settles collisions case-insensitively, and refuses what cannot be settled naming both inputs', async () => {
@@ -46,6 +46,6 @@ describe('planBatch keeps outputs off the inputs and apart', () => {
     symlinkSync('../a.jpg', join(root, 'sub/link.jpg'));
     const plan = await planBatch({ inputs: [join(root, 'sub')], output: { kind: 'in-place' } });
     expect(plan.files).toEqual([]);
-    expect(plan.skipped).toEqual([expect.objectContaining({ code: 'symlink', reason: expect.stringMatching(/never replaces a link/) })]);
+    expect(plan.leftOut.kept).toEqual([expect.objectContaining({ code: 'symlink', reason: expect.stringMatching(/never replaces a link/) })]);
   });
 });

@@ -138,9 +138,9 @@ describe('a streamed plan with files left out', () => {
     expect(plan.expectedFiles).toBe(6);
     const summary = await runBatch(plan, { backend: new FakeBackend(), concurrency: 2, keepResults: false });
     expect(summary.corrected).toBe(4);
-    expect(plan.skipped).toContainEqual({ path: join(root, 'f001'), code: 'hidden', reason: 'excluded by files.exclude' });
-    expect(plan.skipped.filter((s) => s.path.endsWith('draft.jpg'))).toEqual([{ path: join(root, 'f000', 'draft.jpg'), code: 'hidden', reason: 'excluded by search.exclude' }]);
-    expect(plan.skipped.some((s) => s.path.startsWith(`${join(root, 'f001')}${sep}`))).toBe(false);
+    expect(plan.leftOut.kept).toContainEqual({ path: join(root, 'f001'), code: 'hidden', reason: 'excluded by files.exclude' });
+    expect(plan.leftOut.kept.filter((s) => s.path.endsWith('draft.jpg'))).toEqual([{ path: join(root, 'f000', 'draft.jpg'), code: 'hidden', reason: 'excluded by search.exclude' }]);
+    expect(plan.leftOut.kept.some((s) => s.path.startsWith(`${join(root, 'f001')}${sep}`))).toBe(false);
   });
 });
 

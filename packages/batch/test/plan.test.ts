@@ -34,7 +34,7 @@ describe('planBatch', () => {
       ['nested/c.JPEG', join(out, 'nested/c.JPEG')],
       ['nested/deeper/b.png', join(out, 'nested/deeper/b.png')],
     ]);
-    const why = Object.fromEntries(plan.skipped.map((s) => [s.path.slice(root.length + 1), s.code]));
+    const why = Object.fromEntries(plan.leftOut.kept.map((s) => [s.path.slice(root.length + 1), s.code]));
     expect(why).toEqual({
       '.DS_Store': 'hidden',
       '.hidden': 'hidden',
@@ -63,7 +63,7 @@ describe('planBatch', () => {
     });
     const plan = await planBatch({ inputs: [root] });
     expect(plan.files.map((f) => f.rel).sort()).toEqual(['My Photos Library/c.jpg', 'trip/a.jpg']);
-    const why = Object.fromEntries(plan.skipped.map((s) => [s.path.slice(root.length + 1), [s.code, s.reason.split(':')[0]]]));
+    const why = Object.fromEntries(plan.leftOut.kept.map((s) => [s.path.slice(root.length + 1), [s.code, s.reason.split(':')[0]]]));
     expect(why).toEqual({
       'Photos Library.photoslibrary': ['app-folder', 'an Apple Photos library'],
       'iPhoto Library.photolibrary': ['app-folder', 'an iPhoto library'],
@@ -73,7 +73,7 @@ describe('planBatch', () => {
       '$RECYCLE.BIN': ['app-folder', "Windows' recycle bin"],
       'System Volume Information': ['app-folder', 'a Windows system folder'],
     });
-    expect(plan.skipped[0]?.reason).toContain('export photos from it, or give this folder itself as the input');
+    expect(plan.leftOut.kept[0]?.reason).toContain('export photos from it, or give this folder itself as the input');
 
     const named = await planBatch({ inputs: [join(root, 'Photos Library.photoslibrary')], output: { kind: 'mirror', dir: join(root, 'exported') } });
     expect(named.files.map((f) => f.rel).sort()).toEqual(['originals/0/IMG_1.jpeg', 'resources/derivatives/masters/0/IMG_1_4_5005_c.jpeg']);
@@ -88,7 +88,7 @@ describe('planBatch', () => {
     try {
       const plan = await planBatch({ inputs: [home] });
       expect(plan.files.map((f) => f.rel).sort()).toEqual(['Pictures/Library/b.jpg', 'Pictures/a.jpg']);
-      expect(plan.skipped.filter((s) => s.code === 'app-folder').map((s) => [s.path.slice(home.length + 1), s.reason.split(' (')[0]])).toEqual([
+      expect(plan.leftOut.kept.filter((s) => s.code === 'app-folder').map((s) => [s.path.slice(home.length + 1), s.reason.split(' (')[0]])).toEqual([
         ['AppData', "the user's AppData"],
         ['Library', "the user's Library"],
       ]);
@@ -104,7 +104,7 @@ describe('planBatch', () => {
     // Names that do not tell: the reason comes from the bytes.
     writeTree(root, { 'IMG_0001.HEIC': ftyp('heic'), 'download.jpg': webm, 'scan.tif': Buffer.from('II*\0 tiff....', 'latin1'), 'notes.txt': 'hello', 'IMG_0002.jpg': '', 'DSC_0003.NEF': Buffer.from('MM\0*\0\0\0\x08 nikon', 'latin1'), 'P0004.RAF': 'FUJIFILMCCD-RAW 0201' });
     const plan = await planBatch({ inputs: [root] });
-    const why = Object.fromEntries(plan.skipped.map((s) => [s.path.slice(root.length + 1), [s.code, s.reason]]));
+    const why = Object.fromEntries(plan.leftOut.kept.map((s) => [s.path.slice(root.length + 1), [s.code, s.reason]]));
     expect(why).toEqual({
       'IMG_0001.HEIC': ['unsupported', 'HEIC/HEIF image: the service corrects JPEG and PNG images only; save it as JPEG or PNG to correct it'],
       'download.jpg': ['unsupported', 'WebM video: the service corrects MP4 and MOV videos only; convert it to MP4 to correct it'],
@@ -128,7 +128,7 @@ describe('planBatch', () => {
     const root = tree();
     writeTree(root, { [`exports/${MANIFEST_FILE}`]: '{"type":"header","format":"pfc-manifest","version":1,"mode":"mirror"}\n', 'exports/x.jpg': jpegBytes(100, 100) });
     const plan = await planBatch({ inputs: [root] });
-    expect(plan.skipped.find((s) => s.path === join(root, 'exports'))?.code).toBe('output-folder');
+    expect(plan.leftOut.kept.find((s) => s.path === join(root, 'exports'))?.code).toBe('output-folder');
   });
 
   it('changes extensions with outputType and keeps colliding names apart', async () => {
@@ -143,7 +143,7 @@ describe('planBatch', () => {
     writeTree(root, { 'a.jpg': jpegBytes(100, 100), 'a_pfc.jpg': jpegBytes(100, 100) });
     const plan = await planBatch({ inputs: [root], output: { kind: 'suffix', suffix: '_pfc' } });
     expect(plan.files.map((f) => f.output)).toEqual([join(root, 'a_pfc.jpg')]);
-    expect(plan.skipped).toEqual([expect.objectContaining({ path: join(root, 'a_pfc.jpg'), code: 'suffix-output' })]);
+    expect(plan.leftOut.kept).toEqual([expect.objectContaining({ path: join(root, 'a_pfc.jpg'), code: 'suffix-output' })]);
     expect(plan.outputRoots).toEqual([root]);
   });
 
@@ -158,8 +158,8 @@ describe('planBatch', () => {
     const root = tree();
     symlinkSync(join(root, 'nested'), join(root, 'link'));
     const plan = await planBatch({ inputs: [root, join(root, 'a.jpg')] });
-    expect(plan.skipped.find((s) => s.path === join(root, 'link'))?.code).toBe('symlink');
-    expect(plan.skipped.find((s) => s.path === join(root, 'a.jpg'))?.code).toBe('duplicate');
+    expect(plan.leftOut.kept.find((s) => s.path === join(root, 'link'))?.code).toBe('symlink');
+    expect(plan.leftOut.kept.find((s) => s.path === join(root, 'a.jpg'))?.code).toBe('duplicate');
   });
 
   it('refuses missing inputs and outputs that would overwrite inputs', async () => {
@@ -188,6 +188,6 @@ describe('planBatch', () => {
     const root = tempDir();
     writeTree(root, { 'clip.mp4': Buffer.concat([Buffer.from([0, 0, 0, 24]), Buffer.from('ftypisom\0\0\0\0isommp42', 'latin1')]) });
     expect((await planBatch({ inputs: [root], backend: 'web' })).files).toHaveLength(1);
-    expect((await planBatch({ inputs: [root], backend: 'container' })).skipped[0]?.code).toBe('over-limit');
+    expect((await planBatch({ inputs: [root], backend: 'container' })).leftOut.kept[0]?.code).toBe('over-limit');
   });
 });

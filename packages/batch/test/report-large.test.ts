@@ -7,7 +7,7 @@
 import { copyFileSync, existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { type BatchSummary, BatchUsageError, checkReportPath, type FileResult } from '../src/index';
+import { type BatchSummary, BatchUsageError, checkReportPath, emptyCounts, type FileResult } from '../src/index';
 import { writeReport } from '../src/report';
 import { REPORT_FILES_MARKER } from '../src/report-store';
 import { tempDir } from './helpers';
@@ -29,7 +29,7 @@ function synthetic(n: number, photo: string, failEvery: number): BatchSummary {
   const failures = results.filter((r) => r.status === 'failed');
   return {
     corrected: 0, skipped: n - failures.length, upToDate: n - failures.length, excluded: 0, failed: failures.length, refused: 0, cancelled: 0, bytesIn: 0, bytesOut: 0,
-    durationMs: 1000, interrupted: false, outputRoots: ['/out'], results, failures, excludedPaths: [],
+    durationMs: 1000, interrupted: false, outputRoots: ['/out'], results, failures, excludedPaths: [], excludedCounts: emptyCounts(),
   };
 }
 

@@ -54,7 +54,7 @@ describe('inputs that go away or cannot be read', () => {
     writeTree(root, { 'a.jpg': jpegBytes(100, 80) });
     // Readable by nobody, not even root: reading a process's own memory at offset 0 fails with EIO.
     const plan = await planBatch({ inputs: [root, '/proc/self/mem'], output: { kind: 'mirror', dir: join(root, 'out') } });
-    expect(plan.skipped.map((s) => s.code)).toEqual(['unreadable']);
+    expect(plan.leftOut.kept.map((s) => s.code)).toEqual(['unreadable']);
     const summary = await runBatch(plan, { backend: new FakeBackend() });
     expect(summary).toMatchObject({ corrected: 1, failed: 1, excluded: 0 });
   });

@@ -1,7 +1,7 @@
 /** Turning engine events into terminal output: lines for people (with a live bar on a terminal) or JSON lines. */
-import { basename, extname, isAbsolute, relative } from 'node:path';
+import { isAbsolute, relative } from 'node:path';
 import { styleText } from 'node:util';
-import { type BatchEvent, type BatchSummary, formatBytes, formatDuration, NOT_SUPPORTED } from '@pfc/batch';
+import { type BatchEvent, type BatchSummary, formatBytes, formatDuration, type LeftOutCounts, NOT_SUPPORTED, type Tally } from '@pfc/batch';
 import type { CliIo } from './io';
 import { escapeControls } from './terminal';
 
@@ -171,40 +171,43 @@ function jobsAtOnceLine(j: NonNullable<BatchSummary['jobsAtOnce']>): string {
 
 /** Left-out files of a group listed one by one; more are counted in one line. */
 const GROUP_LISTED = 3;
+/** Left-out paths listed one by one (the rest of them counted). */
+const NAMED_LISTED = 20;
 
 type LeftOut = BatchSummary['excludedPaths'][number];
 
 /**
  * Left-out files told in one line when there are more than a few: files that are no photo or video (sidecars,
- * documents) and Live Photos' clips would bury the files the user may want to convert.
+ * documents) and Live Photos' clips would bury the files the user may want to convert. Told from the summary's
+ * counts: it keeps the first paths only.
  */
-const GROUPS: { of: (p: LeftOut) => boolean; line: (paths: string[]) => string }[] = [
-  { of: (p) => p.reason === NOT_SUPPORTED, line: (paths) => `${paths.length} files (${safe(byKind(paths))}): ${NOT_SUPPORTED}` },
+const GROUPS: { of: (p: LeftOut) => boolean; count: (c: LeftOutCounts) => number; line: (c: LeftOutCounts) => string }[] = [
+  { of: (p) => p.reason === NOT_SUPPORTED, count: (c) => c.notMedia, line: (c) => `${c.notMedia} files (${safe(byKind(c.notMediaKinds))}): ${NOT_SUPPORTED}` },
   {
     of: (p) => p.code === 'live-photo',
-    line: (paths) => `${paths.length} Live Photos' motion clips (beside their stills), left out: they would be corrected and billed as videos; give a clip itself as an input to correct it`,
+    count: (c) => c.byCode['live-photo'] ?? 0,
+    line: (c) => `${c.byCode['live-photo'] ?? 0} Live Photos' motion clips (beside their stills), left out: they would be corrected and billed as videos; give a clip itself as an input to correct it`,
   },
 ];
 
-/** The lines of "Left out": each path and why (at most 20), then each group counted. */
-function leftOutLines(cwd: string, leftOut: readonly LeftOut[]): string[] {
-  const grouped = GROUPS.map((group) => ({ group, paths: leftOut.filter(group.of).map((p) => p.path) })).filter(({ paths }) => paths.length > GROUP_LISTED);
-  const named = leftOut.filter((p) => !grouped.some(({ group }) => group.of(p)));
-  const lines = named.slice(0, 20).map((p) => `${shown(cwd, p.path)}: ${safe(p.reason)}`);
-  if (named.length > 20) lines.push(`… and ${named.length - 20} more (see --json)`);
-  return [...lines, ...grouped.map(({ group, paths }) => group.line(paths))];
+/**
+ * The lines of "Left out": each path and why (at most 20), then each group counted. `kept`: the summary's
+ * paths (not unreadable), `total` of them left out (not all kept).
+ */
+function leftOutLines(cwd: string, kept: readonly LeftOut[], counts: LeftOutCounts, total: number): string[] {
+  const grouped = GROUPS.filter((group) => group.count(counts) > GROUP_LISTED);
+  const named = kept.filter((p) => !grouped.some((group) => group.of(p)));
+  const namedTotal = grouped.reduce((n, group) => n - group.count(counts), total);
+  const lines = named.slice(0, NAMED_LISTED).map((p) => `${shown(cwd, p.path)}: ${safe(p.reason)}`);
+  if (namedTotal > lines.length) lines.push(`… and ${namedTotal - lines.length} more (see --json)`);
+  return [...lines, ...grouped.map((group) => group.line(counts))];
 }
 
 /** "300 .xmp, 5 .AAE, 1 Thumbs.db and 2 others": files counted by extension (by name without one), most first. */
-export function byKind(paths: readonly string[]): string {
-  const counts = new Map<string, number>();
-  for (const path of paths) {
-    const kind = extname(path) || basename(path);
-    counts.set(kind, (counts.get(kind) ?? 0) + 1);
-  }
-  const sorted = [...counts].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
+export function byKind(kinds: Tally): string {
+  const sorted = Object.entries(kinds.by).sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
   const listed = sorted.slice(0, 4).map(([kind, n]) => `${n} ${kind}`);
-  const others = sorted.slice(4).reduce((sum, [, n]) => sum + n, 0);
+  const others = sorted.slice(4).reduce((sum, [, n]) => sum + n, kinds.others);
   return others > 0 ? `${listed.join(', ')} and ${others} other${others === 1 ? '' : 's'}` : listed.join(', ');
 }
 
@@ -213,15 +216,15 @@ export function printSummary(io: CliIo, s: BatchSummary, extra: { report?: strin
   const paint = painter(io.stdout, io.env);
   const out = (line = '') => io.stdout.write(`${line}\n`);
   const failed = s.failures;
-  // Paths found but not readable failed; the rest were left out on purpose.
+  // Paths found but not readable failed; the rest were left out on purpose. The summary keeps the first paths, counts all.
   const unreadable = s.excludedPaths.filter((p) => p.code === 'unreadable');
   const leftOut = s.excludedPaths.filter((p) => p.code !== 'unreadable');
-  if (leftOut.length > 0) {
+  if (s.excluded > 0) {
     out();
-    out(`Left out (${leftOut.length}):`);
-    for (const line of leftOutLines(io.cwd, leftOut)) out(`  ${line}`);
+    out(`Left out (${s.excluded}):`);
+    for (const line of leftOutLines(io.cwd, leftOut, s.excludedCounts, s.excluded)) out(`  ${line}`);
   }
-  if (failed.length + unreadable.length > 0) {
+  if (failed.length + (s.excludedCounts.byCode.unreadable ?? 0) > 0) {
     out();
     out(paint('red', `Failed (${s.failed}):`));
     for (const p of unreadable) out(`  ${shown(io.cwd, p.path)}: ${safe(p.reason)}`);

@@ -14,7 +14,9 @@ import { createReadStream, createWriteStream } from 'node:fs';
 import { rm, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import { type BatchEvent, CAMERA_RAW, checkOutputWritable, collectPlan, EXTENDED_ATTRIBUTES_NOT_KEPT, pendingFiles, planStream, runBatch, type BatchPlan, type OutputMode, type PlannedFile, type SkippedPath, type StreamedPlan } from '@pfc/batch';
+import {
+  type BatchEvent, checkOutputWritable, collectPlan, EXTENDED_ATTRIBUTES_NOT_KEPT, type LeftOutCounts, LeftOutRecord, pendingFiles, planStream, runBatch, type BatchPlan, type OutputMode, type PlannedFile, type SkipCode, type StreamedPlan,
+} from '@pfc/batch';
 import { resolveBackend, type ResolvedBackend } from './backend';
 import type { KeyName, KeyStore } from './keys';
 import { addCounts, countsOf, LAST_RUN_VERSION, newResultsFile, type LastRun, type RunChoice, type RunCounts } from './last-run';
@@ -192,11 +194,13 @@ export function onlyFiles(plan: StreamedPlan, only: ReadonlySet<string>): Stream
   async function* chosen(): AsyncGenerator<PlannedFile> {
     for await (const f of plan.files) if (only.has(f.input)) yield f;
   }
-  return { ...plan, expectedFiles: Math.min(plan.expectedFiles, only.size), skipped: [], progress: { leftOut: 0 }, files: chosen() };
+  // The whole plan's left-out paths are dropped as found: no run reports them, so none is held for one.
+  plan.leftOut.reportTo(() => undefined);
+  return { ...plan, expectedFiles: Math.min(plan.expectedFiles, only.size), leftOut: new LeftOutRecord(), progress: { leftOut: 0 }, files: chosen() };
 }
 
 const EXCLUDED_BY = 'excluded by ';
-const CODE_LABEL: Record<SkippedPath['code'], string> = {
+const CODE_LABEL: Record<SkipCode, string> = {
   hidden: 'hidden',
   'app-folder': "other applications' folders",
   'output-folder': 'output or backup folders',
@@ -213,21 +217,30 @@ const CODE_LABEL: Record<SkippedPath['code'], string> = {
 /** Raw files are photos to a photographer: said with what to do. */
 const RAW_LABEL = 'camera raw photos (export them as JPEG or PNG to correct them)';
 
-/** "7 paths: 4 not JPEG, PNG, MP4 or MOV, 2 hidden, 1 excluded by node_modules" — one phrase per reason, biggest first. */
-export function leftOutSummary(skipped: readonly SkippedPath[]): string {
+/**
+ * "7 paths: 4 not JPEG, PNG, MP4 or MOV, 2 hidden, 1 excluded by node_modules" — one phrase per reason, biggest
+ * first, from the plans' counts of every path left out (the plans keep the first paths only).
+ */
+export function leftOutSummary(plans: readonly LeftOutCounts[]): string {
   const counts = new Map<string, number>();
-  for (const sk of skipped) {
-    const key = sk.reason.startsWith(EXCLUDED_BY) ? sk.reason : sk.reason.startsWith(CAMERA_RAW) ? RAW_LABEL : CODE_LABEL[sk.code];
-    counts.set(key, (counts.get(key) ?? 0) + 1);
-  }
+  for (const [phrase, n] of plans.flatMap(phrasesOf)) if (n > 0) counts.set(phrase, (counts.get(phrase) ?? 0) + n);
+  const total = sum(plans.map((c) => c.total));
   const parts = [...counts].sort((a, b) => b[1] - a[1]).map(([k, n]) => `${n} ${k}`);
-  return `${skipped.length} path${skipped.length === 1 ? '' : 's'}: ${parts.join(', ')}`;
+  return `${total} path${total === 1 ? '' : 's'}: ${parts.join(', ')}`;
 }
 
-function nothingToCorrect(api: VscodeApi, skipped: readonly SkippedPath[]): undefined {
+/** One plan's counts by phrase: by code, with raw photos (said with what to do) and the workspace's exclusions (by setting) told apart. */
+function phrasesOf(c: LeftOutCounts): [string, number][] {
+  const byHost = Object.entries(c.hiddenReasons.by).filter(([reason]) => reason.startsWith(EXCLUDED_BY));
+  const apart: Partial<Record<SkipCode, number>> = { unsupported: c.raw, hidden: sum(byHost.map(([, n]) => n)) };
+  const byCode = (Object.entries(c.byCode) as [SkipCode, number][]).map(([code, n]): [string, number] => [CODE_LABEL[code], n - (apart[code] ?? 0)]);
+  return [...byCode, [RAW_LABEL, c.raw], ...byHost];
+}
+
+function nothingToCorrect(api: VscodeApi, leftOut: readonly LeftOutCounts[]): undefined {
   void api.window.showInformationMessage(
-    skipped.length > 0
-      ? api.l10n.t('Perfectly Clear: no image or video to correct ({0}).', leftOutSummary(skipped))
+    sum(leftOut.map((c) => c.total)) > 0
+      ? api.l10n.t('Perfectly Clear: no image or video to correct ({0}).', leftOutSummary(leftOut))
       : api.l10n.t('Perfectly Clear: no image or video to correct.'),
   );
   return undefined;
@@ -303,7 +316,7 @@ async function correctOn(svc: RunServices, req: RunRequest, backend: ResolvedBac
   const cancel = new AbortController();
   const planned = await scanAndPlan(svc, req, folders, backend, cancel);
   if (!planned) return undefined;
-  const leftOut = (): SkippedPath[] => planned.flatMap((p) => p.plan.skipped);
+  const leftOut = (): LeftOutCounts[] => planned.map((p) => p.plan.leftOut.counts);
   if (sum(planned.map((p) => p.total)) === 0) return nothingToCorrect(api, leftOut());
   // Up-to-date files cost nothing: only what would be sent is counted (during the scan), and asked about once for every folder.
   if (planned.some((p) => p.pending !== undefined && p.pending > p.folder.confirmAbove && p.folder.confirmAbove > 0)) {
@@ -328,9 +341,9 @@ async function correctOn(svc: RunServices, req: RunRequest, backend: ResolvedBac
     throw err;
   }
   const { counts } = ran;
-  // A streamed plan's list of left-out paths is complete once its files are planned; each path was a trace line.
+  // A streamed plan's count of left-out paths is complete once its files are planned; each path was a trace line.
   const skipped = leftOut();
-  if (skipped.length > 0) log.line(`left out ${leftOutSummary(skipped)}`);
+  if (sum(skipped.map((c) => c.total)) > 0) log.line(`left out ${leftOutSummary(skipped)}`);
   // Every file counted by name turned out not to be one to correct (not an image, over a limit…).
   if (counts.corrected + counts.upToDate + counts.failed + counts.cancelled === 0 && !counts.interrupted) {
     await rm(resultsFile, { force: true });

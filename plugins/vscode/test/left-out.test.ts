@@ -5,6 +5,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { LEFT_OUT_KEPT } from '@pfc/batch';
 import { afterEach, expect, test } from 'vitest';
 import { activateOnFake, emulatorForTests } from './helpers';
 
@@ -25,3 +26,15 @@ test('a folder of raw files and a note: "no image or video to correct", the raw 
 
   expect(fake.shown.at(-1)!.text).toBe('Perfectly Clear: no image or video to correct (3 paths: 2 camera raw photos (export them as JPEG or PNG to correct them), 1 not JPEG, PNG, MP4 or MOV).');
 });
+
+test('more paths left out than the plan keeps: the message counts every one, the raw photos found after the sidecars among them', async () => {
+  folder = mkdtempSync(join(tmpdir(), 'pfc-vscode-raw-'));
+  const sidecars = LEFT_OUT_KEPT + 200;
+  for (let n = 0; n < sidecars; n++) writeFileSync(join(folder, `A_${String(n).padStart(5, '0')}.xmp`), '<x:xmpmeta/>');
+  for (const name of ['Z_0001.NEF', 'Z_0002.NEF']) writeFileSync(join(folder, name), Buffer.from('MM\0*\0\0\0\x08 nikon raw', 'latin1'));
+  const { fake } = activateOnFake({ settings: { backend: 'emulator', emulatorUrl: emu().web } });
+
+  expect(await fake.run('pfc.correctFolder', fake.uri(folder))).toBeUndefined();
+
+  expect(fake.shown.at(-1)!.text).toBe(`Perfectly Clear: no image or video to correct (${sidecars + 2} paths: ${sidecars} not JPEG, PNG, MP4 or MOV, 2 camera raw photos (export them as JPEG or PNG to correct them)).`);
+}, 60_000);

@@ -8,7 +8,7 @@
  */
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { BatchSummary, FileResult } from '@pfc/batch';
+import { type BatchSummary, emptyCounts, type FileResult } from '@pfc/batch';
 import { describe, expect, test } from 'vitest';
 import { LAST_RUN_KEY, LAST_RUN_VERSION, type LastRun } from '../src/last-run';
 import { REPORT_PANEL_ROWS } from '../src/report';
@@ -25,7 +25,7 @@ function resultsOf(n: number, failEvery: number): FileResult[] {
 
 function summaryOf(results: FileResult[]): BatchSummary {
   const failures = results.filter((r) => r.status === 'failed');
-  return { corrected: results.length - failures.length, skipped: 0, upToDate: 0, excluded: 0, failed: failures.length, refused: 0, cancelled: 0, bytesIn: 0, bytesOut: 0, durationMs: 1, interrupted: false, outputRoots: ['/out'], results, failures, excludedPaths: [] };
+  return { corrected: results.length - failures.length, skipped: 0, upToDate: 0, excluded: 0, failed: failures.length, refused: 0, cancelled: 0, bytesIn: 0, bytesOut: 0, durationMs: 1, interrupted: false, outputRoots: ['/out'], results, failures, excludedPaths: [], excludedCounts: emptyCounts() };
 }
 
 /** A workspace whose last run is `results`: the results file in the extension's storage and the record in workspaceState. */
@@ -35,7 +35,7 @@ function workspaceWith(results: FileResult[]): { workspaceState: FakeMemento; st
   mkdirSync(dir, { recursive: true });
   const resultsFile = join(dir, 'run-abc-0123abcd.jsonl');
   writeFileSync(resultsFile, results.map((r) => `${JSON.stringify(r)}\n`).join(''));
-  const { results: _all, failures: _f, excludedPaths: _e, ...counts } = summaryOf(results);
+  const { results: _all, failures: _f, excludedPaths: _e, excludedCounts: _c, ...counts } = summaryOf(results);
   const record: LastRun = { version: LAST_RUN_VERSION, inputs: ['/in'], mode: 'folder', params: {}, summary: counts, resultsFile };
   const workspaceState = new FakeMemento();
   void workspaceState.update(LAST_RUN_KEY, record);

@@ -366,6 +366,7 @@ function jsonSummary(s: BatchSummary, report: string | undefined, exitCode: numb
     exitCode,
     failures: [
       ...s.failures.map((r) => ({ input: r.input, error: r.error, errorName: r.errorName })),
+      // The unreadable paths the summary kept (the first 1,000); each one was a `skipped` line.
       ...s.excludedPaths.filter((p) => p.code === 'unreadable').map((p) => ({ input: p.path, error: p.reason, errorName: 'InputUnreadableError' })),
     ],
   };
