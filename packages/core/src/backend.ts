@@ -6,7 +6,7 @@
  */
 import type { ParamCheck, PfcParams } from './contract/webapi-params';
 import type { JobRecord, PresetRecord } from './contract/webapi-types';
-import type { CallOptions } from './transport';
+import type { CallOptions, RetryInfo } from './transport';
 import type { LostJobRetryInfo } from './webapi/lost-jobs';
 
 /**
@@ -61,6 +61,13 @@ export interface CorrectOptions {
   lostJobAttempts?: number;
   /** Told before each such new attempt (the host may say "trying again"). */
   onLostJob?: (info: LostJobRetryInfo) => void;
+  /**
+   * Told before each wait of this correction before trying again, so a host can say the service made it
+   * wait and for how long (`retryWaitText`, `RetryCountdown`): each retry of a request (429 with its
+   * `Retry-After`, 503, other 5xx, a lost connection), and on the Web API each job start or status poll
+   * refused with 429 and waited out. The client's `onRetry` sees the retries of every call.
+   */
+  onRetry?: (info: RetryInfo) => void;
   /**
    * Whether files wait for a job slot now (with `jobSlot`): the job's end is
    * then polled for more closely, since the slot idles until it is noticed.

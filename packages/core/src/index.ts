@@ -6,6 +6,7 @@ export * from './contract/webapi-params';
 export * from './contract/colours';
 export * from './contract/webapi-limits';
 export * from './format';
+export * from './retry-wait';
 export * from './deadline';
 export * from './webapi/index';
 export * from './selfhosted';

@@ -49,11 +49,18 @@ export interface TransportOptions {
 
 export interface RetryInfo {
   request: string;
+  /** The retry about to be made: 1 for the first (the request's second attempt). */
   attempt: number;
+  /** The wait before it, ms. */
   delayMs: number;
   error: unknown;
   /** Which of the account's limits a 429 on this request stands for (`RequestOptions.rateLimit`). */
   rateLimit: RateLimitKind;
+  /**
+   * The retries this request may make (`maxRetries`). Absent for a wait bounded by the correction's time
+   * limit instead of a count: a refused job start or status poll of the Web API, waited out until it is taken.
+   */
+  maxRetries?: number;
 }
 
 /**
@@ -102,6 +109,8 @@ export interface RequestOptions {
   label?: string;
   /** Which account limit a 429 on this request stands for, told in `RetryInfo.rateLimit`. Default `'requests'`; `'jobs'` for a job start. */
   rateLimit?: RateLimitKind;
+  /** Called before each retry of this request, after the client's `onRetry`: for a caller that shows its own call's waits. */
+  onRetry?: ((info: RetryInfo) => void) | undefined;
 }
 
 /**
@@ -122,14 +131,17 @@ export interface CallOptions {
   timeout?: number | undefined;
   /** Retries after the first attempt, instead of the client's `maxRetries`; 0 makes one attempt. */
   maxRetries?: number | undefined;
+  /** Told before each wait of this call before trying again (besides the client's `onRetry`), e.g. to show it. */
+  onRetry?: ((info: RetryInfo) => void) | undefined;
 }
 
 /** The transport's request options for a call's `CallOptions` (only the ones it set). */
-export function callRequestOptions(call: CallOptions | undefined): Pick<RequestOptions, 'signal' | 'timeout' | 'maxRetries'> {
-  const out: Pick<RequestOptions, 'signal' | 'timeout' | 'maxRetries'> = {};
+export function callRequestOptions(call: CallOptions | undefined): Pick<RequestOptions, 'signal' | 'timeout' | 'maxRetries' | 'onRetry'> {
+  const out: Pick<RequestOptions, 'signal' | 'timeout' | 'maxRetries' | 'onRetry'> = {};
   if (call?.signal) out.signal = call.signal;
   if (call?.timeout !== undefined) out.timeout = call.timeout;
   if (call?.maxRetries !== undefined) out.maxRetries = call.maxRetries;
+  if (call?.onRetry) out.onRetry = call.onRetry;
   return out;
 }
 
@@ -220,7 +232,9 @@ export class Transport {
           if (opts.retryRateLimited === false && err instanceof RateLimitError) throw err;
           if (!idempotent && !(err instanceof APIError && NOT_ACTED_ON.has(err.status))) throw err;
           const delayMs = this.backoff(attempt, err);
-          this.options.onRetry?.({ request: label, attempt: attempt + 1, delayMs, error: redactError(err, this.secrets()), rateLimit: opts.rateLimit ?? 'requests' });
+          const info: RetryInfo = { request: label, attempt: attempt + 1, delayMs, error: redactError(err, this.secrets()), rateLimit: opts.rateLimit ?? 'requests', maxRetries };
+          this.options.onRetry?.(info);
+          opts.onRetry?.(info);
           await this.sleep(delayMs, opts.signal);
         }
       }

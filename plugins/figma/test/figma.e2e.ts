@@ -90,6 +90,16 @@ async function snapshot(): Promise<Map<string, Dumped>> {
   return new Map((await dump()).map((n) => [n.id, n]));
 }
 
+/** In Settings, choose the emulator (with `apiKey` when given) and save; Settings stay open. */
+async function saveEmulatorSettings(apiKey?: string): Promise<void> {
+  await ui.getByRole('button', { name: 'Settings' }).click();
+  await ui.getByLabel('Local emulator').check();
+  await ui.getByLabel('Emulator URL').fill(emu.web);
+  if (apiKey !== undefined) await ui.getByLabel('API key').fill(apiKey);
+  await ui.getByRole('button', { name: 'Save' }).click();
+  await ui.locator('#settings-status', { hasText: /^Saved$/ }).waitFor();
+}
+
 /** Wait until the run's closing message is shown (it carries the ok or error class). */
 async function finishedRunStatus(): Promise<string> {
   await ui.locator('#run-status.ok, #run-status.error').waitFor({ timeout: 240_000 });
@@ -137,12 +147,7 @@ describe('Figma plugin in Chromium with the emulator', () => {
     await ui.locator('#selection', { hasText: '6 images' }).waitFor();
 
     // Settings: the local emulator, with an API key that is never shown back.
-    await ui.getByRole('button', { name: 'Settings' }).click();
-    await ui.getByLabel('Local emulator').check();
-    await ui.getByLabel('Emulator URL').fill(emu.web);
-    await ui.getByLabel('API key').fill(API_KEY);
-    await ui.getByRole('button', { name: 'Save' }).click();
-    await ui.locator('#settings-status', { hasText: /^Saved$/ }).waitFor();
+    await saveEmulatorSettings(API_KEY);
     expect(await ui.locator('#api-key-hint').textContent()).toBe('Stored key: ••••abcd');
     expect(await ui.getByLabel('API key').inputValue()).toBe('');
     expect(await ui.locator('body').innerHTML()).not.toContain(API_KEY);
@@ -421,5 +426,26 @@ describe('Figma plugin in Chromium with the emulator', () => {
       expect(Buffer.from(sent.bytes).equals(colour)).toBe(true);
       expect(sent.notes).toEqual([]);
     }
+  });
+
+  it('says in the image\'s row that the service asked to wait, counting down, then finishes the image (light theme)', async () => {
+    await page.evaluate(() => {
+      window.harness.select('Rocket solo');
+      return window.harness.launch('correct', 'light');
+    });
+    await ui.locator('#selection', { hasText: '1 image' }).waitFor();
+    await saveEmulatorSettings();
+    await ui.getByRole('button', { name: 'Back' }).click();
+    // The job start refused for the account's jobs at once, with a Retry-After of 3 s.
+    emu.setFaults({ routes: { pfc: { rate429: 1, count: 1, retryAfterSeconds: 3 } } });
+    await ui.getByRole('button', { name: /Correct 1 image/ }).click();
+    const phase = ui.locator('.item .phase');
+    await phase.filter({ hasText: /^Service busy \(too many jobs at once\) — retrying in [34] s$/ }).waitFor({ timeout: 10_000 });
+    await phase.filter({ hasText: /^Service busy \(too many jobs at once\) — retrying in 1 s$/ }).waitFor({ timeout: 5_000 });
+    expect(await reviewReady()).toMatch(/^1 result to review/);
+    emu.setFaults({});
+    expect(await phase.textContent()).toBe('Ready: compare, then accept or reject');
+    await ui.getByRole('button', { name: 'Discard all' }).click();
+    await finishedRunStatus();
   });
 });

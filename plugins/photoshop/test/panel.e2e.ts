@@ -201,6 +201,27 @@ describe('Photoshop panel in Chromium on the simulated host', () => {
     expect(await disabled('correct-document')).toBe(false);
   });
 
+  it('Cancel while the service makes the document wait: the progress line counts the wait down, and Cancel ends it at once', async () => {
+    const docs = await sim((s) => s.documents());
+    const target = docs[0]!;
+    await page.evaluate((id) => window.__sim.activate(id), target.id);
+    // The job start refused for the account's jobs at once, with a Retry-After of a minute.
+    emu.setFaults({ routes: { pfc: { rate429: 1, count: 1, retryAfterSeconds: 60 } } });
+    try {
+      await page.click('#correct-document');
+      await until(() => /^astronaut\.jpg: Service busy \(too many jobs at once\) — retrying in 1:\d\d$/.test(document.getElementById('progress-text')?.textContent ?? ''), 30_000);
+      const began = Date.now();
+      await page.click('#cancel');
+      await until(() => document.getElementById('progress-area')!.classList.contains('hidden'), 10_000);
+      expect(Date.now() - began).toBeLessThan(5_000);
+    } finally {
+      emu.setFaults({});
+    }
+    expect(await outcomes()).toEqual([{ status: 'cancelled', text: 'astronaut.jpg — cancelled: the document was left unchanged' }]);
+    const now = await page.evaluate((id) => window.__sim.document(id), target.id);
+    expect(now.layers).toEqual(target.layers);
+  });
+
   it('Escape in Photoshop\'s progress bar while the result is applied: reported cancelled, documents unchanged, Correct All stops', async () => {
     const before = await sim((s) => s.documents());
     await page.evaluate(() => window.__sim.escapeDuringModal('Perfectly Clear:'));

@@ -65,6 +65,7 @@ export function createBgrBackend(options: BgrBackendOptions): CorrectionBackend 
             signal: s ?? signal,
             fileName: opts.fileName,
             contentType: opts.contentType,
+            ...(opts.onRetry ? { onRetry: opts.onRetry } : {}),
             onProgress: (p) => opts.onProgress?.({ phase: p.phase }),
           }), signal),
       );

@@ -53,12 +53,13 @@ export async function runContainer(
   signal: AbortSignal,
 ): Promise<{ correction: ContainerCorrection; body: ReadableStream<Uint8Array>; contentType: string | undefined }> {
   const contentType = await containerContentType(input, options);
+  const call = { signal, ...(options.onRetry ? { onRetry: options.onRetry } : {}) };
   options.onProgress?.({ phase: 'uploading' });
-  const { imageKey } = await client.upload(input, { contentType, signal });
+  const { imageKey } = await client.upload(input, { contentType, ...call });
   options.onProgress?.({ phase: 'processing' });
-  const correction = await client.correct(imageKey, check.container, { signal });
+  const correction = await client.correct(imageKey, check.container, call);
   options.onProgress?.({ phase: 'downloading' });
-  const file = await client.download(correction, { signal });
+  const file = await client.download(correction, call);
   return { correction, body: file.body, contentType: file.contentType };
 }
 

@@ -55,6 +55,7 @@ export function createSelfHostedBackend(options: SelfHostedBackendOptions): Corr
             signal: s ?? signal,
             contentType: 'image/png',
             fileName: pngName(opts.fileName),
+            ...(opts.onRetry ? { onRetry: opts.onRetry } : {}),
             onProgress: (p) => {
               if (p.phase !== 'uploading') opts.onProgress?.({ phase: p.phase });
             },

@@ -40,17 +40,18 @@ export async function correctOnWebApi(
   if (issues.length > 0) throw new ParameterError(issues);
 
   const budget = new JobBudget(options.signal, options.timeoutMs ?? ctx.jobTimeoutMs);
+  const told = options.onRetry ? { onRetry: options.onRetry } : {};
   const fileKey = await budget.run(async (signal) => {
     progress({ phase: 'uploading' });
-    const ticket = await uploads.ticket(fileType.value, { signal });
-    await lostIfNotFound(uploads.put(ticket.uploadUrl, input, { ...facts, signal }));
+    const ticket = await uploads.ticket(fileType.value, { signal, ...told });
+    await lostIfNotFound(uploads.put(ticket.uploadUrl, input, { ...facts, signal, ...told }));
     return ticket.fileKey;
   });
   const startParams: PfcParams = { ...check.params, fileKey, ...(fileType.value === 'video' ? { fileType: 'video' } : {}) };
   const { job, handle } = await admittedJob(ctx, jobs, startParams, budget, options, progress);
 
   progress({ phase: 'downloading', job });
-  const file = await lostIfNotFound(jobs.download(job, { signal: options.signal }));
+  const file = await lostIfNotFound(jobs.download(job, { signal: options.signal, ...told }));
   progress({ phase: 'done', job });
   return {
     body: file.body,
@@ -85,11 +86,12 @@ async function admittedJob(
   options: CorrectOptions,
   progress: NonNullable<CorrectOptions['onProgress']>,
 ): Promise<{ job: JobRecord; handle: JobHandle }> {
-  for (;;) {
+  const told = options.onRetry ? { onRetry: options.onRetry } : {};
+  for (let refusals = 1; ; refusals++) {
     const release = options.jobSlot ? await options.jobSlot(options.signal) : undefined;
     let refusal: RateLimitError | undefined;
     try {
-      const handle = await budget.run((signal) => jobs.start(params, { signal, retryRateLimited: false }).catch(uploadLostAs(params.fileKey)).catch(refusedAs));
+      const handle = await budget.run((signal) => jobs.start(params, { signal, retryRateLimited: false, ...told }).catch(uploadLostAs(params.fileKey)).catch(refusedAs));
       if (handle instanceof RateLimitError) {
         refusal = handle;
       } else {
@@ -98,6 +100,7 @@ async function admittedJob(
           signal,
           timeoutMs: Infinity, // the budget applies
           ...(options.slotWanted ? { urgent: options.slotWanted } : {}),
+          ...told,
           onStatus: (j) => progress({ phase: j.status === 'PENDING' ? 'queued' : 'processing', job: j }),
         })));
         return { job, handle };
@@ -106,6 +109,7 @@ async function admittedJob(
       release?.(refusal ? 'refused' : undefined);
     }
     const delay = refusalDelayMs(ctx, refusal);
+    options.onRetry?.({ request: refusal.request, attempt: refusals, delayMs: delay, error: refusal, rateLimit: 'jobs' });
     await budget.run((signal) => ctx.sleep(delay, signal));
   }
 }

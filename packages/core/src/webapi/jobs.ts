@@ -96,7 +96,8 @@ export class Jobs {
    * repeated, bounded by the wait's deadline and signal, not by `maxRetries`.
    */
   wait(job: JobRef, options: WaitOptions = {}): Promise<JobRecord> {
-    return waitForJob(this.#ctx, (signal) => this.status(job, { signal, retryRateLimited: false }), this.statusUrl(job), options);
+    const told = options.onRetry ? { onRetry: options.onRetry } : {};
+    return waitForJob(this.#ctx, (signal) => this.status(job, { signal, retryRateLimited: false, ...told }), this.statusUrl(job), options);
   }
 
   /** Open the corrected file of a completed job (or a result URL) as a stream. No API key is sent. */

@@ -4,7 +4,7 @@ import { JobFailedError, ProtocolError, RateLimitError } from '../errors';
 import type { JobRecord } from '../contract/webapi-types';
 import type { PollPolicy, WebApiContext } from './options';
 import { PollSchedule } from './poll-schedule';
-import { TRANSPORT_DEFAULTS } from '../transport';
+import { TRANSPORT_DEFAULTS, type RetryInfo } from '../transport';
 
 export interface WaitOptions {
   /** Stops the polling; the promise rejects with `UserAbortError`. */
@@ -21,6 +21,8 @@ export interface WaitOptions {
    * more closely, with more requests. Default: never.
    */
   urgent?: () => boolean;
+  /** Told before each wait before a status request is made again: the transport's retries and a 429 waited out. */
+  onRetry?: (info: RetryInfo) => void;
 }
 
 /**
@@ -57,7 +59,7 @@ export function waitForJob(
           continue;
         }
       } else await ctx.sleep(schedule.next(options.urgent?.() ?? false), signal);
-      const job = await statusUnlessRefused(ctx, status, signal);
+      const job = await statusUnlessRefused(ctx, status, signal, options.onRetry);
       if (job === undefined) continue;
       schedule.observe(job.status);
       options.onStatus?.(job);
@@ -103,18 +105,22 @@ async function sleepUnlessLearned(ctx: WebApiContext, ms: number, signal: AbortS
 
 /**
  * One status request; a 429 is waited out (its `Retry-After`, or the first
- * backoff delay without one) and answers undefined, so the caller polls again.
+ * backoff delay without one), told to `onRetry` first, and answers undefined,
+ * so the caller polls again.
  */
 async function statusUnlessRefused(
   ctx: WebApiContext,
   status: (signal: AbortSignal) => Promise<JobRecord>,
   signal: AbortSignal,
+  onRetry: ((info: RetryInfo) => void) | undefined,
 ): Promise<JobRecord | undefined> {
   try {
     return await status(signal);
   } catch (err) {
     if (!(err instanceof RateLimitError)) throw err;
-    await ctx.sleep(refusalDelayMs(ctx, err), signal);
+    const delayMs = refusalDelayMs(ctx, err);
+    onRetry?.({ request: err.request, attempt: 1, delayMs, error: err, rateLimit: 'requests' });
+    await ctx.sleep(delayMs, signal);
     return undefined;
   }
 }

@@ -129,7 +129,8 @@ export class ItemsView {
     if (!li) return;
     li.dataset.phase = u.phase;
     const phase = li.querySelector('.phase');
-    if (phase) phase.textContent = PHASE_TEXT[u.phase];
+    // A wait the service asked for is said instead of the phase (`ItemUpdate.waiting`), until the request is made again.
+    if (phase) phase.textContent = u.waiting ?? PHASE_TEXT[u.phase];
     const fill = li.querySelector<HTMLElement>('.bar-fill');
     if (fill) fill.style.width = `${PHASE_PROGRESS[u.phase]}%`;
     if (u.thumbnail) this.thumb(li, u.phase === 'ready' ? 'after' : 'before', u.thumbnail);

@@ -14,7 +14,7 @@
  *    `run/end`, which makes everything the run changed one undo step.
  *    `discardRun` ends a run with nothing applied.
  */
-import { LOST_JOB_ATTEMPTS, readAll, type CorrectionBackend, type JobUsage } from '@pfc/core';
+import { LOST_JOB_ATTEMPTS, progressWithWaits, readAll, type CorrectionBackend, type JobUsage } from '@pfc/core';
 import { cropRegionOf, type CropRegion } from '../shared/crop';
 import { mimeOf } from '../shared/image-header';
 import type { ApplyResult, ImageJob, RunPlan, RunSummary } from '../shared/messages';
@@ -35,6 +35,11 @@ export type ItemPhase =
 
 export interface ItemUpdate {
   phase: ItemPhase;
+  /**
+   * The service made the image wait (a 429's `Retry-After`, a 503…): why and how long is left, shown
+   * instead of the phase (core's `retryWaitText`). Absent again once the request is made again.
+   */
+  waiting?: string;
   /** Notes for the user (resizes made to fit Figma, service warnings, usage). */
   notes?: string[];
   error?: string;
@@ -110,6 +115,17 @@ async function thumbnailOf(make: Thumbnailer, bytes: Uint8Array, notes: string[]
   }
 }
 
+/**
+ * The row while the service has the image: its phase and, while a request waits before trying again (a 429's
+ * `Retry-After`, a 503), why and how long, counting down until the phase comes back (core's `progressWithWaits`).
+ */
+function serviceRow(report: (u: ItemUpdate) => void): ReturnType<typeof progressWithWaits> {
+  return progressWithWaits((service, waiting) => {
+    const phase = service === 'uploading' || service === 'downloading' ? service : service === 'queued' || service === 'processing' ? 'processing' : undefined;
+    if (phase) report(waiting === undefined ? { phase } : { phase, waiting });
+  });
+}
+
 async function correctOne(
   bridge: MainBridge,
   backend: CorrectionBackend,
@@ -133,19 +149,18 @@ async function correctOne(
   if (check.errors.length > 0) throw new Error(`Invalid options: ${check.errors.map((e) => e.message).join('; ')}`);
   const input = await inputFor(backend, read.bytes, tools.redraw);
   notes.push(...input.notes);
+  const row = serviceRow(report);
   const result = await backend.correct(input.bytes, params, {
     signal,
     contentType: mimeOf(format),
     size: input.bytes.byteLength,
     fileName: `${job.nodeNames[0] ?? 'image'}.${format === 'png' ? 'png' : 'jpg'}`,
-    onProgress: (p) => {
-      if (p.phase === 'uploading' || p.phase === 'downloading') report({ phase: p.phase });
-      else if (p.phase === 'queued' || p.phase === 'processing') report({ phase: 'processing' });
-    },
+    onProgress: row.onProgress,
+    onRetry: row.onRetry,
     // The service lost the job (it restarted): the same image is sent again, as a batch does per file.
     lostJobAttempts: LOST_JOB_ATTEMPTS,
     onLostJob: ({ attempt, attempts }) => notes.push(`the service lost the job (it may have restarted), so the image was sent again (attempt ${attempt} of ${attempts})`),
-  });
+  }).finally(row.stop);
   notes.push(...result.warnings);
   const output = await readAll(result.body);
   if (signal.aborted) throw signal.reason ?? new Error('Cancelled');

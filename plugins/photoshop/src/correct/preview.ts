@@ -8,7 +8,7 @@
  *
  * A preview is a real job on the service (the panel says so next to the button).
  */
-import { IMAGE_SIZE_LIMITS, ParameterError, readAll, type CorrectionBackend, type CorrectionProgress, type PfcParams } from '@pfc/core';
+import { IMAGE_SIZE_LIMITS, ParameterError, progressWithWaits, readAll, type CorrectionBackend, type CorrectionProgress, type PfcParams } from '@pfc/core';
 import type { Host, PsImageData } from '../host/types';
 import { decodeImage, encodePng, type Rgba } from '../image/codec';
 import { refuseLockedBeforeSending } from '../ps/apply';
@@ -46,7 +46,7 @@ export async function makePreview(
   params: PfcParams,
   scope: 'document' | 'layer',
   signal?: AbortSignal,
-  onPhase?: (phase: CorrectionProgress['phase']) => void,
+  onPhase?: (phase: CorrectionProgress['phase'], waiting?: string) => void,
 ): Promise<Preview> {
   const check = backend.validate(params);
   if (check.errors.length > 0) throw new ParameterError(check.errors);
@@ -67,12 +67,15 @@ export async function makePreview(
     return readWithout(context, doc.id, hidden, () => readRgba(host, doc.id, layer?.id, longSide(region.width, region.height, previewLongEdge(region))));
   });
   if (signal?.aborted) throw new CancelledError();
+  // Each phase, and the waits the service asks for counted down (core's `progressWithWaits`).
+  const service = progressWithWaits((phase, waiting) => onPhase?.(phase, waiting));
   const result = await backend.correct(encodePng(small.width, small.height, small.data, 4), params, {
     signal,
     contentType: 'image/png',
     fileName: 'preview.png',
-    onProgress: (p) => onPhase?.(p.phase),
-  });
+    onProgress: service.onProgress,
+    onRetry: service.onRetry,
+  }).finally(service.stop);
   const bytes = await readAll(result.body);
   if (signal?.aborted) throw new CancelledError();
   const after = decodeImage(bytes);

@@ -5,7 +5,7 @@
  * leaves the current document as it was.
  */
 import {
-  AuthenticationError, ConnectionError, JobFailedError, LOST_JOB_ATTEMPTS, ParameterError, PermissionDeniedError, RateLimitError, readAll, UserAbortError,
+  AuthenticationError, ConnectionError, JobFailedError, LOST_JOB_ATTEMPTS, ParameterError, PermissionDeniedError, progressWithWaits, RateLimitError, readAll, UserAbortError,
   type CorrectionBackend, type CorrectionProgress, type PfcParams,
 } from '@pfc/core';
 import type { Host } from '../host/types';
@@ -28,6 +28,11 @@ export interface RunProgress {
   total: number;
   title: string;
   phase: Phase;
+  /**
+   * The service made the document wait (a 429's `Retry-After`, a 503…): why and how long is left
+   * (core's `retryWaitText`), said instead of the phase. Absent again once the request is made again.
+   */
+  waiting?: string;
   /** Overall progress of the run, 0 to 1. */
   fraction: number;
 }
@@ -51,6 +56,9 @@ export interface RunOptions {
   selectionOnly?: boolean;
   onProgress?: (p: RunProgress) => void;
 }
+
+/** Tells the panel a target's phase, and while the service makes it wait, why and for how long. */
+type Report = (phase: Phase, waiting?: string) => void;
 
 /** Share of one target's progress reached at the start of each phase. */
 const PHASE_AT: Record<Phase, number> = {
@@ -81,8 +89,8 @@ export async function runCorrections(
       outcomes.push({ title: target.title, status: 'cancelled', message: 'not started: the run was cancelled', notes: [] });
       continue;
     }
-    const report = (phase: Phase) =>
-      onProgress?.({ index, total: targets.length, title: target.title, phase, fraction: (index + PHASE_AT[phase]) / targets.length });
+    const report: Report = (phase, waiting) =>
+      onProgress?.({ index, total: targets.length, title: target.title, phase, ...(waiting === undefined ? {} : { waiting }), fraction: (index + PHASE_AT[phase]) / targets.length });
     try {
       outcomes.push(await correctOne(host, backend, target, params, name, check.warnings, { signal, strength: options.strength ?? 100, selectionOnly: options.selectionOnly === true }, report));
     } catch (err) {
@@ -120,7 +128,7 @@ async function correctOne(
   name: string,
   warnings: readonly string[],
   options: OneOptions,
-  report: (phase: Phase) => void,
+  report: Report,
 ): Promise<Outcome> {
   report('reading');
   const source = await readSource(host, backend, target, params, options.selectionOnly);
@@ -179,19 +187,22 @@ async function sendToService(
   params: PfcParams,
   exported: ExportedImage,
   signal: AbortSignal | undefined,
-  report: (phase: Phase) => void,
+  report: Report,
 ): Promise<{ bytes: Uint8Array; sentAgain: string[]; warnings: readonly string[] }> {
   const sentAgain: string[] = [];
+  // Each phase, and the waits the service asks for counted down in the panel (core's `progressWithWaits`).
+  const service = progressWithWaits((phase, waiting) => report(phase === 'done' ? 'downloading' : phase, waiting));
   const result = await backend.correct(exported.bytes, params, {
     signal,
     contentType: exported.contentType,
     size: exported.bytes.byteLength,
     fileName: `${baseName(target.title)}.${exported.contentType === 'image/jpeg' ? 'jpg' : 'png'}`,
-    onProgress: (p) => report(p.phase === 'done' ? 'downloading' : p.phase),
+    onProgress: service.onProgress,
+    onRetry: service.onRetry,
     // The service lost the job (it restarted): the same pixels are sent again, as a batch does per file.
     lostJobAttempts: LOST_JOB_ATTEMPTS,
     onLostJob: ({ attempt, attempts }) => sentAgain.push(`the service lost the job (it may have restarted), so the pixels were sent again (attempt ${attempt} of ${attempts})`),
-  });
+  }).finally(service.stop);
   report('downloading');
   const bytes = await readAll(result.body);
   return { bytes, sentAgain, warnings: result.warnings };

@@ -17,6 +17,14 @@ const PHASE_TEXT: Record<RunProgress['phase'], string> = {
   reading: 'reading pixels', validating: 'checking', uploading: 'uploading', queued: 'queued', processing: 'processing',
   downloading: 'downloading', applying: 'adding the result', done: 'done',
 };
+/**
+ * What the progress line says of a document: its phase, or — while the service makes it wait (a 429's
+ * `Retry-After`, a 503) — why and how long is left, counting down (`RunProgress.waiting`, core's wording).
+ */
+function statusText(phase: RunProgress['phase'], waiting: string | undefined): string {
+  return waiting ?? PHASE_TEXT[phase];
+}
+
 /** Most custom presets listed (the selector stays usable). */
 const MAX_CUSTOM_PRESETS = 200;
 /** Longest wait for the account's preset list, in ms. */
@@ -168,8 +176,8 @@ export class Panel {
       this.setRunning(abort);
       byId('progress-text').textContent = 'Preview: the service is correcting a small copy…';
       const scope = pickerValue(picker('preview-target')) === 'layer' ? 'layer' : 'document';
-      const preview = await makePreview(this.host, backend, params, scope, abort.signal, (phase) => {
-        if (!abort.signal.aborted) byId('progress-text').textContent = `Preview: ${PHASE_TEXT[phase]}`;
+      const preview = await makePreview(this.host, backend, params, scope, abort.signal, (phase, waiting) => {
+        if (!abort.signal.aborted) byId('progress-text').textContent = `Preview: ${statusText(phase, waiting)}`;
       });
       this.shown = { preview, name: describeCorrection(params) };
       this.showPreview('after');
@@ -215,7 +223,7 @@ export class Panel {
   private progress(p: RunProgress): void {
     byId('progress').setAttribute('value', String(Math.round(p.fraction * 100)));
     const of = p.total > 1 ? `${p.index + 1}/${p.total} ` : '';
-    if (!this.running?.signal.aborted) byId('progress-text').textContent = `${of}${p.title}: ${PHASE_TEXT[p.phase]}`;
+    if (!this.running?.signal.aborted) byId('progress-text').textContent = `${of}${p.title}: ${statusText(p.phase, p.waiting)}`;
   }
 
   private renderOutcomes(outcomes: Outcome[]): void {
