@@ -4,7 +4,7 @@
  * and a summary. Paths are absolute; `rel` is the input's path below the
  * folder it was found in, for display.
  */
-import type { CorrectionProgress, JobRecord, PfcParams } from '@pfc/core';
+import type { CorrectionProgress, JobRecord, PfcParams, ServiceWait } from '@pfc/core';
 import type { LeftOutCounts, SkipCode, SkippedPath } from './left-out';
 import type { MediaInfo } from './sniff';
 
@@ -28,7 +28,12 @@ export type BatchEvent =
   | { type: 'skipped'; input: string; rel?: string; code: SkipCode | 'up-to-date'; reason: string; output?: string; bytes?: number }
   | { type: 'start'; input: string; rel: string; output: string; bytes: number; reason: CorrectReason }
   | { type: 'phase'; input: string; rel: string; phase: CorrectionProgress['phase'] }
-  /** A whole-file retry after a retryable failure (the transport's own retries are not reported here). */
+  /**
+   * The service made a file's request wait before it is made again: a 429's or 503's `Retry-After`, a backoff
+   * after a failed request, a refused job start (`wait.rateLimit` `'jobs'`). The file is still in flight.
+   */
+  | { type: 'waiting'; input: string; rel: string; wait: ServiceWait }
+  /** A whole-file retry after a retryable failure (the transport's own retries are `waiting` events). */
   | { type: 'retry'; input: string; rel: string; attempt: number; delayMs: number; error: string }
   | { type: 'corrected'; input: string; rel: string; output: string; bytesIn: number; bytesOut: number; durationMs: number; jobId?: string; warnings: string[]; backup?: string }
   | { type: 'failed'; input: string; rel: string; error: string; errorName: string; jobId?: string }

@@ -8,7 +8,7 @@ import type { Stats } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import {
-  AuthenticationError, type CorrectionProgress, defaultSleep, PermissionDeniedError, isRetryable, attemptBackoffMs, JobFailedError, JobLostError, type PfcParams, PfcError,
+  AuthenticationError, type CorrectionProgress, defaultSleep, serviceWait, PermissionDeniedError, isRetryable, attemptBackoffMs, JobFailedError, JobLostError, type PfcParams, PfcError,
   TimeoutError, UserAbortError,
 } from '@pfc/core';
 import { keepOriginal } from './backup';
@@ -189,6 +189,7 @@ async function attemptOnce(job: FileJob, decision: CorrectDecision, source: { si
       phase = p.phase;
       emit({ type: 'phase', ...ids, phase });
     },
+    onRetry: (info) => emit({ type: 'waiting', ...ids, wait: serviceWait(info) }),
     ...(ctx.slots ? { jobSlot: (s: AbortSignal | undefined) => ctx.slots!.acquire(job.order, s), slotWanted: () => ctx.slots!.waiting > 0 } : {}),
   }).finally(upload.discard);
   job.jobId = res.job?._id;

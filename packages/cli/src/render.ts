@@ -2,6 +2,7 @@
 import { isAbsolute, relative } from 'node:path';
 import { styleText } from 'node:util';
 import { type BatchEvent, type BatchSummary, formatBytes, formatDuration, type LeftOutCounts, NOT_SUPPORTED, type Tally } from '@pfc/batch';
+import { waitText } from '@pfc/core';
 import type { CliIo } from './io';
 import { escapeControls } from './terminal';
 
@@ -142,6 +143,8 @@ export function humanRenderer(io: CliIo): Renderer {
           return draw();
         case 'phase':
           return;
+        case 'waiting':
+          return print(paint('yellow', `⏸ ${safe(e.rel)}: ${waitText(e.wait, e.wait.delayMs)}`));
         case 'retry':
           return print(paint('yellow', `↻ ${safe(e.rel)}: ${safe(e.error)} (attempt ${e.attempt} in ${formatDuration(e.delayMs)})`));
         case 'corrected':

@@ -30,6 +30,15 @@ describe('humanRenderer', () => {
     expect(frames.at(-1)).toMatch(/^\[██████████░░░░░░░░░░\] 2\/4 files · .* · ETA .* · c\.jpg$/);
   });
 
+  it("says when the service makes a file wait, and for how long (the wait's own words from core)", () => {
+    const { io, out } = fakeIo(false);
+    const r = humanRenderer(io);
+    r.event({ type: 'waiting', input: '/work/b.jpg', rel: 'sub/b.jpg', wait: { reason: 'Service busy (rate limited)', delayMs: 41_200, attempt: 1, maxRetries: 4, rateLimited: 'requests' } });
+    r.event({ type: 'waiting', input: '/work/c.jpg', rel: 'c.jpg', wait: { reason: 'Service busy (too many jobs at once)', delayMs: 185_000, attempt: 3, rateLimited: 'jobs' } });
+    r.stop();
+    expect(out()).toBe('⏸ sub/b.jpg: Service busy (rate limited) — retrying in 42 s (attempt 2 of 5)\n⏸ c.jpg: Service busy (too many jobs at once) — retrying in 3:05\n');
+  });
+
   it('prints plain lines without a terminal (no bar, no escape codes)', () => {
     const { io, out, err } = fakeIo(false);
     const r = humanRenderer(io);

@@ -9,13 +9,41 @@ import { formatDuration } from './format';
 import type { RetryInfo } from './transport';
 
 /**
+ * A wait before a request is made again, as plain data (a batch event carries it): why, in the user's
+ * words, how long, and which attempt comes next.
+ */
+export interface ServiceWait {
+  /** E.g. `Service busy (rate limited)`, `Service unavailable`. */
+  reason: string;
+  /** The wait, ms. */
+  delayMs: number;
+  /** The retry about to be made: 1 for the first (`RetryInfo.attempt`). */
+  attempt: number;
+  /** The retries the request may make; absent for a wait bounded by the correction's time limit. */
+  maxRetries?: number;
+  /** The service refused with a 429: which of the account's limits it stands for (`RetryInfo.rateLimit`). Absent for other waits. */
+  rateLimited?: RetryInfo['rateLimit'];
+}
+
+/** The wait `info` announces, as data. */
+export function serviceWait(info: RetryInfo): ServiceWait {
+  const { delayMs, attempt, maxRetries, rateLimit, error } = info;
+  return { reason: waitReason(info), delayMs, attempt, ...(maxRetries === undefined ? {} : { maxRetries }), ...(error instanceof RateLimitError ? { rateLimited: rateLimit } : {}) };
+}
+
+/**
  * E.g. `Service busy (rate limited) — retrying in 42 s`, or
  * `Service unavailable — retrying in 8 s (attempt 2 of 3)`; `leftMs` is the wait still to go.
  */
-export function retryWaitText(info: RetryInfo, leftMs: number): string {
+export function waitText(wait: ServiceWait, leftMs: number): string {
   const seconds = Math.max(1, Math.ceil(leftMs / 1000));
-  const of = info.maxRetries === undefined ? '' : ` (attempt ${info.attempt + 1} of ${info.maxRetries + 1})`;
-  return `${waitReason(info)} — retrying in ${formatDuration(seconds * 1000)}${of}`;
+  const of = wait.maxRetries === undefined ? '' : ` (attempt ${wait.attempt + 1} of ${wait.maxRetries + 1})`;
+  return `${wait.reason} — retrying in ${formatDuration(seconds * 1000)}${of}`;
+}
+
+/** {@link waitText} of the wait `info` announces. */
+export function retryWaitText(info: RetryInfo, leftMs: number): string {
+  return waitText(serviceWait(info), leftMs);
 }
 
 /** Why the request is made again, in the user's words. */
@@ -45,21 +73,24 @@ export class RetryCountdown {
     private readonly now: () => number = Date.now,
   ) {}
 
-  readonly onRetry = (info: RetryInfo): void => {
+  readonly onRetry = (info: RetryInfo): void => this.start(serviceWait(info));
+
+  /** Show `wait`, counting down, in place of any wait shown. */
+  start(wait: ServiceWait): void {
     this.stop();
-    const until = this.now() + info.delayMs;
+    const until = this.now() + wait.delayMs;
     const tick = (): void => {
       const left = until - this.now();
       if (left <= 0) {
         this.#timer = undefined;
         return this.show(undefined);
       }
-      this.show(retryWaitText(info, left));
+      this.show(waitText(wait, left));
       // Again when the shown (rounded up) seconds drop by one.
       this.#timer = setTimeout(tick, left % 1000 || 1000);
     };
     tick();
-  };
+  }
 
   stop(): void {
     if (this.#timer !== undefined) clearTimeout(this.#timer);

@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
-  APIError, ConnectionError, ContainerClient, createContainerBackend, RateLimitError, readAll, retryWaitText, RetryCountdown, UserAbortError, WebApiClient, type RetryInfo,
+  APIError, ConnectionError, ContainerClient, createContainerBackend, RateLimitError, readAll, retryWaitText, RetryCountdown, serviceWait, UserAbortError, WebApiClient, type RetryInfo,
 } from '@pfc/core';
 import { CONTAINER, FakeContainer } from './container-fakes/fakes';
 import { BASE, corrected, FakeApi, KEY } from './helpers/fake-api';
@@ -23,6 +23,14 @@ describe('retryWaitText', () => {
     expect(retryWaitText(info(answered(502), { attempt: 2, maxRetries: 4 }), 600)).toBe('Service error (HTTP 502) — retrying in 1 s (attempt 3 of 5)');
     expect(retryWaitText(info(new ConnectionError('GET /thing'), { maxRetries: 2 }), 250)).toBe('Service not reachable — retrying in 1 s (attempt 2 of 3)');
     expect(retryWaitText(info(answered(429)), 185_000)).toBe('Service busy (rate limited) — retrying in 3:05');
+  });
+});
+
+describe('serviceWait', () => {
+  it('is plain data (a batch event carries it): a 429 says which limit, other waits none', () => {
+    expect(serviceWait(info(answered(429), { rateLimit: 'jobs', attempt: 2 }))).toEqual({ reason: 'Service busy (too many jobs at once)', delayMs: 42_000, attempt: 2, rateLimited: 'jobs' });
+    expect(serviceWait(info(answered(503), { rateLimit: 'jobs', maxRetries: 4 }))).toEqual({ reason: 'Service unavailable', delayMs: 42_000, attempt: 1, maxRetries: 4 });
+    expect(JSON.parse(JSON.stringify(serviceWait(info(answered(429)))))).toEqual(serviceWait(info(answered(429))));
   });
 });
 

@@ -4,6 +4,7 @@
  * one Output-channel line per file event.
  */
 import { type BatchEvent, formatBytes } from '@pfc/batch';
+import { RetryCountdown, waitText } from '@pfc/core';
 
 /** Counts of the planned files; `done` includes corrected, failed, up-to-date and cancelled. */
 export class ProgressModel {
@@ -63,15 +64,61 @@ export class ProgressModel {
     return increment;
   }
 
-  /** "3/10 · holiday/beach.jpg". */
-  message(): string {
-    return `${this.done}/${this.total}${this.current ? ` · ${this.current}` : ''}`;
+  /**
+   * "3/10 · holiday/beach.jpg", and the service's wait when one is shown (`ServiceWaits.shown`): "… · Service
+   * busy (rate limited) — retrying in 42 s", named when it is another file's.
+   */
+  message(wait?: ShownWait): string {
+    const waiting = wait ? ` · ${wait.rel === this.current ? '' : `${wait.rel}: `}${wait.text}` : '';
+    return `${this.done}/${this.total}${this.current ? ` · ${this.current}` : ''}${waiting}`;
   }
 
   /** Status-bar text with a spinning icon. */
   statusText(): string {
     return `$(sync~spin) PFC ${this.done}/${this.total}`;
   }
+}
+
+/**
+ * The latest wait the service imposed on a file in flight (a 429's or 503's `Retry-After`, a backoff), for
+ * the progress notification: "Service busy (rate limited) — retrying in 42 s", counting
+ * down (core's `RetryCountdown`) until the request is made again or the file is done. `changed` is told each
+ * time the text changes. A newer wait, of any file, takes the place of the one shown.
+ */
+export class ServiceWaits {
+  /** The wait shown, if any. */
+  shown: ShownWait | undefined;
+  private rel: string | undefined;
+  private readonly countdown: RetryCountdown;
+
+  constructor(private readonly changed: () => void) {
+    this.countdown = new RetryCountdown((text) => {
+      this.shown = text === undefined || this.rel === undefined ? undefined : { rel: this.rel, text };
+      changed();
+    });
+  }
+
+  apply(e: BatchEvent): void {
+    if (e.type === 'waiting') {
+      this.rel = e.rel;
+      this.countdown.start(e.wait);
+    } else if ((e.type === 'corrected' || e.type === 'failed' || e.type === 'cancelled') && e.rel === this.rel) {
+      this.stop();
+      this.changed();
+    }
+  }
+
+  /** No wait shown, and no timer left running (at the end of a run). */
+  stop(): void {
+    this.countdown.stop();
+    this.shown = this.rel = undefined;
+  }
+}
+
+/** A file's wait as the notification shows it: the file, and core's `waitText` counting down. */
+export interface ShownWait {
+  rel: string;
+  text: string;
 }
 
 /** The Output-channel line of an event, or undefined for events not worth a line. */
@@ -89,6 +136,8 @@ export function logLine(e: BatchEvent): string | undefined {
       return `start ${e.rel} (${formatBytes(e.bytes)}, ${e.reason})`;
     case 'phase':
       return undefined;
+    case 'waiting':
+      return `waiting ${e.rel}: ${waitText(e.wait, e.wait.delayMs)}`;
     case 'retry':
       return `retry ${e.rel} (attempt ${e.attempt} in ${Math.round(e.delayMs)} ms): ${e.error}`;
     case 'corrected':

@@ -24,7 +24,7 @@ import type { Log } from './log';
 import type { EmbeddedEmulator } from './embedded';
 import { ensureBackend, noticeEmbeddedEmulator } from './onboarding';
 import { listCustomPresets, presetItems } from './presets';
-import { logLine, ProgressModel } from './progress';
+import { logLine, ProgressModel, ServiceWaits } from './progress';
 import { scanInputs, type ExcludeRules } from './scan';
 import { outputModeOf, settingsFrom, OUTPUT_MODES, type ExtensionSettings, type OutputModeSetting } from './settings';
 import type { ExtensionHost, VscodeApi } from './vscode-api';
@@ -248,13 +248,12 @@ function nothingToCorrect(api: VscodeApi, leftOut: readonly LeftOutCounts[]): un
 
 /** Run one correction from start to summary. Resolves undefined when the user backed out. */
 export async function correct(svc: RunServices, req: RunRequest): Promise<RunOutcome | undefined> {
-  const { api, log } = svc;
+  const { api } = svc;
   // Each workspace folder's settings for its own files (resource scope); the backend's are the window's, the same for all.
   const folders = byWorkspaceFolder(api, req.inputs).map((inputs) => ({ inputs, settings: settingsFrom(api, api.Uri.file(inputs[0]!)) }));
   const resolved = await ensureBackend(svc, folders[0]!.settings, (s) =>
     resolveBackend(s, svc.keys, {
       l10n: svc.api.l10n,
-      onRetry: (r) => log.line(`retrying ${r.request} in ${Math.round(r.delayMs)} ms (attempt ${r.attempt})`),
       embedded: svc.embedded,
     }),
   );
@@ -389,6 +388,7 @@ async function runWithProgress(
           cancel.abort();
         });
         progress.report({ message: api.l10n.t('{0}/{1} · starting', 0, model.total) });
+        const waits = new ServiceWaits(() => progress.report({ message: model.message(waits.shown) }));
         let counts: RunCounts | undefined;
         let refused = false;
         // Said in the summary, once a run (batch's notice before anything is replaced is in the log).
@@ -424,8 +424,9 @@ async function runWithProgress(
                 // A folder's streamed plan is complete: the run's total is every folder's.
                 if (e.type === 'planned') totals[k] = e.files;
                 const increment = model.apply(e.type === 'planned' ? { ...e, files: sum(totals) } : e);
+                waits.apply(e);
                 if (e.type === 'start' || increment > 0) {
-                  progress.report({ message: model.message(), increment });
+                  progress.report({ message: model.message(waits.shown), increment });
                   status.text = model.statusText();
                 }
               },
@@ -436,6 +437,7 @@ async function runWithProgress(
           }
         } finally {
           sub.dispose();
+          waits.stop();
         }
         return { counts: attributesNotKept ? { ...counts!, attributesNotKept: true } : counts!, refused };
       },
