@@ -51,7 +51,7 @@ afterAll(() => {
 describe('right-click correction in a real VS Code (local emulator backend)', () => {
   // Control routes on: the tests read the service's own job records.
   const emu = emulatorForTests({ control: true });
-  const session = sessionForTests(() => ({ settings: { 'pfc.backend': 'emulator', 'pfc.emulatorUrl': emu().web }, folders: ['photos', 'picks', 'retry'] }));
+  const session = sessionForTests(() => ({ settings: { 'pfc.backend': 'emulator', 'pfc.emulatorUrl': emu().web }, folders: ['photos', 'picks', 'retry', 'waits'] }));
 
   test('a nested folder: Explorer menu → preset → progress → mirrored, decodable outputs → summary', async () => {
     const s = session();
@@ -167,6 +167,24 @@ describe('right-click correction in a real VS Code (local emulator backend)', ()
     expect(filesBelow(out).filter((f) => !f.split('/').pop()!.startsWith('.'))).toEqual([...SAMPLE_FILES].sort());
     const done = [...firstRun.filter((j) => !/fail/i.test(j.state)), ...retried];
     await expectProducedByService(done, SAMPLE_FILES, dir, out, 'School and Sports');
+  });
+
+  test('the service makes a file wait (503, Retry-After 3 s): the progress notification counts it down, then every file is corrected', async () => {
+    const s = session();
+    const { page, workspace } = s;
+    await runCommand(page, 'Notifications: Clear All Notifications');
+    await clearSeenToasts(page);
+    emu().setFaults({ routes: { upload: { rate503: 1, count: 1, retryAfterSeconds: 3 } } });
+    await contextMenu(page, explorerRow(page, 'waits'), 'Perfectly Clear: Correct Images in Folder…');
+    await pickQuick(page, 'Universal');
+    const waiting = await waitForToastText(page, /Service unavailable — retrying in \d s \(attempt 2 of \d\)/, 120_000);
+    expect(waiting).toMatch(/Perfectly Clear: \d\/5 · /);
+    await waitForToastText(page, /Corrected 5 files/, 180_000);
+    const out = join(workspace, 'waits', 'corrected');
+    expect(filesBelow(out).filter((f) => !f.split('/').pop()!.startsWith('.'))).toEqual([...SAMPLE_FILES].sort());
+    const counted = (await seenToasts(page)).map((t) => /retrying in (\d) s/.exec(t)?.[1]).filter((n) => n !== undefined);
+    // Counted down, not one frozen number.
+    expect(new Set(counted).size, counted.join(',')).toBeGreaterThanOrEqual(2);
   });
 });
 
