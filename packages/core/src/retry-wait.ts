@@ -79,13 +79,16 @@ export class RetryCountdown {
   start(wait: ServiceWait): void {
     this.stop();
     const until = this.now() + wait.delayMs;
+    let shown: string | undefined;
     const tick = (): void => {
       const left = until - this.now();
       if (left <= 0) {
         this.#timer = undefined;
         return this.show(undefined);
       }
-      this.show(waitText(wait, left));
+      // A timer may fire a millisecond before the clock says the second is over: the same text is not said twice.
+      const text = waitText(wait, left);
+      if (text !== shown) this.show((shown = text));
       // Again when the shown (rounded up) seconds drop by one.
       this.#timer = setTimeout(tick, left % 1000 || 1000);
     };

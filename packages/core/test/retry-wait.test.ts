@@ -56,6 +56,17 @@ describe('RetryCountdown', () => {
     vi.advanceTimersByTime(10_000);
     expect(shown).toHaveLength(5);
   });
+
+  it('says each second once when a timer fires a millisecond before the clock says that second is over', () => {
+    vi.useFakeTimers();
+    let lag = 0;
+    const shown: (string | undefined)[] = [];
+    const countdown = new RetryCountdown((text) => shown.push(text), () => Date.now() - lag);
+    countdown.onRetry(info(answered(503), { delayMs: 2_000 }));
+    lag = 1;
+    vi.advanceTimersByTime(3_000);
+    expect(shown).toEqual(['Service unavailable — retrying in 2 s', 'Service unavailable — retrying in 1 s', undefined]);
+  });
 });
 
 describe('CorrectOptions.onRetry on the Web API', () => {
