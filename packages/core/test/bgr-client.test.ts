@@ -72,6 +72,19 @@ describe('BGR licence', () => {
     expect(String(err)).toMatch(/could not reach GET \/Authorize\/\[redacted\]/);
   });
 
+  it("tells a correction's own onRetry of the activation's waits, with and without a key", async () => {
+    for (const licenseKey of [LICENCE, undefined]) {
+      clearBgrLicenceCache();
+      const fake = new FakeBgr();
+      if (!licenseKey) fake.licensed = true; // someone else activated it
+      fake.http.fail('GET', licenseKey ? /Authorize/ : /\/Status$/, { status: 503, headers: { 'retry-after': '0' } });
+      const waits: RetryInfo[] = [];
+      const backend = createBgrBackend({ bgr: client(fake, { licenseKey }) });
+      await backend.correct(JPEG, { removeBackground: true }, { onRetry: (i) => waits.push(i) });
+      expect(waits.map((w) => [w.request, w.attempt])).toEqual([[licenseKey ? 'GET /Authorize/[redacted]' : 'GET /Status', 1]]);
+    }
+  });
+
   it('without a key, accepts a container someone else activated and refuses an unlicensed one', async () => {
     const fake = new FakeBgr();
     await expect(client(fake, { licenseKey: undefined }).submit(JPEG)).rejects.toThrow(/Unlicensed and no licenseKey was given/);

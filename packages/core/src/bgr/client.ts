@@ -125,7 +125,7 @@ export class BgrClient {
     const query = { preprocessing: options.preprocessing, postprocessing: options.postprocessing };
     // A one-shot stream is read into a Blob once, so a retried or re-licensed submit can resend it.
     const body = isReplayable(input) ? form : await form().then((f) => () => f);
-    const res = await this.licensed('submit', options.signal, () =>
+    const res = await this.licensed('submit', options, () =>
       this.transport.json<unknown>('/SubmitImage', { method: 'POST', body, query, ...callRequestOptions(options) }),
     );
     const r = res as Partial<BgrSubmitResponse> | undefined;
@@ -136,7 +136,7 @@ export class BgrClient {
   /** `GET /CheckImage/{id}`: the job's state. */
   async check(processId: string, options: BgrCallOptions = {}): Promise<BgrCheckResponse> {
     checkId(processId);
-    return this.licensed('check', options.signal, () => this.transport.json<BgrCheckResponse>(path`/CheckImage/${processId}`, callRequestOptions(options)));
+    return this.licensed('check', options, () => this.transport.json<BgrCheckResponse>(path`/CheckImage/${processId}`, callRequestOptions(options)));
   }
 
   /**
@@ -151,7 +151,7 @@ export class BgrClient {
       if (c.status === 'failed') throw new BgrJobFailedError(processId, c.error ?? '', c);
       if (c.status !== 'completed') throw new BgrNotReadyError(processId, c.status);
     }
-    const res = await this.licensed('download', options.signal, () => this.transport.request(path`/DownloadImage/${processId}`, callRequestOptions(options)));
+    const res = await this.licensed('download', options, () => this.transport.request(path`/DownloadImage/${processId}`, callRequestOptions(options)));
     if (res.status !== 200 || !res.body) {
       await res.body?.cancel().catch(() => undefined);
       throw new BgrNotReadyError(processId, `HTTP ${res.status}`);
@@ -162,7 +162,7 @@ export class BgrClient {
   /** `DELETE /RemoveImage/{id}`: delete the job's files, in any state. */
   async remove(processId: string, options: BgrCallOptions = {}): Promise<BgrRemoveResponse> {
     checkId(processId);
-    return this.licensed('remove', options.signal, () =>
+    return this.licensed('remove', options, () =>
       this.transport.json<BgrRemoveResponse>(path`/RemoveImage/${processId}`, { method: 'DELETE', ...callRequestOptions(options) }),
     );
   }
@@ -229,16 +229,18 @@ export class BgrClient {
    * Run a call with the licence in place: activate first when this container
    * instance has not been activated, and when the call says `Unlicensed`
    * (e.g. the container restarted) activate again once before failing.
+   * The activation's waits are told to the call's `onRetry` too, as its own.
    */
-  private async licensed<T>(endpoint: BgrEndpoint, signal: AbortSignal | undefined, fn: () => Promise<T>): Promise<T> {
-    await this.licence.ensure(signal);
+  private async licensed<T>(endpoint: BgrEndpoint, call: CallOptions, fn: () => Promise<T>): Promise<T> {
+    const { signal, onRetry } = call;
+    await this.licence.ensure(signal, onRetry);
     try {
       return await this.call(endpoint, fn);
     } catch (err) {
       if (!isUnlicensed(err)) throw err;
       this.licence.forget();
       if (!this.options.licenseKey) throw new BgrLicenceError('the background-removal container is Unlicensed and no licenseKey was given to activate it');
-      await this.licence.authorize(undefined, { signal, force: true });
+      await this.licence.authorize(undefined, { signal, force: true, onRetry });
       try {
         return await this.call(endpoint, fn);
       } catch (again) {

@@ -6,7 +6,7 @@
  * from every error and retry notice.
  */
 import { ParameterError, redactError, UserAbortError } from '../errors';
-import { Transport } from '../transport';
+import { Transport, type RetryInfo } from '../transport';
 import type { BgrLicenceStatus } from '../contract/bgr';
 import { BgrLicenceError, toBgrError } from './errors';
 import { path } from '../url-path';
@@ -27,6 +27,12 @@ function normalise(baseURL: string): string {
   return baseURL.replace(/\/+$/, '');
 }
 
+/** Who an activation is for: its caller's signal, and whom to tell of its waits. */
+interface Activation {
+  signal?: AbortSignal | undefined;
+  onRetry?: ((info: RetryInfo) => void) | undefined;
+}
+
 export class LicenceCache {
   private readonly base: string;
   private readonly auth: Transport;
@@ -43,14 +49,17 @@ export class LicenceCache {
     this.auth = new Transport({ ...transport.options, secrets: () => [...(own?.() ?? []), ...this.keys, ...[...this.keys].map(encodeURIComponent)] });
   }
 
-  /** Activate unless this container instance is known to be licensed. */
-  async ensure(signal?: AbortSignal): Promise<void> {
+  /**
+   * Activate unless this container instance is known to be licensed. `onRetry` is told the activation's
+   * waits when this call starts it; a call that finds another's activation under way waits for it untold.
+   */
+  async ensure(signal?: AbortSignal, onRetry?: (info: RetryInfo) => void): Promise<void> {
     for (let attempt = 0; ; attempt++) {
       const cached = activations.get(this.base);
       try {
         if (cached) await cached;
-        else if (this.options.licenseKey) await this.authorize(undefined, { signal });
-        else await this.remember(this.statusOnly(signal));
+        else if (this.options.licenseKey) await this.authorize(undefined, { signal, onRetry });
+        else await this.remember(this.statusOnly(signal, onRetry));
         return;
       } catch (err) {
         // Another caller's abort rejected the shared activation: try once on our own.
@@ -61,14 +70,14 @@ export class LicenceCache {
   }
 
   /** `GET /Authorize/{key}`; the cached activation unless `force`. */
-  authorize(key: string | undefined, options: { signal?: AbortSignal | undefined; force?: boolean } = {}): Promise<BgrLicenceStatus> {
+  authorize(key: string | undefined, options: Activation & { force?: boolean } = {}): Promise<BgrLicenceStatus> {
     const k = key ?? this.options.licenseKey;
     if (!k) return Promise.reject(new ParameterError([{ param: 'licenseKey', message: 'licenseKey is required to activate the background-removal container' }]));
     if (!options.force) {
       const cached = activations.get(this.base);
       if (cached) return cached;
     }
-    return this.remember(this.activate(k, options.signal));
+    return this.remember(this.activate(k, options));
   }
 
   /** Drop this container's cached activation (it reported Unlicensed). */
@@ -84,11 +93,11 @@ export class LicenceCache {
     return p;
   }
 
-  private async activate(key: string, signal: AbortSignal | undefined): Promise<BgrLicenceStatus> {
+  private async activate(key: string, { signal, onRetry }: Activation): Promise<BgrLicenceStatus> {
     this.keys.add(key);
     let status: BgrLicenceStatus;
     try {
-      status = await this.auth.json<BgrLicenceStatus>(path`/Authorize/${key}`, { signal, label: AUTHORIZE_LABEL });
+      status = await this.auth.json<BgrLicenceStatus>(path`/Authorize/${key}`, { signal, label: AUTHORIZE_LABEL, ...(onRetry ? { onRetry } : {}) });
     } catch (err) {
       throw toBgrError(err, 'authorize');
     }
@@ -102,10 +111,10 @@ export class LicenceCache {
     return status;
   }
 
-  private async statusOnly(signal: AbortSignal | undefined): Promise<BgrLicenceStatus> {
+  private async statusOnly(signal: AbortSignal | undefined, onRetry: ((info: RetryInfo) => void) | undefined): Promise<BgrLicenceStatus> {
     let status: BgrLicenceStatus;
     try {
-      status = await this.transport.json<BgrLicenceStatus>('/Status', { signal });
+      status = await this.transport.json<BgrLicenceStatus>('/Status', { signal, ...(onRetry ? { onRetry } : {}) });
     } catch (err) {
       throw toBgrError(err, 'status');
     }
