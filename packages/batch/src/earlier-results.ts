@@ -13,9 +13,12 @@
  * output folder (a result copied back among the photos, or over its original).
  * In an earlier mirror run's output folder every file is hashed for that;
  * elsewhere (where the inputs stand beside or apart from the results) only a
- * file of a recorded result's size is.
+ * file of a recorded result's size is, against the manifests of the folders
+ * above it, the run's own, and those of earlier output folders the planner
+ * found below the inputs (a result copied out of one). A symbolic link is
+ * judged by what it leads to as well: a link to a result is that result.
  */
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, lstatSync, realpathSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { hashFile } from './hash';
 import { Manifest, type ManifestEntry, manifestModeOf } from './manifest';
@@ -26,8 +29,11 @@ export class EarlierResults {
   private readonly chains = new Map<string, Promise<Manifest[]>>();
   /** The run's own manifests, by folder: read already, and kept up to date by the run. */
   private readonly known: ReadonlyMap<string, Manifest>;
+  /** The manifests of earlier output folders found below the inputs, read when a file first asks. */
+  private apart: Promise<Manifest[]> | undefined;
 
-  constructor(known: Iterable<Manifest> = []) {
+  /** `earlierOutputs`: earlier mirror runs' output folders below the inputs (`BatchPlan.earlierOutputs`). */
+  constructor(known: Iterable<Manifest> = [], private readonly earlierOutputs: readonly string[] = []) {
     this.known = new Map([...known].map((m) => [m.dir, m]));
   }
 
@@ -37,19 +43,24 @@ export class EarlierResults {
    */
   async reasonFor(file: string, size: number, mtimeMs: number, signal?: AbortSignal, hashed?: string): Promise<string | undefined> {
     const path = resolve(file);
-    const chain = await this.chainOf(dirname(path));
+    const target = linkTarget(path);
     let hash = hashed;
-    for (const manifest of chain) {
-      const entry = manifest.get(path);
-      if (!entry || entry.outputSize !== size) continue;
-      if (entry.outputMtimeMs !== mtimeMs) {
-        // Copied with the folder (new times), or touched: the bytes decide.
-        hash ??= await hashFile(path, signal);
-        if (hash !== entry.outputHash) continue;
+    const chains: Manifest[][] = [];
+    for (const at of target === undefined ? [path] : [path, target]) {
+      const chain = await this.chainOf(dirname(at));
+      chains.push(chain);
+      for (const manifest of chain) {
+        const entry = manifest.get(at);
+        if (!entry || entry.outputSize !== size) continue;
+        if (entry.outputMtimeMs !== mtimeMs) {
+          // Copied with the folder (new times), or touched: the bytes decide.
+          hash ??= await hashFile(path, signal);
+          if (hash !== entry.outputHash) continue;
+        }
+        return `${alreadyCorrected(manifest, entry)}${at === path ? '' : ` (a link to ${target})`}`;
       }
-      return alreadyCorrected(manifest, entry);
     }
-    return this.copyOfResult(path, size, chain, signal, hash);
+    return this.copyOfResult(path, size, chains.flat(), signal, hash);
   }
 
   /**
@@ -60,7 +71,9 @@ export class EarlierResults {
    * `hashed`: its hash, if taken already.
    */
   private async copyOfResult(path: string, size: number, chain: readonly Manifest[], signal: AbortSignal | undefined, hashed: string | undefined): Promise<string | undefined> {
-    const searched = [...new Set([...chain, ...this.known.values()])].filter((m) => (m.mode === 'mirror' && !this.known.has(m.dir)) || m.hasResultOfSize(size));
+    const below = chain.filter((m) => m.mode === 'mirror' && !this.known.has(m.dir));
+    const apart = [...this.known.values(), ...(await this.apartManifests())].filter((m) => m.hasResultOfSize(size));
+    const searched = [...new Set([...below, ...chain.filter((m) => m.hasResultOfSize(size)), ...apart])];
     if (searched.length === 0) return undefined;
     const hash = hashed ?? (await hashFile(path, signal));
     for (const manifest of searched) {
@@ -71,6 +84,12 @@ export class EarlierResults {
       return `${alreadyCorrected(manifest, entry)} (${other} renamed or copied)`;
     }
     return undefined;
+  }
+
+  /** The manifests of the earlier output folders found below the inputs (an unreadable one is not asked). */
+  private apartManifests(): Promise<Manifest[]> {
+    this.apart ??= Promise.all(this.earlierOutputs.map((dir) => this.manifestIn(dir).catch(() => undefined))).then((ms) => ms.filter((m): m is Manifest => m !== undefined));
+    return this.apart;
   }
 
   private chainOf(dir: string): Promise<Manifest[]> {
@@ -91,6 +110,15 @@ export class EarlierResults {
     // Read only, never written. A manifest of the first format has no header line, so no mode: its results are
     // known by their paths only (as a suffix run's), not searched by hash.
     return Manifest.load(dir, manifestModeOf(dir) ?? 'suffix');
+  }
+}
+
+/** Where the symbolic link at `path` leads (its real path), or undefined for a file that is no link (or a broken one). */
+function linkTarget(path: string): string | undefined {
+  try {
+    return lstatSync(path).isSymbolicLink() ? realpathSync(path) : undefined;
+  } catch {
+    return undefined;
   }
 }
 

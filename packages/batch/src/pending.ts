@@ -24,7 +24,7 @@ export async function pendingFiles(plan: BatchPlan, options: PendingOptions): Pr
   const pending: PlannedFile[] = [];
   const settingsOf = fileSettings(options.params ?? {}, options.backendId);
   const { signal } = options;
-  const earlier = new EarlierResults(manifests.values());
+  const earlier = new EarlierResults(manifests.values(), plan.earlierOutputs);
   let sinceTurn = 0;
   for (const file of plan.files) {
     // Most decisions are synchronous stats: without a turn of the event loop now and then, a host's Cancel

@@ -59,7 +59,15 @@ export interface Survey {
   names: number;
   /** Output roots of the inputs that have files to judge. */
   outputRoots: string[];
+  /** Output folders of earlier mirror runs found below the inputs (left out), the first {@link EARLIER_OUTPUTS_KEPT}. */
+  earlierOutputs: string[];
 }
+
+/**
+ * Earlier output folders a survey names for the run to ask whether a photo is a copy of their results: a tree
+ * holds one per folder once corrected, rarely more than a few; each is a manifest read when a file is judged.
+ */
+export const EARLIER_OUTPUTS_KEPT = 100;
 
 /**
  * Why the host leaves a path below an input folder out (e.g. VS Code's
@@ -167,6 +175,7 @@ export async function surveyInputs(roots: readonly Root[], mode: OutputMode, lea
 class Surveyor {
   private readonly tasks: Omit<PlanTask, 'unit' | 'last'>[] = [];
   private readonly leftOut = new LeftOutRecord();
+  private readonly earlierOutputs: string[] = [];
   private names = 0;
   private readonly rootsWithNames = new Set<string>();
   private readonly suffix: string | undefined;
@@ -209,6 +218,7 @@ class Surveyor {
     }
     // Judged from the listing: only a folder holding a manifest or a lock is opened to see whose it is.
     if (!top && entries.some((e) => e.name === MANIFEST_FILE || e.name === LOCK_FILE) && (await isMirrorOutputFolder(dir))) {
+      if (this.earlierOutputs.length < EARLIER_OUTPUTS_KEPT) this.earlierOutputs.push(dir);
       return this.skip(dir, 'output-folder', 'output folder of an earlier run (holds a manifest)');
     }
     entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
@@ -293,7 +303,7 @@ class Surveyor {
     const lastOf = new Map<number, number>();
     units.forEach((u, i) => lastOf.set(u, i));
     const tasks = this.tasks.map((t, i) => ({ ...t, unit: units[i]!, last: lastOf.get(units[i]!) === i }));
-    return { tasks, leftOut: this.leftOut, names: this.names, outputRoots: [...this.rootsWithNames] };
+    return { tasks, leftOut: this.leftOut, names: this.names, outputRoots: [...this.rootsWithNames], earlierOutputs: this.earlierOutputs };
   }
 }
 

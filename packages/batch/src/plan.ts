@@ -102,6 +102,8 @@ export interface BatchPlan {
   totalBytes: number;
   /** The manifests of `outputRoots` as planning read them; `runBatch` reuses each one still unchanged on disk once it holds the lock. */
   manifests?: ReadonlyMap<string, Manifest>;
+  /** Earlier mirror runs' output folders found below the inputs and left out: a photo with the bytes of one of their results is not corrected again. */
+  earlierOutputs?: readonly string[];
 }
 
 /**
@@ -127,6 +129,8 @@ export interface StreamedPlan {
   outputFolders: () => Iterable<string>;
   /** As `BatchPlan.manifests`. */
   manifests?: ReadonlyMap<string, Manifest>;
+  /** As `BatchPlan.earlierOutputs`. */
+  earlierOutputs?: readonly string[];
 }
 
 /**
@@ -150,7 +154,8 @@ export async function collectPlan(stream: StreamedPlan, options: Pick<PlanOption
     files.push(f);
   }
   const outputRoots = [...new Set(files.map((f) => f.outputRoot))];
-  return { files, leftOut: stream.leftOut, outputRoots, mode: stream.mode, totalBytes: files.reduce((n, f) => n + f.size, 0), ...(stream.manifests ? { manifests: stream.manifests } : {}) };
+  const { leftOut, mode, manifests, earlierOutputs } = stream;
+  return { files, leftOut, outputRoots, mode, totalBytes: files.reduce((n, f) => n + f.size, 0), ...(manifests ? { manifests } : {}), ...(earlierOutputs ? { earlierOutputs } : {}) };
 }
 
 /**
@@ -173,7 +178,7 @@ export async function planStream(options: PlanOptions): Promise<StreamedPlan> {
   const progress = { leftOut: 0 };
   const walker = new Walker(mode, params, backend, knownMediaLookup(manifests, params, options.backendId ?? backend, mode.kind === 'in-place'), survey.leftOut, progress, options.leaveOut, signal);
   return {
-    mode, expectedFiles: survey.names, outputRoots: survey.outputRoots, leftOut: survey.leftOut, manifests, progress,
+    mode, expectedFiles: survey.names, outputRoots: survey.outputRoots, leftOut: survey.leftOut, manifests, progress, earlierOutputs: survey.earlierOutputs,
     files: unitByUnit(survey, walker, mode, params),
     outputFolders: () => outputFoldersOf(survey, mode),
   };
@@ -419,10 +424,17 @@ function refuseOutputsOverInputs(files: PlannedFile[], inputs: ReadonlyMap<strin
   const realOf = realFilePaths(false);
   for (const f of files) {
     const hit = inputs.get(realOf(f.output));
-    if (hit) {
-      throw new BatchUsageError(`the output of ${f.input} would overwrite the input ${hit}; choose another --out folder (or --in-place to replace originals)`, 'bad-output');
-    }
+    if (!hit) continue;
+    // A link among the photos to where a result goes (`latest.jpg` → `corrected/a.jpg`) is no photo of the
+    // user's: it alone is left as is; the photo whose result it shows is corrected as any other.
+    const link = isSymbolicLink(hit) ? files.find((g) => g.input === hit) : undefined;
+    if (!link) throw new BatchUsageError(`the output of ${f.input} would overwrite the input ${hit}; choose another --out folder (or --in-place to replace originals)`, 'bad-output');
+    link.refusal ??= `is a link to ${f.output}, where this run writes the result of ${f.input}; left as is: correcting it would correct that result again`;
   }
+}
+
+function isSymbolicLink(path: string): boolean {
+  return lstatSync(path, { throwIfNoEntry: false })?.isSymbolicLink() ?? false;
 }
 
 /** `dir`'s entry `name` (a folder entry's name holds no separator): `join` without its normalising pass, asked for every file. */

@@ -177,7 +177,7 @@ async function runLocked(plan: BatchPlan | StreamedPlan, options: RunOptions, pa
   const tally = new Tally(options.keepResults ?? true, writer);
   const settingsOf = fileSettings(params, backendId);
   // One context for every file (a copy of the options per file was much of a rerun's garbage).
-  const ctx: FileContext = { ...options, signal, params, backendId, attempts, emit, slots, gate: new AttemptGate(), earlier: new EarlierResults(manifests.values()) };
+  const ctx: FileContext = { ...options, signal, params, backendId, attempts, emit, slots, gate: new AttemptGate(), earlier: new EarlierResults(manifests.values(), plan.earlierOutputs) };
   const feed = planFeed(plan, signal, (files, bytes) => emit({ type: 'planned', files, bytes }));
   // The output roots that hold a result of the run: a root whose every file was left out (e.g. a folder
   // given again below another input) or failed is no output folder of it (the lock removes it, left empty).
