@@ -77,7 +77,12 @@ export function sniffFileSync(path: string, whyNot?: (reason: string) => void): 
     }
     const format = media.format as MediaFormat;
     const info: MediaInfo = { format, fileType: media.kind, contentType: CONTENT_TYPES[format] };
-    const frame = media.jpegScanFrom !== undefined && head.length === HEAD_BYTES ? jpegFrameBeyond(fd, media.jpegScanFrom) : media;
+    const frame = media.jpegScanFrom === undefined ? media : head.length === HEAD_BYTES ? jpegFrameBeyond(fd, media.jpegScanFrom) : ENDED;
+    const noImage = noImageReason(format, frame);
+    if (noImage) {
+      whyNot?.(noImage);
+      return undefined;
+    }
     if (frame.width !== undefined) info.width = frame.width;
     if (frame.height !== undefined) info.height = frame.height;
     if (frame.components !== undefined) info.components = frame.components;
@@ -137,11 +142,28 @@ function unsupportedReason(media: SniffedMedia | undefined, path: string): strin
 const HEAD_BYTES = 16 * 1024;
 
 /** Continue the JPEG segment walk past the head, 10 bytes per segment (large EXIF or ICC blocks). */
-function jpegFrameBeyond(fd: number, from: number): Pick<SniffedMedia, 'width' | 'height' | 'components'> {
+/** A JPEG's frame, or that the file ended before it (`ended`). */
+type JpegFrame = Pick<SniffedMedia, 'width' | 'height' | 'components'> & { ended?: true };
+
+/** The file ended before a JPEG's frame header. */
+const ENDED: JpegFrame = { ended: true };
+
+/**
+ * Why a JPEG or PNG holds no image at all (an interrupted download or copy), or undefined: a PNG without the
+ * header every PNG starts with (IHDR), a JPEG that ends before its frame header. Left out before any upload,
+ * as an empty file is; a file whose header is merely beyond what is read is sent, for the service to decide.
+ */
+function noImageReason(format: MediaFormat, frame: JpegFrame): string | undefined {
+  if (format === 'png' && frame.width === undefined) return 'PNG without its image header (IHDR): the file holds no image (an interrupted download or copy?)';
+  if (format === 'jpeg' && frame.ended) return 'JPEG that ends before its image header: the file holds no image (an interrupted download or copy?)';
+  return undefined;
+}
+
+function jpegFrameBeyond(fd: number, from: number): JpegFrame {
   let pos = from;
   for (let i = 0; i < MAX_JPEG_SEGMENTS; i++) {
     const bytes = readAt(fd, pos, 10);
-    if (bytes.length < 10) return {};
+    if (bytes.length < 10) return ENDED;
     const scan = scanJpegFrame(bytes, pos, pos);
     if ('width' in scan) return scan;
     if (scan.continueAt === undefined || scan.continueAt <= pos) return {};

@@ -1,7 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { limitViolation, sniffBytes, sniffFile } from '../src/index';
+import { limitViolation, planBatch, sniffBytes, sniffFile } from '../src/index';
+import { sniffFileSync } from '../src/sniff';
 import { jpegBytes, pngBytes, tempDir } from './helpers';
 
 const SAMPLES = join(import.meta.dirname, '../../../samples');
@@ -25,6 +26,22 @@ describe('sniffFile', () => {
       const info = await sniffFile(put(`edge-${app1Bytes}.jpg`, jpegBytes(1234, 567, { app1Bytes, filler: 'x'.repeat(100) })));
       expect(info, `APP1 of ${app1Bytes} bytes`).toMatchObject({ format: 'jpeg', width: 1234, height: 567, components: 3 });
     }
+  });
+
+  it('leaves out a PNG or JPEG that holds no image (ends before its header), before any upload, saying why', async () => {
+    const sig = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+    const jfifOnly = jpegBytes(640, 480).subarray(0, 2 + 20); // SOI and APP1, cut before the frame header
+    const cutInExif = jpegBytes(640, 480, { app1Bytes: 40_000 }).subarray(0, 30_000);
+    writeFileSync(join(dir, 'whole.jpg'), jpegBytes(640, 480));
+    for (const [name, bytes, kind] of [['sig.png', sig, 'PNG'], ['soi.jpg', jfifOnly, 'JPEG'], ['cut-in-exif.jpg', cutInExif, 'JPEG']] as const) {
+      const why: string[] = [];
+      expect(sniffFileSync(put(name, bytes), (r) => why.push(r))).toBeUndefined();
+      expect(why).toEqual([expect.stringMatching(new RegExp(`^${kind} .*the file holds no image`))]);
+    }
+    const plan = await planBatch({ inputs: [dir], params: {}, output: { kind: 'mirror', dir: tempDir() } });
+    expect(plan.files.map((f) => f.rel)).toContain('whole.jpg');
+    const kept = plan.leftOut.kept.map((s) => [s.path.split('/').pop(), s.code]);
+    expect(kept).toEqual(expect.arrayContaining([['sig.png', 'unsupported'], ['soi.jpg', 'unsupported'], ['cut-in-exif.jpg', 'unsupported']]));
   });
 
   it('judges by content, not by name', async () => {
