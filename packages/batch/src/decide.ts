@@ -9,6 +9,7 @@ import { effectivePfcParams, type PfcParams } from '@pfc/core';
 import type { EarlierResults } from './earlier-results';
 import type { CorrectReason } from './events';
 import { hashFile } from './hash';
+import { inTheWay } from './in-the-way';
 import { type Manifest, type ManifestEntry, settingsKey } from './manifest';
 import { unwritableReason } from './path-limits';
 import { BACKUP_DIR } from './paths';
@@ -34,10 +35,12 @@ export type Decision =
 
 /**
  * The decisions that leave a file as it is on purpose (its output would replace a file pfc did not write or
- * another input's, its name or path is too long, it is pfc's own result): the same again until the user acts
+ * another input's, its name or path is too long, a file is in the way of its folder, it is pfc's own result): the same again until the user acts
  * on the files, so retrying the file cannot help. A run reports them failed, and counts them (`refused`).
  */
-export const REFUSALS = ['OutputExistsError', 'OutputCollisionError', 'OutputNameTooLongError', 'OutputPathTooLongError', 'AlreadyCorrectedError', 'OriginalMissingError'] as const;
+export const REFUSALS = [
+  'OutputExistsError', 'OutputCollisionError', 'OutputNameTooLongError', 'OutputPathTooLongError', 'OutputBlockedError', 'AlreadyCorrectedError', 'OriginalMissingError',
+] as const;
 export type RefusalName = (typeof REFUSALS)[number];
 
 /** Whether a failed file's `errorName` is one of the {@link REFUSALS}. */
@@ -66,6 +69,13 @@ export interface DecideOptions {
  * (the manifest's output hash) or with `overwrite`.
  */
 export async function decide(file: PlannedFile, manifest: Manifest, key: string, options: DecideOptions = {}): Promise<Decision> {
+  const decision = await decideFile(file, manifest, key, options);
+  if (decision.action !== 'correct') return decision;
+  // Only a file about to be written is checked: an up-to-date rerun stats nothing more.
+  return (await inTheWay(file, decision.backupFirst, manifest)) ?? decision;
+}
+
+async function decideFile(file: PlannedFile, manifest: Manifest, key: string, options: DecideOptions): Promise<Decision> {
   if (file.refusal) return { action: 'refuse', errorName: 'OutputCollisionError', reason: file.refusal };
   const unwritable = unwritableReason(file);
   if (unwritable) return { action: 'refuse', ...unwritable };
@@ -116,10 +126,15 @@ function foreignRefusal(output: string): Decision {
 async function decideBeside(file: PlannedFile, manifest: Manifest, entry: ManifestEntry | undefined, key: string, options: DecideOptions): Promise<Decision> {
   const { signal } = options;
   const owner = await outputOwner(file.output, manifest, signal, entry);
-  if (owner === 'foreign' && !options.overwrite) return foreignRefusal(file.output);
+  // Said before any advice to use --overwrite, which would refuse it too.
   if (owner === 'foreign' && lstatOrUndefined(file.output)?.isDirectory()) {
-    return { action: 'refuse', errorName: 'OutputExistsError', reason: `a folder is where the result would go: ${file.output}; --overwrite replaces files, never folders` };
+    return {
+      action: 'refuse',
+      errorName: 'OutputExistsError',
+      reason: `a folder is where the result would go: ${file.output}; --overwrite replaces files, never folders, so it would not help: move or rename the folder (or choose another --out folder), then run again`,
+    };
   }
+  if (owner === 'foreign' && !options.overwrite) return foreignRefusal(file.output);
   if (!entry) return { action: 'correct', reason: owner === 'absent' ? 'new' : 'output-changed', source: file.input, sourceHash: undefined, backupFirst: false };
   const sameStat = entry.inputSize === file.size && entry.inputMtimeMs === file.mtimeMs;
   // An unchanged size and mtime trust the recorded hash (as git's index does): no re-read of large files.

@@ -100,7 +100,9 @@ function refused(job: FileJob, errorName: string, error: string, base: FileResul
 /** Keep the original (in-place), then correct with whole-file retries of retryable failures. */
 async function correctFile(job: FileJob, decision: CorrectDecision, base: FileResult, ctx: FileContext): Promise<FileResult> {
   const { file } = job;
-  if (file.mediaFromManifest) sniffBeforeSending(job, decision.source, base, ctx);
+  // In place, a correction redone from the kept original sends its bytes, whose format may not be the result's
+  // (a PNG named `x.jpg`, made JPEG by `outputType=jpg`): its media are the original's, not those of the file there.
+  if (file.mediaFromManifest || decision.source !== file.input) sniffBeforeSending(job, decision.source, base, ctx);
   ctx.emit({ type: 'start', ...job.ids, output: file.output, bytes: file.size, reason: decision.reason });
   // In place, the file as it was when its original was kept: it is replaced only while it is still so.
   const kept = file.backup ? await stat(file.input) : undefined;

@@ -1,13 +1,15 @@
 /**
  * The check made after planning and before the first upload, so a run that
  * cannot write its results costs nothing: every folder results (and in-place
- * backups) go to can be written. Every host runs it (the CLI, VS Code).
+ * backups) go to can be written. Every host runs it (the CLI, VS Code). A file
+ * in the way of one folder below an output root refuses only the files going
+ * there, one by one, as the run reaches them (`in-the-way.ts`).
  */
-import { type Stats, statSync } from 'node:fs';
 import { open, rm } from 'node:fs/promises';
 import { dirname, join, sep } from 'node:path';
 import { BatchUsageError } from './errors';
-import { PARTIAL_SUFFIX } from './paths';
+import { isAtOrBelow, nearestEntry } from './in-the-way';
+import { BACKUP_DIR, PARTIAL_SUFFIX } from './paths';
 import type { BatchPlan, StreamedPlan } from './plan';
 import { isStreamed } from './plan-feed';
 
@@ -21,11 +23,12 @@ import { isStreamed } from './plan-feed';
 export async function checkOutputWritable(plan: BatchPlan | StreamedPlan, show: (path: string) => string = (path) => path): Promise<void> {
   const folders = isStreamed(plan) ? streamedFolders(plan) : fileFolders(plan);
   const probed = new Set<string>();
+  const roots = rootsOf(plan);
   for (const [folder, allKnown] of folders) {
     // An earlier run wrote every file of this folder with these settings: it took files then, and a
     // rerun of 100,000 up-to-date files does not create and remove a file in each of its 1,000 folders.
     if (allKnown) continue;
-    const existing = nearestExisting(folder, show);
+    const existing = writableFolder(folder, roots, show);
     if (probed.has(existing)) continue;
     probed.add(existing);
     await probeWrite(existing, folder, show);
@@ -60,21 +63,25 @@ function streamedFolders(plan: StreamedPlan): Map<string, boolean> {
   return folders;
 }
 
-/** The folder itself, or its nearest existing ancestor (where the run would create it). Synchronous: asked once per output folder. */
-function nearestExisting(folder: string, show: (path: string) => string): string {
-  for (let dir = folder; ; dir = dirname(dir)) {
-    let info: Stats | undefined;
-    try {
-      info = statSync(dir, { throwIfNoEntry: false });
-    } catch (err) {
-      // Too long a path (over PATH_MAX) is not there to write to: its files are refused one by one, with the reason.
-      const code = (err as NodeJS.ErrnoException).code;
-      if (code !== 'ENOTDIR' && code !== 'ENAMETOOLONG') throw err;
-    }
-    if (info?.isDirectory()) return dir;
-    if (info) throw new BatchUsageError(`cannot write results to ${show(folder)}: ${show(dir)} is a file, not a folder`, 'bad-output');
-    if (dirname(dir) === dir) return dir;
-  }
+/**
+ * Where to try a write for `folder`: its nearest existing folder. A file in the way of a folder below an output root
+ * (pfc's earlier result `corrected/a.jpg`, or in place the kept original `.pfc-originals/a.jpg`, where the user has
+ * since made a folder `a.jpg/`) concerns only the files going there, which the run refuses one by one (`in-the-way.ts`);
+ * the folder holding it is tried instead. A file at or above an output root (or in place its `.pfc-originals`) is
+ * in the way of every file of the root: the whole run is refused.
+ */
+function writableFolder(folder: string, roots: readonly string[], show: (path: string) => string): string {
+  const nearest = nearestEntry(folder);
+  if (nearest.kind === 'folder') return nearest.path;
+  const blocker = nearest.path;
+  if (roots.some((root) => blocker !== root && isAtOrBelow(blocker, root))) return dirname(blocker);
+  throw new BatchUsageError(`cannot write results to ${show(folder)}: ${show(blocker)} is a file, not a folder`, 'bad-output');
+}
+
+/** The folders below which a file in the way concerns some files only: each output root, and in place its kept originals' folder. */
+function rootsOf(plan: BatchPlan | StreamedPlan): string[] {
+  if (plan.mode.kind !== 'in-place') return plan.outputRoots;
+  return plan.outputRoots.map((root) => join(root, BACKUP_DIR));
 }
 
 async function probeWrite(existing: string, folder: string, show: (path: string) => string): Promise<void> {

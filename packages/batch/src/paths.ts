@@ -76,6 +76,22 @@ export function outputName(inputName: string, format: MediaFormat, params: PfcPa
   return `${stem}${suffix}${keep ? ext : CANONICAL_EXT[out]}`;
 }
 
+/**
+ * Why an in-place result could not keep the file's name: the parameters
+ * make it another format (outputType, or PNG for background removal), whose
+ * bytes under the old extension no viewer would expect. Undefined when the
+ * format stays, or when the name already fits the new format (a PNG named
+ * `x.jpg` made JPEG: the result is what its name says; its original keeps its
+ * own bytes under the same name in `.pfc-originals`, so a restore puts the PNG back).
+ */
+export function formatChange(name: string, format: MediaFormat, params: PfcParams): string | undefined {
+  const out = outputFormat(format, params);
+  if (out === format) return undefined;
+  const fits = outputName(name, format, params);
+  if (fits === name) return undefined;
+  return `the parameters make its result ${out.toUpperCase()}, and --in-place keeps the name ${name}; use --out or --suffix (they name the result ${fits})`;
+}
+
 /** A name that keeps the input's extension visible, for inputs whose outputs would collide (`a.png` → `a.png.jpg`). */
 export function disambiguatedName(inputName: string, format: MediaFormat, params: PfcParams, suffix = ''): string {
   const out = outputFormat(format, params);

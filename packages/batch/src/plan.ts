@@ -18,11 +18,11 @@ import { type LeftOutRecord, type SkipCode } from './left-out';
 import { knownMediaLookup, type PlanOutput } from './plan-known';
 import { isAnimatedPng } from './animation';
 import { settleCollisions } from './collisions';
-import { BACKUP_DIR, DEFAULT_SUFFIX, hasSuffix, type OutputMode, outputFormat, outputName, portableRelative, unreadableReason } from './paths';
+import { BACKUP_DIR, DEFAULT_SUFFIX, formatChange, hasSuffix, type OutputMode, outputName, portableRelative, unreadableReason } from './paths';
 import { isJudged, isOwnFile, kindOf, type LeaveOut, outputFolderOf, type PlanTask, resolveRoots, type Root, type Survey, surveyInputs } from './plan-survey';
 import { PathTable } from './path-table';
 import { realFilePaths, realPathOfSync } from './realpaths';
-import { type MediaFormat, type MediaInfo, NOT_SUPPORTED, sniffFileSync } from './sniff';
+import { type MediaInfo, NOT_SUPPORTED, sniffFileSync } from './sniff';
 
 export type { LeaveOut } from './plan-survey';
 
@@ -390,18 +390,6 @@ class Walker {
       return p;
     };
   }
-}
-
-/**
- * Why an in-place result could not keep the file's name: the parameters
- * make it another format (outputType, or PNG for background removal), whose
- * bytes under the old extension no viewer would expect. Undefined when the
- * format stays.
- */
-function formatChange(name: string, format: MediaFormat, params: PfcParams): string | undefined {
-  const out = outputFormat(format, params);
-  if (out === format) return undefined;
-  return `the parameters make its result ${out.toUpperCase()}, and --in-place keeps the name ${name}; use --out or --suffix (they name the result ${outputName(name, format, params)})`;
 }
 
 /** Where one input's result goes, in each mode. */

@@ -190,4 +190,15 @@ describe('planBatch', () => {
     expect((await planBatch({ inputs: [root], backend: 'web' })).files).toHaveLength(1);
     expect((await planBatch({ inputs: [root], backend: 'container' })).leftOut.kept[0]?.code).toBe('over-limit');
   });
+
+  it('leaves out a 32×32 image on the Web API and the emulator ("larger than 32x32"), as the README\'s over-limit row says, and takes it on the colour container', async () => {
+    const root = tempDir();
+    writeTree(root, { 'edge.png': pngBytes(32, 32), 'ok.png': pngBytes(33, 33) });
+    for (const backend of ['web', 'emulator'] as const) {
+      const plan = await planBatch({ inputs: [root], backend });
+      expect(plan.files.map((f) => f.rel), backend).toEqual(['ok.png']);
+      expect(plan.leftOut.kept.map((s) => [s.code, s.reason]), backend).toEqual([['over-limit', 'image is 32×32 px; the Web API needs more than 32 px on each side']]);
+    }
+    expect((await planBatch({ inputs: [root], backend: 'container' })).files.map((f) => f.rel).sort()).toEqual(['edge.png', 'ok.png']);
+  });
 });
