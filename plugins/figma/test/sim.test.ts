@@ -110,11 +110,11 @@ describe('document model', () => {
     const inst = card.createInstance();
     sim.place(card, inst);
     const [inInstance, frameInInstance] = inst.kids.list;
-    const below = (frameInInstance as typeof hiddenFrame).kids.list[0]!;
-    sim.select(inInstance!, frameInInstance!, below, hiddenPhoto);
+    sim.select(inInstance!, frameInInstance!, hiddenPhoto);
     const figma = sim.launch();
-    // Held by the plugin with the flag off (read from the selection), then the flag goes on. (Typed as frames: the members touched.)
-    const [photo, frame, shownBelow, inComponent] = figma.currentPage.selection as unknown as FrameNode[];
+    // Held by the plugin with the flag off (read from the selection and below it), then the flag goes on. (Typed as frames: the members touched.)
+    const [photo, frame, inComponent] = figma.currentPage.selection as unknown as FrameNode[];
+    const shownBelow = frame!.children[0] as unknown as FrameNode;
     figma.skipInvisibleInstanceChildren = true;
     const touches: ((n: FrameNode) => unknown)[] = [
       (n) => n.visible, (n) => n.parent, (n) => n.name, (n) => n.type, (n) => n.id, (n) => n.removed, (n) => n.fills, (n) => n.fillStyleId,
@@ -125,7 +125,7 @@ describe('document model', () => {
     expect(() => frame!.findAll()).toThrow(/does not exist/);
     // The main component's hidden layer is not inside an instance; the instance itself is visible.
     expect([inComponent!.name, inComponent!.visible]).toEqual(['Hidden photo', false]);
-    expect(figma.currentPage.selection).toHaveLength(4);
+    expect(figma.currentPage.selection).toHaveLength(3);
     figma.skipInvisibleInstanceChildren = false;
     expect([photo!.name, frame!.children.length, shownBelow!.parent?.name]).toEqual(['Hidden photo', 1, 'Hidden frame']);
   });
@@ -345,5 +345,60 @@ describe('several users on one document', () => {
     paused.release();
     await change;
     expect(layer.fills).toEqual([]);
+  });
+});
+
+describe('layers deleted while the plugin holds them', () => {
+  it('a removed layer answers `removed` and `id`; any other read, write or call throws, an async one rejects — also one paused before the layer went', async () => {
+    const sim = freshSim();
+    const a = sim.addImage(await makeImage(8, 8, 'png'));
+    const [one, two] = ['One', 'Two'].map((n) => sim.rect(n, [imageFill(a)]));
+    const inFrame = sim.rect('In frame', [imageFill(a)]);
+    const frame = sim.frame('Frame', [inFrame]);
+    sim.place(one!, two!, frame);
+    sim.select(one!, two!, frame);
+    const figma = sim.launch();
+    const [held, paused, heldFrame] = figma.currentPage.selection as unknown as FrameNode[];
+    const heldBelow = heldFrame!.children[0] as unknown as FrameNode;
+    const pause = sim.pauseAt('setFillsAsync', 1);
+    const pending = paused!.setFillsAsync([]);
+    await pause.reached;
+    // Deleted meanwhile by the user or another (multiplayer): a frame's layers go with it.
+    for (const n of [one!, two!, frame]) n.remove();
+    pause.release();
+    await expect(pending).rejects.toThrow(/does not exist/);
+    expect(two!.fills).toEqual([imageFill(a)]);
+    const touches: ((n: FrameNode) => unknown)[] = [
+      (n) => n.visible, (n) => n.parent, (n) => n.name, (n) => n.type, (n) => n.fills, (n) => n.getPluginData('k'), (n) => n.setPluginData('k', 'v'),
+      (n) => n.getPluginDataKeys(), (n) => n.setRelaunchData({}), (n) => n.remove(), (n) => n.clone(), (n) => (n.name = 'x'), (n) => (n.fills = []), (n) => 'fills' in n, (n) => Object.keys(n),
+    ];
+    for (const node of [held!, heldFrame!, heldBelow]) {
+      expect([node.removed, node.id]).toEqual([true, expect.any(String)]);
+      for (const touch of touches) expect(() => touch(node)).toThrow(/does not exist/);
+      await expect(node.setFillsAsync([])).rejects.toThrow(/does not exist/);
+      expect(await figma.getNodeByIdAsync(node.id)).toBeNull();
+    }
+    expect(() => figma.currentPage.selection.length).not.toThrow();
+    expect(() => (figma.currentPage as PageNode).appendChild(held!)).toThrow(/does not exist/);
+  });
+
+  it('a page\'s selection keeps each layer once and only those directly selected; a removed layer or one of another page is refused', async () => {
+    const sim = freshSim();
+    const inFrame = sim.rect('In frame', []);
+    const frame = sim.frame('Frame', [inFrame]);
+    const [gone, elsewhere] = [sim.rect('Gone', []), sim.rect('Elsewhere', [])];
+    sim.place(frame, gone);
+    sim.addPage('Page 2').appendChild(elsewhere as unknown as SceneNode);
+    const figma = sim.launch();
+    const [heldFrame, heldGone, heldElsewhere] = await Promise.all([frame, gone, elsewhere].map((n) => figma.getNodeByIdAsync(n.id) as Promise<SceneNode>));
+    gone.remove();
+    const held = (heldFrame as FrameNode).children[0]!;
+    figma.currentPage.selection = [held, heldFrame!, heldFrame!];
+    expect(figma.currentPage.selection.map((n) => n.name)).toEqual(['Frame']);
+    figma.currentPage.selection = [held, held];
+    expect(figma.currentPage.selection.map((n) => n.name)).toEqual(['In frame']);
+    expect(() => (figma.currentPage.selection = [heldGone!])).toThrow(/does not exist/);
+    expect(() => (figma.currentPage.selection = [heldElsewhere!])).toThrow(/not on page "Page 1"/);
+    expect(figma.currentPage.selection.map((n) => n.name)).toEqual(['In frame']);
   });
 });

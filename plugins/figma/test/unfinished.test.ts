@@ -15,8 +15,9 @@ import {
 nodeNamed, onPage, OPTIONS, NOTE, OUT, OUT2, settle, startAgain, stateOf, threePhotos, UNTOUCHED, type Arrange, type Closing,
 } from './cut-short';
 import { connect, freshSim, makeImage } from './helpers';
+import { asScene } from './sim/document';
 import { imageFill } from './sim/figma';
-import { asScene, type SimFrame, type SimShape } from './sim/nodes';
+import type { SimFrame, SimShape } from './sim/nodes';
 
 beforeAll(makeImages);
 

@@ -20,6 +20,9 @@ import { changedFills, finishRecords, putRecordsBack, recordAhead, type Correcti
 import { finishLayer } from './relaunch';
 import { clearButtonsAhead, giveButtons, markButtonsAhead, type ButtonsAhead } from './unfinished';
 
+/** The warning for a layer of the image deleted while the apply worked (by the user, or another in multiplayer). */
+export const LAYER_DELETED = 'a layer using this image was deleted during the run';
+
 /** Space between an original and its copy (canvas units). */
 export const COPY_GAP = 40;
 
@@ -101,7 +104,8 @@ async function selectedRootsAround(a: Applying, oldHash: string, changes: readon
     const node = await lookUp(a, root.id);
     if (node) roots.push(node);
   }
-  return roots;
+  // Those found before the last lookup may have been deleted while it waited.
+  return roots.filter((r) => !r.removed);
 }
 
 /** Refuse results `createImage` would reject, with a message saying why. */
@@ -219,7 +223,7 @@ async function targets(a: Applying, oldHash: string): Promise<SceneNode[]> {
   if (run.placement === 'replace') {
     for (const id of run.nodesByHash.get(oldHash) ?? []) {
       const node = await lookUp(a, id);
-      if (!node) warnings.push('a layer using this image was deleted during the run');
+      if (!node) warnings.push(LAYER_DELETED);
       else out.push(node);
     }
     return out;
@@ -288,6 +292,11 @@ async function planChanges(a: Applying, oldHash: string, crop: CropRegion | unde
     renewLease(figma, a.holding);
     const swap = await swapTo(figma, shown, newHash, cropOfShown(run.sources.get(shown), crop));
     for (const node of await targets(a, shown)) {
+      // Found before targets' last lookup, a layer may have been deleted while it waited.
+      if (node.removed) {
+        a.warnings.push(LAYER_DELETED);
+        continue;
+      }
       const change = planSwap(figma, node, shown, newHash, swap, run.includeHidden);
       if (!change) continue;
       // A layer whose fills show both the original and its earlier result: one change per layer, the first image's
@@ -306,18 +315,20 @@ const correctionOf = (c: LayerChange, newHash: string): Correction => ({ from: c
  * Set the fills of every layer, each with its records and what finishes them
  * written just before (records.ts): should the plugin be stopped between two
  * layers, those changed already lead back to their originals, and the next
- * start finishes them (unfinished.ts). Each change with the layer's records
- * as they were, to finish them.
+ * start finishes them (unfinished.ts). Each change made, with the layer's
+ * records as they were, to finish them; a layer deleted meanwhile is left out
+ * with a warning (fills.ts `commitChanges`).
  */
 async function commitRecorded(a: Applying, changes: readonly LayerChange[], finish: Finish): Promise<{ change: LayerChange; before: RecordsBefore }[]> {
   const recorded: { change: LayerChange; before: RecordsBefore }[] = [];
-  await commitChanges(changes, (change) => {
+  const { made, deleted } = await commitChanges(changes, (change) => {
     notePage(a, change.node);
     const before = recordAhead(change.node, correctionOf(change, a.newHash), changedFills(change, change.after), finish, a.holding.apply);
     recorded.push({ change, before });
     return () => putRecordsBack(change.node, before);
   });
-  return recorded;
+  a.warnings.push(...deleted.map(() => LAYER_DELETED));
+  return recorded.filter((r) => made.includes(r.change));
 }
 
 /**
@@ -333,22 +344,27 @@ async function applyToLayers(figma: FigmaApi, run: RunState, oldHash: string, no
     if (run.placement === 'replace') roots.push(...(await selectedRootsAround(a, oldHash, changes)));
     for (const root of roots) buttonsAhead(a, root);
     const finish: Finish = { optionsJson: run.optionsJson, note, buttons: run.placement === 'replace' };
-    for (const { change, before } of await commitRecorded(a, changes, finish)) {
+    const committed = await commitRecorded(a, changes, finish);
+    for (const { change, before } of committed) {
       finishRecords(change.node, correctionOf(change, a.newHash), before, writtenFills(figma, change), shownNow(figma, change));
       finishLayer(change.node, finish, a.warnings);
       run.changed.add(change.node.id);
     }
-    a.warnings.push(...framingWarning(changes));
-    for (const copy of a.made) giveButtons(copy, note, a.warnings);
-    for (const root of roots) giveButtons(root, note, []);
+    const made = committed.map((r) => r.change);
+    a.warnings.push(...framingWarning(made));
+    // Nothing has waited on Figma since the commit: what is there now is there to the end.
+    const copies = a.made.filter((copy) => !copy.removed);
+    for (const copy of copies) giveButtons(copy, note, a.warnings);
+    for (const root of roots) if (!root.removed) giveButtons(root, note, []);
     endLease(figma, a.holding);
-    const fillsChanged = changes.reduce((sum, c) => sum + c.indices.length, 0);
-    return { newHash: a.newHash, fillsChanged, nodesChanged: changes.length, copiesCreated: a.made.length, warnings: a.warnings };
+    const fillsChanged = made.reduce((sum, c) => sum + c.indices.length, 0);
+    return { newHash: a.newHash, fillsChanged, nodesChanged: made.length, copiesCreated: copies.length, warnings: a.warnings };
   } catch (err) {
     // All or nothing: copies made for this image go again; changed fills and their records were put back by commitChanges.
     // The entry stays: a start settles whatever is left marked (this client's next at once, another's once the lease ran out).
     for (const root of roots) clearButtonsAhead(root);
-    for (const copy of a.made) copy.remove();
+    // A copy the user deleted meanwhile is gone already, and refuses remove(): the others still go.
+    for (const copy of a.made) if (!copy.removed) copy.remove();
     for (const [rootId, copyId] of run.copies) if (a.made.some((m) => m.id === copyId)) run.copies.delete(rootId);
     throw err;
   }

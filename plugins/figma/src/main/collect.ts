@@ -198,10 +198,24 @@ function noteComponent(node: BaseNode, into: Map<string, ComponentNode>): void {
 export async function componentWarnings(components: readonly ComponentNode[]): Promise<string[]> {
   const out: string[] = [];
   for (const c of components) {
-    const instances = (await c.getInstancesAsync()).length;
+    const instances = await instanceCount(c);
     if (instances > 0) out.push(`"${c.name}" is a main component: replacing its images changes its ${instances} instance${instances === 1 ? '' : 's'} as well. Use "Insert as copy" to leave them as they are.`);
   }
   return out;
+}
+
+/**
+ * How many instances a main component has: none once it is deleted. Each lookup waits on Figma, while the user (or
+ * another, in multiplayer) may delete one, and asking then fails: "check that the nodes haven't been removed"
+ * (typings `BaseNodeMixin.removed`).
+ */
+async function instanceCount(c: ComponentNode): Promise<number> {
+  try {
+    return (await c.getInstancesAsync()).length;
+  } catch (err) {
+    if (c.removed) return 0;
+    throw err;
+  }
 }
 
 /** Counts for the header; reads no image bytes. */

@@ -80,18 +80,30 @@ function swapPaints(fills: ReadonlyArray<Paint>, from: string, to: string, swap:
  */
 export type BeforeChange<C extends FillChange> = (change: C) => () => void;
 
+/** What a commit did: the changes made, and those whose layer was deleted meanwhile (before its change, or after). */
+export interface Committed<C extends FillChange> {
+  made: C[];
+  deleted: C[];
+}
+
 /**
  * Set every change, or none: on a failure the layers already changed are put
  * back, then what `beforeChange` wrote on each layer, and the error rethrown.
+ * A layer deleted while the commit waits on Figma is no failure: "Someone else
+ * deleted the node using multiplayer", or "The user simply deleted the node",
+ * and Figma answers any use of it with an error, so "write your code
+ * defensively and check that the nodes haven't been removed" (typings
+ * `BaseNodeMixin.removed`). Its change is dropped, nothing is written on it,
+ * and the other layers still change.
  */
-export async function commitChanges<C extends FillChange>(changes: readonly C[], beforeChange: BeforeChange<C> = () => () => undefined): Promise<void> {
+export async function commitChanges<C extends FillChange>(changes: readonly C[], beforeChange: BeforeChange<C> = () => () => undefined): Promise<Committed<C>> {
   const done: C[] = [];
   const takeBack: (() => void)[] = [];
   try {
     for (const c of changes) {
+      if (c.node.removed) continue;
       takeBack.push(beforeChange(c));
-      await c.node.setFillsAsync(c.after);
-      done.push(c);
+      if (await setFillsUnlessDeleted(c)) done.push(c);
     }
   } catch (err) {
     await putFillsBack(done);
@@ -103,6 +115,18 @@ export async function commitChanges<C extends FillChange>(changes: readonly C[],
         // Only a layer deleted meanwhile refuses; nothing left to put back.
       }
     }
+    throw err;
+  }
+  return { made: done.filter((c) => !c.node.removed), deleted: changes.filter((c) => c.node.removed) };
+}
+
+/** Set a layer's new fills: false when the layer was deleted before they took (the call then fails), the error otherwise. */
+async function setFillsUnlessDeleted(c: FillChange): Promise<boolean> {
+  try {
+    await c.node.setFillsAsync(c.after);
+    return true;
+  } catch (err) {
+    if (c.node.removed) return false;
     throw err;
   }
 }

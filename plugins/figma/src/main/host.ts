@@ -22,7 +22,7 @@ export type FigmaApi = Pick<
   | 'clientStorage'
   | 'skipInvisibleInstanceChildren'
 > & {
-  readonly currentPage: Pick<PageNode, 'selection'>;
+  readonly currentPage: Pick<PageNode, 'selection' | 'id'>;
   /** The document: its plugin data only (reading its pages' content needs them loaded, unfinished.ts). */
   readonly root: Pick<DocumentNode, 'getPluginData' | 'setPluginData' | 'getPluginDataKeys'>;
   on(type: 'selectionchange', callback: () => void): void;

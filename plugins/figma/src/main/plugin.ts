@@ -18,7 +18,7 @@ import {
 } from '../shared/messages';
 import { applyResult, stageResult, type RunState } from './apply';
 import { collectSelection, componentWarnings, planImages, readForCorrection, summarise } from './collect';
-import { layersWithData, readingHiddenLayers, withHiddenInstanceLayers, type FigmaApi } from './host';
+import { layersWithData, pageOf, readingHiddenLayers, withHiddenInstanceLayers, type FigmaApi } from './host';
 import { OPTIONS_KEY } from './relaunch';
 import { restoreMessage, restoreSelection, restoreStatements, type RestoreResult } from './restore';
 import { showRestoreWindow } from './restore-window';
@@ -103,7 +103,7 @@ export const RESTORE_TOAST_MS = 10_000;
  * toast goes without it (a button's toast is "closed automatically when the plugin closes": typings `notify`).
  */
 function endRestore(figma: FigmaApi, r: RestoreResult): void {
-  if (r.leftLayers.length > 0) figma.currentPage.selection = r.leftLayers;
+  selectLeftLayers(figma, r.leftLayers);
   const { text, more } = restoreMessage(r);
   if (!more) return figma.closePlugin(text);
   figma.notify(text, {
@@ -113,6 +113,36 @@ function endRestore(figma: FigmaApi, r: RestoreResult): void {
       if (reason !== 'action_button_click') figma.closePlugin();
     },
   });
+}
+
+/**
+ * Select the layers Restore left as they are, those still there on the page in view. Restore waited on Figma, and
+ * meanwhile a layer may have been deleted ("check that the nodes haven't been removed by the user", typings
+ * `BaseNodeMixin.removed`) or the user gone to another page; a page's selection holds its own layers (typings
+ * `PageNode.selection`). Some may be hidden inside instances, readable only with the flag off.
+ */
+function selectLeftLayers(figma: FigmaApi, layers: readonly SceneNode[]): void {
+  const page = figma.currentPage.id;
+  const here = readingHiddenLayers(figma, () => layers.filter((n) => !n.removed && pageOf(n)?.id === page));
+  if (here.length > 0) figma.currentPage.selection = here;
+}
+
+/**
+ * Restore, then its end (`endRestore`). Whatever fails, the plugin closes with a toast saying what was done: it has
+ * no window, and would otherwise stay running with nothing on screen.
+ */
+async function runRestore(figma: FigmaApi): Promise<void> {
+  let r: RestoreResult;
+  try {
+    r = await restoreSelection(figma);
+  } catch (err) {
+    return figma.closePlugin(`Nothing was changed: the originals could not be restored (${message(err)})`);
+  }
+  try {
+    endRestore(figma, r);
+  } catch (err) {
+    figma.closePlugin(`${restoreStatements(r)[0] ?? 'Restore ended'} (then: ${message(err)})`);
+  }
 }
 
 /** Start the plugin on `figma` with the UI document `html` (Figma's `__html__`). */
@@ -125,10 +155,7 @@ export function startPlugin(figma: FigmaApi, html: string): void {
   const client = once(() => clientId(figma.clientStorage));
   const settled = settleUnfinished(figma, client);
   if (command === 'restore') {
-    settled.then(() => restoreSelection(figma)).then(
-      (r) => endRestore(figma, r),
-      (err: unknown) => figma.closePlugin(`Nothing was changed: the originals could not be restored (${message(err)})`),
-    );
+    void settled.then(() => runRestore(figma));
     return;
   }
   const runs = new Map<string, RunState>();

@@ -43,6 +43,8 @@ export interface RestoreResult {
   left: { replaced: string[]; reframed: string[]; mixed: string[] };
   /** Those layers, to select: the notification has room for their number, not always their names. */
   leftLayers: SceneNode[];
+  /** Corrected layers deleted while the restore worked (by the user, or another in multiplayer): left out. */
+  deleted: number;
 }
 
 /** What a restore does on one layer, beyond its fills change. */
@@ -53,10 +55,20 @@ interface Tally {
   leftLayers: SceneNode[];
 }
 
+const emptyTally = (): Tally => ({ missing: 0, reframed: 0, left: { replaced: [], reframed: [], mixed: [] }, leftLayers: [] });
+
+/** Add one layer's tally to the restore's. */
+function addTally(into: Tally, one: Tally): void {
+  into.missing += one.missing;
+  into.reframed += one.reframed;
+  for (const why of ['replaced', 'reframed', 'mixed'] as const) into.left[why].push(...one.left[why]);
+  into.leftLayers.push(...one.leftLayers);
+}
+
 /** The corrected layers of the selection: each selected layer and those below it with originals recorded, hidden ones included. */
-function correctedLayers(figma: FigmaApi): Map<string, SceneNode> {
+function correctedLayers(roots: readonly SceneNode[]): Map<string, SceneNode> {
   const layers = new Map<string, SceneNode>();
-  for (const root of figma.currentPage.selection) {
+  for (const root of roots) {
     for (const n of [root, ...layersWithData(root, ORIGINALS_KEY)]) if (n.getPluginData(ORIGINALS_KEY)) layers.set(n.id, n);
   }
   return layers;
@@ -64,8 +76,8 @@ function correctedLayers(figma: FigmaApi): Map<string, SceneNode> {
 
 /** The way back from `corrected` to `original` on `node`: the inverse of the crop recorded for it. */
 async function swapBack(figma: FigmaApi, node: BaseNode, corrected: string, original: string): Promise<ImageSwap | undefined> {
-  const [from, to] = [await imageSize(figma, corrected), await imageSize(figma, original)];
   const crop = readCrop(node, corrected);
+  const [from, to] = [await imageSize(figma, corrected), await imageSize(figma, original)];
   return from && to ? imageSwap(from, to, crop && invertRegion(crop)) : undefined;
 }
 
@@ -83,11 +95,15 @@ async function restoreFill(figma: FigmaApi, node: SceneNode, paint: ImagePaint, 
   return refitted.framingLost ? 'left' : { paint: refitted.paint, framingLost: false, reframed: true };
 }
 
-/** One layer's fills with every recorded original put back that can be, or null when there is none. */
+/**
+ * One layer's fills with every recorded original put back that can be, or null when there is none, or when the
+ * layer was deleted while this waited on Figma (then the tally is not to be used).
+ */
 async function planRestore(figma: FigmaApi, node: SceneNode, tally: Tally): Promise<FillChange | null> {
   if (!hasFills(node)) return null;
+  const name = node.name;
   if (node.fills === figma.mixed) {
-    tally.left.mixed.push(node.name);
+    tally.left.mixed.push(name);
     tally.leftLayers.push(node);
     return null;
   }
@@ -98,7 +114,7 @@ async function planRestore(figma: FigmaApi, node: SceneNode, tally: Tally): Prom
   const available = (original: string) => figma.getImageByHash(original) !== null;
   for (const [corrected, original] of Object.entries(originals)) if (shown.has(corrected) && !available(original)) tally.missing += 1;
   const replaced = Object.keys(originals).some((corrected) => replacedSince(corrected, originals, shown));
-  if (replaced) tally.left.replaced.push(node.name);
+  if (replaced) tally.left.replaced.push(name);
   const after: Paint[] = [];
   const indices: number[] = [];
   let framingLost = 0;
@@ -109,6 +125,8 @@ async function planRestore(figma: FigmaApi, node: SceneNode, tally: Tally): Prom
       after.push(paint);
       continue;
     }
+    // Each fill's restore may wait on Figma (image sizes), while the layer may be deleted.
+    if (node.removed) return null;
     const restored = await restoreFill(figma, node, paint, original, records[paint.imageHash ?? '']);
     if (restored === 'left') {
       reframedHere = true;
@@ -120,7 +138,7 @@ async function planRestore(figma: FigmaApi, node: SceneNode, tally: Tally): Prom
     if (restored.framingLost) framingLost += 1;
     if (restored.reframed) tally.reframed += 1;
   }
-  if (reframedHere) tally.left.reframed.push(node.name);
+  if (reframedHere) tally.left.reframed.push(name);
   if (replaced || reframedHere) tally.leftLayers.push(node);
   return indices.length > 0 ? { node, before, after, indices, framingLost } : null;
 }
@@ -132,29 +150,50 @@ async function planRestore(figma: FigmaApi, node: SceneNode, tally: Tally): Prom
  */
 export function restoreSelection(figma: FigmaApi): Promise<RestoreResult> {
   return withHiddenInstanceLayers(figma, true, async () => {
-    const changes: FillChange[] = [];
-    const tally: Tally = { missing: 0, reframed: 0, left: { replaced: [], reframed: [], mixed: [] }, leftLayers: [] };
-    for (const node of correctedLayers(figma).values()) {
-      const change = await planRestore(figma, node, tally);
-      if (change) changes.push(change);
-    }
-    await commitChanges(changes);
+    // The layers selected when Restore began: the user may select others, or go to another page, while it works.
+    const roots = figma.currentPage.selection;
+    const { changes, tally, deleted } = await planRestores(figma, correctedLayers(roots));
+    const { made, deleted: deletedDuring } = await commitChanges(changes);
     // A fill left as it is keeps its record, to be restored once the user undoes what they changed.
-    for (const c of changes) {
+    for (const c of made) {
       if (keepRecordsOf(c.node, imageHashes(c.after))) continue;
       c.node.setPluginData(OPTIONS_KEY, '');
       c.node.setRelaunchData({});
     }
-    clearButtonsOfRestoredRoots(figma);
+    clearButtonsOfRestoredRoots(roots);
     figma.commitUndo();
-    const sum = (pick: (c: FillChange) => number) => changes.reduce((s, c) => s + pick(c), 0);
-    return { layers: changes.length, fills: sum((c) => c.indices.length), framingLost: sum((c) => c.framingLost), ...tally };
+    const sum = (pick: (c: FillChange) => number) => made.reduce((s, c) => s + pick(c), 0);
+    return { layers: made.length, fills: sum((c) => c.indices.length), framingLost: sum((c) => c.framingLost), ...tally, deleted: deleted + deletedDuring.length };
   });
 }
 
+/** Each layer's restore, and what it tells, but of the layers deleted while it was worked out (their number). */
+async function planRestores(figma: FigmaApi, layers: ReadonlyMap<string, SceneNode>): Promise<{ changes: FillChange[]; tally: Tally; deleted: number }> {
+  const changes: FillChange[] = [];
+  const tally = emptyTally();
+  let deleted = 0;
+  for (const node of layers.values()) {
+    // Found before planning began, which waits on Figma: "check that the nodes haven't been removed by the user" (typings `BaseNodeMixin.removed`).
+    if (node.removed) {
+      deleted += 1;
+      continue;
+    }
+    const mine = emptyTally();
+    const change = await planRestore(figma, node, mine);
+    if (node.removed) {
+      deleted += 1;
+      continue;
+    }
+    addTally(tally, mine);
+    if (change) changes.push(change);
+  }
+  return { changes, tally, deleted };
+}
+
 /** The selected layers' relaunch buttons (a frame that held corrected photos) go once nothing below them is left to restore. */
-function clearButtonsOfRestoredRoots(figma: FigmaApi): void {
-  for (const root of figma.currentPage.selection) {
+function clearButtonsOfRestoredRoots(roots: readonly SceneNode[]): void {
+  for (const root of roots) {
+    if (root.removed) continue;
     if (root.getPluginData(ORIGINALS_KEY) || layersWithData(root, ORIGINALS_KEY).length > 0) continue;
     if (Object.keys(root.getRelaunchData()).length > 0) root.setRelaunchData({});
   }
@@ -173,12 +212,13 @@ export const TOAST_CHARACTERS = 100;
 export function restoreStatements(r: RestoreResult): string[] {
   const { replaced, reframed, mixed } = r.left;
   const left = replaced.length + reframed.length + mixed.length;
-  if (r.layers === 0 && left === 0) {
+  if (r.layers === 0 && left === 0 && r.deleted === 0) {
     return [r.missing > 0 ? 'The original images are no longer in this file' : 'Nothing to restore: the selection has no layers corrected by Perfectly Clear'];
   }
   const parts = [r.layers > 0 ? `Restored the original image on ${plural(r.layers, 'layer', 'layers')}` : 'Nothing restored'];
   if (left > 0) parts.push(`${plural(left, 'layer changed since is', 'layers changed since are')} left as ${left === 1 ? 'it is' : 'they are'}, selected`);
   if (r.missing > 0) parts.push(`${plural(r.missing, 'original is', 'originals are')} no longer in this file`);
+  if (r.deleted > 0) parts.push(`${plural(r.deleted, 'layer was', 'layers were')} deleted during the restore`);
   for (const name of replaced) parts.push(`"${name}": another image`);
   for (const name of reframed) parts.push(`"${name}": reframed so the original would be distorted`);
   for (const name of mixed) parts.push(`"${name}": part of the text has another fill (give the text one fill to restore it)`);

@@ -214,7 +214,8 @@ function isUntouchedCopy(node: SceneNode, copy: NonNullable<ButtonsAhead['copy']
  * 100 characters of it (typings `PluginAPI.notify`).
  */
 function removeUntouchedCopies(figma: FigmaApi, settled: Settled): void {
-  const copies = settled.untouchedCopies;
+  // Found on pages settled before the last page loaded: one the user deleted meanwhile is gone already, and refuses remove().
+  const copies = settled.untouchedCopies.filter((copy) => !copy.removed);
   if (copies.length === 0) return;
   for (const copy of copies) copy.remove();
   figma.commitUndo();

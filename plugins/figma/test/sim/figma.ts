@@ -27,8 +27,9 @@
 import type { FigmaApi } from '../../src/main/host';
 import { FIGMA_MAX_SIDE, readImageHeader } from '../../src/shared/image-header';
 import { SimClientStorage, SimImage, SimUi, type UiChannel } from './client';
+import { asScene, type SimDocument } from './document';
 import { DYNAMIC_PAGES, MANIFEST_ID, RELAUNCH_COMMANDS } from './manifest';
-import { asScene, SimFrame, SimGroup, SimNode, SimShape, type SimDocument } from './nodes';
+import { SimFrame, SimGroup, SimNode, SimShape } from './nodes';
 import { asStored } from './paints';
 import { SimPage } from './pages';
 import { viewOf, type ImageView } from './paint-view';
@@ -160,7 +161,7 @@ export class SimFigma implements FigmaApi {
     return new SimFigma(options, this);
   }
 
-  get currentPage(): Pick<PageNode, 'selection'> {
+  get currentPage(): Pick<PageNode, 'selection' | 'id'> {
     return this.viewed;
   }
 
@@ -290,6 +291,7 @@ export class SimFigma implements FigmaApi {
         this.people.acting = this;
         return this.refusal(target, key);
       },
+      gone: (target, key) => (target instanceof SimNode && target.removed && !READABLE_WHEN_REMOVED.has(key) ? `The node (with id ${target.id}) does not exist` : undefined),
       calling: (method) => this.closesAt(method, true) || this.pausing(method),
       resolved: (method) => void this.closesAt(method, false),
     });
@@ -432,6 +434,13 @@ export class SimFigma implements FigmaApi {
 
 /** What a page holds, reachable only once it is loaded (typings `ChildrenMixin`: "If the manifest contains "documentAccess": "dynamic-page", and the node is a PageNode, you must first call PageNode.loadAsync"). */
 const PAGE_CONTENT = new Set(['children', 'appendChild', 'insertChild', 'findAll', 'findOne', 'findChildren', 'findChild', 'findAllWithCriteria', 'findWidgetNodesByWidgetId']);
+/**
+ * What of a removed node the plugin may still read: `removed` itself, which is how "you should write your code
+ * defensively and check that the nodes haven't been removed by the user" (typings `BaseNodeMixin.removed`), and its
+ * `id`, the handle kept to look it up again (`getNodeByIdAsync` then answers null). Anything else throws "The node
+ * (with id …) does not exist", as Figma does. (`then` is probed by a promise resolved with a node, not by the plugin.)
+ */
+const READABLE_WHEN_REMOVED = new Set(['removed', 'id', 'then']);
 /** Searches of the whole document, which need `figma.loadAllPagesAsync` first (typings `DocumentNode.findAllWithCriteria`). */
 const DOCUMENT_SEARCHES = new Set(['findAll', 'findOne', 'findAllWithCriteria', 'findWidgetNodesByWidgetId']);
 

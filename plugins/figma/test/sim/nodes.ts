@@ -27,44 +27,16 @@
  *   100 kB" (typings `PluginDataMixin.setPluginData`;
  *   https://developers.figma.com/docs/plugins/api/properties/nodes-setplugindata),
  *   counted here in UTF-8 bytes and 1 kB = 1000 bytes, the stricter reading;
+ * - a node removed itself, or with a layer around it, reads `removed` true (typings `BaseNodeMixin.removed`), cannot
+ *   be put back in the document, and the plugin can use nothing of it but `removed` and `id` (figma.ts, session.ts);
  * - the document is a root (`figma.root`, type DOCUMENT) holding pages; with
  *   the manifest's `"documentAccess": "dynamic-page"` a page's content is
  *   reachable only once loaded (enforced on the plugin's view: figma.ts,
  *   session.ts), and `loadAsync` loads it (typings `PageNode.loadAsync`).
  */
+import { asScene, type SimDocument } from './document';
 import { checkImagePaint, freezePaints } from './paints';
 import type { SimPage } from './pages';
-
-/** What a simulated node reports to the document (for undo steps and lookups). */
-export interface SimDocument {
-  readonly mixed: PluginAPI['mixed'];
-  /** The manifest's `id`: part of each plugin data entry's size. */
-  readonly pluginId: string;
-  nextId(): string;
-  register(node: SimNode): void;
-  changed(what: string): void;
-  hasImage(hash: string): boolean;
-  hasNode(id: string): boolean;
-  /** The page the user views. */
-  page(): SimPage;
-  /** The commands of the manifest's `relaunchButtons`. */
-  readonly relaunchCommands: ReadonlySet<string>;
-  /** `figma.skipInvisibleInstanceChildren`. */
-  skipInvisibleInstanceChildren(): boolean;
-  /** A test may make the next fills change of a node fail, as a locked or broken layer would. */
-  fillsFault(node: SimNode): Error | undefined;
-  /** One call of a `findAll` callback: from Figma into the plugin's sandbox. */
-  calledBack(): void;
-  /** A search (`findAll`, `findAllWithCriteria`) went through `nodes` nodes. */
-  walked(nodes: number): void;
-  /** The plugin asks to load `page` (`PageNode.loadAsync`): what marks it loaded, once it is, for the run that asked. */
-  loadPage(page: SimPage): () => void;
-}
-
-/** Cast at the boundary: the plugin receives full `SceneNode`s; ours implement the members it uses. */
-export function asScene(node: SimNode): SceneNode {
-  return node as unknown as SceneNode;
-}
 
 /** Size of one plugin data entry Figma accepts (plugin id + key + value), in bytes. */
 export const PLUGIN_DATA_LIMIT = 100_000;
@@ -77,7 +49,8 @@ export abstract class SimNode implements Pick<RectangleNode, NodeMembers> {
   abstract readonly type: NodeType;
   readonly id: string;
   parent: SimContainer | null = null;
-  removed = false;
+  /** `remove()` was called on this node itself (see `removed`). */
+  private deleted = false;
   visible = true;
   x = 0;
   y = 0;
@@ -97,6 +70,11 @@ export abstract class SimNode implements Pick<RectangleNode, NodeMembers> {
 
   get name(): string {
     return this.nodeName;
+  }
+
+  /** Removed itself, or with a layer around it (typings `BaseNodeMixin.removed`; the plugin's view of one: figma.ts). */
+  get removed(): boolean {
+    return this.deleted || ((this.parent as SimNode | null)?.removed ?? false);
   }
 
   /** Figma: settable only on children of auto-layout frames; the parent lays out again. */
@@ -165,7 +143,7 @@ export abstract class SimNode implements Pick<RectangleNode, NodeMembers> {
 
   remove(): void {
     this.parent?.detach(this);
-    this.removed = true;
+    this.deleted = true;
     this.doc.changed(`remove ${this.id}`);
   }
 
@@ -309,6 +287,7 @@ class Children {
   /** `building`: the simulator itself assembling a document (an instance gets its sublayers this way). */
   insert(index: number, child: SceneNode, building = false): void {
     const node = child as unknown as SimNode;
+    if (node.removed) throw new Error(`The node (with id ${node.id}) does not exist: it was removed`);
     if (index < 0 || index > this.list.length) throw new Error(`insertChild: index ${index} out of range 0…${this.list.length}`);
     if (this.owner.type === 'INSTANCE' && !building) throw new Error('cannot add children to an instance');
     let at = index;

@@ -3,7 +3,8 @@
  * demand as `"documentAccess": "dynamic-page"` has it (figma.ts decides what
  * an unloaded page refuses).
  */
-import { asScene, SimGroup, type SimNode } from './nodes';
+import { asScene } from './document';
+import { SimGroup, type SimNode } from './nodes';
 
 export class SimPage extends SimGroup implements Pick<PageNode, 'selection' | 'loadAsync'> {
   private selected: SimNode[] = [];
@@ -22,7 +23,23 @@ export class SimPage extends SimGroup implements Pick<PageNode, 'selection' | 'l
   get selection(): ReadonlyArray<SceneNode> {
     return this.selected.filter((n) => !n.removed).map(asScene);
   }
+  /**
+   * As the typings describe it (`PageNode.selection`): "the API will de-deduplicate nodes in the selection", and it
+   * holds "only directly selected nodes", "never … both a node and one of its descendents". Selecting a removed node,
+   * or one on another page, is not documented: refused here, the stricter reading.
+   */
   set selection(nodes: ReadonlyArray<SceneNode>) {
-    this.selected = nodes.map((n) => n as unknown as SimNode);
+    const wanted = nodes.map((n) => n as unknown as SimNode);
+    for (const n of wanted) {
+      if (n.removed) throw new Error(`in set_selection: the node (with id ${n.id}) does not exist`);
+      if (n.pageOf() !== this) throw new Error(`in set_selection: the node with id ${n.id} is not on page "${this.name}"`);
+    }
+    const unique = new Set(wanted);
+    this.selected = [...unique].filter((n) => !hasAncestorIn(n, unique));
   }
+}
+
+function hasAncestorIn(node: SimNode, nodes: ReadonlySet<SimNode>): boolean {
+  for (let n = node.parent as SimNode | null; n; n = n.parent as SimNode | null) if (nodes.has(n)) return true;
+  return false;
 }

@@ -1,5 +1,5 @@
 /** Paints as the simulated document keeps them: checked as Figma checks an image paint, frozen, their numbers as Figma stores them. */
-import type { SimDocument } from './nodes';
+import type { SimDocument } from './document';
 
 /**
  * An image paint as the typings describe it (`ImagePaint`): an image the file has, and a `rotation`

@@ -29,12 +29,23 @@
  *   can be read once `getNodeByIdAsync` returned it is not documented: here
  *   it cannot, the stricter reading. Which accesses those are is the
  *   simulator's choice (figma.ts).
+ * - **Removed**: a node the plugin holds may be deleted while it works —
+ *   "Someone else deleted the node using multiplayer", "The user simply
+ *   deleted the node" — so "you should write your code defensively and check
+ *   that the nodes haven't been removed by the user" (typings
+ *   `BaseNodeMixin.removed`). Figma then answers "The node (with id …) does
+ *   not exist": here every property read or write of a removed node throws
+ *   but `removed` and `id`, and every method call, an async one by rejecting
+ *   (also one paused and released after the node went). Which accesses are
+ *   refused is the simulator's `gone` (figma.ts).
  */
 
 /** What the membrane asks of the simulator. */
 export interface SessionHost {
   /** Why the plugin may not touch `key` of `target` now (an invisible layer inside an instance, a page not loaded), or undefined. */
   refusal(target: object, key: string): string | undefined;
+  /** Why the plugin may not use `key` of `target` because the node was removed (see above), or undefined. */
+  gone(target: object, key: string): string | undefined;
   /**
    * The plugin calls the API method `method`: true when the user closes the
    * window right then, while the call is pending, so that it never takes
@@ -91,6 +102,13 @@ export class PluginSession {
     if (refusal) throw new Error(refusal);
   }
 
+  /** A property of a node that may have been removed: refused then. */
+  private guardProperty(target: object, key: string | symbol, what: string): void {
+    this.guard(target, key, what);
+    const gone = this.host.gone(target, String(key));
+    if (gone) throw new Error(`${what}: ${gone}`);
+  }
+
   private proxyOf(target: object): object {
     const known = this.proxies.get(target);
     if (known) return known;
@@ -99,30 +117,33 @@ export class PluginSession {
       get: (t, key) => {
         this.guard(t, key, name(key));
         const value: unknown = Reflect.get(t, key, t);
-        return typeof value === 'function' ? this.method(t, key, value as (...args: unknown[]) => unknown) : this.toPlugin(value);
+        // A removed node's method is refused when called (an async one rejects), its other properties when read.
+        if (typeof value === 'function') return this.method(t, key, value as (...args: unknown[]) => unknown);
+        this.guardProperty(t, key, name(key));
+        return this.toPlugin(value);
       },
       set: (t, key, value) => {
-        this.guard(t, key, name(key));
+        this.guardProperty(t, key, name(key));
         return Reflect.set(t, key, this.toHost(value), t);
       },
       has: (t, key) => {
-        this.guard(t, key, name(key));
+        this.guardProperty(t, key, name(key));
         return Reflect.has(t, key);
       },
       ownKeys: (t) => {
-        this.guard(t, 'keys', name('keys'));
+        this.guardProperty(t, 'keys', name('keys'));
         return Reflect.ownKeys(t);
       },
       getOwnPropertyDescriptor: (t, key) => {
-        this.guard(t, key, name(key));
+        this.guardProperty(t, key, name(key));
         return Reflect.getOwnPropertyDescriptor(t, key);
       },
       defineProperty: (t, key, descriptor) => {
-        this.guard(t, key, name(key));
+        this.guardProperty(t, key, name(key));
         return Reflect.defineProperty(t, key, descriptor);
       },
       deleteProperty: (t, key) => {
-        this.guard(t, key, name(key));
+        this.guardProperty(t, key, name(key));
         return Reflect.deleteProperty(t, key);
       },
     });
@@ -134,13 +155,20 @@ export class PluginSession {
   /** An API method as the plugin calls it: on the simulator's object, checked at the call too (a method read earlier, called later). */
   private method(target: object, key: string | symbol, fn: (...args: unknown[]) => unknown): (...args: unknown[]) => unknown {
     const what = `${target.constructor.name}.${String(key)}()`;
+    const isAsync = String(key).endsWith('Async');
     return (...args: unknown[]) => {
       this.guard(target, key, what);
+      const gone = this.host.gone(target, String(key));
+      if (gone) {
+        const refused = new Error(`${what}: ${gone}`);
+        if (isAsync) return this.settleWhileOpen(Promise.reject(refused), String(key));
+        throw refused;
+      }
       const call = () => fn.apply(target, args.map((a) => this.toHost(a)));
       const wait = this.host.calling(String(key));
       if (wait === true) return new Promise(() => undefined);
-      // Paused: the call takes effect once released, if the plugin is still open then (settleWhileOpen).
-      if (wait) return this.settleWhileOpen(wait.then(() => (this.guard(target, key, what), call())), String(key));
+      // Paused: the call takes effect once released, if the plugin is still open and the node still there then.
+      if (wait) return this.settleWhileOpen(wait.then(() => (this.guardProperty(target, key, what), call())), String(key));
       const result = call();
       return result instanceof Promise ? this.settleWhileOpen(result, String(key)) : this.toPlugin(result);
     };
