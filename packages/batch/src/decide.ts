@@ -81,7 +81,7 @@ async function decideFile(file: PlannedFile, manifest: Manifest, key: string, op
   if (unwritable) return { action: 'refuse', ...unwritable };
   const entry = manifest.get(file.output);
   if (file.backup !== undefined) return decideInPlace(file, file.backup, manifest, entry, key, options);
-  const decision = await besideByBytes(file, manifest, entry, await decideBeside(file, manifest, entry, key, options), options);
+  const decision = readOnlyKept(file, await besideByBytes(file, manifest, entry, await decideBeside(file, manifest, entry, key, options), options), options);
   if (decision.action !== 'correct' || !options.earlier) return decision;
   const reason = await options.earlier.reasonFor(file.input, file.size, file.mtimeMs, options.signal, decision.sourceHash);
   return reason ? { action: 'refuse', errorName: 'AlreadyCorrectedError', reason } : decision;
@@ -117,6 +117,17 @@ async function besideByBytes(file: PlannedFile, manifest: Manifest, entry: Manif
   if (manifest.wrote(file.output, await hashFile(file.output, options.signal))) return decision;
   if (!options.overwrite) return foreignRefusal(file.output);
   return { ...decision, reason: 'output-changed' };
+}
+
+/**
+ * A result the user made read-only (`chmod a-w`, Windows' read-only attribute) is one they protected: it is
+ * replaced, though pfc wrote it, only with `overwrite`, as `cp` and `mv` ask before replacing such a file.
+ */
+function readOnlyKept(file: PlannedFile, decision: Decision, options: DecideOptions): Decision {
+  if (decision.action !== 'correct' || options.overwrite) return decision;
+  const info = lstatOrUndefined(file.output);
+  if (!info?.isFile() || (info.mode & 0o200) !== 0) return decision;
+  return { action: 'refuse', errorName: 'OutputExistsError', reason: `would replace a result made read-only since: ${file.output}; make it writable, or use --overwrite to replace it` };
 }
 
 function foreignRefusal(output: string): Decision {

@@ -7,7 +7,7 @@
  * folders and checks the bytes on disk.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -49,6 +49,28 @@ describe('in place, every original replaced is kept, across reruns', () => {
     expect(readFileSync(join(root, 'a.jpg'))).toEqual(Buffer.concat([THIRD, CORRECTED_MARK]));
     expect(readFileSync(join(root, '.pfc-originals/a.jpg'))).toEqual(THIRD);
     expect(contents(join(root, '.pfc-originals/.history'))).toEqual([FIRST, SECOND].sort(Buffer.compare));
+  });
+});
+
+describe('a result the user made read-only', () => {
+  it('is not replaced by a rerun with a new photo under its name; --overwrite replaces it', async () => {
+    const root = tempDir();
+    writeTree(root, { 'photos/a.jpg': FIRST });
+    const run = async (overwrite = false) => runBatch(await planBatch({ inputs: [join(root, 'photos')], params: {} }), { backend: new FakeBackend(), retryDelayMs: 1, overwrite });
+    await run();
+    const result = join(root, 'photos/corrected/a.jpg');
+    const protectedBytes = readFileSync(result);
+    chmodSync(result, 0o444);
+    writeFileSync(join(root, 'photos/a.jpg'), SECOND);
+
+    const refused = await run();
+    expect(refused.results[0]).toMatchObject({ status: 'failed', errorName: 'OutputExistsError' });
+    expect(refused.results[0]?.error).toMatch(/would replace a result made read-only since: .*a\.jpg; make it writable, or use --overwrite/);
+    expect(readFileSync(result)).toEqual(protectedBytes);
+    expect(statSync(result).mode & 0o777).toBe(0o444);
+
+    expect((await run(true)).corrected).toBe(1);
+    expect(readFileSync(result)).not.toEqual(protectedBytes);
   });
 });
 
