@@ -59,11 +59,11 @@ export function expectClose(actual: unknown, expected: unknown): void {
   expect(rounded(actual)).toEqual(rounded(expected));
 }
 
-/** A 200×100 layer showing 200×100 px of a 400×300 photo (CROP), selected. */
-export async function croppedPhoto(sim: SimFigma) {
-  const original = sim.addImage(await makeImage(400, 300));
+/** A 200×100 layer showing 200×100 px of a 400×300 photo (CROP), selected; `colour` makes another photo. */
+export async function croppedPhoto(sim: SimFigma, name = 'Cropped', colour?: { r: number; g: number; b: number }) {
+  const original = sim.addImage(await makeImage(400, 300, 'jpeg', colour));
   const paint = imageFill(original, { scaleMode: 'CROP', imageTransform: FRAMING });
-  const layer = sim.rect('Cropped', [paint]);
+  const layer = sim.rect(name, [paint]);
   layer.width = 200;
   layer.height = 100;
   sim.place(layer);

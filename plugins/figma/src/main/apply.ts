@@ -13,7 +13,7 @@ import type { ApplyResult, Placement } from '../shared/messages';
 import type { Source } from './collect';
 import { commitChanges, imageHashes, isShown, planSwap, type FillChange } from './fills';
 import { imageSwap, type ImageSwap } from './framing';
-import { fillLayersBelow, imageSize, pageOf, withHiddenInstanceLayers, type FigmaApi } from './host';
+import { errorText, fillLayersBelow, imageSize, pageOf, withHiddenInstanceLayers, type FigmaApi } from './host';
 import { endLease, holdPage, newHolding, renewLease, type Holding } from './leases';
 import type { WrittenFill } from './original-paints';
 import { changedFills, finishRecords, putRecordsBack, recordAhead, type Correction, type Finish, type RecordsBefore } from './records';
@@ -257,7 +257,14 @@ async function targets(a: Applying, oldHash: string): Promise<SceneNode[]> {
  */
 export function stageResult(figma: Pick<FigmaApi, 'createImage'>, run: RunState, oldHash: string, bytes: Uint8Array): { newHash: string } {
   checkResult(bytes);
-  const newHash = figma.createImage(bytes).hash;
+  let newHash: string;
+  try {
+    newHash = figma.createImage(bytes).hash;
+  } catch (err) {
+    // checkResult reads only the header: a result cut short or corrupt after it passes, and Figma's decoder refuses
+    // it ("Invalid images will throw an error", typings `createImage`). Nothing is on the canvas yet; this image fails.
+    throw new Error(`the corrected image could not be read: Figma refused it as an image (${errorText(err)})`, { cause: err });
+  }
   run.staged.set(oldHash, newHash);
   return { newHash };
 }

@@ -8,7 +8,7 @@ import { planResize, type ResizeChoice } from '../shared/fit';
 import { readImageHeader } from '../shared/image-header';
 import type { ImageJob, Placement, SelectionSummary, Skip } from '../shared/messages';
 import { recordedOriginal, type RecordedOriginal } from './fills';
-import { fillLayersBelow, hasFills, instanceAround, isInsideInstance, mainComponentAround, readingHiddenLayers, type FigmaApi, type FillNode } from './host';
+import { fillLayersBelow, hasFills, ImageUnreadable, instanceAround, isInsideInstance, mainComponentAround, readImage, readingHiddenLayers, type FigmaApi, type FillNode } from './host';
 
 /** One distinct image and the layers whose fills use it. */
 export interface CollectedImage {
@@ -312,8 +312,16 @@ export interface ImagePlan {
 /** The job of one image, sending `source`'s bytes; a skip where they are not in the file. */
 async function planJob(figma: FigmaApi, img: CollectedImage, source: Source, resize: ResizeChoice): Promise<ImageJob | Skip> {
   const image = figma.getImageByHash(source.hash);
-  if (!image) return { nodeId: img.nodeIds.values().next().value ?? '', nodeName: where(img), reason: 'image data is not available in this file' };
-  const size = await image.getSizeAsync();
+  const skipped = (reason: string): Skip => ({ nodeId: img.nodeIds.values().next().value ?? '', nodeName: where(img), reason });
+  if (!image) return skipped('image data is not available in this file');
+  let size: { width: number; height: number };
+  try {
+    size = await readImage(() => image.getSizeAsync());
+  } catch (err) {
+    // One image Figma cannot read is skipped, saying so; the selection's other images are still corrected.
+    if (!(err instanceof ImageUnreadable)) throw err;
+    return skipped(`could not be read from Figma (${err.detail}), so it was left unchanged; run the plugin again to correct it`);
+  }
   const plan = planResize(resize, size);
   return {
     hash: img.hash,
@@ -340,7 +348,7 @@ function joinJob(job: ImageJob, img: CollectedImage, source: Source): void {
 export async function readForCorrection(figma: FigmaApi, hash: string): Promise<{ bytes: Uint8Array; format: 'png' | 'jpeg' } | { skip: string }> {
   const image = figma.getImageByHash(hash);
   if (!image) throw new Error('the image is no longer in this file');
-  const bytes = await image.getBytesAsync();
+  const bytes = await readImage(() => image.getBytesAsync());
   const header = readImageHeader(bytes);
   if (header.format === 'gif') return { skip: 'is a GIF; the correction service takes JPEG and PNG only, so it was left unchanged' };
   if (header.format !== 'png' && header.format !== 'jpeg') return { skip: `is in a format the correction service does not take (${header.format}); JPEG and PNG only` };

@@ -70,10 +70,40 @@ export function pageOf(node: BaseNode): PageNode | undefined {
   return undefined;
 }
 
-/** An image's pixel size, or undefined when the file no longer has it. */
+/** The text of whatever was thrown. */
+export function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+/**
+ * Figma could not read an image. Its bytes and size come by promise "because
+ * the image may still need to be downloaded (images in Figma are loaded
+ * separately from the rest of the document)" (typings `Image.getBytesAsync`,
+ * `getSizeAsync`), and a download can fail: a flaky connection, an image
+ * that did not load. That is the one image's failure; the others go on.
+ */
+export class ImageUnreadable extends Error {
+  /** What Figma said. */
+  readonly detail: string;
+  constructor(cause: unknown) {
+    super(`Figma could not read the image (${errorText(cause)})`, { cause });
+    this.detail = errorText(cause);
+  }
+}
+
+/** `read` of an image, its failure an `ImageUnreadable` saying so. */
+export async function readImage<T>(read: () => Promise<T>): Promise<T> {
+  try {
+    return await read();
+  } catch (err) {
+    throw new ImageUnreadable(err);
+  }
+}
+
+/** An image's pixel size, or undefined when the file no longer has it; throws `ImageUnreadable` when Figma cannot read it. */
 export async function imageSize(figma: Pick<FigmaApi, 'getImageByHash'>, hash: string): Promise<{ width: number; height: number } | undefined> {
   const image = figma.getImageByHash(hash);
-  return image ? image.getSizeAsync() : undefined;
+  return image ? readImage(() => image.getSizeAsync()) : undefined;
 }
 
 /**

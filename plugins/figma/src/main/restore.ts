@@ -21,7 +21,7 @@
 import { invertRegion } from '../shared/crop';
 import { commitChanges, imageHashes, keepRecordsOf, ORIGINALS_KEY, readCrop, readOriginals, type FillChange } from './fills';
 import { imageSwap, refitPaint, type ImageSwap } from './framing';
-import { hasFills, imageSize, layersWithData, withHiddenInstanceLayers, type FigmaApi } from './host';
+import { hasFills, imageSize, ImageUnreadable, layersWithData, withHiddenInstanceLayers, type FigmaApi } from './host';
 import { originalPaint, readPaintRecords, takeRecord, type PaintRecord } from './original-paints';
 import { replacedSince } from './records';
 import { OPTIONS_KEY } from './relaunch';
@@ -38,9 +38,11 @@ export interface RestoreResult {
   /**
    * Names of layers left as they are because the user changed them after the correction: another image, a framing
    * the original cannot take, or a text layer given another fill on part of its characters (its fills then read as
-   * `figma.mixed`, one list no longer: nothing in it can be put back without flattening the user's colours).
+   * `figma.mixed`, one list no longer: nothing in it can be put back without flattening the user's colours); and
+   * those whose image Figma could not read (`unread`: the framing of a fill the user reframed needs the images'
+   * sizes), to restore again later.
    */
-  left: { replaced: string[]; reframed: string[]; mixed: string[] };
+  left: { replaced: string[]; reframed: string[]; mixed: string[]; unread: string[] };
   /** Those layers, to select: the notification has room for their number, not always their names. */
   leftLayers: SceneNode[];
   /** Corrected layers deleted while the restore worked (by the user, or another in multiplayer): left out. */
@@ -55,13 +57,13 @@ interface Tally {
   leftLayers: SceneNode[];
 }
 
-const emptyTally = (): Tally => ({ missing: 0, reframed: 0, left: { replaced: [], reframed: [], mixed: [] }, leftLayers: [] });
+const emptyTally = (): Tally => ({ missing: 0, reframed: 0, left: { replaced: [], reframed: [], mixed: [], unread: [] }, leftLayers: [] });
 
 /** Add one layer's tally to the restore's. */
 function addTally(into: Tally, one: Tally): void {
   into.missing += one.missing;
   into.reframed += one.reframed;
-  for (const why of ['replaced', 'reframed', 'mixed'] as const) into.left[why].push(...one.left[why]);
+  for (const why of ['replaced', 'reframed', 'mixed', 'unread'] as const) into.left[why].push(...one.left[why]);
   into.leftLayers.push(...one.leftLayers);
 }
 
@@ -81,14 +83,25 @@ async function swapBack(figma: FigmaApi, node: BaseNode, corrected: string, orig
   return from && to ? imageSwap(from, to, crop && invertRegion(crop)) : undefined;
 }
 
-/** What becomes of one corrected fill: its original back, refitted (older record or reframed), or left as it is. */
-type FillRestore = { paint: ImagePaint; framingLost: boolean; reframed: boolean } | 'left';
+/**
+ * What becomes of one corrected fill: its original back, refitted (older record or reframed), or left as it is —
+ * because the original cannot be shown undistorted in the user's framing, or Figma could not read an image's size.
+ */
+type FillRestore = { paint: ImagePaint; framingLost: boolean; reframed: boolean } | 'left' | 'unread';
 
 async function restoreFill(figma: FigmaApi, node: SceneNode, paint: ImagePaint, original: string, records: PaintRecord[] | undefined): Promise<FillRestore> {
   const record = records && takeRecord(records, paint);
   if (record) return { paint: originalPaint(paint, record), framingLost: false, reframed: false };
   const corrected = paint.imageHash ?? '';
-  const refitted = refitPaint(paint, original, await swapBack(figma, node, corrected, original));
+  let swap: ImageSwap | undefined;
+  try {
+    swap = await swapBack(figma, node, corrected, original);
+  } catch (err) {
+    // One layer whose image Figma cannot read now is left as it is, its record kept; the others are restored.
+    if (err instanceof ImageUnreadable) return 'unread';
+    throw err;
+  }
+  const refitted = refitPaint(paint, original, swap);
   // Recorded by a version that kept no paints: refitting is all that can be done.
   if (!records) return { ...refitted, reframed: false };
   // Reframed by the user since: their framing stays, unless the original cannot be shown in it undistorted.
@@ -119,6 +132,7 @@ async function planRestore(figma: FigmaApi, node: SceneNode, tally: Tally): Prom
   const indices: number[] = [];
   let framingLost = 0;
   let reframedHere = false;
+  let unreadHere = false;
   for (const [index, paint] of before.entries()) {
     const original = paint.type === 'IMAGE' && paint.imageHash ? originals[paint.imageHash] : undefined;
     if (paint.type !== 'IMAGE' || !original || !available(original)) {
@@ -128,8 +142,9 @@ async function planRestore(figma: FigmaApi, node: SceneNode, tally: Tally): Prom
     // Each fill's restore may wait on Figma (image sizes), while the layer may be deleted.
     if (node.removed) return null;
     const restored = await restoreFill(figma, node, paint, original, records[paint.imageHash ?? '']);
-    if (restored === 'left') {
-      reframedHere = true;
+    if (restored === 'left' || restored === 'unread') {
+      if (restored === 'left') reframedHere = true;
+      else unreadHere = true;
       after.push(paint);
       continue;
     }
@@ -139,7 +154,8 @@ async function planRestore(figma: FigmaApi, node: SceneNode, tally: Tally): Prom
     if (restored.reframed) tally.reframed += 1;
   }
   if (reframedHere) tally.left.reframed.push(name);
-  if (replaced || reframedHere) tally.leftLayers.push(node);
+  if (unreadHere) tally.left.unread.push(name);
+  if (replaced || reframedHere || unreadHere) tally.leftLayers.push(node);
   return indices.length > 0 ? { node, before, after, indices, framingLost } : null;
 }
 
@@ -210,18 +226,20 @@ export const TOAST_CHARACTERS = 100;
  * and why, and what became of reframed and cropped fills.
  */
 export function restoreStatements(r: RestoreResult): string[] {
-  const { replaced, reframed, mixed } = r.left;
+  const { replaced, reframed, mixed, unread } = r.left;
   const left = replaced.length + reframed.length + mixed.length;
-  if (r.layers === 0 && left === 0 && r.deleted === 0) {
+  if (r.layers === 0 && left === 0 && unread.length === 0 && r.deleted === 0) {
     return [r.missing > 0 ? 'The original images are no longer in this file' : 'Nothing to restore: the selection has no layers corrected by Perfectly Clear'];
   }
   const parts = [r.layers > 0 ? `Restored the original image on ${plural(r.layers, 'layer', 'layers')}` : 'Nothing restored'];
   if (left > 0) parts.push(`${plural(left, 'layer changed since is', 'layers changed since are')} left as ${left === 1 ? 'it is' : 'they are'}, selected`);
+  if (unread.length > 0) parts.push(`${plural(unread.length, "layer's image", "layers' images")} could not be read: left as ${unread.length === 1 ? 'it is' : 'they are'}, selected`);
   if (r.missing > 0) parts.push(`${plural(r.missing, 'original is', 'originals are')} no longer in this file`);
   if (r.deleted > 0) parts.push(`${plural(r.deleted, 'layer was', 'layers were')} deleted during the restore`);
   for (const name of replaced) parts.push(`"${name}": another image`);
   for (const name of reframed) parts.push(`"${name}": reframed so the original would be distorted`);
   for (const name of mixed) parts.push(`"${name}": part of the text has another fill (give the text one fill to restore it)`);
+  for (const name of unread) parts.push(`"${name}": Figma could not read its image (restore it again later)`);
   if (r.reframed > 0) parts.push(`${plural(r.reframed, 'fill you reframed keeps', 'fills you reframed keep')} your framing`);
   if (r.framingLost > 0) parts.push(`${plural(r.framingLost, 'cropped fill is', 'cropped fills are')} set to Fill (its crop is not known)`);
   return parts;

@@ -13,19 +13,37 @@ export interface UiChannel {
   close(): void;
 }
 
+/** What the document tells an image handle: a read of its bytes (counted), and the fault its reads meet, if any. */
+export interface ImageHooks {
+  read(): void;
+  fault(): Error | undefined;
+}
+
+/**
+ * An image of the file. Its reads return promises "because the image may still need to be downloaded (images in
+ * Figma are loaded separately from the rest of the document)" (typings `Image.getBytesAsync`, `getSizeAsync`): a
+ * download that fails (a test's `imageFaults`) rejects them.
+ */
 export class SimImage implements Image {
   constructor(
     readonly hash: string,
     private readonly bytes: Uint8Array,
     readonly size: { width: number; height: number },
-    private readonly onRead: () => void,
+    private readonly hooks: ImageHooks,
   ) {}
   async getBytesAsync(): Promise<Uint8Array> {
-    this.onRead();
+    this.loaded();
+    this.hooks.read();
     return this.bytes.slice();
   }
   async getSizeAsync(): Promise<{ width: number; height: number }> {
+    this.loaded();
     return { ...this.size };
+  }
+  private loaded(): void {
+    const fault = this.hooks.fault();
+    // A fresh error each time, as each read is its own download.
+    if (fault) throw new Error(fault.message);
   }
 }
 

@@ -1,7 +1,8 @@
 /**
  * A simulated `figma` global for running the plugin's main thread outside
  * Figma: an in-memory document (see nodes.ts), images stored by SHA-1 with
- * `createImage`'s documented limits, `clientStorage`, `notify`, undo steps
+ * `createImage`'s documented limits (checked by decoding them, decode.ts) and
+ * reads a test can make fail (`imageFaults`), `clientStorage`, `notify`, undo steps
  * made by `commitUndo`, and a UI channel that structured-clones messages as
  * Figma does. `SimFigma implements FigmaApi`, the plugin's own pick of
  * `PluginAPI`, so the compiler checks the simulator against Figma's typings.
@@ -25,8 +26,8 @@
  * Runs in Node (unit tests) and in the browser (the e2e test page).
  */
 import type { FigmaApi } from '../../src/main/host';
-import { FIGMA_MAX_SIDE, readImageHeader } from '../../src/shared/image-header';
 import { SimClientStorage, SimImage, SimUi, type UiChannel } from './client';
+import { checkCreateImage } from './decode';
 import { asScene, type SimDocument } from './document';
 import { DYNAMIC_PAGES, MANIFEST_ID, RELAUNCH_COMMANDS } from './manifest';
 import { SimFrame, SimGroup, SimNode, SimShape } from './nodes';
@@ -70,6 +71,13 @@ export class SimFigma implements FigmaApi {
   readonly pageLoads: string[] = [];
   /** Fills changes that will fail, by node id (a test's fault injection). */
   readonly fillsFaults = new Map<string, Error>();
+  /**
+   * Images that cannot be read, by hash (a test's fault injection): their `getBytesAsync` and `getSizeAsync` reject
+   * with the error, for as long as it is here. Both return promises "because the image may still need to be
+   * downloaded (images in Figma are loaded separately from the rest of the document)" (typings `Image`), and a
+   * download can fail: a flaky connection, an image that did not load.
+   */
+  readonly imageFaults = new Map<string, Error>();
   readonly ui: SimUi;
   readonly images = new Map<string, SimImage>();
   readonly nodes = new Map<string, SimNode>();
@@ -142,7 +150,7 @@ export class SimFigma implements FigmaApi {
       page: () => this.people.acting.viewed,
     };
     if (sameDocumentAs) {
-      ({ mixed: this.mixed, doc: this.doc, root: this.root, page: this.page, images: this.images, nodes: this.nodes, fillsFaults: this.fillsFaults, people: this.people } = sameDocumentAs);
+      ({ mixed: this.mixed, doc: this.doc, root: this.root, page: this.page, images: this.images, nodes: this.nodes, fillsFaults: this.fillsFaults, imageFaults: this.imageFaults, people: this.people } = sameDocumentAs);
       this.viewed = this.page;
       return;
     }
@@ -243,16 +251,16 @@ export class SimFigma implements FigmaApi {
     this.endSession();
   }
 
-  /** Like Figma: PNG, JPEG or GIF, each side 1–4096 px; the hash is the SHA-1 of the bytes. */
+  /** Like Figma: an image that decodes as PNG, JPEG or GIF, each side 1–4096 px (decode.ts); the hash is the SHA-1 of the bytes. */
   createImage(data: Uint8Array): Image {
-    const h = readImageHeader(data);
-    if (h.format !== 'png' && h.format !== 'jpeg' && h.format !== 'gif') throw new Error('Image type is unsupported');
-    if (!h.width || !h.height) throw new Error('Image is too small');
-    if (h.width > FIGMA_MAX_SIDE || h.height > FIGMA_MAX_SIDE) throw new Error('Image is too large');
     const hash = sha1Hex(data);
     const existing = this.images.get(hash);
     if (existing) return existing;
-    const image = new SimImage(hash, data.slice(), { width: h.width, height: h.height }, () => void (this.byteReads += 1));
+    const size = checkCreateImage(data, hash);
+    const image = new SimImage(hash, data.slice(), size, {
+      read: () => void (this.byteReads += 1),
+      fault: () => this.imageFaults.get(hash),
+    });
     this.images.set(hash, image);
     return image;
   }
