@@ -17,6 +17,7 @@ import { bgrTarget, containerTarget, describeTarget, type InstanceJobs, instance
 import { createNodeFetch } from './node-fetch';
 import { type EmbeddedService, onEmbedded, startEmbedded } from './embedded';
 import { BatchUsageError } from './errors';
+import { CLI_TERMS, type HostTerms } from './host-terms';
 import type { SupervisedEmulatorEvent } from '@pfc/emulator/process';
 
 export type { SupervisedEmulatorEvent };
@@ -88,6 +89,8 @@ export interface BackendSelection {
   onRetry?: (info: RetryInfo) => void;
   /** The `fetch` under every client. Default: `createNodeFetch()` (streamed uploads keep backpressure). */
   fetch?: FetchLike;
+  /** How the host names the addresses and files at once in errors about them. Default `CLI_TERMS`, the CLI's flags. */
+  terms?: HostTerms;
 }
 
 /** An opened backend and what a host needs to know about it. */
@@ -121,8 +124,9 @@ export function resolveBackendChoice(sel: BackendSelection): Exclude<BackendChoi
   const choice = sel.backend ?? 'auto';
   if (choice !== 'auto') return choice;
   if (sel.apiKey) return 'web';
-  if (urlList(sel.containerUrl, '--container-url').length > 0) return 'container';
-  if (urlList(sel.bgrUrl, '--bgr-url').length > 0) return 'bgr';
+  const terms = sel.terms ?? CLI_TERMS;
+  if (urlList(sel.containerUrl, terms.containerUrl).length > 0) return 'container';
+  if (urlList(sel.bgrUrl, terms.bgrUrl).length > 0) return 'bgr';
   return 'emulator';
 }
 
@@ -131,12 +135,13 @@ export async function openBackend(selection: BackendSelection): Promise<OpenedBa
   const rate = rateLimitSignal(selection.onRetry);
   const sel = { ...selection, fetch: selection.fetch ?? createNodeFetch(), onRetry: rate.onRetry };
   const choice = resolveBackendChoice(sel);
-  const bgrUrls = urlList(sel.bgrUrl, '--bgr-url');
+  const terms = sel.terms ?? CLI_TERMS;
+  const bgrUrls = urlList(sel.bgrUrl, terms.bgrUrl);
   // Before anything starts (the embedded emulator) or is sent.
   if (sel.containerDirect && (choice !== 'container' || bgrUrls.length > 0)) {
     throw new BatchUsageError(`direct file access (--container-input-dir, --container-output-dir) works only with the colour-correction container alone (--container-url, without --bgr-url), not with the ${bgrUrls.length > 0 && choice === 'container' ? 'container+bgr' : choice} backend`, 'bad-params');
   }
-  if (sel.containerDirect && urlList(sel.containerUrl, '--container-url').length > 1) {
+  if (sel.containerDirect && urlList(sel.containerUrl, terms.containerUrl).length > 1) {
     throw new BatchUsageError('direct file access (--container-input-dir, --container-output-dir) works with one colour-correction container, not several --container-url', 'bad-params');
   }
   const noop = async () => undefined;
@@ -181,9 +186,10 @@ async function openEmulator(sel: BackendSelection & { fetch: FetchLike }): Promi
 
 async function openSelfHosted(choice: 'container' | 'bgr', sel: BackendSelection): Promise<OpenedBackend> {
   const retry = { ...(sel.onRetry ? { onRetry: sel.onRetry } : {}), ...(sel.fetch ? { fetch: sel.fetch } : {}) };
-  const containerUrls = urlList(sel.containerUrl, '--container-url');
-  const bgrUrls = urlList(sel.bgrUrl, '--bgr-url');
-  const jobs = instanceJobsFor(sel.instanceJobs, { colour: choice === 'container' ? containerUrls.length : 0, bgr: bgrUrls.length });
+  const terms = sel.terms ?? CLI_TERMS;
+  const containerUrls = urlList(sel.containerUrl, terms.containerUrl);
+  const bgrUrls = urlList(sel.bgrUrl, terms.bgrUrl);
+  const jobs = instanceJobsFor(sel.instanceJobs, { colour: choice === 'container' ? containerUrls.length : 0, bgr: bgrUrls.length }, terms);
   const setup = (perInstance: InstanceJobsValue[]) => ({ jobs: perInstance, healthIntervalMs: sel.healthIntervalMs, onEvent: sel.onFleetEvent });
   const bgr = bgrUrls.length > 0 ? bgrTarget(bgrUrls, { ...(sel.bgrLicenseKey ? { licenseKey: sel.bgrLicenseKey } : {}), ...retry }, setup(jobs.bgr)) : undefined;
   if (choice === 'bgr') {

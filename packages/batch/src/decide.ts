@@ -9,6 +9,7 @@ import { effectivePfcParams, type PfcParams } from '@pfc/core';
 import type { EarlierResults } from './earlier-results';
 import type { CorrectReason } from './events';
 import { hashFile } from './hash';
+import { folderInTheWayAdvice, type HostTerms, replaceAdvice } from './host-terms';
 import { inTheWay } from './in-the-way';
 import { type Manifest, type ManifestEntry, settingsKey } from './manifest';
 import { unwritableReason } from './path-limits';
@@ -54,13 +55,14 @@ export type OutputOwner = 'absent' | 'ours' | 'foreign';
 /**
  * How to decide: redo up-to-date files (`force`), replace files pfc did not write (`overwrite`); `earlier`:
  * the run's lookup of earlier runs' results, which are never corrected again (mirror and suffix modes;
- * in place, the folder's own manifest tells).
+ * in place, the folder's own manifest tells); `terms`: the host's names in refusals' advice (default `CLI_TERMS`).
  */
 export interface DecideOptions {
   force?: boolean;
   overwrite?: boolean;
   signal?: AbortSignal;
   earlier?: EarlierResults;
+  terms?: HostTerms;
 }
 
 /**
@@ -72,12 +74,12 @@ export async function decide(file: PlannedFile, manifest: Manifest, key: string,
   const decision = await decideFile(file, manifest, key, options);
   if (decision.action !== 'correct') return decision;
   // Only a file about to be written is checked: an up-to-date rerun stats nothing more.
-  return (await inTheWay(file, decision.backupFirst, manifest)) ?? decision;
+  return (await inTheWay(file, decision.backupFirst, manifest, options.terms)) ?? decision;
 }
 
 async function decideFile(file: PlannedFile, manifest: Manifest, key: string, options: DecideOptions): Promise<Decision> {
   if (file.refusal) return { action: 'refuse', errorName: 'OutputCollisionError', reason: file.refusal };
-  const unwritable = unwritableReason(file);
+  const unwritable = unwritableReason(file, options.terms);
   if (unwritable) return { action: 'refuse', ...unwritable };
   const entry = manifest.get(file.output);
   if (file.backup !== undefined) return decideInPlace(file, file.backup, manifest, entry, key, options);
@@ -115,7 +117,7 @@ async function besideByBytes(file: PlannedFile, manifest: Manifest, entry: Manif
   const info = lstatOrUndefined(file.output);
   if (!info?.isFile() || info.size !== entry.outputSize || info.mtimeMs !== entry.outputMtimeMs) return decision;
   if (manifest.wrote(file.output, await hashFile(file.output, options.signal))) return decision;
-  if (!options.overwrite) return foreignRefusal(file.output);
+  if (!options.overwrite) return foreignRefusal(file.output, options.terms);
   return { ...decision, reason: 'output-changed' };
 }
 
@@ -127,25 +129,25 @@ function readOnlyKept(file: PlannedFile, decision: Decision, options: DecideOpti
   if (decision.action !== 'correct' || options.overwrite) return decision;
   const info = lstatOrUndefined(file.output);
   if (!info?.isFile() || (info.mode & 0o200) !== 0) return decision;
-  return { action: 'refuse', errorName: 'OutputExistsError', reason: `would replace a result made read-only since: ${file.output}; make it writable, or use --overwrite to replace it` };
+  return { action: 'refuse', errorName: 'OutputExistsError', reason: `would replace a result made read-only since: ${file.output}; make it writable, or ${replaceAdvice(options.terms)}` };
 }
 
-function foreignRefusal(output: string): Decision {
-  return { action: 'refuse', errorName: 'OutputExistsError', reason: `would overwrite a file pfc did not write: ${output}; use --overwrite to replace it` };
+function foreignRefusal(output: string, terms: HostTerms | undefined): Decision {
+  return { action: 'refuse', errorName: 'OutputExistsError', reason: `would overwrite a file pfc did not write: ${output}; ${replaceAdvice(terms)}` };
 }
 
 async function decideBeside(file: PlannedFile, manifest: Manifest, entry: ManifestEntry | undefined, key: string, options: DecideOptions): Promise<Decision> {
   const { signal } = options;
   const owner = await outputOwner(file.output, manifest, signal, entry);
-  // Said before any advice to use --overwrite, which would refuse it too.
+  // Said before any advice to overwrite, which would refuse it too.
   if (owner === 'foreign' && lstatOrUndefined(file.output)?.isDirectory()) {
     return {
       action: 'refuse',
       errorName: 'OutputExistsError',
-      reason: `a folder is where the result would go: ${file.output}; --overwrite replaces files, never folders, so it would not help: move or rename the folder (or choose another --out folder), then run again`,
+      reason: `a folder is where the result would go: ${file.output}; ${folderInTheWayAdvice(options.terms)}`,
     };
   }
-  if (owner === 'foreign' && !options.overwrite) return foreignRefusal(file.output);
+  if (owner === 'foreign' && !options.overwrite) return foreignRefusal(file.output, options.terms);
   if (!entry) return { action: 'correct', reason: owner === 'absent' ? 'new' : 'output-changed', source: file.input, sourceHash: undefined, backupFirst: false };
   const sameStat = entry.inputSize === file.size && entry.inputMtimeMs === file.mtimeMs;
   // An unchanged size and mtime trust the recorded hash (as git's index does): no re-read of large files.

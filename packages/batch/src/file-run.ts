@@ -18,6 +18,7 @@ import type { BatchEvent, FileResult } from './events';
 import { DestinationExistsError, unreadableInput, writeStreamAtomic } from './files';
 import { greyResultWriter } from './grey-result';
 import { hashFile } from './hash';
+import { type HostTerms, replaceAdvice } from './host-terms';
 import { limitViolation } from './limits';
 import type { Manifest, ManifestEntry } from './manifest';
 import { outputFormat } from './paths';
@@ -49,7 +50,7 @@ export async function processFile(file: PlannedFile, manifest: Manifest, ctx: Fi
   if (file.backup) base.backup = file.backup;
   const job: FileJob = { file, manifest, params, effective, key, order, t0: Date.now(), ids: { input: file.input, rel: file.rel } };
   try {
-    const decision = await decide(file, manifest, job.key, { force: ctx.force ?? false, overwrite: ctx.overwrite ?? false, earlier: ctx.earlier, ...(ctx.signal ? { signal: ctx.signal } : {}) });
+    const decision = await decide(file, manifest, job.key, { force: ctx.force ?? false, overwrite: ctx.overwrite ?? false, earlier: ctx.earlier, ...(ctx.terms ? { terms: ctx.terms } : {}), ...(ctx.signal ? { signal: ctx.signal } : {}) });
     if (decision.action === 'skip') return upToDate(job, decision.entry, base, ctx);
     if (decision.action === 'refuse') return refused(job, decision.errorName, decision.reason, base, ctx);
     return await correctFile(job, decision, base, ctx);
@@ -209,13 +210,13 @@ async function attemptOnce(job: FileJob, decision: CorrectDecision, source: { si
     verify: async (tmp, streamed) => {
       got = await verifyOutput(tmp, expected);
       if (kept) await assertUnchangedSince(file.input, kept);
-      else if (!ctx.overwrite) absent = (await assertNoForeignFile(file.output, job.manifest, signal)) === 'absent';
+      else if (!ctx.overwrite) absent = (await assertNoForeignFile(file.output, job.manifest, signal, ctx.terms)) === 'absent';
       // Known as pfc's before it is in place, so a kill before `record` does not leave a stranger's file.
       await job.manifest.intend(file.output, streamed.hash);
     },
     exclusive: () => absent,
   }).catch((err: unknown) => {
-    throw err instanceof DestinationExistsError ? foreignFileError(file.output) : err;
+    throw err instanceof DestinationExistsError ? foreignFileError(file.output, ctx.terms) : err;
   });
   const out = await stat(file.output);
   const durationMs = Date.now() - job.t0;
@@ -258,14 +259,14 @@ class OutputExistsError extends Error {
  * Just before the result is renamed into place: the decision's no-clobber check again, for a file that appeared or
  * was edited meanwhile. By its bytes: an edit made during the job can keep size and mtime (`exiftool -P`).
  */
-async function assertNoForeignFile(output: string, manifest: Manifest, signal: AbortSignal | undefined): Promise<OutputOwner> {
+async function assertNoForeignFile(output: string, manifest: Manifest, signal: AbortSignal | undefined, terms: HostTerms | undefined): Promise<OutputOwner> {
   const owner = await outputOwner(output, manifest, signal, undefined, true);
-  if (owner === 'foreign') throw foreignFileError(output);
+  if (owner === 'foreign') throw foreignFileError(output, terms);
   return owner;
 }
 
-function foreignFileError(output: string): OutputExistsError {
-  return new OutputExistsError(`would overwrite a file pfc did not write: ${output} (it appeared while this file was being corrected); use --overwrite to replace it`);
+function foreignFileError(output: string, terms: HostTerms | undefined): OutputExistsError {
+  return new OutputExistsError(`would overwrite a file pfc did not write: ${output} (it appeared while this file was being corrected); ${replaceAdvice(terms)}`);
 }
 
 async function assertUnchangedSince(path: string, kept: Stats): Promise<void> {

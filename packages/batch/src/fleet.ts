@@ -6,6 +6,7 @@
  */
 import { BgrClient, type BgrClientOptions, ContainerClient, type ContainerClientOptions, Fleet, type FleetEvent } from '@pfc/core';
 import { BatchUsageError } from './errors';
+import { CLI_TERMS, type HostTerms } from './host-terms';
 
 /** Calls a colour-correction container instance of a fleet starts at unless told otherwise (then chosen from its measured speed). */
 export const DEFAULT_CONTAINER_INSTANCE_JOBS = 2;
@@ -16,7 +17,10 @@ export const AUTO_CONTAINER_INSTANCE_JOBS = 8;
 /** Most files a BGR instance is given at once when chosen from its measured speed: one on its GPU, the rest waiting so it never idles between the client's files. */
 export const AUTO_BGR_INSTANCE_JOBS = 4;
 
-/** A URL list as given: a string (commas separate several), or a list of them; blanks dropped, duplicates refused. */
+/**
+ * A URL list as given: a string (commas separate several), or a list of them; blanks dropped, duplicates refused.
+ * `flag`: the option's name in the host's terms (`HostTerms.containerUrl`), which errors name.
+ */
 export function urlList(value: string | readonly string[] | undefined, flag: string): string[] {
   const items = (typeof value === 'string' ? [value] : (value ?? [])).flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean);
   const seen = new Set<string>();
@@ -47,27 +51,31 @@ export type InstanceJobsValue = number | 'auto';
  * containers first, then background-removal containers. One value applies to
  * every instance; a list must have one value per instance. Unset (or `auto`):
  * chosen from each instance's measured speed. Throws `BatchUsageError` naming
- * `--instance-jobs` and the allowed range or count, before anything is sent.
+ * the option (in the host's `terms`) and the allowed range or count, before anything is sent.
  */
-export function instanceJobsFor(value: InstanceJobs | undefined, counts: { colour: number; bgr: number }): { colour: InstanceJobsValue[]; bgr: InstanceJobsValue[] } {
+export function instanceJobsFor(
+  value: InstanceJobs | undefined,
+  counts: { colour: number; bgr: number },
+  terms: HostTerms = CLI_TERMS,
+): { colour: InstanceJobsValue[]; bgr: InstanceJobsValue[] } {
   const fill = (n: number, v: InstanceJobsValue): InstanceJobsValue[] => Array.from({ length: n }, () => v);
   if (value === undefined) return { colour: fill(counts.colour, 'auto'), bgr: fill(counts.bgr, 'auto') };
   const items = typeof value === 'number' ? [value] : typeof value === 'string' ? value.split(',').map((v) => v.trim()) : [...value];
-  const jobs = items.map(jobsValue);
+  const jobs = items.map((v) => jobsValue(v, terms));
   if (jobs.length === 1) return { colour: fill(counts.colour, jobs[0]!), bgr: fill(counts.bgr, jobs[0]!) };
   const total = counts.colour + counts.bgr;
   if (jobs.length !== total) {
-    const given = [counts.colour > 0 ? `${counts.colour} --container-url` : '', counts.bgr > 0 ? `${counts.bgr} --bgr-url` : ''].filter(Boolean).join(' and ') || 'no URL';
-    throw new BatchUsageError(`--instance-jobs has ${jobs.length} values for ${total} instance(s) (${given}): give one number for every instance, or one per instance in the order of the URLs (colour containers first, then background-removal containers)`, 'bad-params');
+    const given = [counts.colour > 0 ? `${counts.colour} ${terms.containerUrl}` : '', counts.bgr > 0 ? `${counts.bgr} ${terms.bgrUrl}` : ''].filter(Boolean).join(' and ') || 'no URL';
+    throw new BatchUsageError(`${terms.instanceJobs} has ${jobs.length} values for ${total} instance(s) (${given}): give one number for every instance, or one per instance in the order of the URLs (colour containers first, then background-removal containers)`, 'bad-params');
   }
   return { colour: jobs.slice(0, counts.colour), bgr: jobs.slice(counts.colour) };
 }
 
-function jobsValue(v: number | string): InstanceJobsValue {
+function jobsValue(v: number | string, terms: HostTerms): InstanceJobsValue {
   if (v === 'auto') return v;
   const n = typeof v === 'number' ? v : /^\d+$/.test(v) ? Number(v) : NaN;
   if (!Number.isInteger(n) || n < 1 || n > MAX_INSTANCE_JOBS) {
-    throw new BatchUsageError(`--instance-jobs values must be integers from 1 to ${MAX_INSTANCE_JOBS} or auto, one value or a comma-separated list such as 4,2,2 (got ${JSON.stringify(v)})`, 'bad-params');
+    throw new BatchUsageError(`${terms.instanceJobs} values must be integers from 1 to ${MAX_INSTANCE_JOBS} or auto, one value or a comma-separated list such as 4,2,2 (got ${JSON.stringify(v)})`, 'bad-params');
   }
   return n;
 }

@@ -11,6 +11,7 @@ import { type Stats, statSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import type { Decision } from './decide';
 import { hashFile } from './hash';
+import { CLI_TERMS, type HostTerms } from './host-terms';
 import type { Manifest } from './manifest';
 import { BACKUP_DIR } from './paths';
 import type { PlannedFile } from './plan';
@@ -50,18 +51,18 @@ type Refusal = Extract<Decision, { action: 'refuse' }>;
  * Why a file about to be corrected cannot be, or undefined: a file is in the way
  * of the folder its result goes to, or (when its original is kept first) of the
  * folder its kept original goes to. Checked before anything is sent, so the job
- * is never billed for a result that cannot be written.
+ * is never billed for a result that cannot be written. `terms`: the host's names in the advice.
  */
-export async function inTheWay(file: Pick<PlannedFile, 'output' | 'backup'>, keepsOriginal: boolean, manifest: Manifest): Promise<Refusal | undefined> {
+export async function inTheWay(file: Pick<PlannedFile, 'output' | 'backup'>, keepsOriginal: boolean, manifest: Manifest, terms: HostTerms = CLI_TERMS): Promise<Refusal | undefined> {
   const targets = keepsOriginal && file.backup ? [file.output, file.backup] : [file.output];
   for (const target of targets) {
     const nearest = nearestEntry(dirname(target));
-    if (nearest.kind === 'file') return await refusalFor(nearest.path, target === file.backup ? 'original' : 'result', manifest);
+    if (nearest.kind === 'file') return await refusalFor(nearest.path, target === file.backup ? 'original' : 'result', manifest, terms);
   }
   return undefined;
 }
 
-async function refusalFor(blocker: string, what: 'result' | 'original', manifest: Manifest): Promise<Refusal> {
+async function refusalFor(blocker: string, what: 'result' | 'original', manifest: Manifest, terms: HostTerms): Promise<Refusal> {
   const cannot = what === 'original' ? 'its original cannot be kept' : 'its result cannot be written';
   const where = `${blocker} is a file where a folder is needed`;
   const backups = join(manifest.dir, BACKUP_DIR);
@@ -80,12 +81,12 @@ async function refusalFor(blocker: string, what: 'result' | 'original', manifest
     return {
       action: 'refuse',
       errorName: 'OutputBlockedError',
-      reason: `${cannot}: ${where}, and it is pfc's result of an earlier run (from ${resolve(manifest.dir, entry.input)}), which pfc does not delete; move or delete it if it is no longer wanted (or choose another --out folder), then run again`,
+      reason: `${cannot}: ${where}, and it is pfc's result of an earlier run (from ${resolve(manifest.dir, entry.input)}), which pfc does not delete; move or delete it if it is no longer wanted (or choose ${terms.anotherOutputFolder}), then run again`,
     };
   }
   return {
     action: 'refuse',
     errorName: 'OutputBlockedError',
-    reason: `${cannot}: ${where} (a file pfc did not write); move or rename it (or choose another --out folder), then run again`,
+    reason: `${cannot}: ${where} (a file pfc did not write); move or rename it (or choose ${terms.anotherOutputFolder}), then run again`,
   };
 }

@@ -17,6 +17,7 @@ export { Manifest, MANIFEST_VERSION, settingsKey, isMirrorOutputFolder, type Man
 export { decide, fileParams, fileSettings, isRefusal, outputOwner, REFUSALS, type Decision, type DecideOptions, type FileSettings, type OutputOwner, type RefusalName } from './decide';
 export { restoreOriginals, type RestoreOutcome, type RestoreRequest } from './restore';
 export { lockFolders, FolderLockedError, type HeldLocks, type LockHolder, type LockOptions } from './lock';
+export { CLI_TERMS, type HostTerms } from './host-terms';
 export { checkReportPath, REPORT_MARKER } from './report-path';
 export { keepOriginal } from './backup';
 export {

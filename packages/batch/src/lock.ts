@@ -19,6 +19,7 @@ import { dirname, join } from 'node:path';
 import { defaultSleep } from '@pfc/core';
 import { makeFolder, processAlive } from '@pfc/node-io';
 import { asDiskRefusal, BatchUsageError, DiskRefusedError } from './errors';
+import { type HostTerms, lockedAdvice } from './host-terms';
 import { isInside, LOCK_FILE, type OutputMode } from './paths';
 
 /** Who holds a lock (the lock file's content). */
@@ -36,8 +37,9 @@ export class FolderLockedError extends BatchUsageError {
   constructor(
     readonly lockPath: string,
     readonly holder: LockHolder | undefined,
+    terms?: HostTerms,
   ) {
-    super(`another pfc run is writing to ${join(lockPath, '..')}: ${describeHolder(holder)} (lock file ${lockPath}); wait for it to finish, pass --wait, or delete the lock file if no pfc is running there`, 'locked');
+    super(`another pfc run is writing to ${join(lockPath, '..')}: ${describeHolder(holder)} (lock file ${lockPath}); ${lockedAdvice(terms)}`, 'locked');
     this.name = 'FolderLockedError';
   }
 }
@@ -52,6 +54,8 @@ export interface LockOptions {
   /** The run's output mode, written into the lock (see `LockHolder.mode`). */
   mode?: OutputMode['kind'];
   signal?: AbortSignal;
+  /** How the host names its choices in `FolderLockedError`'s advice. Default `CLI_TERMS`. */
+  terms?: HostTerms;
 }
 
 /** Locks held by this process; `release` removes each lock file only while it is still this run's. */
@@ -133,7 +137,7 @@ async function acquire(lock: Lock, options: LockOptions): Promise<string> {
       await takeOver(path, current.raw);
       continue;
     }
-    if (!options.wait) throw new FolderLockedError(path, current.holder);
+    if (!options.wait) throw new FolderLockedError(path, current.holder, options.terms);
     if (!told) options.onWait?.(path, current.holder);
     told = true;
     await defaultSleep(options.pollMs ?? 500, options.signal);

@@ -5,6 +5,7 @@
  */
 import { basename } from 'node:path';
 import { tempPathFor } from '@pfc/node-io';
+import { CLI_TERMS, type HostTerms } from './host-terms';
 import { backupHistoryPath } from './paths';
 import type { PlannedFile } from './plan';
 
@@ -25,12 +26,12 @@ const ROOM_BYTES = 256;
  * Why `file`'s result cannot be written, or undefined: a result name over
  * NAME_MAX, or a path pfc writes for it over PATH_MAX — the result, the
  * temporary file it is written to first, and in place the kept original (with
- * its temporary file and its place in the history).
+ * its temporary file and its place in the history). `terms`: the host's names in the advice.
  */
-export function unwritableReason(file: Pick<PlannedFile, 'output' | 'backup' | 'rel'>): { errorName: 'OutputNameTooLongError' | 'OutputPathTooLongError'; reason: string } | undefined {
+export function unwritableReason(file: Pick<PlannedFile, 'output' | 'backup' | 'rel'>, terms: HostTerms = CLI_TERMS): { errorName: 'OutputNameTooLongError' | 'OutputPathTooLongError'; reason: string } | undefined {
   const nameBytes = Buffer.byteLength(basename(file.output));
   if (nameBytes > NAME_MAX_BYTES) {
-    return { errorName: 'OutputNameTooLongError', reason: `the result's file name would be ${nameBytes} bytes, over the ${NAME_MAX_BYTES} a file name may have: ${file.output}; rename the input or choose a shorter --suffix` };
+    return { errorName: 'OutputNameTooLongError', reason: `the result's file name would be ${nameBytes} bytes, over the ${NAME_MAX_BYTES} a file name may have: ${file.output}; rename the input or choose ${terms.shorterSuffix}` };
   }
   // Most paths are far below the limit (a UTF-16 unit is at most 3 bytes): only a long one is measured.
   if (3 * Math.max(file.output.length, file.backup?.length ?? 0) + ROOM_BYTES <= PATH_MAX_BYTES) return undefined;
@@ -39,6 +40,6 @@ export function unwritableReason(file: Pick<PlannedFile, 'output' | 'backup' | '
   const longest = Math.max(...written.map((p) => Buffer.byteLength(p)));
   if (longest <= PATH_MAX_BYTES) return undefined;
   const what = file.backup ? 'the result or its kept original' : 'the result';
-  const hint = file.backup ? 'move the folder nearer the root or shorten its folder names' : 'choose an output folder nearer the root (--out) or shorten the folder names';
+  const hint = file.backup ? 'move the folder nearer the root or shorten its folder names' : `choose ${terms.shorterOutputPath} or shorten the folder names`;
   return { errorName: 'OutputPathTooLongError', reason: `a path pfc would write for ${what} is ${longest} bytes, over the ${PATH_MAX_BYTES} a path may have here; ${hint}` };
 }

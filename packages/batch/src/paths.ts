@@ -5,6 +5,7 @@
 import { extname, isAbsolute, join, relative, sep } from 'node:path';
 import { effectivePfcParams, type PfcParams } from '@pfc/core';
 import { isTempName, TEMP_SUFFIX } from '@pfc/node-io';
+import { CLI_TERMS, type HostTerms } from './host-terms';
 import type { MediaFormat } from './sniff';
 
 /** Folder created under an input folder when no `--out` is given. */
@@ -82,14 +83,14 @@ export function outputName(inputName: string, format: MediaFormat, params: PfcPa
  * bytes under the old extension no viewer would expect. Undefined when the
  * format stays, or when the name already fits the new format (a PNG named
  * `x.jpg` made JPEG: the result is what its name says; its original keeps its
- * own bytes under the same name in `.pfc-originals`, so a restore puts the PNG back).
+ * own bytes under the same name in `.pfc-originals`, so a restore puts the PNG back). `terms`: the host's names in the advice.
  */
-export function formatChange(name: string, format: MediaFormat, params: PfcParams): string | undefined {
+export function formatChange(name: string, format: MediaFormat, params: PfcParams, terms: HostTerms = CLI_TERMS): string | undefined {
   const out = outputFormat(format, params);
   if (out === format) return undefined;
   const fits = outputName(name, format, params);
   if (fits === name) return undefined;
-  return `the parameters make its result ${out.toUpperCase()}, and --in-place keeps the name ${name}; use --out or --suffix (they name the result ${fits})`;
+  return `the parameters make its result ${out.toUpperCase()}, and ${terms.inPlace} keeps the name ${name}; use ${terms.renamingModes} (they name the result ${fits})`;
 }
 
 /** A name that keeps the input's extension visible, for inputs whose outputs would collide (`a.png` → `a.png.jpg`). */

@@ -14,6 +14,7 @@ import { stat } from 'node:fs/promises';
 import { dirname, extname, join, relative, resolve } from 'node:path';
 import { appFolderReason } from './app-folders';
 import { BatchUsageError, throwIfCancelled } from './errors';
+import { CLI_TERMS, type HostTerms, outputOverInputAdvice } from './host-terms';
 import { isMirrorOutputFolder } from './manifest';
 import {
   BACKUP_DIR, commonAncestor, DEFAULT_OUTPUT_DIR, DEFAULT_SUFFIX, FORMAT_OF_EXTENSION, hasSuffix, isInside, isPartialName, LOCK_FILE, MANIFEST_FILE, type OutputMode, unreadableReason,
@@ -75,8 +76,11 @@ export const EARLIER_OUTPUTS_KEPT = 100;
  */
 export type LeaveOut = (path: string, isFolder: boolean) => string | undefined;
 
-/** Resolve the inputs to roots; throws `BatchUsageError` for inputs that cannot be reached and unsafe output folders. */
-export async function resolveRoots(paths: string[], mode: OutputMode, cwd: string): Promise<Root[]> {
+/**
+ * Resolve the inputs to roots; throws `BatchUsageError` for inputs that cannot be reached and unsafe output folders
+ * (its advice in the host's `terms`).
+ */
+export async function resolveRoots(paths: string[], mode: OutputMode, cwd: string, terms: HostTerms = CLI_TERMS): Promise<Root[]> {
   if (paths.length === 0) throw new BatchUsageError('no input paths given', 'not-found');
   const stats = reachedInputs(paths, await Promise.all(paths.map((p) => stat(p).catch((err: NodeJS.ErrnoException) => err))));
   const bases = paths.map((p, i) => (stats[i]!.isDirectory() ? p : dirname(p)));
@@ -89,7 +93,7 @@ export async function resolveRoots(paths: string[], mode: OutputMode, cwd: strin
     const home = mode.kind === 'in-place' ? inPlaceHome(bases[i]!) : undefined;
     const base = home ?? sharedBase ?? bases[i]!;
     const outputRoot = home ?? (mode.kind !== 'mirror' ? bases[i]! : fixedOut ?? join(bases[i]!, DEFAULT_OUTPUT_DIR));
-    if (mode.kind === 'mirror') await refuseUnsafeOutputFolder(p, bases[i]!, stats[i]!.isDirectory(), outputRoot);
+    if (mode.kind === 'mirror') await refuseUnsafeOutputFolder(p, bases[i]!, stats[i]!.isDirectory(), outputRoot, terms);
     roots.push(stats[i]!.isDirectory() ? { base, outputRoot, dir: p } : { base, outputRoot, file: p });
   }
   return roots;
@@ -143,11 +147,11 @@ export function inPlaceHome(dir: string): string | undefined {
  * judged on the paths as given and on their real paths: a link to the input
  * folder is the input folder.
  */
-async function refuseUnsafeOutputFolder(input: string, base: string, isDir: boolean, outputRoot: string): Promise<void> {
+async function refuseUnsafeOutputFolder(input: string, base: string, isDir: boolean, outputRoot: string, terms: HostTerms): Promise<void> {
   const [realBase, realOut, realInput] = await Promise.all([realPathOf(base), realPathOf(outputRoot), realPathOf(input)]);
   if (outputRoot === base || realOut === realBase) {
     const via = outputRoot === base ? '' : ` (${outputRoot} and ${base} are the same folder through a symbolic link)`;
-    throw new BatchUsageError(`the output folder ${outputRoot} is the input folder${via}; choose another --out folder (or --in-place to replace originals)`, 'bad-output');
+    throw new BatchUsageError(`the output folder ${outputRoot} is the input folder${via}; ${outputOverInputAdvice(terms)}`, 'bad-output');
   }
   if (isDir && ((isInside(input, outputRoot) && input !== outputRoot) || isInside(realInput, realOut))) {
     throw new BatchUsageError(`the input ${input} is inside the output folder ${outputRoot}`, 'bad-output');
@@ -161,10 +165,10 @@ export function outputFolderOf(dir: string, root: Root, mode: OutputMode): strin
 
 /**
  * Walk the inputs' folders by name (no file is opened) and cut the work into units.
- * Throws `UserAbortError` once `signal` aborts, between two folders.
+ * Throws `UserAbortError` once `signal` aborts, between two folders. `terms`: the host's names in reasons.
  */
-export async function surveyInputs(roots: readonly Root[], mode: OutputMode, leaveOut?: LeaveOut, signal?: AbortSignal): Promise<Survey> {
-  const survey = new Surveyor(mode, roots, leaveOut, signal);
+export async function surveyInputs(roots: readonly Root[], mode: OutputMode, leaveOut?: LeaveOut, signal?: AbortSignal, terms: HostTerms = CLI_TERMS): Promise<Survey> {
+  const survey = new Surveyor(mode, roots, leaveOut, signal, terms);
   for (const root of roots) {
     if (root.file) survey.addFile(root);
     else if (root.dir) await survey.walk(root.dir, root, realPathOfSync(root.dir));
@@ -184,7 +188,13 @@ class Surveyor {
   private readonly excludedReal: Set<string>;
   private sinceTurn = 0;
 
-  constructor(private readonly mode: OutputMode, roots: readonly Root[], private readonly leaveOut: LeaveOut | undefined, private readonly signal: AbortSignal | undefined) {
+  constructor(
+    private readonly mode: OutputMode,
+    roots: readonly Root[],
+    private readonly leaveOut: LeaveOut | undefined,
+    private readonly signal: AbortSignal | undefined,
+    private readonly terms: HostTerms,
+  ) {
     this.suffix = mode.kind === 'suffix' ? (mode.suffix ?? DEFAULT_SUFFIX) : undefined;
     const outs = mode.kind === 'mirror' ? roots.map((r) => r.outputRoot) : [];
     this.excluded = new Set(outs);
@@ -257,7 +267,7 @@ class Surveyor {
   }
 
   private folderLeftOut(path: string, name: string, real: string): [SkipCode, string] | undefined {
-    if (name === BACKUP_DIR) return ['output-folder', 'originals kept by --in-place'];
+    if (name === BACKUP_DIR) return ['output-folder', `originals kept by ${this.terms.inPlace}`];
     if (name.startsWith('.')) return ['hidden', 'hidden folder'];
     const app = appFolderReason(name, path);
     if (app) return ['app-folder', app];

@@ -11,6 +11,7 @@ import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import type { BackendKind, PfcParams } from '@pfc/core';
 import { NotRegularFileError, notRegularReason } from '@pfc/node-io';
 import { BatchUsageError, throwIfCancelled } from './errors';
+import { CLI_TERMS, type HostTerms, outputOverInputAdvice } from './host-terms';
 import { limitViolation } from './limits';
 import { livePhotoReason, livePhotoStills } from './live-photos';
 import { Manifest } from './manifest';
@@ -60,6 +61,8 @@ export interface PlanOptions {
    * rather than at the next file planned. Default: planning is not stopped.
    */
   signal?: AbortSignal;
+  /** How the host names its choices (output folder, modes) in reasons and errors. Default `CLI_TERMS`, the CLI's flags. */
+  terms?: HostTerms;
 }
 
 /** One file to correct. All paths are absolute. */
@@ -168,24 +171,24 @@ export async function planStream(options: PlanOptions): Promise<StreamedPlan> {
   const cwd = options.cwd ?? process.cwd();
   const mode: OutputMode = options.output ?? { kind: 'mirror' };
   const params = options.params ?? {};
-  const roots = await resolveRoots(options.inputs.map((p) => resolve(cwd, p)), mode, cwd);
+  const { signal, terms = CLI_TERMS } = options;
+  const roots = await resolveRoots(options.inputs.map((p) => resolve(cwd, p)), mode, cwd, terms);
   const backend = options.backend ?? 'web';
-  const { signal } = options;
-  const survey = await surveyInputs(roots, mode, options.leaveOut, signal);
-  if (mode.kind === 'mirror') refuseOutputFoldersOverInputs(survey, mode);
+  const survey = await surveyInputs(roots, mode, options.leaveOut, signal, terms);
+  if (mode.kind === 'mirror') refuseOutputFoldersOverInputs(survey, mode, terms);
   const manifests = await loadManifests(roots, mode);
   throwIfCancelled(signal);
   const progress = { leftOut: 0 };
-  const walker = new Walker(mode, params, backend, knownMediaLookup(manifests, params, options.backendId ?? backend, mode.kind === 'in-place'), survey.leftOut, progress, options.leaveOut, signal);
+  const walker = new Walker(mode, params, backend, knownMediaLookup(manifests, params, options.backendId ?? backend, mode.kind === 'in-place'), survey.leftOut, progress, options.leaveOut, signal, terms);
   return {
     mode, expectedFiles: survey.names, outputRoots: survey.outputRoots, leftOut: survey.leftOut, manifests, progress, earlierOutputs: survey.earlierOutputs,
-    files: unitByUnit(survey, walker, mode, params),
+    files: unitByUnit(survey, walker, mode, params, terms),
     outputFolders: () => outputFoldersOf(survey, mode),
   };
 }
 
 /** The planned files of each unit, settled (collisions, outputs over inputs) once its last folder is planned. */
-async function* unitByUnit(survey: Survey, walker: Walker, mode: OutputMode, params: PfcParams): AsyncGenerator<PlannedFile> {
+async function* unitByUnit(survey: Survey, walker: Walker, mode: OutputMode, params: PfcParams, terms: HostTerms): AsyncGenerator<PlannedFile> {
   const open = new Map<number, Unit>();
   for (const task of survey.tasks) {
     let unit = open.get(task.unit);
@@ -195,7 +198,7 @@ async function* unitByUnit(survey: Survey, walker: Walker, mode: OutputMode, par
     open.delete(task.unit);
     if (mode.kind !== 'in-place') {
       settleCollisions(unit.files, params, walker.suffix ?? '');
-      refuseOutputsOverInputs(unit.files, unit.inputs);
+      refuseOutputsOverInputs(unit.files, unit.inputs, terms);
     }
     yield* unit.files;
   }
@@ -212,12 +215,12 @@ interface Unit {
  * (through a link in the output tree). Refused before anything is planned, so
  * a streamed run never stops half-way for it.
  */
-function refuseOutputFoldersOverInputs(survey: Survey, mode: OutputMode): void {
+function refuseOutputFoldersOverInputs(survey: Survey, mode: OutputMode, terms: HostTerms): void {
   const inputs = new Map(survey.tasks.map((t) => [t.real, t.dir]));
   for (const t of survey.tasks) {
     const out = outputFolderOf(t.dir, t.root, mode);
     const hit = inputs.get(realPathOfSync(out));
-    if (hit) throw new BatchUsageError(`the outputs of ${t.dir} would go to the input folder ${hit} (${out} leads there); choose another --out folder (or --in-place to replace originals)`, 'bad-output');
+    if (hit) throw new BatchUsageError(`the outputs of ${t.dir} would go to the input folder ${hit} (${out} leads there); ${outputOverInputAdvice(terms)}`, 'bad-output');
   }
 }
 
@@ -265,6 +268,7 @@ class Walker {
     private readonly leaveOut: LeaveOut | undefined,
     /** Stops planning between two files (see `PlanOptions.signal`). */
     private readonly signal: AbortSignal | undefined,
+    private readonly terms: HostTerms,
   ) {
     this.suffix = mode.kind === 'suffix' ? (mode.suffix ?? DEFAULT_SUFFIX) : undefined;
   }
@@ -322,9 +326,9 @@ class Walker {
     if (!media) return this.leftOut(path, 'unsupported', p.unsupported ?? NOT_SUPPORTED);
     if (still !== undefined && media.fileType === 'video') return this.leftOut(path, 'live-photo', livePhotoReason(still));
     if (mode.kind === 'in-place' && p.link) {
-      return this.leftOut(path, 'symlink', 'symbolic link: --in-place never replaces a link with a file; correct the file it points to, or use --out or --suffix');
+      return this.leftOut(path, 'symlink', `symbolic link: ${this.terms.inPlace} never replaces a link with a file; correct the file it points to, or use ${this.terms.renamingModes}`);
     }
-    const changed = mode.kind === 'in-place' ? formatChange(name, media.format, this.params) : undefined;
+    const changed = mode.kind === 'in-place' ? formatChange(name, media.format, this.params, this.terms) : undefined;
     if (changed) return this.leftOut(path, 'format-change', changed);
     // A file known from the manifest passed these checks when it was corrected with these settings.
     if (!p.known && media.format === 'png' && (await isAnimatedPng(path))) {
@@ -408,7 +412,7 @@ function plannedFile(path: string, root: Root, mode: OutputMode, suffix: string 
  * No output may land on an input, judged by real paths (a link in the output tree can lead back to the inputs).
  * `inputs`: the planned inputs by their real path (the walker resolved each once).
  */
-function refuseOutputsOverInputs(files: PlannedFile[], inputs: ReadonlyMap<string, string>): void {
+function refuseOutputsOverInputs(files: PlannedFile[], inputs: ReadonlyMap<string, string>, terms: HostTerms): void {
   const realOf = realFilePaths(false);
   for (const f of files) {
     const hit = inputs.get(realOf(f.output));
@@ -416,7 +420,7 @@ function refuseOutputsOverInputs(files: PlannedFile[], inputs: ReadonlyMap<strin
     // A link among the photos to where a result goes (`latest.jpg` → `corrected/a.jpg`) is no photo of the
     // user's: it alone is left as is; the photo whose result it shows is corrected as any other.
     const link = isSymbolicLink(hit) ? files.find((g) => g.input === hit) : undefined;
-    if (!link) throw new BatchUsageError(`the output of ${f.input} would overwrite the input ${hit}; choose another --out folder (or --in-place to replace originals)`, 'bad-output');
+    if (!link) throw new BatchUsageError(`the output of ${f.input} would overwrite the input ${hit}; ${outputOverInputAdvice(terms)}`, 'bad-output');
     link.refusal ??= `is a link to ${f.output}, where this run writes the result of ${f.input}; left as is: correcting it would correct that result again`;
   }
 }

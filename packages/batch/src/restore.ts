@@ -14,6 +14,7 @@ import { dirname, join, relative, resolve, sep } from 'node:path';
 import { asDiskRefusal, BatchUsageError, DiskRefusedError } from './errors';
 import { copyFileAtomic } from './files';
 import { hashFile } from './hash';
+import type { HostTerms } from './host-terms';
 import { lockFolders } from './lock';
 import { Manifest } from './manifest';
 import { BACKUP_DIR, BACKUP_HISTORY_DIR, isInside, isPartialName } from './paths';
@@ -24,6 +25,8 @@ export interface RestoreRequest {
   folder: string;
   /** Absolute paths of files under it; default: every file with a backup. */
   paths?: string[];
+  /** How the host names its choices in `FolderLockedError`'s advice. Default `CLI_TERMS`. */
+  terms?: HostTerms;
 }
 
 export interface RestoreOutcome {
@@ -62,7 +65,7 @@ export async function restoreOriginals(request: RestoreRequest, signal?: AbortSi
   // A folder below an earlier in-place run's keeps its originals in that run's folder (as `correct` does).
   const home = inPlaceHome(folder) ?? folder;
   const candidates = request.paths ? await candidatesFor(folder, home, request.paths, outcome) : (await everyBackup(home)).filter((c) => isInside(c.path, folder));
-  const locks = await lockFolders(new Set(candidates.map((c) => c.root)), signal ? { signal } : {});
+  const locks = await lockFolders(new Set(candidates.map((c) => c.root)), { ...(signal ? { signal } : {}), ...(request.terms ? { terms: request.terms } : {}) });
   try {
     const manifests = new Map<string, Manifest>();
     for (const c of candidates) {

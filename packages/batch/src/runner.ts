@@ -20,6 +20,7 @@ import { AttemptGate } from './attempt-gate';
 import { EarlierResults } from './earlier-results';
 import { JobSlots } from './slots';
 import type { RgbCopy } from './upload';
+import type { HostTerms } from './host-terms';
 
 export { worthAnotherAttempt } from './file-run';
 
@@ -88,6 +89,11 @@ export interface RunOptions {
    * `sharpRgbCopy`). Without it, such a file fails on the Web API, saying so; other backends take it as it is.
    */
   rgbCopy?: RgbCopy;
+  /**
+   * How the host names its choices (output folder, overwrite, waiting for a lock) in the advice of refusals and
+   * errors, e.g. "…; use --overwrite to replace it". Default `CLI_TERMS`, the `pfc` CLI's flags.
+   */
+  terms?: HostTerms;
 }
 
 /**
@@ -115,6 +121,7 @@ function lockOutputFolders(plan: BatchPlan | StreamedPlan, options: RunOptions):
   return lockFolders(plan.outputRoots, {
     mode: plan.mode.kind,
     wait: options.waitForLock ?? false,
+    ...(options.terms ? { terms: options.terms } : {}),
     ...(options.onLockWait ? { onWait: options.onLockWait } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
   });

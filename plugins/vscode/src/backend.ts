@@ -12,6 +12,7 @@ import { openBackend, type BackendSelection, type EmbeddedService, type OpenedBa
 import type { FetchLike, RetryInfo } from '@pfc/core';
 import type { KeyName, KeyStore } from './keys';
 import type { BackendSetting, ExtensionSettings } from './settings';
+import { VSCODE_TERMS } from './terms';
 import { ENGLISH_L10N, type VscodeL10n } from './vscode-api';
 
 /** A backend ready to run, with what the UI and the batch engine need to know about it. */
@@ -109,7 +110,7 @@ export async function resolveBackend(settings: ExtensionSettings, keys: Pick<Key
   const { embedded, l10n = ENGLISH_L10N, ...open } = options;
   const selection = await selectionFrom({ ...settings, backend }, keys, embedded);
   const onEmbedded = backend === 'emulator' && !settings.emulatorUrl;
-  const opened = await openBackend({ ...selection, ...open });
+  const opened = await openBackend({ ...selection, ...open, terms: VSCODE_TERMS });
   return {
     backend: opened.backend,
     id: opened.id,

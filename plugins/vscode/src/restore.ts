@@ -7,6 +7,7 @@
 import { dirname, sep } from 'node:path';
 import { BACKUP_DIR, restoreOriginals, type FileResult, type RestoreOutcome, type RestoreRequest } from '@pfc/batch';
 import type { Log } from './log';
+import { VSCODE_TERMS } from './terms';
 import type { VscodeApi } from './vscode-api';
 
 /** What to restore: one request per folder that holds backups; with no target, every file of the last run's `results` corrected in place. */
@@ -61,7 +62,7 @@ export async function restoreWithConfirmation(api: VscodeApi, log: Log, requests
     const sub = token.onCancellationRequested(() => controller.abort());
     try {
       for (const r of requests) {
-        const o = await restoreOriginals(r, controller.signal);
+        const o = await restoreOriginals({ ...r, terms: VSCODE_TERMS }, controller.signal);
         outcome.restored.push(...o.restored);
         outcome.skipped.push(...o.skipped);
         if (o.stoppedBecause) {

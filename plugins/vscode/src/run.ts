@@ -26,6 +26,7 @@ import { ensureBackend, noticeEmbeddedEmulator } from './onboarding';
 import { listCustomPresets, presetItems } from './presets';
 import { logLine, ProgressModel, ServiceWaits } from './progress';
 import { scanInputs, type ExcludeRules } from './scan';
+import { VSCODE_TERMS } from './terms';
 import { outputModeOf, settingsFrom, OUTPUT_MODES, type ExtensionSettings, type OutputModeSetting } from './settings';
 import type { ExtensionHost, VscodeApi } from './vscode-api';
 import type * as vscode from 'vscode';
@@ -155,7 +156,7 @@ async function scanAndPlan(svc: RunServices, req: RunRequest, folders: readonly 
           const why = scan.excluded.get(path);
           return why ? `${EXCLUDED_BY}${why}` : undefined;
         };
-        const stream = await planStream({ inputs: folder.inputs, output: folder.output, params: folder.params, backend: backend.planKind, backendId: backend.id, leaveOut, signal });
+        const stream = await planStream({ inputs: folder.inputs, output: folder.output, params: folder.params, backend: backend.planKind, backendId: backend.id, leaveOut, signal, terms: VSCODE_TERMS });
         if (cancelled()) return undefined;
         const plan = req.retry ? onlyFiles(stream, new Set(req.retry.only)) : stream;
         planned.push({ folder, plan, total: plan.expectedFiles });
@@ -415,6 +416,7 @@ async function runWithProgress(
               // Counts and the first failures in memory; every result a line of the results file.
               keepResults: false,
               resultsFile: file,
+              terms: VSCODE_TERMS,
               onEvent: (e) => {
                 attributesNotKept ||= isAttributesNotice(e);
                 const line = logLine(e);

@@ -57,7 +57,7 @@ describe('resolveBackend (through @pfc/batch openBackend)', () => {
     expect(await selectionFrom(settings({ backend: 'container', ...fleet }), keys(ALL_KEYS))).toEqual({ backend: 'container', containerUrl: fleet.containerUrl, instanceJobs: [4, 2] });
     const both = await selectionFrom(settings({ backend: 'container+bgr', ...fleet, instanceJobs: [4, 2, 1] }), keys(ALL_KEYS));
     expect(both.instanceJobs).toEqual([4, 2, 1]);
-    await expect(resolveBackend(settings({ backend: 'container', ...fleet, instanceJobs: [4, 2, 2] }), keys({}))).rejects.toThrow(/--instance-jobs has 3 values for 2 instance/);
+    await expect(resolveBackend(settings({ backend: 'container', ...fleet, instanceJobs: [4, 2, 2] }), keys({}))).rejects.toThrow(/^pfc\.instanceJobs has 3 values for 2 instance\(s\) \(2 pfc\.containerUrl\)/);
   });
 
   test('container+bgr: needs the BGR licence key, which alone is passed on', async () => {
