@@ -99,6 +99,45 @@ describe('a result the document can no longer take is kept as a document of its 
     await expectKept(sim, doc);
   });
 
+  it('the source layer moved while the service worked (Move tool): not added where the layer no longer is; kept as a document', async () => {
+    const { host, sim, doc } = await photo();
+    const moved = () => sim.core.userMovesLayer(doc.id, SOURCE, 3, -2);
+    const history = [...doc.history.map((h) => h.name), 'Move'];
+
+    const { outcome, jobs } = await press(host, doc, 'layer', SOURCE, flatBackend(moved));
+
+    expect(jobs).toBe(1);
+    expect(outcome).toMatchObject({ status: 'failed', message: `"face" was moved, transformed or painted past its edges while the service worked, so the result would no longer line up with it, ${KEPT}` });
+    expect([tree(doc.layers).length, doc.history.map((h) => h.name)]).toEqual([2, history]);
+    await expectKept(sim, doc);
+  });
+
+  it('the document cropped while the service worked: its result is not put at the old place on the new canvas; kept as a document of the size it was read at', async () => {
+    const { host, sim, doc } = await photo();
+    const [width, height] = [doc.width, doc.height];
+    const cropped = () => sim.core.userCrops(doc.id, { left: 8, top: 8, right: width, bottom: height });
+
+    const { outcome, jobs } = await press(host, doc, 'document', undefined, flatBackend(cropped));
+
+    expect(jobs).toBe(1);
+    expect(outcome).toMatchObject({
+      status: 'failed',
+      message: `"astronaut.jpg" changed size while the service worked (${width}×${height} px when read, ${width - 8}×${height - 8} px now), ${KEPT}`,
+    });
+    expect([tree(doc.layers).length, doc.history.at(-1)?.name]).toEqual([2, 'Crop']);
+    expect(keptDocuments(sim, doc).map((d) => [d.width, d.height])).toEqual([[width, height]]);
+  });
+
+  it('the simulated user cannot move or crop while the panel holds Photoshop (executeasmodal.md:14)', async () => {
+    const { host, sim, doc } = await photo();
+    sim.core.onModal = () => {
+      expect(() => sim.core.userMovesLayer(doc.id, SOURCE, 1, 1)).toThrow('modal state');
+      expect(() => sim.core.userCrops(doc.id, { left: 0, top: 0, right: 4, bottom: 4 })).toThrow('modal state');
+    };
+    const { outcome } = await press(host, doc, 'layer', SOURCE, flatBackend());
+    expect(outcome.status).toBe('done');
+  });
+
   it('Selection only with a selection Photoshop no longer hands over when the result arrives: not added over the whole layer; kept as a document, saying why', async () => {
     const { host, sim, doc } = await photo();
     doc.selection = new Uint8Array(doc.width * doc.height).fill(255, 0, doc.width * 10);

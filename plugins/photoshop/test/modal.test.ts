@@ -39,7 +39,10 @@ describe('modal scopes', () => {
     await expect(inModal(host, 'PFC', async () => 'applied', { seconds: 5 })).resolves.toBe('applied');
     sim.core.heldByOther = 'Other Plugin';
     await expect(inModal(host, 'PFC', async () => 'applied', { seconds: 1 })).rejects.toThrow(/^Photoshop stayed busy with another plug-in or a dialog for 1 s.*Other Plugin/);
-    // Without a wait (reading pixels, when the user just pressed the button), Photoshop's refusal comes as it is.
+    // What could not be done is said as the caller tells it (reading a document: nothing was read or sent).
+    await expect(inModal(host, 'PFC', async () => 'read', { seconds: 1, notDone: 'nothing was read or sent' }))
+      .rejects.toThrow(/^Photoshop stayed busy with another plug-in or a dialog for 1 s, so nothing was read or sent \(.*Other Plugin.*\); close the dialog/);
+    // Without a wait (a preview, when the user just pressed the button), Photoshop's refusal comes as it is.
     await expect(inModal(host, 'PFC', async () => 'applied')).rejects.toMatchObject({ number: 9 });
   });
 

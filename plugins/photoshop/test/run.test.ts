@@ -154,6 +154,27 @@ describe('runCorrections with the emulator', () => {
     expect(docs[0]!.layers.map((l) => l.name)).toEqual(['Perfectly Clear: Universal', 'Background']);
   });
 
+  it.each([
+    ['25.10 or later, which retries for timeOut itself', true],
+    ['before 25.10, in German', false],
+  ])('Correct All: a document read while a dialog or another plug-in holds Photoshop waits for it (%s), rather than failing with its refusal', async (_, retriesForTimeOut) => {
+    const { host, sim, docs } = await setup(['portraits/astronaut.jpg', 'objects/coffee.jpg']);
+    sim.core.retriesForTimeOut = retriesForTimeOut;
+    // While the first document is at the service, the user opens a dialog, and closes it half a second after the second is to be read.
+    const outcomes = await runCorrections(host, backend(), resolveTargets(host, 'all'), toParams(DEFAULT_CHOICES), {
+      onProgress: (p) => {
+        if (p.index !== 1 || p.phase !== 'reading' || sim.core.heldByOther) return;
+        sim.core.heldByOther = 'Other Plugin';
+        setTimeout(() => (sim.core.heldByOther = undefined), 500);
+      },
+    });
+    expect(outcomes.map((o) => [o.title, o.status, o.message])).toEqual([
+      ['astronaut.jpg', 'done', 'added layer "Perfectly Clear: Universal"'],
+      ['coffee.jpg', 'done', 'added layer "Perfectly Clear: Universal"'],
+    ]);
+    expect(docs.map((d) => d.layers.length)).toEqual([2, 2]);
+  });
+
   it('rejects invalid choices before reading or uploading anything', async () => {
     const { host, sim } = await setup(['objects/coffee.jpg']);
     const before = emulator.handle().stats().requests;

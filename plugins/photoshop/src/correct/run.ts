@@ -10,8 +10,8 @@ import {
 } from '@pfc/core';
 import type { Host } from '../host/types';
 import { decodeImage, type Rgba } from '../image/codec';
-import { type AddedLayer, applyLayerResult, type Canvas, fitResult, type LayerResult, newResultDocument, refuseLockedBeforeSending } from '../ps/apply';
-import { activateDocument, findDocument, hasVectorMask } from '../ps/commands';
+import { type AddedLayer, applyLayerResult, type AsRead, type Canvas, fitResult, type LayerResult, newResultDocument, refuseLockedBeforeSending } from '../ps/apply';
+import { activateDocument, findDocument, findLayer, hasVectorMask } from '../ps/commands';
 import { earlierResults, isResultName, readWithout } from '../ps/earlier-results';
 import { depthNote, exportPixels, type ExportedImage, unsupportedReason } from '../ps/export';
 import { CancelledError, inModal, type ModalWait } from '../ps/modal';
@@ -131,7 +131,7 @@ async function correctOne(
   report: Report,
 ): Promise<Outcome> {
   report('reading');
-  const source = await readSource(host, backend, target, params, options.selectionOnly);
+  const source = await readSource(host, backend, target, params, options.selectionOnly, options.signal);
   if (options.signal?.aborted) throw new CancelledError();
   const corrected = await sendToService(backend, target, params, source.exported, options.signal, report);
   if (options.signal?.aborted) throw new CancelledError();
@@ -152,21 +152,27 @@ async function correctOne(
 interface SourceRead {
   exported: ExportedImage;
   resolution: number;
-  canvasSize: { width: number; height: number };
   /** The note for a 16/32-bit document, whose result is an 8-bit correction. */
   widened: string | undefined;
+  /** The canvas and the source layer's bounds as read (the kept document's size); a result whose place moved since is not added (apply.ts). */
+  asRead: AsRead;
 }
 
-async function readSource(host: Host, backend: CorrectionBackend, target: Target, params: PfcParams, selectionOnly: boolean): Promise<SourceRead> {
+/**
+ * How long reading a document waits for Photoshop's modal state: a short action or another plug-in's step passes, a
+ * dialog the user opened while an earlier document of Correct All was at the service is told to be closed.
+ */
+const READ_MODAL_WAIT_S = 10;
+
+async function readSource(host: Host, backend: CorrectionBackend, target: Target, params: PfcParams, selectionOnly: boolean, signal: AbortSignal | undefined): Promise<SourceRead> {
   const doc = findDocument(host, target.documentId);
   if (!doc) throw new Error('the document was closed');
   const unsupported = unsupportedReason(doc, target.layerId);
   if (unsupported) throw new Error(unsupported);
   // Read now: the document may be closed by the time the result arrives.
   const resolution = doc.resolution;
-  const canvasSize = { width: doc.width, height: doc.height };
   const widened = depthNote(doc);
-  const exported = await inModal(host, 'Reading pixels for Perfectly Clear', async (context) => {
+  const { read, asRead } = await inModal(host, 'Reading pixels for Perfectly Clear', async (context) => {
     if (target.layerId !== undefined) await layerCheck(host, doc.id, target.layerId, target.layerName ?? target.title);
     // A lock that keeps the result out is refused now, not after a paid job.
     await refuseLockedBeforeSending(host, doc, target.layerId);
@@ -175,9 +181,12 @@ async function readSource(host: Host, backend: CorrectionBackend, target: Target
     const read = await readWithout(context, doc.id, hidden, () => exportPixels(host, doc, target.layerId, { backend: backend.kind, removeBackground: params.removeBackground === true, keepSize: isResize(params) }));
     // A resize opens a new document, unmasked: the selection is not used.
     if (selectionOnly && !isResize(params)) await refuseSelectionBeforeSending(host, doc, read.rect, target.layerId === undefined ? `"${target.title}"` : `"${target.layerName ?? target.title}"`);
-    return read;
-  });
-  return { exported, resolution, canvasSize, widened };
+    // Where the pixels were, read in the same scope: the result is added only where they still are (apply.ts).
+    const bounds = target.layerId === undefined ? undefined : findLayer(doc.layers, target.layerId)?.boundsNoEffects;
+    const layerBounds = bounds && { left: bounds.left, top: bounds.top, right: bounds.right, bottom: bounds.bottom };
+    return { read, asRead: { canvas: { width: doc.width, height: doc.height }, ...(layerBounds ? { layerBounds } : {}) } satisfies AsRead };
+  }, { seconds: READ_MODAL_WAIT_S, signal, notDone: 'nothing was read or sent' });
+  return { exported: read, resolution, widened, asRead };
 }
 
 /** The result's bytes, and what the user should know of how they were made (pixels sent again, the service's warnings). */
@@ -243,6 +252,7 @@ async function addLayer(
     // A transparent background becomes a mask over the layer: the removed background stays editable.
     ...(cutoutOf ? { cutoutOf } : {}),
     sourcePixels: exported.sourcePixels,
+    asRead: source.asRead,
   };
   let added: AddedLayer;
   try {
@@ -278,7 +288,7 @@ async function keepAsDocument(
 ): Promise<Outcome> {
   const { rect } = source.exported;
   const kept = fitResult({ rect, image: layerResult.image, keepShapeOf: layerResult.keepShapeOf });
-  const canvas = { ...source.canvasSize, left: rect.left, top: rect.top };
+  const canvas = { ...source.asRead.canvas, left: rect.left, top: rect.top };
   const opened = await openAsDocument(host, kept.image, target, source.resolution, name, wait, canvas).catch((failed: unknown) => {
     throw new Error(`${err.message} (nor could the result be opened as a new document: ${messageOf(failed)})`);
   });

@@ -44,6 +44,19 @@ export interface LayerResult {
    * place (see `takesOver`) at under 100 %: the strength then mixes them with the result.
    */
   sourcePixels?: () => Rgba;
+  /**
+   * Where things were when the source was read: the canvas size, and the source layer's `boundsNoEffects`. The result
+   * is fitted to `rect` as it was then; a document resized, cropped or rotated, or a source moved or transformed,
+   * since then would get it in the wrong place, so it is refused (see {@link refuseMovedSince}). Absent: not checked.
+   */
+  asRead?: AsRead;
+}
+
+/** The canvas and the source layer's bounds when the source was read (see {@link LayerResult.asRead}). */
+export interface AsRead {
+  canvas: { width: number; height: number };
+  /** The source layer's `boundsNoEffects`; undefined for the whole document. */
+  layerBounds?: PsRect;
 }
 
 export interface AddedLayer {
@@ -140,6 +153,7 @@ export async function addResultLayer(host: Host, context: PsExecutionContext, re
   const { cutoutMask, resampled } = fitted;
 
   const doc = requireDocument(host, result.documentId);
+  refuseMovedSince(doc, result);
   await activateDocument(host, doc.id);
   return inOneHistoryStep(context, doc.id, result.name, signal, async () => {
     // Photoshop's own progress bar, shown when a modal step takes over two seconds (executeasmodal.md:170-178).
@@ -211,6 +225,30 @@ function mixedPixels(fitted: FittedResult, look: SourceLook): Rgba {
   if (fitted.mixed) return fitted.mixed;
   const reason = `"${look.name}" changed (blend mode, opacity, fill or mask) while the result was being added`;
   throw new ResultNotAddedError(reason, `${reason}, so the strength could not be applied; nothing was changed: run the correction again`);
+}
+
+/**
+ * Refuse, before anything changes, a result whose place moved while the service worked: the canvas is no longer the
+ * size it was read at (Image Size, Canvas Size, Crop, Rotate), or the source layer's pixels are no longer where they
+ * were (the Move tool, Free Transform, painting past its edge). The result is fitted to the rectangle read then, so
+ * Photoshop would put it in the wrong place, or cut it off, and the layer would not line up with its source.
+ */
+function refuseMovedSince(doc: PsDocument, result: LayerResult): void {
+  const was = result.asRead;
+  if (!was) return;
+  const { width, height } = was.canvas;
+  if (doc.width !== width || doc.height !== height) {
+    throw new ResultNotAddedError(`"${doc.title}" changed size while the service worked (${width}×${height} px when read, ${doc.width}×${doc.height} px now)`);
+  }
+  if (result.sourceLayerId === undefined || !was.layerBounds) return;
+  const source = anchorLayer(doc, result.sourceLayerId);
+  if (!sameRect(source.boundsNoEffects, was.layerBounds)) {
+    throw new ResultNotAddedError(`"${source.name}" was moved, transformed or painted past its edges while the service worked, so the result would no longer line up with it`);
+  }
+}
+
+function sameRect(a: PsRect, b: PsRect): boolean {
+  return a.left === b.left && a.top === b.top && a.right === b.right && a.bottom === b.bottom;
 }
 
 /** Write a grey mask (imaging.md:368-388: one component, Grayscale, Gray Gamma 2.2) as the layer's user mask. */

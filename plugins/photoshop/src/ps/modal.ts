@@ -46,6 +46,8 @@ export async function inModal<T>(host: Host, commandName: string, fn: (context: 
 export interface ModalWait {
   seconds: number;
   signal?: AbortSignal | undefined;
+  /** What the user is told was not done when Photoshop stays busy; default: the result could not be added. */
+  notDone?: string;
 }
 
 /** Between tries for the modal state where Photoshop does not retry itself (before 25.10, `timeOut` is not known). */
@@ -62,7 +64,7 @@ async function whenModalFree<T>(run: () => Promise<T>, wait: ModalWait): Promise
     try {
       return await run();
     } catch (err) {
-      if (!isModalBusy(err) || Date.now() >= deadline) throw busyError(err, wait.seconds);
+      if (!isModalBusy(err) || Date.now() >= deadline) throw busyError(err, wait);
       if (wait.signal?.aborted) throw new CancelledError();
       await new Promise((resolve) => setTimeout(resolve, MODAL_RETRY_MS));
     }
@@ -82,9 +84,9 @@ function isModalBusy(err: unknown): boolean {
   return typeof err === 'object' && err !== null && (err as { number?: unknown }).number === MODAL_BUSY_NUMBER;
 }
 
-function busyError(err: unknown, seconds: number): unknown {
+function busyError(err: unknown, { seconds, notDone = 'the result could not be added' }: ModalWait): unknown {
   if (!isModalBusy(err)) return err;
-  return new Error(`Photoshop stayed busy with another plug-in or a dialog for ${seconds} s, so the result could not be added (${messageOf(err)}); close the dialog and run the correction again`);
+  return new Error(`Photoshop stayed busy with another plug-in or a dialog for ${seconds} s, so ${notDone} (${messageOf(err)}); close the dialog and run the correction again`);
 }
 
 /** Photoshop's own words for an error, whatever shape it was thrown in. */

@@ -12,7 +12,7 @@ import type {
 import type { SimCodec } from './codec';
 import { SimDocument } from './dom';
 import { SimImaging } from './imaging';
-import { joinsClipping, locate, lockedGroupAround, newDocument, newId, restore, snapshot, type DocState, type LayerNode } from './state';
+import { heldLocks, joinsClipping, locate, lockedGroupAround, newDocument, newId, restore, snapshot, type DocState, type LayerNode } from './state';
 
 export class SimPhotoshopCore {
   readonly docs = new Map<number, DocState>();
@@ -250,10 +250,74 @@ export class SimPhotoshopCore {
     return new SimDocument(this, this.addDocument(doc).id);
   }
 
+  /**
+   * The user, between the panel's modal scopes, drags a layer with the Move tool by (dx, dy) pixels: its pixels and
+   * its user mask go along (linked, as Photoshop links a new mask), one history step. Refused while a modal scope
+   * runs: "Photoshop enters a modal user interaction state" then (executeasmodal.md:14), so no test can do for the
+   * user what the user cannot do. Pixels leaving the canvas are dropped: the simulator keeps none outside it.
+   */
+  userMovesLayer(docId: number, layerId: number, dx: number, dy: number): void {
+    this.checkUserCanAct();
+    const doc = this.doc(docId);
+    const found = locate(doc.layers, layerId);
+    if (!found || !found.node.pixels) throw new Error(`simulator: layer ${layerId} is not a pixel layer of document ${docId}`);
+    if (heldLocks(doc.layers, layerId).position || heldLocks(doc.layers, layerId).all) throw new Error('simulator: a locked layer cannot be moved');
+    found.node.pixels = shifted(found.node.pixels, doc.width, doc.height, 4, dx, dy, 0);
+    if (found.node.mask) found.node.mask = shifted(found.node.mask, doc.width, doc.height, 1, dx, dy, 255);
+    doc.history.push(snapshot(doc, 'Move'));
+  }
+
+  /** The user crops the canvas to `rect` (Image > Crop with a selection, or the Crop tool), between modal scopes: one history step. */
+  userCrops(docId: number, rect: { left: number; top: number; right: number; bottom: number }): void {
+    this.checkUserCanAct();
+    const doc = this.doc(docId);
+    if (!(rect.left >= 0 && rect.top >= 0 && rect.right <= doc.width && rect.bottom <= doc.height && rect.right > rect.left && rect.bottom > rect.top)) {
+      throw new Error('simulator: a crop inside the canvas only');
+    }
+    const [width, height] = [rect.right - rect.left, rect.bottom - rect.top];
+    const cut = (data: Uint8Array, components: number) => {
+      const out = new Uint8Array(width * height * components);
+      for (let y = 0; y < height; y++) out.set(data.subarray(((rect.top + y) * doc.width + rect.left) * components, ((rect.top + y) * doc.width + rect.right) * components), y * width * components);
+      return out;
+    };
+    const visit = (layers: LayerNode[]) => {
+      for (const l of layers) {
+        if (l.pixels) l.pixels = cut(l.pixels, 4);
+        if (l.mask) l.mask = cut(l.mask, 1);
+        if (l.children) visit(l.children);
+      }
+    };
+    visit(doc.layers);
+    doc.selection = undefined;
+    doc.width = width;
+    doc.height = height;
+    doc.history.push(snapshot(doc, 'Crop'));
+  }
+
+  /** What the user does in Photoshop waits for the modal state to end (executeasmodal.md:14), as does a dialog. */
+  private checkUserCanAct(): void {
+    if (this.inModal) throw new Error('simulator: the user cannot work in Photoshop while a plug-in holds its modal state');
+  }
+
   closeDocument(id: number): void {
     this.docs.delete(id);
     if (this.activeId === id) this.activeId = [...this.docs.keys()].at(-1);
   }
+}
+
+/** A canvas-sized image of `components` per pixel shifted by (dx, dy), what is uncovered filled with `fill`. */
+function shifted(data: Uint8Array, width: number, height: number, components: number, dx: number, dy: number, fill: number): Uint8Array {
+  const out = new Uint8Array(data.length).fill(fill);
+  for (let y = 0; y < height; y++) {
+    const ty = y + dy;
+    if (ty < 0 || ty >= height) continue;
+    for (let x = 0; x < width; x++) {
+      const tx = x + dx;
+      if (tx < 0 || tx >= width) continue;
+      for (let c = 0; c < components; c++) out[(ty * width + tx) * components + c] = data[(y * width + x) * components + c]!;
+    }
+  }
+  return out;
 }
 
 /**
