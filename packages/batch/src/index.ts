@@ -15,7 +15,7 @@ export type { BatchEvent, BatchSummary, CorrectReason, FileResult, FileStatus, J
 export { readResults, MAX_FAILURES_KEPT } from './results';
 export { Manifest, MANIFEST_VERSION, settingsKey, isMirrorOutputFolder, type ManifestEntry } from './manifest';
 export { decide, fileParams, fileSettings, isRefusal, outputOwner, REFUSALS, type Decision, type DecideOptions, type FileSettings, type OutputOwner, type RefusalName } from './decide';
-export { restoreOriginals, type RestoreOutcome, type RestoreRequest } from './restore';
+export { keptOriginals, restoreOriginals, type RestoreOutcome, type RestoreRequest } from './restore';
 export { lockFolders, FolderLockedError, type HeldLocks, type LockHolder, type LockOptions } from './lock';
 export { CLI_TERMS, type HostTerms } from './host-terms';
 export { checkReportPath, REPORT_MARKER } from './report-path';

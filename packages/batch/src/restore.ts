@@ -62,9 +62,7 @@ export async function restoreOriginals(request: RestoreRequest, signal?: AbortSi
   const info = await lstat(folder).catch(() => undefined);
   if (!info?.isDirectory()) throw new BatchUsageError(`no such folder: ${folder}`, 'not-found');
   const outcome: RestoreOutcome = { restored: [], skipped: [] };
-  // A folder below an earlier in-place run's keeps its originals in that run's folder (as `correct` does).
-  const home = inPlaceHome(folder) ?? folder;
-  const candidates = request.paths ? await candidatesFor(folder, home, request.paths, outcome) : (await everyBackup(home)).filter((c) => isInside(c.path, folder));
+  const candidates = await candidatesOf(folder, request.paths, outcome);
   const locks = await lockFolders(new Set(candidates.map((c) => c.root)), { ...(signal ? { signal } : {}), ...(request.terms ? { terms: request.terms } : {}) });
   try {
     const manifests = new Map<string, Manifest>();
@@ -88,6 +86,24 @@ export async function restoreOriginals(request: RestoreRequest, signal?: AbortSi
     await locks.release();
   }
   return outcome;
+}
+
+/**
+ * How many kept originals `restoreOriginals(request)` would put back or look
+ * at, found as it finds them (at or below the folder, or in the earlier
+ * in-place run's folder above it): 0 when the folder, or the files named,
+ * never were corrected in place. Takes no lock and writes nothing, so a host
+ * can say "nothing to restore" before asking to replace anything.
+ */
+export async function keptOriginals(request: Pick<RestoreRequest, 'folder' | 'paths'>): Promise<number> {
+  return (await candidatesOf(resolve(request.folder), request.paths, { restored: [], skipped: [] })).length;
+}
+
+/** The files of `folder` (or the `paths` given) with a kept original; the paths without one go to `outcome.skipped`. */
+async function candidatesOf(folder: string, paths: string[] | undefined, outcome: RestoreOutcome): Promise<Candidate[]> {
+  // A folder below an earlier in-place run's keeps its originals in that run's folder (as `correct` does).
+  const home = inPlaceHome(folder) ?? folder;
+  return paths ? candidatesFor(folder, home, paths, outcome) : (await everyBackup(home)).filter((c) => isInside(c.path, folder));
 }
 
 const ALREADY_ORIGINAL = 'is already the original';

@@ -14,7 +14,7 @@ import { comparePair, type ComparePair } from './compare';
 import { EmbeddedEmulator } from './embedded';
 import { restoreRequests, restoreWithConfirmation } from './restore';
 import { excludeRules, type ExcludeSetting } from './scan';
-import { ensureBackend } from './onboarding';
+import { ensureBackend, offerHostedService } from './onboarding';
 import { failedInputs, hasResults, LAST_RUN_KEY, loadLastRun, removeOldResults, resultsOf, type LastRun } from './last-run';
 import { showReport } from './report';
 import { correct, type RunRequest } from './run';
@@ -151,7 +151,14 @@ export class Commands {
       const { t } = this.api.l10n;
       // Files left as is on purpose (already corrected, would replace another file…) would be refused again.
       const leftAsIs = (last?.summary.refused ?? 0) > 0;
-      void this.api.window.showInformationMessage(leftAsIs ? t('Perfectly Clear: the last run has no failed files to retry; the files it left as is on purpose stay so until you act on them (see the report for why).') : t('Perfectly Clear: the last run has no failed files.'));
+      // With no run at all, "the last run has no failed files" would speak of a run that never happened.
+      void this.api.window.showInformationMessage(
+        !last
+          ? t('Perfectly Clear: no run yet in this workspace, so there are no failed files to retry.')
+          : leftAsIs
+            ? t('Perfectly Clear: the last run has no failed files to retry; the files it left as is on purpose stay so until you act on them (see the report for why).')
+            : t('Perfectly Clear: the last run has no failed files.'),
+      );
       return undefined;
     }
     return this.run({ inputs: last.inputs, retry: { only: failed, choices: last.choices ?? [{ inputs: last.inputs, mode: last.mode, params: last.params }] } });
@@ -225,13 +232,20 @@ export class Commands {
     const targets = await Promise.all(picked.map(async (u) => ({ path: u.fsPath, isDir: (await stat(u.fsPath)).isDirectory() })));
     const last = await this.last;
     const requests = await restoreRequests(targets, hasResults(last) ? resultsOf(last) : undefined, (p) => this.api.workspace.getWorkspaceFolder(this.api.Uri.file(p))?.uri.fsPath);
-    return restoreWithConfirmation(this.api, this.log, requests);
+    return restoreWithConfirmation(this.api, this.log, requests, targets.map((t) => t.path));
   }
 
   /** "Use the Local Emulator": backend `emulator` in the user settings (the embedded one unless pfc.emulatorUrl is set). */
   async useEmulator(): Promise<void> {
+    const { t } = this.api.l10n;
     await this.api.workspace.getConfiguration('pfc').update('backend', 'emulator', this.api.ConfigurationTarget.Global);
-    void this.api.window.showInformationMessage(this.api.l10n.t('Perfectly Clear: corrections now run on the local emulator on this computer (pfc.backend = emulator).'));
+    // A workspace's own pfc.backend wins over the user settings: the confirmation must not claim the emulator runs there.
+    const inWorkspace = this.api.workspace.getConfiguration('pfc').inspect<string>('backend')?.workspaceValue;
+    void this.api.window.showInformationMessage(
+      inWorkspace !== undefined && inWorkspace !== 'emulator'
+        ? t('Perfectly Clear: pfc.backend = emulator is saved in your user settings, but this workspace\'s settings set pfc.backend to {0}, which wins here: its corrections do not run on the local emulator until you remove that setting.', inWorkspace)
+        : t('Perfectly Clear: corrections now run on the local emulator on this computer (pfc.backend = emulator).'),
+    );
   }
 
   async uploadPreset(uri?: vscode.Uri): Promise<string | undefined> {
@@ -282,9 +296,15 @@ export class Commands {
     }
   }
 
-  /** What the key's command runs ("Perfectly Clear: Set API Key"): the buttons of key notifications run it too. */
-  private setKey(name: KeyName): Promise<boolean> {
-    return promptAndStoreKey(this.api, this.keys, name);
+  /**
+   * What the key's command runs ("Perfectly Clear: Set API Key"): the buttons
+   * of key notifications run it too. An API key set while `pfc.backend` =
+   * emulator would go unused: the user is offered the hosted service.
+   */
+  private async setKey(name: KeyName): Promise<boolean> {
+    const stored = await promptAndStoreKey(this.api, this.keys, name);
+    if (stored && name === 'apiKey') await offerHostedService(this.api);
+    return stored;
   }
 
   private async onSummary(msg: ReturnType<typeof summaryMessage>, last: LastRun, refusedKey: KeyName | undefined): Promise<void> {

@@ -91,7 +91,7 @@ export class KeyRefusedError extends Error {
  * progress, summary) within a moment, so one more toast could send the run's
  * summary to the Notification Center unseen.
  */
-const CONFIRMATION_MS = 10_000;
+export const CONFIRMATION_MS = 10_000;
 
 /** Ask for a key in a password box and store it. Returns whether one was stored. */
 export async function promptAndStoreKey(api: VscodeApi, keys: KeyStore, name: KeyName): Promise<boolean> {

@@ -6,9 +6,9 @@
  */
 import { MissingKeyError, type ResolvedBackend } from './backend';
 import { EmbeddedEmulatorUnavailableError } from './embedded';
-import { promptAndStoreKey, setKeyButton, type KeyStore } from './keys';
+import { CONFIRMATION_MS, promptAndStoreKey, setKeyButton, type KeyStore } from './keys';
 import { settingsFrom, type ExtensionSettings } from './settings';
-import type { Memento } from 'vscode';
+import type { ConfigurationTarget, Memento } from 'vscode';
 import type { Log } from './log';
 import type { VscodeApi } from './vscode-api';
 
@@ -90,16 +90,74 @@ async function withoutEmbeddedEmulator(
 export const EMULATOR_NOTICE_SHOWN = 'pfc.emulatorNoticeShown';
 
 /**
- * Say once (per installation) that results come from the local emulator, with
- * a "Set API Key" button. Not awaited by the run: the notice stays while it works.
+ * Say once (per installation) that results come from the local emulator. With
+ * no API key stored, that is why, and the button sets one; with a key stored,
+ * `pfc.backend` = emulator is why (the key is not used), and the button goes
+ * back to `auto`. Not awaited by the run: the notice stays while it works.
  */
 export async function noticeEmbeddedEmulator(svc: { api: VscodeApi; keys: KeyStore; globalState: Pick<Memento, 'get' | 'update'> }): Promise<void> {
   if (svc.globalState.get<boolean>(EMULATOR_NOTICE_SHOWN)) return;
   await svc.globalState.update(EMULATOR_NOTICE_SHOWN, true);
-  const setKey = offers(svc.api).setKey;
-  const choice = await svc.api.window.showInformationMessage(
-    svc.api.l10n.t('Perfectly Clear: no API key is set, so the results come from the local emulator, an offline stand-in for the service that runs on this computer. Set an API key to correct with Perfectly Clear itself.'),
+  const { api } = svc;
+  const { t } = api.l10n;
+  if (await svc.keys.get('apiKey')) {
+    const hosted = useHostedButton(api);
+    const choice = await api.window.showInformationMessage(
+      t('Perfectly Clear: the results come from the local emulator, an offline stand-in for the service that runs on this computer: pfc.backend is set to emulator, so your API key is not used. Use the hosted service to correct with Perfectly Clear itself.'),
+      hosted,
+    );
+    if (choice === hosted) await useHostedService(api);
+    return;
+  }
+  const setKey = offers(api).setKey;
+  const choice = await api.window.showInformationMessage(
+    t('Perfectly Clear: no API key is set, so the results come from the local emulator, an offline stand-in for the service that runs on this computer. Set an API key to correct with Perfectly Clear itself.'),
     setKey,
   );
-  if (choice === setKey) await promptAndStoreKey(svc.api, svc.keys, 'apiKey');
+  if (choice === setKey && (await promptAndStoreKey(api, svc.keys, 'apiKey'))) await offerHostedService(api);
+}
+
+/** The button that sets `pfc.backend` back to `auto`, in the display language. */
+function useHostedButton(api: VscodeApi): string {
+  return api.l10n.t('Use the hosted service');
+}
+
+/**
+ * The settings layers that hold `pfc.backend` = emulator. `get` alone would
+ * not do: in Restricted Mode VS Code ignores the workspace's value, which
+ * would still hold once the folder is trusted, so every such layer counts.
+ */
+function emulatorTargets(api: VscodeApi): { target: ConfigurationTarget; workspace: boolean }[] {
+  const i = api.workspace.getConfiguration('pfc').inspect<string>('backend');
+  return [
+    ...(i?.globalValue === 'emulator' ? [{ target: api.ConfigurationTarget.Global, workspace: false }] : []),
+    ...(i?.workspaceValue === 'emulator' ? [{ target: api.ConfigurationTarget.Workspace, workspace: true }] : []),
+  ];
+}
+
+/** `pfc.backend` back to `auto` wherever it says emulator: with the API key now stored, `auto` is the hosted service. */
+async function useHostedService(api: VscodeApi): Promise<void> {
+  for (const { target } of emulatorTargets(api)) await api.workspace.getConfiguration('pfc').update('backend', 'auto', target);
+  api.window.setStatusBarMessage(api.l10n.t('Perfectly Clear: corrections now run on the hosted service with your API key (pfc.backend = auto).'), CONFIRMATION_MS);
+}
+
+/**
+ * After an API key is stored: when `pfc.backend` = emulator (the walkthrough's
+ * "Use the Local Emulator") keeps it unused, say so and offer to go back to
+ * `auto`, which picks the hosted service now that a key is stored. Without
+ * this the user sets a key and every run still goes to the emulator.
+ */
+export async function offerHostedService(api: VscodeApi): Promise<void> {
+  // Only where the emulator is what runs now: a workspace's other backend decides on its own.
+  if (api.workspace.getConfiguration('pfc').get<string>('backend') !== 'emulator') return;
+  const where = emulatorTargets(api);
+  const { t } = api.l10n;
+  const hosted = useHostedButton(api);
+  const choice = await api.window.showInformationMessage(
+    where.some((w) => w.workspace)
+      ? t('Perfectly Clear: API key saved, but corrections still run on the local emulator: this workspace\'s settings set pfc.backend to emulator. Use the hosted service with your key?')
+      : t('Perfectly Clear: API key saved, but corrections still run on the local emulator: your settings set pfc.backend to emulator. Use the hosted service with your key?'),
+    hosted,
+  );
+  if (choice === hosted) await useHostedService(api);
 }

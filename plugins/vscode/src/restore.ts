@@ -4,8 +4,8 @@
  * mechanism as `pfc restore`. Only pfc's own results are replaced; a file
  * changed since it was corrected is left as it is and named in the log.
  */
-import { dirname, sep } from 'node:path';
-import { BACKUP_DIR, restoreOriginals, type FileResult, type RestoreOutcome, type RestoreRequest } from '@pfc/batch';
+import { basename, dirname, sep } from 'node:path';
+import { BACKUP_DIR, keptOriginals, restoreOriginals, type FileResult, type RestoreOutcome, type RestoreRequest } from '@pfc/batch';
 import type { Log } from './log';
 import { VSCODE_TERMS } from './terms';
 import type { VscodeApi } from './vscode-api';
@@ -39,11 +39,26 @@ export async function restoreRequests(targets: readonly { path: string; isDir: b
   return [...requests, ...[...files].map(([folder, paths]) => ({ folder, paths }))];
 }
 
-/** Ask, restore, and say what happened. Resolves the outcome, or undefined when the user declined. */
-export async function restoreWithConfirmation(api: VscodeApi, log: Log, requests: readonly RestoreRequest[]): Promise<RestoreOutcome | undefined> {
+/**
+ * Ask, restore, and say what happened. `picked`: the folders and files the
+ * user chose (none from the palette: the last run). Resolves the outcome, or
+ * undefined when the user declined or there was nothing to restore.
+ */
+export async function restoreWithConfirmation(api: VscodeApi, log: Log, found: readonly RestoreRequest[], picked: readonly string[] = []): Promise<RestoreOutcome | undefined> {
   const { t } = api.l10n;
+  // Looked for before asking, as the restore will find them: a folder never corrected in place has nothing to put back, and
+  // the modal's warning that corrected versions are replaced would alarm for nothing (then say "restored 0 originals").
+  const kept = await Promise.all(found.map((r) => keptOriginals(r)));
+  const requests = found.filter((_, i) => (kept[i] ?? 0) > 0);
   if (requests.length === 0) {
-    void api.window.showInformationMessage(t('Perfectly Clear: the last run kept no originals (only in-place runs do). Right-click a folder corrected in place to restore its originals.'));
+    const [one] = picked;
+    void api.window.showInformationMessage(
+      picked.length === 0
+        ? t('Perfectly Clear: the last run kept no originals (only in-place runs do). Right-click a folder corrected in place to restore its originals.')
+        : picked.length === 1 && one !== undefined
+          ? t('Perfectly Clear: nothing to restore: {0} was never corrected in place (only in-place runs keep originals).', basename(one))
+          : t('Perfectly Clear: nothing to restore: none of the {0} items selected was corrected in place (only in-place runs keep originals).', picked.length),
+    );
     return undefined;
   }
   const what = requests

@@ -3,6 +3,18 @@ import { setKeyButton, type KeyName } from './keys';
 import type { RunCounts } from './last-run';
 import type { VscodeL10n } from './vscode-api';
 
+/**
+ * The platforms with a platform package of the extension, which carries the
+ * module for extended attributes: scripts/packaging/vscode.mjs builds one for
+ * the machine that packages, and the releases are packaged on Linux x64 only.
+ */
+const PLATFORM_PACKAGES: ReadonlySet<string> = new Set(['linux-x64']);
+
+/** Whether this machine has a platform package to advise (read at each summary: tests stub the platform). */
+function hasPlatformPackage(): boolean {
+  return PLATFORM_PACKAGES.has(`${process.platform}-${process.arch}`);
+}
+
 /** The summary's buttons in the display language (the choice comes back as the translated label). */
 export function summaryActions(l10n: VscodeL10n): { open: string; report: string; retry: string } {
   return { open: l10n.t('Open Output Folder'), report: l10n.t('Show Report'), retry: l10n.t('Retry Failed') };
@@ -31,8 +43,13 @@ export function summaryMessage(s: RunCounts, l10n: VscodeL10n, refusedKey?: KeyN
   if (s.cancelled > 0) parts.push(t('{0} not finished', s.cancelled));
   // The run stopped itself (a refused key, an unreachable service): without the reason the counts alone do not say what to fix.
   if (s.stoppedBecause) parts.push(t('stopped early: {0}', s.stoppedBecause.replace(/\.+$/, '')));
-  // In place without the native module (the universal .vsix): the photos replaced lost their tags; the user must know.
-  if (s.attributesNotKept) parts.push(t('the Finder tags, ratings and comments of the photos replaced were not kept (this installation lacks the module for them: install the Linux x64 package or the pfc command-line tools)'));
+  // In place without the native module (the universal .vsix): whatever tags the photos replaced carried are gone; the user must
+  // know. The run cannot read them, so it cannot say any existed: the installation is what is said, with the fix this platform has.
+  if (s.attributesNotKept) {
+    parts.push(hasPlatformPackage()
+      ? t('this installation cannot keep the Finder tags, ratings and comments of the photos it replaces (it lacks the module for them: install the Linux x64 package of the extension or the pfc command-line tools)')
+      : t('this installation cannot keep the Finder tags, ratings and comments of the photos it replaces (it lacks the module for them: install the pfc command-line tools)'));
+  }
   const action = summaryActions(l10n);
   const actions: string[] = [];
   // What fixes a refused key comes first: the button every key notification offers.

@@ -134,6 +134,12 @@ const RESOURCE_SCOPED_KEYS: ReadonlySet<string> = new Set([...DECLARED].filter((
 export interface FakeOptions {
   /** `pfc.*` settings (keys without the `pfc.` prefix). */
   settings?: Record<string, unknown>;
+  /**
+   * `pfc.*` settings of the workspace (a single folder's `.vscode/settings.json`,
+   * a `.code-workspace` file): they win over `settings` (the user's) for every
+   * setting, as VS Code reads them, and `inspect` reports them as `workspaceValue`.
+   */
+  workspaceSettings?: Record<string, unknown>;
   /** Settings of other sections (`files`, `search`). */
   otherSettings?: Record<string, Record<string, unknown>>;
   /** State kept across "reloads": pass the previous fake's. */
@@ -170,6 +176,7 @@ export { ENGLISH_L10N };
 /** The fake and its recordings. */
 export class FakeVscode {
   readonly settings: Record<string, unknown>;
+  readonly workspaceSettings: Record<string, unknown>;
   readonly folderSettings: Record<string, Record<string, unknown>>;
   /**
    * What VS Code's extension host logs as a warning when a `resource`-scoped
@@ -217,6 +224,7 @@ export class FakeVscode {
 
   constructor(options: FakeOptions = {}) {
     this.settings = { ...options.settings };
+    this.workspaceSettings = { ...options.workspaceSettings };
     this.folderSettings = { ...options.folderSettings };
     this.otherSettings = { ...options.otherSettings };
     this.folderOtherSettings = { ...options.folderOtherSettings };
@@ -358,19 +366,23 @@ export class FakeVscode {
           get: <T>(key: string) => {
             if (RESOURCE_SCOPED_KEYS.has(key) && scope === undefined) self.configWarnings.push(`Accessing a resource scoped configuration without providing a resource is not expected: pfc.${key}`);
             const own = folderValuesAt(scope, key);
-            return (own && key in own ? own[key] : key in self.settings ? self.settings[key] : DECLARED.get(key)?.default) as T | undefined;
+            return (own && key in own ? own[key] : key in self.workspaceSettings ? self.workspaceSettings[key] : key in self.settings ? self.settings[key] : DECLARED.get(key)?.default) as T | undefined;
           },
-          has: (key: string) => key in self.settings || DECLARED.has(key),
+          has: (key: string) => key in self.settings || key in self.workspaceSettings || DECLARED.has(key),
           inspect: <T>(key: string) => {
             const own = folderValuesAt(scope, key);
             return DECLARED.has(key) ? {
               key: `pfc.${key}`, defaultValue: DECLARED.get(key)!.default as T,
               ...(key in self.settings ? { globalValue: self.settings[key] as T } : {}),
+              ...(key in self.workspaceSettings ? { workspaceValue: self.workspaceSettings[key] as T } : {}),
               ...(own && key in own ? { workspaceFolderValue: own[key] as T } : {}),
             } : undefined;
           },
+          // The workspace target writes the workspace's settings, any other the user's; `undefined` removes the value, as in VS Code.
           update: async (key: string, value: unknown, target?: unknown) => {
-            self.settings[key] = value;
+            const layer = target === 2 ? self.workspaceSettings : self.settings;
+            if (value === undefined) delete layer[key];
+            else layer[key] = value;
             self.settingUpdates.push({ key, value, target });
           },
         }) as unknown as vscode.WorkspaceConfiguration,
