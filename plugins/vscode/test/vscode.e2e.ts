@@ -198,8 +198,8 @@ describe('in place, then Restore Originals (local emulator backend)', () => {
     const dir = join(workspace, 'originals');
     await contextMenu(page, explorerRow(page, 'originals'), 'Perfectly Clear: Correct Images in Folder…');
     await pickQuick(page, 'Pro');
-    // The universal .vsix carries no extended-attributes module: the summary says the photos' tags were not kept.
-    expect(await waitForToastText(page, /Corrected 5 files/, 180_000)).toMatch(/tags, ratings and comments of the photos replaced were not kept/);
+    // The universal .vsix carries no extended-attributes module: the summary says this installation cannot keep the photos' tags.
+    expect(await waitForToastText(page, /Corrected 5 files/, 180_000)).toMatch(/this installation cannot keep the Finder tags, ratings and comments of the photos it replaces/);
     // In place: each file is now what the service produced from the original kept in .pfc-originals.
     await expectProducedByService(await serviceJobs(origin(emu())), SAMPLE_FILES, join(dir, '.pfc-originals'), dir, 'Pro');
     expectOriginalsUntouched(join(dir, '.pfc-originals'), SAMPLE_FILES);
