@@ -8,12 +8,12 @@
  * only copy of a photo).
  */
 import { type Stats, statSync } from 'node:fs';
-import { dirname, join, relative, resolve, sep } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import type { Decision } from './decide';
 import { hashFile } from './hash';
 import { CLI_TERMS, type HostTerms } from './host-terms';
 import type { Manifest } from './manifest';
-import { BACKUP_DIR } from './paths';
+import { BACKUP_DIR, isInside } from './paths';
 import type { PlannedFile } from './plan';
 
 /** The nearest existing entry on a folder's path: the folder itself or an ancestor, and whether it is a folder. */
@@ -40,11 +40,6 @@ export function nearestEntry(folder: string): NearestEntry {
   }
 }
 
-/** Whether `path` is `root` or lies below it. */
-export function isAtOrBelow(path: string, root: string): boolean {
-  return path === root || path.startsWith(root.endsWith(sep) ? root : `${root}${sep}`);
-}
-
 type Refusal = Extract<Decision, { action: 'refuse' }>;
 
 /**
@@ -66,7 +61,7 @@ async function refusalFor(blocker: string, what: 'result' | 'original', manifest
   const cannot = what === 'original' ? 'its original cannot be kept' : 'its result cannot be written';
   const where = `${blocker} is a file where a folder is needed`;
   const backups = join(manifest.dir, BACKUP_DIR);
-  if (isAtOrBelow(blocker, backups) && blocker !== backups) {
+  if (isInside(blocker, backups) && blocker !== backups) {
     const rel = relative(backups, blocker);
     const folder = join(manifest.dir, rel);
     return {

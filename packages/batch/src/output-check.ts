@@ -8,8 +8,8 @@
 import { open, rm } from 'node:fs/promises';
 import { dirname, join, sep } from 'node:path';
 import { BatchUsageError } from './errors';
-import { isAtOrBelow, nearestEntry } from './in-the-way';
-import { BACKUP_DIR, PARTIAL_SUFFIX } from './paths';
+import { nearestEntry } from './in-the-way';
+import { BACKUP_DIR, isInside, PARTIAL_SUFFIX } from './paths';
 import type { BatchPlan, StreamedPlan } from './plan';
 import { isStreamed } from './plan-feed';
 
@@ -74,7 +74,7 @@ function writableFolder(folder: string, roots: readonly string[], show: (path: s
   const nearest = nearestEntry(folder);
   if (nearest.kind === 'folder') return nearest.path;
   const blocker = nearest.path;
-  if (roots.some((root) => blocker !== root && isAtOrBelow(blocker, root))) return dirname(blocker);
+  if (roots.some((root) => blocker !== root && isInside(blocker, root))) return dirname(blocker);
   throw new BatchUsageError(`cannot write results to ${show(folder)}: ${show(blocker)} is a file, not a folder`, 'bad-output');
 }
 
