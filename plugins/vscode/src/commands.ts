@@ -238,6 +238,11 @@ export class Commands {
   /** "Use the Local Emulator": backend `emulator` in the user settings (the embedded one unless pfc.emulatorUrl is set). */
   async useEmulator(): Promise<void> {
     const { t } = this.api.l10n;
+    // The universal package has no emulator to start: choosing it would only fail at the next run.
+    if (!settingsFrom(this.api).emulatorUrl && !this.embedded.installed()) {
+      void this.api.window.showWarningMessage(t('Perfectly Clear: this installation has no local emulator, so photos cannot be corrected offline; pfc.backend is left as it was. Set an API key to correct them with the hosted service, or set pfc.emulatorUrl to a running emulator (started with "pfc emulator").'), {});
+      return;
+    }
     await this.api.workspace.getConfiguration('pfc').update('backend', 'emulator', this.api.ConfigurationTarget.Global);
     // A workspace's own pfc.backend wins over the user settings: the confirmation must not claim the emulator runs there.
     const inWorkspace = this.api.workspace.getConfiguration('pfc').inspect<string>('backend')?.workspaceValue;

@@ -121,6 +121,11 @@ export class EmbeddedEmulator {
   }
 
   /** `@pfc/emulator`'s entry, the first of the candidates that exists (looked up on each call: it may be installed later), and the candidates. */
+  /** Whether this installation has the emulator to start (it may still fail to start). */
+  installed(): boolean {
+    return this.installation().entry !== undefined;
+  }
+
   private installation(): { entry: string | undefined; searched: string[] } {
     const searched = emulatorCandidates(this.extensionPath);
     return { entry: searched.find((c) => existsSync(c)), searched };

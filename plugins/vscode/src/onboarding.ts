@@ -48,7 +48,13 @@ export async function ensureBackend(
       await api.workspace.getConfiguration('pfc').update('backend', 'auto', api.ConfigurationTarget.Global);
       // Only the backend is read again (a workspace may still set its own); the folder's other settings stay.
       const next = { ...settings, backend: settingsFrom(api).backend };
-      return { backend: await resolve(next), settings: next };
+      try {
+        return { backend: await resolve(next), settings: next };
+      } catch (again) {
+        // `auto` without a key is the embedded emulator, which this installation may not have: said as on any run.
+        if (again instanceof EmbeddedEmulatorUnavailableError) return withoutEmbeddedEmulator(svc, next, resolve, again);
+        throw again;
+      }
     }
     return undefined;
   }

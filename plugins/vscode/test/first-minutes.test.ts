@@ -172,3 +172,35 @@ describe('the tags warning of an in-place run, per platform', () => {
     }
   });
 });
+
+describe('an installation without the local emulator (every platform but Linux x64 gets the universal package)', () => {
+  /** The extension installed alone: no @pfc/emulator beside it, nothing on NODE_PATH. */
+  function alone(settings: Record<string, unknown>) {
+    const folder = photoFolder();
+    closers.push(folder.cleanup);
+    const nodePath = process.env.NODE_PATH;
+    process.env.NODE_PATH = '';
+    closers.push(() => (nodePath === undefined ? delete process.env.NODE_PATH : (process.env.NODE_PATH = nodePath)));
+    const { fake, commands } = activateOnFake({ settings, extensionDir: join(folder.root, 'extensions', 'pfc.pfc-vscode-0.1.0') });
+    closers.push(() => commands.dispose());
+    return { fake, photos: folder.photos };
+  }
+
+  test('"Use the Local Emulator" says there is none and leaves pfc.backend as it was', async () => {
+    const { fake } = alone({});
+    await fake.run('pfc.useEmulator');
+    expect(fake.settings.backend).toBeUndefined();
+    expect(fake.settingUpdates).toEqual([]);
+    expect(fake.shown).toEqual([expect.objectContaining({ kind: 'warning', text: expect.stringMatching(/^Perfectly Clear: this installation has no local emulator, .*pfc\.backend is left as it was/) })]);
+  });
+
+  test('the missing-key question\'s "Use Local Emulator" is answered as any run without the emulator, with no search paths in a message', async () => {
+    const { fake, photos: dir } = alone({ backend: 'hosted' });
+    fake.answers.push({ match: /needs an API key/, answer: 'Use Local Emulator' });
+    await fake.run('pfc.correctFolder', fake.uri(dir));
+    const offer = fake.shown.find((m) => /no local emulator/.test(m.text));
+    expect(offer).toMatchObject({ modal: true });
+    expect(fake.shown.filter((m) => /node_modules/.test(m.text))).toEqual([]);
+    expect(fake.shown.filter((m) => m.kind === 'error')).toEqual([]);
+  });
+});
