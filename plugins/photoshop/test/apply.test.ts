@@ -204,7 +204,7 @@ describe('newResultDocument', () => {
     const count = sim.core.docs.size;
     const image = { width: 20, height: 20, data: new Uint8Array(20 * 20 * 4).fill(200) };
     const run = inModal(host, 'x', async (ctx) => {
-      sim.imaging.beforePut = () => sim.core.cancelCurrentModal();
+      sim.core.beforeCall = (call) => call === 'putPixels' && sim.core.cancelCurrentModal();
       return newResultDocument(host, ctx, image, 'cancelled', 72);
     });
     await expect(run).rejects.toThrow();

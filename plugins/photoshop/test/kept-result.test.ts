@@ -6,12 +6,12 @@
  */
 import { readAll, type CorrectionBackend } from '@pfc/core';
 import sharp from 'sharp';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { pixelLayer } from './helpers';
 import { DEFAULT_CHOICES, toParams } from '../src/correct/options';
 import { runCorrections } from '../src/correct/run';
 import { resolveTargets } from '../src/correct/targets';
-import { emulator, keptDocuments, PARAMS, photoWith, press, RESULT, tree } from './press';
+import { emulator, keptDocuments, PARAMS, photoWith, press, RESULT, serviceCounts, tree } from './press';
 import type { DocState, LayerNode } from './sim/index';
 
 /** Where the source layer has pixels: the rest of the canvas is transparent, so its bounds are not the canvas. */
@@ -177,5 +177,67 @@ describe('a result the document can no longer take is kept as a document of its 
 
     expect(outcome?.status).toBe('cancelled');
     expect(keptDocuments(sim, doc)).toEqual([]);
+  });
+});
+
+/**
+ * The clock, running `factor` times faster from now on: Photoshop's two-minute hold on a result passes in a moment.
+ * The simulator's own retry of executeAsModal and the panel's deadline both read `Date.now`.
+ */
+function fastClock(factor: number): { restore: () => void } {
+  const real = Date.now.bind(Date);
+  const start = real();
+  const spy = vi.spyOn(Date, 'now').mockImplementation(() => start + (real() - start) * factor);
+  return { restore: () => spy.mockRestore() };
+}
+
+describe('a result Photoshop stays too busy to take', () => {
+  it.each([
+    ['Photoshop 25.10 or later, which retries itself for the timeOut asked', true],
+    ['Photoshop before 25.10, where the panel retries', false],
+  ])('is kept for the session, not dropped, and placed by Add Kept Result once Photoshop is free, with no second job (%s)', async (_, retriesForTimeOut) => {
+    const { host, sim, doc } = await photo();
+    sim.core.retriesForTimeOut = retriesForTimeOut;
+    const before = tree(doc.layers);
+    let clock: { restore: () => void } | undefined;
+    // While the service works, the user opens a dialog and leaves it open for over two minutes.
+    const dialogLeftOpen = flatBackend(() => {
+      sim.core.heldByOther = 'com.example.other';
+      clock = fastClock(1000);
+    });
+
+    const { outcome } = await press(host, doc, 'layer', SOURCE, dialogLeftOpen);
+    clock?.restore();
+
+    expect(outcome).toMatchObject({
+      status: 'failed',
+      message: expect.stringMatching(/^Photoshop stayed busy with another plug-in or a dialog for 120 s, so the result could not be added \(.*com\.example\.other.*\); the result is kept: close the dialog, then press Add Kept Result$/),
+    });
+    expect(tree(doc.layers)).toEqual(before);
+    expect(outcome.placeAgain).toBeTypeOf('function');
+
+    // Pressed while the dialog is still open: after the wait, it stays kept.
+    clock = fastClock(1000);
+    const stillBusy = await outcome.placeAgain!();
+    clock.restore();
+    expect(stillBusy).toMatchObject({ status: 'failed', message: outcome.message });
+    // Cancel in the panel while it waits again: the wait ends at once (also while Photoshop retries itself), still kept.
+    const stop = new AbortController();
+    setTimeout(() => stop.abort(), 600);
+    const cancelledAt = Date.now();
+    const kept = await stillBusy.placeAgain!(stop.signal);
+    expect(Date.now() - cancelledAt).toBeLessThan(2000);
+    expect(kept).toMatchObject({ status: 'cancelled', message: 'cancelled: the document was left unchanged; the result is still kept (Add Kept Result)' });
+    expect(tree(doc.layers)).toEqual(before);
+
+    sim.core.heldByOther = undefined; // the user closes the dialog
+    const jobs = serviceCounts();
+    const placed = await kept.placeAgain!();
+
+    expect(placed).toMatchObject({ status: 'done', message: `added layer "${RESULT}"` });
+    expect(placed.placeAgain).toBeUndefined();
+    expect(serviceCounts()).toEqual(jobs);
+    expect(doc.layers.map((l) => l.name)).toEqual([RESULT, 'face', 'Background']);
+    expect(Buffer.from(doc.layers[0]!.pixels!).equals(Buffer.from(await resultPixels()))).toBe(true);
   });
 });

@@ -26,6 +26,28 @@ describe('modal scopes', () => {
     expect(doc.history.map((h) => h.name)).toEqual(['Open']);
   });
 
+  it('after Escape the simulated Photoshop refuses DOM setters and history calls, and rolls the suspended step back as the scope throws', async () => {
+    const { host, sim, doc } = setup();
+    const refused: Record<string, unknown> = {};
+    const run = host.ps.core.executeAsModal(async (context) => {
+      const suspension = await context.hostControl.suspendHistory({ documentID: doc.id, name: 'PFC' });
+      await play(host, 'create a layer', makePixelLayer('one'));
+      sim.core.cancelCurrentModal(); // the user presses Escape in Photoshop's progress bar
+      const layer = host.ps.app.activeDocument!.layers[0]!;
+      const calls: Record<string, () => unknown> = {
+        'a DOM setter': () => (layer.opacity = 50),
+        suspendHistory: () => context.hostControl.suspendHistory({ documentID: doc.id, name: 'again' }),
+        resumeHistory: () => context.hostControl.resumeHistory(suspension, true),
+      };
+      for (const [name, call] of Object.entries(calls)) refused[name] = await Promise.resolve().then(call).then(() => 'allowed', (err: Error) => err.message);
+      throw new Error('stopped');
+    }, { commandName: 'PFC' });
+    await expect(run).rejects.toThrow('stopped');
+    expect(refused).toEqual({ 'a DOM setter': 'User cancelled the operation', suspendHistory: 'User cancelled the operation', resumeHistory: 'User cancelled the operation' });
+    expect(doc.layers.map((l) => [l.name, l.opacity ?? 100])).toEqual([['Background', 100]]);
+    expect(doc.history.map((h) => h.name)).toEqual(['Open']);
+  });
+
   it('waits for the modal state another plug-in holds, also on a Photoshop before 25.10 that ignores timeOut, and says so when it stays busy', async () => {
     const { host, sim } = setup();
     // Before 25.10 the option is unknown and the call fails at once: the plug-in retries itself.
@@ -42,7 +64,7 @@ describe('modal scopes', () => {
     // What could not be done is said as the caller tells it (reading a document: nothing was read or sent).
     await expect(inModal(host, 'PFC', async () => 'read', { seconds: 1, notDone: 'nothing was read or sent' }))
       .rejects.toThrow(/^Photoshop stayed busy with another plug-in or a dialog for 1 s, so nothing was read or sent \(.*Other Plugin.*\); close the dialog/);
-    // Without a wait (a preview, when the user just pressed the button), Photoshop's refusal comes as it is.
+    // Without a wait, Photoshop's refusal comes as it is.
     await expect(inModal(host, 'PFC', async () => 'applied')).rejects.toMatchObject({ number: 9 });
   });
 

@@ -222,6 +222,36 @@ describe('Photoshop panel in Chromium on the simulated host', () => {
     expect(now.layers).toEqual(target.layers);
   });
 
+  it('a result Photoshop stays too busy to take for two minutes is kept, and Add Kept Result adds it once the dialog is closed, with no new job', async () => {
+    const target = (await sim((s) => s.documents()))[0]!;
+    await page.evaluate((id) => window.__sim.activate(id), target.id);
+    const jobsBefore = (await serviceJobs()).length;
+    await page.evaluate(() => window.__sim.openDialogWhileReading('Reading pixels'));
+    await page.click('#correct-document');
+    try {
+      // The two minutes the result waits for Photoshop pass in a moment (the service's own times do not).
+      await until(() => document.getElementById('progress-text')?.textContent?.endsWith('adding the result') === true, 60_000);
+      await page.evaluate(() => window.__sim.clockSpeed(1000));
+      await until(() => document.getElementById('progress-area')!.classList.contains('hidden'), 60_000);
+    } finally {
+      await page.evaluate(() => window.__sim.clockSpeed(1));
+    }
+    const [kept] = await outcomes();
+    expect(kept!.status).toBe('failed');
+    expect(kept!.text).toMatch(/^astronaut\.jpg — Photoshop stayed busy with another plug-in or a dialog for 120 s, so the result could not be added \(.*a dialog.*\); the result is kept: close the dialog, then press Add Kept Result$/);
+    expect(await page.isVisible('#place-kept')).toBe(true);
+    expect((await page.evaluate((id) => window.__sim.document(id), target.id)).layers).toEqual(target.layers);
+
+    await page.evaluate(() => window.__sim.closeDialog());
+    await runButton('#place-kept');
+
+    expect(await outcomes()).toEqual([{ status: 'done', text: 'astronaut.jpg — added layer "Perfectly Clear: Universal"' }]);
+    expect(await page.isVisible('#place-kept')).toBe(false);
+    expect(await serviceJobs()).toHaveLength(jobsBefore + 1);
+    const now = await page.evaluate((id) => window.__sim.document(id), target.id);
+    expect(now.history).toEqual([...target.history, 'Perfectly Clear: Universal']);
+  });
+
   it('Escape in Photoshop\'s progress bar while the result is applied: reported cancelled, documents unchanged, Correct All stops', async () => {
     const before = await sim((s) => s.documents());
     await page.evaluate(() => window.__sim.escapeDuringModal('Perfectly Clear:'));

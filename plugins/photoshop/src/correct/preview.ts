@@ -14,7 +14,7 @@ import { decodeImage, encodePng, type Rgba } from '../image/codec';
 import { refuseLockedBeforeSending } from '../ps/apply';
 import { earlierResults, readWithout } from '../ps/earlier-results';
 import { checkedUpload, longSide, readRgba, SRGB_PROFILE, unsupportedReason } from '../ps/export';
-import { CancelledError, inModal } from '../ps/modal';
+import { CancelledError, inModal, readingWait } from '../ps/modal';
 import { isResize } from './options';
 import { resolveTargets } from './targets';
 
@@ -61,11 +61,12 @@ export async function makePreview(
 
   // As Correct Document reads it: without the panel's earlier results on top (earlier-results.ts).
   const hidden = layer ? [] : earlierResults(doc, undefined);
+  // A dialog open or another plug-in at work when Preview is pressed is waited for, as when reading for a correction.
   const { image: small } = await inModal(host, 'Perfectly Clear preview', async (context) => {
     // A preview is a job too: what a lock would keep Apply from adding is refused before it is sent.
     await refuseLockedBeforeSending(host, doc, layer?.id);
     return readWithout(context, doc.id, hidden, () => readRgba(host, doc.id, layer?.id, longSide(region.width, region.height, previewLongEdge(region))));
-  });
+  }, readingWait(signal));
   if (signal?.aborted) throw new CancelledError();
   // Each phase, and the waits the service asks for counted down (core's `progressWithWaits`).
   const service = progressWithWaits((phase, waiting) => onPhase?.(phase, waiting));

@@ -14,7 +14,7 @@ import { type AddedLayer, applyLayerResult, type AsRead, type Canvas, fitResult,
 import { activateDocument, findDocument, findLayer, hasVectorMask } from '../ps/commands';
 import { earlierResults, isResultName, readWithout } from '../ps/earlier-results';
 import { depthNote, exportPixels, type ExportedImage, unsupportedReason } from '../ps/export';
-import { CancelledError, inModal, type ModalWait } from '../ps/modal';
+import { CancelledError, inModal, type ModalWait, PhotoshopBusyError, readingWait } from '../ps/modal';
 import { refuseSelectionBeforeSending } from '../ps/masks';
 import { ResultNotAddedError } from '../ps/not-added';
 import { describeCorrection, isResize } from './options';
@@ -46,6 +46,11 @@ export interface Outcome {
   notes: string[];
   /** The new layer's id (layer results). */
   layerId?: number;
+  /**
+   * A paid result that Photoshop stayed too busy to take (a dialog left open): kept in memory for the session, and
+   * placed by calling this once Photoshop is free, with the same checks as the first time; its outcome then.
+   */
+  placeAgain?: (signal?: AbortSignal) => Promise<Outcome>;
 }
 
 export interface RunOptions {
@@ -91,17 +96,8 @@ export async function runCorrections(
     }
     const report: Report = (phase, waiting) =>
       onProgress?.({ index, total: targets.length, title: target.title, phase, ...(waiting === undefined ? {} : { waiting }), fraction: (index + PHASE_AT[phase]) / targets.length });
-    try {
-      outcomes.push(await correctOne(host, backend, target, params, name, check.warnings, { signal, strength: options.strength ?? 100, selectionOnly: options.selectionOnly === true }, report));
-    } catch (err) {
-      const cancelled = err instanceof CancelledError || err instanceof UserAbortError || signal?.aborted === true;
-      outcomes.push({
-        title: target.title,
-        status: cancelled ? 'cancelled' : 'failed',
-        message: cancelled ? 'cancelled: the document was left unchanged' : messageOf(err),
-        notes: [],
-      });
-    }
+    const one = { signal, strength: options.strength ?? 100, selectionOnly: options.selectionOnly === true };
+    outcomes.push(await outcomeOf(target, signal, () => correctOne(host, backend, target, params, name, check.warnings, one, report)));
   }
   if (targets.length > 1 && startedOn !== undefined && findDocument(host, startedOn)) {
     // Give the user back the document they were looking at.
@@ -110,8 +106,26 @@ export async function runCorrections(
   return outcomes;
 }
 
-/** How long a finished result waits for Photoshop's modal state (a dialog open, another plug-in working) before it is given up. */
+/** What `work` on `target` came to: its outcome, or its failure or cancellation said for the user. */
+async function outcomeOf(target: Target, signal: AbortSignal | undefined, work: () => Promise<Outcome>): Promise<Outcome> {
+  try {
+    return await work();
+  } catch (err) {
+    const cancelled = err instanceof CancelledError || err instanceof UserAbortError || signal?.aborted === true;
+    return {
+      title: target.title,
+      status: cancelled ? 'cancelled' : 'failed',
+      message: cancelled ? 'cancelled: the document was left unchanged' : messageOf(err),
+      notes: [],
+    };
+  }
+}
+
+/** How long a finished result waits for Photoshop's modal state (a dialog open, another plug-in working) before it is kept for later. */
 const RESULT_MODAL_WAIT_S = 120;
+
+/** The panel's button that places a kept result (see {@link Outcome.placeAgain}). */
+export const PLACE_KEPT_BUTTON = 'Add Kept Result';
 
 interface OneOptions {
   signal: AbortSignal | undefined;
@@ -140,12 +154,35 @@ async function correctOne(
 
   report('applying');
   const image = decodeImage(corrected.bytes);
-  const wait = { seconds: RESULT_MODAL_WAIT_S, signal: options.signal };
-  const outcome = isResize(params)
-    ? await openResized(host, image, target, source, name, wait, notes)
-    : await addLayer(host, image, target, params, source, name, wait, options, notes);
+  const place = (signal: AbortSignal | undefined): Promise<Outcome> => {
+    const wait = { seconds: RESULT_MODAL_WAIT_S, signal, toDo: `the result is kept: close the dialog, then press ${PLACE_KEPT_BUTTON}` };
+    // A copy of the notes: a result placed again does not repeat them.
+    return isResize(params)
+      ? openResized(host, image, target, source, name, wait, [...notes])
+      : addLayer(host, image, target, params, source, name, wait, { ...options, signal }, [...notes]);
+  };
+  const outcome = await placeOrKeep(target, place, options.signal);
   report('done');
   return outcome;
+}
+
+/**
+ * The result placed by `place`; when Photoshop stays busy all the while a result waits for it, the result, done and
+ * paid for, is kept instead of dropped, and the outcome offers to place it again (the same way, once more kept if
+ * Photoshop is still busy then).
+ */
+async function placeOrKeep(target: Target, place: (signal: AbortSignal | undefined) => Promise<Outcome>, signal: AbortSignal | undefined): Promise<Outcome> {
+  try {
+    return await place(signal);
+  } catch (err) {
+    if (!(err instanceof PhotoshopBusyError)) throw err;
+    // Cancelled while it waits for Photoshop again, it stays kept.
+    const placeAgain = async (again?: AbortSignal): Promise<Outcome> => {
+      const outcome = await outcomeOf(target, again, () => placeOrKeep(target, place, again));
+      return outcome.status !== 'cancelled' ? outcome : { ...outcome, message: `${outcome.message}; the result is still kept (${PLACE_KEPT_BUTTON})`, placeAgain };
+    };
+    return { title: target.title, status: 'failed', message: err.message, notes: [], placeAgain };
+  }
 }
 
 /** What is read of a target before anything is sent: its pixels, and what its result needs should the document be closed meanwhile. */
@@ -157,12 +194,6 @@ interface SourceRead {
   /** The canvas and the source layer's bounds as read (the kept document's size); a result whose place moved since is not added (apply.ts). */
   asRead: AsRead;
 }
-
-/**
- * How long reading a document waits for Photoshop's modal state: a short action or another plug-in's step passes, a
- * dialog the user opened while an earlier document of Correct All was at the service is told to be closed.
- */
-const READ_MODAL_WAIT_S = 10;
 
 async function readSource(host: Host, backend: CorrectionBackend, target: Target, params: PfcParams, selectionOnly: boolean, signal: AbortSignal | undefined): Promise<SourceRead> {
   const doc = findDocument(host, target.documentId);
@@ -185,7 +216,7 @@ async function readSource(host: Host, backend: CorrectionBackend, target: Target
     const bounds = target.layerId === undefined ? undefined : findLayer(doc.layers, target.layerId)?.boundsNoEffects;
     const layerBounds = bounds && { left: bounds.left, top: bounds.top, right: bounds.right, bottom: bounds.bottom };
     return { read, asRead: { canvas: { width: doc.width, height: doc.height }, ...(layerBounds ? { layerBounds } : {}) } satisfies AsRead };
-  }, { seconds: READ_MODAL_WAIT_S, signal, notDone: 'nothing was read or sent' });
+  }, readingWait(signal));
   return { exported: read, resolution, widened, asRead };
 }
 

@@ -24,8 +24,12 @@ export class CancelledError extends Error {
  */
 export async function inModal<T>(host: Host, commandName: string, fn: (context: PsExecutionContext) => Promise<T>, wait?: ModalWait): Promise<T> {
   let cancelled = false;
-  const run = () =>
-    host.ps.core.executeAsModal(async (context) => {
+  let entered = false;
+  const run = () => {
+    const scope = host.ps.core.executeAsModal(async (context) => {
+      entered = true;
+      // Photoshop gave the modal state only after the user pressed Cancel in the panel: nothing is done.
+      if (wait?.signal?.aborted) throw new CancelledError();
       try {
         const result = await fn(context);
         if (context.isCancelled) throw new CancelledError();
@@ -34,6 +38,8 @@ export async function inModal<T>(host: Host, commandName: string, fn: (context: 
         cancelled = context.isCancelled;
       }
     }, { commandName, ...(wait ? { timeOut: wait.seconds } : {}) });
+    return wait?.signal ? leftOnCancel(scope, wait.signal, () => entered) : scope;
+  };
   try {
     return await (wait ? whenModalFree(run, wait) : run());
   } catch (err) {
@@ -48,6 +54,36 @@ export interface ModalWait {
   signal?: AbortSignal | undefined;
   /** What the user is told was not done when Photoshop stays busy; default: the result could not be added. */
   notDone?: string;
+  /** What the user is told to do then; default: close the dialog and try again. */
+  toDo?: string;
+}
+
+/**
+ * How long reading a document waits for Photoshop's modal state: a short action or another plug-in's step passes, a
+ * dialog the user opened (while an earlier document of Correct All was at the service, or before pressing Preview)
+ * is told to be closed.
+ */
+const READ_MODAL_WAIT_S = 10;
+
+/** The wait of every read of a document before anything is sent: for a correction and for a preview alike. */
+export function readingWait(signal: AbortSignal | undefined): ModalWait {
+  return { seconds: READ_MODAL_WAIT_S, signal, notDone: 'nothing was read or sent' };
+}
+
+/**
+ * `scope`, or `CancelledError` as soon as `signal` aborts while Photoshop has not yet started it: from 25.10 Photoshop
+ * itself retries a refused executeAsModal for its whole `timeOut` (executeasmodal.md:69-71), a wait no API can
+ * interrupt, so the panel's Cancel stops waiting for it instead. A scope started later finds the signal aborted and
+ * does nothing (see {@link inModal}).
+ */
+function leftOnCancel<T>(scope: Promise<T>, signal: AbortSignal, entered: () => boolean): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => {
+      if (!entered()) reject(new CancelledError());
+    };
+    signal.addEventListener('abort', onAbort);
+    scope.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
 }
 
 /** Between tries for the modal state where Photoshop does not retry itself (before 25.10, `timeOut` is not known). */
@@ -84,9 +120,14 @@ function isModalBusy(err: unknown): boolean {
   return typeof err === 'object' && err !== null && (err as { number?: unknown }).number === MODAL_BUSY_NUMBER;
 }
 
-function busyError(err: unknown, { seconds, notDone = 'the result could not be added' }: ModalWait): unknown {
+/** Photoshop stayed in a modal state (another plug-in's scope, a dialog) for all of a {@link ModalWait}. */
+export class PhotoshopBusyError extends Error {
+  override name = 'PhotoshopBusyError';
+}
+
+function busyError(err: unknown, { seconds, notDone = 'the result could not be added', toDo = 'close the dialog and try again' }: ModalWait): unknown {
   if (!isModalBusy(err)) return err;
-  return new Error(`Photoshop stayed busy with another plug-in or a dialog for ${seconds} s, so ${notDone} (${messageOf(err)}); close the dialog and run the correction again`);
+  return new PhotoshopBusyError(`Photoshop stayed busy with another plug-in or a dialog for ${seconds} s, so ${notDone} (${messageOf(err)}); ${toDo}`);
 }
 
 /** Photoshop's own words for an error, whatever shape it was thrown in. */

@@ -40,6 +40,8 @@ export class Panel {
   private running: AbortController | undefined;
   private customPresets: string[] = [];
   private shown: { preview: Preview; name: string } | undefined;
+  /** Paid results Photoshop was too busy to take, kept for the session until placed (`Outcome.placeAgain`). */
+  private kept: Outcome[] = [];
 
   constructor(
     private readonly host: Host,
@@ -69,6 +71,7 @@ export class Panel {
     button('correct-all').addEventListener('click', () => void this.run('all'));
     button('cancel').addEventListener('click', () => this.cancel());
     button('preview').addEventListener('click', () => void this.preview());
+    button('place-kept').addEventListener('click', () => void this.placeKept());
     button('show-before').addEventListener('click', () => this.showPreview('before'));
     button('show-after').addEventListener('click', () => this.showPreview('after'));
     button('refresh-presets').addEventListener('click', () => void this.refreshPresets());
@@ -165,6 +168,28 @@ export class Panel {
     this.renderOutcomes(outcomes);
   }
 
+  /** Place the kept results (see {@link kept}), each as its run would have: those Photoshop is still too busy for stay kept. */
+  private async placeKept(): Promise<void> {
+    if (this.running || this.kept.length === 0) return;
+    this.say('', 'info');
+    byId('outcomes').textContent = '';
+    const abort = new AbortController();
+    const kept = this.kept;
+    this.kept = [];
+    const outcomes: Outcome[] = [];
+    this.setRunning(abort);
+    try {
+      for (const [index, o] of kept.entries()) {
+        byId('progress-text').textContent = `${kept.length > 1 ? `${index + 1}/${kept.length} ` : ''}${o.title}: adding the kept result…`;
+        // Cancel ends the one that waits; the others are not tried, and stay kept.
+        outcomes.push(abort.signal.aborted ? o : await o.placeAgain!(abort.signal));
+      }
+    } finally {
+      this.setRunning(undefined);
+    }
+    this.renderOutcomes(outcomes);
+  }
+
   /** Correct a small copy of the active document and show it; the document is not touched. */
   private async preview(): Promise<void> {
     if (this.running) return;
@@ -174,7 +199,8 @@ export class Panel {
       const backend = this.backend();
       const params = toParams(this.choices());
       this.setRunning(abort);
-      byId('progress-text').textContent = 'Preview: the service is correcting a small copy…';
+      // Until the service reports its first phase: the read may first wait for Photoshop (a dialog open).
+      byId('progress-text').textContent = 'Preview: reading a small copy of the document…';
       const scope = pickerValue(picker('preview-target')) === 'layer' ? 'layer' : 'document';
       const preview = await makePreview(this.host, backend, params, scope, abort.signal, (phase, waiting) => {
         if (!abort.signal.aborted) byId('progress-text').textContent = `Preview: ${statusText(phase, waiting)}`;
@@ -210,7 +236,7 @@ export class Panel {
 
   private setRunning(abort: AbortController | undefined): void {
     this.running = abort;
-    for (const id of ['correct-document', 'correct-layer', 'correct-all', 'preview', 'refresh-presets', 'save-settings']) setDisabled(button(id), !!abort);
+    for (const id of ['correct-document', 'correct-layer', 'correct-all', 'preview', 'place-kept', 'refresh-presets', 'save-settings']) setDisabled(button(id), !!abort);
     setDisabled(button('cancel'), !abort);
     show(byId('progress-area'), !!abort);
     if (abort) {
@@ -227,6 +253,8 @@ export class Panel {
   }
 
   private renderOutcomes(outcomes: Outcome[]): void {
+    this.kept.push(...outcomes.filter((o) => o.placeAgain));
+    show(button('place-kept'), this.kept.length > 0);
     const list = byId('outcomes');
     for (const o of outcomes) {
       const item = el('li', o.status, '');

@@ -28,6 +28,12 @@ function toBase64(bytes: Uint8Array): string {
   return native.btoa(bin);
 }
 
+/** The real clock, kept before a test speeds the page's up (`clockSpeed`). */
+const realNow = Date.now.bind(Date);
+let clock = { realAt: realNow(), shownAt: realNow(), factor: 1 };
+/** The page's time: running on from where it was at each change of speed, never back. */
+const shownNow = () => clock.shownAt + (realNow() - clock.realAt) * clock.factor;
+
 const api = {
   /** Open a photo (fetched from the test server) as a document with one Background layer. */
   async openPhoto(url: string, title: string, options: { mode?: DocState['mode']; bits?: DocState['bits'] } = {}) {
@@ -98,6 +104,22 @@ const api = {
       sim.core.onModal = undefined;
       sim.core.cancelCurrentModal();
     };
+  },
+  /** The user opens a dialog in Photoshop as the panel starts reading (a modal scope named `prefix`), and leaves it open. */
+  openDialogWhileReading(prefix: string) {
+    sim.core.onModal = (name) => {
+      if (!name.startsWith(prefix)) return;
+      sim.core.onModal = undefined;
+      sim.core.heldByOther = 'a dialog';
+    };
+  },
+  closeDialog() {
+    sim.core.heldByOther = undefined;
+  },
+  /** The page's clock running `factor` times faster from now on (1: real time again): a long wait passes in a moment. */
+  clockSpeed(factor: number) {
+    clock = { realAt: realNow(), shownAt: shownNow(), factor };
+    Date.now = shownNow;
   },
   batchPlayLog: () => sim.core.batchPlayLog,
   modalLog: () => sim.core.modalLog,

@@ -74,7 +74,7 @@ export class SimImaging implements PsImaging {
   async getPixels(options: PsGetPixelsOptions) {
     this.getPixelsLog.push({ ...options });
     this.core.checkModal();
-    this.core.checkNotCancelled();
+    this.core.checkNotCancelled('getPixels');
     const doc = this.docOf(options.documentID);
     const docDepth = DEPTH[doc.bits] ?? 8;
     const size = options.componentSize === undefined || options.componentSize === -1 ? docDepth : options.componentSize;
@@ -121,16 +121,12 @@ export class SimImaging implements PsImaging {
     return { imageData: this.track(new SimImageData(width, height, components, out)), sourceBounds: rect, level: 0 };
   }
 
-  /** Called as putPixels starts; tests use it to cancel at that moment. */
-  beforePut: (() => void) | undefined;
-
   async putPixels(options: Parameters<PsImaging['putPixels']>[0]): Promise<void> {
-    this.beforePut?.();
     const doc = this.docOf(options.documentID);
     const img = options.imageData as SimImageData;
     this.putPixelsLog.push({ documentID: options.documentID, layerID: options.layerID, targetBounds: options.targetBounds, componentSize: img.componentSize });
     if (img.disposed) throw new Error('image data was disposed');
-    this.core.checkNotCancelled();
+    this.core.checkNotCancelled('putPixels');
     const depth = DEPTH[doc.bits] ?? 8;
     if (img.componentSize !== depth) throw new Error(`putPixels: ${img.componentSize}-bit data into a ${depth}-bit document`);
     if (img.colorSpace !== 'RGB' || img.components !== 4) throw new Error('simulator: putPixels takes RGBA data');
@@ -162,7 +158,7 @@ export class SimImaging implements PsImaging {
   /** `getLayerMask` (imaging.md:206-226): the user mask as grey data; a layer without one is refused. */
   async getLayerMask(options: { documentID?: number; layerID: number; kind?: 'user' }) {
     this.core.checkModal();
-    this.core.checkNotCancelled();
+    this.core.checkNotCancelled('getLayerMask');
     const doc = this.docOf(options.documentID);
     const found = locate(doc.layers, options.layerID);
     if (!found) throw new Error(`layer ${options.layerID} not found`);
@@ -180,7 +176,7 @@ export class SimImaging implements PsImaging {
    */
   async getSelection(options: { documentID?: number }) {
     this.core.checkModal();
-    this.core.checkNotCancelled();
+    this.core.checkNotCancelled('getSelection');
     const doc = this.docOf(options.documentID);
     const sel = doc.selection;
     const b = selectionBoundsOf(doc);
@@ -194,7 +190,7 @@ export class SimImaging implements PsImaging {
 
   /** `putLayerMask` (imaging.md:241-255): single-component grey data only. */
   async putLayerMask(options: { documentID?: number; layerID: number; imageData: PsImageData; replace?: boolean; targetBounds?: { left: number; top: number } }) {
-    this.core.checkNotCancelled();
+    this.core.checkNotCancelled('putLayerMask');
     const doc = this.docOf(options.documentID);
     const img = options.imageData as SimImageData;
     if (img.components !== 1 || img.colorSpace !== 'Grayscale') throw new Error('putLayerMask takes image data with a single grayscale component');

@@ -42,6 +42,11 @@ export class SimPhotoshopCore {
   clipsLayersOverClipped = true;
   /** Called at the start of every modal scope; tests use it to pause or cancel mid-run. */
   onModal: ((commandName: string) => Promise<void> | void) | undefined;
+  /**
+   * Called as each call into Photoshop starts (batchPlay, an imaging call, a DOM setter, a history suspension…), with
+   * its name, before it checks for a cancel; tests press Escape here to cancel at one exact step.
+   */
+  beforeCall: ((call: string) => void) | undefined;
 
   constructor(readonly codec: SimCodec) {}
 
@@ -67,9 +72,18 @@ export class SimPhotoshopCore {
     if (this.scope) this.scope.cancelled = true;
   }
 
-  /** Photoshop refuses commands in a cancelled scope (executeasmodal.md:104). */
-  checkNotCancelled(): void {
-    if (this.scope?.cancelled) throw new Error('User cancelled the operation');
+  /**
+   * Photoshop refuses commands in a cancelled scope: "Photoshop APIs such as `batchPlay` will raise an exception if
+   * they are invoked from a target function after the user has cancelled the interaction" (executeasmodal.md:104),
+   * and "When the user cancels a modal scope, then JavaScript cannot make any further document changes until it
+   * returns from the modal scope" (executeasmodal.md:291). Every call into Photoshop checks this: batchPlay, the
+   * imaging API, DOM setters (through `mutate`) and `hostControl`'s history and auto-close-unregister calls, whose
+   * behaviour after a cancel the docs do not give: the simulator, the stricter host, refuses them too (Photoshop
+   * rolls a suspension back itself when the scope then ends by an exception, executeasmodal.md:271).
+   */
+  checkNotCancelled(call: string, scope = this.scope): void {
+    this.beforeCall?.(call);
+    if (scope?.cancelled) throw new Error('User cancelled the operation');
   }
 
   get inModal(): boolean {
@@ -84,6 +98,7 @@ export class SimPhotoshopCore {
   /** Apply a change to a document: in a modal scope only, one history step unless history is suspended. */
   mutate(docId: number, stepName: string, change: (doc: DocState) => void): void {
     this.checkModal();
+    this.checkNotCancelled(stepName);
     const doc = this.doc(docId);
     change(doc);
     if (!doc.suspension) doc.history.push(snapshot(doc, stepName));
@@ -111,20 +126,25 @@ export class SimPhotoshopCore {
       },
       hostControl: {
         suspendHistory: async ({ documentID, name }) => {
+          this.checkNotCancelled('suspendHistory', scope);
           const doc = this.doc(documentID);
           if (doc.suspension) throw new Error('history is already suspended on this document');
           const id = newId();
           doc.suspension = { id, name, before: snapshot(doc, name) };
           return { historySuspensionID: id };
         },
+        // Allowed after a cancel: it is how "proper clean up of temporary documents" is ensured (executeasmodal.md:291),
+        // and a document made just before the cancel could otherwise be closed by nobody.
         registerAutoCloseDocument: async (documentID) => {
           this.doc(documentID);
           scope.autoClose.add(documentID);
         },
         unregisterAutoCloseDocument: async (documentID) => {
+          this.checkNotCancelled('unregisterAutoCloseDocument', scope);
           scope.autoClose.delete(documentID);
         },
         resumeHistory: async ({ historySuspensionID }, commit = true) => {
+          this.checkNotCancelled('resumeHistory', scope);
           const doc = [...this.docs.values()].find((d) => d.suspension?.id === historySuspensionID);
           if (!doc?.suspension) throw new Error('unknown history suspension');
           const { name, before } = doc.suspension;
@@ -158,7 +178,7 @@ export class SimPhotoshopCore {
 
   async batchPlay(commands: PsDescriptor[], _options: PsBatchPlayOptions): Promise<PsDescriptor[]> {
     this.batchPlayLog.push(native.structuredClone(commands));
-    this.checkNotCancelled();
+    this.checkNotCancelled(`batchPlay ${commands.map((d) => d._obj).join(', ')}`);
     const results: PsDescriptor[] = [];
     for (const d of commands) {
       try {
@@ -236,7 +256,7 @@ export class SimPhotoshopCore {
   /** `documents.add` (modal scope only): an RGB document with one empty (transparent) layer. */
   async addNewDocument(o: PsDocumentCreateOptions): Promise<PsDocument> {
     if (!this.inModal) throw new Error('Photoshop is not in a modal state');
-    this.checkNotCancelled();
+    this.checkNotCancelled('documents.add');
     if (o.mode !== 'RGBColorMode' || o.fill !== 'transparent') throw new Error('simulator: only transparent RGB documents are simulated');
     const width = o.width ?? 0;
     const height = o.height ?? 0;
