@@ -30,9 +30,17 @@ describe('pfc correct (embedded emulator)', () => {
   it('skips everything on a second run, and leaves the originals byte-identical', async () => {
     const r = await runPfc(['correct', 'photos', '--json'], { cwd: dir });
     expect(r.code, r.stdout + r.stderr).toBe(0);
-    expect(summaryOf(r.stdout)).toMatchObject({ corrected: 0, upToDate: 5, failed: 0, excluded: 2, skipped: 7, exitCode: 0 });
+    expect(summaryOf(r.stdout)).toMatchObject({ corrected: 0, upToDate: 5, failed: 0, excluded: 1, skipped: 6, exitCode: 0 });
     const now = snapshot(photos);
     for (const [rel, bytes] of originals) expect(now.get(rel)?.equals(bytes), rel).toBe(true);
+  });
+
+  it('a rerun does not count or list its own output folder as left out: only what the user asked for and was not corrected', async () => {
+    const r = await runPfc(['correct', 'photos'], { cwd: dir });
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/Done in .*: 0 corrected, 5 up to date, 0 failed, 1 left out/);
+    expect(r.stdout).toMatch(/^Left out \(1\):\n {2}photos\/LICENSES\.md: /m);
+    expect(r.stdout).not.toContain('corrected: output folder');
   });
 
   it('redoes every file when a parameter changes, and changes extensions with outputType', async () => {
@@ -52,7 +60,7 @@ describe('pfc correct (embedded emulator)', () => {
     // The plan is streamed: its first line counts the files to judge by name (LICENSES.md too), `planned` what was planned.
     expect(lines[0]).toMatchObject({ type: 'plan', files: 6, backend: 'emulator' });
     expect(lines.find((l) => l.type === 'planned')).toMatchObject({ files: 5 });
-    expect(lines.filter((l) => l.type === 'skipped').map((l) => [l.input, l.code])).toEqual([[out, 'output-folder'], [join(photos, 'LICENSES.md'), 'unsupported']]);
+    expect(lines.filter((l) => l.type === 'skipped').map((l) => [l.input, l.code])).toEqual([[join(photos, 'LICENSES.md'), 'unsupported']]);
     const corrected = lines.filter((l) => l.type === 'corrected');
     expect(corrected.map((l) => l.rel).sort()).toEqual(SAMPLE_PHOTOS);
     for (const l of corrected) {
@@ -63,8 +71,10 @@ describe('pfc correct (embedded emulator)', () => {
     expect(lines.filter((l) => l.type === 'start').map((l) => `${String(l.rel)}:${String(l.reason)}`).sort()).toEqual(
       SAMPLE_PHOTOS.map((p) => `${p}:${p.endsWith('.png') ? 'forced' : 'settings-changed'}`),
     );
-    expect(lines.at(-1)).toMatchObject({ type: 'summary', corrected: 5, skipped: 2, failed: 0, report: join(dir, 'report.html'), exitCode: 0 });
+    expect(lines.at(-1)).toMatchObject({ type: 'summary', corrected: 5, skipped: 1, failed: 0, report: join(dir, 'report.html'), exitCode: 0 });
     expect(existsSync(join(dir, 'report.html'))).toBe(true);
+    // Its "Left out" table lists LICENSES.md, not the run's own output folder.
+    expect(readFileSync(join(dir, 'report.html'), 'utf8')).not.toContain('output folder of this run');
   });
 });
 

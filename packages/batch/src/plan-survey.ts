@@ -176,6 +176,14 @@ export async function surveyInputs(roots: readonly Root[], mode: OutputMode, lea
   return survey.finish();
 }
 
+/**
+ * A folder of this run's own: its output folder (a mirror's, met below the input), or the originals an
+ * in-place run keeps. Never walked as input, and not listed as left out either: the user did not ask to
+ * correct it, so counting it among the paths left out (a rerun's "1 left out: corrected") only says
+ * something is amiss when nothing is. Another run's output folder or kept originals is still listed.
+ */
+const OWN_FOLDER = Symbol('own folder');
+
 class Surveyor {
   private readonly tasks: Omit<PlanTask, 'unit' | 'last'>[] = [];
   private readonly leftOut = new LeftOutRecord();
@@ -250,6 +258,7 @@ class Surveyor {
       const path = join(dir, name);
       // A folder that is no link: its real path is its parent's plus its name.
       const why = this.folderLeftOut(path, name, join(real, name));
+      if (why === OWN_FOLDER) continue;
       if (why) this.skip(path, why[0], why[1]);
       else await this.walk(path, root, join(real, name), false);
     }
@@ -266,12 +275,16 @@ class Surveyor {
     return this.mode.kind === 'in-place' && entries.some((e) => e.name === BACKUP_DIR && e.isDirectory());
   }
 
-  private folderLeftOut(path: string, name: string, real: string): [SkipCode, string] | undefined {
-    if (name === BACKUP_DIR) return ['output-folder', `originals kept by ${this.terms.inPlace}`];
+  /**
+   * Why a subfolder is not walked: a code and reason to list it as left out, {@link OWN_FOLDER} for this
+   * run's own, or undefined to walk it.
+   */
+  private folderLeftOut(path: string, name: string, real: string): [SkipCode, string] | typeof OWN_FOLDER | undefined {
+    if (name === BACKUP_DIR) return this.mode.kind === 'in-place' ? OWN_FOLDER : ['output-folder', `originals kept by ${this.terms.inPlace}`];
     if (name.startsWith('.')) return ['hidden', 'hidden folder'];
     const app = appFolderReason(name, path);
     if (app) return ['app-folder', app];
-    if (this.excluded.has(path) || this.excludedReal.has(real)) return ['output-folder', 'output folder of this run'];
+    if (this.excluded.has(path) || this.excludedReal.has(real)) return OWN_FOLDER;
     const why = this.leaveOut?.(path, true);
     return why ? ['hidden', why] : undefined;
   }

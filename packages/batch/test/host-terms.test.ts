@@ -115,12 +115,15 @@ describe('planning with the host\'s terms', () => {
     expectHostWording(plan.leftOut.kept.find((s) => s.code === 'symlink')?.reason, 'the Replace Originals mode never replaces a link', 'or use the Folder or Suffix mode');
   });
 
-  it('the originals kept by an in-place run, left out of the next', async () => {
+  it('the originals kept by an in-place run, left out of a run in another mode (an in-place run does not list them: they are its own)', async () => {
     const root = tempDir();
     writeTree(root, { 'sub/a.jpg': PHOTO });
     await runWith(await planBatch({ inputs: [root], output: { kind: 'in-place' } }));
-    const plan = await planBatch({ inputs: [root], output: { kind: 'in-place' }, terms: HOST });
+    const plan = await planBatch({ inputs: [root], output: { kind: 'suffix' }, terms: HOST });
     expectHostWording(plan.leftOut.kept.find((s) => s.path.endsWith('.pfc-originals'))?.reason, 'originals kept by the Replace Originals mode');
+    const inPlace = await planBatch({ inputs: [root], output: { kind: 'in-place' }, terms: HOST });
+    expect(inPlace.files.map((f) => f.rel)).toEqual(['sub/a.jpg']);
+    expect(inPlace.leftOut.counts.total).toBe(0);
   });
 
   it('an output folder that is the input folder', async () => {

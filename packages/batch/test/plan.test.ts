@@ -22,7 +22,7 @@ function tree(): string {
 }
 
 describe('planBatch', () => {
-  it('mirrors a nested tree under <input>/corrected and says why each other path is left out', async () => {
+  it('mirrors a nested tree under <input>/corrected and says why each other path is left out (its own output folder is no such path)', async () => {
     const root = tree();
     const plan = await planBatch({ inputs: [root] });
     const out = join(root, 'corrected');
@@ -38,7 +38,6 @@ describe('planBatch', () => {
     expect(why).toEqual({
       '.DS_Store': 'hidden',
       '.hidden': 'hidden',
-      corrected: 'output-folder',
       'fake.jpg': 'unsupported',
       'notes.txt': 'unsupported',
       'tiny.png': 'over-limit',

@@ -288,10 +288,7 @@ export class Commands {
       await this.host.workspaceState.update(LAST_RUN_KEY, last);
       // Only the last run's results are kept.
       await removeOldResults(this.host, last.resultsFile).catch((err: unknown) => this.log.line(`earlier results files were not removed: ${err instanceof Error ? err.message : String(err)}`));
-      const s = last.summary;
-      void this.api.commands.executeCommand('setContext', 'pfc.hasReport', true);
-      void this.api.commands.executeCommand('setContext', 'pfc.hasFailed', s.failed > 0);
-      const msg = summaryMessage(s, this.api.l10n, refusedKey);
+      const msg = summaryMessage(last.summary, this.api.l10n, refusedKey);
       this.log.line(msg.text);
       // The run is over when the summary shows; the buttons are handled without holding the command open.
       void this.onSummary(msg, last, refusedKey);

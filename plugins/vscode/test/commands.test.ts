@@ -66,7 +66,6 @@ describe('Correct Images in Folder…', () => {
     expect(summary.text).toMatch(/^Perfectly Clear: Corrected 5 files in [\d.]+ s\.$/);
     expect(summary.actions).toEqual(['Open Output Folder', 'Show Report']);
     expect(fake.output.some((l) => /corrected portraits\/astronaut\.jpg → /.test(l))).toBe(true);
-    expect(fake.executed).toContainEqual({ command: 'setContext', args: ['pfc.hasReport', true] });
 
     // A second run skips everything (the engine's manifest).
     const again = (await fake.run('pfc.correctFolder', fake.uri(folder.photos))) as LastRun;

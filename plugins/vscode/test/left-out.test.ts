@@ -7,13 +7,30 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LEFT_OUT_KEPT } from '@pfc/batch';
 import { afterEach, expect, test } from 'vitest';
-import { activateOnFake, emulatorForTests } from './helpers';
+import type { LastRun } from '../src/last-run';
+import { activateOnFake, emulatorForTests, photoFolder } from './helpers';
 
 const emu = emulatorForTests();
 let folder: string | undefined;
 afterEach(() => {
   if (folder) rmSync(folder, { recursive: true, force: true });
   folder = undefined;
+});
+
+test('a rerun of a folder: its own output folder is not counted as left out, in the message nor in the report', async () => {
+  const photos = photoFolder();
+  folder = photos.root;
+  const { fake } = activateOnFake({ settings: { backend: 'emulator', emulatorUrl: emu().web } });
+  expect(((await fake.run('pfc.correctFolder', fake.uri(photos.photos))) as LastRun).summary.corrected).toBe(5);
+
+  fake.answers.push({ match: /up to date/, answer: 'Show Report' });
+  const again = (await fake.run('pfc.correctFolder', fake.uri(photos.photos))) as LastRun;
+
+  expect(again.summary).toMatchObject({ corrected: 0, upToDate: 5, excluded: 0 });
+  expect(fake.shown.at(-1)!.text).toMatch(/^Perfectly Clear: Corrected 0 files in \d+\.\d s; 5 already up to date\.$/);
+  await expect.poll(() => fake.webviews.length).toBe(1);
+  expect(fake.webviews[0]!.html).toMatch(/<p id="summary">0 corrected, 5 up to date, 0 failed, 0 not finished, 0 left out — /);
+  expect(fake.webviews[0]!.html).not.toContain('output folder of this run');
 });
 
 test('a folder of raw files and a note: "no image or video to correct", the raw photos named, with what to do', async () => {

@@ -18,7 +18,7 @@ interface Manifest {
   contributes: {
     commands: { command: string; title: string; category: string }[];
     menus: Record<string, { command: string; when?: string }[]>;
-    configuration: { properties: Record<string, { type: string | string[]; default: unknown; markdownDescription?: string; description?: string; scope: string; enum?: string[] }> };
+    configuration: { properties: Record<string, { type: string | string[]; default: unknown; markdownDescription?: string; description?: string; scope: string; enum?: string[]; enumDescriptions?: string[]; markdownEnumDescriptions?: string[] }> };
   };
   devDependencies: Record<string, string>;
 }
@@ -104,6 +104,21 @@ describe('package.json contributes', () => {
     expect(palette({ resourceScheme: 'vscode-vfs', resourceExtname: '.png' })).toBe(false);
   });
 
+  // `config.<setting>` in a when clause reads the setting (code.visualstudio.com/api/references/when-clause-contexts,
+  // "Check a setting in a when clause"). The BGR licence key is used by the `container+bgr` backend alone.
+  test('Command Palette: Set BGR Licence Key only while pfc.backend is container+bgr', () => {
+    const palette = (backend: string | undefined): boolean => shown('commandPalette', { 'config.pfc.backend': backend }).includes('pfc.setBgrLicenceKey');
+    expect(palette('container+bgr')).toBe(true);
+    for (const b of ['auto', 'hosted', 'container', 'emulator', undefined]) expect(palette(b), String(b)).toBe(false);
+  });
+
+  // Show Report and Retry Failed stay in the palette with no when clause: a context key set by a run is gone after a
+  // window reload, while the last run (its report, its failures) survives it, and the extension activates only on a
+  // command, so it could not set the key again before the user looks. Run without a run, each says so ("no run yet…").
+  test('Command Palette: Show Report and Retry Failed always listed (each says when there is nothing to show or retry)', () => {
+    for (const c of ['pfc.showReport', 'pfc.retryFailed']) expect(pkg.contributes.menus.commandPalette!.some((e) => e.command === c), c).toBe(false);
+  });
+
   // VS Code's manifest schema (1.100, `capabilities.virtualWorkspaces`): "Declares whether the extension should be
   // enabled in virtual workspaces. … When false, this extension will be automatically disabled in virtual
   // workspaces. Default is true." Every command here reads or writes files on disk.
@@ -138,9 +153,22 @@ describe('package.json contributes', () => {
     expect([...RESOURCE_SCOPED].sort()).toEqual(resource.sort());
   });
 
-  test('addresses a key is sent to cannot be set by a workspace', () => {
+  // Scopes (code.visualstudio.com/api/references/contribution-points, `scope`): `application` settings "can only be
+  // configured in user settings"; `machine` ones "can be set in user or remote settings". Neither can be set by a
+  // workspace. In a remote window the extension runs on the remote machine, where `127.0.0.1:8080` is that machine's
+  // container: only `machine` lets the remote settings say so.
+  test('addresses a key is sent to cannot be set by a workspace, and can be set per machine (remote settings)', () => {
     const props = pkg.contributes.configuration.properties;
-    for (const k of ['pfc.webApiUrl', 'pfc.containerUrl', 'pfc.bgrUrl', 'pfc.emulatorUrl']) expect(props[k]!.scope, k).toBe('application');
+    for (const k of ['pfc.webApiUrl', 'pfc.containerUrl', 'pfc.bgrUrl', 'pfc.instanceJobs', 'pfc.emulatorUrl']) expect(props[k]!.scope, k).toBe('machine');
+  });
+
+  // The Settings editor shows `enumDescriptions` as plain text (backticks and all); `markdownEnumDescriptions` renders them.
+  test('enum descriptions that use Markdown are declared as markdownEnumDescriptions', () => {
+    const nls = JSON.parse(readFileSync(join(__dirname, '..', 'package.nls.json'), 'utf8')) as Record<string, string>;
+    for (const [key, p] of Object.entries(pkg.contributes.configuration.properties)) {
+      for (const d of p.enumDescriptions ?? []) expect(nls[d.slice(1, -1)] ?? d, key).not.toMatch(/`|\*\*/);
+      if (p.enum) expect((p.markdownEnumDescriptions ?? p.enumDescriptions)?.length, key).toBe(p.enum.length);
+    }
   });
 
   test('no setting can hold a key', () => {
