@@ -1,4 +1,5 @@
 /** Shared test helpers: sample photos as raw pixels, pixel comparisons, a simulated host. */
+import type { CorrectionBackend } from '@pfc/core';
 import { fileURLToPath } from 'node:url';
 import sharp from 'sharp';
 import { createSimHost, type LayerNode } from './sim/index';
@@ -69,4 +70,15 @@ export function pixelLayer(id: number, name: string, pixels: Uint8Array, extra: 
 /** A group (an artboard with `extra.artboard`) holding `children`, topmost first. */
 export function groupLayer(id: number, name: string, children: LayerNode[], extra: Partial<LayerNode> = {}): LayerNode {
   return { id, name, kind: 'group', visible: true, isBackground: false, pixels: null, children, ...extra };
+}
+
+/** `inner` with its `correct` replaced, e.g. by one that does what the user does while the service works. */
+export function withCorrect(inner: CorrectionBackend, correct: CorrectionBackend['correct']): CorrectionBackend {
+  return new Proxy(inner, {
+    get: (target, key) => {
+      if (key === 'correct') return correct;
+      const value: unknown = Reflect.get(target, key, target);
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    },
+  });
 }

@@ -7,12 +7,12 @@
 import { readAll, type CorrectionBackend } from '@pfc/core';
 import sharp from 'sharp';
 import { describe, expect, it, vi } from 'vitest';
-import { pixelLayer } from './helpers';
+import { pixelLayer, withCorrect } from './helpers';
 import { DEFAULT_CHOICES, toParams } from '../src/correct/options';
 import { runCorrections } from '../src/correct/run';
 import { resolveTargets } from '../src/correct/targets';
 import { emulator, keptDocuments, PARAMS, photoWith, press, RESULT, serviceCounts, tree } from './press';
-import type { DocState, LayerNode } from './sim/index';
+import { boundsOf, compositeOf, snapshot, type DocState, type LayerNode } from './sim/index';
 
 /** Where the source layer has pixels: the rest of the canvas is transparent, so its bounds are not the canvas. */
 const BOUNDS = { left: 4, top: 6, right: 60, bottom: 58 };
@@ -43,19 +43,15 @@ function flatBackend(meanwhile: () => void = () => undefined): CorrectionBackend
     meanwhile();
     return { ...result, body: new Response(opaque).body! };
   };
-  return new Proxy(inner, {
-    get: (target, key) => {
-      if (key === 'correct') return correct;
-      const value: unknown = Reflect.get(target, key, target);
-      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
-    },
-  });
+  return withCorrect(inner, correct);
 }
 
 /** The photo with the partial layer on top. */
 async function photo() {
   const first = await photoWith();
   first.doc.layers.unshift(partLayer(first.rgba, first.doc.width));
+  // Opened so: the History panel's first state holds the layer too (what Undo goes back to).
+  first.doc.history = [snapshot(first.doc, 'Open')];
   return first;
 }
 
@@ -73,6 +69,10 @@ async function expectKept(sim: Awaited<ReturnType<typeof photo>>['sim'], doc: Do
   expect(kept.map((d) => [d.title, d.width, d.height, d.layers.length])).toEqual([['astronaut (Perfectly Clear)', doc.width, doc.height, 1]]);
   expect(Buffer.from(kept[0]!.layers[0]!.pixels!).equals(Buffer.from(await resultPixels()))).toBe(true);
 }
+
+/** Where the simulated user paints inside the source's bounds (which stay the same), and with what. */
+const PAINTED = { left: 10, top: 10, right: 16, bottom: 16 };
+const RED = [255, 0, 0, 255];
 
 const KEPT = 'so the result could not be added as a layer; it was opened as a new document, "astronaut (Perfectly Clear)", instead (Layer > Duplicate Layer… puts it back in place)';
 
@@ -128,11 +128,15 @@ describe('a result the document can no longer take is kept as a document of its 
     expect(keptDocuments(sim, doc).map((d) => [d.width, d.height])).toEqual([[width, height]]);
   });
 
-  it('the simulated user cannot move or crop while the panel holds Photoshop (executeasmodal.md:14)', async () => {
+  it('the simulated user cannot move, crop, paint, flip, undo or switch documents while the panel holds Photoshop (executeasmodal.md:14)', async () => {
     const { host, sim, doc } = await photo();
     sim.core.onModal = () => {
       expect(() => sim.core.userMovesLayer(doc.id, SOURCE, 1, 1)).toThrow('modal state');
       expect(() => sim.core.userCrops(doc.id, { left: 0, top: 0, right: 4, bottom: 4 })).toThrow('modal state');
+      expect(() => sim.core.userPaints(doc.id, SOURCE, PAINTED, RED)).toThrow('modal state');
+      expect(() => sim.core.userFlipsLayer(doc.id, SOURCE)).toThrow('modal state');
+      expect(() => sim.core.userUndoes(doc.id)).toThrow('modal state');
+      expect(() => sim.core.userSwitchesTo(doc.id)).toThrow('modal state');
     };
     const { outcome } = await press(host, doc, 'layer', SOURCE, flatBackend());
     expect(outcome.status).toBe('done');
@@ -191,6 +195,18 @@ function fastClock(factor: number): { restore: () => void } {
   return { restore: () => spy.mockRestore() };
 }
 
+/** Correct Layer on the partial layer while the user opens a dialog as the service works and leaves it open for over two minutes. */
+async function pressWithDialogLeftOpen(host: Awaited<ReturnType<typeof photo>>['host'], sim: Awaited<ReturnType<typeof photo>>['sim'], doc: DocState) {
+  let clock: { restore: () => void } | undefined;
+  const dialogLeftOpen = flatBackend(() => {
+    sim.core.heldByOther = 'com.example.other';
+    clock = fastClock(1000);
+  });
+  const { outcome } = await press(host, doc, 'layer', SOURCE, dialogLeftOpen);
+  clock?.restore();
+  return outcome;
+}
+
 describe('a result Photoshop stays too busy to take', () => {
   it.each([
     ['Photoshop 25.10 or later, which retries itself for the timeOut asked', true],
@@ -199,15 +215,8 @@ describe('a result Photoshop stays too busy to take', () => {
     const { host, sim, doc } = await photo();
     sim.core.retriesForTimeOut = retriesForTimeOut;
     const before = tree(doc.layers);
-    let clock: { restore: () => void } | undefined;
-    // While the service works, the user opens a dialog and leaves it open for over two minutes.
-    const dialogLeftOpen = flatBackend(() => {
-      sim.core.heldByOther = 'com.example.other';
-      clock = fastClock(1000);
-    });
 
-    const { outcome } = await press(host, doc, 'layer', SOURCE, dialogLeftOpen);
-    clock?.restore();
+    const outcome = await pressWithDialogLeftOpen(host, sim, doc);
 
     expect(outcome).toMatchObject({
       status: 'failed',
@@ -217,7 +226,7 @@ describe('a result Photoshop stays too busy to take', () => {
     expect(outcome.placeAgain).toBeTypeOf('function');
 
     // Pressed while the dialog is still open: after the wait, it stays kept.
-    clock = fastClock(1000);
+    const clock = fastClock(1000);
     const stillBusy = await outcome.placeAgain!();
     clock.restore();
     expect(stillBusy).toMatchObject({ status: 'failed', message: outcome.message });
@@ -241,3 +250,125 @@ describe('a result Photoshop stays too busy to take', () => {
     expect(Buffer.from(doc.layers[0]!.pixels!).equals(Buffer.from(await resultPixels()))).toBe(true);
   });
 });
+
+/**
+ * An edit inside the source's bounds while the service worked leaves its place as it was, so only the history tells:
+ * Photoshop records each edit as a state of its own (classes/historystate.md:29, the simulator does too). The result,
+ * made from the pixels read before, would hide that work, so it is kept as a document of its own instead.
+ */
+describe('a document edited while the service worked is not covered by a result made before the edit', () => {
+  const EDITED = (what: string) => `"astronaut.jpg" was edited (History: ${what}) while the service worked, and the result, made from the pixels read before, would hide that work, ${KEPT}`;
+
+  it('the source layer painted on inside its bounds: the painting stays in sight, the result opens as a document', async () => {
+    const { host, sim, doc } = await photo();
+    const bounds = boundsNow(doc, SOURCE);
+
+    const { outcome, jobs } = await press(host, doc, 'layer', SOURCE, flatBackend(() => sim.core.userPaints(doc.id, SOURCE, PAINTED, RED)));
+
+    expect(jobs).toBe(1);
+    expect(boundsNow(doc, SOURCE)).toEqual(bounds);
+    expect(outcome).toMatchObject({ status: 'failed', message: EDITED('Brush Tool') });
+    expect([tree(doc.layers).length, doc.history.map((h) => h.name)]).toEqual([2, ['Open', 'Brush Tool']]);
+    expect([...compositeOf(doc, doc.layers).subarray((12 * doc.width + 12) * 4, (12 * doc.width + 12) * 4 + 4)]).toEqual(RED);
+    await expectKept(sim, doc);
+  });
+
+  it('the source layer flipped horizontally (the same bounds): the result opens as a document', async () => {
+    const { host, sim, doc } = await photo();
+    const bounds = boundsNow(doc, SOURCE);
+
+    const { outcome } = await press(host, doc, 'layer', SOURCE, flatBackend(() => sim.core.userFlipsLayer(doc.id, SOURCE)));
+
+    expect(boundsNow(doc, SOURCE)).toEqual(bounds);
+    expect(outcome).toMatchObject({ status: 'failed', message: EDITED('Flip Horizontal') });
+    expect(tree(doc.layers)).toHaveLength(2);
+    await expectKept(sim, doc);
+  });
+
+  it('Correct Document: another layer painted on (any edit changes the composite): the result opens as a document', async () => {
+    const { host, sim, doc } = await photo();
+    const background = doc.layers.at(-1)!;
+    const paintBackground = () => sim.core.userPaints(doc.id, background.id, { left: 0, top: 0, right: 4, bottom: 4 }, RED);
+
+    const { outcome } = await press(host, doc, 'document', undefined, flatBackend(paintBackground));
+
+    expect(outcome).toMatchObject({ status: 'failed', message: EDITED('Brush Tool') });
+    expect([tree(doc.layers).length, keptDocuments(sim, doc).length]).toEqual([2, 1]);
+  });
+
+  it('undone back to the state read: nothing to hide, the layer is added', async () => {
+    const { host, sim, doc } = await photo();
+    const paintedThenUndone = () => {
+      sim.core.userPaints(doc.id, SOURCE, PAINTED, RED);
+      sim.core.userUndoes(doc.id);
+    };
+
+    const { outcome } = await press(host, doc, 'layer', SOURCE, flatBackend(paintedThenUndone));
+
+    expect(outcome).toMatchObject({ status: 'done', message: `added layer "${RESULT}"` });
+    expect(keptDocuments(sim, doc)).toEqual([]);
+  });
+
+  it('undone past the state read (the pixels sent are no longer the document\'s): the result opens as a document', async () => {
+    const { host, sim, doc } = await photo();
+    sim.core.userPaints(doc.id, SOURCE, PAINTED, RED);
+
+    const { outcome } = await press(host, doc, 'layer', SOURCE, flatBackend(() => sim.core.userUndoes(doc.id)));
+
+    expect(outcome).toMatchObject({
+      status: 'failed',
+      message: `"astronaut.jpg" was stepped back in its history past the state it was read in (Undo or the History panel) while the service worked, and the result, made from the pixels read before, would hide that work, ${KEPT}`,
+    });
+    expect(keptDocuments(sim, doc)).toHaveLength(1);
+  });
+
+  it('the document changed and Photoshop stays busy as the result would open as a document: kept for Add Kept Result, then opened as a document', async () => {
+    const { host, sim, doc } = await photo();
+    let clock: { restore: () => void } | undefined;
+    // The layer's scope refuses the edited document; then a dialog holds Photoshop for over two minutes.
+    sim.core.onModal = (commandName) => {
+      if (commandName !== RESULT || sim.core.heldByOther) return;
+      sim.core.heldByOther = 'com.example.other';
+      clock = fastClock(1000);
+    };
+
+    const { outcome, jobs } = await press(host, doc, 'layer', SOURCE, flatBackend(() => sim.core.userPaints(doc.id, SOURCE, PAINTED, RED)));
+    clock?.restore();
+    sim.core.onModal = undefined;
+
+    expect(jobs).toBe(1);
+    expect(outcome).toMatchObject({
+      status: 'failed',
+      message: expect.stringMatching(/^Photoshop stayed busy with another plug-in or a dialog for 120 s, so the result could not be opened as a new document \("astronaut\.jpg" was edited \(History: Brush Tool\) while the service worked, .*, so it could not be added as a layer\) \(.*\); the result is kept: close the dialog, then press Add Kept Result$/),
+    });
+    expect(outcome.placeAgain).toBeTypeOf('function');
+    expect([tree(doc.layers).length, keptDocuments(sim, doc)]).toEqual([2, []]);
+
+    sim.core.heldByOther = undefined; // the user closes the dialog
+    const jobsBefore = serviceCounts();
+    const placed = await outcome.placeAgain!();
+
+    expect(placed).toMatchObject({ status: 'failed', message: EDITED('Brush Tool') });
+    expect(serviceCounts()).toEqual(jobsBefore);
+    await expectKept(sim, doc);
+  });
+
+  it('the panel\'s own result added meanwhile is no edit of the user\'s: a kept result is still added as a layer (replacing it)', async () => {
+    const { host, sim, doc } = await photo();
+    const outcome = await pressWithDialogLeftOpen(host, sim, doc);
+    sim.core.heldByOther = undefined;
+    // The user closes the dialog and corrects the layer once more before pressing Add Kept Result.
+    expect((await press(host, doc, 'layer', SOURCE, flatBackend())).outcome.status).toBe('done');
+
+    const placed = await outcome.placeAgain!();
+
+    expect(placed).toMatchObject({ status: 'done', message: `added layer "${RESULT}"` });
+    expect(doc.history.map((h) => h.name)).toEqual(['Open', RESULT, RESULT]);
+    expect(keptDocuments(sim, doc)).toEqual([]);
+  });
+});
+
+/** A layer's bounds as Photoshop reports them (`boundsNoEffects`). */
+function boundsNow(doc: DocState, layerId: number) {
+  return boundsOf(doc, doc.layers.find((l) => l.id === layerId)!);
+}

@@ -16,7 +16,7 @@ import { exportPixels } from '../src/ps/export';
 import { inModal } from '../src/ps/modal';
 import { compositeOf } from './sim/index';
 import { emulatorForFile, testEngine } from './emulator-engine';
-import { decodeWithSharp, loadSample, meanDiff, sameBytes, simHost } from './helpers';
+import { decodeWithSharp, loadSample, meanDiff, sameBytes, simHost, withCorrect } from './helpers';
 
 const emulator = emulatorForFile();
 const { backend } = emulator;
@@ -69,6 +69,56 @@ describe('runCorrections with the emulator', () => {
     expect(docs.map((d) => d.layers.length)).toEqual([1, 2, 2]);
     expect(docs[0]!.history).toHaveLength(1);
     expect(host.ps.app.activeDocument!.id).toBe(docs[2]!.id); // the document active before the run
+  });
+
+  it('Correct All gives back the document the user started on after switching to the others itself', async () => {
+    const { host, sim, docs } = await setup(['portraits/astronaut.jpg', 'objects/coffee.jpg', 'outdoors/rocket.jpg']);
+    sim.core.userSwitchesTo(docs[0]!.id);
+    // While the second document is at the service the user looks at the third; the panel then switches to the
+    // second and the third to add their results: the user's look was the panel's to undo.
+    const looking = withCorrect(backend(), async (input, params, options) => {
+      if (host.ps.app.activeDocument!.id === docs[1]!.id) sim.core.userSwitchesTo(docs[2]!.id);
+      return backend().correct(input, params, options);
+    });
+
+    const outcomes = await runCorrections(host, looking, resolveTargets(host, 'all'), toParams(DEFAULT_CHOICES));
+
+    expect(outcomes.map((o) => o.status)).toEqual(['done', 'done', 'done']);
+    expect(host.ps.app.activeDocument!.id).toBe(docs[0]!.id);
+  });
+
+  it('Correct All gives back the starting document after opening a kept result as a document of its own (the panel brought it to the front)', async () => {
+    const { host, sim, docs } = await setup(['portraits/astronaut.jpg', 'objects/coffee.jpg', 'outdoors/rocket.jpg']);
+    sim.core.userSwitchesTo(docs[0]!.id);
+    const lastClosed = withCorrect(backend(), async (input, params, options) => {
+      if (options?.fileName?.startsWith('rocket')) sim.core.closeDocument(docs[2]!.id);
+      return backend().correct(input, params, options);
+    });
+
+    const outcomes = await runCorrections(host, lastClosed, resolveTargets(host, 'all'), toParams(DEFAULT_CHOICES));
+
+    expect(outcomes.map((o) => o.status)).toEqual(['done', 'done', 'failed']);
+    expect(outcomes[2]!.message).toContain('it was opened as a new document, "rocket (Perfectly Clear)"');
+    expect(host.ps.app.activeDocument!.id).toBe(docs[0]!.id);
+  });
+
+  it('Correct All leaves the user on a document they switched to after the panel last switched', async () => {
+    const { host, sim, docs } = await setup(['portraits/astronaut.jpg', 'objects/coffee.jpg', 'outdoors/rocket.jpg']);
+    sim.core.userSwitchesTo(docs[0]!.id);
+    // While the last document is at the service the user brings it to the front to work on it; that job fails, so
+    // the panel switches to no document after the user did.
+    const lastFails = withCorrect(backend(), async (input, params, options) => {
+      if (options?.fileName?.startsWith('rocket')) {
+        sim.core.userSwitchesTo(docs[2]!.id);
+        throw new Error('processing failed');
+      }
+      return backend().correct(input, params, options);
+    });
+
+    const outcomes = await runCorrections(host, lastFails, resolveTargets(host, 'all'), toParams(DEFAULT_CHOICES));
+
+    expect(outcomes.map((o) => o.status)).toEqual(['done', 'done', 'failed']);
+    expect(host.ps.app.activeDocument!.id).toBe(docs[2]!.id);
   });
 
   it('cancels a run waiting on the service: the document is unchanged and the rest is not started', async () => {

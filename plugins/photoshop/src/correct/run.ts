@@ -11,8 +11,9 @@ import {
 import type { Host } from '../host/types';
 import { decodeImage, type Rgba } from '../image/codec';
 import { type AddedLayer, applyLayerResult, type AsRead, type Canvas, fitResult, type LayerResult, newResultDocument, refuseLockedBeforeSending } from '../ps/apply';
-import { activateDocument, findDocument, findLayer, hasVectorMask } from '../ps/commands';
+import { activateDocument, activeAsPanelLeftIt, findDocument, findLayer, hasVectorMask, panelActivated } from '../ps/commands';
 import { earlierResults, isResultName, readWithout } from '../ps/earlier-results';
+import { historyMark } from '../ps/history';
 import { depthNote, exportPixels, type ExportedImage, unsupportedReason } from '../ps/export';
 import { CancelledError, inModal, type ModalWait, PhotoshopBusyError, readingWait } from '../ps/modal';
 import { refuseSelectionBeforeSending } from '../ps/masks';
@@ -88,6 +89,8 @@ export async function runCorrections(
   const { signal, onProgress } = options;
   const name = describeCorrection(params);
   const startedOn = host.ps.app.activeDocument?.id;
+  // The user's own choice as the run starts: until the panel switches away, the user has not switched either.
+  if (startedOn !== undefined) panelActivated(host, startedOn);
   const outcomes: Outcome[] = [];
   for (const [index, target] of targets.entries()) {
     if (signal?.aborted || outcomes.some((o) => o.status === 'cancelled')) {
@@ -99,8 +102,8 @@ export async function runCorrections(
     const one = { signal, strength: options.strength ?? 100, selectionOnly: options.selectionOnly === true };
     outcomes.push(await outcomeOf(target, signal, () => correctOne(host, backend, target, params, name, check.warnings, one, report)));
   }
-  if (targets.length > 1 && startedOn !== undefined && findDocument(host, startedOn)) {
-    // Give the user back the document they were looking at.
+  if (targets.length > 1 && startedOn !== undefined && findDocument(host, startedOn) && activeAsPanelLeftIt(host)) {
+    // Give the user back the document they were looking at, unless they have since switched to another one themselves.
     await inModal(host, 'Perfectly Clear', () => activateDocument(host, startedOn)).catch(() => undefined);
   }
   return outcomes;
@@ -207,6 +210,8 @@ async function readSource(host: Host, backend: CorrectionBackend, target: Target
     if (target.layerId !== undefined) await layerCheck(host, doc.id, target.layerId, target.layerName ?? target.title);
     // A lock that keeps the result out is refused now, not after a paid job.
     await refuseLockedBeforeSending(host, doc, target.layerId);
+    // Read outside the read's own suspension, which adds no state: an edit made after it is one the result lacks (history.ts).
+    const historyMarkAt = historyMark(doc);
     // The composite as it was before the panel's earlier results on top of it (earlier-results.ts).
     const hidden = target.layerId === undefined ? earlierResults(doc, undefined) : [];
     const read = await readWithout(context, doc.id, hidden, () => exportPixels(host, doc, target.layerId, { backend: backend.kind, removeBackground: params.removeBackground === true, keepSize: isResize(params) }));
@@ -215,7 +220,7 @@ async function readSource(host: Host, backend: CorrectionBackend, target: Target
     // Where the pixels were, read in the same scope: the result is added only where they still are (apply.ts).
     const bounds = target.layerId === undefined ? undefined : findLayer(doc.layers, target.layerId)?.boundsNoEffects;
     const layerBounds = bounds && { left: bounds.left, top: bounds.top, right: bounds.right, bottom: bounds.bottom };
-    return { read, asRead: { canvas: { width: doc.width, height: doc.height }, ...(layerBounds ? { layerBounds } : {}) } satisfies AsRead };
+    return { read, asRead: { canvas: { width: doc.width, height: doc.height }, ...(layerBounds ? { layerBounds } : {}), historyMark: historyMarkAt } satisfies AsRead };
   }, readingWait(signal));
   return { exported: read, resolution, widened, asRead };
 }
@@ -320,7 +325,11 @@ async function keepAsDocument(
   const { rect } = source.exported;
   const kept = fitResult({ rect, image: layerResult.image, keepShapeOf: layerResult.keepShapeOf });
   const canvas = { ...source.asRead.canvas, left: rect.left, top: rect.top };
-  const opened = await openAsDocument(host, kept.image, target, source.resolution, name, wait, canvas).catch((failed: unknown) => {
+  // Photoshop busy for this scope too: the result is kept, as any result Photoshop is too busy to take (placeOrKeep),
+  // and placed again the same way: the layer if the document can take it by then, else this document.
+  const notDone = `the result could not be opened as a new document (${err.reason}, so it could not be added as a layer)`;
+  const opened = await openAsDocument(host, kept.image, target, source.resolution, name, { ...wait, notDone }, canvas).catch((failed: unknown) => {
+    if (failed instanceof PhotoshopBusyError) throw failed;
     throw new Error(`${err.message} (nor could the result be opened as a new document: ${messageOf(failed)})`);
   });
   return { title: target.title, status: 'failed', message: keptMessage(err, opened), notes };

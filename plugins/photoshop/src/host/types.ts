@@ -113,6 +113,18 @@ export interface PsDocument {
   readonly artboards: readonly PsLayer[];
   /** "The object containing the document's currently active selection" (classes/document.md:74-78; PS 25.0). */
   readonly selection: PsSelection;
+  /** "History states of the document" (classes/document.md:103; PS 22.5), oldest first, as the History panel lists them. */
+  readonly historyStates: readonly PsHistoryState[];
+  /** "Currently active history state of the document" (classes/document.md:86; PS 22.5). */
+  readonly activeHistoryState: PsHistoryState;
+}
+
+/** One state in the History panel (classes/historystate.md). */
+export interface PsHistoryState {
+  /** Represents "this history state for the lifetime of this document" (classes/historystate.md:29). */
+  readonly id: number;
+  /** "The name of this history state as it appears on history panel" (classes/historystate.md:30), in Photoshop's UI language. */
+  readonly name: string;
 }
 
 /** The document's selection (classes/selection.md): "If there is no active selection, the `bounds` will return `null`" (:23). */

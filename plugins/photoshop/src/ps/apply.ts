@@ -7,8 +7,9 @@
 import type { Host, PsDocument, PsExecutionContext, PsLayer, PsRect } from '../host/types';
 import type { Rgba } from '../image/codec';
 import { applyShape, cutoutParts, maskToDepth, mix, resample, toDepth } from '../image/pixels';
-import { activateDocument, createLayerAbove, findDocument, findLayer } from './commands';
+import { activateDocument, createLayerAbove, findDocument, findLayer, panelActivated } from './commands';
 import { earlierResults, hideReplaced } from './earlier-results';
+import { editedSince } from './history';
 import { documentBits, SRGB_PROFILE } from './export';
 import { refuseBeforeSending, refuseWhileAdding, type ResultChanges } from './locks';
 import { clippedToLayer, lookNotes, matchLook, readSourceLook, resultMask, takesOver, type SourceLook } from './look';
@@ -45,9 +46,10 @@ export interface LayerResult {
    */
   sourcePixels?: () => Rgba;
   /**
-   * Where things were when the source was read: the canvas size, and the source layer's `boundsNoEffects`. The result
-   * is fitted to `rect` as it was then; a document resized, cropped or rotated, or a source moved or transformed,
-   * since then would get it in the wrong place, so it is refused (see {@link refuseMovedSince}). Absent: not checked.
+   * Where things were when the source was read: the canvas size, the source layer's `boundsNoEffects`, the history. The
+   * result is fitted to `rect` as it was then; a document resized, cropped or rotated, or a source moved or transformed,
+   * since then would get it in the wrong place, and an edit since then would be hidden under pixels made without it, so
+   * it is refused (see {@link refuseChangedSince}). Absent: not checked.
    */
   asRead?: AsRead;
 }
@@ -57,6 +59,8 @@ export interface AsRead {
   canvas: { width: number; height: number };
   /** The source layer's `boundsNoEffects`; undefined for the whole document. */
   layerBounds?: PsRect;
+  /** The document's active history state when read (`historyMark`): an edit since then is not covered by the result. */
+  historyMark?: number;
 }
 
 export interface AddedLayer {
@@ -153,7 +157,7 @@ export async function addResultLayer(host: Host, context: PsExecutionContext, re
   const { cutoutMask, resampled } = fitted;
 
   const doc = requireDocument(host, result.documentId);
-  refuseMovedSince(doc, result);
+  refuseChangedSince(doc, result);
   await activateDocument(host, doc.id);
   return inOneHistoryStep(context, doc.id, result.name, signal, async () => {
     // Photoshop's own progress bar, shown when a modal step takes over two seconds (executeasmodal.md:170-178).
@@ -228,22 +232,27 @@ function mixedPixels(fitted: FittedResult, look: SourceLook): Rgba {
 }
 
 /**
- * Refuse, before anything changes, a result whose place moved while the service worked: the canvas is no longer the
- * size it was read at (Image Size, Canvas Size, Crop, Rotate), or the source layer's pixels are no longer where they
- * were (the Move tool, Free Transform, painting past its edge). The result is fitted to the rectangle read then, so
- * Photoshop would put it in the wrong place, or cut it off, and the layer would not line up with its source.
+ * Refuse, before anything changes, a result the document changed under while the service worked. Its place moved: the
+ * canvas is no longer the size it was read at (Image Size, Canvas Size, Crop, Rotate), or the source layer's pixels are
+ * no longer where they were (the Move tool, Free Transform, painting past its edge); the result is fitted to the
+ * rectangle read then, so Photoshop would put it in the wrong place, or cut it off. Or the document was edited inside
+ * those bounds (painted, flipped, filled, filtered; for a whole document, any layer): the result is made from the pixels
+ * read before, and on top it would hide that work (history.ts).
  */
-function refuseMovedSince(doc: PsDocument, result: LayerResult): void {
+function refuseChangedSince(doc: PsDocument, result: LayerResult): void {
   const was = result.asRead;
   if (!was) return;
   const { width, height } = was.canvas;
   if (doc.width !== width || doc.height !== height) {
     throw new ResultNotAddedError(`"${doc.title}" changed size while the service worked (${width}×${height} px when read, ${doc.width}×${doc.height} px now)`);
   }
-  if (result.sourceLayerId === undefined || !was.layerBounds) return;
-  const source = anchorLayer(doc, result.sourceLayerId);
-  if (!sameRect(source.boundsNoEffects, was.layerBounds)) {
+  const source = result.sourceLayerId === undefined ? undefined : anchorLayer(doc, result.sourceLayerId);
+  if (source && was.layerBounds && !sameRect(source.boundsNoEffects, was.layerBounds)) {
     throw new ResultNotAddedError(`"${source.name}" was moved, transformed or painted past its edges while the service worked, so the result would no longer line up with it`);
+  }
+  const edited = was.historyMark === undefined ? undefined : editedSince(doc, was.historyMark);
+  if (edited) {
+    throw new ResultNotAddedError(`"${doc.title}" was ${edited} while the service worked, and the result, made from the pixels read before, would hide that work`);
   }
 }
 
@@ -305,6 +314,10 @@ export async function newResultDocument(host: Host, context: PsExecutionContext,
     name, width, height, resolution, mode: 'RGBColorMode', fill: 'transparent', depth: 8, profile: SRGB_PROFILE,
   });
   if (!doc) throw new Error('Photoshop did not create the new document');
+  // Whichever document is now in front is the panel's doing (documents.md does not say whether add brings the new one
+  // there), not the user's, who cannot act in the modal scope (executeasmodal.md:14).
+  const front = host.ps.app.activeDocument;
+  if (front) panelActivated(host, front.id);
   await context.hostControl.registerAutoCloseDocument(doc.id);
   const layer = doc.layers[0];
   if (!layer) throw new Error('the new document has no layer');

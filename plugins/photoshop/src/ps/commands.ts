@@ -49,8 +49,27 @@ export function findLayer(layers: readonly PsLayer[], layerId: number): PsLayer 
 
 /** Make a document the active one, unless it already is. */
 export async function activateDocument(host: Host, documentId: number): Promise<void> {
+  panelActivated(host, documentId);
   if (host.ps.app.activeDocument?.id === documentId) return;
   await play(host, 'switch to the document', selectDocument(documentId));
+}
+
+/**
+ * The document the panel last made active itself, per host: one it switched to (`activateDocument`), or the one in
+ * front after it opened a document (`newResultDocument`). Another active document is one the user chose, which a run
+ * leaves be.
+ */
+const lastActivated = new WeakMap<Host, number>();
+
+/** Note that the panel made `documentId` active (or relies on it being active). */
+export function panelActivated(host: Host, documentId: number): void {
+  lastActivated.set(host, documentId);
+}
+
+/** Whether the active document is the one the panel last made active, i.e. the user has not switched away since. */
+export function activeAsPanelLeftIt(host: Host): boolean {
+  const active = host.ps.app.activeDocument?.id;
+  return active !== undefined && active === lastActivated.get(host);
 }
 
 /**

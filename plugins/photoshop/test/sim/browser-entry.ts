@@ -7,7 +7,7 @@
 import { native } from './native';
 import { browserCodec } from './browser-codec';
 import { createSimHost } from './index';
-import { locate, restore, type DocState, type LayerNode } from './state';
+import { locate, type DocState, type LayerNode } from './state';
 import { installSpectrum } from './spectrum';
 import { restrictToUxpGlobals } from './strict-globals';
 
@@ -91,11 +91,8 @@ const api = {
   },
   /** Edit > Undo: back to the previous history state. */
   undo(docId: number) {
-    const doc = sim.core.doc(docId);
-    if (doc.history.length < 2) throw new Error('nothing to undo');
-    doc.history.pop();
-    restore(doc, doc.history[doc.history.length - 1]!);
-    return summary(doc);
+    sim.core.userUndoes(docId);
+    return summary(sim.core.doc(docId));
   },
   /** Press Escape in Photoshop's progress bar during the next modal scope whose name starts with `prefix`. */
   escapeDuringModal(prefix: string) {
@@ -134,7 +131,7 @@ function flattenToBackground(doc: DocState): DocState {
   const layer = doc.layers[0]!;
   layer.isBackground = true;
   layer.name = 'Background';
-  doc.history = [{ name: 'Open', layers: native.structuredClone(doc.layers), active: [...doc.activeLayerIds] }];
+  doc.history = [{ id: doc.history[0]!.id, name: 'Open', layers: native.structuredClone(doc.layers), active: [...doc.activeLayerIds] }];
   return doc;
 }
 

@@ -2,8 +2,8 @@
  * Live DOM objects of the simulated Photoshop, like the real ones: a `Layer`
  * or `Document` is a handle by id whose properties read the current state.
  */
-import type { PsBounds, PsDocument, PsLayer, PsSelection } from '../../src/host/types';
-import { boundsOf, heldLocks, joinsClipping, locate, lockedGroupAround, ownLocks, selectionBoundsOf, type DocState, type LayerNode } from './state';
+import type { PsBounds, PsDocument, PsHistoryState, PsLayer, PsSelection } from '../../src/host/types';
+import { boundsOf, heldLocks, joinsClipping, locate, lockedGroupAround, ownLocks, selectionBoundsOf, type DocState, type HistoryEntry, type LayerNode } from './state';
 import type { SimPhotoshopCore } from './photoshop';
 
 export class SimLayer implements PsLayer {
@@ -244,6 +244,29 @@ export class SimDocument implements PsDocument {
     const b = selectionBoundsOf(this.state);
     return { bounds: b && { ...b, width: b.right - b.left, height: b.bottom - b.top } };
   }
+  /**
+   * The History panel's states, oldest first (classes/historystates.md): those up to the active one, then those undone,
+   * which Photoshop lists until the next edit. What it answers while the document's history is suspended
+   * (executeasmodal.md:217-218: changes are "coalesced" into a state not made yet) is not documented: the simulator
+   * refuses to answer then.
+   */
+  get historyStates(): readonly PsHistoryState[] {
+    this.checkHistoryNotSuspended();
+    return [...this.state.history, ...(this.state.undone ?? [])].map((h) => historyState(h));
+  }
+  /** "Currently active history state of the document" (classes/document.md:86): the last one not undone. */
+  get activeHistoryState(): PsHistoryState {
+    this.checkHistoryNotSuspended();
+    return historyState(this.state.history.at(-1)!);
+  }
+  private checkHistoryNotSuspended(): void {
+    if (this.state.suspension) throw new Error('simulator: the history of a document is not read while it is suspended (not documented)');
+  }
+}
+
+/** A HistoryState's documented fields (classes/historystate.md:28-33) the panel reads. */
+function historyState(entry: HistoryEntry): PsHistoryState {
+  return { id: entry.id, name: entry.name };
 }
 
 /** The run of clipped layers directly above index `at` among `siblings` (topmost first), nearest first. */

@@ -12,7 +12,7 @@ import type {
 import type { SimCodec } from './codec';
 import { SimDocument } from './dom';
 import { SimImaging } from './imaging';
-import { heldLocks, joinsClipping, locate, lockedGroupAround, newDocument, newId, restore, snapshot, type DocState, type LayerNode } from './state';
+import { boundsOf, heldLocks, joinsClipping, locate, lockedGroupAround, newDocument, newId, record, restore, snapshot, undo, type DocState, type LayerNode } from './state';
 
 export class SimPhotoshopCore {
   readonly docs = new Map<number, DocState>();
@@ -101,7 +101,7 @@ export class SimPhotoshopCore {
     this.checkNotCancelled(stepName);
     const doc = this.doc(docId);
     change(doc);
-    if (!doc.suspension) doc.history.push(snapshot(doc, stepName));
+    if (!doc.suspension) record(doc, stepName);
   }
 
   async executeAsModal<T>(fn: (context: PsExecutionContext) => Promise<T>, options: { commandName: string; timeOut?: number }): Promise<T> {
@@ -149,7 +149,7 @@ export class SimPhotoshopCore {
           if (!doc?.suspension) throw new Error('unknown history suspension');
           const { name, before } = doc.suspension;
           doc.suspension = undefined;
-          if (commit) doc.history.push(snapshot(doc, name));
+          if (commit) record(doc, name);
           else restore(doc, before);
         },
       },
@@ -170,7 +170,7 @@ export class SimPhotoshopCore {
       // executeasmodal.md:271: an unresumed suspension is committed when the scope returns, rolled back when it throws.
       for (const doc of this.docs.values()) if (doc.suspension && !this.inModal) {
         if (threw) restore(doc, doc.suspension.before);
-        else doc.history.push(snapshot(doc, doc.suspension.name));
+        else record(doc, doc.suspension.name);
         doc.suspension = undefined;
       }
     }
@@ -277,20 +277,20 @@ export class SimPhotoshopCore {
    * user what the user cannot do. Pixels leaving the canvas are dropped: the simulator keeps none outside it.
    */
   userMovesLayer(docId: number, layerId: number, dx: number, dy: number): void {
-    this.checkUserCanAct();
-    const doc = this.doc(docId);
-    const found = locate(doc.layers, layerId);
-    if (!found || !found.node.pixels) throw new Error(`simulator: layer ${layerId} is not a pixel layer of document ${docId}`);
-    if (heldLocks(doc.layers, layerId).position || heldLocks(doc.layers, layerId).all) throw new Error('simulator: a locked layer cannot be moved');
-    found.node.pixels = shifted(found.node.pixels, doc.width, doc.height, 4, dx, dy, 0);
-    if (found.node.mask) found.node.mask = shifted(found.node.mask, doc.width, doc.height, 1, dx, dy, 255);
-    doc.history.push(snapshot(doc, 'Move'));
+    this.userEdits(docId, 'Move', (doc) => {
+      const node = this.userPixelLayer(doc, layerId);
+      if (heldLocks(doc.layers, layerId).position || heldLocks(doc.layers, layerId).all) throw new Error('simulator: a locked layer cannot be moved');
+      node.pixels = shifted(node.pixels!, doc.width, doc.height, 4, dx, dy, 0);
+      if (node.mask) node.mask = shifted(node.mask, doc.width, doc.height, 1, dx, dy, 255);
+    });
   }
 
   /** The user crops the canvas to `rect` (Image > Crop with a selection, or the Crop tool), between modal scopes: one history step. */
   userCrops(docId: number, rect: { left: number; top: number; right: number; bottom: number }): void {
-    this.checkUserCanAct();
-    const doc = this.doc(docId);
+    this.userEdits(docId, 'Crop', (doc) => this.crop(doc, rect));
+  }
+
+  private crop(doc: DocState, rect: { left: number; top: number; right: number; bottom: number }): void {
     if (!(rect.left >= 0 && rect.top >= 0 && rect.right <= doc.width && rect.bottom <= doc.height && rect.right > rect.left && rect.bottom > rect.top)) {
       throw new Error('simulator: a crop inside the canvas only');
     }
@@ -311,7 +311,65 @@ export class SimPhotoshopCore {
     doc.selection = undefined;
     doc.width = width;
     doc.height = height;
-    doc.history.push(snapshot(doc, 'Crop'));
+  }
+
+  /**
+   * The user paints `rgba` (one colour) over `rect` of a pixel layer with the Brush tool, between modal scopes: one
+   * history step. Inside the layer's pixels its bounds stay as they were, so only the history tells it changed.
+   */
+  userPaints(docId: number, layerId: number, rect: { left: number; top: number; right: number; bottom: number }, rgba: readonly number[]): void {
+    this.userEdits(docId, 'Brush Tool', (doc) => {
+      const node = this.userPixelLayer(doc, layerId, 'painted');
+      for (let y = rect.top; y < rect.bottom; y++) for (let x = rect.left; x < rect.right; x++) node.pixels!.set(rgba, (y * doc.width + x) * 4);
+    });
+  }
+
+  /** The user flips a pixel layer horizontally (Edit > Transform > Flip Horizontal) about its own bounds, which stay the same: one history step. */
+  userFlipsLayer(docId: number, layerId: number): void {
+    this.userEdits(docId, 'Flip Horizontal', (doc) => {
+      const node = this.userPixelLayer(doc, layerId, 'transformed');
+      const { left, right } = boundsOf(doc, node);
+      const flipped = node.pixels!.slice();
+      for (let y = 0; y < doc.height; y++) {
+        for (let x = left; x < right; x++) flipped.set(node.pixels!.subarray((y * doc.width + x) * 4, (y * doc.width + x) * 4 + 4), (y * doc.width + (left + right - 1 - x)) * 4);
+      }
+      node.pixels = flipped;
+    });
+  }
+
+  /** The user brings another open document to the front (its tab, or the Window menu), between modal scopes: no history step. */
+  userSwitchesTo(docId: number): void {
+    this.checkUserCanAct();
+    this.doc(docId);
+    this.activeId = docId;
+  }
+
+  /** Edit > Undo, between modal scopes: the document goes back to the previous history state. */
+  userUndoes(docId: number): void {
+    this.checkUserCanAct();
+    undo(this.doc(docId));
+  }
+
+  /**
+   * An edit the user makes in Photoshop, between the panel's modal scopes: Photoshop records each as a state of its own
+   * in the History panel (a new id, classes/historystate.md:29), named after the command. Refused while a modal scope
+   * runs: "Photoshop enters a modal user interaction state" then (executeasmodal.md:14), so no test can do for the user
+   * what the user cannot do.
+   */
+  private userEdits(docId: number, stepName: string, change: (doc: DocState) => void): void {
+    this.checkUserCanAct();
+    const doc = this.doc(docId);
+    change(doc);
+    record(doc, stepName);
+  }
+
+  /** A pixel layer the user can change `how`: Lock All and Lock Image Pixels keep its pixels (classes/layer.md:37, :57). */
+  private userPixelLayer(doc: DocState, layerId: number, how?: string): LayerNode {
+    const node = locate(doc.layers, layerId)?.node;
+    if (!node?.pixels) throw new Error(`simulator: layer ${layerId} is not a pixel layer of document ${doc.id}`);
+    const held = heldLocks(doc.layers, layerId);
+    if (how && (held.all || held.pixels)) throw new Error(`simulator: a locked layer cannot be ${how}`);
+    return node;
   }
 
   /** What the user does in Photoshop waits for the modal state to end (executeasmodal.md:14), as does a dialog. */

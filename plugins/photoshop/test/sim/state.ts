@@ -61,6 +61,11 @@ export type LockName = keyof Locks;
 const LOCK_NAMES: readonly LockName[] = ['all', 'pixels', 'position', 'transparentPixels'];
 
 export interface HistoryEntry {
+  /**
+   * The state's id: "This history ID, along with its document ID can be used to represent this history state for the
+   * lifetime of this document" (classes/historystate.md:29), so each new state gets one of its own.
+   */
+  id: number;
   name: string;
   layers: LayerNode[];
   active: number[];
@@ -84,8 +89,13 @@ export interface DocState {
   /** Top-level layers, topmost first. */
   layers: LayerNode[];
   activeLayerIds: number[];
-  /** The History panel; each entry holds the state after its step. */
+  /** The History panel up to its active state (the last); each entry holds the state after its step. */
   history: HistoryEntry[];
+  /**
+   * States undone (Edit > Undo), nearest first: Photoshop keeps listing them after the active one until the next edit
+   * replaces them (Redo brings them back). See `record` and `undo`.
+   */
+  undone?: HistoryEntry[];
   suspension?: { id: number; name: string; before: HistoryEntry };
   /** Canvas-sized selection (0 unselected – 255 selected); none when nothing is selected. */
   selection?: Uint8Array;
@@ -104,7 +114,20 @@ export function cloneLayers(layers: LayerNode[]): LayerNode[] {
 }
 
 export function snapshot(doc: DocState, name: string): HistoryEntry {
-  return { name, layers: cloneLayers(doc.layers), active: [...doc.activeLayerIds] };
+  return { id: newId(), name, layers: cloneLayers(doc.layers), active: [...doc.activeLayerIds] };
+}
+
+/** A new state in the History panel, now the active one: the states undone before it are gone (no Redo after an edit). */
+export function record(doc: DocState, name: string): void {
+  doc.history.push(snapshot(doc, name));
+  doc.undone = [];
+}
+
+/** Edit > Undo: the previous state becomes the active one; the undone one stays listed after it. */
+export function undo(doc: DocState): void {
+  if (doc.history.length < 2) throw new Error('simulator: nothing to undo');
+  (doc.undone ??= []).unshift(doc.history.pop()!);
+  restore(doc, doc.history.at(-1)!);
 }
 
 export function restore(doc: DocState, entry: HistoryEntry): void {
