@@ -55,10 +55,10 @@ async function photo() {
   return first;
 }
 
-/** The pixels Correct Layer adds on the partial layer when nothing gets in its way. */
-async function resultPixels(): Promise<Uint8Array> {
+/** The pixels Correct Layer (or Correct Document) adds on the photo when nothing gets in its way. */
+async function resultPixels(scope: 'layer' | 'document' = 'layer'): Promise<Uint8Array> {
   const { host, doc } = await photo();
-  const { outcome } = await press(host, doc, 'layer', SOURCE, flatBackend());
+  const { outcome } = await press(host, doc, scope, scope === 'layer' ? SOURCE : undefined, flatBackend());
   expect(outcome.status).toBe('done');
   return doc.layers.find((l) => l.name === RESULT)!.pixels!;
 }
@@ -137,6 +137,7 @@ describe('a result the document can no longer take is kept as a document of its 
       expect(() => sim.core.userFlipsLayer(doc.id, SOURCE)).toThrow('modal state');
       expect(() => sim.core.userUndoes(doc.id)).toThrow('modal state');
       expect(() => sim.core.userSwitchesTo(doc.id)).toThrow('modal state');
+      expect(() => sim.core.userSelects(doc.id, PAINTED)).toThrow('modal state');
     };
     const { outcome } = await press(host, doc, 'layer', SOURCE, flatBackend());
     expect(outcome.status).toBe('done');
@@ -367,6 +368,104 @@ describe('a document edited while the service worked is not covered by a result 
     expect(keptDocuments(sim, doc)).toEqual([]);
   });
 });
+
+/**
+ * History steps that touch nothing the result was made from — a selection, with Correct Layer an edit to another layer
+ * — leave the pixels read as they were: the source is read again (only then) and, the same, the layer is added as usual.
+ */
+describe('History steps that do not change what was read: the result is still added as a layer', () => {
+  /** The user's rectangle selection, made while the service works. */
+  const MARQUEE = { left: 20, top: 20, right: 40, bottom: 36 };
+
+  it.each([['layer', SOURCE], ['document', undefined]] as const)('Correct %s: a selection made while the service worked: the layer is added, the selection kept, nothing opened', async (scope, layerId) => {
+    const { host, sim, doc } = await photo();
+
+    const { outcome, jobs } = await press(host, doc, scope, layerId, flatBackend(() => sim.core.userSelects(doc.id, MARQUEE)));
+
+    expect(jobs).toBe(1);
+    expect(outcome).toMatchObject({ status: 'done', message: `added layer "${RESULT}"` });
+    expect(doc.layers.map((l) => [l.name, l.visible])).toEqual([[RESULT, true], ['face', true], ['Background', true]]);
+    expect(Buffer.from(doc.layers[0]!.pixels!).equals(Buffer.from(await resultPixels(scope)))).toBe(true);
+    expect(doc.history.map((h) => h.name)).toEqual(['Open', 'Rectangular Marquee', RESULT]);
+    expect(selectedAt(doc, 25, 25)).toBe(255);
+    expect(keptDocuments(sim, doc)).toEqual([]);
+  });
+
+  it('Correct Layer: another layer painted while the service worked: the layer is added, the painting stays in sight', async () => {
+    const { host, sim, doc } = await photo();
+    const background = doc.layers.at(-1)!;
+    const paintBackground = () => sim.core.userPaints(doc.id, background.id, { left: 0, top: 0, right: 4, bottom: 4 }, RED);
+
+    const { outcome } = await press(host, doc, 'layer', SOURCE, flatBackend(paintBackground));
+
+    expect(outcome).toMatchObject({ status: 'done', message: `added layer "${RESULT}"` });
+    expect(doc.layers.map((l) => [l.name, l.visible])).toEqual([[RESULT, true], ['face', true], ['Background', true]]);
+    expect(Buffer.from(doc.layers[0]!.pixels!).equals(Buffer.from(await resultPixels()))).toBe(true);
+    expect([...compositeOf(doc, doc.layers).subarray((1 * doc.width + 1) * 4, (1 * doc.width + 1) * 4 + 4)]).toEqual(RED);
+    expect(doc.history.map((h) => h.name)).toEqual(['Open', 'Brush Tool', RESULT]);
+    expect(keptDocuments(sim, doc)).toEqual([]);
+  });
+
+  it('background removal (its upload made to fit the service, its full-size source kept under the mask): a selection leaves it as read, a painted source does not', async () => {
+    const removal = { ...PARAMS, removeBackground: true };
+    const selected = await photo();
+    const painted = await photo();
+
+    const added = await press(selected.host, selected.doc, 'layer', SOURCE, flatBackend(() => selected.sim.core.userSelects(selected.doc.id, MARQUEE)), {}, removal);
+    const kept = await press(painted.host, painted.doc, 'layer', SOURCE, flatBackend(() => painted.sim.core.userPaints(painted.doc.id, SOURCE, PAINTED, RED)), {}, removal);
+
+    expect(added.outcome).toMatchObject({ status: 'done', message: expect.stringMatching(/^added layer "Perfectly Clear: .*background removed/) });
+    expect(keptDocuments(selected.sim, selected.doc)).toEqual([]);
+    expect(kept.outcome).toMatchObject({ status: 'failed', message: expect.stringContaining('was edited (History: Brush Tool) while the service worked, and the result, made from the pixels read before, would hide that work') });
+    expect(keptDocuments(painted.sim, painted.doc)).toHaveLength(1);
+  });
+
+  it('the source read again only when History steps were added: one read of the pixels when none were, two when one was', async () => {
+    const quiet = await photo();
+    await press(quiet.host, quiet.doc, 'layer', SOURCE, flatBackend());
+    const selecting = await photo();
+    await press(selecting.host, selecting.doc, 'layer', SOURCE, flatBackend(() => selecting.sim.core.userSelects(selecting.doc.id, MARQUEE)));
+
+    const reads = (sim: typeof quiet.sim) => sim.imaging.getPixelsLog.map((r) => [r.documentID, r.layerID, r.componentSize, r.targetSize]);
+    expect(reads(quiet.sim)).toEqual([[quiet.doc.id, SOURCE, 8, undefined]]);
+    expect(reads(selecting.sim)).toEqual([[selecting.doc.id, SOURCE, 8, undefined], [selecting.doc.id, SOURCE, 8, undefined]]);
+  });
+
+  it('Selection only: the selection changed while the service worked: not masked to a selection it was not asked for; kept as a document, saying why', async () => {
+    const { host, sim, doc } = await photo();
+    sim.core.userSelects(doc.id, { left: 8, top: 8, right: 30, bottom: 30 });
+    const history = doc.history.map((h) => h.name);
+
+    const { outcome } = await press(host, doc, 'layer', SOURCE, flatBackend(() => sim.core.userSelects(doc.id, MARQUEE)), { selectionOnly: true });
+
+    expect(outcome).toMatchObject({
+      status: 'failed',
+      message: `"astronaut.jpg" was edited (History: Rectangular Marquee) while the service worked, which changed the selection Selection only masks the result to, ${KEPT}`,
+    });
+    expect([tree(doc.layers).length, doc.history.map((h) => h.name)]).toEqual([2, [...history, 'Rectangular Marquee']]);
+    expect(selectedAt(doc, 25, 25)).toBe(255);
+    await expectKept(sim, doc);
+  });
+
+  it('Selection only: another layer painted, the selection as it was: the layer is added, masked to that selection', async () => {
+    const { host, sim, doc } = await photo();
+    sim.core.userSelects(doc.id, MARQUEE);
+    const background = doc.layers.at(-1)!;
+    const paintBackground = () => sim.core.userPaints(doc.id, background.id, { left: 0, top: 0, right: 4, bottom: 4 }, RED);
+
+    const { outcome } = await press(host, doc, 'layer', SOURCE, flatBackend(paintBackground), { selectionOnly: true });
+
+    expect(outcome).toMatchObject({ status: 'done', message: `added layer "${RESULT}"` });
+    const mask = doc.layers[0]!.mask!;
+    expect([mask[25 * doc.width + 25], mask[10 * doc.width + 10]]).toEqual([255, 0]);
+    expect(keptDocuments(sim, doc)).toEqual([]);
+  });
+});
+
+/** The selection's value at a pixel (0 where nothing is selected). */
+function selectedAt(doc: DocState, x: number, y: number): number {
+  return doc.selection?.[y * doc.width + x] ?? 0;
+}
 
 /** A layer's bounds as Photoshop reports them (`boundsNoEffects`). */
 function boundsNow(doc: DocState, layerId: number) {

@@ -8,15 +8,15 @@ import {
   AuthenticationError, ConnectionError, JobFailedError, LOST_JOB_ATTEMPTS, ParameterError, PermissionDeniedError, progressWithWaits, RateLimitError, readAll, UserAbortError,
   type CorrectionBackend, type CorrectionProgress, type PfcParams,
 } from '@pfc/core';
-import type { Host } from '../host/types';
+import type { Host, PsDocument, PsExecutionContext } from '../host/types';
 import { decodeImage, type Rgba } from '../image/codec';
-import { type AddedLayer, applyLayerResult, type AsRead, type Canvas, fitResult, type LayerResult, newResultDocument, refuseLockedBeforeSending } from '../ps/apply';
+import { type AddedLayer, applyLayerResult, type AsRead, type Canvas, fitResult, type LayerResult, newResultDocument, type ReadAgain, refuseLockedBeforeSending } from '../ps/apply';
 import { activateDocument, activeAsPanelLeftIt, findDocument, findLayer, hasVectorMask, panelActivated } from '../ps/commands';
 import { earlierResults, isResultName, readWithout } from '../ps/earlier-results';
 import { historyMark } from '../ps/history';
 import { depthNote, exportPixels, type ExportedImage, unsupportedReason } from '../ps/export';
 import { CancelledError, inModal, type ModalWait, PhotoshopBusyError, readingWait } from '../ps/modal';
-import { refuseSelectionBeforeSending } from '../ps/masks';
+import { refuseSelectionBeforeSending, sameSelection, selectionDigest, type SelectionDigest } from '../ps/masks';
 import { ResultNotAddedError } from '../ps/not-added';
 import { describeCorrection, isResize } from './options';
 import type { Target } from './targets';
@@ -212,17 +212,37 @@ async function readSource(host: Host, backend: CorrectionBackend, target: Target
     await refuseLockedBeforeSending(host, doc, target.layerId);
     // Read outside the read's own suspension, which adds no state: an edit made after it is one the result lacks (history.ts).
     const historyMarkAt = historyMark(doc);
-    // The composite as it was before the panel's earlier results on top of it (earlier-results.ts).
-    const hidden = target.layerId === undefined ? earlierResults(doc, undefined) : [];
-    const read = await readWithout(context, doc.id, hidden, () => exportPixels(host, doc, target.layerId, { backend: backend.kind, removeBackground: params.removeBackground === true, keepSize: isResize(params) }));
+    const read = await readPixels(host, context, doc, target, backend, params);
     // A resize opens a new document, unmasked: the selection is not used.
-    if (selectionOnly && !isResize(params)) await refuseSelectionBeforeSending(host, doc, read.rect, target.layerId === undefined ? `"${target.title}"` : `"${target.layerName ?? target.title}"`);
+    const masked = selectionOnly && !isResize(params);
+    const selection = masked ? await refuseSelectionBeforeSending(host, doc, read.rect, target.layerId === undefined ? `"${target.title}"` : `"${target.layerName ?? target.title}"`) : undefined;
     // Where the pixels were, read in the same scope: the result is added only where they still are (apply.ts).
     const bounds = target.layerId === undefined ? undefined : findLayer(doc.layers, target.layerId)?.boundsNoEffects;
     const layerBounds = bounds && { left: bounds.left, top: bounds.top, right: bounds.right, bottom: bounds.bottom };
-    return { read, asRead: { canvas: { width: doc.width, height: doc.height }, ...(layerBounds ? { layerBounds } : {}), historyMark: historyMarkAt } satisfies AsRead };
+    const readAgain = readingAgain(host, doc, target, backend, params, read, selection);
+    return { read, asRead: { canvas: { width: doc.width, height: doc.height }, ...(layerBounds ? { layerBounds } : {}), historyMark: historyMarkAt, readAgain } satisfies AsRead };
   }, readingWait(signal));
   return { exported: read, resolution, widened, asRead };
+}
+
+/** The target's pixels for the upload: the layer, or the composite as it was before the panel's earlier results on top of it (earlier-results.ts). */
+function readPixels(host: Host, context: PsExecutionContext, doc: PsDocument, target: Target, backend: CorrectionBackend, params: PfcParams): Promise<ExportedImage> {
+  const hidden = target.layerId === undefined ? earlierResults(doc, undefined) : [];
+  return readWithout(context, doc.id, hidden, () => exportPixels(host, doc, target.layerId, { backend: backend.kind, removeBackground: params.removeBackground === true, keepSize: isResize(params) }));
+}
+
+/**
+ * How the result's scope reads the target again when History steps were added since `read` (apply.ts): the same read
+ * (`readPixels`), compared with `read`; with Selection only, the selection too, compared with its digest taken before
+ * sending (`selection`), since the result is masked to the selection it was asked for: one made or changed while the
+ * service worked (for the next task, or a Deselect) is not it, and the result then opens as a document of its own.
+ */
+function readingAgain(host: Host, doc: PsDocument, target: Target, backend: CorrectionBackend, params: PfcParams, read: ExportedImage, selection: SelectionDigest | undefined): ReadAgain {
+  return async (context) => {
+    if (!read.samePixelsAs(await readPixels(host, context, doc, target, backend, params))) return 'pixels';
+    if (selection !== undefined && !sameSelection(selection, await selectionDigest(host, doc, read.rect))) return 'selection';
+    return undefined;
+  };
 }
 
 /** The result's bytes, and what the user should know of how they were made (pixels sent again, the service's warnings). */

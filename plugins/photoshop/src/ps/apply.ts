@@ -10,7 +10,7 @@ import { applyShape, cutoutParts, maskToDepth, mix, resample, toDepth } from '..
 import { activateDocument, createLayerAbove, findDocument, findLayer, panelActivated } from './commands';
 import { earlierResults, hideReplaced } from './earlier-results';
 import { editedSince } from './history';
-import { documentBits, SRGB_PROFILE } from './export';
+import { documentBits, sameRect, SRGB_PROFILE } from './export';
 import { refuseBeforeSending, refuseWhileAdding, type ResultChanges } from './locks';
 import { clippedToLayer, lookNotes, matchLook, readSourceLook, resultMask, takesOver, type SourceLook } from './look';
 import { selectionOver } from './masks';
@@ -61,7 +61,18 @@ export interface AsRead {
   layerBounds?: PsRect;
   /** The document's active history state when read (`historyMark`): an edit since then is not covered by the result. */
   historyMark?: number;
+  /**
+   * Read the source again the way it was read, when History steps were added since (see {@link refuseChangedSince}): what
+   * of it differs from the read the result was made for, or undefined when nothing does. Runs inside `executeAsModal`.
+   */
+  readAgain?: ReadAgain;
 }
+
+/**
+ * What a source read again shows changed: `pixels`, those the result was made from; `selection`, the one Selection only
+ * masks it to; undefined when neither (the History steps since the read did not touch what was read).
+ */
+export type ReadAgain = (context: PsExecutionContext) => Promise<'pixels' | 'selection' | undefined>;
 
 export interface AddedLayer {
   layerId: number;
@@ -157,7 +168,9 @@ export async function addResultLayer(host: Host, context: PsExecutionContext, re
   const { cutoutMask, resampled } = fitted;
 
   const doc = requireDocument(host, result.documentId);
-  refuseChangedSince(doc, result);
+  // In the scope that adds the layer, so that no edit of the user's comes between the check and the layer: the user
+  // cannot act while the panel holds Photoshop (executeasmodal.md:14).
+  await refuseChangedSince(context, doc, result);
   await activateDocument(host, doc.id);
   return inOneHistoryStep(context, doc.id, result.name, signal, async () => {
     // Photoshop's own progress bar, shown when a modal step takes over two seconds (executeasmodal.md:170-178).
@@ -235,11 +248,10 @@ function mixedPixels(fitted: FittedResult, look: SourceLook): Rgba {
  * Refuse, before anything changes, a result the document changed under while the service worked. Its place moved: the
  * canvas is no longer the size it was read at (Image Size, Canvas Size, Crop, Rotate), or the source layer's pixels are
  * no longer where they were (the Move tool, Free Transform, painting past its edge); the result is fitted to the
- * rectangle read then, so Photoshop would put it in the wrong place, or cut it off. Or the document was edited inside
- * those bounds (painted, flipped, filled, filtered; for a whole document, any layer): the result is made from the pixels
- * read before, and on top it would hide that work (history.ts).
+ * rectangle read then, so Photoshop would put it in the wrong place, or cut it off. Or what was read changed (see
+ * {@link refuseEditedSince}).
  */
-function refuseChangedSince(doc: PsDocument, result: LayerResult): void {
+async function refuseChangedSince(context: PsExecutionContext, doc: PsDocument, result: LayerResult): Promise<void> {
   const was = result.asRead;
   if (!was) return;
   const { width, height } = was.canvas;
@@ -250,14 +262,24 @@ function refuseChangedSince(doc: PsDocument, result: LayerResult): void {
   if (source && was.layerBounds && !sameRect(source.boundsNoEffects, was.layerBounds)) {
     throw new ResultNotAddedError(`"${source.name}" was moved, transformed or painted past its edges while the service worked, so the result would no longer line up with it`);
   }
-  const edited = was.historyMark === undefined ? undefined : editedSince(doc, was.historyMark);
-  if (edited) {
-    throw new ResultNotAddedError(`"${doc.title}" was ${edited} while the service worked, and the result, made from the pixels read before, would hide that work`);
-  }
+  await refuseEditedSince(context, doc, was);
 }
 
-function sameRect(a: PsRect, b: PsRect): boolean {
-  return a.left === b.left && a.top === b.top && a.right === b.right && a.bottom === b.bottom;
+/**
+ * Refuse a result whose source was edited since it was read (painted, flipped, filled, filtered; for a whole document,
+ * any layer seen in the composite; or, with Selection only, the selection changed): made from the pixels read before,
+ * it would hide that work on top. Only History steps since the read (history.ts) make it worth asking, and since a step
+ * may touch nothing read (a selection, another layer), the source is then read again the same way and compared: the
+ * common case, no step, reads nothing more.
+ */
+async function refuseEditedSince(context: PsExecutionContext, doc: PsDocument, was: AsRead): Promise<void> {
+  const edited = was.historyMark === undefined ? undefined : editedSince(doc, was.historyMark);
+  if (!edited) return;
+  const changed = was.readAgain ? await was.readAgain(context) : 'pixels';
+  if (changed === undefined) return;
+  throw new ResultNotAddedError(changed === 'pixels'
+    ? `"${doc.title}" was ${edited} while the service worked, and the result, made from the pixels read before, would hide that work`
+    : `"${doc.title}" was ${edited} while the service worked, which changed the selection Selection only masks the result to`);
 }
 
 /** Write a grey mask (imaging.md:368-388: one component, Grayscale, Gray Gamma 2.2) as the layer's user mask. */

@@ -47,6 +47,12 @@ export interface ExportedImage {
   sentPixels(): Rgba;
   /** The source's own pixels, 8-bit RGBA the size of `rect` (the same image as `sentPixels` when the upload is lossless and full-size). */
   sourcePixels(): Rgba;
+  /**
+   * Whether `again`, the same source read again the same way (see {@link exportPixels}), holds exactly the pixels this
+   * read holds. Compared with what this read keeps anyway for the result (the lossless upload, whose bytes are the
+   * pixels; a background removal's full-size source), so a read that is never compared costs nothing more.
+   */
+  samePixelsAs(again: ExportedImage): boolean;
 }
 
 export interface ExportOptions {
@@ -248,6 +254,8 @@ async function exportLossless(host: Host, doc: PsDocument, layerId: number | und
       ...(transparent ? { alpha: alpha8 } : {}),
       sentPixels: decoded,
       sourcePixels: decoded,
+      // The PNG holds the pixels exactly, and the same pixels encode to the same bytes: equal bytes, equal pixels.
+      samePixelsAs: (again) => sameRect(rect, again.rect) && sameBytes(bytes, again.bytes),
     };
   });
 }
@@ -275,6 +283,9 @@ async function exportForBackgroundRemoval(host: Host, doc: PsDocument, layerId: 
     reduction: reductionNote(doc, upload, scaled, sentAs),
     sentPixels: once(() => decodeImage(upload.bytes)),
     sourcePixels: () => source.image,
+    // The full-size pixels, not the upload: a change that scaling or JPEG hides from the upload still shows in the
+    // source's pixels, which the result keeps under its mask.
+    samePixelsAs: (again) => sameRect(source.rect, again.rect) && sameBytes(source.image.data, again.sourcePixels().data),
   };
 }
 
@@ -356,6 +367,17 @@ export function longSide(width: number, height: number, edge: number): { width: 
  */
 export function readRgba(host: Host, documentID: number, layerID: number | undefined, targetSize?: PsGetPixelsOptions['targetSize']): Promise<{ rect: PsRect; image: Rgba }> {
   return withPixels(host, { documentID, layerID, bits: 8, targetSize }, (px) => ({ rect: px.rect, image: toRgba(px.width, px.height, px.data as Uint8Array, px.components) }));
+}
+
+/** Whether two rectangles are the same, side by side. */
+export function sameRect(a: PsRect, b: PsRect): boolean {
+  return a.left === b.left && a.top === b.top && a.right === b.right && a.bottom === b.bottom;
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 /** Computed on first use, then kept. */

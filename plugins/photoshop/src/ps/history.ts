@@ -2,7 +2,9 @@
  * Whether a document was edited since its pixels were read, told by its History panel: Photoshop records each edit
  * as a history state of its own (painting, a transform, a fill, a filter, on any layer), and a state's `id` "can be
  * used to represent this history state for the lifetime of this document" (classes/historystate.md:29). Reading
- * `activeHistoryState` (classes/document.md:86) costs nothing, where comparing pixels would read them all again.
+ * `activeHistoryState` (classes/document.md:86) costs nothing, where comparing pixels reads them all again: so the
+ * history is asked first, and only when it lists steps since the read are the pixels read again and compared (a step
+ * may touch nothing that was read: a selection, another layer; apply.ts `refuseEditedSince`).
  *
  * The panel's own steps do not count: each is named after its result (`Perfectly Clear: …`, earlier-results.ts), and
  * the read adds none (its suspension is rolled back, and "the document returns to the state when `suspendHistory` was

@@ -5,6 +5,7 @@
  * Each is read as 8-bit grey over the result's rectangle and multiplied into
  * one layer mask (imaging.md "getLayerMask", "getSelection", "putLayerMask").
  */
+import { crc32, CRC_START } from '@pfc/core';
 import type { Host, PsDocument, PsImageData, PsRect } from '../host/types';
 import { ResultNotAddedError } from './not-added';
 
@@ -48,13 +49,38 @@ export async function selectionOver(host: Host, documentID: number, rect: PsRect
 }
 
 /**
+ * A selection over a rectangle told apart from another without keeping it: one CRC-32 per row (core's, as PNG chunks
+ * use), 4 bytes per row where the mask holds one per pixel. A change escapes it only if every row it touches keeps its
+ * CRC (about 1 in 2^32 for each). `none`: nothing selected.
+ */
+export type SelectionDigest = Uint32Array | 'none';
+
+/** The digest of the selection over `rect` as `selectionOver` reads it (see {@link SelectionDigest}). Runs inside `executeAsModal`. */
+export async function selectionDigest(host: Host, doc: PsDocument, rect: PsRect): Promise<SelectionDigest> {
+  return digestOf(await selectionOver(host, doc.id, rect, doc.selection.bounds !== null), rect.right - rect.left);
+}
+
+/** Whether two digests are of the same selection (nothing selected in both counts as the same). */
+export function sameSelection(a: SelectionDigest, b: SelectionDigest): boolean {
+  if (a === 'none' || b === 'none') return a === b;
+  return a.length === b.length && a.every((crc, row) => crc === b[row]);
+}
+
+function digestOf(mask: Mask | undefined, width: number): SelectionDigest {
+  if (mask === undefined) return 'none';
+  const rows = new Uint32Array(mask.length / width);
+  for (let y = 0; y < rows.length; y++) rows[y] = crc32(CRC_START, mask.subarray(y * width, (y + 1) * width));
+  return rows;
+}
+
+/**
  * Selection only, before anything is sent: a selection the document says it has (`selection.bounds`) must be readable
  * and must cover part of `rect`, the pixels to be sent. Otherwise the paid result could only be kept as a document of
  * its own, or added as a layer its mask hides entirely. Runs inside `executeAsModal` (imaging.md reads need it).
- * The selection is read again when the result is added: it may change meanwhile.
+ * The selection is read again when the result is added: it may change meanwhile, which its digest, returned, tells.
  */
-export async function refuseSelectionBeforeSending(host: Host, doc: PsDocument, rect: PsRect, what: string): Promise<void> {
-  if (doc.selection.bounds === null) return;
+export async function refuseSelectionBeforeSending(host: Host, doc: PsDocument, rect: PsRect, what: string): Promise<SelectionDigest> {
+  if (doc.selection.bounds === null) return 'none';
   let mask: Mask | undefined;
   try {
     mask = await selectionOver(host, doc.id, rect, true);
@@ -65,6 +91,7 @@ export async function refuseSelectionBeforeSending(host: Host, doc: PsDocument, 
   if (mask === undefined || !mask.some((v) => v > 0)) {
     throw new Error(`Selection only: the selection covers none of ${what}, so its result would not show; nothing was sent: select part of it, or clear Selection only`);
   }
+  return digestOf(mask, rect.right - rect.left);
 }
 
 /** Grey image data placed at its bounds into a `rect`-sized 8-bit mask filled with `outside`. */

@@ -337,6 +337,20 @@ export class SimPhotoshopCore {
     });
   }
 
+  /**
+   * The user selects `rect` with the Rectangular Marquee tool, between modal scopes (executeasmodal.md:14), changing no
+   * pixel. A History state of its own, as Photoshop lists selection changes in the History panel and Undo takes them
+   * back; the docs do not list which commands make a state (classes/historystate.md), and recording one is the stricter
+   * host: the panel must then tell, by reading again, that nothing it read changed.
+   */
+  userSelects(docId: number, rect: { left: number; top: number; right: number; bottom: number }): void {
+    this.userEdits(docId, 'Rectangular Marquee', (doc) => {
+      const selection = new Uint8Array(doc.width * doc.height);
+      for (let y = rect.top; y < rect.bottom; y++) selection.fill(255, y * doc.width + rect.left, y * doc.width + rect.right);
+      doc.selection = selection;
+    });
+  }
+
   /** The user brings another open document to the front (its tab, or the Window menu), between modal scopes: no history step. */
   userSwitchesTo(docId: number): void {
     this.checkUserCanAct();

@@ -69,6 +69,8 @@ export interface HistoryEntry {
   name: string;
   layers: LayerNode[];
   active: number[];
+  /** The selection in this state: a selection is part of the document's history (Undo brings the previous one back). */
+  selection?: Uint8Array;
 }
 
 export interface DocState {
@@ -114,7 +116,7 @@ export function cloneLayers(layers: LayerNode[]): LayerNode[] {
 }
 
 export function snapshot(doc: DocState, name: string): HistoryEntry {
-  return { id: newId(), name, layers: cloneLayers(doc.layers), active: [...doc.activeLayerIds] };
+  return { id: newId(), name, layers: cloneLayers(doc.layers), active: [...doc.activeLayerIds], ...(doc.selection ? { selection: doc.selection.slice() } : {}) };
 }
 
 /** A new state in the History panel, now the active one: the states undone before it are gone (no Redo after an edit). */
@@ -133,6 +135,7 @@ export function undo(doc: DocState): void {
 export function restore(doc: DocState, entry: HistoryEntry): void {
   doc.layers = cloneLayers(entry.layers);
   doc.activeLayerIds = [...entry.active];
+  doc.selection = entry.selection?.slice();
 }
 
 /** Find a layer and the array that holds it. */
