@@ -103,8 +103,16 @@ export async function outputOwner(output: string, manifest: Manifest, signal?: A
   if (!info.isFile()) return 'foreign';
   // `entry`: the caller's lookup of the same output (a rerun looked every file up twice).
   entry ??= manifest.get(output);
-  if (!byBytes && entry && info.size === entry.outputSize && info.mtimeMs === entry.outputMtimeMs) return 'ours';
+  if (!byBytes && entry && statAsWritten(info, entry)) return 'ours';
   return manifest.wrote(output, await hashFile(output, signal)) ? 'ours' : 'foreign';
+}
+
+/**
+ * Whether the file of `info` (its own stat) has the size and mtime pfc's result of `entry` had when written: then it
+ * is that result, unread (as git's index trusts them). A link, folder or device never is: pfc writes regular files.
+ */
+export function statAsWritten(info: Pick<Stats, 'isFile' | 'size' | 'mtimeMs'>, entry: Pick<ManifestEntry, 'outputSize' | 'outputMtimeMs'>): boolean {
+  return info.isFile() && info.size === entry.outputSize && info.mtimeMs === entry.outputMtimeMs;
 }
 
 /**
@@ -115,7 +123,7 @@ export async function outputOwner(output: string, manifest: Manifest, signal?: A
 async function besideByBytes(file: PlannedFile, manifest: Manifest, entry: ManifestEntry | undefined, decision: Decision, options: DecideOptions): Promise<Decision> {
   if (decision.action !== 'correct' || !entry) return decision;
   const info = lstatOrUndefined(file.output);
-  if (!info?.isFile() || info.size !== entry.outputSize || info.mtimeMs !== entry.outputMtimeMs) return decision;
+  if (!info || !statAsWritten(info, entry)) return decision;
   if (manifest.wrote(file.output, await hashFile(file.output, options.signal))) return decision;
   if (!options.overwrite) return foreignRefusal(file.output, options.terms);
   return { ...decision, reason: 'output-changed' };
@@ -240,7 +248,7 @@ export function fileSettings(params: PfcParams, backendId: string): (file: Pick<
 }
 
 /** A path's own stat, or undefined when there is none or it cannot be read (then it is treated as absent, as before). */
-function lstatOrUndefined(path: string): Stats | undefined {
+export function lstatOrUndefined(path: string): Stats | undefined {
   try {
     return lstatSync(path, { throwIfNoEntry: false });
   } catch {

@@ -123,7 +123,7 @@ export interface BatchSummary {
   failures: FileResult[];
   /** The file holding every result as a JSON line (`RunOptions.resultsFile`), in the order the files finished. */
   resultsFile?: string;
-  /** Where the jobs at once went when they adapted to the service's refusals (`RunOptions.rateLimited`: the Web API). */
+  /** Where the jobs at once went when they adapted to the service's refusals (`RunOptions.rateLimited`: the Web API); absent when no job was sent. */
   jobsAtOnce?: JobsAtOnce;
   /**
    * The paths the planner left out, unreadable ones included, in the order found: at most `LEFT_OUT_KEPT`

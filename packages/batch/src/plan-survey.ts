@@ -20,6 +20,7 @@ import {
   BACKUP_DIR, commonAncestor, DEFAULT_OUTPUT_DIR, DEFAULT_SUFFIX, FORMAT_OF_EXTENSION, hasSuffix, isInside, isPartialName, LOCK_FILE, MANIFEST_FILE, type OutputMode, unreadableReason,
 } from './paths';
 import { LeftOutRecord, type SkipCode } from './left-out';
+import { REPORT_FILES_MARKER } from './report-store';
 import { realPathOf, realPathOfSync } from './realpaths';
 import { notRegularReason } from '@pfc/node-io';
 
@@ -234,6 +235,9 @@ class Surveyor {
     } catch (err) {
       return this.skip(dir, 'unreadable', `folder cannot be read: ${unreadableReason(dir, err as Error)}`);
     }
+    // A report's companion folder (`--report` inside an input folder) holds pfc's thumbnails and data only: its own,
+    // neither walked nor listed (a rerun listed 200 thumbnails, "WebP image: save it as JPEG or PNG to correct it").
+    if (!top && entries.some((e) => e.name === REPORT_FILES_MARKER && e.isFile())) return;
     // Judged from the listing: only a folder holding a manifest or a lock is opened to see whose it is.
     if (!top && entries.some((e) => e.name === MANIFEST_FILE || e.name === LOCK_FILE) && (await isMirrorOutputFolder(dir))) {
       if (this.earlierOutputs.length < EARLIER_OUTPUTS_KEPT) this.earlierOutputs.push(dir);

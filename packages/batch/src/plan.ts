@@ -19,11 +19,12 @@ import { type LeftOutRecord, type SkipCode } from './left-out';
 import { knownMediaLookup, type PlanOutput } from './plan-known';
 import { isAnimatedPng } from './animation';
 import { settleCollisions } from './collisions';
+import { lstatOrUndefined, statAsWritten } from './decide';
 import { BACKUP_DIR, DEFAULT_SUFFIX, formatChange, hasSuffix, type OutputMode, outputName, portableRelative, unreadableReason } from './paths';
 import { isJudged, isOwnFile, kindOf, type LeaveOut, outputFolderOf, type PlanTask, resolveRoots, type Root, type Survey, surveyInputs } from './plan-survey';
 import { PathTable } from './path-table';
 import { realFilePaths, realPathOfSync } from './realpaths';
-import { type MediaInfo, NOT_SUPPORTED, sniffFileSync } from './sniff';
+import { type MediaInfo, NOT_SUPPORTED, REPORT_PAGE, sniffFileSync } from './sniff';
 
 export type { LeaveOut } from './plan-survey';
 
@@ -179,7 +180,7 @@ export async function planStream(options: PlanOptions): Promise<StreamedPlan> {
   const manifests = await loadManifests(roots, mode);
   throwIfCancelled(signal);
   const progress = { leftOut: 0 };
-  const walker = new Walker(mode, params, backend, knownMediaLookup(manifests, params, options.backendId ?? backend, mode.kind === 'in-place'), survey.leftOut, progress, options.leaveOut, signal, terms);
+  const walker = new Walker(mode, params, backend, knownMediaLookup(manifests, params, options.backendId ?? backend, mode.kind === 'in-place'), manifests, survey.leftOut, progress, options.leaveOut, signal, terms);
   return {
     mode, expectedFiles: survey.names, outputRoots: survey.outputRoots, leftOut: survey.leftOut, manifests, progress, earlierOutputs: survey.earlierOutputs,
     files: unitByUnit(survey, walker, mode, params, terms),
@@ -261,6 +262,8 @@ class Walker {
     private readonly backend: BackendKind | 'emulator',
     /** The media of a file its manifest shows unchanged since it was corrected with these settings. */
     private readonly known: (path: string, info: Stats, plan: PlanOutput<PlannedFile>) => PlannedFile | undefined,
+    /** The manifests by output root, as planning read them: they tell a suffix run's own results (see `suffixNamed`). */
+    private readonly manifests: ReadonlyMap<string, Manifest>,
     /** Where paths left out go (the plan's record, which the names-only pass began). */
     private readonly record: LeftOutRecord,
     private readonly progress: StreamedPlan['progress'],
@@ -275,6 +278,11 @@ class Walker {
 
   private skip(path: string, code: SkipCode, reason: string): void {
     this.record.add(path, code, reason);
+  }
+
+  /** A file counted by the names-only pass that is pfc's own (a report page): not planned, and not listed as left out. */
+  private ownFile(): void {
+    this.progress.leftOut++;
   }
 
   /** A file counted by the names-only pass, judged and left out. */
@@ -315,15 +323,19 @@ class Walker {
     }
   }
 
-  /** Judge one file and plan it into `unit`, or say why it is left out. `still`: the photo whose Live Photo clip it may be. */
-  private async consider(path: string, root: Root, unit: Unit, probed: Promise<Probe> = probe(path, undefined, this.knownIn(root)), still?: string): Promise<void> {
+  /**
+   * Judge one file and plan it into `unit`, or say why it is left out. `probed`: its reads, started ahead (else read
+   * here, after the name's checks: a suffix result is never read). `still`: the photo whose Live Photo clip it may be.
+   */
+  private async consider(path: string, root: Root, unit: Unit, probed?: Promise<Probe>, still?: string): Promise<void> {
     const name = basename(path);
     const { suffix, mode } = this;
-    if (suffix !== undefined && hasSuffix(name, suffix)) return this.skip(path, 'suffix-output', `ends with the output suffix "${suffix}" (looks like a result of suffix mode: not corrected)`);
-    const p = await probed;
+    if (suffix !== undefined && hasSuffix(name, suffix)) return this.suffixNamed(path, root, suffix);
+    const p = await (probed ?? probe(path, undefined, this.knownIn(root)));
     if ('error' in p) return this.unreadable(path, p.error);
     const { info, media } = p;
-    if (!media) return this.leftOut(path, 'unsupported', p.unsupported ?? NOT_SUPPORTED);
+    // A report page given as an input itself is listed: the user asked for it.
+    if (!media) return p.unsupported === REPORT_PAGE && root.file !== path ? this.ownFile() : this.leftOut(path, 'unsupported', p.unsupported ?? NOT_SUPPORTED);
     if (still !== undefined && media.fileType === 'video') return this.leftOut(path, 'live-photo', livePhotoReason(still));
     if (mode.kind === 'in-place' && p.link) {
       return this.leftOut(path, 'symlink', `symbolic link: ${this.terms.inPlace} never replaces a link with a file; correct the file it points to, or use ${this.terms.renamingModes}`);
@@ -345,6 +357,30 @@ class Walker {
     const file = p.known ?? plannedFile(path, root, mode, suffix, info, media, this.params);
     if (p.known) file.mediaFromManifest = true;
     unit.files.push(file);
+  }
+
+  /**
+   * A file named as a suffix result is never corrected (its photo's result replaces it only when pfc wrote it, or
+   * with `overwrite`: see decide.ts). pfc's own result, which the run's manifest records at this path with the size and mtime it was
+   * written with, beside its photo, is not listed: that photo's "up to date" already tells of it, and a rerun of 1,000
+   * corrected photos said "1000 left out" when nothing was. Stats only (as the decision trusts them): a rerun reads
+   * and hashes no result. Any other file so named is listed, with why: the user's own, a result changed since, one
+   * whose photo is gone (then nothing else in the summary would tell of it), or one given as an input itself.
+   */
+  private suffixNamed(path: string, root: Root, suffix: string): void {
+    const manifest = this.manifests.get(root.outputRoot);
+    const entry = manifest?.get(path);
+    if (!manifest || !entry) {
+      // Not said to be the user's: a run on a subfolder alone keeps its results in a manifest of its own, which this run does not read.
+      return this.skip(path, 'suffix-output', `ends with the output suffix "${suffix}" as pfc's results do, but this run's manifest does not record it: not corrected; if it is a photo of yours, rename it to have it corrected`);
+    }
+    const info = lstatOrUndefined(path);
+    const changed = !info || !statAsWritten(info, entry);
+    const photoThere = lstatOrUndefined(resolve(manifest.dir, entry.input)) !== undefined;
+    if (!changed && photoThere && root.file !== path) return;
+    this.skip(path, 'suffix-output', changed
+      ? `ends with the output suffix "${suffix}": pfc's result for ${entry.input}, but its size or date changed since pfc wrote it (recorded in ${manifest.path}); not corrected`
+      : `ends with the output suffix "${suffix}": pfc's result for ${entry.input}${photoThere ? '' : ', which is no longer there (moved or deleted)'}; left as is, not corrected twice`);
   }
 
   /** A file that could not be judged: a pipe or device is not a photo (left out as any other non-photo), any other error a failure to read. */

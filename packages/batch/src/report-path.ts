@@ -17,6 +17,11 @@ export const REPORT_MARKER = '<meta name="generator" content="pfc batch report">
 /** Bytes read from an existing file to look for the marker. */
 const HEAD_BYTES = 4096;
 
+/** Whether a file's first bytes (at least its first {@link HEAD_BYTES}) are those of a report page pfc wrote. */
+export function isReportPage(head: Uint8Array): boolean {
+  return Buffer.from(head.buffer, head.byteOffset, Math.min(head.length, HEAD_BYTES)).toString('utf8').includes(REPORT_MARKER);
+}
+
 /**
  * The real path to write the report to, or a `BatchUsageError` (`bad-report`)
  * when the path does not end in `.html`, or is an existing file (or link,
@@ -42,7 +47,7 @@ async function carriesMarker(path: string): Promise<boolean> {
   try {
     const buf = Buffer.alloc(HEAD_BYTES);
     const { bytesRead } = await fh.read(buf, 0, HEAD_BYTES, 0);
-    return buf.subarray(0, bytesRead).toString('utf8').includes(REPORT_MARKER);
+    return isReportPage(buf.subarray(0, bytesRead));
   } finally {
     await fh.close();
   }

@@ -245,7 +245,8 @@ async function runLocked(plan: BatchPlan | StreamedPlan, options: RunOptions, pa
     results: tally.all ?? [],
     failures: tally.failures,
     ...(writer ? { resultsFile: writer.path } : {}),
-    ...(adaptive ? { jobsAtOnce: { started: concurrency, ended: adaptive.current, lowest: Math.min(concurrency, ...adaptive.changes.map((c) => c.limit)), changes: adaptive.changes.length } } : {}),
+    // Only when a job was sent: a rerun with nothing to send said "2 throughout (the service refused none)".
+    ...(adaptive && slots!.granted > 0 ? { jobsAtOnce: { started: concurrency, ended: adaptive.current, lowest: Math.min(concurrency, ...adaptive.changes.map((c) => c.limit)), changes: adaptive.changes.length } } : {}),
     excludedPaths: leftOut.kept,
     excludedCounts: leftOut.counts,
   };

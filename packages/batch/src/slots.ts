@@ -20,6 +20,7 @@ interface Waiter {
 
 export class JobSlots {
   #inUse = 0;
+  #granted = 0;
   readonly #limit: () => number;
   readonly #adaptive: AdaptiveLimit | undefined;
   readonly #queue: Waiter[] = [];
@@ -44,6 +45,11 @@ export class JobSlots {
   /** Jobs holding a slot now. */
   get inUse(): number {
     return this.#inUse;
+  }
+
+  /** Slots handed out so far: jobs sent to the service (a refused one asks again, and counts again). */
+  get granted(): number {
+    return this.#granted;
   }
 
   /** Files waiting for a free slot (their turn has come). */
@@ -116,6 +122,7 @@ export class JobSlots {
   }
 
   #releaser(): (outcome?: 'refused') => void {
+    this.#granted++;
     let done = false;
     return (outcome) => {
       if (done) return;

@@ -9,6 +9,7 @@ import { closeSync, readSync } from 'node:fs';
 import { extname } from 'node:path';
 import { MAX_JPEG_SEGMENTS, scanJpegFrame, sniffMedia, type SniffedFormat, type SniffedMedia } from '@pfc/core';
 import { openInputSync } from '@pfc/node-io';
+import { isReportPage } from './report-path';
 
 /** The formats the service corrects. */
 export type MediaFormat = 'jpeg' | 'png' | 'mp4' | 'mov';
@@ -72,7 +73,7 @@ export function sniffFileSync(path: string, whyNot?: (reason: string) => void): 
     const media = sniffMedia(head);
     if (!media?.supported) {
       // An interrupted download or copy, or a sync tool's placeholder, leaves a photo's name on no bytes.
-      whyNot?.(head.length === 0 ? EMPTY_FILE : unsupportedReason(media, path));
+      whyNot?.(head.length === 0 ? EMPTY_FILE : !media && /\.html?$/i.test(path) && isReportPage(head) ? REPORT_PAGE : unsupportedReason(media, path));
       return undefined;
     }
     const format = media.format as MediaFormat;
@@ -96,6 +97,12 @@ export function sniffFileSync(path: string, whyNot?: (reason: string) => void): 
 
 /** Why a file that is no JPEG, PNG, MP4 or MOV is left out, when nothing more is known of it. */
 export const NOT_SUPPORTED = 'not a JPEG, PNG, MP4 or MOV file (judged by content)';
+
+/**
+ * What a report page pfc wrote (`--report` inside an input folder) is: pfc's own file, as its results are, so
+ * planning does not list it as left out (a later run said "r.html: not a JPEG, PNG, MP4 or MOV file").
+ */
+export const REPORT_PAGE = 'a report page pfc wrote, not a photo or video (open it in a web browser)';
 
 /** Why a file of no bytes is left out. */
 export const EMPTY_FILE = 'empty file (0 bytes): nothing to correct';

@@ -209,7 +209,8 @@ const CODE_LABEL: Record<SkipCode, string> = {
   'over-limit': 'over the service limits',
   symlink: 'links to folders',
   'format-change': 'a format in place cannot keep',
-  'suffix-output': 'earlier suffix outputs',
+  // pfc's own results are not listed (plan.ts `suffixNamed`): these are the user's files so named, or results changed or without their photo since.
+  'suffix-output': 'named with the output suffix',
   duplicate: 'duplicates',
   unreadable: 'unreadable',
   'live-photo': "Live Photos' motion clips",
