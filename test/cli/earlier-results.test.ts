@@ -7,11 +7,10 @@
  * original it was made from, and never sent (the emulator's upload count);
  * other photos beside them are corrected as usual.
  */
-import { cpSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, copyFileSync, existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { emulator, filesBelow, jsonLines, runPfc, SAMPLES, snapshot as snapshotOf, summaryOf } from './helpers';
+import { emulator, filesBelow, jsonLines, photosWithTrip, runPfc, SAMPLES, snapshot as snapshotOf, summaryOf } from './helpers';
 
 const PHOTO_A = join(SAMPLES, 'objects/coffee.jpg');
 const PHOTO_B = join(SAMPLES, 'outdoors/rocket.jpg');
@@ -23,16 +22,6 @@ beforeAll(async () => {
 });
 afterAll(() => emu.close());
 
-/** Upload tickets the service gave (`GET /upload`): one per file sent. */
-const tickets = () => emu.stats().requests.upload ?? 0;
-
-function photosFolder(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'pfc-earlier-'));
-  mkdirSync(join(dir, 'photos/trip'), { recursive: true });
-  copyFileSync(PHOTO_A, join(dir, 'photos/a.jpg'));
-  copyFileSync(PHOTO_B, join(dir, 'photos/trip/b.jpg'));
-  return dir;
-}
 
 async function pfc(args: string[], cwd: string) {
   const run = await runPfc(['correct', ...args, ...emu.webArgs, '--json'], { cwd });
@@ -47,11 +36,11 @@ async function pfc(args: string[], cwd: string) {
 
 describe('pfc correct leaves photos it already corrected as they are', () => {
   it('the output folder of an earlier run, given as input, is not corrected again; a photo the user added there is', { timeout: SLOW }, async () => {
-    const dir = photosFolder();
+    const dir = photosWithTrip();
     expect((await pfc(['photos'], dir)).code).toBe(0);
     const results = [readFileSync(join(dir, 'photos/corrected/a.jpg')), readFileSync(join(dir, 'photos/corrected/trip/b.jpg'))];
     copyFileSync(PHOTO_A, join(dir, 'photos/corrected/new.jpg'));
-    const tickets0 = tickets();
+    const tickets0 = emu.tickets();
 
     const again = await pfc(['photos/corrected', '--out', 'twice'], dir);
     expect(again.code, again.stdout + again.stderr).toBe(1);
@@ -62,7 +51,7 @@ describe('pfc correct leaves photos it already corrected as they are', () => {
     ]);
     expect(again.failed[0]?.error).toContain(`is already corrected: it is pfc's result for ${join(dir, 'photos/a.jpg')}, written by an earlier run`);
     // Only the photo the user put there was sent and written.
-    expect(tickets() - tickets0).toBe(1);
+    expect(emu.tickets() - tickets0).toBe(1);
     expect(filesBelow(join(dir, 'twice')).filter((f) => !f.startsWith('.pfc'))).toEqual(['new.jpg']);
     expect([readFileSync(join(dir, 'photos/corrected/a.jpg')), readFileSync(join(dir, 'photos/corrected/trip/b.jpg'))]).toEqual(results);
 
@@ -72,29 +61,29 @@ describe('pfc correct leaves photos it already corrected as they are', () => {
   });
 
   it('a copy of the output folder (new times) is known by its bytes; a result the user edited since is a new photo', { timeout: SLOW }, async () => {
-    const dir = photosFolder();
+    const dir = photosWithTrip();
     expect((await pfc(['photos'], dir)).code).toBe(0);
     cpSync(join(dir, 'photos/corrected'), join(dir, 'copied'), { recursive: true, preserveTimestamps: false });
     // Edited in an image editor: other bytes, the same size.
     const edited = readFileSync(join(dir, 'copied/trip/b.jpg'));
     edited[edited.length - 3] = edited[edited.length - 3]! ^ 0xff;
     writeFileSync(join(dir, 'copied/trip/b.jpg'), edited);
-    const tickets0 = tickets();
+    const tickets0 = emu.tickets();
 
     const again = await pfc(['copied', '--out', 'twice'], dir);
     expect(again.failed.map((l) => [l.input, l.errorName])).toEqual([[join('copied/a.jpg'), 'AlreadyCorrectedError']]);
     // The copy's manifest names the input relative to the folder it was written in.
     expect(again.failed[0]?.error).toContain(`pfc's result for ../a.jpg (as ${join(dir, 'copied/.pfc-manifest.jsonl')} names it, from the folder it was written in; moved or copied since)`);
-    expect(tickets() - tickets0).toBe(1);
+    expect(emu.tickets() - tickets0).toBe(1);
     expect(filesBelow(join(dir, 'twice')).filter((f) => !f.startsWith('.pfc'))).toEqual(['trip/b.jpg']);
   });
 
   it('a result renamed or copied inside the output folder is known by its bytes', { timeout: SLOW }, async () => {
-    const dir = photosFolder();
+    const dir = photosWithTrip();
     expect((await pfc(['photos'], dir)).code).toBe(0);
     renameSync(join(dir, 'photos/corrected/a.jpg'), join(dir, 'photos/corrected/holiday.jpg'));
     copyFileSync(join(dir, 'photos/corrected/trip/b.jpg'), join(dir, 'photos/corrected/best.jpg'));
-    const tickets0 = tickets();
+    const tickets0 = emu.tickets();
 
     const again = await pfc(['photos/corrected', '--out', 'twice'], dir);
     expect(again.failed.map((l) => [l.input, l.errorName])).toEqual([
@@ -104,18 +93,18 @@ describe('pfc correct leaves photos it already corrected as they are', () => {
     ]);
     expect(again.failed[1]?.error).toContain(`pfc's result for ${join(dir, 'photos/a.jpg')}`);
     expect(again.failed[1]?.error).toContain(`(${join(dir, 'photos/corrected/a.jpg')} renamed or copied)`);
-    expect(tickets() - tickets0).toBe(0);
+    expect(emu.tickets() - tickets0).toBe(0);
   });
 
   it('results copied back among the photos, or over their originals, are not corrected again by the next run; a new photo is', { timeout: SLOW }, async () => {
-    const dir = photosFolder();
+    const dir = photosWithTrip();
     expect((await pfc(['photos'], dir)).code).toBe(0);
     const results = snapshotOf(join(dir, 'photos/corrected'));
     // The user keeps the corrected photos: one over its original, one beside it under a name of their own.
     copyFileSync(join(dir, 'photos/corrected/a.jpg'), join(dir, 'photos/a.jpg'));
     copyFileSync(join(dir, 'photos/corrected/trip/b.jpg'), join(dir, 'photos/trip/b-final.jpg'));
     copyFileSync(PHOTO_B, join(dir, 'photos/new.jpg'));
-    const tickets0 = tickets();
+    const tickets0 = emu.tickets();
 
     const again = await pfc(['photos'], dir);
     expect(again.failed.map((l) => [l.input, l.errorName])).toEqual([
@@ -127,16 +116,16 @@ describe('pfc correct leaves photos it already corrected as they are', () => {
     expect(again.failed[1]?.error).toContain(`pfc's result for ${join(dir, 'photos/trip/b.jpg')}`);
     expect(again.summary).toMatchObject({ corrected: 1, failed: 2, refused: 2 });
     // Only the new photo was sent; the earlier results were not corrected over themselves.
-    expect(tickets() - tickets0).toBe(1);
+    expect(emu.tickets() - tickets0).toBe(1);
     const now = snapshotOf(join(dir, 'photos/corrected'));
     expect([...now.keys()].filter((f) => !f.startsWith('.pfc'))).toEqual(['a.jpg', 'new.jpg', 'trip/b.jpg']);
     for (const [name, bytes] of results) if (!name.startsWith('.pfc')) expect(now.get(name)?.equals(bytes), name).toBe(true);
   });
 
   it('a folder corrected in place, mirrored elsewhere: its results are refused, naming where their originals are kept', { timeout: SLOW }, async () => {
-    const dir = photosFolder();
+    const dir = photosWithTrip();
     expect((await pfc(['photos', '--in-place'], dir)).code).toBe(0);
-    const tickets0 = tickets();
+    const tickets0 = emu.tickets();
 
     const mirror = await pfc(['photos', '--out', 'copy'], dir);
     expect(mirror.code, mirror.stdout + mirror.stderr).toBe(1);
@@ -145,7 +134,7 @@ describe('pfc correct leaves photos it already corrected as they are', () => {
       [join('photos/trip/b.jpg'), 'AlreadyCorrectedError'],
     ]);
     expect(mirror.failed[0]?.error).toContain(`an earlier run corrected it in place, and its original is kept in ${join(dir, 'photos/.pfc-originals/a.jpg')}`);
-    expect(tickets() - tickets0).toBe(0);
+    expect(emu.tickets() - tickets0).toBe(0);
     // Nothing was written: the run's empty output folder is gone.
     expect(existsSync(join(dir, 'copy'))).toBe(false);
     // The summary line says those failures are files left as is, not faults.
@@ -154,7 +143,7 @@ describe('pfc correct leaves photos it already corrected as they are', () => {
   });
 
   it('a suffix run\'s results are not corrected again under another suffix; their originals are', { timeout: SLOW }, async () => {
-    const dir = photosFolder();
+    const dir = photosWithTrip();
     expect((await pfc(['photos', '--suffix', '_pfc'], dir)).code).toBe(0);
     const result = readFileSync(join(dir, 'photos/a_pfc.jpg'));
 
@@ -169,13 +158,13 @@ describe('pfc correct leaves photos it already corrected as they are', () => {
   });
 
   it('a suffix run\'s result duplicated beside it (Finder\'s "copy", Windows\' "- Copy") is known by its bytes on the next run', { timeout: SLOW }, async () => {
-    const dir = photosFolder();
+    const dir = photosWithTrip();
     expect((await pfc(['photos', '--suffix', '_pfc'], dir)).code).toBe(0);
     copyFileSync(join(dir, 'photos/a_pfc.jpg'), join(dir, 'photos/a_pfc copy.jpg'));
     copyFileSync(join(dir, 'photos/trip/b_pfc.jpg'), join(dir, 'photos/trip/b_pfc - Copy.jpg'));
     // A photo new to the folder is corrected as usual beside them.
     copyFileSync(PHOTO_A, join(dir, 'photos/trip/new.jpg'));
-    const tickets0 = tickets();
+    const tickets0 = emu.tickets();
 
     const again = await pfc(['photos', '--suffix', '_pfc'], dir);
     expect(again.failed.map((l) => [l.input, l.errorName])).toEqual([
@@ -185,14 +174,14 @@ describe('pfc correct leaves photos it already corrected as they are', () => {
     expect(again.failed[0]?.error).toContain(`pfc's result for ${join(dir, 'photos/a.jpg')}`);
     expect(again.failed[0]?.error).toContain(`(${join(dir, 'photos/a_pfc.jpg')} renamed or copied)`);
     expect(again.summary.corrected).toBe(1);
-    expect(tickets() - tickets0).toBe(1);
+    expect(emu.tickets() - tickets0).toBe(1);
     expect(filesBelow(join(dir, 'photos')).filter((f) => !f.startsWith('.pfc'))).toEqual(['a.jpg', 'a_pfc copy.jpg', 'a_pfc.jpg', 'trip/b.jpg', 'trip/b_pfc - Copy.jpg', 'trip/b_pfc.jpg', 'trip/new.jpg', 'trip/new_pfc.jpg']);
   });
 
   it('a result the service returned unchanged (a container without its licence) is not taken for its own original\'s copy', { timeout: SLOW }, async () => {
     const unlicensed = await emulator({ container: { licensed: false }, bgr: false });
     try {
-      const dir = photosFolder();
+      const dir = photosWithTrip();
       const run = (suffix: string) => runPfc(['correct', 'photos', '--suffix', suffix, '--backend', 'container', '--container-url', unlicensed.urls.container!, '--json'], { cwd: dir });
       expect((await run('_pfc')).code).toBe(0);
       expect(readFileSync(join(dir, 'photos/a_pfc.jpg')).equals(readFileSync(join(dir, 'photos/a.jpg')))).toBe(true);

@@ -69,6 +69,15 @@ export function copySamples(): string {
   return dir;
 }
 
+/** A temporary folder holding photos/a.jpg and, in a subfolder, photos/trip/b.jpg (two sample photos). Returns the temporary folder. */
+export function photosWithTrip(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'pfc-photos-'));
+  mkdirSync(join(dir, 'photos/trip'), { recursive: true });
+  copyFileSync(join(SAMPLES, 'objects/coffee.jpg'), join(dir, 'photos/a.jpg'));
+  copyFileSync(join(SAMPLES, 'outdoors/rocket.jpg'), join(dir, 'photos/trip/b.jpg'));
+  return dir;
+}
+
 /** Every file below `dir` (relative, sorted), hidden ones included. */
 export function filesBelow(dir: string): string[] {
   return readdirSync(dir, { recursive: true, withFileTypes: true })
@@ -83,11 +92,13 @@ export function snapshot(dir: string): Map<string, Buffer> {
 }
 
 /** A real emulator in this process, with a known API key. */
-export async function emulator(options: EmulatorOptions = {}): Promise<EmulatorHandle & { webArgs: string[]; uploads: () => number }> {
+export async function emulator(options: EmulatorOptions = {}): Promise<EmulatorHandle & { webArgs: string[]; uploads: () => number; tickets: () => number }> {
   const emu = await startEmulator({ apiKeys: [TEST_KEY], ...options });
   return Object.assign(emu, {
     webArgs: ['--backend', 'web', '--base-url', emu.web, '--api-key', TEST_KEY],
     uploads: () => (emu.stats().requests.upload ?? 0) + (emu.stats().requests['upload.put'] ?? 0),
+    /** Upload tickets the service gave (`GET /upload`): one per file sent. */
+    tickets: () => emu.stats().requests.upload ?? 0,
   });
 }
 

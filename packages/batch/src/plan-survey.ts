@@ -15,7 +15,7 @@ import { dirname, extname, join, relative, resolve } from 'node:path';
 import { appFolderReason } from './app-folders';
 import { BatchUsageError, throwIfCancelled } from './errors';
 import { CLI_TERMS, type HostTerms, outputOverInputAdvice } from './host-terms';
-import { isMirrorOutputFolder } from './manifest';
+import { isMirrorOutputFolder, manifestModeOf } from './manifest';
 import {
   BACKUP_DIR, commonAncestor, DEFAULT_OUTPUT_DIR, DEFAULT_SUFFIX, FORMAT_OF_EXTENSION, hasSuffix, isInside, isPartialName, LOCK_FILE, MANIFEST_FILE, type OutputMode, unreadableReason,
 } from './paths';
@@ -90,9 +90,11 @@ export async function resolveRoots(paths: string[], mode: OutputMode, cwd: strin
   const sharedBase = fixedOut ? commonAncestor(bases) : undefined;
   const roots: Root[] = [];
   for (const [i, p] of paths.entries()) {
-    // In place, a folder below an earlier in-place run's is that run's: its records know the results there.
-    const home = mode.kind === 'in-place' ? inPlaceHome(bases[i]!) : undefined;
-    const base = home ?? sharedBase ?? bases[i]!;
+    // In place or with a suffix, a folder below an earlier run's is that run's: its records know the results there.
+    const home = runHome(bases[i]!, mode.kind);
+    // In place, the originals are kept by their path below the home; a suffix run's results stand beside their
+    // photos, which are named (in what the run prints) from the input as given.
+    const base = (mode.kind === 'in-place' ? home : undefined) ?? sharedBase ?? bases[i]!;
     const outputRoot = home ?? (mode.kind !== 'mirror' ? bases[i]! : fixedOut ?? join(bases[i]!, DEFAULT_OUTPUT_DIR));
     if (mode.kind === 'mirror') await refuseUnsafeOutputFolder(p, bases[i]!, stats[i]!.isDirectory(), outputRoot, terms);
     roots.push(stats[i]!.isDirectory() ? { base, outputRoot, dir: p } : { base, outputRoot, file: p });
@@ -130,17 +132,32 @@ function isSymbolicLink(path: string): boolean {
 }
 
 /**
- * The nearest folder, `dir` itself or one above it, that an earlier in-place
- * run kept originals in (it holds a `.pfc-originals/`); undefined when none.
+ * The nearest folder, `dir` itself or one above it, that an earlier run of this
+ * mode was asked about (see {@link isRunHome}); undefined when none, and always
+ * in mirror mode (its records are in its output folder, not above the inputs).
  * A run on a subfolder of it takes it as the root: its manifest knows the
- * results there (they are not new originals to correct again) and the
- * originals stay where `pfc restore` of it, or of the subfolder, finds them.
+ * results there (in place, they are not new originals to correct again; with a
+ * suffix, the results beside the photos are pfc's, not the user's files to
+ * refuse), and in place the originals stay where `pfc restore` of it, or of
+ * the subfolder, finds them.
  */
-export function inPlaceHome(dir: string): string | undefined {
+export function runHome(dir: string, kind: OutputMode['kind']): string | undefined {
+  if (kind === 'mirror') return undefined;
   for (let d = resolve(dir); ; d = dirname(d)) {
-    if (statSync(join(d, BACKUP_DIR), { throwIfNoEntry: false })?.isDirectory()) return d;
+    if (isRunHome(d, kind)) return d;
     if (dirname(d) === d) return undefined;
   }
+}
+
+/**
+ * Whether an earlier run of this mode was asked about `dir` and keeps its records of the results below it
+ * there: in place, the originals it kept (`.pfc-originals/`, beside its manifest); with a suffix, its manifest
+ * (a suffix run's manifest is in the folder it was asked about, and nowhere else). A run on a folder above or
+ * below it then plans that folder's files with those records: one manifest of record for each result.
+ */
+function isRunHome(dir: string, kind: OutputMode['kind']): boolean {
+  if (kind === 'in-place') return statSync(join(dir, BACKUP_DIR), { throwIfNoEntry: false })?.isDirectory() === true;
+  return kind === 'suffix' && manifestModeOf(dir) === 'suffix';
 }
 
 /**
@@ -244,7 +261,8 @@ class Surveyor {
       return this.skip(dir, 'output-folder', 'output folder of an earlier run (holds a manifest)');
     }
     entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    if (!top && this.isInPlaceRoot(entries)) root = { base: dir, outputRoot: dir, dir };
+    // Its files keep their names from the input as given (what the run prints), save in place: originals are kept by their path below their home.
+    if (!top && this.isHomeBelow(dir, entries)) root = { base: this.mode.kind === 'in-place' ? dir : root.base, outputRoot: dir, dir };
     this.tasks.push({ root, dir, real });
     const folders: string[] = [];
     for (const e of entries) {
@@ -269,14 +287,15 @@ class Surveyor {
   }
 
   /**
-   * Whether an in-place run finds, in a folder below its input, the kept
-   * originals of an earlier in-place run on that folder alone. The folder is
-   * then a root of its own: its manifest knows its results (they are not new
-   * originals to correct again) and its originals stay where `pfc restore`
-   * of it, or of any folder above, finds them.
+   * Whether a folder below the input was the input of an earlier run of this mode on that folder alone (see
+   * {@link isRunHome}): the folder is then a root of its own, its manifest knowing its results (in place, they
+   * are not new originals to correct again; with a suffix, they are pfc's to redo or find up to date, not the
+   * user's files to refuse), and in place its originals stay where `pfc restore` of it, or of any folder
+   * above, finds them. Judged from the listing: only a folder holding what such a run leaves is asked.
    */
-  private isInPlaceRoot(entries: Dirent[]): boolean {
-    return this.mode.kind === 'in-place' && entries.some((e) => e.name === BACKUP_DIR && e.isDirectory());
+  private isHomeBelow(dir: string, entries: Dirent[]): boolean {
+    const mark = this.mode.kind === 'in-place' ? BACKUP_DIR : this.mode.kind === 'suffix' ? MANIFEST_FILE : undefined;
+    return mark !== undefined && entries.some((e) => e.name === mark) && isRunHome(dir, this.mode.kind);
   }
 
   /**

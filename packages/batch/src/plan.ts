@@ -177,7 +177,7 @@ export async function planStream(options: PlanOptions): Promise<StreamedPlan> {
   const backend = options.backend ?? 'web';
   const survey = await surveyInputs(roots, mode, options.leaveOut, signal, terms);
   if (mode.kind === 'mirror') refuseOutputFoldersOverInputs(survey, mode, terms);
-  const manifests = await loadManifests(roots, mode);
+  const manifests = await loadManifests(survey, mode);
   throwIfCancelled(signal);
   const progress = { leftOut: 0 };
   const walker = new Walker(mode, params, backend, knownMediaLookup(manifests, params, options.backendId ?? backend, mode.kind === 'in-place'), manifests, survey.leftOut, progress, options.leaveOut, signal, terms);
@@ -234,10 +234,13 @@ function* outputFoldersOf(survey: Survey, mode: OutputMode): Generator<string> {
   }
 }
 
-/** The manifest of each root's output folder, read once (a folder without one gives an empty manifest; an unreadable one none). */
-async function loadManifests(roots: readonly Root[], mode: OutputMode): Promise<Map<string, Manifest>> {
+/**
+ * The manifest of each root's output folder, read once (a folder without one gives an empty manifest; an unreadable
+ * one none): the inputs' roots and those the survey found below them (a subfolder an earlier run was asked about).
+ */
+async function loadManifests(survey: Survey, mode: OutputMode): Promise<Map<string, Manifest>> {
   const manifests = new Map<string, Manifest>();
-  for (const { outputRoot } of roots) {
+  for (const { root: { outputRoot } } of survey.tasks) {
     if (manifests.has(outputRoot)) continue;
     const m = await Manifest.load(outputRoot, mode.kind).catch(() => undefined);
     if (m) manifests.set(outputRoot, m);
@@ -371,7 +374,7 @@ class Walker {
     const manifest = this.manifests.get(root.outputRoot);
     const entry = manifest?.get(path);
     if (!manifest || !entry) {
-      // Not said to be the user's: a run on a subfolder alone keeps its results in a manifest of its own, which this run does not read.
+      // Not said to be the user's: it may be pfc's, recorded by a manifest this run does not plan with (another suffix's, a moved folder's).
       return this.skip(path, 'suffix-output', `ends with the output suffix "${suffix}" as pfc's results do, but this run's manifest does not record it: not corrected; if it is a photo of yours, rename it to have it corrected`);
     }
     const info = lstatOrUndefined(path);

@@ -18,7 +18,7 @@ import type { HostTerms } from './host-terms';
 import { lockFolders } from './lock';
 import { Manifest } from './manifest';
 import { BACKUP_DIR, BACKUP_HISTORY_DIR, isInside, isPartialName } from './paths';
-import { inPlaceHome } from './plan-survey';
+import { runHome } from './plan-survey';
 
 export interface RestoreRequest {
   /** The folder that was corrected in place. */
@@ -102,7 +102,7 @@ export async function keptOriginals(request: Pick<RestoreRequest, 'folder' | 'pa
 /** The files of `folder` (or the `paths` given) with a kept original; the paths without one go to `outcome.skipped`. */
 async function candidatesOf(folder: string, paths: string[] | undefined, outcome: RestoreOutcome): Promise<Candidate[]> {
   // A folder below an earlier in-place run's keeps its originals in that run's folder (as `correct` does).
-  const home = inPlaceHome(folder) ?? folder;
+  const home = runHome(folder, 'in-place') ?? folder;
   return paths ? candidatesFor(folder, home, paths, outcome) : (await everyBackup(home)).filter((c) => isInside(c.path, folder));
 }
 

@@ -21,8 +21,9 @@ export function summaryActions(l10n: VscodeL10n): { open: string; report: string
 }
 
 /**
- * "Corrected 5 files in 3.2 s; 2 already up to date; 1 failed." (and why the
- * run stopped itself, if it did) and the buttons
+ * "Corrected 5 files in 3.2 s; 2 already up to date; 1 failed." (or, when
+ * nothing needed doing, "All 5 files are already up to date; nothing was
+ * sent."; and why the run stopped itself, if it did) and the buttons
  * that apply. Each phrase is a whole message (singular and plural apart), so
  * translators never get fragments glued together in English order.
  * `refusedKey`: the service refused that key and the run stopped on it.
@@ -31,12 +32,18 @@ export function summaryMessage(s: RunCounts, l10n: VscodeL10n, refusedKey?: KeyN
   const { t } = l10n;
   const seconds = (s.durationMs / 1000).toFixed(1);
   const parts: string[] = [];
-  if (s.interrupted) parts.push(s.corrected === 1 ? t('Cancelled after correcting 1 file in {0} s', seconds) : t('Cancelled after correcting {0} files in {1} s', s.corrected, seconds));
-  else parts.push(s.corrected === 1 ? t('Corrected 1 file in {0} s', seconds) : t('Corrected {0} files in {1} s', s.corrected, seconds));
-  if (s.upToDate > 0) parts.push(t('{0} already up to date', s.upToDate));
-  if (s.excluded > 0) parts.push(s.excluded === 1 ? t('1 path left out') : t('{0} paths left out', s.excluded));
   const refused = s.refused ?? 0;
   const retryable = s.failed - refused;
+  // Nothing needed doing: "Corrected 0 files in 0.0 s; 5 already up to date" read as if the run had fallen short.
+  const nothingToDo = !s.interrupted && !s.stoppedBecause && s.corrected + s.failed + s.cancelled === 0 && s.upToDate > 0;
+  if (nothingToDo) {
+    parts.push(s.upToDate === 1 ? t('The file is already up to date; nothing was sent') : t('All {0} files are already up to date; nothing was sent', s.upToDate));
+  } else {
+    if (s.interrupted) parts.push(s.corrected === 1 ? t('Cancelled after correcting 1 file in {0} s', seconds) : t('Cancelled after correcting {0} files in {1} s', s.corrected, seconds));
+    else parts.push(s.corrected === 1 ? t('Corrected 1 file in {0} s', seconds) : t('Corrected {0} files in {1} s', s.corrected, seconds));
+    if (s.upToDate > 0) parts.push(t('{0} already up to date', s.upToDate));
+  }
+  if (s.excluded > 0) parts.push(s.excluded === 1 ? t('1 path left out') : t('{0} paths left out', s.excluded));
   if (retryable > 0) parts.push(t('{0} failed', retryable));
   // Left as is on purpose (already corrected, would replace another file…): a retry would refuse them again.
   if (refused > 0) parts.push(refused === 1 ? t('1 file left as is (see the report for why)') : t('{0} files left as is (see the report for why)', refused));
