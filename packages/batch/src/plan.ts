@@ -5,11 +5,10 @@
  * unit, as a run takes them (`planStream`) or all at once (`planBatch`).
  */
 import type { Dirent, Stats } from 'node:fs';
-import { lstatSync, readdirSync, statSync } from 'node:fs';
-import { realpath } from 'node:fs/promises';
-import { basename, dirname, join, relative, resolve, sep } from 'node:path';
+import { lstatSync, readdirSync } from 'node:fs';
+import { basename, dirname, join, relative, resolve } from 'node:path';
 import type { BackendKind, PfcParams } from '@pfc/core';
-import { NotRegularFileError, notRegularReason } from '@pfc/node-io';
+import { NotRegularFileError } from '@pfc/node-io';
 import { BatchUsageError, throwIfCancelled } from './errors';
 import { CLI_TERMS, type HostTerms, outputOverInputAdvice } from './host-terms';
 import { limitViolation } from './limits';
@@ -21,10 +20,11 @@ import { isAnimatedPng } from './animation';
 import { settleCollisions } from './collisions';
 import { lstatOrUndefined, statAsWritten } from './decide';
 import { BACKUP_DIR, DEFAULT_SUFFIX, formatChange, hasSuffix, type OutputMode, outputName, portableRelative, unreadableReason } from './paths';
-import { isJudged, isOwnFile, kindOf, type LeaveOut, outputFolderOf, type PlanTask, resolveRoots, type Root, type Survey, surveyInputs } from './plan-survey';
+import { isOwnFile, kindOf, type LeaveOut, outputFolderOf, type PlanTask, resolveRoots, type Root, type Survey, surveyInputs } from './plan-survey';
 import { PathTable } from './path-table';
+import { childPath, type KnownMedia, probe, probeAhead, type Probe } from './plan-probe';
 import { realFilePaths, realPathOfSync } from './realpaths';
-import { type MediaInfo, NOT_SUPPORTED, REPORT_PAGE, sniffFileSync } from './sniff';
+import { type MediaInfo, NOT_SUPPORTED, REPORT_PAGE } from './sniff';
 
 export type { LeaveOut } from './plan-survey';
 
@@ -313,7 +313,7 @@ class Walker {
     const files = linksLast(entries.filter((e) => !isOwnFile(e.name) && kindOf(e, childPath(task.dir, e.name)) === 'file'));
     // Not counted by the first pass, and never read.
     const hostLeftOut = (path: string): string | undefined => this.leaveOut?.(path, false);
-    const probed = this.probeAhead(task.dir, this.leaveOut ? files.filter((e) => !hostLeftOut(childPath(task.dir, e.name))) : files, real, this.knownIn(task.root));
+    const probed = probeAhead(task.dir, this.leaveOut ? files.filter((e) => !hostLeftOut(childPath(task.dir, e.name))) : files, real, this.knownIn(task.root), this.suffix);
     const stills = livePhotoStills(files.map((e) => e.name));
     for (const e of files) {
       // Before the next file's reads are started (they run a few ahead, see `probeAhead`).
@@ -409,30 +409,6 @@ class Walker {
     const plan: PlanOutput<PlannedFile> = (path, info, media) => plannedFile(path, root, mode, suffix, info, media, params);
     return (path, info) => this.known(path, info, plan);
   }
-
-  /**
-   * The files' reads (stat, header, real path) run a few ahead of the walk, in order:
-   * one at a time, a folder of small files spent most of its planning waiting on them.
-   */
-  private probeAhead(dir: string, entries: Dirent[], realDir: Promise<string>, known: KnownMedia): (path: string) => Promise<Probe> | undefined {
-    const suffix = this.suffix;
-    const ahead = new Map<string, Promise<Probe>>();
-    const candidates = entries.filter((e) => isJudged(e.name, suffix)).map((e) => childPath(dir, e.name));
-    let queued = 0;
-    const fill = (): void => {
-      while (queued < candidates.length && ahead.size < PROBES_AHEAD) {
-        const path = candidates[queued++]!;
-        ahead.set(path, probe(path, realDir, known));
-      }
-    };
-    return (path) => {
-      fill();
-      const p = ahead.get(path);
-      ahead.delete(path);
-      fill();
-      return p;
-    };
-  }
 }
 
 /** Where one input's result goes, in each mode. */
@@ -468,49 +444,10 @@ function isSymbolicLink(path: string): boolean {
   return lstatSync(path, { throwIfNoEntry: false })?.isSymbolicLink() ?? false;
 }
 
-/** `dir`'s entry `name` (a folder entry's name holds no separator): `join` without its normalising pass, asked for every file. */
-function childPath(dir: string, name: string): string {
-  return dir.endsWith(sep) ? `${dir}${name}` : `${dir}${sep}${name}`;
-}
-
-/** How many files' reads planning runs ahead of the walk. */
-const PROBES_AHEAD = 16;
 /** Files planned between two turns of the event loop: a few milliseconds of synchronous reads. */
 const FILES_PER_TURN = 256;
 
 /** `entries` with the symbolic links after the rest, each part in its order. */
 function linksLast(entries: Dirent[]): Dirent[] {
   return [...entries.filter((e) => !e.isSymbolicLink()), ...entries.filter((e) => e.isSymbolicLink())];
-}
-
-/** What planning reads of a file; an unreadable file is an `error`. `known`: the file as planned from the manifest (`media` came from it). */
-/** `unsupported`: why a file that is no JPEG, PNG, MP4 or MOV is left out. */
-type Probe = { info: Stats; media: MediaInfo | undefined; unsupported?: string; real: Promise<string>; link: boolean; known: PlannedFile | undefined } | { error: Error };
-
-/** The file, planned, when its manifest records it as unchanged (see `knownMediaLookup`); else undefined. */
-type KnownMedia = (path: string, info: Stats) => PlannedFile | undefined;
-
-/** `realDir`: the real path of the file's folder, for a file that is not a symbolic link. */
-async function probe(path: string, realDir: Promise<string> | undefined, known: KnownMedia): Promise<Probe> {
-  try {
-    // One call for a plain file (its own stat is the target's); a link's target needs a second.
-    // Synchronous, as the sniff: a stat and a header read from the page cache take microseconds,
-    // each asynchronous call a turn in libuv's four threads (most of a rerun's planning).
-    const own = lstatSync(path);
-    const link = own.isSymbolicLink();
-    const info = link ? statSync(path) : own;
-    // A pipe or device given as an input, or swapped in since the folder was listed: never opened.
-    const notRegular = notRegularReason(info);
-    if (notRegular) return { error: new NotRegularFileError(path, notRegular) };
-    // A link's manifest entry names the link, whose target may have been swapped: always sniffed.
-    const remembered = link ? undefined : known(path, info);
-    let unsupported: string | undefined;
-    const media = remembered?.media ?? sniffFileSync(path, (why) => (unsupported = why));
-    const real = realDir && !link ? realDir.then((d) => childPath(d, basename(path))) : realpath(path);
-    // Awaited where it is needed (a failure there fails the plan, as before); never unhandled meanwhile.
-    real.catch(() => undefined);
-    return { info, media, ...(unsupported ? { unsupported } : {}), real, link, known: remembered };
-  } catch (err) {
-    return { error: err as Error };
-  }
 }
