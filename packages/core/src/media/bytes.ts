@@ -19,3 +19,10 @@ export function u16le(b: Uint8Array, at: number): number {
 export function i32le(b: Uint8Array, at: number): number {
   return (u16le(b, at) + u16le(b, at + 2) * 0x10000) | 0;
 }
+
+/** Whether two byte arrays hold the same bytes. */
+export function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}

@@ -16,7 +16,7 @@
  * Pure: bytes in, bytes out. References in brackets are to ICC.1:2010 (v4).
  */
 
-import { i32be } from './bytes';
+import { i32be, sameBytes } from './bytes';
 import { derivedProfile, optionalTag, readDisplayable, type SourceProfile, toneCurve, type Xyz } from './grey-icc';
 
 /**
@@ -82,6 +82,3 @@ function greyName(description: string | undefined): string {
   return description ? `Grey for ${description} (R = G = B data as grey)` : 'Grey for an RGB profile (R = G = B data as grey)';
 }
 
-function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
-  return a.length === b.length && a.every((v, i) => v === b[i]);
-}

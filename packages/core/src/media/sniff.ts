@@ -240,4 +240,5 @@ export { yccJpegAsGrey } from './ycc-jpeg-grey';
 export { greyProfileForRgb } from './grey-icc-from-rgb';
 export { greyPngAsRgb, type GreyPngOptions } from './grey-png';
 export { NotGreyError, rgbPngAsGrey } from './rgb-png-grey';
+export { sameBytes } from './bytes';
 export { crc32, CRC_START, crcValue, PNG_FILTER, PNG_SIGNATURE, pngChunk, unfilterPngRow } from './png';

@@ -5,7 +5,7 @@
  * The service's limits are checked from the document's or layer's bounds
  * before any pixel is read.
  */
-import { formatBytes, imageSizeIssue, type BackendKind } from '@pfc/core';
+import { formatBytes, imageSizeIssue, sameBytes, type BackendKind } from '@pfc/core';
 import type { Host, PsDocument, PsGetPixelsOptions, PsRect } from '../host/types';
 import { decodeImage, encodeJpeg, encodePng, encodePngWithin, hasTransparency, type Rgba } from '../image/codec';
 import { alphaOf, toRgba } from '../image/pixels';
@@ -374,11 +374,6 @@ export function sameRect(a: PsRect, b: PsRect): boolean {
   return a.left === b.left && a.top === b.top && a.right === b.right && a.bottom === b.bottom;
 }
 
-function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
-}
 
 /** Computed on first use, then kept. */
 function once<T>(make: () => T): () => T {
