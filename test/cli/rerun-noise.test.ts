@@ -4,7 +4,7 @@
  * and its thumbnails) are not counted or listed as left out, and nothing sent means no line about jobs at once.
  * A user's file that merely looks like pfc's is still listed, with what to do, and left as it is.
  */
-import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync } from 'node:fs';
+import { appendFileSync, copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -29,15 +29,18 @@ describe('a rerun of an unchanged folder (embedded emulator)', () => {
     expect(again.stdout).toMatch(/^Left out \(1\):\n {2}photos\/LICENSES\.md: /m);
     expect(again.stdout).not.toContain('_pfc');
 
-    // The user's own photo named like a result, a result whose date changed (copied, touched), and a result whose
-    // photo is gone (no "up to date" tells of it then): listed, each with why.
+    // The user's own photo named like a result, a result changed since (edited), and a result whose photo is gone
+    // (no "up to date" tells of it then): listed, each with why. A result only given a new date (copied, touched)
+    // has pfc's bytes: not listed.
     copyFileSync(join(photos, 'outdoors/rocket.jpg'), join(photos, 'mine_pfc.jpg'));
     const mine = readFileSync(join(photos, 'mine_pfc.jpg'));
-    utimesSync(join(photos, 'objects/coffee_pfc.jpg'), new Date('2020-01-01'), new Date('2020-01-01'));
+    appendFileSync(join(photos, 'objects/coffee_pfc.jpg'), 'edited');
+    utimesSync(join(photos, 'outdoors/rocket_pfc.jpg'), new Date('2020-01-01'), new Date('2020-01-01'));
     rmSync(join(photos, 'portraits/astronaut.jpg'));
     const third = await runPfc(['correct', 'photos', '--suffix', '_pfc', '--json'], { cwd: dir });
-    expect(third.code, third.stdout + third.stderr).toBe(0);
-    expect(summaryOf(third.stdout)).toMatchObject({ corrected: 0, upToDate: 4, excluded: 4, skipped: 8 });
+    expect(third.code, third.stdout + third.stderr).toBe(1);
+    // coffee.jpg is left as is: its result would replace the edited one.
+    expect(summaryOf(third.stdout)).toMatchObject({ corrected: 0, upToDate: 3, failed: 1, excluded: 4, skipped: 7 });
     const listed = leftOutLines(third.stdout).filter((l) => l.code === 'suffix-output');
     expect(listed.map((l) => l.input).sort()).toEqual([join(photos, 'mine_pfc.jpg'), join(photos, 'objects/coffee_pfc.jpg'), join(photos, 'portraits/astronaut_pfc.jpg')]);
     expect(listed.find((l) => l.input.endsWith('mine_pfc.jpg'))!.reason).toBe('ends with the output suffix "_pfc" as pfc\'s results do, but this run\'s manifest does not record it: not corrected; if it is a photo of yours, rename it to have it corrected');

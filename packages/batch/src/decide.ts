@@ -104,7 +104,11 @@ export async function outputOwner(output: string, manifest: Manifest, signal?: A
   // `entry`: the caller's lookup of the same output (a rerun looked every file up twice).
   entry ??= manifest.get(output);
   if (!byBytes && entry && statAsWritten(info, entry)) return 'ours';
-  return manifest.wrote(output, await hashFile(output, signal)) ? 'ours' : 'foreign';
+  const hash = await hashFile(output, signal);
+  if (!manifest.wrote(output, hash)) return 'foreign';
+  // The recorded result with new times (copied with its folder, touched): known by its stat from the next run on.
+  if (entry?.outputHash === hash) manifest.restat(output, { output: info });
+  return 'ours';
 }
 
 /**
@@ -160,6 +164,8 @@ async function decideBeside(file: PlannedFile, manifest: Manifest, entry: Manife
   const sameStat = entry.inputSize === file.size && entry.inputMtimeMs === file.mtimeMs;
   // An unchanged size and mtime trust the recorded hash (as git's index does): no re-read of large files.
   const sourceHash = sameStat ? entry.inputHash : await hashFile(file.input, signal);
+  // The photo with new times (copied with its folder, touched): known by its stat from the next run on.
+  if (!sameStat && sourceHash === entry.inputHash) manifest.restat(file.output, { input: file });
   const correct = (reason: CorrectReason): Decision => ({ action: 'correct', reason, source: file.input, sourceHash, backupFirst: false });
   if (sourceHash !== entry.inputHash) return correct('input-changed');
   if (entry.settingsKey !== key) return correct('settings-changed');
@@ -178,6 +184,7 @@ async function decideInPlace(file: PlannedFile, backup: string, manifest: Manife
   const trusted = sameStat && entry.settingsKey === key && !force;
   const currentHash = trusted ? entry.outputHash : await hashFile(file.input, signal);
   const recorded = entry !== undefined && currentHash === entry.outputHash;
+  if (recorded && !sameStat) manifest.restat(file.output, { output: file });
   // pfc's own result, renamed into place by a run killed before recording it.
   const unrecorded = !recorded && manifest.wrote(file.output, currentHash);
   if (!recorded && !unrecorded) {

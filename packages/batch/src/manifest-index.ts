@@ -37,6 +37,18 @@ export interface IndexSettings {
   params: PfcParams;
 }
 
+/** A file's size and modification time, as a manifest records them. */
+export interface FileStat {
+  size: number;
+  mtimeMs: number;
+}
+
+/** The stats of an entry's input, its result, or both. */
+export interface RecordedStats {
+  input?: FileStat;
+  output?: FileStat;
+}
+
 const SHA = 'sha256:';
 /** A size as a 32-bit key (files over 4 GiB fold onto smaller sizes: every hit is checked against the whole size). */
 const sizeKey = (size: number): number => (size % 0x1_0000_0000) >>> 0;
@@ -56,6 +68,8 @@ const JOB = 4;
 const NO_JOB = 8;
 /** The input is its interned folder plus the output's name (else a slot of `inputs`). */
 const SAME_NAME = 16;
+/** The slot's stats changed since the manifest file was written (see `setStats`). */
+const RESTATED = 32;
 
 export class ManifestIndex {
   /** The outputs' paths; an output's slot here is its slot in every array below. */
@@ -105,6 +119,39 @@ export class ManifestIndex {
     flags |= this.putJob(slot, e.jobId);
     this.addFlags(slot, flags);
     this.noteResult(slot, flags);
+  }
+
+  /**
+   * New sizes and modification times of a recorded output's input and result, where their bytes were read and found
+   * to be the recorded ones (see `Manifest.restat`). False when `output` is not recorded.
+   */
+  setStats(output: string, stats: RecordedStats): boolean {
+    const slot = this.outputs.find(output);
+    if (slot < 0) return false;
+    const nums = this.nums.page(slot);
+    const n = this.nums.offset(slot);
+    if (stats.input) [nums[n], nums[n + 1]] = [stats.input.size, stats.input.mtimeMs];
+    if (stats.output) [nums[n + 2], nums[n + 3]] = [stats.output.size, stats.output.mtimeMs];
+    this.addFlags(slot, RESTATED);
+    return true;
+  }
+
+  /** The outputs `setStats` changed since the last call (relative paths), their marks cleared: one flag a slot, no list kept meanwhile. */
+  *takeRestated(): Generator<string> {
+    for (let slot = 0; slot < this.outputs.size; slot++) if (this.unmarkRestated(slot)) yield this.outputs.pathOf(slot);
+  }
+
+  /** Clears every `setStats` mark (the manifest file was written whole). */
+  clearRestated(): void {
+    for (let slot = 0; slot < this.outputs.size; slot++) this.unmarkRestated(slot);
+  }
+
+  private unmarkRestated(slot: number): boolean {
+    const meta = this.meta.page(slot);
+    const m = this.meta.offset(slot) + 2;
+    const marked = (meta[m]! & RESTATED) !== 0;
+    meta[m] = meta[m]! & ~RESTATED;
+    return marked;
   }
 
   /**

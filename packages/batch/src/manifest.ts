@@ -17,7 +17,7 @@ import { Readable } from 'node:stream';
 import type { PfcParams } from '@pfc/core';
 import { appendFileDurable, makeFolder, writeStreamAtomic } from '@pfc/node-io';
 import { hashValue } from './hash';
-import { ManifestIndex } from './manifest-index';
+import { type FileStat, ManifestIndex, type RecordedStats } from './manifest-index';
 import {
   doneLine, type HeaderLine, MANIFEST_VERSION, type ManifestEntry, parseLine, settingsLine, writingLine,
 } from './manifest-lines';
@@ -29,6 +29,12 @@ export { MANIFEST_VERSION, type ManifestEntry } from './manifest-lines';
 export function settingsKey(backend: string, effectiveParams: PfcParams): string {
   return hashValue({ backend, params: effectiveParams });
 }
+
+/**
+ * A file modified this recently may change again within its clock's resolution (two seconds on FAT) and keep its
+ * size and time: its stat is not recorded as that of the bytes read (git's "racily clean" entries).
+ */
+const RACY_MS = 2_000;
 
 /** Superseded lines that make `tidy` rewrite the file: at least this many… */
 const TIDY_MIN_SUPERSEDED = 64;
@@ -66,6 +72,8 @@ export class Manifest {
   private readonly folderRel = new Map<string, string>();
   /** Whether this object has appended to or rewritten the file. */
   private wroteFile = false;
+  /** Outputs whose stats `restat` changed that the file does not hold yet (at most: one recorded since counts too). */
+  private restated = 0;
 
   private constructor(
     /** Folder the manifest describes (paths in entries are relative to it). */
@@ -267,14 +275,46 @@ export class Manifest {
     });
   }
 
-  /** Rewrite the file with one line per output when many of its lines are superseded, or it is of an older format version. */
+  /**
+   * New stats of a recorded output's input or result (absolute `output`), whose bytes the caller has just read and
+   * found to be the recorded ones: a folder copied without its times (`cp -r`, an unzip, a restore from backup) had
+   * every photo and result hashed again on every rerun, as their stats never matched again; from the next run they
+   * do, as git refreshes its index. Kept in memory until `tidy`, at the end of the run (a stat lost to a kill costs
+   * one more read). A file modified within {@link RACY_MS} is not restated.
+   */
+  restat(output: string, stats: RecordedStats): void {
+    const settled = (f: FileStat | undefined): boolean => f === undefined || f.mtimeMs < Date.now() - RACY_MS;
+    if (!settled(stats.input) || !settled(stats.output)) return;
+    const rel = this.relOf(output);
+    if (this.entries.setStats(rel, stats)) this.restated++;
+  }
+
+  /**
+   * Write what `restat` changed, and rewrite the file with one line per output when many of its lines are superseded,
+   * or it is of an older format version.
+   */
   tidy(): Promise<void> {
     return this.enqueue(async () => {
       if (!this.exists) return;
-      const superseded = this.lines - this.liveLines();
-      const worth = superseded >= TIDY_MIN_SUPERSEDED && superseded >= TIDY_SHARE * this.lines;
-      if (worth || this.version !== MANIFEST_VERSION) await this.rewrite();
+      const restated = this.restated;
+      this.restated = 0;
+      const superseded = this.lines + restated - this.liveLines();
+      const worth = superseded >= TIDY_MIN_SUPERSEDED && superseded >= TIDY_SHARE * (this.lines + restated);
+      if (worth || this.version !== MANIFEST_VERSION) return this.rewrite();
+      if (restated > 0) await this.appendRestated();
     });
+  }
+
+  /** The current lines of the outputs `restat` changed, appended in one durable write. */
+  private async appendRestated(): Promise<void> {
+    const lines: string[] = [];
+    for (const rel of this.entries.takeRestated()) {
+      const e = this.entries.get(rel)!;
+      lines.push(doneLine(e, this.settings.get(e.settingsKey)!.id));
+    }
+    if (lines.length === 0) return;
+    await appendFileDurable(this.path, `${lines.join('\n')}\n`);
+    this.lines += lines.length;
   }
 
   /** Rewrite the file with one line per output (temporary file + rename), whatever its state. */
@@ -296,6 +336,7 @@ export class Manifest {
     for (const e of this.entries.values()) used.add(e.settingsKey);
     for (const s of this.settings.values()) s.written = used.has(s.key);
     await writeStreamAtomic(this.path, Readable.from(this.linesOfFile()));
+    this.entries.clearRestated();
     this.version = MANIFEST_VERSION;
     this.lines = this.liveLines();
   }

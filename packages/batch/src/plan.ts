@@ -13,7 +13,8 @@ import { BatchUsageError, throwIfCancelled } from './errors';
 import { CLI_TERMS, type HostTerms, outputOverInputAdvice } from './host-terms';
 import { limitViolation } from './limits';
 import { livePhotoReason, livePhotoStills } from './live-photos';
-import { Manifest } from './manifest';
+import { hashFile } from './hash';
+import { Manifest, type ManifestEntry } from './manifest';
 import { type LeftOutRecord, type SkipCode } from './left-out';
 import { knownMediaLookup, type PlanOutput } from './plan-known';
 import { isAnimatedPng } from './animation';
@@ -366,11 +367,12 @@ class Walker {
    * A file named as a suffix result is never corrected (its photo's result replaces it only when pfc wrote it, or
    * with `overwrite`: see decide.ts). pfc's own result, which the run's manifest records at this path with the size and mtime it was
    * written with, beside its photo, is not listed: that photo's "up to date" already tells of it, and a rerun of 1,000
-   * corrected photos said "1000 left out" when nothing was. Stats only (as the decision trusts them): a rerun reads
-   * and hashes no result. Any other file so named is listed, with why: the user's own, a result changed since, one
-   * whose photo is gone (then nothing else in the summary would tell of it), or one given as an input itself.
+   * corrected photos said "1000 left out" when nothing was. Stats first (as the decision trusts them): a rerun reads
+   * no result but one of the recorded size with another time (copied with its folder, touched), whose bytes decide,
+   * once (see `Manifest.restat`). Any other file so named is listed, with why: the user's own, a result changed
+   * since, one whose photo is gone (then nothing else in the summary would tell of it), or one given as an input itself.
    */
-  private suffixNamed(path: string, root: Root, suffix: string): void {
+  private async suffixNamed(path: string, root: Root, suffix: string): Promise<void> {
     const manifest = this.manifests.get(root.outputRoot);
     const entry = manifest?.get(path);
     if (!manifest || !entry) {
@@ -378,12 +380,21 @@ class Walker {
       return this.skip(path, 'suffix-output', `ends with the output suffix "${suffix}" as pfc's results do, but this run's manifest does not record it: not corrected; if it is a photo of yours, rename it to have it corrected`);
     }
     const info = lstatOrUndefined(path);
-    const changed = !info || !statAsWritten(info, entry);
+    const changed = !info || (!statAsWritten(info, entry) && !(await this.recordedBytes(path, info, entry, manifest)));
     const photoThere = lstatOrUndefined(resolve(manifest.dir, entry.input)) !== undefined;
     if (!changed && photoThere && root.file !== path) return;
     this.skip(path, 'suffix-output', changed
       ? `ends with the output suffix "${suffix}": pfc's result for ${entry.input}, but its size or date changed since pfc wrote it (recorded in ${manifest.path}); not corrected`
       : `ends with the output suffix "${suffix}": pfc's result for ${entry.input}${photoThere ? '' : ', which is no longer there (moved or deleted)'}; left as is, not corrected twice`);
+  }
+
+  /** Whether the file at `path`, of the recorded result's size but another time, has its bytes (then restated). */
+  private async recordedBytes(path: string, info: Stats, entry: ManifestEntry, manifest: Manifest): Promise<boolean> {
+    if (!info.isFile() || info.size !== entry.outputSize) return false;
+    const hash = await hashFile(path, this.signal).catch(() => undefined);
+    if (hash !== entry.outputHash) return false;
+    manifest.restat(path, { output: info });
+    return true;
   }
 
   /** A file that could not be judged: a pipe or device is not a photo (left out as any other non-photo), any other error a failure to read. */

@@ -98,6 +98,32 @@ describe('Manifest', () => {
     expect(again.get(join(dir, 'p70.jpg'))?.inputHash).toBe('sha256:p70.jpg');
   });
 
+  it('restat: new stats of recorded bytes are written by tidy, appended when few, the file rewritten when many; a stat of a moment ago is not kept', async () => {
+    const dir = tempDir();
+    const m = await Manifest.load(dir, 'mirror');
+    for (let i = 0; i < 100; i++) await m.record(entry(dir, `p${i}.jpg`));
+    const fileLines = () => readFileSync(join(dir, MANIFEST_FILE), 'utf8').trim().split('\n').length;
+    const hourAgo = Date.now() - 3_600_000;
+    m.restat(join(dir, 'p1.jpg'), { input: { size: 10, mtimeMs: hourAgo } });
+    m.restat(join(dir, 'p2.jpg'), { output: { size: 12, mtimeMs: hourAgo + 1 } });
+    m.restat(join(dir, 'p3.jpg'), { output: { size: 12, mtimeMs: Date.now() - 100 } });
+    m.restat(join(dir, 'unknown.jpg'), { output: { size: 12, mtimeMs: hourAgo } });
+    expect(m.get(join(dir, 'p1.jpg'))).toMatchObject({ inputSize: 10, inputMtimeMs: hourAgo, outputMtimeMs: 2 });
+    await m.tidy();
+    expect(fileLines()).toBe(102 + 2);
+    const again = await Manifest.load(dir, 'mirror');
+    expect(again.get(join(dir, 'p1.jpg'))).toMatchObject({ inputMtimeMs: hourAgo, outputMtimeMs: 2, inputHash: 'sha256:p1.jpg' });
+    expect(again.get(join(dir, 'p2.jpg'))).toMatchObject({ inputMtimeMs: 1, outputMtimeMs: hourAgo + 1, outputHash: 'sha256:out' });
+    expect(again.get(join(dir, 'p3.jpg'))?.outputMtimeMs).toBe(2);
+    expect(again.size).toBe(100);
+
+    for (let i = 0; i < 100; i++) again.restat(join(dir, `p${i}.jpg`), { output: { size: 12, mtimeMs: hourAgo + 7 } });
+    await again.tidy();
+    // Header, settings, one line per output.
+    expect(fileLines()).toBe(102);
+    expect((await Manifest.load(dir, 'mirror')).get(join(dir, 'p99.jpg'))?.outputMtimeMs).toBe(hourAgo + 7);
+  });
+
   it('keeps a line short: parameters not repeated, hashes packed', async () => {
     const dir = tempDir();
     const m = await Manifest.load(dir, 'mirror');

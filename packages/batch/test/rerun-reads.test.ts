@@ -4,10 +4,10 @@
  * so its headers are not sniffed and nothing is hashed. Counted at the file
  * system: every open of a file (sniff, animation check, hash, upload stream).
  */
-import { readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
-import { planBatch, runBatch, type RunOptions } from '../src/index';
+import { type OutputMode, planBatch, runBatch, type RunOptions } from '../src/index';
 import { FakeBackend, jpegBytes, pngBytes, tempDir, writeTree } from './helpers';
 
 const opened = vi.hoisted(() => ({ paths: [] as string[] }));
@@ -43,8 +43,8 @@ function tree(): string {
   return root;
 }
 
-async function plannedRun(root: string, options: Partial<RunOptions> & { backend: FakeBackend }) {
-  const plan = await planBatch({ inputs: [root] });
+async function plannedRun(root: string, options: Partial<RunOptions> & { backend: FakeBackend }, output?: OutputMode) {
+  const plan = await planBatch({ inputs: [root], ...(output ? { output } : {}) });
   const summary = await runBatch(plan, { retryDelayMs: 1, ...options });
   return { plan, summary };
 }
@@ -96,6 +96,50 @@ describe('a rerun of an up-to-date folder', () => {
     expect(summary).toMatchObject({ corrected: 1, upToDate: 13 });
     expect(plan.files.find((f) => f.rel === 'sub/p2.jpg')).toMatchObject({ media: { width: 640, height: 480 } });
     expect(inputsOpened(root)).toContain('sub/p2.jpg');
+  });
+});
+
+/** Every file below `root` but pfc's own (manifest, lock), given a new modification time `ago` ms back: a copy without its times. */
+function newTimes(root: string, ago: number): void {
+  const at = (Date.now() - ago) / 1000;
+  for (const e of readdirSync(root, { recursive: true, withFileTypes: true })) {
+    if (e.isFile() && !e.name.startsWith('.pfc-')) utimesSync(join(e.parentPath, e.name), at, at);
+  }
+}
+
+describe('a rerun of a folder copied without its times (cp -r, an unzip, a restore from backup)', () => {
+  const modes: [string, OutputMode][] = [['an output folder', { kind: 'mirror' }], ['suffix', { kind: 'suffix', suffix: '_pfc' }], ['in place', { kind: 'in-place' }]];
+  it.each(modes)('%s: the first rerun reads each photo and result once, finds them up to date and lists none; the next reads no more than before the copy', async (_, output) => {
+    const root = tree();
+    expect((await plannedRun(root, { backend: new FakeBackend() }, output)).summary.corrected).toBe(14);
+    opened.paths.length = 0;
+    await plannedRun(root, { backend: new FakeBackend() }, output);
+    const beforeCopy = inputsOpened(root);
+    newTimes(root, 3_600_000);
+
+    opened.paths.length = 0;
+    const backend = new FakeBackend();
+    const first = await plannedRun(root, { backend }, output);
+    expect(first.summary).toMatchObject({ corrected: 0, upToDate: 14, failed: 0, excluded: 0 });
+    const photosAndResults = first.plan.files.flatMap((f) => [relative(root, f.input), relative(root, f.output)]);
+    expect(inputsOpened(root)).toEqual(expect.arrayContaining(photosAndResults));
+
+    opened.paths.length = 0;
+    const again = await plannedRun(root, { backend }, output);
+    expect(again.summary).toMatchObject({ corrected: 0, upToDate: 14, failed: 0, excluded: 0 });
+    expect(inputsOpened(root)).toEqual(beforeCopy);
+    expect(beforeCopy.length).toBeLessThanOrEqual(2);
+    expect(backend.calls).toHaveLength(0);
+  });
+
+  it('a file given new times a moment ago is read again next time (it may change again within its clock\'s resolution)', async () => {
+    const root = tree();
+    await plannedRun(root, { backend: new FakeBackend() });
+    newTimes(root, 0);
+    await plannedRun(root, { backend: new FakeBackend() });
+    opened.paths.length = 0;
+    await plannedRun(root, { backend: new FakeBackend() });
+    expect(inputsOpened(root)).toEqual(expect.arrayContaining(['p3.jpg', 'corrected/p3.jpg']));
   });
 });
 
