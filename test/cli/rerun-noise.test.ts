@@ -23,10 +23,12 @@ describe('a rerun of an unchanged folder (embedded emulator)', () => {
     const photos = join(dir, 'photos');
     expect((await runPfc(['correct', 'photos', '--suffix', '_pfc'], { cwd: dir })).code).toBe(0);
 
-    const again = await runPfc(['correct', 'photos', '--suffix', '_pfc'], { cwd: dir });
+    // Run from inside the folder: its paths are shown from there, the folder itself as ".".
+    const again = await runPfc(['correct', '.', '--suffix', '_pfc'], { cwd: photos });
     expect(again.code, again.stdout + again.stderr).toBe(0);
     expect(again.stdout).toMatch(/^Done in .*: 0 corrected, 5 up to date, 0 failed, 1 left out · 0 B in, 0 B out$/m);
-    expect(again.stdout).toMatch(/^Left out \(1\):\n {2}photos\/LICENSES\.md: /m);
+    expect(again.stdout).toMatch(/^Left out \(1\):\n {2}LICENSES\.md: /m);
+    expect(again.stdout).toMatch(/^Output: \.$/m);
     expect(again.stdout).not.toContain('_pfc');
 
     // The user's own photo named like a result, a result changed since (edited), and a result whose photo is gone

@@ -25,7 +25,8 @@ export function painter(stream: { isTTY?: boolean }, env: CliIo['env']): (style:
 /** A path as a person at `cwd` would type it, with control characters escaped (see terminal.ts). */
 export function shown(cwd: string, path: string): string {
   const rel = relative(cwd, path);
-  return escapeControls(rel && !rel.startsWith('..') && !isAbsolute(rel) ? rel : path);
+  if (rel === '') return '.';
+  return escapeControls(!rel.startsWith('..') && !isAbsolute(rel) ? rel : path);
 }
 
 /** A name or message from outside, safe on a terminal. */
