@@ -128,6 +128,24 @@ describe('a result the document can no longer take is kept as a document of its 
     expect(keptDocuments(sim, doc).map((d) => [d.width, d.height])).toEqual([[width, height]]);
   });
 
+  it('Photoshop refuses the new layer for a reason the panel does not foresee (out of memory): the document is left as it was; kept as a document', async () => {
+    const { host, sim, doc } = await photo();
+    const [layers, history] = [tree(doc.layers), doc.history.map((h) => h.name)];
+    let refused = 0;
+    // The first pixels put into a document: the result's layer. Photoshop's own words for a full scratch disk or RAM.
+    sim.core.beforeCall = (call) => {
+      if (call === 'putPixels' && refused++ === 0) throw new Error('Could not complete your request because there is not enough memory (RAM).');
+    };
+
+    const { outcome, jobs } = await press(host, doc, 'layer', SOURCE, flatBackend());
+    sim.core.beforeCall = undefined;
+
+    expect(jobs).toBe(1);
+    expect(outcome).toMatchObject({ status: 'failed', message: `Photoshop could not add the layer (Could not complete your request because there is not enough memory (RAM).), ${KEPT}` });
+    expect([tree(doc.layers), doc.history.map((h) => h.name)]).toEqual([layers, history]);
+    await expectKept(sim, doc);
+  });
+
   it('the simulated user cannot move, crop, paint, flip, undo or switch documents while the panel holds Photoshop (executeasmodal.md:14)', async () => {
     const { host, sim, doc } = await photo();
     sim.core.onModal = () => {

@@ -315,8 +315,8 @@ async function addLayer(
     // The result arrived while the user kept working: a dialog or another plug-in may hold Photoshop for a while.
     added = await applyLayerResult(host, layerResult, wait);
   } catch (err) {
-    if (!(err instanceof ResultNotAddedError) || signal?.aborted) throw err;
-    return keepAsDocument(host, err, layerResult, target, source, name, wait, notes);
+    if (signal?.aborted || err instanceof CancelledError || err instanceof PhotoshopBusyError) throw err;
+    return keepAsDocument(host, notAddedBecause(err), layerResult, target, source, name, wait, notes);
   }
   if (added.resampled) {
     notes.push(cutout
@@ -326,6 +326,15 @@ async function addLayer(
   if (added.sourceHidden) notes.push(`"${target.layerName ?? target.title}" was hidden: the corrected layer took over its blend mode, opacity, fill and mask, which would otherwise count twice (show it again to compare)`);
   notes.push(...added.notes);
   return { title: target.title, status: 'done', message: `added layer "${name}"`, notes, layerId: added.layerId };
+}
+
+/**
+ * Why the layer was not added. Any failure of that step leaves the document as it was (the step's history is rolled
+ * back: modal.ts), so a refusal the panel did not foresee (Photoshop out of memory or scratch disk, a command not
+ * available in the document's state) keeps the paid result as a document too, rather than losing it.
+ */
+function notAddedBecause(err: unknown): ResultNotAddedError {
+  return err instanceof ResultNotAddedError ? err : new ResultNotAddedError(`Photoshop could not add the layer (${messageOf(err)})`);
 }
 
 /**
