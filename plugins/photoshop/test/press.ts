@@ -8,6 +8,7 @@ import { runCorrections, type Outcome, type RunOptions } from '../src/correct/ru
 import { resolveTargets, type Scope } from '../src/correct/targets';
 import { emulatorForFile } from './emulator-engine';
 import { loadSample, rgbToRgba, simHost } from './helpers';
+import type { SimImaging } from './sim/imaging';
 import type { DocState, LayerNode } from './sim/index';
 
 type SimHost = ReturnType<typeof simHost>;
@@ -47,6 +48,9 @@ export async function press(
   if (layerId !== undefined) doc.activeLayerIds = [layerId];
   const before = serviceCounts();
   const [outcome] = await runCorrections(host, backend, resolveTargets(host, scope), params, options);
+  // Whatever the outcome (added, kept, refused, cancelled, failed), every image data read or made is released:
+  // Photoshop keeps undisposed image data in its memory until the plug-in unloads.
+  if ((host.ps.imaging as SimImaging).live.size > 0) throw new Error(`${(host.ps.imaging as SimImaging).live.size} image data not disposed after "${outcome?.message}"`);
   const after = serviceCounts();
   return { outcome: outcome!, jobs: after.jobs - before.jobs, storage: after.storage - before.storage };
 }
