@@ -14,6 +14,7 @@ import { ORIGINALS_KEY } from '../src/main/fills';
 import { DEFAULT_OPTIONS } from '../src/shared/run-options';
 import { AUTOCROP, correct, croppedJob, croppedPhoto, croppingBackend, expectClose, FRAMING, paintOf } from './cropping-service';
 import { connect, freshSim, makeImage, streamOf } from './helpers';
+import { withoutHiddenFills } from './user-steps';
 import { imageFill, type SimFigma } from './sim/figma';
 import type { SimShape } from './sim/nodes';
 
@@ -162,7 +163,11 @@ describe('A second correction starts from the original', () => {
     const { original, layer } = await photoLayer(sim);
     await correct(sim, recordingService(1.2).backend, DEFAULT_OPTIONS);
     const firstResult = paintOf(layer).imageHash ?? '';
-    sim.images.delete(original);
+    // The layer keeps its original in a hidden fill: the user deletes that fill, and once the file is reopened the
+    // original, on no layer, is gone (reopen.ts).
+    layer.fills = withoutHiddenFills(layer);
+    sim.reopenFile();
+    expect(sim.getImageByHash(original)).toBeNull();
 
     reselect(sim, layer);
     const second = recordingService(0.8);

@@ -23,7 +23,10 @@ export async function makeImages(): Promise<void> {
 
 export const OPTIONS = { ...DEFAULT_OPTIONS, preset: 'Pro', removeGlares: true };
 export const NOTE = 'Perfectly Clear: preset Pro, glare removed';
-export const BUTTONS = { [RELAUNCH.again]: NOTE, [RELAUNCH.restore]: 'Put the original image back' };
+/** The buttons of a corrected layer, which keeps its original in a hidden fill (keepers.ts). */
+export const BUTTONS = { [RELAUNCH.again]: NOTE, [RELAUNCH.restore]: 'Put the original image back (kept as a hidden fill)' };
+/** The buttons of a frame or copy holding corrected layers (the originals are kept in those). */
+export const FRAME_BUTTONS = { [RELAUNCH.again]: NOTE, [RELAUNCH.restore]: 'Put the original image back' };
 /** A layer the plugin never touched, or left as it was. */
 export const UNTOUCHED = { data: {}, relaunch: {} };
 /** A few turns of the event loop: time for a plugin that was not stopped to go on. */

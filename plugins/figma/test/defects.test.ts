@@ -10,6 +10,7 @@ import type { RunOptions } from '../src/shared/run-options';
 import { DEFAULT_OPTIONS } from '../src/shared/run-options';
 import { connect, freshSim, makeImage } from './helpers';
 import { imageFill, solidFill } from './sim/figma';
+import { keeperOf } from './user-steps';
 
 let A: Uint8Array, B: Uint8Array, OUT: Uint8Array, WIDE: Uint8Array;
 beforeAll(async () => {
@@ -35,7 +36,8 @@ describe('putting results back', () => {
     const plan = await t.request('run/plan', opts());
     const r = await t.put({ runId: plan.runId, hash: a, bytes: WIDE, relaunchNote: '' });
     // 64 px wide before, 128 after: half the scaling factor keeps the tiles where they were.
-    expect(layer.fills).toEqual([imageFill(r.newHash, { scaleMode: 'TILE', scalingFactor: 0.25 }), pattern]);
+    // The original stays in the layer as a hidden fill, after the others (keepers.ts).
+    expect(layer.fills).toEqual([imageFill(r.newHash, { scaleMode: 'TILE', scalingFactor: 0.25 }), pattern, keeperOf(a)]);
   });
 
   it('changes every layer of an image or none: a refusing layer rolls back the others and removes the copies', async () => {
@@ -73,7 +75,8 @@ describe('putting results back', () => {
     expect(plan.warnings).toEqual([expect.stringMatching(/"Card" is a main component: replacing its images changes its 2 instances/)]);
     const r = await t.put({ runId: plan.runId, hash: a, bytes: OUT, relaunchNote: '' });
     const inInstance = i1.findAll((n) => n.name === 'Photo')[0] as unknown as { fills: Paint[] };
-    expect(inInstance.fills).toEqual([imageFill(r.newHash)]);
+    // The component's fills, its keeper of the original with them.
+    expect(inInstance.fills).toEqual([imageFill(r.newHash), keeperOf(a)]);
     expect((await t.request('run/plan', opts({ placement: 'copy' }))).warnings).toEqual([]);
   });
 

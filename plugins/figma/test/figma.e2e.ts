@@ -237,7 +237,8 @@ describe('Figma plugin in Chromium with the emulator', () => {
       }
       imageHashes(node).forEach((h, i) => expect(imageHashes(now)[i], node.name).toBe(newHashOf.get(h) ?? h));
       if (imageHashes(node).some((h) => newHashOf.has(h))) {
-        expect(now.relaunch, node.name).toEqual({ 'correct-again': 'Perfectly Clear: preset Brand look, glare removed, long edge 1200 px', restore: 'Put the original image back' });
+        // Each changed layer keeps its original in a hidden fill (keepers.ts), and its restore button says so.
+        expect(now.relaunch, node.name).toEqual({ 'correct-again': 'Perfectly Clear: preset Brand look, glare removed, long edge 1200 px', restore: 'Put the original image back (kept as a hidden fill)' });
       }
     }
     const state = await page.evaluate(() => window.harness.state());
@@ -245,9 +246,11 @@ describe('Figma plugin in Chromium with the emulator', () => {
     expect(state.notifications.at(-1)).toEqual({ message: text, error: false });
   });
 
-  it('restores the original images from the plugin data, in a later session; a layer changed since is left, and Why says so in a window', async () => {
-    // The user puts another image in one corrected layer first.
+  it('restores the original images from the plugin data, after the file was closed and reopened; a layer changed since is left, and Why says so in a window', async () => {
+    // The file is reopened (only the images on layers are left: each original on its layer's hidden fill), and the
+    // user puts another image in one corrected layer.
     await page.evaluate(() => {
+      window.harness.reopenFile();
       window.harness.showImage('Cat in instance', 'grace');
       window.harness.select('Hero');
       return window.harness.launch('restore', 'light');

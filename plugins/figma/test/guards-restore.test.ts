@@ -8,9 +8,10 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { PAINTS_KEY } from '../src/main/fills';
+import { KEEPERS_KEY } from '../src/main/keepers';
 import { connect, freshSim, makeImage } from './helpers';
 import { imageFill } from './sim/figma';
-import { correctWith, hashesOf, opts, restore, restoreWhy } from './user-steps';
+import { correctWith, hashesOf, keeperOf, opts, restore, restoreWhy, withoutHiddenFills } from './user-steps';
 
 let A: Uint8Array, B: Uint8Array, OUT: Uint8Array, OUT2: Uint8Array, SMALL: Uint8Array;
 beforeAll(async () => {
@@ -35,7 +36,8 @@ describe('Restore', () => {
     sim.select(layer);
     // A result half as wide: the tiles keep their size on the canvas with scalingFactor 2.
     const r = await correctWith(t, a, SMALL);
-    expect(layer.fills).toEqual([imageFill(r.newHash, { scaleMode: 'TILE', scalingFactor: 2 })]);
+    // The original stays in the layer, in a hidden fill after the others (keepers.ts), until the restore.
+    expect(layer.fills).toEqual([imageFill(r.newHash, { scaleMode: 'TILE', scalingFactor: 2 }), keeperOf(a)]);
     expect(await restore(sim, layer)).toBe('Restored the original image on 1 layer');
     expect(layer.fills).toEqual([tiled]);
   });
@@ -49,13 +51,16 @@ describe('Restore', () => {
     sim.place(layer);
     sim.select(layer);
     await correctWith(t, a, OUT);
-    // As a version of the plugin that kept no paint records left it.
+    // As a version of the plugin that kept no paint records left it: nor keepers.
     layer.setPluginData(PAINTS_KEY, '');
+    layer.setPluginData(KEEPERS_KEY, '');
+    layer.fills = withoutHiddenFills(layer);
     sim.closePlugin();
     sim.select(layer);
     const again = await connect(sim);
     const r = await correctWith(again, hashesOf(layer)[0] as string, OUT2);
-    expect(hashesOf(layer)).toEqual([r.newHash]);
+    // Corrected again, the layer gets a keeper of its first original, still in the file.
+    expect(hashesOf(layer)).toEqual([r.newHash, a]);
 
     expect(await restore(sim, layer)).toBe('Restored the original image on 1 layer');
     expect(layer.fills).toEqual([paint]);
@@ -69,17 +74,17 @@ describe('Restore', () => {
     sim.place(layer);
     sim.select(layer);
     const first = await correctWith(t, a, OUT);
-    // The user crops the corrected photo in the properties panel.
+    // The user crops the corrected photo in the properties panel (the hidden fill keeping the original stays).
     const framing: Transform = [
       [0.5, 0, 0.25],
       [0, 0.5, 0.25],
     ];
-    layer.fills = [imageFill(first.newHash, { scaleMode: 'CROP', imageTransform: framing })];
+    layer.fills = [imageFill(first.newHash, { scaleMode: 'CROP', imageTransform: framing }), keeperOf(a)];
     sim.closePlugin();
     sim.select(layer);
     // Corrected again (a result of the same shape): the user's framing stays.
     const second = await correctWith(await connect(sim), first.newHash, OUT2);
-    expect(layer.fills).toEqual([imageFill(second.newHash, { scaleMode: 'CROP', imageTransform: framing })]);
+    expect(layer.fills).toEqual([imageFill(second.newHash, { scaleMode: 'CROP', imageTransform: framing }), keeperOf(a)]);
 
     expect(await restore(sim, layer)).toBe('Restored the original image on 1 layer; 1 fill you reframed keeps your framing');
     expect(layer.fills).toEqual([imageFill(a, { scaleMode: 'CROP', imageTransform: framing })]);
@@ -94,8 +99,9 @@ describe('Restore', () => {
     sim.select(first, second);
     const ra = await correctWith(t, a, OUT);
     const rb = await correctWith(t, b, OUT2);
-    // The file no longer holds the second original (as in a file the layer was pasted into).
-    sim.images.delete(b);
+    // The user deletes the hidden fill that kept the second original in the file; reopened, the file no longer holds it.
+    second.fills = withoutHiddenFills(second);
+    sim.reopenFile();
 
     expect(await restore(sim, first, second)).toBe('Restored the original image on 1 layer; 1 original is no longer in this file');
     expect([hashesOf(first), hashesOf(second)]).toEqual([[a], [rb.newHash]]);
@@ -110,7 +116,7 @@ describe('Restore', () => {
     sim.place(caption, photo);
     sim.select(caption, photo);
     const r = await correctWith(t, a, OUT);
-    expect([hashesOf(caption), hashesOf(photo)]).toEqual([[r.newHash], [r.newHash]]);
+    expect([hashesOf(caption), hashesOf(photo)]).toEqual([[r.newHash, a], [r.newHash, a]]);
     // The user colours a word of the caption differently.
     caption.fillPartOfText();
 
@@ -131,7 +137,7 @@ describe('Restore', () => {
     sim.fillsFaults.set(layers[1]!.id, new Error('the layer is locked by a library'));
 
     expect(await restore(sim, ...layers)).toBe('Nothing was changed: the originals could not be restored (the layer is locked by a library)');
-    expect(layers.map(hashesOf)).toEqual([[r.newHash], [r.newHash]]);
+    expect(layers.map(hashesOf)).toEqual([[r.newHash, a], [r.newHash, a]]);
   });
 });
 
@@ -145,12 +151,12 @@ describe('hidden fills', () => {
     sim.place(layer);
     sim.select(layer);
     const first = await correctWith(t, a, OUT, { includeHidden: true });
-    expect(hashesOf(layer)).toEqual([first.newHash, first.newHash]);
+    expect(hashesOf(layer)).toEqual([first.newHash, first.newHash, a]);
     sim.closePlugin();
     sim.select(layer);
     const second = await correctWith(await connect(sim), first.newHash, OUT2);
-    // Only the visible fill: the hidden one still shows the first result.
-    expect(hashesOf(layer)).toEqual([second.newHash, first.newHash]);
+    // Only the visible fill: the hidden one still shows the first result. The keeper of the original stays one.
+    expect(hashesOf(layer)).toEqual([second.newHash, first.newHash, a]);
 
     expect(await restore(sim, layer)).toBe('Restored the original image on 1 layer');
     expect(layer.fills).toEqual(fills);
@@ -173,7 +179,7 @@ describe('hidden fills', () => {
     const closed = sim.closeWindowAfter('setFillsAsync', 1);
     void again.request('image/apply', { runId: plan.runId, hash: first.newHash, relaunchNote: '' });
     await closed;
-    expect(hashesOf(layer)).toEqual([newHash, first.newHash]);
+    expect(hashesOf(layer)).toEqual([newHash, first.newHash, a]);
 
     // Restore starts the plugin again, which first finishes what the closed window left.
     expect(await restore(sim, layer)).toBe('Restored the original image on 1 layer');
@@ -194,7 +200,7 @@ describe('a window closed during "Apply accepted"', () => {
     const closed = sim.closeWindowAfter('setFillsAsync', 1);
     void t.request('image/apply', { runId: plan.runId, hash: a, relaunchNote: 'Perfectly Clear: preset Universal' });
     await closed;
-    expect(hashesOf(layer)).toEqual([newHash]);
+    expect(hashesOf(layer)).toEqual([newHash, a]);
     expect(layer.getRelaunchData()).toEqual({});
 
     // The next start cannot load the page (Figma could not fetch it): it says so and finishes nothing.

@@ -39,11 +39,12 @@ describe('"Insert as copy"', () => {
       const r = await t.put({ runId: plan.runId, hash: a, bytes: OUT, relaunchNote: '' });
       const copy = t.sim.page.children[1] as unknown as { name: string; children: { name: string; fills: unknown }[] };
       expect(copy.name).toBe('Album (corrected)');
+      // Each corrected layer of the copy keeps its original in a hidden fill (keepers.ts).
       expect(copy.children.map((n) => [n.name, hashesOf(n)])).toEqual([
-        ['Shown', [r.newHash]],
-        ['Hidden', [includeHidden ? r.newHash : a]],
+        ['Shown', [r.newHash, a]],
+        ['Hidden', includeHidden ? [r.newHash, a] : [a]],
       ]);
-      // The originals are untouched either way.
+      // The originals are untouched either way: no keeper there.
       expect([hashesOf(shown), hashesOf(hidden)]).toEqual([[a], [a]]);
     }
   });
@@ -63,7 +64,7 @@ describe('"Insert as copy"', () => {
     await t.request('run/end', { runId: plan.runId, summary: { done: 1, failed: 0, skipped: 0, rejected: 1, cancelled: false } });
     expect(t.sim.page.children.map((n) => [n.name, hashesOf(n as unknown as { fills: unknown })])).toEqual([
       ['First', [a]],
-      ['First (corrected)', [r.newHash]],
+      ['First (corrected)', [r.newHash, a]],
       ['Second', [b]],
     ]);
   });
@@ -82,7 +83,7 @@ describe('replace in place', () => {
     const r = await t.put({ runId: plan.runId, hash: a, bytes: OUT, relaunchNote: '' });
     expect(r.nodesChanged).toBe(1);
     expect(r.warnings).toEqual(['a layer using this image was deleted during the run']);
-    expect(hashesOf(kept)).toEqual([r.newHash]);
+    expect(hashesOf(kept)).toEqual([r.newHash, a]);
   });
 
   it('refuses, saying what to do, when the corrected image handed over is no longer in the file, and changes nothing', async () => {
@@ -137,7 +138,7 @@ describe('relaunch buttons', () => {
     const note = `Perfectly Clear: preset ${'Studio '.repeat(200)}`;
     const r = await t.put({ runId: plan.runId, hash: a, bytes: OUT, relaunchNote: note });
     expect(r.warnings).toEqual([]);
-    expect(layer.getRelaunchData()).toEqual({ 'correct-again': note.slice(0, 1000), restore: 'Put the original image back' });
+    expect(layer.getRelaunchData()).toEqual({ 'correct-again': note.slice(0, 1000), restore: 'Put the original image back (kept as a hidden fill)' });
   });
 
   it('"Insert as copy" of a frame puts them on the copy, not on the layers inside it', async () => {
@@ -163,7 +164,7 @@ describe('a finished correction', () => {
     t.sim.select(layer);
     await correctWith(t, a, OUT);
     expect(layer.getPluginData(AHEAD_KEY)).toBe('');
-    expect(layer.getPluginDataKeys().filter((k) => layer.getPluginData(k) !== '').sort()).toEqual(['pfc.options', 'pfc.originals', 'pfc.paints']);
+    expect(layer.getPluginDataKeys().filter((k) => layer.getPluginData(k) !== '').sort()).toEqual(['pfc.keepers', 'pfc.options', 'pfc.originals', 'pfc.paints']);
   });
 });
 
@@ -249,7 +250,8 @@ describe('correcting again', () => {
     sim.place(layer);
     sim.select(layer);
     const first = await correctWith(t, a, OUT);
-    expect(hashesOf(layer)).toEqual([first.newHash, a]);
+    // The user's hidden fill of the original, then the keeper (keepers.ts).
+    expect(hashesOf(layer)).toEqual([first.newHash, a, a]);
     sim.closePlugin();
     sim.select(layer);
     // Now with hidden fills: the earlier result and the original are one job, sending the original once.

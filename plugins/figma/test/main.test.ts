@@ -13,6 +13,7 @@ import { DEFAULT_OPTIONS } from '../src/shared/run-options';
 import { connect, freshSim, makeImage } from './helpers';
 import { imageFill, SimFigma, solidFill } from './sim/figma';
 import type { SimShape } from './sim/nodes';
+import { keeperOf } from './user-steps';
 
 let A: Uint8Array, B: Uint8Array, C: Uint8Array, GIF: Uint8Array, BIG: Uint8Array, OUT1: Uint8Array, OUT2: Uint8Array, HUGE: Uint8Array;
 beforeAll(async () => {
@@ -96,14 +97,17 @@ describe('replace in place', () => {
     const r = await t.put({ runId: plan.runId, hash: d.a, bytes: OUT1, relaunchNote: 'Perfectly Clear: preset Pro' });
     expect(r).toMatchObject({ fillsChanged: 3, nodesChanged: 3, copiesCreated: 0 });
     expect(t.sim.imageBytes(r.newHash)).toEqual(OUT1);
-    expect(d.hero.fills).toEqual([solidFill(1, 1, 1), imageFill(r.newHash)]);
-    expect(d.r1.fills).toEqual([imageFill(r.newHash, { opacity: 0.8 }), imageFill(d.b, { scaleMode: 'FIT', filters: { exposure: 0.3 }, rotation: 90 })]);
-    expect(d.r4.fills).toEqual([imageFill(r.newHash)]);
-    expect(d.r1.getRelaunchData()).toEqual({ [RELAUNCH.again]: 'Perfectly Clear: preset Pro', [RELAUNCH.restore]: 'Put the original image back' });
+    // Each layer keeps the original in a hidden fill after the others (keepers.ts); the counts above leave it out.
+    expect(d.hero.fills).toEqual([solidFill(1, 1, 1), imageFill(r.newHash), keeperOf(d.a)]);
+    expect(d.r1.fills).toEqual([imageFill(r.newHash, { opacity: 0.8 }), imageFill(d.b, { scaleMode: 'FIT', filters: { exposure: 0.3 }, rotation: 90 }), keeperOf(d.a)]);
+    expect(d.r4.fills).toEqual([imageFill(r.newHash), keeperOf(d.a)]);
+    expect(d.r1.getRelaunchData()).toEqual({ [RELAUNCH.again]: 'Perfectly Clear: preset Pro', [RELAUNCH.restore]: 'Put the original image back (kept as a hidden fill)' });
     const r2 = await t.put({ runId: plan.runId, hash: d.b, bytes: OUT2, relaunchNote: 'x' });
     expect(r2.fillsChanged).toBe(2);
     expect((d.r1.fills as ImagePaint[])[1]).toEqual(imageFill(r2.newHash, { scaleMode: 'FIT', filters: { exposure: 0.3 }, rotation: 90 }));
-    expect(d.r3.fills).toEqual([imageFill(r2.newHash)]);
+    expect(d.r1.fills).toHaveLength(4);
+    expect((d.r1.fills as ImagePaint[]).slice(2)).toEqual([keeperOf(d.a), keeperOf(d.b)]);
+    expect(d.r3.fills).toEqual([imageFill(r2.newHash), keeperOf(d.b)]);
 
     expect(t.sim.undoSteps).toHaveLength(0);
     const end = await t.request('run/end', { runId: plan.runId, summary: { done: 2, failed: 1, skipped: 0, rejected: 0, cancelled: false } });
@@ -144,9 +148,11 @@ describe('insert as copy', () => {
     expect(page).toEqual(['Hero', 'Hero (corrected)', 'Mixed text', 'Video', 'No data', 'Solo', 'Solo (corrected)']);
     const heroCopy = t.sim.page.children[1] as unknown as SimShape & { findAll: FrameNode['findAll'] };
     expect(heroCopy.x).toBe(100 + 500 + COPY_GAP);
-    expect(heroCopy.getRelaunchData()).toEqual({ [RELAUNCH.again]: 'again', [RELAUNCH.restore]: 'Put the original image back' });
+    // The copy of Hero is a corrected layer itself (its own image fill), keeping its original.
+    expect(heroCopy.getRelaunchData()).toEqual({ [RELAUNCH.again]: 'again', [RELAUNCH.restore]: 'Put the original image back (kept as a hidden fill)' });
     const hashes = heroCopy.findAll(() => true).flatMap((n) => ('fills' in n && Array.isArray(n.fills) ? (n.fills as Paint[]) : []).filter((p): p is ImagePaint => p.type === 'IMAGE').map((p) => p.imageHash));
-    expect(hashes.sort()).toEqual([first.newHash, first.newHash, second.newHash, second.newHash, d.c].sort());
+    // The copy's corrected layers keep their originals in hidden fills: Photo 1 both, the other two one each.
+    expect(hashes.sort()).toEqual([first.newHash, first.newHash, second.newHash, second.newHash, d.c, d.a, d.a, d.b, d.b].sort());
     expect(d.r1.fills).toEqual([imageFill(d.a, { opacity: 0.8 }), imageFill(d.b, { scaleMode: 'FIT', filters: { exposure: 0.3 }, rotation: 90 })]);
     expect(d.hero.fills).toEqual([solidFill(1, 1, 1), imageFill(d.a)]);
   });

@@ -11,11 +11,12 @@ import { LAYER_DELETED } from '../src/main/apply';
 import { ORIGINALS_KEY } from '../src/main/fills';
 import { CLOCK_SKEW_MS, LEASE_MS } from '../src/main/leases';
 import {
-  A, applyCutShort, B, BUTTONS, correctFully, duringFirstChange, makeImages, nodeNamed, onPage, OPTIONS, OUT, readyToApply, startAgain, stateOf, threePhotos, UNTOUCHED, type Arrange,
+  A, applyCutShort, B, BUTTONS, correctFully, FRAME_BUTTONS, duringFirstChange, makeImages, nodeNamed, onPage, OPTIONS, OUT, readyToApply, startAgain, stateOf, threePhotos, UNTOUCHED, type Arrange,
 } from './cut-short';
 import { connect, freshSim } from './helpers';
 import { imageFill, type SimFigma } from './sim/figma';
 import type { SimNode, SimShape } from './sim/nodes';
+import { withoutHiddenFills } from './user-steps';
 
 beforeAll(makeImages);
 afterEach(() => void vi.useRealTimers());
@@ -93,7 +94,7 @@ describe('"Apply accepted" with a selected frame or a copy deleted meanwhile', (
     const r = await applied;
     const kept = 1 - gone;
     expect([r.nodesChanged, r.warnings]).toEqual([1, [LAYER_DELETED]]);
-    expect([hashOf(layers[kept]!), albums[kept]!.getRelaunchData()]).toEqual([r.newHash, BUTTONS]);
+    expect([hashOf(layers[kept]!), albums[kept]!.getRelaunchData()]).toEqual([r.newHash, FRAME_BUTTONS]);
   });
 
   it('a copy deleted while the first copy\'s change waits on Figma: the other copy is corrected, with its buttons', async () => {
@@ -204,8 +205,9 @@ describe('Restore with a layer deleted while it works out the fills the user ref
     const { sim, t, original, layers } = await threePhotos(onPage(2));
     layers[0]!.fills = [imageFill(original), imageFill(original, { opacity: 0.5 })];
     await correctFully(t, OUT);
+    // The fills the user sees: the hidden one keeping the original (keepers.ts) is left as it is.
     for (const layer of layers.slice(0, 2)) {
-      layer.fills = (layer.fills as ImagePaint[]).map((p) => ({ ...p, scaleMode: p.scaleMode === 'FIT' ? 'FILL' : 'FIT' }));
+      layer.fills = (layer.fills as ImagePaint[]).map((p) => (p.visible === false ? p : { ...p, scaleMode: p.scaleMode === 'FIT' ? 'FILL' : 'FIT' }));
     }
     return { sim, original, layers: layers.slice(0, 2) };
   }
@@ -215,7 +217,8 @@ describe('Restore with a layer deleted while it works out the fills the user ref
     ['the layer worked on, between its fills', 0],
   ] as const)('%s: the other is restored in the user\'s framing, and the toast says one went', async (_which, gone) => {
     const { sim, original, layers } = await reframedSince();
-    const framing = layers.map((l) => (l.fills as ImagePaint[]).map((p) => p.scaleMode));
+    // Restored, a layer has no keeper left: its fills are those the user reframed.
+    const framing = layers.map((l) => (withoutHiddenFills(l) as ImagePaint[]).map((p) => p.scaleMode));
     // Photo 1's first fill: its refit waits on Figma for the image sizes.
     const toast = await restoreWhile(sim, layers, () => layers[gone]!.remove(), 'getSizeAsync');
     expect(toast).toBe('Restored the original image on 1 layer; 1 layer was deleted during the restore');

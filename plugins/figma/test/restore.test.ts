@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { ORIGINALS_KEY, PAINTS_KEY } from '../src/main/fills';
 import { AUTOCROP, correct, croppedPhoto, croppingBackend, expectClose, FRAMING, paintOf } from './cropping-service';
 import { freshSim, makeImage } from './helpers';
-import { restore, restoreWhy } from './user-steps';
+import { keeperOf, restore, restoreWhy } from './user-steps';
 import { imageFill } from './sim/figma';
 
 /** The service crops 300×300 px from x = 100 of the 400×300 original (to 150×150) without saying so: CROP fills become FILL. */
@@ -73,13 +73,16 @@ describe('Restore puts back each fill the correction changed as it was', () => {
 
   it('leaves a fill the user reframed in a way the original cannot show undistorted, says why, and restores it once set back', async () => {
     const sim = freshSim();
-    const { paint, layer } = await croppedPhoto(sim);
+    const { original, paint, layer } = await croppedPhoto(sim);
     const backdrop = imageFill(sim.addImage(await makeImage(400, 300, 'png', { r: 20, g: 40, b: 90 })), { opacity: 0.5 });
     layer.fills = [paint, backdrop];
     await correct(sim, UNREPORTED_CROP);
+    // Each original kept in a hidden fill, after the others (keepers.ts).
+    const keepers = (layer.fills as Paint[]).slice(2);
+    expect(keepers).toEqual(expect.arrayContaining([keeperOf(original), keeperOf(backdrop.imageHash!)]));
     // The user crops the corrected (Fill) photo again: which part of the original that is, is not known.
     const reframed = { ...paintOf(layer), scaleMode: 'CROP' as const, imageTransform: [[1, 0, 0], [0, 0.5, 0.25]] as Transform };
-    layer.fills = [reframed, paintOf(layer, 1)];
+    layer.fills = [reframed, paintOf(layer, 1), ...keepers];
 
     // The toast (100 characters) says how many were left, selected for the user to find; its Why button says why.
     expect(await restore(sim, layer)).toBe('Restored the original image on 1 layer; 1 layer changed since is left as it is, selected');
@@ -87,11 +90,14 @@ describe('Restore puts back each fill the correction changed as it was', () => {
     expect(restoreWhy(sim)).toEqual([
       'Restored the original image on 1 layer', '1 layer changed since is left as it is, selected', '"Cropped": reframed so the original would be distorted',
     ]);
-    expect(layer.fills).toEqual([reframed, backdrop]);
+    // The fill left still leads back to the photo's original, which stays kept; the backdrop's keeper went with it.
+    expect(layer.fills).toEqual([reframed, backdrop, keeperOf(original)]);
     expect(layer.getRelaunchData()).toHaveProperty('restore');
 
-    // Set back to Fill in the properties panel (the crop's transform no longer applies, whatever Figma keeps of it).
-    layer.fills = [{ ...reframed, scaleMode: 'FILL' }, backdrop];
+    // Set back to Fill in the properties panel (the crop's transform no longer applies, whatever Figma keeps of it),
+    // in a later session of the file.
+    layer.fills = [{ ...reframed, scaleMode: 'FILL' }, backdrop, keeperOf(original)];
+    sim.reopenFile();
     expect(await restore(sim, layer)).toBe('Restored the original image on 1 layer');
     expect(layer.fills).toEqual([paint, backdrop]);
     expect(layer.getRelaunchData()).toEqual({});

@@ -402,3 +402,63 @@ describe('layers deleted while the plugin holds them', () => {
     expect(figma.currentPage.selection.map((n) => n.name)).toEqual(['In frame']);
   });
 });
+
+describe('a file closed and opened again', () => {
+  it('keeps the images a paint references anywhere in the document — hidden, in an instance, on another page, in a text\'s characters — and drops the others', async () => {
+    const sim = freshSim();
+    const colours = await Promise.all([...Array(9).keys()].map((i) => makeImage(8, 8, 'png', { r: i * 25, g: 0, b: 0 })));
+    const [shown, hiddenPaint, hiddenLayer, inInstance, onPage2, inText, staged, ofRemoved, replaced] = colours.map((bytes) => sim.addImage(bytes)) as [string, string, string, string, string, string, string, string, string];
+    const hidden = sim.rect('Hidden', [imageFill(hiddenLayer)]);
+    hidden.visible = false;
+    const card = sim.frame('Card', [sim.rect('Photo', [imageFill(inInstance)])], [], 'COMPONENT');
+    const instance = card.createInstance();
+    const caption = sim.text('Caption', [imageFill(inText)]);
+    const gone = sim.rect('Gone', [imageFill(ofRemoved)]);
+    const solid = sim.rect('Solid', [imageFill(replaced)]);
+    sim.place(sim.rect('Shown', [imageFill(shown), imageFill(hiddenPaint, { visible: false })]), sim.frame('Hidden frame', [hidden]), card, instance, caption, gone, solid);
+    const page2 = sim.addPage('Page 2');
+    sim.showPage(page2);
+    sim.place(sim.rect('Elsewhere', [imageFill(onPage2)]));
+    sim.showPage(sim.page);
+    // Only the instance still shows the component's image; part of the caption is given another fill.
+    card.remove();
+    caption.fillPartOfText();
+    gone.remove();
+    solid.fills = [];
+    // A result the plugin handed over and never put on a layer.
+    const handedOver = sim.launch().createImage(await makeImage(8, 8, 'png', { r: 0, g: 0, b: 255 })).hash;
+
+    sim.reopenFile();
+    const figma = sim.launch();
+    const kept = [shown, hiddenPaint, hiddenLayer, inInstance, onPage2, inText].map((h) => figma.getImageByHash(h)?.hash);
+    expect(kept).toEqual([shown, hiddenPaint, hiddenLayer, inInstance, onPage2, inText]);
+    expect([staged, handedOver, ofRemoved, replaced].map((h) => figma.getImageByHash(h))).toEqual([null, null, null, null]);
+  });
+
+  it('ends everyone\'s plugin run, undo history and selection; keeps the nodes with their plugin data and relaunch data, and clientStorage', async () => {
+    const sim = freshSim();
+    const photo = sim.rect('Photo', []);
+    sim.place(photo);
+    sim.select(photo);
+    const other = sim.otherUser();
+    const theirs = other.launch();
+    const figma = sim.launch();
+    const node = figma.currentPage.selection[0] as RectangleNode;
+    node.setPluginData('k', 'v');
+    node.setRelaunchData({ restore: 'Put it back' });
+    node.name = 'Renamed';
+    figma.commitUndo();
+    await figma.clientStorage.setAsync('id', 'me');
+    expect(sim.undoSteps).toHaveLength(1);
+
+    sim.reopenFile();
+    expect([sim.closed, other.closed]).toEqual([true, true]);
+    expect(() => figma.root).toThrow(/plugin is closed/);
+    expect(() => theirs.root).toThrow(/plugin is closed/);
+    expect([sim.undoSteps, sim.page.selection]).toEqual([[], []]);
+    const again = sim.launch();
+    const same = (await again.getNodeByIdAsync(photo.id)) as RectangleNode;
+    expect([same.name, same.getPluginData('k'), same.getRelaunchData()]).toEqual(['Renamed', 'v', { restore: 'Put it back' }]);
+    expect(await again.clientStorage.getAsync('id')).toBe('me');
+  });
+});

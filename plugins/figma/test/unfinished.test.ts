@@ -11,7 +11,7 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
-  A, afterFirstChange, applyCutShort, B, BUTTONS, correctFully, duringFirstChange, duringSecondChange, finishedFirstPhoto, inAlbum, makeImages,
+  A, afterFirstChange, applyCutShort, B, BUTTONS, correctFully, FRAME_BUTTONS, duringFirstChange, duringSecondChange, finishedFirstPhoto, inAlbum, makeImages,
 nodeNamed, onPage, OPTIONS, NOTE, OUT, OUT2, settle, startAgain, stateOf, threePhotos, UNTOUCHED, type Arrange, type Closing,
 } from './cut-short';
 import { connect, freshSim, makeImage } from './helpers';
@@ -97,7 +97,7 @@ describe('the start after a window closed during "Apply accepted"', () => {
   });
 
   it.each([
-    ['during the second layer\'s change', duringSecondChange, BUTTONS],
+    ['during the second layer\'s change', duringSecondChange, FRAME_BUTTONS],
     ['before any change landed', duringFirstChange, {}],
   ])('gives a selected frame its buttons when a layer in it was changed (closed %s)', async (_, closing, buttons) => {
     const { sim, t, original, selected } = await threePhotos(inAlbum());
@@ -147,7 +147,8 @@ describe('the start after a window closed during "Apply accepted"', () => {
 
     await startAgain(sim);
     const { data, relaunch } = stateOf(layers[0]!);
-    expect([Object.keys(data), relaunch]).toEqual([['pfc.originals', 'pfc.paints'], {}]);
+    // The record of the keeper the change added stays with them, as the way back does.
+    expect([Object.keys(data), relaunch]).toEqual([['pfc.keepers', 'pfc.originals', 'pfc.paints'], {}]);
     expect(JSON.parse(data['pfc.originals']!)).toEqual({ [corrected]: original });
   });
 
@@ -179,7 +180,7 @@ describe('"Insert as copy" cut short by closing the window', () => {
 
     await startAgain(sim);
     const copy = nodeNamed<SimFrame>(sim, 'Album (corrected)')!;
-    expect(copy.getRelaunchData()).toEqual(BUTTONS);
+    expect(copy.getRelaunchData()).toEqual(FRAME_BUTTONS);
     const [corrected, notReached] = copy.findAll() as unknown as SimShape[];
     expect((corrected!.fills as ImagePaint[])[0]?.imageHash).not.toBe(original);
     expect(JSON.parse(corrected!.getPluginData('pfc.options'))).toEqual({ ...OPTIONS, placement: 'copy' });

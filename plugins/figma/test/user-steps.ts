@@ -7,11 +7,17 @@ import { expect } from 'vitest';
 import type { ApplyResult } from '../src/shared/messages';
 import { DEFAULT_OPTIONS, type RunOptions } from '../src/shared/run-options';
 import { connect, type Connected } from './helpers';
-import type { SimFigma } from './sim/figma';
+import { imageFill, type SimFigma } from './sim/figma';
 import type { SimNode } from './sim/nodes';
 
 /** The `run/plan` parameters for the default options changed by `o`. */
 export const opts = (o: Partial<RunOptions> = {}) => ({ options: { ...DEFAULT_OPTIONS, ...o } });
+
+/** The keeper a correction in place adds at the end of a layer's fills: a hidden paint of the original (keepers.ts), as Figma stores it. */
+export const keeperOf = (original: string): ImagePaint => imageFill(original, { visible: false });
+
+/** A layer's fills as the user removes the hidden ones in the Fill panel (a keeper among them). */
+export const withoutHiddenFills = (node: { fills: unknown }): Paint[] => (node.fills as Paint[]).filter((p) => p.visible !== false);
 
 /** The image hashes of a layer's fills, in order (the type of a fill without one). */
 export const hashesOf = (node: { fills: unknown }) => (node.fills as Paint[]).map((p) => (p.type === 'IMAGE' ? p.imageHash : p.type));

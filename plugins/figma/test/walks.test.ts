@@ -12,6 +12,7 @@ import { DEFAULT_OPTIONS, type RunOptions } from '../src/shared/run-options';
 import { connect, freshSim, makeImage } from './helpers';
 import { imageFill, solidFill, type SimFigma } from './sim/figma';
 import type { SimFrame, SimShape } from './sim/nodes';
+import { keeperOf } from './user-steps';
 
 let A: Uint8Array, B: Uint8Array, OUT: Uint8Array, OUT2: Uint8Array;
 beforeAll(async () => {
@@ -45,7 +46,7 @@ describe('hidden layers', () => {
     const all = await t.request('run/plan', opts({ includeHidden: true }));
     expect(hashes(all)).toEqual([a]);
     const applied = await t.put({ runId: all.runId, hash: a, bytes: OUT, relaunchNote: '' });
-    expect(photo.fills).toEqual([imageFill(applied.newHash)]);
+    expect(photo.fills).toEqual([imageFill(applied.newHash), keeperOf(a)]);
   });
 
   it('"Include hidden" reaches a hidden layer inside an instance, and Restore puts its original back', async () => {
@@ -67,7 +68,7 @@ describe('hidden layers', () => {
     const inInstance = instance.kids.list.find((n) => n.name === 'Hidden photo') as SimShape;
     // The test reads the document directly; only the plugin's view hides invisible instance layers (sim/session.ts).
     const look = () => inInstance.fills;
-    expect(look()).toEqual([imageFill(applied.newHash)]);
+    expect(look()).toEqual([imageFill(applied.newHash), keeperOf(b)]);
     expect(hiddenPhoto.fills).toEqual([imageFill(b)]);
 
     sim.closePlugin();
@@ -115,13 +116,16 @@ describe('a layer hidden inside an instance, selected in the layers panel', () =
       { nodeId: innerInInstance.id, nodeName: 'Inner photo', reason: 'is inside the hidden layer "Hidden frame" of the instance "Card", so it cannot be seen; hidden layers are not sent (tick "Include hidden layers and fills" to correct them)' },
     ]);
     const applied = await t.put({ runId: plan.runId, hash: a, bytes: OUT, relaunchNote: '' });
-    expect(photo.fills).toEqual([imageFill(applied.newHash)]);
+    expect(photo.fills).toEqual([imageFill(applied.newHash), keeperOf(a)]);
     expect([inInstance.fills, innerInInstance.fills]).toEqual([[imageFill(b)], [imageFill(b)]]);
 
     const all = await t.request('run/plan', opts({ includeHidden: true }));
     expect(all.skipped).toEqual([]);
     const hidden = await t.put({ runId: all.runId, hash: b, bytes: OUT2, relaunchNote: '' });
-    expect([inInstance.fills, innerInInstance.fills]).toEqual([[imageFill(hidden.newHash)], [imageFill(hidden.newHash)]]);
+    expect([inInstance.fills, innerInInstance.fills]).toEqual([
+      [imageFill(hidden.newHash), keeperOf(b)],
+      [imageFill(hidden.newHash), keeperOf(b)],
+    ]);
     expect(hiddenPhoto.fills).toEqual([imageFill(b)]);
   });
 });

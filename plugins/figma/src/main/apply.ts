@@ -11,7 +11,7 @@ import { invertRegion, isWholeImage, regionWithin, WHOLE_IMAGE, type CropRegion 
 import { FIGMA_MAX_SIDE, figmaAccepts, readImageHeader } from '../shared/image-header';
 import type { ApplyResult, Placement } from '../shared/messages';
 import type { Source } from './collect';
-import { commitChanges, imageHashes, isShown, planSwap, type FillChange } from './fills';
+import { commitChanges, imagesShown, isShown, planSwap, type FillChange } from './fills';
 import { imageSwap, type ImageSwap } from './framing';
 import { errorText, fillLayersBelow, imageSize, pageOf, withHiddenInstanceLayers, type FigmaApi } from './host';
 import { endLease, holdPage, newHolding, renewLease, type Holding } from './leases';
@@ -205,10 +205,10 @@ function writtenFills(figma: FigmaApi, change: FillChange): WrittenFill[] {
   return now === figma.mixed ? [] : changedFills(change, now);
 }
 
-/** The images a changed layer shows now: a fill the change left (hidden, not included) may still show the image it replaced. */
+/** The images a changed layer shows now: a fill the change left (hidden, not included) may still show the image it replaced; its keeper does not count. */
 function shownNow(figma: FigmaApi, change: FillChange): Set<string> {
   const now = change.node.fills;
-  return now === figma.mixed ? new Set() : imageHashes(now);
+  return now === figma.mixed ? new Set() : imagesShown(change.node, now);
 }
 
 /**
@@ -316,7 +316,7 @@ async function planChanges(a: Applying, oldHash: string, crop: CropRegion | unde
   return changes;
 }
 
-const correctionOf = (c: LayerChange, newHash: string): Correction => ({ from: c.shown, to: newHash, region: c.swap?.region });
+const correctionOf = (c: LayerChange, newHash: string): Correction => ({ from: c.shown, to: newHash, region: c.swap?.region, ...(c.keeper ? { keeper: c.keeper } : {}) });
 
 /**
  * Set the fills of every layer, each with its records and what finishes them

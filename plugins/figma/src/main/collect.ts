@@ -8,6 +8,7 @@ import { planResize, type ResizeChoice } from '../shared/fit';
 import { readImageHeader } from '../shared/image-header';
 import type { ImageJob, Placement, SelectionSummary, Skip } from '../shared/messages';
 import { recordedOriginal, type RecordedOriginal } from './fills';
+import { keeperIndices } from './keepers';
 import { fillLayersBelow, hasFills, ImageUnreadable, instanceAround, isInsideInstance, mainComponentAround, readImage, readingHiddenLayers, type FigmaApi, type FillNode } from './host';
 
 /** One distinct image and the layers whose fills use it. */
@@ -96,9 +97,10 @@ function triageSelection(figma: FigmaApi, placement: Placement, includeHidden: b
   });
 }
 
-/** The image paints of a layer the run would change: visible ones, or all with `includeHidden`. */
-function countedImagePaints(fills: ReadonlyArray<Paint>, includeHidden: boolean): ImagePaint[] {
-  return fills.filter((p): p is ImagePaint => p.type === 'IMAGE' && (includeHidden || p.visible !== false));
+/** The image paints of a layer the run would change: visible ones, or all with `includeHidden`; never a keeper (keepers.ts). */
+function countedImagePaints(node: FillNode, fills: ReadonlyArray<Paint>, includeHidden: boolean): ImagePaint[] {
+  const keepers = keeperIndices(node, fills);
+  return fills.filter((p, i): p is ImagePaint => p.type === 'IMAGE' && (includeHidden || p.visible !== false) && !keepers.has(i));
 }
 
 /**
@@ -109,7 +111,7 @@ function examineLayer(figma: FigmaApi, node: FillNode, placement: Placement, inc
   const fills = node.fills;
   if (fills === figma.mixed) return { paints: [], notes: ['has mixed fills (text with several fill styles); left unchanged'] };
   const notes = fills.some((p) => p.type === 'VIDEO') ? ['has a video fill; only images can be corrected'] : [];
-  const counted = countedImagePaints(fills, includeHidden);
+  const counted = countedImagePaints(node, fills, includeHidden);
   if (counted.some((p) => !p.imageHash)) notes.push('has an image fill without image data');
   const paints = counted.filter((p) => p.imageHash);
   if (placement === 'replace' && paints.length > 0 && linkedToStyle(node)) {

@@ -12,12 +12,15 @@
  * original it shows, so "Restore original" works in any later session and
  * puts each fill back as it was. The records are written around each layer's
  * change (records.ts), so the plugin stopped between two layers leaves none
- * without them.
+ * without them. The original itself stays in the file in a keeper, a hidden
+ * paint of it added to the same change (keepers.ts).
  */
 import { isWholeImage, regionWithin, WHOLE_IMAGE, type CropRegion } from '../shared/crop';
 import { refitPaint, type ImageSwap } from './framing';
 import type { FigmaApi, FillNode } from './host';
 import { hasFills } from './host';
+import { keeperIndices, keeperPaint, keepKeepersOf, keeps } from './keepers';
+import { readJson } from './plugin-data';
 
 /** Plugin data key: JSON `{ [current image hash]: original image hash }`. */
 export const ORIGINALS_KEY = 'pfc.originals';
@@ -33,10 +36,15 @@ export interface FillChange {
   node: FillNode;
   before: ReadonlyArray<Paint>;
   after: Paint[];
-  /** Positions of the fills that change (the same in `before` and `after`). */
+  /**
+   * Positions of the fills that change, the same in `before` and `after`: a keeper a correction adds goes after
+   * them all (keepers.ts). (A restore's `after` may have a keeper taken out; only their number counts there.)
+   */
   indices: number[];
   /** How many of them were CROP fills that became FILL, their framing lost (see framing.ts). */
   framingLost: number;
+  /** The original a keeper is added for, at the end of `after` (keepers.ts). */
+  keeper?: string;
 }
 
 /** Whether a paint or layer counts: hidden ones are left alone unless the user asked for them. */
@@ -46,24 +54,39 @@ export function isShown(thing: { visible?: boolean }, includeHidden: boolean): b
 
 /**
  * The fills of `node` with the image `from` replaced by `to`, each fill
- * refitted to show what it showed before (framing.ts); `swap` is undefined
+ * refitted to show what it showed before (framing.ts), and a keeper of the
+ * original added when the layer has none (keepers.ts); `swap` is undefined
  * when the image sizes are unknown.
  */
-export function planSwap(figma: Pick<FigmaApi, 'mixed'>, node: BaseNode, from: string, to: string, swap: ImageSwap | undefined, includeHidden: boolean): FillChange | null {
+export function planSwap(figma: Pick<FigmaApi, 'mixed' | 'getImageByHash'>, node: BaseNode, from: string, to: string, swap: ImageSwap | undefined, includeHidden: boolean): FillChange | null {
   if (!hasFills(node)) return null;
   const fills = node.fills;
   if (fills === figma.mixed) return null;
-  const { after, indices, framingLost } = swapPaints(fills, from, to, swap, includeHidden);
-  return indices.length > 0 ? { node, before: fills, after, indices, framingLost } : null;
+  const { after, indices, framingLost } = swapPaints(fills, keeperIndices(node, fills), from, to, swap, includeHidden);
+  if (indices.length === 0) return null;
+  const keeper = keeperDue(figma, node, fills, from, to);
+  if (keeper) after.push(keeperPaint(keeper));
+  return { node, before: fills, after, indices, framingLost, ...(keeper ? { keeper } : {}) };
 }
 
-/** The paints with the image `from` replaced by `to` (see planSwap). */
-function swapPaints(fills: ReadonlyArray<Paint>, from: string, to: string, swap: ImageSwap | undefined, includeHidden: boolean): { after: Paint[]; indices: number[]; framingLost: number } {
+/**
+ * The original to keep in a new keeper when `to` replaces `from` on the layer: the one `from` was corrected from,
+ * or `from` itself. None when the layer keeps it already (a correction corrected again), when `to` is that original
+ * (nothing left to lead back to), or when the file no longer has it (a fill naming no image of the file is refused).
+ */
+function keeperDue(figma: Pick<FigmaApi, 'getImageByHash'>, node: BaseNode, fills: ReadonlyArray<Paint>, from: string, to: string): string | undefined {
+  const original = readOriginals(node)[from] ?? from;
+  if (to === from || to === original || keeps(node, fills, original)) return undefined;
+  return figma.getImageByHash(original) ? original : undefined;
+}
+
+/** The paints with the image `from` replaced by `to`, keepers (at `keepers`) left as they are (see planSwap). */
+function swapPaints(fills: ReadonlyArray<Paint>, keepers: ReadonlySet<number>, from: string, to: string, swap: ImageSwap | undefined, includeHidden: boolean): { after: Paint[]; indices: number[]; framingLost: number } {
   const indices: number[] = [];
   let framingLost = 0;
   // Fills are read-only: build a new array from copies, keeping each paint's other properties.
   const after = fills.map((paint, index): Paint => {
-    if (paint.type !== 'IMAGE' || paint.imageHash !== from || !isShown(paint, includeHidden)) return paint;
+    if (paint.type !== 'IMAGE' || paint.imageHash !== from || !isShown(paint, includeHidden) || keepers.has(index)) return paint;
     const refitted = refitPaint(paint, to, swap);
     indices.push(index);
     if (refitted.framingLost) framingLost += 1;
@@ -141,21 +164,6 @@ async function putFillsBack(done: readonly FillChange[]): Promise<void> {
   }
 }
 
-/** A JSON object as this plugin stores it (empty when there is none, or it is not an object). */
-export function parseJsonObject<T>(json: string): Record<string, T> {
-  try {
-    const v: unknown = JSON.parse(json || '{}');
-    return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, T>) : {};
-  } catch {
-    return {};
-  }
-}
-
-/** A JSON object this plugin stored under `key` (empty when there is none, or it is not an object). */
-export function readJson<T>(node: BaseNode, key: string): Record<string, T> {
-  return parseJsonObject<T>(node.getPluginData(key));
-}
-
 /** The originals recorded on a layer. */
 export function readOriginals(node: BaseNode): Record<string, string> {
   return readJson<string>(node, ORIGINALS_KEY);
@@ -208,13 +216,14 @@ export function recordCrop(node: BaseNode, from: string, to: string, region: Cro
   if (json !== node.getPluginData(CROPS_KEY)) node.setPluginData(CROPS_KEY, json);
 }
 
-/** Keep, of the layer's records, those of the images `keep` takes. */
+/** Keep, of the layer's records, those of the images `keep` takes, and the keepers of the originals they lead back to. */
 export function filterRecords(node: BaseNode, keep: (hash: string) => boolean): void {
   for (const key of RECORD_KEYS) {
     const kept = Object.entries(readJson<unknown>(node, key)).filter(([hash]) => keep(hash));
     const json = kept.length > 0 ? JSON.stringify(Object.fromEntries(kept)) : '';
     if (json !== node.getPluginData(key)) node.setPluginData(key, json);
   }
+  keepKeepersOf(node, new Set(Object.values(readOriginals(node))));
 }
 
 /**
@@ -230,4 +239,10 @@ export function keepRecordsOf(node: BaseNode, hashes: ReadonlySet<string>): bool
 /** The images a layer's fills show. */
 export function imageHashes(fills: ReadonlyArray<Paint>): Set<string> {
   return new Set(fills.flatMap((p) => (p.type === 'IMAGE' && p.imageHash ? [p.imageHash] : [])));
+}
+
+/** The images of `node`'s fills but its keepers: what it shows, or the user put in it (a keeper only keeps an original in the file). */
+export function imagesShown(node: BaseNode, fills: ReadonlyArray<Paint>): Set<string> {
+  const keepers = keeperIndices(node, fills);
+  return imageHashes(fills.filter((_, i) => !keepers.has(i)));
 }

@@ -31,7 +31,7 @@
  * client.
  */
 import type { FigmaApi } from './host';
-import { parseJsonObject } from './fills';
+import { parseJsonObject } from './plugin-data';
 
 /** Prefix of the plugin data keys on `figma.root`, one per running apply: JSON `Lease`. */
 export const LEASE_PREFIX = 'pfc.applying:';

@@ -18,7 +18,8 @@
  * restored by refitting the fill (framing.ts), as those versions did.
  */
 import { IDENTITY, sameStored } from './framing';
-import { PAINTS_KEY, readJson, readOriginals } from './fills';
+import { PAINTS_KEY, readOriginals } from './fills';
+import { readJson } from './plugin-data';
 
 /** The properties of an image paint that say which part of the image the layer shows, and how. */
 export interface Framing {

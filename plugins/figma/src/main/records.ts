@@ -1,8 +1,9 @@
 /**
  * The records a correction leaves on each layer it changes — which original
  * each corrected image replaced and the part of it shown (fills.ts), the
- * original paint of each changed fill (original-paints.ts) — written in two
- * steps around the layer's fills change.
+ * original paint of each changed fill (original-paints.ts), the keeper that
+ * keeps the original in the file (keepers.ts) — written in two steps around
+ * the layer's fills change.
  *
  * Figma may stop the plugin at any `await`: when the user closes its window,
  * "the plugin execution environment will be destroyed immediately when all the
@@ -25,7 +26,9 @@
  * and settles its records (`settleAhead`, called by unfinished.ts).
  */
 import type { CropRegion } from '../shared/crop';
-import { filterRecords, parseJsonObject, readJson, readOriginals, RECORD_KEYS, recordCrop, recordOriginal, type FillChange } from './fills';
+import { filterRecords, readOriginals, RECORD_KEYS, recordCrop, recordOriginal, type FillChange } from './fills';
+import { forgetKeeper, KEEPERS_KEY, recordKeeper } from './keepers';
+import { parseJsonObject, readJson } from './plugin-data';
 import { PAINT_RECORDS_LIMIT, recordPaints, type WrittenFill } from './original-paints';
 
 /** Plugin data key: JSON `Ahead`, on a layer whose change is under way, its records written ahead and not finished. */
@@ -41,21 +44,29 @@ export interface Finish {
   buttons: boolean;
 }
 
-/** A change under way on a layer: `to` replaces `from`, then `Finish`; `apply` made it (leases.ts; absent in markers of versions before). */
+/**
+ * A change under way on a layer: `to` replaces `from`, and a keeper of `keeper` is added, then `Finish`; `apply`
+ * made it (leases.ts; absent in markers of versions before).
+ */
 interface Ahead extends Finish {
   from: string;
   to: string;
+  keeper?: string;
   apply?: string;
 }
 
-/** What a layer holds that a change writes ahead: its records, and the marker. */
-const AHEAD_WRITES = [...RECORD_KEYS, AHEAD_KEY] as const;
+/** What a layer holds that a change writes ahead: its records, its keepers' record, and the marker. */
+const AHEAD_WRITES = [...RECORD_KEYS, KEEPERS_KEY, AHEAD_KEY] as const;
 
-/** One layer's correction: the image `from` it showed replaced by `to`, which shows `region` of `from` (undefined: not known). */
+/**
+ * One layer's correction: the image `from` it showed replaced by `to`, which shows `region` of `from` (undefined:
+ * not known), and the original a keeper is added for, if one is (fills.ts `FillChange.keeper`).
+ */
 export interface Correction {
   from: string;
   to: string;
   region: CropRegion | undefined;
+  keeper?: string;
 }
 
 /** A layer's records as they were before a change: its plugin data under each key ('' for none). */
@@ -83,6 +94,7 @@ function writeRecords(node: BaseNode, c: Correction, fills: readonly WrittenFill
   recordPaints(node, c.from, c.to, fills);
   recordOriginal(node, c.from, c.to);
   recordCrop(node, c.from, c.to, c.region);
+  if (c.keeper) recordKeeper(node, c.keeper);
 }
 
 /** Add back, as they were, the records of `from`, which the layer still shows (writeRecords moved them to the new image). */
@@ -110,7 +122,7 @@ export function recordAhead(node: BaseNode, c: Correction, planned: readonly Wri
   try {
     writeRecords(node, c, planned);
     keepRecordsOfShown(node, before, c.from);
-    const ahead: Ahead = { from: c.from, to: c.to, ...finish, apply };
+    const ahead: Ahead = { from: c.from, to: c.to, ...(c.keeper ? { keeper: c.keeper } : {}), ...finish, apply };
     node.setPluginData(AHEAD_KEY, JSON.stringify(ahead));
   } catch (err) {
     // One record refused (Figma's 100 kB an entry) after others were written: the layer keeps none of them,
@@ -161,7 +173,8 @@ function readAhead(node: BaseNode): Ahead | undefined {
  *   showed, kept beside, go as `finishRecords` would have taken them (unless
  *   a fill still shows that image), and what finishes the change is returned;
  * - it shows what it showed: the change never happened. The new image's
- *   records go, and the layer's are as they were;
+ *   records go, and so does the record of the keeper it was to add: the
+ *   layer's are as they were;
  * - it shows another image: the user put it in since. The records stay, as
  *   Restore keeps those of a layer changed since, for when they undo it.
  * The marker goes in every case. Fills are never touched.
@@ -174,6 +187,8 @@ export function settleAhead(node: BaseNode, shown: ReadonlySet<string>): Finish 
     if (!shown.has(ahead.from)) filterRecords(node, (hash) => hash !== ahead.from);
     return { optionsJson: ahead.optionsJson, note: ahead.note, buttons: ahead.buttons };
   }
-  if (!replacedSince(ahead.to, readOriginals(node), shown)) filterRecords(node, (hash) => hash !== ahead.to);
+  if (replacedSince(ahead.to, readOriginals(node), shown)) return undefined;
+  filterRecords(node, (hash) => hash !== ahead.to);
+  if (typeof ahead.keeper === 'string') forgetKeeper(node, ahead.keeper);
   return undefined;
 }

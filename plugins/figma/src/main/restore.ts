@@ -16,12 +16,16 @@
  * - a fill showing another image is left as it is.
  * The notification names what was left and why. Layers corrected by versions
  * without paint records have their fills refitted (framing.ts).
+ * A layer's keeper of an original (keepers.ts) goes in the same change once no
+ * fill of the layer leads back to that original any more; a fill left as it
+ * is still does, and keeps it.
  * All of the selection's layers change, or none.
  */
 import { invertRegion } from '../shared/crop';
-import { commitChanges, imageHashes, keepRecordsOf, ORIGINALS_KEY, readCrop, readOriginals, type FillChange } from './fills';
+import { commitChanges, imagesShown, keepRecordsOf, ORIGINALS_KEY, readCrop, readOriginals, type FillChange } from './fills';
 import { imageSwap, refitPaint, type ImageSwap } from './framing';
 import { hasFills, imageSize, ImageUnreadable, layersWithData, withHiddenInstanceLayers, type FigmaApi } from './host';
+import { withoutUnneededKeepers } from './keepers';
 import { originalPaint, readPaintRecords, takeRecord, type PaintRecord } from './original-paints';
 import { replacedSince } from './records';
 import { OPTIONS_KEY } from './relaunch';
@@ -123,7 +127,7 @@ async function planRestore(figma: FigmaApi, node: SceneNode, tally: Tally): Prom
   const before = node.fills;
   const originals = readOriginals(node);
   const records = readPaintRecords(node);
-  const shown = imageHashes(before);
+  const shown = imagesShown(node, before);
   const available = (original: string) => figma.getImageByHash(original) !== null;
   for (const [corrected, original] of Object.entries(originals)) if (shown.has(corrected) && !available(original)) tally.missing += 1;
   const replaced = Object.keys(originals).some((corrected) => replacedSince(corrected, originals, shown));
@@ -156,7 +160,13 @@ async function planRestore(figma: FigmaApi, node: SceneNode, tally: Tally): Prom
   if (reframedHere) tally.left.reframed.push(name);
   if (unreadHere) tally.left.unread.push(name);
   if (replaced || reframedHere || unreadHere) tally.leftLayers.push(node);
-  return indices.length > 0 ? { node, before, after, indices, framingLost } : null;
+  return indices.length > 0 ? { node, before, after: withoutUnneededKeepers(node, after, stillLeadingBack(node, after, originals)), indices, framingLost } : null;
+}
+
+/** The originals the layer's fills still lead back to once restored as `after`: those of the corrected images it still shows. */
+function stillLeadingBack(node: BaseNode, after: ReadonlyArray<Paint>, originals: Readonly<Record<string, string>>): Set<string> {
+  const shown = imagesShown(node, after);
+  return new Set(Object.entries(originals).flatMap(([corrected, original]) => (shown.has(corrected) ? [original] : [])));
 }
 
 /**
@@ -170,9 +180,9 @@ export function restoreSelection(figma: FigmaApi): Promise<RestoreResult> {
     const roots = figma.currentPage.selection;
     const { changes, tally, deleted } = await planRestores(figma, correctedLayers(roots));
     const { made, deleted: deletedDuring } = await commitChanges(changes);
-    // A fill left as it is keeps its record, to be restored once the user undoes what they changed.
+    // A fill left as it is keeps its record (and its keeper), to be restored once the user undoes what they changed.
     for (const c of made) {
-      if (keepRecordsOf(c.node, imageHashes(c.after))) continue;
+      if (keepRecordsOf(c.node, imagesShown(c.node, c.after))) continue;
       c.node.setPluginData(OPTIONS_KEY, '');
       c.node.setRelaunchData({});
     }

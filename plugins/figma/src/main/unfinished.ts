@@ -39,7 +39,8 @@
  */
 import { AHEAD_KEY, settleAhead } from './records';
 import { fillLayersBelow, hasFills, readingHiddenLayers, type FigmaApi } from './host';
-import { imageHashes, parseJsonObject } from './fills';
+import { imagesShown } from './fills';
+import { parseJsonObject } from './plugin-data';
 import { dueApplies, keepUnsettled, LEASE_PREFIX, type DueApply } from './leases';
 import { finishLayer, setRelaunch } from './relaunch';
 
@@ -182,8 +183,9 @@ function settlePage(figma: FigmaApi, page: PageNode, applies: ReadonlySet<string
   for (const node of marked) if (settles(node, BUTTONS_AHEAD_KEY)) settleButtons(figma, node, settled);
 }
 
+/** The images a layer shows (its keepers do not count: they only keep an original in the file). */
 function shownImages(figma: FigmaApi, node: BaseNode): Set<string> {
-  return hasFills(node) && node.fills !== figma.mixed ? imageHashes(node.fills) : new Set();
+  return hasFills(node) && node.fills !== figma.mixed ? imagesShown(node, node.fills) : new Set();
 }
 
 /** A layer's change: its records settled and, when it was made, finished with its options and buttons. */

@@ -180,6 +180,10 @@ class Harness implements HarnessApi {
     this.sim.closeWindow();
   }
 
+  reopenFile(): void {
+    this.sim.reopenFile();
+  }
+
   state() {
     return { undoSteps: this.sim.undoSteps.length, notifications: this.sim.notifications, storageKeys: [...this.sim.clientStorage.data.keys()] };
   }

@@ -61,6 +61,8 @@ export interface HarnessApi {
   clickToastButton(): void;
   /** The user closes the plugin window. */
   closeWindow(): void;
+  /** The file is closed and opened again: the images no layer references are gone (sim/reopen.ts). */
+  reopenFile(): void;
 }
 
 declare global {

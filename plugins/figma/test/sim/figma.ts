@@ -3,9 +3,11 @@
  * Figma: an in-memory document (see nodes.ts), images stored by SHA-1 with
  * `createImage`'s documented limits (checked by decoding them, decode.ts) and
  * reads a test can make fail (`imageFaults`), `clientStorage`, `notify`, undo steps
- * made by `commitUndo`, and a UI channel that structured-clones messages as
- * Figma does. `SimFigma implements FigmaApi`, the plugin's own pick of
- * `PluginAPI`, so the compiler checks the simulator against Figma's typings.
+ * made by `commitUndo`, a UI channel that structured-clones messages as
+ * Figma does, and the file closed and opened again (`reopenFile`: the images
+ * no layer references are gone, reopen.ts). `SimFigma implements FigmaApi`,
+ * the plugin's own pick of `PluginAPI`, so the compiler checks the simulator
+ * against Figma's typings.
  * The document is `root` and its pages; the user views one (`currentPage`).
  * The plugin gets it through `launch()` (one run: session.ts), which disables
  * the API once the plugin closes, refuses every touch of a layer invisible
@@ -34,6 +36,7 @@ import { SimFrame, SimGroup, SimNode, SimShape } from './nodes';
 import { asStored } from './paints';
 import { SimPage } from './pages';
 import { viewOf, type ImageView } from './paint-view';
+import { imagesInUse } from './reopen';
 import { PluginSession } from './session';
 import { sha1Hex } from './sha1';
 
@@ -49,9 +52,10 @@ export interface SimOptions {
   channel?: UiChannel;
 }
 
-/** The people with the document open: the one whose plugin run touched the API last (the document's callbacks act for them). */
+/** The people with the document open: the one whose plugin run touched the API last (the document's callbacks act for them), and all of them. */
 interface People {
   acting: SimFigma;
+  all: SimFigma[];
 }
 
 export class SimFigma implements FigmaApi {
@@ -112,7 +116,7 @@ export class SimFigma implements FigmaApi {
   /** A test's "the plugin's `count`th call of `method` waits until released". */
   private pauses: { method: string; count: number; reached: () => void; released: Promise<void> }[] = [];
   readonly doc: SimDocument;
-  private people: People = { acting: this };
+  private people: People = { acting: this, all: [this] };
 
   constructor(options: SimOptions = {}, sameDocumentAs?: SimFigma) {
     this.command = options.command ?? '';
@@ -151,6 +155,7 @@ export class SimFigma implements FigmaApi {
     };
     if (sameDocumentAs) {
       ({ mixed: this.mixed, doc: this.doc, root: this.root, page: this.page, images: this.images, nodes: this.nodes, fillsFaults: this.fillsFaults, imageFaults: this.imageFaults, people: this.people } = sameDocumentAs);
+      this.people.all.push(this);
       this.viewed = this.page;
       return;
     }
@@ -388,6 +393,28 @@ export class SimFigma implements FigmaApi {
     this.ui.close();
     this.ui.onmessage = undefined;
     this.handlers.clear();
+  }
+
+  /**
+   * The file is closed, by everyone who has it open, and opened again (reopen.ts): each one's plugin run closes
+   * and their toasts, undo history and selection go; the images no paint of the document references are dropped
+   * (`getImageByHash` answers null for them). Nodes, their plugin data and relaunch data, and clientStorage stay.
+   */
+  reopenFile(): void {
+    for (const person of this.people.all) person.endFileSession();
+    for (const page of this.root.kids.list as SimPage[]) page.selection = [];
+    const used = imagesInUse(this.root);
+    for (const hash of [...this.images.keys()]) if (!used.has(hash)) this.images.delete(hash);
+  }
+
+  /** What of this user's session ends when the file closes. */
+  private endFileSession(): void {
+    this.endSession();
+    this.toasts = [];
+    this.closeAt = undefined;
+    this.pauses = [];
+    this.undoSteps.length = 0;
+    this.pendingChanges = [];
   }
 
   /** The id the next created node will get. */

@@ -177,6 +177,8 @@ export class SimShape extends SimNode implements Pick<RectangleNode, 'fills' | '
   overridden = false;
   /** The paint style the fills are linked to ('' for none); see {@link SimShape.fillStyleId}. */
   private styleId = '';
+  /** A text layer's fills on the characters that kept theirs when part of it was given another fill ({@link fillPartOfText}). */
+  private characterPaints: ReadonlyArray<Paint> = Object.freeze([]);
 
   constructor(
     doc: SimDocument,
@@ -216,8 +218,15 @@ export class SimShape extends SimNode implements Pick<RectangleNode, 'fills' | '
    */
   fillPartOfText(): void {
     if (this.type !== 'TEXT') throw new Error('only a text layer has fills per character range');
+    // The other characters keep the fills they had: still in the document, though `fills` no longer lists them.
+    if (this.paints !== this.doc.mixed) this.characterPaints = this.paints as ReadonlyArray<Paint>;
     this.paints = this.doc.mixed;
     this.doc.changed(`fills ${this.id}`);
+  }
+
+  /** Every paint the layer holds: its fills, or those of its characters when they read as `figma.mixed`. */
+  heldPaints(): ReadonlyArray<Paint> {
+    return this.paints === this.doc.mixed ? this.characterPaints : (this.paints as ReadonlyArray<Paint>);
   }
 
   /** Link the fills to a paint style (a test's setup). */
@@ -239,6 +248,7 @@ export class SimShape extends SimNode implements Pick<RectangleNode, 'fills' | '
     const paints = value as ReadonlyArray<Paint>;
     for (const p of paints) if (p.type === 'IMAGE') checkImagePaint(p, this.doc);
     this.paints = freezePaints(paints);
+    this.characterPaints = Object.freeze([]);
     // Fills set on the layer are its own: it is no longer linked to the style whose paints it showed.
     this.styleId = '';
     this.overridden = true;
