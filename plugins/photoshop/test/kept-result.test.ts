@@ -315,6 +315,37 @@ describe('a document edited while the service worked is not covered by a result 
     expect([tree(doc.layers).length, keptDocuments(sim, doc).length]).toEqual([2, 1]);
   });
 
+  it('Correct Document: a layer hidden in the Layers panel (no History state, as by default): the result opens as a document', async () => {
+    const { host, sim, doc } = await photo();
+    const history = doc.history.length;
+    const background = doc.layers.at(-1)!;
+
+    const { outcome } = await press(host, doc, 'document', undefined, flatBackend(() => sim.core.userTogglesVisibility(doc.id, background.id)));
+
+    // The simulated click added no state: only the layers' visibility tells.
+    expect(outcome).toMatchObject({
+      status: 'failed',
+      message: `"astronaut.jpg" was edited (Layers panel: "Background" hidden) while the service worked, and the result, made from the pixels read before, would hide that work, ${KEPT}`,
+    });
+    expect([tree(doc.layers), doc.history.length]).toEqual([[['face', true, false, {}], ['Background', false, false, {}]], history]);
+    expect(keptDocuments(sim, doc)).toHaveLength(1);
+  });
+
+  it('Correct Layer: another layer hidden, or the layer hidden and shown again: what was read is unchanged, the layer is added', async () => {
+    for (const meanwhile of ['another hidden', 'hidden and shown again'] as const) {
+      const { host, sim, doc } = await photo();
+      const background = doc.layers.at(-1)!;
+      const toggle = meanwhile === 'another hidden'
+        ? () => sim.core.userTogglesVisibility(doc.id, background.id)
+        : () => [SOURCE, SOURCE].forEach((id) => sim.core.userTogglesVisibility(doc.id, id));
+
+      const { outcome } = await press(host, doc, 'layer', SOURCE, flatBackend(toggle));
+
+      expect(outcome, meanwhile).toMatchObject({ status: 'done', message: `added layer "${RESULT}"` });
+      expect(keptDocuments(sim, doc), meanwhile).toEqual([]);
+    }
+  });
+
   it('undone back to the state read: nothing to hide, the layer is added', async () => {
     const { host, sim, doc } = await photo();
     const paintedThenUndone = () => {

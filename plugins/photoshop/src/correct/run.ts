@@ -13,7 +13,7 @@ import { decodeImage, type Rgba } from '../image/codec';
 import { type AddedLayer, applyLayerResult, type AsRead, type Canvas, fitResult, type LayerResult, newResultDocument, type ReadAgain, refuseLockedBeforeSending } from '../ps/apply';
 import { activateDocument, activeAsPanelLeftIt, findDocument, findLayer, hasVectorMask, panelActivated } from '../ps/commands';
 import { earlierResults, isResultName, readWithout } from '../ps/earlier-results';
-import { historyMark } from '../ps/history';
+import { editMark } from '../ps/history';
 import { depthNote, exportPixels, type ExportedImage, unsupportedReason } from '../ps/export';
 import { CancelledError, inModal, type ModalWait, PhotoshopBusyError, readingWait } from '../ps/modal';
 import { refuseSelectionBeforeSending, sameSelection, selectionDigest, type SelectionDigest } from '../ps/masks';
@@ -211,7 +211,7 @@ async function readSource(host: Host, backend: CorrectionBackend, target: Target
     // A lock that keeps the result out is refused now, not after a paid job.
     await refuseLockedBeforeSending(host, doc, target.layerId);
     // Read outside the read's own suspension, which adds no state: an edit made after it is one the result lacks (history.ts).
-    const historyMarkAt = historyMark(doc);
+    const editMarkAt = editMark(doc);
     const read = await readPixels(host, context, doc, target, backend, params);
     // A resize opens a new document, unmasked: the selection is not used.
     const masked = selectionOnly && !isResize(params);
@@ -220,7 +220,7 @@ async function readSource(host: Host, backend: CorrectionBackend, target: Target
     const bounds = target.layerId === undefined ? undefined : findLayer(doc.layers, target.layerId)?.boundsNoEffects;
     const layerBounds = bounds && { left: bounds.left, top: bounds.top, right: bounds.right, bottom: bounds.bottom };
     const readAgain = readingAgain(host, doc, target, backend, params, read, selection);
-    return { read, asRead: { canvas: { width: doc.width, height: doc.height }, ...(layerBounds ? { layerBounds } : {}), historyMark: historyMarkAt, readAgain } satisfies AsRead };
+    return { read, asRead: { canvas: { width: doc.width, height: doc.height }, ...(layerBounds ? { layerBounds } : {}), editMark: editMarkAt, readAgain } satisfies AsRead };
   }, readingWait(signal));
   return { exported: read, resolution, widened, asRead };
 }

@@ -9,7 +9,7 @@ import type { Rgba } from '../image/codec';
 import { applyShape, cutoutParts, maskToDepth, mix, resample, toDepth } from '../image/pixels';
 import { activateDocument, createLayerAbove, findDocument, findLayer, panelActivated } from './commands';
 import { earlierResults, hideReplaced } from './earlier-results';
-import { editedSince } from './history';
+import { editedSince, type EditMark } from './history';
 import { documentBits, sameRect, SRGB_PROFILE } from './export';
 import { refuseBeforeSending, refuseWhileAdding, type ResultChanges } from './locks';
 import { clippedToLayer, lookNotes, matchLook, readSourceLook, resultMask, takesOver, type SourceLook } from './look';
@@ -59,8 +59,8 @@ export interface AsRead {
   canvas: { width: number; height: number };
   /** The source layer's `boundsNoEffects`; undefined for the whole document. */
   layerBounds?: PsRect;
-  /** The document's active history state when read (`historyMark`): an edit since then is not covered by the result. */
-  historyMark?: number;
+  /** The document's active history state and layers' visibility when read (`editMark`): an edit since then is not covered by the result. */
+  editMark?: EditMark;
   /**
    * Read the source again the way it was read, when History steps were added since (see {@link refuseChangedSince}): what
    * of it differs from the read the result was made for, or undefined when nothing does. Runs inside `executeAsModal`.
@@ -268,12 +268,12 @@ async function refuseChangedSince(context: PsExecutionContext, doc: PsDocument, 
 /**
  * Refuse a result whose source was edited since it was read (painted, flipped, filled, filtered; for a whole document,
  * any layer seen in the composite; or, with Selection only, the selection changed): made from the pixels read before,
- * it would hide that work on top. Only History steps since the read (history.ts) make it worth asking, and since a step
- * may touch nothing read (a selection, another layer), the source is then read again the same way and compared: the
- * common case, no step, reads nothing more.
+ * it would hide that work on top. Only History steps since the read, or layers hidden or shown (which make no step by
+ * default: history.ts), make it worth asking, and since they may touch nothing read (a selection, another layer), the
+ * source is then read again the same way and compared: the common case, neither, reads nothing more.
  */
 async function refuseEditedSince(context: PsExecutionContext, doc: PsDocument, was: AsRead): Promise<void> {
-  const edited = was.historyMark === undefined ? undefined : editedSince(doc, was.historyMark);
+  const edited = was.editMark === undefined ? undefined : editedSince(doc, was.editMark);
   if (!edited) return;
   const changed = was.readAgain ? await was.readAgain(context) : 'pixels';
   if (changed === undefined) return;

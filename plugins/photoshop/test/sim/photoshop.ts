@@ -377,6 +377,20 @@ export class SimPhotoshopCore {
     record(doc, stepName);
   }
 
+  /**
+   * The user clicks a layer's eye in the Layers panel, between modal scopes (executeasmodal.md:14): the layer is hidden
+   * or shown, and no History state is added, as in Photoshop by default — "By default, turning layer visibility on or
+   * off is not recorded as a history step and therefore can't be undone" (Photoshop User Guide, History options, *Make
+   * Layer Visibility Changes Undoable*). What changes the composite without a state is the stricter host for a panel
+   * that tells edits by the History panel.
+   */
+  userTogglesVisibility(docId: number, layerId: number): void {
+    this.checkUserCanAct();
+    const node = locate(this.doc(docId).layers, layerId)?.node;
+    if (!node) throw new Error(`simulator: no layer ${layerId} in document ${docId}`);
+    node.visible = !node.visible;
+  }
+
   /** A pixel layer the user can change `how`: Lock All and Lock Image Pixels keep its pixels (classes/layer.md:37, :57). */
   private userPixelLayer(doc: DocState, layerId: number, how?: string): LayerNode {
     const node = locate(doc.layers, layerId)?.node;
