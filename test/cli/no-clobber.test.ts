@@ -7,8 +7,8 @@
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { emulator, filesBelow, jsonLines, runPfc, SAMPLES, spawnPfc, summaryOf } from './helpers';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { emulator, filesBelow, jsonLines, runPfc, SAMPLES, spawnPfc, summaryOf, until } from './helpers';
 
 const PHOTO_A = join(SAMPLES, 'objects/coffee.jpg');
 const PHOTO_B = join(SAMPLES, 'outdoors/rocket.jpg');
@@ -239,10 +239,18 @@ describe('pfc correct never loses a file (issue 14)', () => {
       if (waited > 120_000) throw new Error('the first run never started a file');
       await new Promise((r) => setTimeout(r, 25));
     }
+    // Held (stopped) until the waiting run says it waits: on a loaded machine, starting the other runs (a new
+    // process each) could take longer than the first run's four files, and find the folder free.
+    first.child.kill('SIGSTOP');
+    onTestFinished(() => void first.child.kill('SIGCONT'));
     const second = await runPfc(args, { cwd: dir });
     expect(second.code).toBe(2);
     expect(second.stderr).toMatch(new RegExp(`another pfc run is writing to .*out: process ${first.child.pid} on `));
     const waiting = spawnPfc([...args, '--wait'], { cwd: dir });
+    let waitingSaid = '';
+    waiting.child.stderr!.on('data', (d: Buffer) => (waitingSaid += d.toString()));
+    await until(() => /Waiting for the run holding/.test(waitingSaid) || waiting.child.exitCode !== null, 'the waiting run to say it waits', 120_000);
+    first.child.kill('SIGCONT');
     const [one, three] = await Promise.all([first.done, waiting.done]);
     expect(one.code, one.stderr).toBe(0);
     expect(three.code, three.stderr).toBe(0);

@@ -7,6 +7,11 @@ import { FolderLockedError, LOCK_FILE, lockFolders, planBatch } from '../src/ind
 import { hasAnimationChunk } from '../src/animation';
 import { jpegBytes, tempDir, writeTree } from './helpers';
 
+/** Resolves once `cond()` holds, looking every few milliseconds. */
+async function until(cond: () => boolean): Promise<void> {
+  while (!cond()) await new Promise((r) => setTimeout(r, 5));
+}
+
 /** A pid that was alive a moment ago and is gone now. */
 function deadPid(): number {
   return spawnSync(process.execPath, ['-e', '0']).pid!;
@@ -44,6 +49,9 @@ describe('lockFolders', () => {
     const held = await lockFolders([dir]);
     const waits: string[] = [];
     const waiting = lockFolders([dir], { wait: true, pollMs: 10, onWait: (path) => waits.push(path) });
+    // Released once the waiting run has found the lock held, however long its first try took on a loaded
+    // machine (a release before it made it take a free lock, saying nothing), then after a few more of its polls.
+    await until(() => waits.length > 0);
     await new Promise((r) => setTimeout(r, 50));
     await held.release();
     const second = await waiting;
@@ -70,8 +78,11 @@ describe('lockFolders', () => {
     const held = await lockFolders([dir]);
     // Its next try comes well after the release has removed both the lock and the folder: a try between the two
     // (a loaded machine) would find the folder still there, take the lock in it, and rightly not own its removal.
-    const waiting = lockFolders([dir], { wait: true, pollMs: 1000 });
-    await new Promise((r) => setTimeout(r, 50));
+    // Released once its first try has found the lock held (not after a fixed time: a first try slower than that
+    // found no lock and took it, or came between the release's removal of the lock and of the folder).
+    let waited = false;
+    const waiting = lockFolders([dir], { wait: true, pollMs: 1000, onWait: () => (waited = true) });
+    await until(() => waited);
     await held.release();
     expect(readdirSync(root)).toEqual([]);
     const second = await waiting;

@@ -5,27 +5,51 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { JobLostError } from '@pfc/core';
+import { type CorrectionResult, type CorrectOptions, type FileInput, JobLostError, type PfcParams } from '@pfc/core';
 import { describe, expect, it } from 'vitest';
 import { type BatchEvent, planBatch, runBatch } from '../src/index';
 import { FakeBackend, jpegBytes, tempDir, writeTree } from './helpers';
 
-/** A backend whose service crashes whenever it is given one of `poisoned` (`'all'`: any file), losing every job in flight then. */
-function crashingService(poisoned: readonly string[] | 'all'): FakeBackend {
-  let crashes = 0;
-  const crashesAtStart = new Map<string, number>();
-  const lost = (name: string) => new JobLostError(404, 'no job with this id', undefined, `GET /v2/status/${name}`);
-  return new FakeBackend({
-    delayMs: 15,
-    onCall: (name) => crashesAtStart.set(name, crashes),
-    fault: (name) => {
-      if (poisoned === 'all' || poisoned.includes(name)) {
-        crashes++;
-        throw lost(name);
+/**
+ * A backend whose service crashes whenever it is given one of `poisoned` (`'all'`: any file), losing every job in
+ * flight then. The first crash of a poisoned photo waits (in the service) until a job of another photo is in it, so
+ * that one at least is lost beside it whatever the machine's speed: with fixed job times alone, a loaded machine
+ * sent the others only after the crash, or asked for their results before it, and lost none.
+ */
+class CrashingService extends FakeBackend {
+  private crashes = 0;
+  /** The files whose jobs the service holds (from the call to its answer). */
+  private readonly held = new Set<string>();
+  constructor(private readonly poisoned: readonly string[] | 'all') {
+    super({ delayMs: 15 });
+  }
+
+  private isPoisoned(name: string): boolean {
+    return this.poisoned === 'all' || this.poisoned.includes(name);
+  }
+
+  override async correct(input: FileInput, params: PfcParams, options: CorrectOptions = {}): Promise<CorrectionResult> {
+    const name = options.fileName ?? '?';
+    const lost = () => new JobLostError(404, 'no job with this id', undefined, `GET /v2/status/${name}`);
+    const crashesAtStart = this.crashes;
+    this.held.add(name);
+    try {
+      const result = await super.correct(input, params, options);
+      if (this.isPoisoned(name)) {
+        while (this.poisoned !== 'all' && this.crashes === 0 && ![...this.held].some((held) => held !== name && !this.isPoisoned(held))) await new Promise<void>((r) => setImmediate(r));
+        this.crashes++;
+        throw lost();
       }
-      if (crashesAtStart.get(name) !== crashes) throw lost(name);
-    },
-  });
+      if (this.crashes !== crashesAtStart) throw lost();
+      return result;
+    } finally {
+      this.held.delete(name);
+    }
+  }
+}
+
+function crashingService(poisoned: readonly string[] | 'all'): FakeBackend {
+  return new CrashingService(poisoned);
 }
 
 describe('a photo that crashes the service, losing the jobs beside it', () => {

@@ -233,15 +233,25 @@ describe('Cancel', () => {
     const { host, sim, doc } = await photoWith();
     sim.core.retriesForTimeOut = false; // Photoshop before 25.10: the panel waits for the modal state itself
     const abort = new AbortController();
+    // The other plug-in gives Photoshop back 10 s after it took it (a run that waited for that would end only then),
+    // or once the run has ended: timed from the test's start instead, a correction slower than 2 s (a loaded machine)
+    // got the result after the release and was never held.
+    let release = (): void => undefined;
     const holding = throughBackend({ meanwhile: () => {
       sim.core.heldByOther = 'Other Plugin';
       setTimeout(() => abort.abort(), 100);
+      const timer = setTimeout(() => release(), 10_000);
+      release = () => {
+        clearTimeout(timer);
+        sim.core.heldByOther = undefined;
+      };
     } });
-    const released = new Promise((resolve) => setTimeout(() => resolve((sim.core.heldByOther = undefined)), 2000));
     const [outcome] = await runCorrections(host, holding, resolveTargets(host, 'document'), toParams({ ...DEFAULT_CHOICES, resize: 'long', resizeValue: 40 }), { signal: abort.signal });
     expect(sim.core.heldByOther, 'the run ended while Photoshop was still held').toBe('Other Plugin');
     expect(outcome).toMatchObject({ status: 'cancelled' });
-    await released;
+    release();
+    // Nothing is left waiting for Photoshop to be free: no document opens once it is.
+    await new Promise((r) => setTimeout(r, 200));
     expect(keptDocuments(sim, doc)).toEqual([]);
   });
 
