@@ -112,6 +112,23 @@ describe('an image Figma cannot read', () => {
     expect(twin.getPluginData(ORIGINALS_KEY)).toBe('');
   });
 
+  it('puts it in where no fill needs its size (Fill and Fit fills scale any image to the layer)', async () => {
+    const t = await connect();
+    const { layers, hashes } = await threePhotos(t.sim);
+    const fit = t.sim.rect('Photo 1 fitted', [imageFill(hashes[0]!, { scaleMode: 'FIT' })]);
+    t.sim.place(fit);
+    t.sim.select(...layers, fit);
+    const plan = await t.request('run/plan', opts());
+    const result = await makeImage(60, 40, 'png', { r: 1, g: 2, b: 3 });
+    await t.request('image/stage', { runId: plan.runId, hash: hashes[0]!, bytes: result });
+    t.sim.imageFaults.set(hashes[0]!, new Error(LOAD_FAILED));
+    const applied = await t.request('image/apply', { runId: plan.runId, hash: hashes[0]!, relaunchNote: 'x' });
+    expect(applied.fillsChanged).toBe(2);
+    expect([layers[0]!, fit].map((l) => hashesOf(l)[0])).toEqual([applied.newHash, applied.newHash]);
+    expect((fit.fills as ImagePaint[])[0]!.scaleMode).toBe('FIT');
+    expect(JSON.parse(fit.getPluginData(ORIGINALS_KEY))).toEqual({ [applied.newHash]: hashes[0] });
+  });
+
   it('leaves one layer in Restore, selected and named, restores the others, and restores it once it can be read', async () => {
     const sim = freshSim();
     const photos: Awaited<ReturnType<typeof croppedPhoto>>[] = [];

@@ -13,7 +13,7 @@ import type { ApplyResult, Placement } from '../shared/messages';
 import type { Source } from './collect';
 import { commitChanges, imagesShown, isShown, planSwap, type FillChange } from './fills';
 import { imageSwap, type ImageSwap } from './framing';
-import { errorText, fillLayersBelow, imageSize, pageOf, withHiddenInstanceLayers, type FigmaApi } from './host';
+import { errorText, fillLayersBelow, hasFills, imageSize, ImageUnreadable, pageOf, withHiddenInstanceLayers, type FigmaApi } from './host';
 import { endLease, holdPage, newHolding, renewLease, type Holding } from './leases';
 import type { WrittenFill } from './original-paints';
 import { changedFills, finishRecords, putRecordsBack, recordAhead, type Correction, type Finish, type RecordsBefore } from './records';
@@ -165,10 +165,27 @@ function shownWithin(node: BaseNode, root: BaseNode, includeHidden: boolean): bo
   return true;
 }
 
-/** The swap of the image `hash` for the image `newHash`, which shows `crop` of it when the service said so. */
-async function swapTo(figma: FigmaApi, hash: string, newHash: string, crop: CropRegion | undefined): Promise<ImageSwap | undefined> {
-  const [from, to] = await Promise.all([imageSize(figma, hash), imageSize(figma, newHash)]);
-  return from && to ? imageSwap(from, to, crop) : undefined;
+/**
+ * The swap of the image `hash` for the image `newHash`, which shows `crop` of it when the service said so; or, when
+ * Figma cannot read their sizes now, why: only a layer whose fills need them fails then (see {@link needsSizes}).
+ */
+async function swapTo(figma: FigmaApi, hash: string, newHash: string, crop: CropRegion | undefined): Promise<ImageSwap | undefined | ImageUnreadable> {
+  try {
+    const [from, to] = await Promise.all([imageSize(figma, hash), imageSize(figma, newHash)]);
+    return from && to ? imageSwap(from, to, crop) : undefined;
+  } catch (err) {
+    if (err instanceof ImageUnreadable) return err;
+    throw err;
+  }
+}
+
+/**
+ * Whether a fill of `node` that shows `hash` and will change is framed by the images' sizes: a Crop or Tile fill is
+ * (framing.ts `refitPaint`); Fill and Fit scale any image to the layer, so the new one goes in without them.
+ */
+function needsSizes(figma: Pick<FigmaApi, 'mixed'>, node: BaseNode, hash: string, includeHidden: boolean): boolean {
+  if (!hasFills(node) || node.fills === figma.mixed) return false;
+  return node.fills.some((p) => p.type === 'IMAGE' && p.imageHash === hash && isShown(p, includeHidden) && (p.scaleMode === 'CROP' || p.scaleMode === 'TILE'));
 }
 
 /**
@@ -304,12 +321,13 @@ async function planChanges(a: Applying, oldHash: string, crop: CropRegion | unde
         a.warnings.push(LAYER_DELETED);
         continue;
       }
-      const change = planSwap(figma, node, shown, newHash, swap, run.includeHidden);
+      if (swap instanceof ImageUnreadable && needsSizes(figma, node, shown, run.includeHidden)) throw swap;
+      const change = planSwap(figma, node, shown, newHash, swap instanceof ImageUnreadable ? undefined : swap, run.includeHidden);
       if (!change) continue;
       // A layer whose fills show both the original and its earlier result: one change per layer, the first image's
       // (its records lead one image back), and the user is told which layer keeps a fill as it was.
       if (changes.some((c) => c.node.id === node.id)) twice.push(node.name);
-      else changes.push({ ...change, shown, swap });
+      else changes.push({ ...change, shown, swap: swap instanceof ImageUnreadable ? undefined : swap });
     }
   }
   if (twice.length > 0) a.warnings.push(`${layerNames(twice)} ${twice.length === 1 ? 'shows' : 'show'} both the original and an earlier result: one fill was corrected, the other left as it was`);
