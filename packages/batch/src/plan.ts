@@ -13,13 +13,12 @@ import { BatchUsageError, throwIfCancelled } from './errors';
 import { CLI_TERMS, type HostTerms, outputOverInputAdvice } from './host-terms';
 import { limitViolation } from './limits';
 import { livePhotoReason, livePhotoStills } from './live-photos';
-import { hashFile } from './hash';
 import { Manifest, type ManifestEntry } from './manifest';
 import { type LeftOutRecord, type SkipCode } from './left-out';
 import { knownMediaLookup, type PlanOutput } from './plan-known';
 import { isAnimatedPng } from './animation';
 import { settleCollisions } from './collisions';
-import { lstatOrUndefined, statAsWritten } from './decide';
+import { lstatOrUndefined, outputOwner, statAsWritten } from './decide';
 import { BACKUP_DIR, DEFAULT_SUFFIX, formatChange, hasSuffix, type OutputMode, outputName, portableRelative, unreadableReason } from './paths';
 import { isOwnFile, kindOf, type LeaveOut, outputFolderOf, type PlanTask, resolveRoots, type Root, type Survey, surveyInputs } from './plan-survey';
 import { PathTable } from './path-table';
@@ -380,7 +379,7 @@ class Walker {
       return this.skip(path, 'suffix-output', `ends with the output suffix "${suffix}" as pfc's results do, but this run's manifest does not record it: not corrected; if it is a photo of yours, rename it to have it corrected`);
     }
     const info = lstatOrUndefined(path);
-    const changed = !info || (!statAsWritten(info, entry) && !(await this.recordedBytes(path, info, entry, manifest)));
+    const changed = !info || (!statAsWritten(info, entry) && !(await this.writtenAsRecorded(path, info, entry, manifest)));
     const photoThere = lstatOrUndefined(resolve(manifest.dir, entry.input)) !== undefined;
     if (!changed && photoThere && root.file !== path) return;
     this.skip(path, 'suffix-output', changed
@@ -388,13 +387,10 @@ class Walker {
       : `ends with the output suffix "${suffix}": pfc's result for ${entry.input}${photoThere ? '' : ', which is no longer there (moved or deleted)'}; left as is, not corrected twice`);
   }
 
-  /** Whether the file at `path`, of the recorded result's size but another time, has its bytes (then restated). */
-  private async recordedBytes(path: string, info: Stats, entry: ManifestEntry, manifest: Manifest): Promise<boolean> {
-    if (!info.isFile() || info.size !== entry.outputSize) return false;
-    const hash = await hashFile(path, this.signal).catch(() => undefined);
-    if (hash !== entry.outputHash) return false;
-    manifest.restat(path, { output: info });
-    return true;
+  /** Whether the file at `path`, of the recorded result's size but another time, has its bytes (`outputOwner` then restates it). */
+  private async writtenAsRecorded(path: string, info: Stats, entry: ManifestEntry, manifest: Manifest): Promise<boolean> {
+    if (info.size !== entry.outputSize) return false;
+    return (await outputOwner(path, manifest, this.signal, entry).catch(() => 'foreign')) === 'ours';
   }
 
   /** A file that could not be judged: a pipe or device is not a photo (left out as any other non-photo), any other error a failure to read. */
