@@ -11,7 +11,7 @@ import { invertRegion, isWholeImage, regionWithin, WHOLE_IMAGE, type CropRegion 
 import { FIGMA_MAX_SIDE, figmaAccepts, readImageHeader } from '../shared/image-header';
 import type { ApplyResult, Placement } from '../shared/messages';
 import type { Source } from './collect';
-import { commitChanges, imagesShown, isShown, planSwap, type FillChange } from './fills';
+import { commitChanges, imagesShownNow, isShown, planSwap, type FillChange } from './fills';
 import { imageSwap, type ImageSwap } from './framing';
 import { errorText, fillLayersBelow, hasFills, imageSize, ImageUnreadable, pageOf, withHiddenInstanceLayers, type FigmaApi } from './host';
 import { endLease, holdPage, newHolding, renewLease, type Holding } from './leases';
@@ -222,12 +222,6 @@ function writtenFills(figma: FigmaApi, change: FillChange): WrittenFill[] {
   return now === figma.mixed ? [] : changedFills(change, now);
 }
 
-/** The images a changed layer shows now: a fill the change left (hidden, not included) may still show the image it replaced; its keeper does not count. */
-function shownNow(figma: FigmaApi, change: FillChange): Set<string> {
-  const now = change.node.fills;
-  return now === figma.mixed ? new Set() : imagesShown(change.node, now);
-}
-
 /**
  * The layers whose fills use `oldHash` for this run: the originals (replace)
  * or their copies, made as needed (copy). A copy is marked as soon as it is
@@ -314,20 +308,22 @@ async function planChanges(a: Applying, oldHash: string, crop: CropRegion | unde
   const twice: string[] = [];
   for (const shown of [oldHash, ...(run.alsoShown.get(oldHash) ?? [])]) {
     renewLease(figma, a.holding);
-    const swap = await swapTo(figma, shown, newHash, cropOfShown(run.sources.get(shown), crop));
+    const framing = await swapTo(figma, shown, newHash, cropOfShown(run.sources.get(shown), crop));
+    // Sizes Figma could not read: only a layer whose fills are framed by them fails (see needsSizes).
+    const swap = framing instanceof ImageUnreadable ? undefined : framing;
     for (const node of await targets(a, shown)) {
       // Found before targets' last lookup, a layer may have been deleted while it waited.
       if (node.removed) {
         a.warnings.push(LAYER_DELETED);
         continue;
       }
-      if (swap instanceof ImageUnreadable && needsSizes(figma, node, shown, run.includeHidden)) throw swap;
-      const change = planSwap(figma, node, shown, newHash, swap instanceof ImageUnreadable ? undefined : swap, run.includeHidden);
+      if (framing instanceof ImageUnreadable && needsSizes(figma, node, shown, run.includeHidden)) throw framing;
+      const change = planSwap(figma, node, shown, newHash, swap, run.includeHidden);
       if (!change) continue;
       // A layer whose fills show both the original and its earlier result: one change per layer, the first image's
       // (its records lead one image back), and the user is told which layer keeps a fill as it was.
       if (changes.some((c) => c.node.id === node.id)) twice.push(node.name);
-      else changes.push({ ...change, shown, swap: swap instanceof ImageUnreadable ? undefined : swap });
+      else changes.push({ ...change, shown, swap });
     }
   }
   if (twice.length > 0) a.warnings.push(`${layerNames(twice)} ${twice.length === 1 ? 'shows' : 'show'} both the original and an earlier result: one fill was corrected, the other left as it was`);
@@ -371,7 +367,7 @@ async function applyToLayers(figma: FigmaApi, run: RunState, oldHash: string, no
     const finish: Finish = { optionsJson: run.optionsJson, note, buttons: run.placement === 'replace' };
     const committed = await commitRecorded(a, changes, finish);
     for (const { change, before } of committed) {
-      finishRecords(change.node, correctionOf(change, a.newHash), before, writtenFills(figma, change), shownNow(figma, change));
+      finishRecords(change.node, correctionOf(change, a.newHash), before, writtenFills(figma, change), imagesShownNow(figma, change.node));
       finishLayer(change.node, finish, a.warnings);
       run.changed.add(change.node.id);
     }

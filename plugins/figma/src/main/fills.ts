@@ -246,3 +246,8 @@ export function imagesShown(node: BaseNode, fills: ReadonlyArray<Paint>): Set<st
   const keepers = keeperIndices(node, fills);
   return imageHashes(fills.filter((_, i) => !keepers.has(i)));
 }
+
+/** The images `node` shows as its fills read now (none when it has no fills, or they are mixed); its keepers do not count. */
+export function imagesShownNow(figma: Pick<FigmaApi, 'mixed'>, node: BaseNode): Set<string> {
+  return hasFills(node) && node.fills !== figma.mixed ? imagesShown(node, node.fills) : new Set();
+}

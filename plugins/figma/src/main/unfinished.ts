@@ -38,8 +38,8 @@
  * (`AHEAD_PAGES_KEY`), settled as that version did: its markers name no apply.
  */
 import { AHEAD_KEY, settleAhead } from './records';
-import { fillLayersBelow, hasFills, readingHiddenLayers, type FigmaApi } from './host';
-import { imagesShown } from './fills';
+import { fillLayersBelow, readingHiddenLayers, type FigmaApi } from './host';
+import { imagesShownNow } from './fills';
 import { parseJsonObject } from './plugin-data';
 import { dueApplies, keepUnsettled, LEASE_PREFIX, type DueApply } from './leases';
 import { finishLayer, setRelaunch } from './relaunch';
@@ -183,14 +183,9 @@ function settlePage(figma: FigmaApi, page: PageNode, applies: ReadonlySet<string
   for (const node of marked) if (settles(node, BUTTONS_AHEAD_KEY)) settleButtons(figma, node, settled);
 }
 
-/** The images a layer shows (its keepers do not count: they only keep an original in the file). */
-function shownImages(figma: FigmaApi, node: BaseNode): Set<string> {
-  return hasFills(node) && node.fills !== figma.mixed ? imagesShown(node, node.fills) : new Set();
-}
-
 /** A layer's change: its records settled and, when it was made, finished with its options and buttons. */
 function settleLayer(figma: FigmaApi, node: SceneNode): void {
-  const finish = settleAhead(node, shownImages(figma, node));
+  const finish = settleAhead(node, imagesShownNow(figma, node));
   if (finish) finishLayer(node, finish, []);
 }
 
@@ -199,7 +194,7 @@ function settleButtons(figma: FigmaApi, node: SceneNode, settled: Settled): void
   const ahead = readButtonsAhead(node);
   clearButtonsAhead(node);
   if (!ahead) return;
-  if ([node, ...fillLayersBelow(node)].some((n) => shownImages(figma, n).has(ahead.to))) setRelaunch(node, ahead.note, []);
+  if ([node, ...fillLayersBelow(node)].some((n) => imagesShownNow(figma, n).has(ahead.to))) setRelaunch(node, ahead.note, []);
   else if (ahead.copy && isUntouchedCopy(node, ahead.copy)) settled.untouchedCopies.push(node);
 }
 
